@@ -1,0 +1,28 @@
+//===- AttnDialect.h - attn dialect -----------------------------*- C++ -*-===//
+#ifndef ATTN_DIALECT_ATTN_IR_ATTNDIALECT_H
+#define ATTN_DIALECT_ATTN_IR_ATTNDIALECT_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Dialect.h"
+
+#include "attn/Dialect/Attn/IR/AttnOpsDialect.h.inc"
+
+namespace mlir::attn {
+/// Discardable attribute names the dialect owns (verified by the dialect).
+/// `attn.target` on any op: the target description for ops nested in it.
+constexpr llvm::StringLiteral kTargetAttrName = "attn.target";
+/// `attn.softmax_pass` on an scf.for: which pass of the naive (three-pass)
+/// tiled softmax the loop is: "max", "sum" or "pv".
+constexpr llvm::StringLiteral kSoftmaxPassAttrName = "attn.softmax_pass";
+/// `attn.softmax_scale` on such a loop: the softmax scale (f32).
+constexpr llvm::StringLiteral kSoftmaxScaleAttrName = "attn.softmax_scale";
+/// `attn.online_softmax` on an scf.for: the loop is a fused (one-pass) online
+/// softmax loop with iter_args (m, l, acc).
+constexpr llvm::StringLiteral kOnlineSoftmaxAttrName = "attn.online_softmax";
+} // namespace mlir::attn
+
+#endif // ATTN_DIALECT_ATTN_IR_ATTNDIALECT_H

@@ -1,0 +1,219 @@
+//===- AttnOps.td - attn operations ------------------------*- tablegen -*-===//
+#ifndef ATTN_DIALECT_ATTN_IR_ATTNOPS_TD
+#define ATTN_DIALECT_ATTN_IR_ATTNOPS_TD
+
+include "attn/Dialect/Attn/IR/AttnBase.td"
+include "attn/Dialect/Attn/IR/AttnAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/OpBase.td"
+
+//===----------------------------------------------------------------------===//
+// Problem level
+//===----------------------------------------------------------------------===//
+
+def Attn_AttentionOp : Attn_Op<"attention"> {
+  let summary = "Exact scaled-dot-product attention, O = softmax(scale·QKᵀ)·V";
+  let description = [{
+    Computes, for every batch `b`, query head `h` and query row `i`:
+
+    ```
+    S[j]   = scale · Σ_d Q[b,h,i,d] · K[b,h/G,j,d]        (G = Hq / Hkv)
+    O[b,h,i,:] = Σ_j softmax(S)[j] · V[b,h/G,j,:]
+    LSE[b,h,i] = log Σ_j exp(S[j])                      (natural log, f32)
+    ```
+
+    Shapes: Q `[B, Hq, Nq, D]`, K `[B, Hkv, Nk, D]`, V `[B, Hkv, Nk, Dv]`,
+    O `[B, Hq, Nq, Dv]`, LSE `[B, Hq, Nq]`. Batch, heads and sequence lengths
+    may be dynamic; head dims are static. Elements are f32, f16 or bf16 (all
+    operands alike); accumulation is f32.
+
+    * `scale` defaults to 1/sqrt(D) and must be positive and finite.
+    * `causal` masks key j for query i when j > i + (Nk - Nq): the mask is
+      aligned to the bottom-right corner, as in FlashAttention 2.1+. A row
+      that sees no key (Nq > Nk) gets O = 0 and LSE = -inf, never NaN.
+    * GQA/MQA: Hq must be a multiple of Hkv; query head h reads kv head h/G.
+    * `block_q`, `block_kv` override the tiling pass's block sizes;
+      `target` overrides the target description the tiling pass reads.
+
+    Example:
+
+    ```mlir
+    attn.attention %q, %k, %v into %o lse(%lse : memref<?x?x?xf32>)
+        {causal, scale = 0.125 : f32}
+        : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+          memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyMemRef, "queries [B, Hq, Nq, D]", [MemRead]>:$query,
+    Arg<AnyMemRef, "keys [B, Hkv, Nk, D]", [MemRead]>:$key,
+    Arg<AnyMemRef, "values [B, Hkv, Nk, Dv]", [MemRead]>:$value,
+    Arg<AnyMemRef, "output [B, Hq, Nq, Dv]", [MemWrite]>:$output,
+    Arg<Optional<AnyMemRef>, "row log-sum-exp [B, Hq, Nq], f32",
+        [MemWrite]>:$lse,
+    OptionalAttr<F32Attr>:$scale,
+    UnitAttr:$causal,
+    OptionalAttr<I64Attr>:$block_q,
+    OptionalAttr<I64Attr>:$block_kv,
+    OptionalAttr<Attn_TargetAttr>:$target
+  );
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `into` $output
+    (`lse` `(` $lse^ `:` type($lse) `)`)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value) `,`
+    type($output)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Head dimension of Q and K (static).
+    int64_t getHeadDim();
+    /// Head dimension of V and O (static).
+    int64_t getValueHeadDim();
+    /// The element type shared by Q, K, V and O.
+    ::mlir::Type getElementType();
+    /// The softmax scale: the `scale` attribute, or 1/sqrt(D).
+    double getScaleValue();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Tile level
+//===----------------------------------------------------------------------===//
+
+def Attn_LoadTileOp : Attn_Op<"load_tile"> {
+  let summary = "Load a block of rows from a memref into a tile, zero-padded";
+  let description = [{
+    Reads `rows` consecutive rows of `source`, starting at the position
+    `indices` names, into a statically shaped tile; tile rows at or past
+    `rows` are zero. The last index is the row; the tile's trailing dims are
+    the source's trailing dims. `rows` must not exceed the tile's row count.
+    Zero padding keeps padded query/key rows finite, so masked scores stay
+    -inf rather than NaN.
+
+    Example (a 64-row block of K for batch %b, kv head %h):
+
+    ```mlir
+    %k = attn.load_tile %key[%b, %h, %row] rows %n
+        : memref<?x?x?x128xbf16> -> tensor<64x128xbf16>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$source,
+                   Variadic<Index>:$indices, Index:$rows);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $source `[` $indices `]` `rows` $rows attr-dict `:` type($source) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Attn_StoreTileOp : Attn_Op<"store_tile"> {
+  let summary = "Store the first rows of a tile into a memref";
+  let description = [{
+    Writes the first `rows` rows of `tile` into `dest` at the position
+    `indices` names (the last index is the row). An f32 tile stored into a
+    f16/bf16 memref is rounded to nearest even.
+
+    Example:
+
+    ```mlir
+    attn.store_tile %o, %out[%b, %h, %row] rows %n
+        : tensor<64x128xf32>, memref<?x?x?x128xbf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$tile,
+                   Arg<AnyMemRef, "", [MemWrite]>:$dest,
+                   Variadic<Index>:$indices, Index:$rows);
+  let assemblyFormat = [{
+    $tile `,` $dest `[` $indices `]` `rows` $rows attr-dict `:` type($tile)
+    `,` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+def Attn_DotOp : Attn_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "Tile matrix product with f32 accumulation";
+  let description = [{
+    `result = acc + lhs · rhs` (or `lhs · rhsᵀ` with `rhs_transposed`).
+    Operands are f16, bf16 or f32 (both alike), widened exactly to f32;
+    `acc` and `result` are f32.
+
+    Example (S = Q·Kᵀ for a 64×64 block, D = 128):
+
+    ```mlir
+    %s = attn.dot %q, %k, %zero {rhs_transposed}
+        : tensor<64x128xbf16>, tensor<64x128xbf16> -> tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
+                   AnyRankedTensor:$acc, UnitAttr:$rhs_transposed);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `,` $acc attr-dict `:` type($lhs) `,` type($rhs) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Attn_MaskOp : Attn_Op<"mask", [Pure, AllTypesMatch<["scores", "result"]>]> {
+  let summary = "Set scores of invisible (query, key) pairs to -inf";
+  let description = [{
+    For tile element (i, j), with query position qi = q_start + i and key
+    position kj = kv_start + j, the result is -inf when kj >= kv_len (past
+    the end of the keys) or, with `causal`, when kj > qi + (kv_len - q_len)
+    (bottom-right aligned causal mask); otherwise it is the score.
+
+    Example:
+
+    ```mlir
+    %m = attn.mask %s q(%q0, %nq) kv(%k0, %nk) {causal} : tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$scores, Index:$q_start, Index:$q_len,
+                   Index:$kv_start, Index:$kv_len, UnitAttr:$causal);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $scores `q` `(` $q_start `,` $q_len `)` `kv` `(` $kv_start `,` $kv_len `)`
+    attr-dict `:` type($scores)
+  }];
+  let hasVerifier = 1;
+}
+
+def Attn_ReduceOp : Attn_Op<"reduce", [Pure]> {
+  let summary = "Row-wise max or sum of a 2-d f32 tile";
+  let description = [{
+    `result[i] = max_j input[i, j]` or `Σ_j input[i, j]`. The max of a row of
+    -inf is -inf.
+
+    Example:
+
+    ```mlir
+    %rowmax = attn.reduce max %s : tensor<64x64xf32> -> tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins Attn_ReduceKindAttr:$kind, AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $kind $input attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Attn_BroadcastOp : Attn_Op<"broadcast", [Pure]> {
+  let summary = "Broadcast a per-row vector along the columns of a tile";
+  let description = [{
+    `result[i, j] = input[i]`.
+
+    Example:
+
+    ```mlir
+    %mb = attn.broadcast %m : tensor<64xf32> -> tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+#endif // ATTN_DIALECT_ATTN_IR_ATTNOPS_TD

@@ -1,0 +1,45 @@
+//===- Pipelines.h - attn pass pipelines ------------------------*- C++ -*-===//
+#ifndef ATTN_PIPELINES_PIPELINES_H
+#define ATTN_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <string>
+
+namespace mlir::attn {
+
+struct TilingPipelineOptions
+    : public PassPipelineOptions<TilingPipelineOptions> {
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("Target when the IR names none"),
+                             llvm::cl::init("cpu")};
+  Option<int64_t> blockQ{*this, "block-q",
+                         llvm::cl::desc("Query block rows (0: derive)"),
+                         llvm::cl::init(0)};
+  Option<int64_t> blockKV{*this, "block-kv",
+                          llvm::cl::desc("Key/value block rows (0: derive)"),
+                          llvm::cl::init(0)};
+  Option<bool> fuse{*this, "fuse",
+                    llvm::cl::desc("Fuse the softmax into one online pass "
+                                   "(off: keep the naive three-pass form)"),
+                    llvm::cl::init(true)};
+};
+
+/// attn.attention -> tile level: IO-aware tiling, then (unless disabled)
+/// online-softmax fusion, then cleanup.
+void buildTilingPipeline(OpPassManager &pm, const TilingPipelineOptions &opts);
+
+/// attn.attention -> LLVM dialect for the host: tiling, fusion, lowering of
+/// the tile ops to linalg, bufferization, loops, LLVM.
+void buildCPUPipeline(OpPassManager &pm, const TilingPipelineOptions &opts);
+
+/// Registers `attn-tile-pipeline` and `attn-cpu-pipeline`.
+void registerAttnPipelines();
+
+/// Registers every attn pass and pipeline.
+void registerAllAttnPasses();
+
+} // namespace mlir::attn
+
+#endif // ATTN_PIPELINES_PIPELINES_H

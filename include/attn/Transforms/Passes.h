@@ -1,0 +1,38 @@
+//===- Passes.h - attn transformation passes --------------------*- C++ -*-===//
+#ifndef ATTN_TRANSFORMS_PASSES_H
+#define ATTN_TRANSFORMS_PASSES_H
+
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+#include "mlir/Pass/Pass.h"
+
+#include <string>
+
+namespace mlir::attn {
+
+#define GEN_PASS_DECL
+#include "attn/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "attn/Transforms/Passes.h.inc"
+
+/// Block sizes (rows of a query block Br, rows of a key/value block Bc).
+struct BlockSizes {
+  int64_t blockQ;
+  int64_t blockKV;
+};
+
+/// The default block sizes for head dims d (Q, K) and dv (V) with elements
+/// of `elemBytes` bytes on `target`: the FlashAttention rule Bc = ceil(M/4d),
+/// Br = min(Bc, d), M the on-chip memory in elements, rounded down to powers
+/// of two, clamped to [16, 128], then shrunk until Q, K and V tiles fit.
+BlockSizes deriveBlockSizes(TargetAttr target, int64_t d, int64_t dv,
+                            int64_t elemBytes);
+
+/// Bytes of on-chip memory a (Br, Bc) tiling needs: one Q block and one K
+/// and one V block.
+int64_t tileFootprintBytes(BlockSizes b, int64_t d, int64_t dv,
+                           int64_t elemBytes);
+
+} // namespace mlir::attn
+
+#endif // ATTN_TRANSFORMS_PASSES_H

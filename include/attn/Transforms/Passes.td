@@ -1,0 +1,68 @@
+//===- Passes.td - attn transformation passes --------------*- tablegen -*-===//
+#ifndef ATTN_TRANSFORMS_PASSES_TD
+#define ATTN_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def AttnTileAttention : Pass<"attn-tile-attention"> {
+  let summary = "IO-aware tiling of attn.attention into query blocks and a "
+                "loop over key/value blocks (naive three-pass softmax)";
+  let description = [{
+    Rewrites each `attn.attention` into a grid (`scf.forall` over batch,
+    query head and query block of `Br` rows) and, per program, loops over
+    key/value blocks of `Bc` rows, written in the naive tiled form: one pass
+    for the row max, one for the row sum, one for P·V. The fusion pass
+    (`attn-fuse-online-softmax`) turns these into one online pass.
+
+    Block sizes come from the target description (the op's `target`
+    attribute, an `attn.target` attribute on an enclosing op, else the
+    `target` option): the FlashAttention rule Bc = ceil(M / 4d),
+    Br = min(Bc, d) with M the on-chip memory in elements, rounded down to
+    powers of two and shrunk until the Q, K and V tiles fit. The op's
+    `block_q`/`block_kv` attributes, then the options, override them.
+
+    Causal: key/value blocks wholly above the diagonal are never visited;
+    the loop is split so that only blocks crossing the diagonal or the end
+    of the keys carry a mask.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::attn::AttnDialect"
+  ];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "Target used when the IR names none: cpu, sm_80, sm_86, sm_89, "
+           "sm_90, sm_90a">,
+    Option<"blockQ", "block-q", "int64_t", /*default=*/"0",
+           "Query block rows Br (0: derive from the target)">,
+    Option<"blockKV", "block-kv", "int64_t", /*default=*/"0",
+           "Key/value block rows Bc (0: derive from the target)">
+  ];
+}
+
+def AttnFuseOnlineSoftmax : Pass<"attn-fuse-online-softmax"> {
+  let summary = "Fuse the three-pass tiled softmax into one online pass";
+  let description = [{
+    Finds the naive tiled form the tiling pass emits (loops tagged
+    `attn.softmax_pass` = max, sum, pv over the same key/value blocks) and
+    rewrites it into one loop carrying the running row max m, row sum l and
+    the unnormalised accumulator:
+
+    ```
+    m' = max(m, rowmax(S))
+    P  = exp2(S·c − m'·c)            c = scale · log2(e)
+    α  = exp2(m·c − m'·c)
+    l' = α·l + rowsum(P)
+    A' = α·A + P·V
+    O  = A / l                       (once, after the loop)
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::attn::AttnDialect"
+  ];
+}
+
+#endif // ATTN_TRANSFORMS_PASSES_TD

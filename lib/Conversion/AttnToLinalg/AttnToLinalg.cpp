@@ -1,0 +1,281 @@
+//===- AttnToLinalg.cpp - attn tile ops to linalg ---------------*- C++ -*-===//
+//
+// The CPU path. Tiles are tensors; each tile op becomes linalg on tensors,
+// and memory accesses become subviews wrapped in bufferization ops, so that
+// one-shot bufferization and linalg-to-loops finish the job.
+//
+//===----------------------------------------------------------------------===//
+#include "attn/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::attn {
+#define GEN_PASS_DEF_CONVERTATTNTOLINALG
+#include "attn/Conversion/Passes.h.inc"
+} // namespace mlir::attn
+
+using namespace mlir;
+using namespace mlir::attn;
+
+namespace {
+
+/// The rank-reduced subview of `mem` holding the tile at `indices` with
+/// `rows` rows: offsets (indices..., 0...), sizes (1..., rows, trailing...).
+Value tileSubview(OpBuilder &b, Location loc, Value mem, ValueRange indices,
+                  Value rows, RankedTensorType tile) {
+  auto memType = cast<MemRefType>(mem.getType());
+  int64_t r = memType.getRank(), t = tile.getRank();
+  SmallVector<OpFoldResult> offsets, sizes, strides(r, b.getIndexAttr(1));
+  for (Value i : indices)
+    offsets.push_back(i);
+  for (int64_t d = indices.size(); d < r; ++d)
+    offsets.push_back(b.getIndexAttr(0));
+  for (int64_t d = 0; d < r - t; ++d)
+    sizes.push_back(b.getIndexAttr(1));
+  sizes.push_back(rows);
+  for (int64_t d = r - t + 1; d < r; ++d)
+    sizes.push_back(b.getIndexAttr(memType.getDimSize(d)));
+  SmallVector<int64_t> reducedShape = {ShapedType::kDynamic};
+  for (int64_t d = r - t + 1; d < r; ++d)
+    reducedShape.push_back(memType.getDimSize(d));
+  auto viewType = memref::SubViewOp::inferRankReducedResultType(
+      reducedShape, memType, offsets, sizes, strides);
+  return memref::SubViewOp::create(b, loc, cast<MemRefType>(viewType), mem,
+                                   offsets, sizes, strides);
+}
+
+/// Sizes (rows, trailing static dims...) of the valid part of a tile.
+SmallVector<OpFoldResult> validSizes(OpBuilder &b, Value rows,
+                                     RankedTensorType tile) {
+  SmallVector<OpFoldResult> sizes = {rows};
+  for (int64_t d = 1; d < tile.getRank(); ++d)
+    sizes.push_back(b.getIndexAttr(tile.getDimSize(d)));
+  return sizes;
+}
+
+Value filled(OpBuilder &b, Location loc, RankedTensorType type,
+             Attribute value) {
+  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                        type.getElementType());
+  Value v = arith::ConstantOp::create(b, loc, cast<TypedAttr>(value));
+  return linalg::FillOp::create(b, loc, v, empty).getResult(0);
+}
+
+struct LoadTileLowering : OpRewritePattern<LoadTileOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LoadTileOp op,
+                                PatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto tile = cast<RankedTensorType>(op.getType());
+    Value view = tileSubview(rw, loc, op.getSource(), op.getIndices(),
+                             op.getRows(), tile);
+    auto validType = RankedTensorType::get(
+        cast<MemRefType>(view.getType()).getShape(), tile.getElementType());
+    // Read-only views of the inputs: `restrict` is sound since nothing
+    // writes the source while the tile is live.
+    Value valid = bufferization::ToTensorOp::create(
+        rw, loc, validType, view, /*restrict=*/true, /*writable=*/false);
+    // Rows past `rows` are zero so that padded rows stay finite.
+    Value zeros = filled(rw, loc, tile, rw.getZeroAttr(tile.getElementType()));
+    SmallVector<OpFoldResult> offsets(tile.getRank(), rw.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(tile.getRank(), rw.getIndexAttr(1));
+    rw.replaceOpWithNewOp<tensor::InsertSliceOp>(
+        op, valid, zeros, offsets, validSizes(rw, op.getRows(), tile),
+        strides);
+    return success();
+  }
+};
+
+struct StoreTileLowering : OpRewritePattern<StoreTileOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(StoreTileOp op,
+                                PatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto tile = cast<RankedTensorType>(op.getTile().getType());
+    auto memType = cast<MemRefType>(op.getDest().getType());
+    Value data = op.getTile();
+    if (tile.getElementType() != memType.getElementType()) {
+      // Round to nearest even into the destination's element type.
+      tile = RankedTensorType::get(tile.getShape(), memType.getElementType());
+      data = arith::TruncFOp::create(rw, loc, tile, data);
+    }
+    Value view = tileSubview(rw, loc, op.getDest(), op.getIndices(),
+                             op.getRows(), tile);
+    SmallVector<OpFoldResult> offsets(tile.getRank(), rw.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(tile.getRank(), rw.getIndexAttr(1));
+    auto sliceType = RankedTensorType::get(
+        cast<MemRefType>(view.getType()).getShape(), tile.getElementType());
+    Value slice = tensor::ExtractSliceOp::create(
+        rw, loc, sliceType, data, offsets, validSizes(rw, op.getRows(), tile),
+        strides);
+    auto store = bufferization::MaterializeInDestinationOp::create(
+        rw, loc, Type(), slice, view);
+    store.setRestrict(true);
+    store.setWritable(true);
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+SmallVector<utils::IteratorType> iterators(ArrayRef<bool> reduction) {
+  SmallVector<utils::IteratorType> it;
+  for (bool r : reduction)
+    it.push_back(r ? utils::IteratorType::reduction
+                   : utils::IteratorType::parallel);
+  return it;
+}
+
+struct DotLowering : OpRewritePattern<DotOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DotOp op, PatternRewriter &rw) const override {
+    MLIRContext *ctx = rw.getContext();
+    AffineExpr i, j, k;
+    bindDims(ctx, i, j, k);
+    auto lhsMap = AffineMap::get(3, 0, {i, k}, ctx);
+    auto rhsMap = op.getRhsTransposed() ? AffineMap::get(3, 0, {j, k}, ctx)
+                                        : AffineMap::get(3, 0, {k, j}, ctx);
+    auto accMap = AffineMap::get(3, 0, {i, j}, ctx);
+    // acc[i, j] += f32(lhs[i, k]) · f32(rhs[., .])
+    rw.replaceOpWithNewOp<linalg::GenericOp>(
+        op, op.getType(), ValueRange{op.getLhs(), op.getRhs()},
+        ValueRange{op.getAcc()},
+        ArrayRef<AffineMap>{lhsMap, rhsMap, accMap},
+        iterators({false, false, true}),
+        [](OpBuilder &b, Location loc, ValueRange args) {
+          Type f32 = b.getF32Type();
+          Value x = args[0], y = args[1];
+          if (x.getType() != f32) {
+            x = arith::ExtFOp::create(b, loc, f32, x);
+            y = arith::ExtFOp::create(b, loc, f32, y);
+          }
+          Value prod = arith::MulFOp::create(b, loc, x, y);
+          linalg::YieldOp::create(b, loc,
+                                  Value(arith::AddFOp::create(b, loc, args[2],
+                                                              prod)));
+        });
+    return success();
+  }
+};
+
+struct MaskLowering : OpRewritePattern<MaskOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MaskOp op, PatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    MLIRContext *ctx = rw.getContext();
+    auto id = AffineMap::getMultiDimIdentityMap(2, ctx);
+    Value init = tensor::EmptyOp::create(rw, loc, type.getShape(),
+                                         type.getElementType());
+    bool causal = op.getCausal();
+    Value qStart = op.getQStart(), qLen = op.getQLen();
+    Value kvStart = op.getKvStart(), kvLen = op.getKvLen();
+    rw.replaceOpWithNewOp<linalg::GenericOp>(
+        op, type, ValueRange{op.getScores()}, ValueRange{init},
+        ArrayRef<AffineMap>{id, id}, iterators({false, false}),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          // kj = kv_start + j; invisible iff kj >= kv_len, or (causal)
+          // kj > q_start + i + (kv_len - q_len).
+          Value i = linalg::IndexOp::create(b, l, 0);
+          Value j = linalg::IndexOp::create(b, l, 1);
+          Value kj = arith::AddIOp::create(b, l, kvStart, j);
+          Value hidden = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
+                                               kj, kvLen);
+          if (causal) {
+            Value qi = arith::AddIOp::create(b, l, qStart, i);
+            Value lastVisible = arith::AddIOp::create(
+                b, l, qi, arith::SubIOp::create(b, l, kvLen, qLen));
+            Value above = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::sgt, kj, lastVisible);
+            hidden = arith::OrIOp::create(b, l, hidden, above);
+          }
+          auto ninf = APFloat::getInf(APFloat::IEEEsingle(), true);
+          Value negInf = arith::ConstantOp::create(
+              b, l, b.getFloatAttr(b.getF32Type(), ninf));
+          linalg::YieldOp::create(
+              b, l,
+              Value(arith::SelectOp::create(b, l, hidden, negInf, args[0])));
+        });
+    return success();
+  }
+};
+
+struct ReduceLowering : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp op,
+                                PatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    MLIRContext *ctx = rw.getContext();
+    bool isMax = op.getKind() == ReduceKind::Max;
+    // max starts from -inf (so a fully masked row stays -inf), sum from 0.
+    Attribute init =
+        isMax ? rw.getFloatAttr(rw.getF32Type(),
+                                APFloat::getInf(APFloat::IEEEsingle(), true))
+              : rw.getZeroAttr(rw.getF32Type());
+    Value acc = filled(rw, loc, type, init);
+    AffineExpr i, j;
+    bindDims(ctx, i, j);
+    rw.replaceOpWithNewOp<linalg::GenericOp>(
+        op, type, ValueRange{op.getInput()}, ValueRange{acc},
+        ArrayRef<AffineMap>{AffineMap::get(2, 0, {i, j}, ctx),
+                            AffineMap::get(2, 0, {i}, ctx)},
+        iterators({false, true}),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value r = isMax ? Value(arith::MaximumFOp::create(b, l, args[1],
+                                                            args[0]))
+                          : Value(arith::AddFOp::create(b, l, args[1],
+                                                        args[0]));
+          linalg::YieldOp::create(b, l, r);
+        });
+    return success();
+  }
+};
+
+struct BroadcastLowering : OpRewritePattern<BroadcastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BroadcastOp op,
+                                PatternRewriter &rw) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    Value init = tensor::EmptyOp::create(rw, op.getLoc(), type.getShape(),
+                                         type.getElementType());
+    rw.replaceOpWithNewOp<linalg::BroadcastOp>(op, op.getInput(), init,
+                                               ArrayRef<int64_t>{1});
+    return success();
+  }
+};
+
+struct ConvertAttnToLinalgPass
+    : public attn::impl::ConvertAttnToLinalgBase<ConvertAttnToLinalgPass> {
+  void runOnOperation() override {
+    WalkResult leftover = getOperation()->walk([](AttentionOp op) {
+      op.emitError() << "attn.attention must be tiled before "
+                        "convert-attn-to-linalg (run attn-tile-attention)";
+      return WalkResult::interrupt();
+    });
+    if (leftover.wasInterrupted())
+      return signalPassFailure();
+    RewritePatternSet patterns(&getContext());
+    patterns.add<LoadTileLowering, StoreTileLowering, DotLowering, MaskLowering,
+                 ReduceLowering, BroadcastLowering>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+    WalkResult left = getOperation()->walk([](Operation *op) {
+      if (isa<AttnDialect>(op->getDialect())) {
+        op->emitError() << "could not lower to linalg";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (left.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace

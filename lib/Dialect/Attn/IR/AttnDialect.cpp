@@ -1,0 +1,103 @@
+//===- AttnDialect.cpp - attn dialect ---------------------------*- C++ -*-===//
+#include "attn/Dialect/Attn/IR/AttnDialect.h"
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::attn;
+
+#include "attn/Dialect/Attn/IR/AttnOpsDialect.cpp.inc"
+#include "attn/Dialect/Attn/IR/AttnEnums.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "attn/Dialect/Attn/IR/AttnAttrs.cpp.inc"
+
+void AttnDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "attn/Dialect/Attn/IR/AttnOps.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "attn/Dialect/Attn/IR/AttnAttrs.cpp.inc"
+      >();
+}
+
+namespace {
+struct KnownTarget {
+  llvm::StringLiteral name;
+  int64_t smemPerBlock; // bytes a block may use (opt-in maximum)
+  int64_t numSms;
+};
+// Shared memory per block is the opt-in maximum of each architecture
+// (CUDA programming guide, "Technical Specifications per Compute
+// Capability"); SM counts are those of the flagship part. For the CPU the
+// "shared memory" is the data cache a tile should stay inside (L2 of a core).
+constexpr KnownTarget kKnownTargets[] = {
+    {"cpu", 1 << 20, 1},           {"sm_80", 166912, 108},
+    {"sm_86", 101376, 84},         {"sm_89", 101376, 128},
+    {"sm_90", 232448, 132},        {"sm_90a", 232448, 132},
+};
+} // namespace
+
+TargetAttr TargetAttr::getKnown(MLIRContext *ctx, StringRef name) {
+  for (const KnownTarget &t : kKnownTargets)
+    if (t.name == name)
+      return TargetAttr::get(ctx, t.name, t.smemPerBlock, t.numSms);
+  return {};
+}
+
+LogicalResult
+TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                   StringRef arch, int64_t smemPerBlock, int64_t numSms) {
+  bool known = llvm::any_of(
+      kKnownTargets, [&](const KnownTarget &t) { return t.name == arch; });
+  if (!known)
+    return emitError() << "unknown target architecture '" << arch
+                       << "' (expected cpu, sm_80, sm_86, sm_89, sm_90 or "
+                          "sm_90a)";
+  // Tiles need room for at least a 16x16 block of Q, K and V at head dim 16.
+  if (smemPerBlock < 4096 || smemPerBlock > (1 << 30))
+    return emitError() << "smem_per_block must be in [4096, 2^30] bytes, got "
+                       << smemPerBlock;
+  if (numSms < 1 || numSms > 65536)
+    return emitError() << "num_sms must be in [1, 65536], got " << numSms;
+  return success();
+}
+
+LogicalResult AttnDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name == kTargetAttrName) {
+    if (!isa<TargetAttr>(attr.getValue()))
+      return op->emitError() << "'" << kTargetAttrName
+                             << "' must be an #attn.target attribute";
+    return success();
+  }
+  if (name == kSoftmaxPassAttrName) {
+    auto str = dyn_cast<StringAttr>(attr.getValue());
+    if (!isa<scf::ForOp>(op) || !str ||
+        !llvm::is_contained({"max", "sum", "pv"}, str.getValue()))
+      return op->emitError() << "'" << kSoftmaxPassAttrName
+                             << "' must be \"max\", \"sum\" or \"pv\" on an "
+                                "scf.for";
+    return success();
+  }
+  if (name == kSoftmaxScaleAttrName) {
+    auto f = dyn_cast<FloatAttr>(attr.getValue());
+    if (!f || !f.getType().isF32() || !(f.getValueAsDouble() > 0) ||
+        !std::isfinite(f.getValueAsDouble()))
+      return op->emitError() << "'" << kSoftmaxScaleAttrName
+                             << "' must be a positive finite f32";
+    return success();
+  }
+  if (name == kOnlineSoftmaxAttrName) {
+    if (!isa<scf::ForOp>(op) || !isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << kOnlineSoftmaxAttrName
+                             << "' must be a unit attribute on an scf.for";
+    return success();
+  }
+  return op->emitError() << "unknown attn dialect attribute '" << name << "'";
+}

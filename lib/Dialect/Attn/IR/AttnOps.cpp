@@ -1,0 +1,289 @@
+//===- AttnOps.cpp - attn operations ----------------------------*- C++ -*-===//
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::attn;
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+static bool isSupportedElementType(Type t) {
+  return t.isF16() || t.isBF16() || t.isF32();
+}
+
+/// Largest block size the verifier accepts in an override; larger blocks
+/// cannot fit any target's on-chip memory at the smallest head dim.
+static constexpr int64_t kMaxBlockSize = 1024;
+
+int64_t AttentionOp::getHeadDim() {
+  return cast<MemRefType>(getQuery().getType()).getDimSize(3);
+}
+int64_t AttentionOp::getValueHeadDim() {
+  return cast<MemRefType>(getValue().getType()).getDimSize(3);
+}
+Type AttentionOp::getElementType() {
+  return cast<MemRefType>(getQuery().getType()).getElementType();
+}
+double AttentionOp::getScaleValue() {
+  if (auto s = getScaleAttr())
+    return s.getValueAsDouble();
+  return 1.0 / std::sqrt(static_cast<double>(getHeadDim()));
+}
+
+namespace {
+/// Checks that dim `i` of operands `a` and `b` agree where both are static.
+struct DimChecker {
+  Operation *op;
+  LogicalResult same(StringRef aName, MemRefType a, int64_t ai,
+                     StringRef bName, MemRefType b, int64_t bi,
+                     StringRef what) {
+    int64_t x = a.getDimSize(ai), y = b.getDimSize(bi);
+    if (ShapedType::isDynamic(x) || ShapedType::isDynamic(y) || x == y)
+      return success();
+    return op->emitOpError() << what << " of " << aName << " (dim " << ai
+                             << " = " << x << ") must equal " << what
+                             << " of " << bName << " (dim " << bi << " = "
+                             << y << ")";
+  }
+};
+} // namespace
+
+LogicalResult AttentionOp::verify() {
+  struct Named {
+    StringRef name;
+    Value value;
+    int64_t rank;
+  };
+  SmallVector<Named> operands = {{"query", getQuery(), 4},
+                                 {"key", getKey(), 4},
+                                 {"value", getValue(), 4},
+                                 {"output", getOutput(), 4}};
+  if (getLse())
+    operands.push_back({"lse", getLse(), 3});
+
+  for (const Named &n : operands) {
+    auto t = cast<MemRefType>(n.value.getType());
+    if (t.getRank() != n.rank)
+      return emitOpError() << n.name << " must have rank " << n.rank
+                           << (n.rank == 4 ? " [batch, heads, seq, head_dim]"
+                                           : " [batch, heads, seq]")
+                           << ", got rank " << t.getRank();
+    if (!t.isStrided())
+      return emitOpError() << "unsupported: " << n.name
+                           << " must have a strided layout";
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      if (t.getDimSize(d) == 0)
+        return emitOpError() << "dim " << d << " of " << n.name
+                             << " is zero: every dimension must be non-zero";
+  }
+
+  auto q = cast<MemRefType>(getQuery().getType());
+  auto k = cast<MemRefType>(getKey().getType());
+  auto v = cast<MemRefType>(getValue().getType());
+  auto o = cast<MemRefType>(getOutput().getType());
+
+  // Element types: one of f32/f16/bf16, the same on Q, K, V and O.
+  if (!isSupportedElementType(q.getElementType()))
+    return emitOpError() << "query element type must be f32, f16 or bf16, got "
+                         << q.getElementType();
+  for (const Named &n : ArrayRef(operands).drop_front().take_front(3)) {
+    Type et = cast<MemRefType>(n.value.getType()).getElementType();
+    if (et != q.getElementType())
+      return emitOpError() << n.name << " element type " << et
+                           << " must match query element type "
+                           << q.getElementType();
+  }
+  if (getLse() &&
+      !cast<MemRefType>(getLse().getType()).getElementType().isF32())
+    return emitOpError() << "lse element type must be f32, got "
+                         << cast<MemRefType>(getLse().getType())
+                                .getElementType();
+
+  // Head dims are static; Q and K share D, V and O share Dv.
+  for (const Named &n : ArrayRef(operands).take_front(4))
+    if (cast<MemRefType>(n.value.getType()).isDynamicDim(3))
+      return emitOpError() << "head dim (dim 3) of " << n.name
+                           << " must be static";
+  if (q.getDimSize(3) != k.getDimSize(3))
+    return emitOpError() << "head dim of query (" << q.getDimSize(3)
+                         << ") must equal head dim of key ("
+                         << k.getDimSize(3) << ")";
+  if (v.getDimSize(3) != o.getDimSize(3))
+    return emitOpError() << "head dim of value (" << v.getDimSize(3)
+                         << ") must equal head dim of output ("
+                         << o.getDimSize(3) << ")";
+
+  DimChecker dc{getOperation()};
+  // Batch: all alike.
+  if (failed(dc.same("query", q, 0, "key", k, 0, "batch")) ||
+      failed(dc.same("query", q, 0, "value", v, 0, "batch")) ||
+      failed(dc.same("query", q, 0, "output", o, 0, "batch")))
+    return failure();
+  // Heads: O has Hq heads, K and V have Hkv heads.
+  if (failed(dc.same("query", q, 1, "output", o, 1, "heads")) ||
+      failed(dc.same("key", k, 1, "value", v, 1, "heads")))
+    return failure();
+  // Sequences: O has Nq rows, K and V have Nk rows.
+  if (failed(dc.same("query", q, 2, "output", o, 2, "sequence length")) ||
+      failed(dc.same("key", k, 2, "value", v, 2, "sequence length")))
+    return failure();
+  // GQA/MQA: each kv head serves Hq/Hkv query heads.
+  int64_t hq = q.getDimSize(1), hkv = k.getDimSize(1);
+  if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) && hq % hkv)
+    return emitOpError() << "query heads (" << hq
+                         << ") must be a multiple of key/value heads (" << hkv
+                         << ")";
+  if (getLse()) {
+    auto l = cast<MemRefType>(getLse().getType());
+    if (failed(dc.same("lse", l, 0, "query", q, 0, "batch")) ||
+        failed(dc.same("lse", l, 1, "query", q, 1, "heads")) ||
+        failed(dc.same("lse", l, 2, "query", q, 2, "sequence length")))
+      return failure();
+  }
+
+  if (auto s = getScaleAttr()) {
+    double x = s.getValueAsDouble();
+    if (!(x > 0) || !std::isfinite(x))
+      return emitOpError() << "scale must be positive and finite, got " << x;
+  }
+  for (auto [name, attr] : {std::pair{"block_q", getBlockQAttr()},
+                            std::pair{"block_kv", getBlockKvAttr()}}) {
+    if (!attr)
+      continue;
+    int64_t b = attr.getInt();
+    if (b < 1 || b > kMaxBlockSize || !llvm::isPowerOf2_64(b))
+      return emitOpError() << name << " must be a power of two in [1, "
+                           << kMaxBlockSize << "], got " << b;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Tile ops
+//===----------------------------------------------------------------------===//
+
+/// Checks the (memref, indices, tile) triple shared by load_tile/store_tile:
+/// a tile of rank t covers the last t dims of the memref, the first of which
+/// (the row dim) is indexed by the last index.
+static LogicalResult verifyTileAccess(Operation *op, MemRefType mem,
+                                      size_t numIndices, RankedTensorType tile,
+                                      StringRef memName) {
+  int64_t t = tile.getRank();
+  if (t != 1 && t != 2)
+    return op->emitOpError() << "tile must have rank 1 or 2, got " << t;
+  if (!tile.hasStaticShape())
+    return op->emitOpError() << "tile must have a static shape, got " << tile;
+  if (mem.getRank() < t)
+    return op->emitOpError() << memName << " rank (" << mem.getRank()
+                             << ") must be at least the tile rank (" << t
+                             << ")";
+  size_t expected = mem.getRank() - t + 1;
+  if (numIndices != expected)
+    return op->emitOpError() << "expected " << expected << " indices for a "
+                             << memName << " of rank " << mem.getRank()
+                             << " and a tile of rank " << t << ", got "
+                             << numIndices;
+  if (t == 2 && tile.getDimSize(1) != mem.getDimSize(mem.getRank() - 1))
+    return op->emitOpError()
+           << "tile columns (" << tile.getDimSize(1) << ") must equal the "
+           << memName << "'s last dim (" << mem.getDimSize(mem.getRank() - 1)
+           << ")";
+  if (!mem.isStrided())
+    return op->emitOpError() << memName << " must have a strided layout";
+  return success();
+}
+
+LogicalResult LoadTileOp::verify() {
+  auto mem = cast<MemRefType>(getSource().getType());
+  auto tile = cast<RankedTensorType>(getResult().getType());
+  if (failed(verifyTileAccess(*this, mem, getIndices().size(), tile,
+                              "source")))
+    return failure();
+  if (tile.getElementType() != mem.getElementType())
+    return emitOpError() << "tile element type " << tile.getElementType()
+                         << " must match source element type "
+                         << mem.getElementType();
+  return success();
+}
+
+LogicalResult StoreTileOp::verify() {
+  auto mem = cast<MemRefType>(getDest().getType());
+  auto tile = cast<RankedTensorType>(getTile().getType());
+  if (failed(verifyTileAccess(*this, mem, getIndices().size(), tile, "dest")))
+    return failure();
+  Type te = tile.getElementType(), me = mem.getElementType();
+  if (te != me && !(te.isF32() && isSupportedElementType(me)))
+    return emitOpError() << "tile element type " << te
+                         << " must match dest element type " << me
+                         << " or be f32 (rounded on store)";
+  return success();
+}
+
+LogicalResult DotOp::verify() {
+  auto lhs = cast<RankedTensorType>(getLhs().getType());
+  auto rhs = cast<RankedTensorType>(getRhs().getType());
+  auto acc = cast<RankedTensorType>(getAcc().getType());
+  for (auto [name, t] : {std::pair{"lhs", lhs}, std::pair{"rhs", rhs},
+                         std::pair{"acc", acc}})
+    if (t.getRank() != 2 || !t.hasStaticShape())
+      return emitOpError() << name << " must be a static 2-d tile, got " << t;
+  if (!isSupportedElementType(lhs.getElementType()) ||
+      lhs.getElementType() != rhs.getElementType())
+    return emitOpError() << "lhs and rhs must share an f32, f16 or bf16 "
+                            "element type, got "
+                         << lhs.getElementType() << " and "
+                         << rhs.getElementType();
+  if (!acc.getElementType().isF32())
+    return emitOpError() << "acc must be f32, got " << acc.getElementType();
+  int64_t m = lhs.getDimSize(0), kdim = lhs.getDimSize(1);
+  int64_t rk = getRhsTransposed() ? rhs.getDimSize(1) : rhs.getDimSize(0);
+  int64_t n = getRhsTransposed() ? rhs.getDimSize(0) : rhs.getDimSize(1);
+  if (kdim != rk)
+    return emitOpError() << "contraction dims differ: lhs has " << kdim
+                         << ", rhs has " << rk;
+  if (acc.getDimSize(0) != m || acc.getDimSize(1) != n)
+    return emitOpError() << "acc must be " << m << "x" << n << ", got " << acc;
+  return success();
+}
+
+LogicalResult MaskOp::verify() {
+  auto t = cast<RankedTensorType>(getScores().getType());
+  if (t.getRank() != 2 || !t.hasStaticShape() || !t.getElementType().isF32())
+    return emitOpError() << "scores must be a static 2-d f32 tile, got " << t;
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getResult().getType());
+  if (in.getRank() != 2 || !in.hasStaticShape() || !in.getElementType().isF32())
+    return emitOpError() << "input must be a static 2-d f32 tile, got " << in;
+  if (out.getRank() != 1 || out.getDimSize(0) != in.getDimSize(0) ||
+      !out.getElementType().isF32())
+    return emitOpError() << "result must be tensor<" << in.getDimSize(0)
+                         << "xf32> (one value per row), got " << out;
+  return success();
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getResult().getType());
+  if (in.getRank() != 1 || !in.hasStaticShape())
+    return emitOpError() << "input must be a static 1-d tile, got " << in;
+  if (out.getRank() != 2 || !out.hasStaticShape() ||
+      out.getDimSize(0) != in.getDimSize(0) ||
+      out.getElementType() != in.getElementType())
+    return emitOpError() << "result must be a static 2-d tile with "
+                         << in.getDimSize(0) << " rows of "
+                         << in.getElementType() << ", got " << out;
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "attn/Dialect/Attn/IR/AttnOps.cpp.inc"

@@ -1,0 +1,338 @@
+//===- FuseOnlineSoftmax.cpp - one-pass online softmax ----------*- C++ -*-===//
+//
+// The tiling pass leaves each program in the naive tiled form: loops tagged
+// attn.softmax_pass = "max", "sum", "pv" (one loop per key/value segment and
+// pass, each pass chained across segments). This pass replaces them with one
+// loop per segment carrying (m, l, A):
+//
+//   m' = max(m, rowmax(S))
+//   P  = exp2(S·c − m'·c)                   c = scale·log2(e)
+//   α  = exp2(m·c − m'·c)                   rescales what was summed so far
+//   l' = α·l + rowsum(P)
+//   A' = α·A + P·V
+//
+// and, after the last segment, O = A / l (deferred normalisation). The scores
+// S and the V tile are taken from the "max" and "pv" loops by cloning their
+// computation, so whatever masking or loading the tiling emitted is kept.
+//
+//===----------------------------------------------------------------------===//
+#include "attn/Transforms/Passes.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#include <cmath>
+
+namespace mlir::attn {
+#define GEN_PASS_DEF_ATTNFUSEONLINESOFTMAX
+#include "attn/Transforms/Passes.h.inc"
+} // namespace mlir::attn
+
+using namespace mlir;
+using namespace mlir::attn;
+
+namespace {
+
+/// The naive form of one program: for each segment, its max, sum and pv
+/// loops.
+struct NaiveSoftmax {
+  SmallVector<scf::ForOp> maxLoops, sumLoops, pvLoops;
+  float scale = 0;
+};
+
+StringRef passOf(scf::ForOp loop) {
+  if (auto s = loop->getAttrOfType<StringAttr>(kSoftmaxPassAttrName))
+    return s.getValue();
+  return {};
+}
+
+Value splat(OpBuilder &b, Location loc, RankedTensorType type, double v) {
+  return arith::ConstantOp::create(
+      b, loc, type,
+      DenseElementsAttr::get(type, b.getFloatAttr(type.getElementType(), v)));
+}
+
+/// Checks the shape of the naive form; on failure, says why at the loop.
+LogicalResult verifyNaive(NaiveSoftmax &n) {
+  size_t segs = n.maxLoops.size();
+  scf::ForOp first = n.maxLoops.empty() ? n.sumLoops.empty() ? n.pvLoops[0]
+                                                             : n.sumLoops[0]
+                                        : n.maxLoops[0];
+  if (segs == 0 || n.sumLoops.size() != segs || n.pvLoops.size() != segs)
+    return first.emitError()
+           << "cannot fuse the softmax: expected as many 'max', 'sum' and 'pv' "
+              "loops, got "
+           << n.maxLoops.size() << ", " << n.sumLoops.size() << " and "
+           << n.pvLoops.size();
+  auto scaleAttr = first->getAttrOfType<FloatAttr>(kSoftmaxScaleAttrName);
+  if (!scaleAttr)
+    return first.emitError() << "cannot fuse the softmax: loop has no '"
+                             << kSoftmaxScaleAttrName << "'";
+  n.scale = static_cast<float>(scaleAttr.getValueAsDouble());
+  for (auto loops : {&n.maxLoops, &n.sumLoops, &n.pvLoops}) {
+    for (size_t i = 0; i < segs; ++i) {
+      scf::ForOp loop = (*loops)[i];
+      if (loop.getNumRegionIterArgs() != 1)
+        return loop.emitError()
+               << "cannot fuse the softmax: each pass loop carries one value";
+      auto s = loop->getAttrOfType<FloatAttr>(kSoftmaxScaleAttrName);
+      if (!s || s.getValueAsDouble() != scaleAttr.getValueAsDouble())
+        return loop.emitError()
+               << "cannot fuse the softmax: passes disagree on the scale";
+      scf::ForOp ref = n.maxLoops[i];
+      auto same = [](Value a, Value b) {
+        return isEqualConstantIntOrValue(OpFoldResult(a), OpFoldResult(b));
+      };
+      if (!same(loop.getLowerBound(), ref.getLowerBound()) ||
+          !same(loop.getUpperBound(), ref.getUpperBound()) ||
+          !same(loop.getStep(), ref.getStep()))
+        return loop.emitError() << "cannot fuse the softmax: segment " << i
+                                << " of the passes has different bounds";
+      if (i > 0 && loop.getInitArgs()[0] != (*loops)[i - 1].getResult(0))
+        return loop.emitError() << "cannot fuse the softmax: segment " << i
+                                << " does not continue segment " << i - 1;
+    }
+  }
+  if (!n.maxLoops.back()->isBeforeInBlock(n.sumLoops.front()) ||
+      !n.sumLoops.back()->isBeforeInBlock(n.pvLoops.front()))
+    return first.emitError()
+           << "cannot fuse the softmax: passes must run max, sum, pv in order";
+  return success();
+}
+
+/// In a "max" loop: yield(maximumf(iter, reduce max S)); returns S.
+FailureOr<Value> scoresOf(scf::ForOp maxLoop) {
+  auto yield = cast<scf::YieldOp>(maxLoop.getBody()->getTerminator());
+  auto mx = yield.getOperand(0).getDefiningOp<arith::MaximumFOp>();
+  if (!mx)
+    return maxLoop.emitError()
+           << "cannot fuse the softmax: 'max' loop must yield arith.maximumf";
+  Value iter = maxLoop.getRegionIterArg(0);
+  Value other = mx.getLhs() == iter ? mx.getRhs() : mx.getLhs();
+  auto red = other.getDefiningOp<ReduceOp>();
+  if (!red || red.getKind() != ReduceKind::Max ||
+      (mx.getLhs() != iter && mx.getRhs() != iter))
+    return maxLoop.emitError() << "cannot fuse the softmax: 'max' loop must "
+                                  "yield max(carried, attn.reduce max S)";
+  return red.getInput();
+}
+
+/// In a "pv" loop: yield(attn.dot(P, V, iter)); returns the dot.
+FailureOr<DotOp> pvDotOf(scf::ForOp pvLoop) {
+  auto yield = cast<scf::YieldOp>(pvLoop.getBody()->getTerminator());
+  auto dot = yield.getOperand(0).getDefiningOp<DotOp>();
+  if (!dot || dot.getAcc() != pvLoop.getRegionIterArg(0) ||
+      dot.getRhsTransposed())
+    return pvLoop.emitError() << "cannot fuse the softmax: 'pv' loop must "
+                                 "yield attn.dot(P, V, carried)";
+  return dot;
+}
+
+/// Clones into `b` the ops of `loop`'s body that `root` depends on, mapping
+/// the loop's induction variable to `iv`. Fails if the slice reads the
+/// loop's carried value or a value that does not dominate `insertBefore`.
+LogicalResult cloneSlice(OpBuilder &b, scf::ForOp loop, Value root, Value iv,
+                         Operation *insertBefore, DominanceInfo &dom,
+                         IRMapping &map) {
+  map.map(loop.getInductionVar(), iv);
+  SetVector<Operation *> slice;
+  BackwardSliceOptions opts;
+  opts.inclusive = true;
+  opts.filter = [&](Operation *op) {
+    return op->getParentRegion() == &loop.getRegion();
+  };
+  if (Operation *def = root.getDefiningOp())
+    if (failed(getBackwardSlice(def, &slice, opts)))
+      return loop.emitError() << "cannot fuse the softmax: cannot slice";
+  for (Operation *op : slice) {
+    for (Value operand : op->getOperands()) {
+      if (map.contains(operand) || operand.getParentRegion() == &loop.getRegion())
+        continue;
+      if (operand == loop.getRegionIterArg(0) ||
+          !dom.properlyDominates(operand, insertBefore))
+        return loop.emitError() << "cannot fuse the softmax: the loop body "
+                                   "reads a value defined after the first pass";
+    }
+  }
+  // Keep block order so that defs precede uses.
+  SmallVector<Operation *> ordered(slice.begin(), slice.end());
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  for (Operation *op : ordered)
+    b.clone(*op, map);
+  return success();
+}
+
+LogicalResult fuse(NaiveSoftmax &n, DominanceInfo &dom) {
+  if (failed(verifyNaive(n)))
+    return failure();
+  scf::ForOp firstLoop = n.maxLoops.front();
+  Location loc = firstLoop.getLoc();
+  OpBuilder b(firstLoop);
+
+  // The fused loop starts where the max pass started, so its initial values
+  // must be available there: the later passes' inits (usually constants
+  // created between the passes) are rematerialised.
+  auto initAtStart = [&](scf::ForOp loop) -> FailureOr<Value> {
+    Value v = loop.getInitArgs()[0];
+    if (dom.properlyDominates(v, firstLoop))
+      return v;
+    Operation *def = v.getDefiningOp();
+    if (def && def->hasTrait<OpTrait::ConstantLike>())
+      return b.clone(*def)->getResult(0);
+    return loop.emitError() << "cannot fuse the softmax: the initial value "
+                               "of this pass is computed after the max pass";
+  };
+  FailureOr<Value> m0 = initAtStart(n.maxLoops.front());
+  FailureOr<Value> l0 = initAtStart(n.sumLoops.front());
+  FailureOr<Value> acc0 = initAtStart(n.pvLoops.front());
+  if (failed(m0) || failed(l0) || failed(acc0))
+    return failure();
+  Value m = *m0, l = *l0, acc = *acc0;
+  auto rowType = cast<RankedTensorType>(m.getType());
+  auto accType = cast<RankedTensorType>(acc.getType());
+
+  // exp(scale·x) = exp2(c·x) with c = scale·log2(e): the scale folds into
+  // the exponent's multiplier, and exp2 is the cheap hardware instruction.
+  double c = static_cast<double>(n.scale) * M_LOG2E;
+
+  for (size_t i = 0; i < n.maxLoops.size(); ++i) {
+    scf::ForOp maxLoop = n.maxLoops[i], pvLoop = n.pvLoops[i];
+    FailureOr<Value> scores = scoresOf(maxLoop);
+    FailureOr<DotOp> pvDot = pvDotOf(pvLoop);
+    if (failed(scores) || failed(pvDot))
+      return failure();
+    auto scoreType = cast<RankedTensorType>(scores->getType());
+    auto pType = cast<RankedTensorType>(pvDot->getLhs().getType());
+
+    LogicalResult status = success();
+    auto fused = scf::ForOp::create(
+        b, loc, maxLoop.getLowerBound(), maxLoop.getUpperBound(),
+        maxLoop.getStep(), ValueRange{m, l, acc},
+        [&](OpBuilder &lb, Location bl, Value kb, ValueRange args) {
+          Value mOld = args[0], lOld = args[1], accOld = args[2];
+          IRMapping map;
+          // S for this key/value block, exactly as the max pass computed it.
+          if (failed(cloneSlice(lb, maxLoop, *scores, kb, firstLoop, dom,
+                                map)))
+            status = failure();
+          Value s = map.lookupOrDefault(*scores);
+          // m' = max(m, rowmax(S))
+          Value rowMax =
+              ReduceOp::create(lb, bl, rowType, ReduceKind::Max, s);
+          Value mNew = arith::MaximumFOp::create(lb, bl, mOld, rowMax);
+          // mSafe' = (m' == -inf) ? 0 : m'  (no key seen yet: keep exp2 of
+          // masked scores at exp2(-inf) = 0 rather than NaN).
+          auto ninf = APFloat::getInf(APFloat::IEEEsingle(), true);
+          Value negInf = arith::ConstantOp::create(
+              lb, bl, rowType,
+              DenseElementsAttr::get(rowType,
+                                     lb.getFloatAttr(lb.getF32Type(), ninf)));
+          Value noKey = arith::CmpFOp::create(
+              lb, bl, arith::CmpFPredicate::OEQ, mNew, negInf);
+          Value mSafe = arith::SelectOp::create(
+              lb, bl, noKey, splat(lb, bl, rowType, 0.0), mNew);
+          // mc = mSafe'·c
+          Value mc = arith::MulFOp::create(lb, bl, mSafe,
+                                           splat(lb, bl, rowType, c));
+          // P = exp2(S·c − mc)
+          Value sc =
+              arith::MulFOp::create(lb, bl, s, splat(lb, bl, scoreType, c));
+          Value mcB = BroadcastOp::create(lb, bl, scoreType, mc);
+          Value p = math::Exp2Op::create(
+              lb, bl, arith::SubFOp::create(lb, bl, sc, mcB));
+          // α = exp2(m·c − mc): 0 while m = -inf (nothing summed yet).
+          Value alpha = math::Exp2Op::create(
+              lb, bl,
+              arith::SubFOp::create(
+                  lb, bl,
+                  arith::MulFOp::create(lb, bl, mOld,
+                                        splat(lb, bl, rowType, c)),
+                  mc));
+          // l' = α·l + rowsum(P)
+          Value rowSum = ReduceOp::create(lb, bl, rowType, ReduceKind::Sum, p);
+          Value lNew = arith::AddFOp::create(
+              lb, bl, arith::MulFOp::create(lb, bl, alpha, lOld), rowSum);
+          // A' = α·A + P·V, with P in the element type the pv pass used.
+          Value alphaB = BroadcastOp::create(lb, bl, accType, alpha);
+          Value accScaled = arith::MulFOp::create(lb, bl, alphaB, accOld);
+          Value pCast = p;
+          if (pType.getElementType() != scoreType.getElementType())
+            pCast = arith::TruncFOp::create(lb, bl, pType, p);
+          IRMapping vmap;
+          if (failed(cloneSlice(lb, pvLoop, pvDot->getRhs(), kb, firstLoop,
+                                dom, vmap)))
+            status = failure();
+          Value v = vmap.lookupOrDefault(pvDot->getRhs());
+          Value accNew = DotOp::create(lb, bl, accType, pCast, v, accScaled,
+                                       /*rhs_transposed=*/false);
+          scf::YieldOp::create(lb, bl, ValueRange{mNew, lNew, accNew});
+        });
+    if (failed(status)) {
+      fused.erase();
+      return failure();
+    }
+    fused->setAttr(kOnlineSoftmaxAttrName, b.getUnitAttr());
+    fused->setAttr(kSoftmaxScaleAttrName, b.getF32FloatAttr(n.scale));
+    m = fused.getResult(0);
+    l = fused.getResult(1);
+    acc = fused.getResult(2);
+  }
+
+  // O = A / l, once, after the last block (a row that saw no key has l = 0
+  // and A = 0: divide by 1 to give O = 0).
+  Value zero = splat(b, loc, rowType, 0.0);
+  Value lZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l,
+                                      zero);
+  Value lSafe =
+      arith::SelectOp::create(b, loc, lZero, splat(b, loc, rowType, 1.0), l);
+  Value lB = BroadcastOp::create(b, loc, accType, lSafe);
+  Value out = arith::DivFOp::create(b, loc, acc, lB);
+
+  n.maxLoops.back().getResult(0).replaceAllUsesWith(m);
+  n.sumLoops.back().getResult(0).replaceAllUsesWith(l);
+  n.pvLoops.back().getResult(0).replaceAllUsesWith(out);
+  for (auto loops : {&n.pvLoops, &n.sumLoops, &n.maxLoops})
+    for (scf::ForOp loop : llvm::reverse(*loops))
+      loop.erase();
+  return success();
+}
+
+struct FuseOnlineSoftmaxPass
+    : public attn::impl::AttnFuseOnlineSoftmaxBase<FuseOnlineSoftmaxPass> {
+  void runOnOperation() override {
+    // Group the tagged loops by the block they live in (one block per
+    // program of the tiled grid).
+    llvm::MapVector<Block *, NaiveSoftmax> groups;
+    getOperation()->walk([&](scf::ForOp loop) {
+      StringRef pass = passOf(loop);
+      if (pass.empty())
+        return;
+      NaiveSoftmax &n = groups[loop->getBlock()];
+      if (pass == "max")
+        n.maxLoops.push_back(loop);
+      else if (pass == "sum")
+        n.sumLoops.push_back(loop);
+      else
+        n.pvLoops.push_back(loop);
+    });
+    DominanceInfo dom(getOperation());
+    for (auto &[block, n] : groups) {
+      if (failed(fuse(n, dom)))
+        return signalPassFailure();
+      // The naive form's between-pass values (such as its l == 0 guard) may
+      // now be dead.
+      for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*block)))
+        if (isOpTriviallyDead(&op))
+          op.erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,383 @@
+//===- TileAttention.cpp - IO-aware tiling of attn.attention ----*- C++ -*-===//
+//
+// attn.attention  ==>  scf.forall over (batch, query head, query block) and,
+// inside each program, the naive three-pass tiled softmax over key/value
+// blocks (row max, row sum, P·V), each pass split into an unmasked segment
+// (blocks every row of the query block sees whole) and a masked segment
+// (blocks crossing the causal diagonal or the end of the keys). Blocks wholly
+// above the causal diagonal are never visited.
+//
+//===----------------------------------------------------------------------===//
+#include "attn/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace mlir::attn {
+#define GEN_PASS_DEF_ATTNTILEATTENTION
+#include "attn/Transforms/Passes.h.inc"
+} // namespace mlir::attn
+
+using namespace mlir;
+using namespace mlir::attn;
+
+static constexpr int64_t kMinDerivedBlock = 16;
+static constexpr int64_t kMaxDerivedBlock = 128;
+static constexpr int64_t kMaxBlock = 1024;
+
+int64_t mlir::attn::tileFootprintBytes(BlockSizes b, int64_t d, int64_t dv,
+                                       int64_t elemBytes) {
+  return (b.blockQ * d + b.blockKV * d + b.blockKV * dv) * elemBytes;
+}
+
+BlockSizes mlir::attn::deriveBlockSizes(TargetAttr target, int64_t d,
+                                        int64_t dv, int64_t elemBytes) {
+  // FlashAttention (Dao et al. 2022, Algorithm 1): with M elements of on-chip
+  // memory, Bc = ceil(M / 4d) and Br = min(Bc, d), so that the Q, K, V and O
+  // blocks together fit in M.
+  int64_t m = target.getSmemPerBlock() / elemBytes;
+  int64_t hd = std::max(d, dv);
+  int64_t bc = llvm::divideCeil(m, 4 * hd);
+  int64_t br = std::min(bc, hd);
+  // Tensor-core tiles want powers of two, at least one 16-row MMA tile and
+  // no more rows than a block's registers can hold accumulators for.
+  auto clampPow2 = [](int64_t x) {
+    x = std::clamp<int64_t>(x, kMinDerivedBlock, kMaxDerivedBlock);
+    return static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(x)));
+  };
+  BlockSizes b{clampPow2(br), clampPow2(bc)};
+  // Shrink the larger block until one Q, K and V block fit the memory.
+  while (tileFootprintBytes(b, d, dv, elemBytes) > target.getSmemPerBlock() &&
+         (b.blockQ > kMinDerivedBlock || b.blockKV > kMinDerivedBlock)) {
+    if (b.blockKV >= b.blockQ && b.blockKV > kMinDerivedBlock)
+      b.blockKV /= 2;
+    else
+      b.blockQ /= 2;
+  }
+  return b;
+}
+
+namespace {
+
+/// Builds index arithmetic with signed semantics (sequence offsets such as
+/// Nk - Nq may be negative).
+struct IndexMath {
+  OpBuilder &b;
+  Location loc;
+  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+  Value floorDiv(Value x, Value y) {
+    return arith::FloorDivSIOp::create(b, loc, x, y);
+  }
+  Value ceilDiv(Value x, Value y) {
+    return arith::CeilDivSIOp::create(b, loc, x, y);
+  }
+  Value dim(Value memref, int64_t d) {
+    return memref::DimOp::create(b, loc, memref, d);
+  }
+};
+
+/// Everything one program (one query block of one head) needs to emit its
+/// key/value loops.
+struct ProgramContext {
+  mutable AttentionOp op;
+  BlockSizes blocks;
+  Value b, h, kvHead;           // batch, query head, key/value head
+  Value qStart, qRows;          // first query row of the block, valid rows
+  Value nq, nk;                 // sequence lengths
+  Value qTile;                  // tensor<Br x D x T>
+  RankedTensorType scoreType;   // tensor<Br x Bc x f32>
+  RankedTensorType rowType;     // tensor<Br x f32>
+};
+
+Value splat(OpBuilder &b, Location loc, RankedTensorType type, double v) {
+  auto attr = b.getFloatAttr(type.getElementType(), v);
+  return arith::ConstantOp::create(b, loc, type,
+                                   DenseElementsAttr::get(type, attr));
+}
+
+Value negInfSplat(OpBuilder &b, Location loc, RankedTensorType type) {
+  auto ninf = APFloat::getInf(APFloat::IEEEsingle(), /*Negative=*/true);
+  return arith::ConstantOp::create(
+      b, loc, type,
+      DenseElementsAttr::get(type, b.getFloatAttr(b.getF32Type(), ninf)));
+}
+
+/// S = Q·Kᵀ for key/value block `kb`, masked (-inf) where `masked` says the
+/// block may hold invisible keys. Returns S and the block's first key row
+/// and valid row count.
+std::tuple<Value, Value, Value> emitScores(OpBuilder &b, Location loc,
+                                           const ProgramContext &pc, Value kb,
+                                           bool masked) {
+  IndexMath im{b, loc};
+  Value bc = im.cst(pc.blocks.blockKV);
+  Value kvStart = im.mul(kb, bc);
+  Value kvRows = im.min(im.sub(pc.nk, kvStart), bc);
+  int64_t d = pc.op.getHeadDim();
+  auto kType = RankedTensorType::get({pc.blocks.blockKV, d},
+                                     pc.op.getElementType());
+  Value kTile = LoadTileOp::create(b, loc, kType, pc.op.getKey(),
+                                   ValueRange{pc.b, pc.kvHead, kvStart},
+                                   kvRows);
+  Value zero = splat(b, loc, pc.scoreType, 0.0);
+  Value s = DotOp::create(b, loc, pc.scoreType, pc.qTile, kTile, zero,
+                          /*rhs_transposed=*/true);
+  if (masked)
+    s = MaskOp::create(b, loc, pc.scoreType, s, pc.qStart, pc.nq, kvStart,
+                       pc.nk, pc.op.getCausal());
+  return {s, kvStart, kvRows};
+}
+
+/// One key/value segment [lo, hi) of the loops, and whether it is masked.
+struct Segment {
+  Value lo, hi;
+  bool masked;
+};
+
+/// Emits one pass of the naive tiled softmax over all segments, chaining the
+/// carried value from segment to segment. `body` builds the new carried
+/// value from (scores, kvStart, kvRows, carried).
+Value emitPass(OpBuilder &b, Location loc, const ProgramContext &pc,
+               ArrayRef<Segment> segments, StringRef passName, float scale,
+               Value init,
+               function_ref<Value(OpBuilder &, Value, Value, Value, Value)>
+                   body) {
+  Value carried = init;
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  for (const Segment &seg : segments) {
+    auto loop = scf::ForOp::create(
+        b, loc, seg.lo, seg.hi, one, ValueRange{carried},
+        [&](OpBuilder &lb, Location l, Value kb, ValueRange args) {
+          auto [s, kvStart, kvRows] = emitScores(lb, l, pc, kb, seg.masked);
+          Value next = body(lb, s, kvStart, kvRows, args[0]);
+          scf::YieldOp::create(lb, l, next);
+        });
+    loop->setAttr(kSoftmaxPassAttrName, b.getStringAttr(passName));
+    loop->setAttr(kSoftmaxScaleAttrName, b.getF32FloatAttr(scale));
+    carried = loop.getResult(0);
+  }
+  return carried;
+}
+
+/// exp(scale·(S − m)) with m broadcast along the rows.
+Value emitExpScaled(OpBuilder &b, Location loc, const ProgramContext &pc,
+                    Value s, Value mSafe, float scale) {
+  Value mB = BroadcastOp::create(b, loc, pc.scoreType, mSafe);
+  Value diff = arith::SubFOp::create(b, loc, s, mB);
+  Value scaled =
+      arith::MulFOp::create(b, loc, diff, splat(b, loc, pc.scoreType, scale));
+  return math::ExpOp::create(b, loc, scaled);
+}
+
+LogicalResult resolveTarget(AttentionOp op, StringRef option,
+                            TargetAttr &target) {
+  if ((target = op.getTargetAttr()))
+    return success();
+  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+    if (auto t = p->getAttrOfType<TargetAttr>(kTargetAttrName)) {
+      target = t;
+      return success();
+    }
+  target = TargetAttr::getKnown(op.getContext(), option);
+  if (!target)
+    return op.emitError() << "unknown target '" << option
+                          << "' (expected cpu, sm_80, sm_86, sm_89, sm_90 or "
+                             "sm_90a)";
+  return success();
+}
+
+struct TileAttentionPass
+    : public attn::impl::AttnTileAttentionBase<TileAttentionPass> {
+  using Base::Base;
+
+  LogicalResult chooseBlocks(AttentionOp op, BlockSizes &blocks) {
+    TargetAttr tgt;
+    if (failed(resolveTarget(op, target.getValue(), tgt)))
+      return failure();
+    int64_t elemBytes = op.getElementType().getIntOrFloatBitWidth() / 8;
+    int64_t d = op.getHeadDim(), dv = op.getValueHeadDim();
+    blocks = deriveBlockSizes(tgt, d, dv, elemBytes);
+    for (auto [name, opt, dst] :
+         {std::tuple{"block-q", int64_t(blockQ), &blocks.blockQ},
+          std::tuple{"block-kv", int64_t(blockKV), &blocks.blockKV}}) {
+      if (opt == 0)
+        continue;
+      if (opt < 1 || opt > kMaxBlock || !llvm::isPowerOf2_64(opt))
+        return op.emitError() << "pass option " << name
+                              << " must be a power of two in [1, "
+                              << kMaxBlock << "], got " << opt;
+      *dst = opt;
+    }
+    if (auto a = op.getBlockQAttr())
+      blocks.blockQ = a.getInt();
+    if (auto a = op.getBlockKvAttr())
+      blocks.blockKV = a.getInt();
+    int64_t need = tileFootprintBytes(blocks, d, dv, elemBytes);
+    if (need > tgt.getSmemPerBlock())
+      return op.emitError()
+             << "block sizes Br=" << blocks.blockQ << ", Bc=" << blocks.blockKV
+             << " need " << need << " bytes of on-chip memory for the Q, K "
+             << "and V tiles, but target " << tgt.getArch() << " offers "
+             << tgt.getSmemPerBlock();
+    return success();
+  }
+
+  LogicalResult tile(AttentionOp op) {
+    BlockSizes blocks;
+    if (failed(chooseBlocks(op, blocks)))
+      return failure();
+
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    IndexMath im{b, loc};
+    MLIRContext *ctx = op.getContext();
+    Type f32 = b.getF32Type();
+    Type elemType = op.getElementType();
+    int64_t d = op.getHeadDim(), dv = op.getValueHeadDim();
+    int64_t br = blocks.blockQ;
+    float scale = static_cast<float>(op.getScaleValue());
+    bool causal = op.getCausal();
+
+    Value q = op.getQuery(), k = op.getKey();
+    Value batch = im.dim(q, 0), hq = im.dim(q, 1), nq = im.dim(q, 2);
+    Value hkv = im.dim(k, 1), nk = im.dim(k, 2);
+    // G query heads share one key/value head (GQA/MQA; G = 1 for MHA).
+    Value group = arith::DivUIOp::create(b, loc, hq, hkv);
+    Value brV = im.cst(br), bcV = im.cst(blocks.blockKV);
+    Value numQBlocks = im.ceilDiv(nq, brV);
+
+    auto forall = scf::ForallOp::create(
+        b, loc, ArrayRef<OpFoldResult>{batch, hq, numQBlocks}, ValueRange{},
+        std::nullopt);
+    b.setInsertionPointToStart(forall.getBody());
+    Value bIdx = forall.getInductionVar(0), hIdx = forall.getInductionVar(1),
+          qBlock = forall.getInductionVar(2);
+
+    ProgramContext pc;
+    pc.op = op;
+    pc.blocks = blocks;
+    pc.b = bIdx;
+    pc.h = hIdx;
+    pc.kvHead = arith::DivUIOp::create(b, loc, hIdx, group);
+    pc.qStart = im.mul(qBlock, brV);
+    pc.qRows = im.min(im.sub(nq, pc.qStart), brV);
+    pc.nq = nq;
+    pc.nk = nk;
+    pc.scoreType = RankedTensorType::get({br, blocks.blockKV}, f32);
+    pc.rowType = RankedTensorType::get({br}, f32);
+    pc.qTile = LoadTileOp::create(b, loc,
+                                  RankedTensorType::get({br, d}, elemType), q,
+                                  ValueRange{bIdx, hIdx, pc.qStart}, pc.qRows);
+
+    // Key/value blocks [0, nFull) are visible whole to every row of this
+    // query block; [nFull, nEnd) need a mask; blocks from nEnd on are wholly
+    // masked and skipped.
+    Value c0 = im.cst(0);
+    Value nFull, nEnd;
+    if (causal) {
+      // Bottom-right alignment: query row i sees key j iff j <= i + (Nk-Nq).
+      Value diag = im.sub(nk, nq);
+      // The last valid row sees keys [0, qStart + qRows + diag).
+      Value kvEnd = im.max(im.min(nk, im.add(im.add(pc.qStart, pc.qRows), diag)),
+                           c0);
+      nEnd = im.ceilDiv(kvEnd, bcV);
+      // Block j is whole for the first row iff (j+1)·Bc - 1 <= qStart + diag.
+      Value firstRowEnd = im.add(im.add(pc.qStart, diag), im.cst(1));
+      nFull = im.max(im.floorDiv(firstRowEnd, bcV), c0);
+      nFull = im.min(nFull, im.floorDiv(nk, bcV));
+      nFull = im.min(nFull, nEnd);
+    } else {
+      nEnd = im.ceilDiv(nk, bcV);
+      nFull = im.floorDiv(nk, bcV);
+    }
+    SmallVector<Segment> segments = {{c0, nFull, false}, {nFull, nEnd, true}};
+
+    // Pass 1: m = max_j S[i, j] (raw scores; scale > 0 keeps the argmax).
+    Value m = emitPass(
+        b, loc, pc, segments, "max", scale, negInfSplat(b, loc, pc.rowType),
+        [&](OpBuilder &lb, Value s, Value, Value, Value mOld) -> Value {
+          Value rowMax =
+              ReduceOp::create(lb, loc, pc.rowType, ReduceKind::Max, s);
+          return arith::MaximumFOp::create(lb, loc, mOld, rowMax);
+        });
+    // mSafe = (m == -inf) ? 0 : m: a row that sees no key keeps
+    // exp(S - mSafe) = exp(-inf) = 0 instead of exp(-inf + inf) = NaN.
+    Value negInf = negInfSplat(b, loc, pc.rowType);
+    Value zeroRow = splat(b, loc, pc.rowType, 0.0);
+    Value noKey = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m,
+                                        negInf);
+    Value mSafe = arith::SelectOp::create(b, loc, noKey, zeroRow, m);
+
+    // Pass 2: l = Σ_j exp(scale·(S[i, j] − m)).
+    Value l = emitPass(
+        b, loc, pc, segments, "sum", scale, zeroRow,
+        [&](OpBuilder &lb, Value s, Value, Value, Value lOld) -> Value {
+          Value p = emitExpScaled(lb, loc, pc, s, mSafe, scale);
+          Value rowSum =
+              ReduceOp::create(lb, loc, pc.rowType, ReduceKind::Sum, p);
+          return arith::AddFOp::create(lb, loc, lOld, rowSum);
+        });
+    // lSafe = (l == 0) ? 1 : l: a row that sees no key has P = 0 and O = 0.
+    Value lZero =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, zeroRow);
+    Value lSafe = arith::SelectOp::create(b, loc, lZero,
+                                          splat(b, loc, pc.rowType, 1.0), l);
+
+    // Pass 3: O = Σ_j (exp(scale·(S − m)) / l) · V_j, with P rounded to the
+    // element type of V as the tensor cores will consume it.
+    auto accType = RankedTensorType::get({br, dv}, f32);
+    auto vType = RankedTensorType::get({blocks.blockKV, dv}, elemType);
+    Value acc = emitPass(
+        b, loc, pc, segments, "pv", scale, splat(b, loc, accType, 0.0),
+        [&](OpBuilder &lb, Value s, Value kvStart, Value kvRows,
+            Value accOld) -> Value {
+          Value e = emitExpScaled(lb, loc, pc, s, mSafe, scale);
+          Value lB = BroadcastOp::create(lb, loc, pc.scoreType, lSafe);
+          Value p = arith::DivFOp::create(lb, loc, e, lB);
+          if (!elemType.isF32())
+            p = arith::TruncFOp::create(
+                lb, loc, RankedTensorType::get({br, blocks.blockKV}, elemType),
+                p);
+          Value vTile = LoadTileOp::create(
+              lb, loc, vType, op.getValue(),
+              ValueRange{pc.b, pc.kvHead, kvStart}, kvRows);
+          return DotOp::create(lb, loc, accType, p, vTile, accOld,
+                               /*rhs_transposed=*/false);
+        });
+
+    StoreTileOp::create(b, loc, acc, op.getOutput(),
+                        ValueRange{bIdx, hIdx, pc.qStart}, pc.qRows);
+    if (Value lse = op.getLse()) {
+      // LSE = scale·m + log(l) in natural-log units; -inf for a row that
+      // sees no key.
+      Value scaledM = arith::MulFOp::create(
+          b, loc, mSafe, splat(b, loc, pc.rowType, scale));
+      Value logL = math::LogOp::create(b, loc, lSafe);
+      Value rowLse = arith::AddFOp::create(b, loc, scaledM, logL);
+      rowLse = arith::SelectOp::create(b, loc, lZero, negInf, rowLse);
+      StoreTileOp::create(b, loc, rowLse, lse,
+                          ValueRange{bIdx, hIdx, pc.qStart}, pc.qRows);
+    }
+    (void)ctx;
+    op.erase();
+    return success();
+  }
+
+  void runOnOperation() override {
+    SmallVector<AttentionOp> ops;
+    getOperation()->walk([&](AttentionOp op) { ops.push_back(op); });
+    for (AttentionOp op : ops)
+      if (failed(tile(op)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,88 @@
+//===- Reference.h - float64 reference attention ----------------*- C++ -*-===//
+//
+// Host-side helpers every attn driver shares: f16/bf16 conversions, the
+// naive float64 attention that results are checked against, and the error
+// metrics. No MLIR, no CUDA.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ATTN_RUNTIME_REFERENCE_H
+#define ATTN_RUNTIME_REFERENCE_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+enum class DType { F32, F16, BF16 };
+
+/// "f32", "f16", "bf16".
+const char *dtypeName(DType t);
+/// Parses a dtype name; false if unknown.
+bool parseDType(const std::string &name, DType &out);
+/// Bytes per element.
+size_t dtypeSize(DType t);
+
+/// IEEE binary16 and bfloat16 conversions, round to nearest even.
+float halfToFloat(uint16_t h);
+uint16_t floatToHalf(float f);
+float bf16ToFloat(uint16_t h);
+uint16_t floatToBf16(float f);
+
+/// An attention problem: Q [B, Hq, Nq, D], K [B, Hkv, Nk, D],
+/// V [B, Hkv, Nk, Dv], O [B, Hq, Nq, Dv], LSE [B, Hq, Nq]; all contiguous.
+struct Problem {
+  int64_t batch = 1, headsQ = 1, headsKV = 1, seqQ = 1, seqK = 1;
+  int64_t headDim = 64, headDimV = 64;
+  bool causal = false;
+  double scale = 0; ///< 0: 1/sqrt(headDim)
+  DType dtype = DType::F32;
+
+  double effectiveScale() const;
+  size_t numQ() const { return size_t(batch * headsQ * seqQ * headDim); }
+  size_t numK() const { return size_t(batch * headsKV * seqK * headDim); }
+  size_t numV() const { return size_t(batch * headsKV * seqK * headDimV); }
+  size_t numO() const { return size_t(batch * headsQ * seqQ * headDimV); }
+  size_t numLse() const { return size_t(batch * headsQ * seqQ); }
+  /// Empty if the problem is well formed, else what is wrong.
+  std::string validate() const;
+};
+
+/// Naive attention in float64. Causal is bottom-right aligned: query i sees
+/// key j iff j <= i + (Nk - Nq). A row that sees no key gets O = 0 and
+/// LSE = -inf.
+void referenceAttention(const Problem &p, const std::vector<double> &q,
+                        const std::vector<double> &k,
+                        const std::vector<double> &v, std::vector<double> &o,
+                        std::vector<double> &lse);
+
+/// How far `got` is from `want`.
+struct ErrorStats {
+  double maxAbs = 0;   ///< max |got - want| over finite pairs
+  double relative = 0; ///< ||got - want||_2 / ||want||_2 (finite entries)
+  size_t nonFinite = 0; ///< entries where got is NaN/inf but want is not,
+                        ///< or the infinities differ
+  size_t count = 0;
+};
+ErrorStats compare(const std::vector<double> &got,
+                   const std::vector<double> &want);
+
+/// The relative-error tolerance the checks use for a dtype: 1e-5 for f32,
+/// 1e-2 for f16 and bf16.
+double tolerance(DType t);
+
+/// Fills `values` with draws from N(0, 1) rounded to `t`, and `storage`
+/// with their encoding (4 bytes per f32 element, 2 per f16/bf16).
+void fillRandom(DType t, uint64_t seed, size_t n, std::vector<double> &values,
+                std::vector<uint8_t> &storage);
+
+/// Decodes `n` elements of type `t` from `storage`.
+std::vector<double> decode(DType t, const uint8_t *storage, size_t n);
+
+/// Fills `storage` with `n` NaNs of type `t` (poison before a run).
+void fillNaN(DType t, size_t n, std::vector<uint8_t> &storage);
+
+} // namespace attn
+
+#endif // ATTN_RUNTIME_REFERENCE_H

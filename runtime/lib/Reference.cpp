@@ -1,0 +1,247 @@
+//===- Reference.cpp - float64 reference attention --------------*- C++ -*-===//
+#include "attn/runtime/Reference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+namespace attn {
+
+const char *dtypeName(DType t) {
+  switch (t) {
+  case DType::F32:
+    return "f32";
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
+  }
+  return "?";
+}
+
+bool parseDType(const std::string &name, DType &out) {
+  if (name == "f32")
+    out = DType::F32;
+  else if (name == "f16")
+    out = DType::F16;
+  else if (name == "bf16")
+    out = DType::BF16;
+  else
+    return false;
+  return true;
+}
+
+size_t dtypeSize(DType t) { return t == DType::F32 ? 4 : 2; }
+
+static uint32_t bitsOf(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+static float floatOf(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+float bf16ToFloat(uint16_t h) { return floatOf(uint32_t(h) << 16); }
+
+uint16_t floatToBf16(float f) {
+  uint32_t u = bitsOf(f);
+  if (std::isnan(f))
+    return uint16_t((u >> 16) | 0x40); // keep sign, force a quiet NaN
+  // Round to nearest even on the 16 dropped bits.
+  uint32_t rounding = 0x7FFF + ((u >> 16) & 1);
+  return uint16_t((u + rounding) >> 16);
+}
+
+float halfToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000) << 16;
+  uint32_t exp = (h >> 10) & 0x1F, mant = h & 0x3FF;
+  if (exp == 0x1F) // inf or NaN
+    return floatOf(sign | 0x7F800000 | (mant << 13));
+  if (exp == 0) { // zero or subnormal: mant · 2^-24
+    float v = std::ldexp(float(mant), -24);
+    return sign ? -v : v;
+  }
+  return floatOf(sign | ((exp + 112) << 23) | (mant << 13));
+}
+
+uint16_t floatToHalf(float f) {
+  uint32_t u = bitsOf(f);
+  uint16_t sign = uint16_t((u >> 16) & 0x8000);
+  if (std::isnan(f))
+    return sign | 0x7E00;
+  float a = std::fabs(f);
+  if (a >= 65520.0f) // rounds to infinity
+    return sign | 0x7C00;
+  if (a < std::ldexp(1.0f, -14)) {
+    // Subnormal: a multiple of 2^-24, nearbyint rounds half to even.
+    float m = std::nearbyint(std::ldexp(a, 24));
+    return sign | uint16_t(m);
+  }
+  // Normal: round the 23-bit mantissa to 10 bits, nearest even; a carry
+  // into the exponent is the correct result.
+  uint32_t abs = u & 0x7FFFFFFF;
+  uint32_t rounded = abs + 0xFFF + ((abs >> 13) & 1);
+  return sign | uint16_t(((rounded >> 13) - (112u << 10)));
+}
+
+double Problem::effectiveScale() const {
+  return scale != 0 ? scale : 1.0 / std::sqrt(double(headDim));
+}
+
+std::string Problem::validate() const {
+  struct {
+    const char *name;
+    int64_t v;
+  } dims[] = {{"batch", batch},       {"heads", headsQ},
+              {"kv-heads", headsKV},  {"seq-q", seqQ},
+              {"seq-k", seqK},        {"head-dim", headDim},
+              {"head-dim-v", headDimV}};
+  for (auto &d : dims)
+    if (d.v < 1)
+      return std::string(d.name) + " must be >= 1, got " + std::to_string(d.v);
+  if (headsQ % headsKV)
+    return "heads (" + std::to_string(headsQ) +
+           ") must be a multiple of kv-heads (" + std::to_string(headsKV) + ")";
+  if (!(effectiveScale() > 0) || !std::isfinite(effectiveScale()))
+    return "scale must be positive and finite";
+  // Keep every tensor addressable with 32-bit element offsets.
+  const double limit = double(std::numeric_limits<int32_t>::max());
+  for (double n : {double(batch) * headsQ * seqQ * std::max(headDim, headDimV),
+                   double(batch) * headsKV * seqK * std::max(headDim, headDimV)})
+    if (n > limit)
+      return "problem too large: a tensor would exceed 2^31-1 elements";
+  return "";
+}
+
+void referenceAttention(const Problem &p, const std::vector<double> &q,
+                        const std::vector<double> &k,
+                        const std::vector<double> &v, std::vector<double> &o,
+                        std::vector<double> &lse) {
+  const int64_t D = p.headDim, Dv = p.headDimV, Nq = p.seqQ, Nk = p.seqK;
+  const int64_t group = p.headsQ / p.headsKV;
+  const double scale = p.effectiveScale();
+  o.assign(p.numO(), 0.0);
+  lse.assign(p.numLse(), 0.0);
+  std::vector<double> s(size_t(Nk));
+  for (int64_t b = 0; b < p.batch; ++b)
+    for (int64_t h = 0; h < p.headsQ; ++h) {
+      int64_t hk = h / group;
+      const double *kb = &k[size_t(((b * p.headsKV + hk) * Nk) * D)];
+      const double *vb = &v[size_t(((b * p.headsKV + hk) * Nk) * Dv)];
+      for (int64_t i = 0; i < Nq; ++i) {
+        const double *qi = &q[size_t(((b * p.headsQ + h) * Nq + i) * D)];
+        double *oi = &o[size_t(((b * p.headsQ + h) * Nq + i) * Dv)];
+        double &li = lse[size_t((b * p.headsQ + h) * Nq + i)];
+        // Keys visible to row i: j < Nk, and j <= i + (Nk - Nq) if causal.
+        int64_t visible = p.causal ? std::min(Nk, std::max<int64_t>(
+                                                      i + (Nk - Nq) + 1, 0))
+                                   : Nk;
+        if (visible == 0) {
+          li = -std::numeric_limits<double>::infinity();
+          continue;
+        }
+        double m = -std::numeric_limits<double>::infinity();
+        for (int64_t j = 0; j < visible; ++j) {
+          double acc = 0;
+          for (int64_t d = 0; d < D; ++d)
+            acc += qi[d] * kb[j * D + d];
+          s[size_t(j)] = acc * scale;
+          m = std::max(m, s[size_t(j)]);
+        }
+        double sum = 0;
+        for (int64_t j = 0; j < visible; ++j) {
+          s[size_t(j)] = std::exp(s[size_t(j)] - m);
+          sum += s[size_t(j)];
+        }
+        for (int64_t j = 0; j < visible; ++j) {
+          double pj = s[size_t(j)] / sum;
+          for (int64_t d = 0; d < Dv; ++d)
+            oi[d] += pj * vb[j * Dv + d];
+        }
+        li = m + std::log(sum);
+      }
+    }
+}
+
+ErrorStats compare(const std::vector<double> &got,
+                   const std::vector<double> &want) {
+  ErrorStats e;
+  e.count = want.size();
+  double num = 0, den = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    double g = i < got.size() ? got[i]
+                              : std::numeric_limits<double>::quiet_NaN();
+    double w = want[i];
+    if (std::isnan(g) || std::isinf(g) || std::isinf(w)) {
+      // Infinities must match exactly (e.g. LSE = -inf); NaN never passes.
+      if (!(std::isinf(g) && std::isinf(w) && (g > 0) == (w > 0)))
+        ++e.nonFinite;
+      continue;
+    }
+    double diff = std::fabs(g - w);
+    e.maxAbs = std::max(e.maxAbs, diff);
+    num += diff * diff;
+    den += w * w;
+  }
+  e.relative = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+  return e;
+}
+
+double tolerance(DType t) { return t == DType::F32 ? 1e-5 : 1e-2; }
+
+static void encodeOne(DType t, double x, uint8_t *dst) {
+  if (t == DType::F32) {
+    float f = float(x);
+    std::memcpy(dst, &f, 4);
+  } else {
+    uint16_t h = t == DType::F16 ? floatToHalf(float(x)) : floatToBf16(float(x));
+    std::memcpy(dst, &h, 2);
+  }
+}
+
+static double decodeOne(DType t, const uint8_t *src) {
+  if (t == DType::F32) {
+    float f;
+    std::memcpy(&f, src, 4);
+    return f;
+  }
+  uint16_t h;
+  std::memcpy(&h, src, 2);
+  return t == DType::F16 ? halfToFloat(h) : bf16ToFloat(h);
+}
+
+std::vector<double> decode(DType t, const uint8_t *storage, size_t n) {
+  std::vector<double> out(n);
+  size_t es = dtypeSize(t);
+  for (size_t i = 0; i < n; ++i)
+    out[i] = decodeOne(t, storage + i * es);
+  return out;
+}
+
+void fillRandom(DType t, uint64_t seed, size_t n, std::vector<double> &values,
+                std::vector<uint8_t> &storage) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> dist(0.0, 1.0);
+  size_t es = dtypeSize(t);
+  values.resize(n);
+  storage.assign(n * es, 0);
+  for (size_t i = 0; i < n; ++i) {
+    encodeOne(t, dist(rng), &storage[i * es]);
+    // The reference sees exactly the rounded value the kernel reads.
+    values[i] = decodeOne(t, &storage[i * es]);
+  }
+}
+
+void fillNaN(DType t, size_t n, std::vector<uint8_t> &storage) {
+  size_t es = dtypeSize(t);
+  storage.assign(n * es, 0);
+  for (size_t i = 0; i < n; ++i)
+    encodeOne(t, std::numeric_limits<double>::quiet_NaN(), &storage[i * es]);
+}
+
+} // namespace attn
