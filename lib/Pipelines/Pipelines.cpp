@@ -17,6 +17,8 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -80,4 +82,10 @@ void mlir::attn::registerAllAttnPasses() {
   registerAttnPasses();
   registerAttnConversionPasses();
   registerAttnPipelines();
+}
+
+void mlir::attn::registerAttnDialects(DialectRegistry &registry) {
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registry.insert<AttnDialect>();
 }

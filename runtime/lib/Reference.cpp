@@ -127,7 +127,7 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
   const double scale = p.effectiveScale();
   o.assign(p.numO(), 0.0);
   lse.assign(p.numLse(), 0.0);
-  std::vector<double> s(size_t(Nk));
+  std::vector<double> s(static_cast<size_t>(Nk));
   for (int64_t b = 0; b < p.batch; ++b)
     for (int64_t h = 0; h < p.headsQ; ++h) {
       int64_t hk = h / group;

@@ -9,8 +9,6 @@
 #include "attn/Pipelines/Pipelines.h"
 
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
@@ -19,9 +17,7 @@ int main(int argc, char **argv) {
   mlir::attn::registerAllAttnPasses();
 
   mlir::DialectRegistry registry;
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
-  registry.insert<mlir::attn::AttnDialect>();
+  mlir::attn::registerAttnDialects(registry);
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "attn optimizer driver: the attn compiler\n", registry));

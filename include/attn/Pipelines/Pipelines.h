@@ -40,6 +40,10 @@ void registerAttnPipelines();
 /// Registers every attn pass and pipeline.
 void registerAllAttnPasses();
 
+/// Adds the attn dialect and every upstream dialect and interface model the
+/// pipelines use (bufferization and deallocation models included).
+void registerAttnDialects(DialectRegistry &registry);
+
 } // namespace mlir::attn
 
 #endif // ATTN_PIPELINES_PIPELINES_H
