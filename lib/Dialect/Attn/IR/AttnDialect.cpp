@@ -87,10 +87,10 @@ LogicalResult AttnDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == kSoftmaxScaleAttrName) {
     auto f = dyn_cast<FloatAttr>(attr.getValue());
-    if (!f || !f.getType().isF32() || !(f.getValueAsDouble() > 0) ||
-        !std::isfinite(f.getValueAsDouble()))
+    if (!isa<scf::ForOp>(op) || !f || !f.getType().isF32() ||
+        !(f.getValueAsDouble() > 0) || !std::isfinite(f.getValueAsDouble()))
       return op->emitError() << "'" << kSoftmaxScaleAttrName
-                             << "' must be a positive finite f32";
+                             << "' must be a positive finite f32 on an scf.for";
     return success();
   }
   if (name == kOnlineSoftmaxAttrName) {

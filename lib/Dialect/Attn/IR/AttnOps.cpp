@@ -120,11 +120,16 @@ LogicalResult AttentionOp::verify() {
                          << o.getDimSize(3) << ")";
 
   DimChecker dc{getOperation()};
-  // Batch: all alike.
-  if (failed(dc.same("query", q, 0, "key", k, 0, "batch")) ||
-      failed(dc.same("query", q, 0, "value", v, 0, "batch")) ||
-      failed(dc.same("query", q, 0, "output", o, 0, "batch")))
-    return failure();
+  // Batch: all alike. Every pair is checked, so that a dynamic batch on one
+  // operand does not hide a mismatch between two others.
+  for (size_t i = 0; i < operands.size(); ++i) {
+    for (size_t j = i + 1; j < operands.size(); ++j) {
+      const Named &a = operands[i], &b = operands[j];
+      if (failed(dc.same(a.name, cast<MemRefType>(a.value.getType()), 0, b.name,
+                         cast<MemRefType>(b.value.getType()), 0, "batch")))
+        return failure();
+    }
+  }
   // Heads: O has Hq heads, K and V have Hkv heads.
   if (failed(dc.same("query", q, 1, "output", o, 1, "heads")) ||
       failed(dc.same("key", k, 1, "value", v, 1, "heads")))
@@ -133,19 +138,30 @@ LogicalResult AttentionOp::verify() {
   if (failed(dc.same("query", q, 2, "output", o, 2, "sequence length")) ||
       failed(dc.same("key", k, 2, "value", v, 2, "sequence length")))
     return failure();
-  // GQA/MQA: each kv head serves Hq/Hkv query heads.
-  int64_t hq = q.getDimSize(1), hkv = k.getDimSize(1);
+  // LSE has the Hq heads and Nq rows of Q and O (its batch is checked above).
+  SmallVector<MemRefType> qHeads = {q, o};
+  if (getLse()) {
+    auto l = cast<MemRefType>(getLse().getType());
+    if (failed(dc.same("lse", l, 1, "query", q, 1, "heads")) ||
+        failed(dc.same("lse", l, 2, "query", q, 2, "sequence length")) ||
+        failed(dc.same("lse", l, 1, "output", o, 1, "heads")) ||
+        failed(dc.same("lse", l, 2, "output", o, 2, "sequence length")))
+      return failure();
+    qHeads.push_back(l);
+  }
+  // GQA/MQA: each kv head serves Hq/Hkv query heads. Each count is taken
+  // from any operand that has it static (the checks above made them agree).
+  auto staticHeads = [](ArrayRef<MemRefType> types) {
+    for (MemRefType t : types)
+      if (!t.isDynamicDim(1))
+        return t.getDimSize(1);
+    return ShapedType::kDynamic;
+  };
+  int64_t hq = staticHeads(qHeads), hkv = staticHeads({k, v});
   if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) && hq % hkv)
     return emitOpError() << "query heads (" << hq
                          << ") must be a multiple of key/value heads (" << hkv
                          << ")";
-  if (getLse()) {
-    auto l = cast<MemRefType>(getLse().getType());
-    if (failed(dc.same("lse", l, 0, "query", q, 0, "batch")) ||
-        failed(dc.same("lse", l, 1, "query", q, 1, "heads")) ||
-        failed(dc.same("lse", l, 2, "query", q, 2, "sequence length")))
-      return failure();
-  }
 
   if (auto s = getScaleAttr()) {
     double x = s.getValueAsDouble();
@@ -189,6 +205,10 @@ static LogicalResult verifyTileAccess(Operation *op, MemRefType mem,
                              << memName << " of rank " << mem.getRank()
                              << " and a tile of rank " << t << ", got "
                              << numIndices;
+  if (t == 2 && mem.isDynamicDim(mem.getRank() - 1))
+    return op->emitOpError()
+           << memName << "'s last dim must be static to match "
+           << "the tile columns (" << tile.getDimSize(1) << ")";
   if (t == 2 && tile.getDimSize(1) != mem.getDimSize(mem.getRank() - 1))
     return op->emitOpError()
            << "tile columns (" << tile.getDimSize(1) << ") must equal the "

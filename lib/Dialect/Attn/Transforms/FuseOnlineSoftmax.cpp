@@ -205,8 +205,10 @@ LogicalResult fuse(NaiveSoftmax &n, DominanceInfo &dom) {
   for (size_t i = 0; i < n.maxLoops.size(); ++i) {
     scf::ForOp maxLoop = n.maxLoops[i], pvLoop = n.pvLoops[i];
     FailureOr<Value> scores = scoresOf(maxLoop);
+    if (failed(scores))
+      return failure();
     FailureOr<DotOp> pvDot = pvDotOf(pvLoop);
-    if (failed(scores) || failed(pvDot))
+    if (failed(pvDot))
       return failure();
     auto scoreType = cast<RankedTensorType>(scores->getType());
     auto pType = cast<RankedTensorType>(pvDot->getLhs().getType());

@@ -33,8 +33,8 @@ def Attn_TargetAttr : AttrDef<Attn_Dialect, "Target"> {
   }];
   let parameters = (ins
     StringRefParameter<"architecture name">:$arch,
-    "int64_t":$smemPerBlock,
-    "int64_t":$numSms
+    "int64_t":$smem_per_block,
+    "int64_t":$num_sms
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

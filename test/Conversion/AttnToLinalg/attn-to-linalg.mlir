@@ -1,0 +1,134 @@
+// RUN: attn-opt %s -split-input-file -convert-attn-to-linalg -verify-diagnostics | FileCheck %s
+
+// A load reads the valid rows through a rank-reduced subview and pads the
+// rest of the tile with zeros.
+
+// CHECK-LABEL: func.func @load
+// CHECK-SAME:    (%[[SRC:.*]]: memref<?x?x?x64xbf16>, %[[B:.*]]: index, %[[H:.*]]: index, %[[ROW:.*]]: index, %[[N:.*]]: index)
+// CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : bf16
+// CHECK:         %[[VIEW:.*]] = memref.subview %[[SRC]][%[[B]], %[[H]], %[[ROW]], 0] [1, 1, %[[N]], 64] [1, 1, 1, 1] : memref<?x?x?x64xbf16> to memref<?x64xbf16, strided<[64, 1], offset: ?>>
+// CHECK:         %[[VALID:.*]] = bufferization.to_tensor %[[VIEW]] restrict
+// CHECK:         %[[PAD:.*]] = linalg.fill ins(%[[ZERO]] : bf16) outs(%{{.*}} : tensor<32x64xbf16>)
+// CHECK:         %[[TILE:.*]] = tensor.insert_slice %[[VALID]] into %[[PAD]][0, 0] [%[[N]], 64] [1, 1]
+// CHECK:         return %[[TILE]]
+func.func @load(%src: memref<?x?x?x64xbf16>, %b: index, %h: index, %row: index, %n: index) -> tensor<32x64xbf16> {
+  %t = attn.load_tile %src[%b, %h, %row] rows %n : memref<?x?x?x64xbf16> -> tensor<32x64xbf16>
+  return %t : tensor<32x64xbf16>
+}
+
+// -----
+
+// An f32 tile stored to bf16 is rounded first; only the valid rows are
+// written, in place.
+
+// CHECK-LABEL: func.func @store
+// CHECK:         %[[T:.*]] = arith.truncf %arg0 : tensor<32x64xf32> to tensor<32x64xbf16>
+// CHECK:         %[[VIEW:.*]] = memref.subview %arg1[%arg2, %arg3, %arg4, 0] [1, 1, %arg5, 64] [1, 1, 1, 1]
+// CHECK:         %[[SLICE:.*]] = tensor.extract_slice %[[T]][0, 0] [%arg5, 64] [1, 1]
+// CHECK:         bufferization.materialize_in_destination %[[SLICE]] in restrict writable %[[VIEW]]
+func.func @store(%t: tensor<32x64xf32>, %dst: memref<?x?x?x64xbf16>, %b: index, %h: index, %row: index, %n: index) {
+  attn.store_tile %t, %dst[%b, %h, %row] rows %n : tensor<32x64xf32>, memref<?x?x?x64xbf16>
+  return
+}
+
+// -----
+
+// A rank-1 tile (the row log-sum-exp) covers the last dim of a rank-3 memref.
+
+// CHECK-LABEL: func.func @store_rows
+// CHECK:         memref.subview %arg1[%arg2, %arg3, %arg4] [1, 1, %arg5] [1, 1, 1] : memref<?x?x?xf32> to memref<?xf32, strided<[1], offset: ?>>
+// CHECK:         tensor.extract_slice %arg0[0] [%arg5] [1] : tensor<32xf32> to tensor<?xf32>
+func.func @store_rows(%t: tensor<32xf32>, %dst: memref<?x?x?xf32>, %b: index, %h: index, %row: index, %n: index) {
+  attn.store_tile %t, %dst[%b, %h, %row] rows %n : tensor<32xf32>, memref<?x?x?xf32>
+  return
+}
+
+// -----
+
+// S = Q·Kᵀ: a contraction over d with the operands widened to f32.
+
+// CHECK-DAG:   #[[LHS:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG:   #[[RHST:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG:   #[[RHS:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG:   #[[ACC:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @dots
+// CHECK:         linalg.generic {indexing_maps = [#[[LHS]], #[[RHST]], #[[ACC]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME:      ins(%arg0, %arg1 : tensor<16x64xf16>, tensor<32x64xf16>) outs(%arg2 : tensor<16x32xf32>)
+// CHECK:           %[[A:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK:           %[[B:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK:           %[[P:.*]] = arith.mulf %[[A]], %[[B]]
+// CHECK:           %[[S:.*]] = arith.addf %{{.*}}, %[[P]]
+// CHECK:           linalg.yield %[[S]]
+// CHECK:         linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[ACC]]]
+// CHECK-NOT:       arith.extf
+// CHECK:           arith.mulf
+func.func @dots(%q: tensor<16x64xf16>, %k: tensor<32x64xf16>, %acc: tensor<16x32xf32>,
+                %p: tensor<16x32xf32>, %v: tensor<32x64xf32>, %acc2: tensor<16x64xf32>) -> (tensor<16x32xf32>, tensor<16x64xf32>) {
+  %s = attn.dot %q, %k, %acc {rhs_transposed} : tensor<16x64xf16>, tensor<32x64xf16> -> tensor<16x32xf32>
+  %o = attn.dot %p, %v, %acc2 : tensor<16x32xf32>, tensor<32x64xf32> -> tensor<16x64xf32>
+  return %s, %o : tensor<16x32xf32>, tensor<16x64xf32>
+}
+
+// -----
+
+// Mask: key kj = kv_start + j is hidden when kj >= kv_len, or (causal) when
+// kj > q_start + i + (kv_len - q_len).
+
+// CHECK-LABEL: func.func @mask
+// CHECK:         %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
+// CHECK:           %[[I:.*]] = linalg.index 0
+// CHECK:           %[[J:.*]] = linalg.index 1
+// CHECK:           %[[KJ:.*]] = arith.addi %arg3, %[[J]]
+// CHECK:           %[[PAST:.*]] = arith.cmpi sge, %[[KJ]], %arg4
+// CHECK:           %[[QI:.*]] = arith.addi %arg1, %[[I]]
+// CHECK:           %[[DIAG:.*]] = arith.subi %arg4, %arg2
+// CHECK:           %[[LAST:.*]] = arith.addi %[[QI]], %[[DIAG]]
+// CHECK:           %[[ABOVE:.*]] = arith.cmpi sgt, %[[KJ]], %[[LAST]]
+// CHECK:           %[[HIDDEN:.*]] = arith.ori %[[PAST]], %[[ABOVE]]
+// CHECK:           arith.select %[[HIDDEN]], %[[NINF]], %{{.*}}
+// CHECK-LABEL: func.func @mask_plain
+// CHECK:           arith.cmpi sge
+// CHECK-NOT:       arith.cmpi sgt
+func.func @mask(%s: tensor<16x32xf32>, %q0: index, %nq: index, %k0: index, %nk: index) -> tensor<16x32xf32> {
+  %m = attn.mask %s q(%q0, %nq) kv(%k0, %nk) {causal} : tensor<16x32xf32>
+  return %m : tensor<16x32xf32>
+}
+func.func @mask_plain(%s: tensor<16x32xf32>, %q0: index, %nq: index, %k0: index, %nk: index) -> tensor<16x32xf32> {
+  %m = attn.mask %s q(%q0, %nq) kv(%k0, %nk) : tensor<16x32xf32>
+  return %m : tensor<16x32xf32>
+}
+
+// -----
+
+// Row max starts from -inf, row sum from 0; broadcast repeats along columns.
+
+// CHECK-LABEL: func.func @rows
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG:     %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK:         %[[INIT:.*]] = linalg.fill ins(%[[NINF]] : f32)
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<16x32xf32>) outs(%[[INIT]] : tensor<16xf32>)
+// CHECK:           arith.maximumf
+// CHECK:         linalg.fill ins(%[[ZERO]] : f32)
+// CHECK:         linalg.generic
+// CHECK:           arith.addf
+// CHECK:         linalg.broadcast ins(%arg1 : tensor<16xf32>) outs(%{{.*}} : tensor<16x32xf32>) dimensions = [1]
+func.func @rows(%s: tensor<16x32xf32>, %m: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>, tensor<16x32xf32>) {
+  %mx = attn.reduce max %s : tensor<16x32xf32> -> tensor<16xf32>
+  %sm = attn.reduce sum %s : tensor<16x32xf32> -> tensor<16xf32>
+  %b = attn.broadcast %m : tensor<16xf32> -> tensor<16x32xf32>
+  return %mx, %sm, %b : tensor<16xf32>, tensor<16xf32>, tensor<16x32xf32>
+}
+
+// -----
+
+// The problem-level op has no linalg form of its own: it must be tiled first.
+
+func.func @untiled(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
+                   %v: memref<?x?x?x64xf32>, %o: memref<?x?x?x64xf32>) {
+  // expected-error @+1 {{attn.attention must be tiled before convert-attn-to-linalg (run attn-tile-attention)}}
+  attn.attention %q, %k, %v into %o
+      : memref<?x?x?x64xf32>, memref<?x?x?x64xf32>, memref<?x?x?x64xf32>,
+        memref<?x?x?x64xf32>
+  return
+}

@@ -1,0 +1,93 @@
+// RUN: attn-opt %s -split-input-file -attn-fuse-online-softmax -verify-diagnostics
+
+// A max pass with no sum and pv passes is not the naive form.
+func.func @missing_passes(%q: tensor<16x16xf32>, %key: memref<?x16xf32>, %n: index) -> tensor<16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ninf = arith.constant dense<0xFF800000> : tensor<16xf32>
+  %z = arith.constant dense<0.0> : tensor<16x16xf32>
+  // expected-error @+1 {{cannot fuse the softmax: expected as many 'max', 'sum' and 'pv' loops, got 1, 0 and 0}}
+  %m = scf.for %kb = %c0 to %n step %c1 iter_args(%mi = %ninf) -> tensor<16xf32> {
+    %k = attn.load_tile %key[%kb] rows %c1 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %r = attn.reduce max %s : tensor<16x16xf32> -> tensor<16xf32>
+    %mn = arith.maximumf %mi, %r : tensor<16xf32>
+    scf.yield %mn : tensor<16xf32>
+  } {attn.softmax_pass = "max", attn.softmax_scale = 1.0 : f32}
+  return %m : tensor<16xf32>
+}
+
+// -----
+
+// The passes must cover the same key/value blocks.
+func.func @different_bounds(%q: tensor<16x16xf32>, %key: memref<?x16xf32>, %n: index, %n2: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ninf = arith.constant dense<0xFF800000> : tensor<16xf32>
+  %zr = arith.constant dense<0.0> : tensor<16xf32>
+  %z = arith.constant dense<0.0> : tensor<16x16xf32>
+  %m = scf.for %kb = %c0 to %n step %c1 iter_args(%mi = %ninf) -> tensor<16xf32> {
+    %k = attn.load_tile %key[%kb] rows %c1 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %r = attn.reduce max %s : tensor<16x16xf32> -> tensor<16xf32>
+    %mn = arith.maximumf %mi, %r : tensor<16xf32>
+    scf.yield %mn : tensor<16xf32>
+  } {attn.softmax_pass = "max", attn.softmax_scale = 1.0 : f32}
+  // expected-error @+1 {{cannot fuse the softmax: segment 0 of the passes has different bounds}}
+  %l = scf.for %kb = %c0 to %n2 step %c1 iter_args(%li = %zr) -> tensor<16xf32> {
+    scf.yield %li : tensor<16xf32>
+  } {attn.softmax_pass = "sum", attn.softmax_scale = 1.0 : f32}
+  %a = scf.for %kb = %c0 to %n step %c1 iter_args(%ai = %z) -> tensor<16x16xf32> {
+    scf.yield %ai : tensor<16x16xf32>
+  } {attn.softmax_pass = "pv", attn.softmax_scale = 1.0 : f32}
+  return
+}
+
+// -----
+
+// The pv pass must accumulate P·V with attn.dot into its carried value.
+func.func @pv_without_dot(%q: tensor<16x16xf32>, %key: memref<?x16xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ninf = arith.constant dense<0xFF800000> : tensor<16xf32>
+  %zr = arith.constant dense<0.0> : tensor<16xf32>
+  %z = arith.constant dense<0.0> : tensor<16x16xf32>
+  %m = scf.for %kb = %c0 to %n step %c1 iter_args(%mi = %ninf) -> tensor<16xf32> {
+    %k = attn.load_tile %key[%kb] rows %c1 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %r = attn.reduce max %s : tensor<16x16xf32> -> tensor<16xf32>
+    %mn = arith.maximumf %mi, %r : tensor<16xf32>
+    scf.yield %mn : tensor<16xf32>
+  } {attn.softmax_pass = "max", attn.softmax_scale = 1.0 : f32}
+  %l = scf.for %kb = %c0 to %n step %c1 iter_args(%li = %zr) -> tensor<16xf32> {
+    scf.yield %li : tensor<16xf32>
+  } {attn.softmax_pass = "sum", attn.softmax_scale = 1.0 : f32}
+  // expected-error @+1 {{cannot fuse the softmax: 'pv' loop must yield attn.dot(P, V, carried)}}
+  %a = scf.for %kb = %c0 to %n step %c1 iter_args(%ai = %z) -> tensor<16x16xf32> {
+    %b = arith.addf %ai, %ai : tensor<16x16xf32>
+    scf.yield %b : tensor<16x16xf32>
+  } {attn.softmax_pass = "pv", attn.softmax_scale = 1.0 : f32}
+  return
+}
+
+// -----
+
+// The max pass must be max(carried, attn.reduce max S).
+func.func @max_without_reduce(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ninf = arith.constant dense<0xFF800000> : tensor<16xf32>
+  %zr = arith.constant dense<0.0> : tensor<16xf32>
+  %z = arith.constant dense<0.0> : tensor<16x16xf32>
+  // expected-error @+1 {{cannot fuse the softmax: 'max' loop must yield arith.maximumf}}
+  %m = scf.for %kb = %c0 to %n step %c1 iter_args(%mi = %ninf) -> tensor<16xf32> {
+    scf.yield %mi : tensor<16xf32>
+  } {attn.softmax_pass = "max", attn.softmax_scale = 1.0 : f32}
+  %l = scf.for %kb = %c0 to %n step %c1 iter_args(%li = %zr) -> tensor<16xf32> {
+    scf.yield %li : tensor<16xf32>
+  } {attn.softmax_pass = "sum", attn.softmax_scale = 1.0 : f32}
+  %a = scf.for %kb = %c0 to %n step %c1 iter_args(%ai = %z) -> tensor<16x16xf32> {
+    scf.yield %ai : tensor<16x16xf32>
+  } {attn.softmax_pass = "pv", attn.softmax_scale = 1.0 : f32}
+  return
+}

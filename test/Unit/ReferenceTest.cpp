@@ -1,0 +1,148 @@
+//===- ReferenceTest.cpp - runtime host helpers -----------------*- C++ -*-===//
+#include "attn/runtime/Reference.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+using namespace attn;
+
+namespace {
+const double kInf = std::numeric_limits<double>::infinity();
+
+TEST(Conversions, BF16RoundsToNearestEven) {
+  EXPECT_EQ(floatToBf16(1.0f), 0x3F80);
+  EXPECT_EQ(bf16ToFloat(0x3F80), 1.0f);
+  // 1 + 2^-8 lies halfway between 1 and 1 + 2^-7: ties go to the even one.
+  EXPECT_EQ(floatToBf16(1.0f + std::ldexp(1.0f, -8)), 0x3F80);
+  EXPECT_EQ(floatToBf16(1.0f + 3 * std::ldexp(1.0f, -8)), 0x3F82);
+  EXPECT_TRUE(std::isnan(bf16ToFloat(floatToBf16(NAN))));
+  EXPECT_EQ(bf16ToFloat(floatToBf16(-INFINITY)), -INFINITY);
+}
+
+TEST(Conversions, HalfRoundTripAndEdges) {
+  EXPECT_EQ(floatToHalf(1.0f), 0x3C00);
+  EXPECT_EQ(halfToFloat(0x3C00), 1.0f);
+  EXPECT_EQ(floatToHalf(65504.0f), 0x7BFF);
+  EXPECT_EQ(floatToHalf(65520.0f), 0x7C00); // rounds up to infinity
+  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -24)), 0x0001); // smallest subnormal
+  EXPECT_EQ(halfToFloat(0x0001), std::ldexp(1.0f, -24));
+  EXPECT_EQ(floatToHalf(-2.0f), 0xC000);
+  // 1 + 2^-11 is a tie between 1 and 1 + 2^-10: to even.
+  EXPECT_EQ(floatToHalf(1.0f + std::ldexp(1.0f, -11)), 0x3C00);
+  EXPECT_TRUE(std::isnan(halfToFloat(floatToHalf(NAN))));
+  for (uint32_t h = 0; h < 0x7C00; ++h) // every finite positive half
+    ASSERT_EQ(floatToHalf(halfToFloat(uint16_t(h))), h) << h;
+}
+
+TEST(Reference, SingleKeyCopiesValue) {
+  Problem p;
+  p.seqQ = 3;
+  p.seqK = 1;
+  p.headDim = 2;
+  p.headDimV = 3;
+  std::vector<double> q = {1, 2, 3, 4, 5, 6}, k = {0.5, -1}, v = {7, 8, 9};
+  std::vector<double> o, lse;
+  referenceAttention(p, q, k, v, o, lse);
+  for (int i = 0; i < 3; ++i) {
+    for (int d = 0; d < 3; ++d)
+      EXPECT_DOUBLE_EQ(o[i * 3 + d], v[d]);
+    double s = (q[i * 2] * 0.5 - q[i * 2 + 1]) / std::sqrt(2.0);
+    EXPECT_NEAR(lse[i], s, 1e-12); // log(exp(s)) with one key
+  }
+}
+
+TEST(Reference, EqualScoresAverageVisibleValues) {
+  // Q = 0 makes every score 0: O is the mean of the visible V rows and
+  // LSE = log(#visible). Causal with Nq = 2 < Nk = 4: row i sees i + 3 keys.
+  Problem p;
+  p.seqQ = 2;
+  p.seqK = 4;
+  p.headDim = 1;
+  p.headDimV = 1;
+  p.causal = true;
+  std::vector<double> q = {0, 0}, k = {1, 2, 3, 4}, v = {1, 2, 3, 4};
+  std::vector<double> o, lse;
+  referenceAttention(p, q, k, v, o, lse);
+  EXPECT_DOUBLE_EQ(o[0], 2.0); // mean(1, 2, 3)
+  EXPECT_DOUBLE_EQ(o[1], 2.5); // mean(1, 2, 3, 4)
+  EXPECT_NEAR(lse[0], std::log(3.0), 1e-12);
+  EXPECT_NEAR(lse[1], std::log(4.0), 1e-12);
+}
+
+TEST(Reference, CausalRowsWithoutKeysAreZeroAndMinusInf) {
+  // Nq = 3 > Nk = 1, bottom-right aligned: only the last row sees key 0.
+  Problem p;
+  p.seqQ = 3;
+  p.seqK = 1;
+  p.headDim = 1;
+  p.headDimV = 1;
+  p.causal = true;
+  std::vector<double> q = {1, 1, 1}, k = {1}, v = {5};
+  std::vector<double> o, lse;
+  referenceAttention(p, q, k, v, o, lse);
+  EXPECT_EQ(o[0], 0.0);
+  EXPECT_EQ(o[1], 0.0);
+  EXPECT_EQ(o[2], 5.0);
+  EXPECT_EQ(lse[0], -kInf);
+  EXPECT_EQ(lse[1], -kInf);
+  EXPECT_NEAR(lse[2], 1.0, 1e-12);
+}
+
+TEST(Reference, GroupedQueryHeadsShareKVHeads) {
+  // Hq = 4, Hkv = 2: heads 0, 1 read kv head 0; heads 2, 3 read kv head 1.
+  Problem p;
+  p.headsQ = 4;
+  p.headsKV = 2;
+  p.headDim = 1;
+  p.headDimV = 1;
+  std::vector<double> q = {1, 1, 1, 1}, k = {0, 0}, v = {10, 20};
+  std::vector<double> o, lse;
+  referenceAttention(p, q, k, v, o, lse);
+  EXPECT_EQ(o, (std::vector<double>{10, 10, 20, 20}));
+}
+
+TEST(Compare, NaNNeverPassesAndInfinitiesMustMatch) {
+  ErrorStats e = compare({1, NAN, -kInf, kInf}, {1, 2, -kInf, -kInf});
+  EXPECT_EQ(e.nonFinite, 2u); // the NaN, and +inf against -inf
+  EXPECT_EQ(e.maxAbs, 0.0);
+  ErrorStats short_ = compare({1}, {1, 2});
+  EXPECT_EQ(short_.nonFinite, 1u); // a missing element counts as NaN
+  ErrorStats rel = compare({1.1, 2.0}, {1.0, 2.0});
+  EXPECT_NEAR(rel.relative, 0.1 / std::sqrt(5.0), 1e-12);
+}
+
+TEST(Problem, ValidateNamesTheRule) {
+  Problem p;
+  EXPECT_EQ(p.validate(), "");
+  p.headsQ = 3;
+  p.headsKV = 2;
+  EXPECT_NE(p.validate().find("multiple of kv-heads"), std::string::npos);
+  p.headsKV = 3;
+  p.seqK = 0;
+  EXPECT_NE(p.validate().find("seq-k must be >= 1"), std::string::npos);
+  p.seqK = 1;
+  p.seqQ = int64_t(1) << 40;
+  EXPECT_NE(p.validate().find("too large"), std::string::npos);
+}
+
+TEST(Random, FreshDrawsAreRoundedAndNonZero) {
+  std::vector<double> a, b;
+  std::vector<uint8_t> sa, sb;
+  fillRandom(DType::BF16, 1, 1000, a, sa);
+  fillRandom(DType::BF16, 2, 1000, b, sb);
+  EXPECT_NE(a, b);
+  size_t zeros = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    zeros += a[i] == 0;
+    // The double copy is exactly the stored bf16 value.
+    EXPECT_EQ(a[i], decode(DType::BF16, &sa[2 * i], 1)[0]);
+  }
+  EXPECT_LT(zeros, 5u);
+  std::vector<uint8_t> poison;
+  fillNaN(DType::F16, 4, poison);
+  for (double x : decode(DType::F16, poison.data(), 4))
+    EXPECT_TRUE(std::isnan(x));
+}
+} // namespace
