@@ -1,0 +1,697 @@
+// RUN: attn-opt %s -split-input-file -verify-diagnostics
+
+// One case per verifier rule of the attn dialect (AttnOps.cpp and
+// AttnDialect.cpp): each input is valid but for the one rule it breaks.
+// Parser-level failures and the constraints ODS generates come last.
+
+//===----------------------------------------------------------------------===//
+// attn.attention: operand ranks, layouts and sizes
+//===----------------------------------------------------------------------===//
+
+func.func @attention_query_rank(%q: memref<2x8x16xf32>,
+                                %k: memref<1x2x8x16xf32>) {
+  // expected-error @+1 {{'attn.attention' op query must have rank 4 [batch, heads, seq, head_dim], got rank 3}}
+  attn.attention %q, %k, %k into %k
+      : memref<2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_lse_rank(%q: memref<1x2x8x16xf32>,
+                              %l: memref<1x2x8x1xf32>) {
+  // expected-error @+1 {{'attn.attention' op lse must have rank 3 [batch, heads, seq], got rank 4}}
+  attn.attention %q, %q, %q into %q lse(%l : memref<1x2x8x1xf32>)
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_not_strided(
+    %q: memref<1x2x8x16xf32>,
+    %k: memref<1x2x8x16xf32, affine_map<(b, h, s, d) -> (b, h, d, s floordiv 2)>>) {
+  // expected-error @+1 {{'attn.attention' op unsupported: key must have a strided layout}}
+  attn.attention %q, %k, %q into %q
+      : memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32, affine_map<(b, h, s, d) -> (b, h, d, s floordiv 2)>>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_zero_dim(%q: memref<1x2x8x16xf32>,
+                              %k: memref<1x2x0x16xf32>) {
+  // expected-error @+1 {{'attn.attention' op dim 2 of key is zero: every dimension must be non-zero}}
+  attn.attention %q, %k, %k into %q
+      : memref<1x2x8x16xf32>, memref<1x2x0x16xf32>,
+        memref<1x2x0x16xf32>, memref<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// attn.attention: element types
+//===----------------------------------------------------------------------===//
+
+func.func @attention_query_element_type(%q: memref<1x2x8x16xf64>) {
+  // expected-error @+1 {{'attn.attention' op query element type must be f32, f16 or bf16, got 'f64'}}
+  attn.attention %q, %q, %q into %q
+      : memref<1x2x8x16xf64>, memref<1x2x8x16xf64>,
+        memref<1x2x8x16xf64>, memref<1x2x8x16xf64>
+  return
+}
+
+// -----
+
+func.func @attention_element_type_mismatch(%q: memref<1x2x8x16xf32>,
+                                           %v: memref<1x2x8x16xf16>) {
+  // expected-error @+1 {{'attn.attention' op value element type 'f16' must match query element type 'f32'}}
+  attn.attention %q, %q, %v into %q
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf16>, memref<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_lse_element_type(%q: memref<1x2x8x16xf16>,
+                                      %l: memref<1x2x8xf16>) {
+  // expected-error @+1 {{'attn.attention' op lse element type must be f32, got 'f16'}}
+  attn.attention %q, %q, %q into %q lse(%l : memref<1x2x8xf16>)
+      : memref<1x2x8x16xf16>, memref<1x2x8x16xf16>,
+        memref<1x2x8x16xf16>, memref<1x2x8x16xf16>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// attn.attention: head dims
+//===----------------------------------------------------------------------===//
+
+func.func @attention_dynamic_head_dim(%q: memref<1x2x8x16xf32>,
+                                      %v: memref<1x2x8x?xf32>) {
+  // expected-error @+1 {{'attn.attention' op head dim (dim 3) of value must be static}}
+  attn.attention %q, %q, %v into %v
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x?xf32>, memref<1x2x8x?xf32>
+  return
+}
+
+// -----
+
+func.func @attention_query_key_head_dim(%q: memref<1x2x8x16xf32>,
+                                        %k: memref<1x2x8x32xf32>) {
+  // expected-error @+1 {{'attn.attention' op head dim of query (16) must equal head dim of key (32)}}
+  attn.attention %q, %k, %q into %q
+      : memref<1x2x8x16xf32>, memref<1x2x8x32xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_value_output_head_dim(%q: memref<1x2x8x16xf32>,
+                                           %o: memref<1x2x8x32xf32>) {
+  // expected-error @+1 {{'attn.attention' op head dim of value (16) must equal head dim of output (32)}}
+  attn.attention %q, %q, %q into %o
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x32xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// attn.attention: batch, heads and sequence lengths
+//===----------------------------------------------------------------------===//
+
+func.func @attention_batch(%q: memref<1x2x8x16xf32>,
+                           %o: memref<3x2x8x16xf32>) {
+  // expected-error @+1 {{'attn.attention' op batch of query (dim 0 = 1) must equal batch of output (dim 0 = 3)}}
+  attn.attention %q, %q, %q into %o
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<3x2x8x16xf32>
+  return
+}
+
+// -----
+
+// A dynamic query batch does not hide a mismatch between key and value.
+func.func @attention_batch_dynamic_query(%q: memref<?x2x8x16xf32>,
+                                         %k: memref<2x2x8x16xf32>,
+                                         %v: memref<3x2x8x16xf32>) {
+  // expected-error @+1 {{'attn.attention' op batch of key (dim 0 = 2) must equal batch of value (dim 0 = 3)}}
+  attn.attention %q, %k, %v into %q
+      : memref<?x2x8x16xf32>, memref<2x2x8x16xf32>,
+        memref<3x2x8x16xf32>, memref<?x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_query_output_heads(%q: memref<1x2x8x16xf32>,
+                                        %o: memref<1x4x8x16xf32>) {
+  // expected-error @+1 {{'attn.attention' op heads of query (dim 1 = 2) must equal heads of output (dim 1 = 4)}}
+  attn.attention %q, %q, %q into %o
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_key_value_heads(%q: memref<1x4x8x16xf32>,
+                                     %k: memref<1x2x8x16xf32>,
+                                     %v: memref<1x1x8x16xf32>) {
+  // expected-error @+1 {{'attn.attention' op heads of key (dim 1 = 2) must equal heads of value (dim 1 = 1)}}
+  attn.attention %q, %k, %v into %q
+      : memref<1x4x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x1x8x16xf32>, memref<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_query_output_seq(%q: memref<1x2x8x16xf32>,
+                                      %o: memref<1x2x9x16xf32>) {
+  // expected-error @+1 {{'attn.attention' op sequence length of query (dim 2 = 8) must equal sequence length of output (dim 2 = 9)}}
+  attn.attention %q, %q, %q into %o
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x9x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_key_value_seq(%q: memref<1x2x8x16xf32>,
+                                   %k: memref<1x2x32x16xf32>,
+                                   %v: memref<1x2x31x16xf32>) {
+  // expected-error @+1 {{'attn.attention' op sequence length of key (dim 2 = 32) must equal sequence length of value (dim 2 = 31)}}
+  attn.attention %q, %k, %v into %q
+      : memref<1x2x8x16xf32>, memref<1x2x32x16xf32>,
+        memref<1x2x31x16xf32>, memref<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_gqa_multiple(%q: memref<1x6x8x16xf32>,
+                                  %k: memref<1x4x8x16xf32>) {
+  // expected-error @+1 {{'attn.attention' op query heads (6) must be a multiple of key/value heads (4)}}
+  attn.attention %q, %k, %k into %q
+      : memref<1x6x8x16xf32>, memref<1x4x8x16xf32>,
+        memref<1x4x8x16xf32>, memref<1x6x8x16xf32>
+  return
+}
+
+// -----
+
+// Hq and Hkv are taken from whichever operand has them static.
+func.func @attention_gqa_multiple_dynamic(%q: memref<1x?x8x16xf32>,
+                                          %k: memref<1x?x8x16xf32>,
+                                          %v: memref<1x4x8x16xf32>,
+                                          %o: memref<1x6x8x16xf32>) {
+  // expected-error @+1 {{'attn.attention' op query heads (6) must be a multiple of key/value heads (4)}}
+  attn.attention %q, %k, %v into %o
+      : memref<1x?x8x16xf32>, memref<1x?x8x16xf32>,
+        memref<1x4x8x16xf32>, memref<1x6x8x16xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// attn.attention: lse shape
+//===----------------------------------------------------------------------===//
+
+func.func @attention_lse_batch(%q: memref<1x2x8x16xf32>,
+                               %l: memref<2x2x8xf32>) {
+  // expected-error @+1 {{'attn.attention' op batch of query (dim 0 = 1) must equal batch of lse (dim 0 = 2)}}
+  attn.attention %q, %q, %q into %q lse(%l : memref<2x2x8xf32>)
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+// GQA: LSE has the query heads (4), not the kv heads (2).
+func.func @attention_lse_query_heads(%q: memref<1x4x8x16xf32>,
+                                     %k: memref<1x2x8x16xf32>,
+                                     %l: memref<1x2x8xf32>) {
+  // expected-error @+1 {{'attn.attention' op heads of lse (dim 1 = 2) must equal heads of query (dim 1 = 4)}}
+  attn.attention %q, %k, %k into %q lse(%l : memref<1x2x8xf32>)
+      : memref<1x4x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+// Nq != Nk: LSE has the query rows (8), not the key rows (32).
+func.func @attention_lse_query_seq(%q: memref<1x2x8x16xf32>,
+                                   %k: memref<1x2x32x16xf32>,
+                                   %l: memref<1x2x32xf32>) {
+  // expected-error @+1 {{'attn.attention' op sequence length of lse (dim 2 = 32) must equal sequence length of query (dim 2 = 8)}}
+  attn.attention %q, %k, %k into %q lse(%l : memref<1x2x32xf32>)
+      : memref<1x2x8x16xf32>, memref<1x2x32x16xf32>,
+        memref<1x2x32x16xf32>, memref<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_lse_output_heads(%q: memref<1x?x8x16xf32>,
+                                      %o: memref<1x2x8x16xf32>,
+                                      %l: memref<1x4x8xf32>) {
+  // expected-error @+1 {{'attn.attention' op heads of lse (dim 1 = 4) must equal heads of output (dim 1 = 2)}}
+  attn.attention %q, %q, %q into %o lse(%l : memref<1x4x8xf32>)
+      : memref<1x?x8x16xf32>, memref<1x?x8x16xf32>,
+        memref<1x?x8x16xf32>, memref<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_lse_output_seq(%q: memref<1x2x?x16xf32>,
+                                    %o: memref<1x2x10x16xf32>,
+                                    %l: memref<1x2x12xf32>) {
+  // expected-error @+1 {{'attn.attention' op sequence length of lse (dim 2 = 12) must equal sequence length of output (dim 2 = 10)}}
+  attn.attention %q, %q, %q into %o lse(%l : memref<1x2x12xf32>)
+      : memref<1x2x?x16xf32>, memref<1x2x?x16xf32>,
+        memref<1x2x?x16xf32>, memref<1x2x10x16xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// attn.attention: attributes
+//===----------------------------------------------------------------------===//
+
+func.func @attention_scale(%q: memref<1x2x8x16xf32>) {
+  // expected-error @+1 {{'attn.attention' op scale must be positive and finite, got 0.000000e+00}}
+  attn.attention %q, %q, %q into %q {scale = 0.0 : f32}
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_block_q(%q: memref<1x2x8x16xf32>) {
+  // expected-error @+1 {{'attn.attention' op block_q must be a power of two in [1, 1024], got 48}}
+  attn.attention %q, %q, %q into %q {block_q = 48}
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_block_kv(%q: memref<1x2x8x16xf32>) {
+  // expected-error @+1 {{'attn.attention' op block_kv must be a power of two in [1, 1024], got 2048}}
+  attn.attention %q, %q, %q into %q {block_kv = 2048}
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// attn.load_tile / attn.store_tile
+//===----------------------------------------------------------------------===//
+
+func.func @tile_rank(%m: memref<1x2x8x16xf32>, %i: index) {
+  // expected-error @+1 {{'attn.load_tile' op tile must have rank 1 or 2, got 3}}
+  %0 = attn.load_tile %m[%i, %i] rows %i
+      : memref<1x2x8x16xf32> -> tensor<2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @tile_static_shape(%t: tensor<?x16xf32>, %m: memref<1x2x8x16xf32>,
+                             %i: index) {
+  // expected-error @+1 {{'attn.store_tile' op tile must have a static shape, got 'tensor<?x16xf32>'}}
+  attn.store_tile %t, %m[%i, %i, %i] rows %i
+      : tensor<?x16xf32>, memref<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @tile_memref_rank(%t: tensor<4x16xf32>, %m: memref<16xf32>,
+                            %i: index) {
+  // expected-error @+1 {{'attn.store_tile' op dest rank (1) must be at least the tile rank (2)}}
+  attn.store_tile %t, %m[] rows %i : tensor<4x16xf32>, memref<16xf32>
+  return
+}
+
+// -----
+
+func.func @tile_num_indices(%m: memref<1x2x8x16xf32>, %i: index) {
+  // expected-error @+1 {{'attn.load_tile' op expected 3 indices for a source of rank 4 and a tile of rank 2, got 2}}
+  %0 = attn.load_tile %m[%i, %i] rows %i
+      : memref<1x2x8x16xf32> -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @tile_dynamic_columns(%m: memref<?x?xf32>, %i: index) {
+  // expected-error @+1 {{'attn.load_tile' op source's last dim must be static to match the tile columns (16)}}
+  %0 = attn.load_tile %m[%i] rows %i : memref<?x?xf32> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @tile_columns(%t: tensor<64x32xf32>, %m: memref<?x?x?x16xf32>,
+                        %i: index) {
+  // expected-error @+1 {{'attn.store_tile' op tile columns (32) must equal the dest's last dim (16)}}
+  attn.store_tile %t, %m[%i, %i, %i] rows %i
+      : tensor<64x32xf32>, memref<?x?x?x16xf32>
+  return
+}
+
+// -----
+
+func.func @tile_not_strided(
+    %m: memref<8x16xf32, affine_map<(r, c) -> (c, r floordiv 2)>>,
+    %i: index) {
+  // expected-error @+1 {{'attn.load_tile' op source must have a strided layout}}
+  %0 = attn.load_tile %m[%i] rows %i
+      : memref<8x16xf32, affine_map<(r, c) -> (c, r floordiv 2)>> -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @load_tile_element_type(%m: memref<8x16xf16>, %i: index) {
+  // expected-error @+1 {{'attn.load_tile' op tile element type 'f32' must match source element type 'f16'}}
+  %0 = attn.load_tile %m[%i] rows %i : memref<8x16xf16> -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @store_tile_element_type(%t: tensor<8x16xf16>, %m: memref<8x16xf32>,
+                                   %i: index) {
+  // expected-error @+1 {{'attn.store_tile' op tile element type 'f16' must match dest element type 'f32' or be f32 (rounded on store)}}
+  attn.store_tile %t, %m[%i] rows %i : tensor<8x16xf16>, memref<8x16xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// attn.dot
+//===----------------------------------------------------------------------===//
+
+func.func @dot_operand_rank(%a: tensor<16x16xf32>, %b: tensor<16xf32>) {
+  // expected-error @+1 {{'attn.dot' op rhs must be a static 2-d tile, got 'tensor<16xf32>'}}
+  %0 = attn.dot %a, %b, %a : tensor<16x16xf32>, tensor<16xf32> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_element_types(%a: tensor<16x16xf16>, %b: tensor<16x16xbf16>,
+                             %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{'attn.dot' op lhs and rhs must share an f32, f16 or bf16 element type, got 'f16' and 'bf16'}}
+  %0 = attn.dot %a, %b, %c : tensor<16x16xf16>, tensor<16x16xbf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_acc_element_type(%a: tensor<16x16xf16>) {
+  // expected-error @+1 {{'attn.dot' op acc must be f32, got 'f16'}}
+  %0 = attn.dot %a, %a, %a : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf16>
+  return
+}
+
+// -----
+
+// With rhs_transposed the contraction runs over the rhs's columns (32 here);
+// without it these shapes would be valid.
+func.func @dot_contraction(%a: tensor<32x64xf32>, %b: tensor<64x32xf32>,
+                           %c: tensor<32x32xf32>) {
+  // expected-error @+1 {{'attn.dot' op contraction dims differ: lhs has 64, rhs has 32}}
+  %0 = attn.dot %a, %b, %c {rhs_transposed}
+      : tensor<32x64xf32>, tensor<64x32xf32> -> tensor<32x32xf32>
+  return
+}
+
+// -----
+
+func.func @dot_acc_shape(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>,
+                         %c: tensor<64x32xf32>) {
+  // expected-error @+1 {{'attn.dot' op acc must be 64x16, got 'tensor<64x32xf32>'}}
+  %0 = attn.dot %a, %b, %c : tensor<64x32xf32>, tensor<32x16xf32> -> tensor<64x32xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// attn.mask / attn.reduce / attn.broadcast
+//===----------------------------------------------------------------------===//
+
+func.func @mask_scores(%s: tensor<64x64xf16>, %i: index) {
+  // expected-error @+1 {{'attn.mask' op scores must be a static 2-d f32 tile, got 'tensor<64x64xf16>'}}
+  %0 = attn.mask %s q(%i, %i) kv(%i, %i) : tensor<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @reduce_input(%s: tensor<64xf32>) {
+  // expected-error @+1 {{'attn.reduce' op input must be a static 2-d f32 tile, got 'tensor<64xf32>'}}
+  %0 = attn.reduce max %s : tensor<64xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+// One value per row (64), not per column (32).
+func.func @reduce_result(%s: tensor<64x32xf32>) {
+  // expected-error @+1 {{'attn.reduce' op result must be tensor<64xf32> (one value per row), got 'tensor<32xf32>'}}
+  %0 = attn.reduce sum %s : tensor<64x32xf32> -> tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_input(%m: tensor<4x4xf32>) {
+  // expected-error @+1 {{'attn.broadcast' op input must be a static 1-d tile, got 'tensor<4x4xf32>'}}
+  %0 = attn.broadcast %m : tensor<4x4xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_result(%m: tensor<64xf32>) {
+  // expected-error @+1 {{'attn.broadcast' op result must be a static 2-d tile with 64 rows of 'f32', got 'tensor<32x64xf32>'}}
+  %0 = attn.broadcast %m : tensor<64xf32> -> tensor<32x64xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// #attn.target
+//===----------------------------------------------------------------------===//
+
+func.func @target_arch() attributes {
+    // expected-error @+1 {{unknown target architecture 'sm_70' (expected cpu, sm_80, sm_86, sm_89, sm_90 or sm_90a)}}
+    attn.target = #attn.target<arch = "sm_70", smem_per_block = 98304, num_sms = 80>} {
+  return
+}
+
+// -----
+
+func.func @target_smem_per_block() attributes {
+    // expected-error @+1 {{smem_per_block must be in [4096, 2^30] bytes, got 4095}}
+    attn.target = #attn.target<arch = "cpu", smem_per_block = 4095, num_sms = 1>} {
+  return
+}
+
+// -----
+
+func.func @target_num_sms() attributes {
+    // expected-error @+1 {{num_sms must be in [1, 65536], got 0}}
+    attn.target = #attn.target<arch = "sm_80", smem_per_block = 166912, num_sms = 0>} {
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Discardable attributes (AttnDialect::verifyOperationAttribute)
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{'attn.target' must be an #attn.target attribute}}
+module attributes {attn.target = "sm_90"} {
+}
+
+// -----
+
+func.func @softmax_pass_value(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'attn.softmax_pass' must be "max", "sum" or "pv" on an scf.for}}
+  scf.for %i = %c0 to %n step %c1 {
+  } {attn.softmax_pass = "qk"}
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'attn.softmax_pass' must be "max", "sum" or "pv" on an scf.for}}
+func.func @softmax_pass_placement() attributes {attn.softmax_pass = "max"} {
+  return
+}
+
+// -----
+
+func.func @softmax_scale_value(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'attn.softmax_scale' must be a positive finite f32 on an scf.for}}
+  scf.for %i = %c0 to %n step %c1 {
+  } {attn.softmax_pass = "max", attn.softmax_scale = -0.125 : f32}
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'attn.softmax_scale' must be a positive finite f32 on an scf.for}}
+func.func @softmax_scale_placement() attributes {attn.softmax_scale = 0.125 : f32} {
+  return
+}
+
+// -----
+
+func.func @online_softmax_value(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'attn.online_softmax' must be a unit attribute on an scf.for}}
+  scf.for %i = %c0 to %n step %c1 {
+  } {attn.online_softmax = true}
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'attn.online_softmax' must be a unit attribute on an scf.for}}
+func.func @online_softmax_placement() attributes {attn.online_softmax} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown attn dialect attribute 'attn.block_q'}}
+func.func @unknown_dialect_attribute() attributes {attn.block_q = 64 : i64} {
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Constraints ODS generates
+//===----------------------------------------------------------------------===//
+
+func.func @attention_scale_f64(%q: memref<1x2x8x16xf32>) {
+  // expected-error @+1 {{attribute 'scale' failed to satisfy constraint: 32-bit float attribute}}
+  attn.attention %q, %q, %q into %q {scale = 0.125 : f64}
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_target_kind(%q: memref<1x2x8x16xf32>) {
+  // expected-error @+1 {{attribute 'target' failed to satisfy constraint}}
+  attn.attention %q, %q, %q into %q {target = "sm_90"}
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_unranked(%q: memref<*xf32>) {
+  // expected-error @+2 {{invalid kind of type specified: expected builtin.memref, but found 'memref<*xf32>'}}
+  attn.attention %q, %q, %q into %q
+      : memref<*xf32>, memref<*xf32>, memref<*xf32>, memref<*xf32>
+  return
+}
+
+// -----
+
+func.func @dot_acc_result_type(%a: tensor<16x16xf32>, %c: tensor<16x16xf16>) {
+  // expected-error @+1 {{'attn.dot' op failed to verify that all of {acc, result} have same type}}
+  %0 = "attn.dot"(%a, %a, %c)
+      : (tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf16>) -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Parser failures
+//===----------------------------------------------------------------------===//
+
+func.func @parse_missing_into(%q: memref<1x2x8x16xf32>) {
+  // expected-error @+1 {{expected 'into'}}
+  attn.attention %q, %q, %q %q
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @parse_lse_missing_type(%q: memref<1x2x8x16xf32>,
+                                  %l: memref<1x2x8xf32>) {
+  // expected-error @+1 {{expected ':'}}
+  attn.attention %q, %q, %q into %q lse(%l)
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @parse_missing_rows(%m: memref<8x16xf32>, %i: index) {
+  // expected-error @+1 {{expected 'rows'}}
+  %0 = attn.load_tile %m[%i] %i : memref<8x16xf32> -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @parse_reduce_kind(%s: tensor<4x4xf32>) {
+  // expected-error @+2 {{expected ::mlir::attn::ReduceKind to be one of: max, sum}}
+  // expected-error @+1 {{failed to parse Attn_ReduceKindAttr parameter 'value'}}
+  %0 = attn.reduce min %s : tensor<4x4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @parse_target_missing_parameter() attributes {
+    // expected-error @+1 {{expected ','}}
+    attn.target = #attn.target<arch = "cpu", smem_per_block = 4096>} {
+  return
+}
