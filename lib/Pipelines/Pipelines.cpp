@@ -8,18 +8,23 @@
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
@@ -66,7 +71,71 @@ void mlir::attn::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+bool mlir::attn::isSupportedChip(llvm::StringRef chip) {
+  return llvm::is_contained({"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"},
+                            chip);
+}
+
+void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
+                                        const CodegenPipelineOptions &opts) {
+  // The GPU blocks come from the register/shared-memory budget of the
+  // mma.sync kernel, per head dim; the tiling pass records them per op.
+  AttnSelectGPUBlocksOptions select;
+  select.chip = opts.chip;
+  select.blockQ = opts.blockQ;
+  select.blockKV = opts.blockKV;
+  pm.addPass(createAttnSelectGPUBlocks(select));
+  AttnTileAttentionOptions tileOpts;
+  tileOpts.target = opts.chip;
+  pm.addPass(createAttnTileAttention(tileOpts));
+  pm.addPass(createAttnFuseOnlineSoftmax());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createConvertAttnToNVVM());
+}
+
+void mlir::attn::buildGPUSerializePipeline(OpPassManager &pm,
+                                           const CodegenPipelineOptions &opts) {
+  OpPassManager &gm = pm.nest<gpu::GPUModuleOp>();
+  gm.addPass(createSCFToControlFlowPass());
+  gm.addPass(createConvertGpuOpsToNVVMOps());
+  gm.addPass(createConvertNVVMToLLVMPass());
+  gm.addPass(createCanonicalizerPass());
+  gm.addPass(createCSEPass());
+  gm.addPass(createReconcileUnrealizedCastsPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = opts.chip;
+  // PTX 8.0: the widest ISA the CUDA 13 driver JIT and ptxas both take,
+  // and the first with sm_90a.
+  target.features = "+ptx80";
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  GpuModuleToBinaryPassOptions bin;
+  bin.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(bin));
+}
+
+void mlir::attn::buildGPUCodegenPipeline(OpPassManager &pm,
+                                         const CodegenPipelineOptions &opts) {
+  buildGPUKernelPipeline(pm, opts);
+  buildGPUSerializePipeline(pm, opts);
+}
+
 void mlir::attn::registerAttnPipelines() {
+  PassPipelineRegistration<CodegenPipelineOptions>(
+      "attn-codegen",
+      "attn.attention to PTX for an NVIDIA GPU: tiling, online softmax, the "
+      "mma.sync kernel, NVVM, LLVM, PTX (in a gpu.binary)",
+      [](OpPassManager &pm, const CodegenPipelineOptions &opts) {
+        // An unknown chip would abort inside LLVM's NVPTX backend: the
+        // first pass (attn-select-gpu-blocks) refuses it with a diagnostic,
+        // and the serialisation passes are only added for a known chip.
+        if (!isSupportedChip(opts.chip)) {
+          buildGPUKernelPipeline(pm, opts);
+          return;
+        }
+        buildGPUCodegenPipeline(pm, opts);
+      });
   PassPipelineRegistration<TilingPipelineOptions>(
       "attn-tile-pipeline",
       "attn.attention to the tile level: IO-aware tiling and online-softmax "
@@ -87,5 +156,7 @@ void mlir::attn::registerAllAttnPasses() {
 void mlir::attn::registerAttnDialects(DialectRegistry &registry) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
+  // gpu-module-to-binary translates the kernels to LLVM IR.
+  registerAllToLLVMIRTranslations(registry);
   registry.insert<AttnDialect>();
 }

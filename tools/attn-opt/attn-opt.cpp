@@ -4,13 +4,109 @@
 // upstream dialect and pass so that the lowered IR can be inspected and
 // driven by hand (--pass-pipeline, --mlir-print-ir-after-all, ...).
 //
+// One extra mode prints the generated PTX instead of the module:
+//   attn-opt FILE --attn-codegen="chip=sm_80" --emit=ptx [-o OUT]
+//
 //===----------------------------------------------------------------------===//
 #include "attn/Dialect/Attn/IR/AttnDialect.h"
 #include "attn/Pipelines/Pipelines.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+
+/// --emit=ptx: run attn-codegen and print the PTX of every kernel module.
+static int emitPTX(ArrayRef<StringRef> args, DialectRegistry &registry) {
+  std::string input = "-", output = "-", codegen;
+  bool sawCodegen = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    StringRef a = args[i];
+    if (a == "--emit=ptx" || a == "-emit=ptx")
+      continue;
+    if (a.consume_front("--attn-codegen") || a.consume_front("-attn-codegen")) {
+      sawCodegen = true;
+      if (a.consume_front("=")) {
+        a.consume_front("\"");
+        a.consume_back("\"");
+        codegen = a.str();
+      }
+    } else if (a == "-o" && i + 1 < args.size()) {
+      output = args[++i].str();
+    } else if (a.consume_front("-o=") || a.consume_front("--o=")) {
+      output = a.str();
+    } else if (!a.starts_with("-") || a == "-") {
+      input = a.str();
+    } else {
+      llvm::errs() << "attn-opt: error: --emit=ptx takes only FILE, "
+                      "--attn-codegen=\"...\" and -o; got '"
+                   << a << "'\n";
+      return 1;
+    }
+  }
+  if (!sawCodegen) {
+    llvm::errs() << "attn-opt: error: --emit=ptx needs --attn-codegen\n";
+    return 1;
+  }
+  auto opts = attn::CodegenPipelineOptions::createFromString(codegen);
+  if (!opts) {
+    llvm::errs() << "attn-opt: error: bad --attn-codegen options '" << codegen
+                 << "'\n";
+    return 1;
+  }
+
+  MLIRContext ctx(registry);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
+  std::string err;
+  auto file = openInputFile(input, &err);
+  if (!file) {
+    llvm::errs() << "attn-opt: error: " << err << "\n";
+    return 1;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+  if (!module)
+    return 1;
+  PassManager pm(&ctx);
+  if (!attn::isSupportedChip(opts->chip)) {
+    // The first pass reports the unsupported chip at the op.
+    attn::buildGPUKernelPipeline(pm, *opts);
+    (void)pm.run(*module);
+    return 1;
+  }
+  attn::buildGPUCodegenPipeline(pm, *opts);
+  if (failed(pm.run(*module)))
+    return 1;
+
+  std::string ptx;
+  module->walk([&](gpu::BinaryOp bin) {
+    for (Attribute a : bin.getObjects())
+      ptx += cast<gpu::ObjectAttr>(a).getObject().getValue().str();
+  });
+  if (ptx.empty()) {
+    llvm::errs() << "attn-opt: error: no attn.attention to compile in "
+                 << input << "\n";
+    return 1;
+  }
+  auto out = openOutputFile(output, &err);
+  if (!out) {
+    llvm::errs() << "attn-opt: error: " << err << "\n";
+    return 1;
+  }
+  out->os() << ptx;
+  out->keep();
+  return 0;
+}
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
@@ -18,6 +114,17 @@ int main(int argc, char **argv) {
 
   mlir::DialectRegistry registry;
   mlir::attn::registerAttnDialects(registry);
+
+  SmallVector<StringRef> args(argv + 1, argv + argc);
+  if (llvm::is_contained(args, "--emit=ptx") ||
+      llvm::is_contained(args, "-emit=ptx"))
+    return emitPTX(args, registry);
+  for (StringRef a : args)
+    if (a.starts_with("--emit=") || a.starts_with("-emit=")) {
+      llvm::errs() << "attn-opt: error: unknown " << a
+                   << " (the only format is --emit=ptx)\n";
+      return 1;
+    }
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "attn optimizer driver: the attn compiler\n", registry));

@@ -20,4 +20,30 @@ def ConvertAttnToLinalg : Pass<"convert-attn-to-linalg"> {
   ];
 }
 
+def ConvertAttnToNVVM : Pass<"convert-attn-to-nvvm", "::mlir::ModuleOp"> {
+  let summary = "Lower the fused tile level to an mma.sync GPU kernel "
+                "(FlashAttention-2 partitioning) and a launch";
+  let description = [{
+    Each fused tile-level program (the scf.forall grid of
+    attn-tile-attention after attn-fuse-online-softmax) becomes a kernel in
+    `gpu.module @attn_kernels`, written with NVVM ops (cp.async, ldmatrix,
+    mma.sync m16n8k16, shfl) and LLVM pointer arithmetic, and the grid
+    becomes a `gpu.launch_func` of it: a thread block per (query block,
+    head, batch), 16 query rows per warp, Q in registers, K and V through
+    swizzled shared memory, the online softmax in registers with exp2.
+
+    Kernel ABI: (q, k, v, o, lse: !llvm.ptr<1>; B, Hq, Hkv, Nq, Nk: i32;
+    the (batch, head, row) element strides of q, k, v, o: i32; scale: f32).
+    A null lse writes no LSE. f16/bf16, head dims 64 and 128, query blocks
+    of 16·warps rows, key blocks of 16..128 rows; anything else is reported
+    as unsupported.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect", "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
 #endif // ATTN_CONVERSION_PASSES_TD

@@ -34,7 +34,37 @@ void buildTilingPipeline(OpPassManager &pm, const TilingPipelineOptions &opts);
 /// the tile ops to linalg, bufferization, loops, LLVM.
 void buildCPUPipeline(OpPassManager &pm, const TilingPipelineOptions &opts);
 
-/// Registers `attn-tile-pipeline` and `attn-cpu-pipeline`.
+struct CodegenPipelineOptions
+    : public PassPipelineOptions<CodegenPipelineOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("GPU: sm_80, sm_86, sm_89, sm_90 or "
+                                          "sm_90a"),
+                           llvm::cl::init("sm_80")};
+  Option<int64_t> blockQ{*this, "block-q",
+                         llvm::cl::desc("Query block rows (0: heuristic)"),
+                         llvm::cl::init(0)};
+  Option<int64_t> blockKV{*this, "block-kv",
+                          llvm::cl::desc("Key/value block rows (0: heuristic)"),
+                          llvm::cl::init(0)};
+};
+
+/// The GPU chips the code generator accepts.
+bool isSupportedChip(llvm::StringRef chip);
+
+/// attn.attention -> the tile level (blocks for the chip) -> a GPU kernel
+/// (convert-attn-to-nvvm); stops before lowering the gpu.module.
+void buildGPUKernelPipeline(OpPassManager &pm,
+                            const CodegenPipelineOptions &opts);
+
+/// The gpu.module -> NVVM -> LLVM -> PTX (a gpu.binary in isa format).
+void buildGPUSerializePipeline(OpPassManager &pm,
+                               const CodegenPipelineOptions &opts);
+
+/// Both: attn.attention to PTX. `opts.chip` must satisfy isSupportedChip.
+void buildGPUCodegenPipeline(OpPassManager &pm,
+                             const CodegenPipelineOptions &opts);
+
+/// Registers `attn-tile-pipeline`, `attn-cpu-pipeline`, `attn-codegen`.
 void registerAttnPipelines();
 
 /// Registers every attn pass and pipeline.

@@ -65,4 +65,27 @@ def AttnFuseOnlineSoftmax : Pass<"attn-fuse-online-softmax"> {
   ];
 }
 
+def AttnSelectGPUBlocks : Pass<"attn-select-gpu-blocks"> {
+  let summary = "Choose the mma.sync kernel's block sizes and target for "
+                "each attn.attention";
+  let description = [{
+    Sets `block_q`/`block_kv` (unless the op has them) and `target` (unless
+    the op has one) on every `attn.attention`, for the GPU `chip`. The
+    tensor-core kernel has its own budget, which the generic FlashAttention
+    rule does not see: 16 query rows per warp and 8 warps (Br = 128), and
+    Bc = 128 keys for head dim 64, 64 for head dim 128, so that S, O and Q
+    fragments fit in 255 registers per thread and Q, K, V tiles in shared
+    memory. The `block-q`/`block-kv` options override the heuristic.
+  }];
+  let dependentDialects = ["::mlir::attn::AttnDialect"];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
+           "GPU: sm_80, sm_86, sm_89, sm_90 or sm_90a">,
+    Option<"blockQ", "block-q", "int64_t", /*default=*/"0",
+           "Query block rows (0: heuristic)">,
+    Option<"blockKV", "block-kv", "int64_t", /*default=*/"0",
+           "Key/value block rows (0: heuristic)">
+  ];
+}
+
 #endif // ATTN_TRANSFORMS_PASSES_TD

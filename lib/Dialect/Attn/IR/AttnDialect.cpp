@@ -99,5 +99,11 @@ LogicalResult AttnDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a unit attribute on an scf.for";
     return success();
   }
+  if (name == kKernelInfoAttrName) {
+    if (!isa<DictionaryAttr>(attr.getValue()))
+      return op->emitError() << "'" << kKernelInfoAttrName
+                             << "' must be a dictionary";
+    return success();
+  }
   return op->emitError() << "unknown attn dialect attribute '" << name << "'";
 }

@@ -23,6 +23,9 @@ constexpr llvm::StringLiteral kSoftmaxScaleAttrName = "attn.softmax_scale";
 /// `attn.online_softmax` on an scf.for: the loop is a fused (one-pass) online
 /// softmax loop with iter_args (m, l, acc).
 constexpr llvm::StringLiteral kOnlineSoftmaxAttrName = "attn.online_softmax";
+/// `attn.kernel` on a generated GPU kernel: what a launcher needs
+/// (block_m, block_n, threads, smem_bytes, head_dim, dtype, causal).
+constexpr llvm::StringLiteral kKernelInfoAttrName = "attn.kernel";
 } // namespace mlir::attn
 
 #endif // ATTN_DIALECT_ATTN_IR_ATTNDIALECT_H

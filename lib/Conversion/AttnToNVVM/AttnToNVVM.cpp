@@ -1,0 +1,810 @@
+//===- AttnToNVVM.cpp - tile level to an mma.sync GPU kernel ----*- C++ -*-===//
+//
+// Lowers the fused tile-level program of one attention (the scf.forall grid
+// that attn-tile-attention + attn-fuse-online-softmax produce) to a GPU
+// kernel for Ampere-class tensor cores (sm_80+, also runs on Hopper), in the
+// FlashAttention-2 work partitioning:
+//
+//   * one thread block per (query block, query head, batch); W warps, each
+//     owning 16 whole query rows, so row reductions stay inside a warp;
+//   * Q block -> shared memory (cp.async) -> registers (ldmatrix), once;
+//   * per key/value block: K and V tiles through cp.async into swizzled
+//     shared memory (no ldmatrix bank conflicts), V of block j and K of
+//     block j+1 in flight while block j is computed;
+//   * S = Q·Kᵀ and O += P·V with mma.sync m16n8k16 (f16/bf16 in, f32 acc);
+//     P is re-packed from the S accumulators in registers (the C fragment of
+//     two n8 tiles is the A fragment of one k16 step);
+//   * the online softmax in registers with ex2.approx, the mask only in the
+//     blocks the tiling marked (diagonal / end of keys).
+//
+// Tile op -> fragment mapping (per warp, g = lane/4, q = lane%4):
+//   attn.load_tile Q    cp.async 16B chunks + ldmatrix.x4 (A fragments)
+//   attn.load_tile K    cp.async + ldmatrix.x4 (B fragments of Kᵀ)
+//   attn.load_tile V    cp.async + ldmatrix.x4.trans (B fragments of V)
+//   attn.dot            mma.sync.m16n8k16.row.col.f32
+//   attn.mask           selects on the accumulator's (row, col) positions
+//   attn.reduce max/sum in-thread + shfl.bfly 1, 2 over the quad
+//   attn.store_tile O   packed 2-element stores of rows g and g+8
+//   attn.store_tile LSE lane q == 0 of each quad
+//
+//===----------------------------------------------------------------------===//
+#include "attn/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include <cmath>
+
+namespace mlir::attn {
+#define GEN_PASS_DEF_CONVERTATTNTONVVM
+#include "attn/Conversion/Passes.h.inc"
+} // namespace mlir::attn
+
+using namespace mlir;
+using namespace mlir::attn;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// What the tile-level program asks for
+//===----------------------------------------------------------------------===//
+
+struct KernelConfig {
+  bool bf16 = true;
+  int64_t headDim = 128; // D = Dv
+  int64_t blockM = 64;   // Br: query rows per block
+  int64_t blockN = 64;   // Bc: key/value rows per block
+  bool causal = false;
+  bool hasLse = false;
+  float scale = 1.0f;
+  int64_t warps() const { return blockM / 16; }
+  int64_t threads() const { return 32 * warps(); }
+  /// Q block, one K block, one V block (bf16/f16: 2 bytes an element).
+  int64_t smemBytes() const { return (blockM + 2 * blockN) * headDim * 2; }
+  std::string name() const {
+    return (llvm::Twine("attn_fwd_") + (bf16 ? "bf16" : "f16") + "_d" +
+            llvm::Twine(headDim) + "_m" + llvm::Twine(blockM) + "n" +
+            llvm::Twine(blockN) + (causal ? "_causal" : ""))
+        .str();
+  }
+};
+
+/// The pieces of one program of the fused tile-level form.
+struct TiledProgram {
+  scf::ForallOp grid;
+  LoadTileOp qLoad;
+  SmallVector<scf::ForOp> loops; // online-softmax loops, in order
+  StoreTileOp oStore, lseStore;
+  Value q, k, v, o, lse; // the memrefs
+};
+
+/// Recognises the fused tile-level program in `grid`, or says why not.
+LogicalResult matchProgram(scf::ForallOp grid, TiledProgram &p,
+                           KernelConfig &cfg) {
+  p.grid = grid;
+  if (grid.getRank() != 3 || !grid.getOutputs().empty())
+    return grid.emitError(
+        "unsupported: expected the (batch, head, query block) grid of "
+        "attn-tile-attention");
+  for (Operation &op : grid.getBody()->getOperations()) {
+    if (auto load = dyn_cast<LoadTileOp>(op)) {
+      if (p.qLoad)
+        return load.emitError("unsupported: a second tile load outside the "
+                              "key/value loop");
+      p.qLoad = load;
+    } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      if (loop->hasAttr(kSoftmaxPassAttrName))
+        return loop.emitError("unsupported: the naive three-pass softmax; "
+                              "run attn-fuse-online-softmax first");
+      if (!loop->hasAttr(kOnlineSoftmaxAttrName))
+        return loop.emitError("unsupported: a loop that is not an online "
+                              "softmax loop");
+      p.loops.push_back(loop);
+    } else if (auto store = dyn_cast<StoreTileOp>(op)) {
+      auto t = cast<RankedTensorType>(store.getTile().getType());
+      StoreTileOp &slot = t.getRank() == 2 ? p.oStore : p.lseStore;
+      if (slot)
+        return store.emitError("unsupported: more than one output store");
+      slot = store;
+    }
+  }
+  if (!p.qLoad || p.loops.empty() || !p.oStore)
+    return grid.emitError("unsupported: the grid body is not the fused "
+                          "tile-level form (Q load, online loops, O store)");
+  auto qTile = cast<RankedTensorType>(p.qLoad.getType());
+  Type et = qTile.getElementType();
+  if (!et.isBF16() && !et.isF16())
+    return p.qLoad.emitError()
+           << "unsupported: element type " << et
+           << " on the mma.sync path (tensor cores take f16 or bf16)";
+  cfg.bf16 = et.isBF16();
+  cfg.blockM = qTile.getDimSize(0);
+  cfg.headDim = qTile.getDimSize(1);
+  p.q = p.qLoad.getSource();
+  p.o = p.oStore.getDest();
+  if (p.lseStore) {
+    cfg.hasLse = true;
+    p.lse = p.lseStore.getDest();
+  }
+
+  // Each online loop: K load, S = dot(Q, K, 0) [, mask], V load, dot.
+  cfg.causal = false;
+  for (scf::ForOp loop : p.loops) {
+    auto scale = loop->getAttrOfType<FloatAttr>(kSoftmaxScaleAttrName);
+    if (!scale)
+      return loop.emitError("unsupported: online loop without a scale");
+    cfg.scale = static_cast<float>(scale.getValueAsDouble());
+    SmallVector<LoadTileOp> loads;
+    SmallVector<DotOp> dots;
+    loop.getBody()->walk([&](Operation *op) {
+      if (auto l = dyn_cast<LoadTileOp>(op))
+        loads.push_back(l);
+      else if (auto d = dyn_cast<DotOp>(op))
+        dots.push_back(d);
+      else if (auto m = dyn_cast<MaskOp>(op))
+        cfg.causal |= m.getCausal();
+    });
+    if (loads.size() != 2 || dots.size() != 2 ||
+        !dots[0].getRhsTransposed() || dots[1].getRhsTransposed() ||
+        dots[0].getLhs() != p.qLoad.getResult() ||
+        dots[0].getRhs() != loads[0].getResult() ||
+        dots[1].getRhs() != loads[1].getResult())
+      return loop.emitError("unsupported: online loop body is not "
+                            "S = Q·Kᵀ ... O += P·V");
+    auto kTile = cast<RankedTensorType>(loads[0].getType());
+    auto vTile = cast<RankedTensorType>(loads[1].getType());
+    p.k = loads[0].getSource();
+    p.v = loads[1].getSource();
+    cfg.blockN = kTile.getDimSize(0);
+    if (vTile.getDimSize(1) != cfg.headDim)
+      return loads[1].emitError(
+          "unsupported: value head dim differs from query head dim on the "
+          "mma.sync path");
+  }
+
+  if (cfg.headDim != 64 && cfg.headDim != 128)
+    return p.qLoad.emitError()
+           << "unsupported: head dim " << cfg.headDim
+           << " on the mma.sync path (supported: 64, 128)";
+  if (cfg.blockM % 16 || cfg.blockM < 16 || cfg.blockM > 256)
+    return p.qLoad.emitError()
+           << "unsupported: query block of " << cfg.blockM
+           << " rows (the mma.sync path needs a multiple of 16 in [16, 256]: "
+              "16 rows per warp)";
+  if (cfg.blockN % 16 || cfg.blockN < 16 || cfg.blockN > 128)
+    return p.loops.front().emitError()
+           << "unsupported: key/value block of " << cfg.blockN
+           << " rows (the mma.sync path needs a multiple of 16 in [16, 128])";
+  for (Value m : {p.q, p.k, p.v, p.o}) {
+    auto t = cast<MemRefType>(m.getType());
+    if (t.getRank() != 4)
+      return grid.emitError("unsupported: Q, K, V and O must be rank 4");
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel builder
+//===----------------------------------------------------------------------===//
+
+/// Emits the kernel body. Index math is 32-bit: the runtime guarantees every
+/// element offset fits in int32.
+class KernelBuilder {
+public:
+  KernelBuilder(OpBuilder &b, Location loc, const KernelConfig &cfg)
+      : b(b), loc(loc), cfg(cfg), ctx(b.getContext()) {
+    i32 = b.getI32Type();
+    f32 = b.getF32Type();
+    gptr = LLVM::LLVMPointerType::get(ctx, 1);
+    sptr = LLVM::LLVMPointerType::get(ctx, 3);
+    elemTy = cfg.bf16 ? Type(b.getBF16Type()) : Type(b.getF16Type());
+  }
+
+  /// Kernel parameters, in the runtime's ABI order.
+  SmallVector<Type> paramTypes() {
+    SmallVector<Type> t = {gptr, gptr, gptr, gptr, gptr};
+    t.append(5 + 12, i32); // B Hq Hkv Nq Nk, 4 x (sb, sh, sn)
+    t.push_back(f32);      // scale
+    return t;
+  }
+
+  void build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal);
+
+private:
+  OpBuilder &b;
+  Location loc;
+  const KernelConfig &cfg;
+  MLIRContext *ctx;
+  Type i32, f32, gptr, sptr, elemTy;
+
+  // Per-thread values set up in build().
+  Value lane, warp, tid, smemBase, sQ, sK, sV;
+
+  Value c32(int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  }
+  Value cf(float v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value udiv(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
+  Value urem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
+  Value xori(Value x, Value y) { return arith::XOrIOp::create(b, loc, x, y); }
+  Value smin(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value smax(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  }
+  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value fsub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value fmax(Value x, Value y) {
+    return arith::MaxNumFOp::create(b, loc, x, y);
+  }
+  Value fcmpEq(Value x, Value y) {
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, y);
+  }
+  Value gep(Type ptrTy, Type elem, Value base, Value idx) {
+    return LLVM::GEPOp::create(b, loc, ptrTy, elem, base, ValueRange{idx});
+  }
+  Value intrinsic(StringRef name, Value x) {
+    return LLVM::CallIntrinsicOp::create(b, loc, f32,
+                                         b.getStringAttr(name), ValueRange{x})
+        .getResult(0);
+  }
+  /// 2^x with the SFU instruction (ex2.approx.ftz.f32).
+  Value exp2(Value x) { return intrinsic("llvm.nvvm.ex2.approx.ftz.f32", x); }
+  /// log2(x) with the SFU instruction (lg2.approx.ftz.f32).
+  Value log2(Value x) { return intrinsic("llvm.nvvm.lg2.approx.ftz.f", x); }
+  Value negInf() { return cf(-std::numeric_limits<float>::infinity()); }
+
+  /// Butterfly shuffle within a quad (offsets 1, 2: the 4 lanes of a row).
+  Value shflXor(Value v, int64_t offset) {
+    return NVVM::ShflOp::create(b, loc, f32, c32(-1), v, c32(offset),
+                                c32(0x1f), NVVM::ShflKind::bfly, UnitAttr());
+  }
+  Value quadReduce(Value v, bool isMax) {
+    for (int64_t off : {1, 2}) {
+      Value o = shflXor(v, off);
+      v = isMax ? fmax(v, o) : fadd(v, o);
+    }
+    return v;
+  }
+
+  /// Byte offset of element (row, col) in a [rows][D] tile whose 16-byte
+  /// chunks are XOR-swizzled by row % 8: ldmatrix's eight row addresses then
+  /// fall in eight different bank groups.
+  Value swizzledOffset(Value row, Value chunk) {
+    Value rowBytes = mul(row, c32(cfg.headDim * 2));
+    Value sw = xori(chunk, urem(row, c32(8)));
+    return add(rowBytes, mul(sw, c32(16)));
+  }
+
+  /// cp.async of `rows` rows of a [rows][D] tile from global memory (row
+  /// stride `stride` elements, first row `row0`, `valid` rows readable) to
+  /// swizzled shared memory; rows past `valid` are zero-filled.
+  void loadTile(Value gBase, Value stride, Value row0, Value valid,
+                Value sTile, int64_t rows) {
+    int64_t chunksPerRow = cfg.headDim / 8;
+    int64_t rowsPerPass = cfg.threads() / chunksPerRow;
+    Value r0 = udiv(tid, c32(chunksPerRow));
+    Value chunk = urem(tid, c32(chunksPerRow));
+    for (int64_t pass = 0; pass < rows / rowsPerPass; ++pass) {
+      Value r = add(r0, c32(pass * rowsPerPass));
+      Value inRange = cmp(arith::CmpIPredicate::slt, r, valid);
+      // Out-of-range rows read 0 bytes from the (valid) base address.
+      Value gRow = select(inRange, add(row0, r), c32(0));
+      Value gIdx = add(mul(gRow, stride), mul(chunk, c32(8)));
+      Value src = gep(gptr, elemTy, gBase, gIdx);
+      Value dst = gep(sptr, b.getI8Type(), sTile, swizzledOffset(r, chunk));
+      Value bytes = select(inRange, c32(16), c32(0));
+      NVVM::CpAsyncOp::create(b, loc, dst, src, 16,
+                              NVVM::LoadCacheModifierKind::CG, bytes);
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  }
+
+  void waitAllAndSync() {
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    NVVM::Barrier0Op::create(b, loc);
+  }
+
+  /// ldmatrix.x4 (optionally .trans) at byte offset `off` of `tile`.
+  SmallVector<Value> ldmatrix4(Value tile, Value off, bool trans) {
+    auto st = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32});
+    Value ptr = gep(sptr, b.getI8Type(), tile, off);
+    Value r = NVVM::LdMatrixOp::create(
+        b, loc, st, ptr, 4,
+        trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+        NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+        NVVM::LdStMatrixEltType::B16);
+    SmallVector<Value> regs;
+    for (int64_t i = 0; i < 4; ++i)
+      regs.push_back(LLVM::ExtractValueOp::create(b, loc, r, i));
+    return regs;
+  }
+
+  /// One mma.sync.m16n8k16.row.col.f32: acc += A(16x16) · B(16x8).
+  SmallVector<Value> mma(ArrayRef<Value> a, ArrayRef<Value> bv,
+                         ArrayRef<Value> acc) {
+    auto resTy = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+    SmallVector<Value> av(a), bvv(bv);
+    if (!cfg.bf16) {
+      // f16 operands are typed f16x2; bf16 ones are plain b32.
+      auto h2 = VectorType::get({2}, b.getF16Type());
+      for (Value &x : av)
+        x = LLVM::BitcastOp::create(b, loc, h2, x);
+      for (Value &x : bvv)
+        x = LLVM::BitcastOp::create(b, loc, h2, x);
+    }
+    auto ptx = cfg.bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    Value r = NVVM::MmaOp::create(
+        b, loc, resTy, av, bvv, acc, ArrayRef<int64_t>{16, 8, 16},
+        std::nullopt, std::nullopt,
+        std::array<NVVM::MMATypes, 2>{ptx, ptx},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    SmallVector<Value> out;
+    for (int64_t i = 0; i < 4; ++i)
+      out.push_back(LLVM::ExtractValueOp::create(b, loc, r, i));
+    return out;
+  }
+
+  /// Packs two f32 into one register of two f16/bf16 (x in the low half).
+  Value pack2(Value x, Value y) {
+    auto v2f = VectorType::get({2}, f32);
+    auto v2e = VectorType::get({2}, elemTy);
+    Value v = LLVM::PoisonOp::create(b, loc, v2f);
+    v = LLVM::InsertElementOp::create(b, loc, v, x, c32(0));
+    v = LLVM::InsertElementOp::create(b, loc, v, y, c32(1));
+    Value t = arith::TruncFOp::create(b, loc, v2e, v);
+    return LLVM::BitcastOp::create(b, loc, i32, t);
+  }
+};
+
+void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal) {
+  Block &entry = fn.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  auto args = entry.getArguments();
+  Value qPtr = args[0], kPtr = args[1], vPtr = args[2], oPtr = args[3],
+        lsePtr = args[4];
+  Value hq = args[6], hkv = args[7], nq = args[8], nk = args[9];
+  Value qSb = args[10], qSh = args[11], qSn = args[12];
+  Value kSb = args[13], kSh = args[14], kSn = args[15];
+  Value vSb = args[16], vSh = args[17], vSn = args[18];
+  Value oSb = args[19], oSh = args[20], oSn = args[21];
+  Value scale = args[22];
+  int64_t D = cfg.headDim, Br = cfg.blockM, Bc = cfg.blockN;
+  int64_t nTilesS = Bc / 8, kStepsQ = D / 16, nTilesO = D / 8,
+          kStepsP = Bc / 16;
+
+  auto idx32 = [&](Value v) {
+    return arith::IndexCastUIOp::create(b, loc, i32, v).getResult();
+  };
+  tid = idx32(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  lane = urem(tid, c32(32));
+  warp = udiv(tid, c32(32));
+  Value g = udiv(lane, c32(4)), qd = urem(lane, c32(4));
+  Value bx = idx32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  Value h = idx32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
+  Value bIdx = idx32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
+  Value qBlock = bx;
+  if (cfg.causal) {
+    // Longest (bottom) query blocks first: they see the most keys.
+    Value nb = idx32(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+    qBlock = sub(sub(nb, c32(1)), bx);
+  }
+  // GQA: G = Hq / Hkv query heads per key/value head.
+  Value kvh = udiv(h, udiv(hq, hkv));
+
+  smemBase = LLVM::AddressOfOp::create(b, loc, smemGlobal);
+  sQ = smemBase;
+  sK = gep(sptr, b.getI8Type(), smemBase, c32(Br * D * 2));
+  sV = gep(sptr, b.getI8Type(), smemBase, c32((Br + Bc) * D * 2));
+
+  Value qBase = gep(gptr, elemTy, qPtr, add(mul(bIdx, qSb), mul(h, qSh)));
+  Value kBase = gep(gptr, elemTy, kPtr, add(mul(bIdx, kSb), mul(kvh, kSh)));
+  Value vBase = gep(gptr, elemTy, vPtr, add(mul(bIdx, vSb), mul(kvh, vSh)));
+  Value oBase = gep(gptr, elemTy, oPtr, add(mul(bIdx, oSb), mul(h, oSh)));
+
+  Value qStart = mul(qBlock, c32(Br));
+  Value qRows = smin(sub(nq, qStart), c32(Br));
+
+  // Key/value blocks: [0, nFull) whole for every row of the block,
+  // [nFull, nEnd) masked, the rest never visited (the tiling's segments).
+  Value nFull, nEnd;
+  Value bcV = c32(Bc);
+  auto ceilDiv = [&](Value x, Value y) {
+    return arith::CeilDivSIOp::create(b, loc, x, y).getResult();
+  };
+  auto floorDiv = [&](Value x, Value y) {
+    return arith::FloorDivSIOp::create(b, loc, x, y).getResult();
+  };
+  if (cfg.causal) {
+    Value diag = sub(nk, nq);
+    Value kvEnd = smax(smin(nk, add(add(qStart, qRows), diag)), c32(0));
+    nEnd = ceilDiv(kvEnd, bcV);
+    Value firstRowEnd = add(add(qStart, diag), c32(1));
+    nFull = smax(floorDiv(firstRowEnd, bcV), c32(0));
+    nFull = smin(smin(nFull, floorDiv(nk, bcV)), nEnd);
+  } else {
+    nEnd = ceilDiv(nk, bcV);
+    nFull = floorDiv(nk, bcV);
+  }
+
+  // Q -> shared; K block 0 -> shared.
+  loadTile(qBase, qSn, qStart, qRows, sQ, Br);
+  Value haveKeys = cmp(arith::CmpIPredicate::sgt, nEnd, c32(0));
+  auto ifKeys = scf::IfOp::create(b, loc, haveKeys, /*withElse=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifKeys.thenBlock());
+    loadTile(kBase, kSn, c32(0), smin(nk, bcV), sK, Bc);
+  }
+  waitAllAndSync();
+
+  // Q fragments of this warp's 16 rows, one A fragment per k16 step.
+  Value wRow0 = mul(warp, c32(16));
+  SmallVector<SmallVector<Value>> qFrag;
+  {
+    Value row = add(wRow0, urem(lane, c32(16)));
+    Value half = udiv(lane, c32(16));
+    for (int64_t s = 0; s < kStepsQ; ++s)
+      qFrag.push_back(ldmatrix4(
+          sQ, swizzledOffset(row, add(c32(2 * s), half)), /*trans=*/false));
+  }
+
+  // c = scale · log2(e): exp(scale·x) = exp2(c·x).
+  Value c = fmul(scale, cf(static_cast<float>(M_LOG2E)));
+  Value ninf = negInf();
+  Value zero = cf(0.0f);
+
+  // Loop-carried state: m[2], l[2] (rows g, g+8; l is this thread's partial
+  // sum over its columns), O[nTilesO][4].
+  SmallVector<Value> init = {ninf, ninf, zero, zero};
+  for (int64_t i = 0; i < nTilesO * 4; ++i)
+    init.push_back(zero);
+
+  // Positions for the mask: this thread's rows and base column.
+  Value myRow0 = add(add(qStart, wRow0), g); // row g; row g+8 is +8
+  Value myCol0 = mul(qd, c32(2));
+  Value diagOff = sub(nk, nq);
+
+  auto body = [&](Value j, ValueRange state, bool masked) {
+    SmallVector<Value> m = {state[0], state[1]}, l = {state[2], state[3]};
+    SmallVector<Value> o(state.begin() + 4, state.end());
+    Value kvStart = mul(j, bcV);
+    Value kvRows = smin(sub(nk, kvStart), bcV);
+
+    // K_j has landed (and every warp is done with V_{j-1}).
+    waitAllAndSync();
+    loadTile(vBase, vSn, kvStart, kvRows, sV, Bc);
+
+    // S = Q·K_jᵀ: nTilesS accumulators of 16x8.
+    SmallVector<SmallVector<Value>> s(nTilesS,
+                                      SmallVector<Value>(4, cf(0.0f)));
+    Value kRowInPair = add(urem(lane, c32(8)),
+                           mul(udiv(lane, c32(16)), c32(8)));
+    Value kChunkHalf = urem(udiv(lane, c32(8)), c32(2));
+    for (int64_t ks = 0; ks < kStepsQ; ++ks) {
+      for (int64_t p = 0; p < nTilesS / 2; ++p) {
+        Value row = add(c32(16 * p), kRowInPair);
+        SmallVector<Value> kb = ldmatrix4(
+            sK, swizzledOffset(row, add(c32(2 * ks), kChunkHalf)), false);
+        s[2 * p] = mma(qFrag[ks], {kb[0], kb[1]}, s[2 * p]);
+        s[2 * p + 1] = mma(qFrag[ks], {kb[2], kb[3]}, s[2 * p + 1]);
+      }
+    }
+
+    // Mask: key kj hidden if kj >= Nk, or (causal) kj > qi + (Nk - Nq).
+    if (masked) {
+      for (int64_t r = 0; r < 2; ++r) {
+        Value qi = add(myRow0, c32(8 * r));
+        Value lastVisible = add(qi, diagOff);
+        for (int64_t t = 0; t < nTilesS; ++t)
+          for (int64_t e = 0; e < 2; ++e) {
+            Value kj = add(add(kvStart, c32(8 * t + e)), myCol0);
+            Value hidden = cmp(arith::CmpIPredicate::sge, kj, nk);
+            if (cfg.causal)
+              hidden = arith::OrIOp::create(
+                  b, loc, hidden,
+                  cmp(arith::CmpIPredicate::sgt, kj, lastVisible));
+            s[t][2 * r + e] = select(hidden, ninf, s[t][2 * r + e]);
+          }
+      }
+    }
+
+    // Online softmax, per row r in {g, g+8}:
+    //   m' = max(m, rowmax(S));  mc = (m' == -inf ? 0 : m')·c
+    //   P = exp2(S·c − mc);      α = exp2(m·c − mc)
+    //   l' = α·l + rowsum(P);    O = α·O
+    SmallVector<Value> alpha(2);
+    for (int64_t r = 0; r < 2; ++r) {
+      Value mx = m[r];
+      for (int64_t t = 0; t < nTilesS; ++t)
+        mx = fmax(mx, fmax(s[t][2 * r], s[t][2 * r + 1]));
+      // Quad max: the 4 lanes sharing the row (NaN-free: scores are finite
+      // or -inf).
+      Value mNew = quadReduce(mx, /*isMax=*/true);
+      Value mSafe = select(fcmpEq(mNew, ninf), zero, mNew);
+      Value mc = fmul(mSafe, c);
+      Value negMc = arith::NegFOp::create(b, loc, mc);
+      Value rowSum = zero;
+      for (int64_t t = 0; t < nTilesS; ++t)
+        for (int64_t e = 0; e < 2; ++e) {
+          Value x = math::FmaOp::create(b, loc, s[t][2 * r + e], c, negMc);
+          Value p = exp2(x);
+          s[t][2 * r + e] = p;
+          rowSum = fadd(rowSum, p);
+        }
+      alpha[r] = exp2(fsub(fmul(m[r], c), mc));
+      l[r] = fadd(fmul(alpha[r], l[r]), rowSum);
+      m[r] = mNew;
+    }
+    for (int64_t t = 0; t < nTilesO; ++t)
+      for (int64_t e = 0; e < 4; ++e)
+        o[4 * t + e] = fmul(o[4 * t + e], alpha[e / 2]);
+
+    // V_j has landed; every warp is done with K_j: prefetch K_{j+1}.
+    waitAllAndSync();
+    Value jn = add(j, c32(1));
+    auto ifNext = scf::IfOp::create(
+        b, loc, cmp(arith::CmpIPredicate::slt, jn, nEnd), false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifNext.thenBlock());
+      Value nextStart = mul(jn, bcV);
+      loadTile(kBase, kSn, nextStart, smin(sub(nk, nextStart), bcV), sK, Bc);
+    }
+
+    // O += P·V_j: P's A fragments are S's accumulators, packed to 16 bits.
+    Value vRowInPair = add(urem(lane, c32(8)),
+                           mul(urem(udiv(lane, c32(8)), c32(2)), c32(8)));
+    Value vChunkHalf = udiv(lane, c32(16));
+    for (int64_t ks = 0; ks < kStepsP; ++ks) {
+      SmallVector<Value> pa = {pack2(s[2 * ks][0], s[2 * ks][1]),
+                               pack2(s[2 * ks][2], s[2 * ks][3]),
+                               pack2(s[2 * ks + 1][0], s[2 * ks + 1][1]),
+                               pack2(s[2 * ks + 1][2], s[2 * ks + 1][3])};
+      Value row = add(c32(16 * ks), vRowInPair);
+      for (int64_t p = 0; p < nTilesO / 2; ++p) {
+        SmallVector<Value> vb = ldmatrix4(
+            sV, swizzledOffset(row, add(c32(2 * p), vChunkHalf)), true);
+        SmallVector<Value> o0(o.begin() + 8 * p, o.begin() + 8 * p + 4);
+        SmallVector<Value> o1(o.begin() + 8 * p + 4, o.begin() + 8 * p + 8);
+        o0 = mma(pa, {vb[0], vb[1]}, o0);
+        o1 = mma(pa, {vb[2], vb[3]}, o1);
+        std::copy(o0.begin(), o0.end(), o.begin() + 8 * p);
+        std::copy(o1.begin(), o1.end(), o.begin() + 8 * p + 4);
+      }
+    }
+    SmallVector<Value> next = {m[0], m[1], l[0], l[1]};
+    next.append(o.begin(), o.end());
+    return next;
+  };
+
+  auto emitLoop = [&](Value lo, Value hi, ValueRange in, bool masked) {
+    auto idx = [&](Value v) {
+      return arith::IndexCastOp::create(b, loc, b.getIndexType(), v)
+          .getResult();
+    };
+    auto loop = scf::ForOp::create(
+        b, loc, idx(lo), idx(hi),
+        arith::ConstantIndexOp::create(b, loc, 1), in,
+        [&](OpBuilder &, Location, Value iv, ValueRange st) {
+          // The kernel builder's `b` emits the body into the new block.
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToEnd(iv.getParentBlock());
+          SmallVector<Value> nxt = body(idx32(iv), st, masked);
+          scf::YieldOp::create(b, loc, nxt);
+        });
+    return SmallVector<Value>(loop.getResults());
+  };
+  SmallVector<Value> st = emitLoop(c32(0), nFull, init, /*masked=*/false);
+  st = emitLoop(nFull, nEnd, st, /*masked=*/true);
+
+  // Epilogue: l = Σ over the quad; O = O / l; LSE = m·scale + ln(l).
+  for (int64_t r = 0; r < 2; ++r) {
+    Value lTot = quadReduce(st[2 + r], /*isMax=*/false);
+    Value noKey = fcmpEq(lTot, zero);
+    Value inv = arith::DivFOp::create(b, loc, cf(1.0f),
+                                      select(noKey, cf(1.0f), lTot));
+    Value qi = add(myRow0, c32(8 * r));
+    Value rowOk = cmp(arith::CmpIPredicate::slt, qi, nq);
+    auto ifRow = scf::IfOp::create(b, loc, rowOk, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifRow.thenBlock());
+    Value rowBase = gep(gptr, elemTy, oBase, mul(qi, oSn));
+    for (int64_t t = 0; t < nTilesO; ++t) {
+      Value v = pack2(fmul(st[4 + 4 * t + 2 * r], inv),
+                      fmul(st[4 + 4 * t + 2 * r + 1], inv));
+      Value ptr = gep(gptr, elemTy, rowBase, add(c32(8 * t), myCol0));
+      LLVM::StoreOp::create(b, loc, v, ptr, /*alignment=*/4);
+    }
+    // LSE (natural log), once per row: lane q == 0 of the quad.
+    Value nullLse = LLVM::ZeroOp::create(b, loc, gptr);
+    Value wantLse = arith::AndIOp::create(
+        b, loc,
+        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, lsePtr,
+                             nullLse),
+        cmp(arith::CmpIPredicate::eq, qd, c32(0)));
+    auto ifLse = scf::IfOp::create(b, loc, wantLse, false);
+    b.setInsertionPointToStart(ifLse.thenBlock());
+    Value mSafe = select(fcmpEq(st[r], ninf), zero, st[r]);
+    Value lse = fadd(fmul(mSafe, scale),
+                     fmul(log2(select(noKey, cf(1.0f), lTot)),
+                          cf(static_cast<float>(M_LN2))));
+    lse = select(noKey, ninf, lse);
+    Value lseIdx = add(mul(add(mul(bIdx, hq), h), nq), qi);
+    LLVM::StoreOp::create(b, loc, lse, gep(gptr, f32, lsePtr, lseIdx), 4);
+  }
+  gpu::ReturnOp::create(b, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct ConvertAttnToNVVMPass
+    : public attn::impl::ConvertAttnToNVVMBase<ConvertAttnToNVVMPass> {
+  using Base::Base;
+
+  /// Creates (once) the gpu.module holding the kernels.
+  gpu::GPUModuleOp kernelModule(ModuleOp top) {
+    if (auto m = top.lookupSymbol<gpu::GPUModuleOp>("attn_kernels"))
+      return m;
+    OpBuilder b = OpBuilder::atBlockEnd(top.getBody());
+    top->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                 b.getUnitAttr());
+    return gpu::GPUModuleOp::create(b, top.getLoc(), "attn_kernels");
+  }
+
+  LogicalResult convert(scf::ForallOp grid, ModuleOp top) {
+    TiledProgram prog;
+    KernelConfig cfg;
+    if (failed(matchProgram(grid, prog, cfg)))
+      return failure();
+    Location loc = grid.getLoc();
+    MLIRContext *ctx = grid.getContext();
+
+    // Kernel: one per configuration, shared by identical programs.
+    gpu::GPUModuleOp gm = kernelModule(top);
+    std::string name = cfg.name();
+    auto fn = gm.lookupSymbol<gpu::GPUFuncOp>(name);
+    if (!fn) {
+      OpBuilder mb = OpBuilder::atBlockEnd(gm.getBody());
+      // Dynamic shared memory: an external, zero-sized addrspace(3) array.
+      auto smem = gm.lookupSymbol<LLVM::GlobalOp>("attn_smem");
+      if (!smem) {
+        smem = LLVM::GlobalOp::create(
+            mb, loc, LLVM::LLVMArrayType::get(mb.getI8Type(), 0),
+            /*isConstant=*/false, LLVM::Linkage::External, "attn_smem",
+            Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+      }
+      KernelBuilder kb(mb, loc, cfg);
+      fn = gpu::GPUFuncOp::create(
+          mb, loc, name, mb.getFunctionType(kb.paramTypes(), {}));
+      fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                  mb.getUnitAttr());
+      fn.setKnownBlockSizeAttr(mb.getDenseI32ArrayAttr(
+          {static_cast<int32_t>(cfg.threads()), 1, 1}));
+      // What a launcher needs, for bundles and tools.
+      fn->setAttr(
+          kKernelInfoAttrName,
+          mb.getDictionaryAttr({
+              mb.getNamedAttr("block_m", mb.getI64IntegerAttr(cfg.blockM)),
+              mb.getNamedAttr("block_n", mb.getI64IntegerAttr(cfg.blockN)),
+              mb.getNamedAttr("threads", mb.getI64IntegerAttr(cfg.threads())),
+              mb.getNamedAttr("smem_bytes",
+                              mb.getI64IntegerAttr(cfg.smemBytes())),
+              mb.getNamedAttr("head_dim", mb.getI64IntegerAttr(cfg.headDim)),
+              mb.getNamedAttr("dtype",
+                              mb.getStringAttr(cfg.bf16 ? "bf16" : "f16")),
+              mb.getNamedAttr("causal", mb.getBoolAttr(cfg.causal)),
+          }));
+      OpBuilder fb(ctx);
+      KernelBuilder body(fb, loc, cfg);
+      body.build(fn, smem);
+    }
+
+    // Host side: the grid becomes a launch of the kernel.
+    OpBuilder b(grid);
+    Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    auto gptr = LLVM::LLVMPointerType::get(ctx, 1);
+    auto ptrOf = [&](Value memref) -> Value {
+      Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc,
+                                                                  memref);
+      auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+      Value off = meta.getOffset();
+      // Element offset -> bytes, added to the aligned base.
+      int64_t eb = cast<MemRefType>(memref.getType())
+                       .getElementType()
+                       .getIntOrFloatBitWidth() / 8;
+      Value bytes = arith::MulIOp::create(
+          b, loc, off, arith::ConstantIndexOp::create(b, loc, eb));
+      Value addr = arith::AddIOp::create(b, loc, base, bytes);
+      Value a64 = arith::IndexCastUIOp::create(b, loc, i64, addr);
+      return LLVM::IntToPtrOp::create(b, loc, gptr, a64);
+    };
+    auto i32Of = [&](Value index) -> Value {
+      return arith::IndexCastOp::create(b, loc, i32, index);
+    };
+    auto dimOf = [&](Value memref, int64_t d) {
+      return i32Of(memref::DimOp::create(b, loc, memref, d));
+    };
+    SmallVector<Value> operands = {ptrOf(prog.q), ptrOf(prog.k),
+                                   ptrOf(prog.v), ptrOf(prog.o)};
+    operands.push_back(prog.lse ? ptrOf(prog.lse)
+                                : Value(LLVM::ZeroOp::create(b, loc, gptr)));
+    operands.push_back(dimOf(prog.q, 0));
+    operands.push_back(dimOf(prog.q, 1));
+    operands.push_back(dimOf(prog.k, 1));
+    operands.push_back(dimOf(prog.q, 2));
+    operands.push_back(dimOf(prog.k, 2));
+    for (Value m : {prog.q, prog.k, prog.v, prog.o}) {
+      auto meta = memref::ExtractStridedMetadataOp::create(b, loc, m);
+      for (int64_t d = 0; d < 3; ++d)
+        operands.push_back(i32Of(meta.getStrides()[d]));
+    }
+    operands.push_back(
+        arith::ConstantOp::create(b, loc, b.getF32FloatAttr(cfg.scale)));
+
+    auto cI = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(b, loc, v).getResult();
+    };
+    Value nqIdx = memref::DimOp::create(b, loc, prog.q, 2);
+    Value gx = arith::CeilDivUIOp::create(b, loc, nqIdx, cI(cfg.blockM));
+    Value gy = memref::DimOp::create(b, loc, prog.q, 1);
+    Value gz = memref::DimOp::create(b, loc, prog.q, 0);
+    Value smemSize = arith::ConstantOp::create(
+        b, loc, b.getI32IntegerAttr(cfg.smemBytes()));
+    gpu::LaunchFuncOp::create(
+        b, loc, fn, gpu::KernelDim3{gx, gy, gz},
+        gpu::KernelDim3{cI(cfg.threads()), cI(1), cI(1)}, smemSize,
+        operands);
+    grid.erase();
+    return success();
+  }
+
+  void runOnOperation() override {
+    auto top = dyn_cast<ModuleOp>(getOperation());
+    if (!top) {
+      getOperation()->emitError("convert-attn-to-nvvm runs on a module");
+      return signalPassFailure();
+    }
+    SmallVector<scf::ForallOp> grids;
+    top.walk([&](scf::ForallOp f) {
+      bool hasTiles = false;
+      f.getBody()->walk([&](LoadTileOp) { hasTiles = true; });
+      if (hasTiles)
+        grids.push_back(f);
+    });
+    WalkResult untiled = top.walk([](AttentionOp op) {
+      op.emitError("attn.attention must be tiled and fused before "
+                   "convert-attn-to-nvvm (run attn-tile-attention and "
+                   "attn-fuse-online-softmax)");
+      return WalkResult::interrupt();
+    });
+    if (untiled.wasInterrupted())
+      return signalPassFailure();
+    for (scf::ForallOp g : grids)
+      if (failed(convert(g, top)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
