@@ -24,6 +24,11 @@ tool_dirs = [config.attn_tools_dir, config.llvm_tools_dir]
 tools = [
     "attn-opt",
     "attn-run",
+    "attn-bundle",
     ToolSubst("%ptxas", command="/usr/local/cuda/bin/ptxas", unresolved="ignore"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# ptxas (CUDA toolkit) validates the generated PTX when it is installed.
+if os.path.exists("/usr/local/cuda/bin/ptxas"):
+    config.available_features.add("ptxas")

@@ -79,9 +79,8 @@ static int emitPTX(ArrayRef<StringRef> args, DialectRegistry &registry) {
     return 1;
   PassManager pm(&ctx);
   if (!attn::isSupportedChip(opts->chip)) {
-    // The first pass reports the unsupported chip at the op.
-    attn::buildGPUKernelPipeline(pm, *opts);
-    (void)pm.run(*module);
+    llvm::errs() << "attn-opt: error: unsupported chip '" << opts->chip
+                 << "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)\n";
     return 1;
   }
   attn::buildGPUCodegenPipeline(pm, *opts);

@@ -41,6 +41,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 #include <cmath>
 
@@ -303,8 +304,16 @@ private:
     int64_t rowsPerPass = cfg.threads() / chunksPerRow;
     Value r0 = udiv(tid, c32(chunksPerRow));
     Value chunk = urem(tid, c32(chunksPerRow));
-    for (int64_t pass = 0; pass < rows / rowsPerPass; ++pass) {
+    int64_t passes = llvm::divideCeil(rows, rowsPerPass);
+    for (int64_t pass = 0; pass < passes; ++pass) {
       Value r = add(r0, c32(pass * rowsPerPass));
+      // More threads than chunks (small tiles): the extra threads idle.
+      OpBuilder::InsertionGuard guard(b);
+      if (rows % rowsPerPass) {
+        auto inTile = scf::IfOp::create(
+            b, loc, cmp(arith::CmpIPredicate::slt, r, c32(rows)), false);
+        b.setInsertionPointToStart(inTile.thenBlock());
+      }
       Value inRange = cmp(arith::CmpIPredicate::slt, r, valid);
       // Out-of-range rows read 0 bytes from the (valid) base address.
       Value gRow = select(inRange, add(row0, r), c32(0));
@@ -776,7 +785,12 @@ struct ConvertAttnToNVVMPass
         b, loc, fn, gpu::KernelDim3{gx, gy, gz},
         gpu::KernelDim3{cI(cfg.threads()), cI(1), cI(1)}, smemSize,
         operands);
+    // The grid's index arithmetic outside the forall is now dead.
+    Block *hostBlock = grid->getBlock();
     grid.erase();
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*hostBlock)))
+      if (isOpTriviallyDead(&op))
+        op.erase();
     return success();
   }
 

@@ -1,0 +1,32 @@
+// RUN: attn-opt %s --attn-codegen="chip=sm_80" --emit=ptx | FileCheck %s
+// RUN: attn-opt %s --attn-codegen="chip=sm_90a" --emit=ptx -o %t.ptx && FileCheck %s --check-prefix=SM90 < %t.ptx
+// RUN: not attn-opt %s --attn-codegen="chip=sm_75" --emit=ptx 2>&1 | FileCheck %s --check-prefix=BADCHIP
+
+// The whole pipeline down to PTX: the instructions we meant are there.
+// CHECK:       .version 8.0
+// CHECK:       .target sm_80
+// CHECK:       .visible .entry attn_fwd_bf16_d128_m128n64_causal(
+// CHECK:       .maxntid 256, 1, 1
+// CHECK:       cp.async.cg.shared.global [%{{[a-z0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
+// CHECK:       cp.async.commit_group;
+// CHECK:       cp.async.wait_group 0;
+// CHECK:       ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// CHECK:       mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// CHECK:       shfl.sync.bfly.b32
+// CHECK:       ex2.approx.ftz.f32
+// CHECK:       ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// CHECK:       lg2.approx.ftz.f32
+
+// SM90:        .target sm_90a
+// SM90:        mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+
+// BADCHIP: attn-opt: error: unsupported chip 'sm_75' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)
+
+func.func @attention(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
+                     %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>,
+                     %lse: memref<?x?x?xf32>) {
+  attn.attention %q, %k, %v into %o lse(%lse : memref<?x?x?xf32>) {causal}
+      : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+        memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>
+  return
+}

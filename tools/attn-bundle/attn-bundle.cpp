@@ -1,0 +1,168 @@
+//===- attn-bundle.cpp - ahead-of-time kernels for the runtime --*- C++ -*-===//
+//
+// Compiles one attn.attention per configuration (dtype × head dim × causal)
+// through the attn-codegen pipeline for each chip, and writes a bundle the
+// runtime loads: one PTX file per (kernel, chip) and a manifest.txt line
+// with what the launcher needs (taken from the kernel's attn.kernel
+// attribute):
+//
+//   kernel name=... ptx=... chip=sm_80 dtype=bf16 head_dim=128
+//          head_dim_v=128 causal=1 block_m=128 block_n=64 threads=256
+//          smem=65536
+//
+//===----------------------------------------------------------------------===//
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+#include "attn/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> outDir("out-dir", cl::desc("Bundle directory"),
+                                   cl::Required);
+static cl::list<std::string> chips("chips", cl::desc("GPU chips"),
+                                   cl::CommaSeparated);
+static cl::list<std::string> dtypes("dtypes", cl::desc("f16, bf16"),
+                                    cl::CommaSeparated);
+static cl::list<int64_t> headDims("head-dims", cl::desc("Head dims"),
+                                  cl::CommaSeparated);
+
+namespace {
+OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, Type et, int64_t d,
+                                   bool causal) {
+  OpBuilder b(&ctx);
+  Location loc = UnknownLoc::get(&ctx);
+  auto module = ModuleOp::create(loc);
+  int64_t dyn = ShapedType::kDynamic;
+  auto t = MemRefType::get({dyn, dyn, dyn, d}, et);
+  auto lseT = MemRefType::get({dyn, dyn, dyn}, b.getF32Type());
+  b.setInsertionPointToEnd(module.getBody());
+  auto fn = func::FuncOp::create(b, loc, "attention",
+                                 b.getFunctionType({t, t, t, t, lseT}, {}));
+  Block *entry = fn.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  auto op = attn::AttentionOp::create(
+      b, loc, entry->getArgument(0), entry->getArgument(1),
+      entry->getArgument(2), entry->getArgument(3), entry->getArgument(4),
+      FloatAttr(), UnitAttr(), IntegerAttr(), IntegerAttr(),
+      attn::TargetAttr());
+  op.setCausal(causal);
+  func::ReturnOp::create(b, loc);
+  return module;
+}
+
+int fail(const llvm::Twine &msg) {
+  llvm::errs() << "attn-bundle: error: " << msg << "\n";
+  return 1;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM y(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "attn-bundle: ahead-of-time GPU kernels\n");
+  if (chips.empty())
+    chips.push_back("sm_80");
+  if (dtypes.empty()) {
+    dtypes.push_back("f16");
+    dtypes.push_back("bf16");
+  }
+  if (headDims.empty()) {
+    headDims.push_back(64);
+    headDims.push_back(128);
+  }
+  for (const std::string &c : chips)
+    if (!attn::isSupportedChip(c))
+      return fail("unsupported chip '" + c + "'");
+  if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
+    return fail("cannot create " + outDir + ": " + ec.message());
+
+  DialectRegistry registry;
+  attn::registerAttnDialects(registry);
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+
+  std::string manifest =
+      "# attn kernel bundle: one line per (kernel, chip). Written by "
+      "attn-bundle.\n";
+  for (const std::string &chip : chips)
+    for (const std::string &dt : dtypes)
+      for (int64_t d : headDims)
+        for (bool causal : {false, true}) {
+          Type et;
+          if (dt == "f16")
+            et = Float16Type::get(&ctx);
+          else if (dt == "bf16")
+            et = BFloat16Type::get(&ctx);
+          else
+            return fail("unsupported dtype '" + dt + "' (f16, bf16)");
+          OwningOpRef<ModuleOp> module = buildProblem(ctx, et, d, causal);
+          attn::CodegenPipelineOptions opts;
+          opts.chip = chip;
+          PassManager kernelPm(&ctx);
+          attn::buildGPUKernelPipeline(kernelPm, opts);
+          if (failed(kernelPm.run(*module)))
+            return fail("kernel generation failed for " + dt + " d" +
+                        llvm::Twine(d));
+          gpu::GPUFuncOp kernel;
+          module->walk([&](gpu::GPUFuncOp f) { kernel = f; });
+          auto info = kernel ? kernel->getAttrOfType<DictionaryAttr>(
+                                   attn::kKernelInfoAttrName)
+                             : DictionaryAttr();
+          if (!info)
+            return fail("no kernel was generated");
+          auto getInt = [&](StringRef k) {
+            return cast<IntegerAttr>(info.get(k)).getInt();
+          };
+          std::string name = kernel.getName().str();
+
+          PassManager serializePm(&ctx);
+          attn::buildGPUSerializePipeline(serializePm, opts);
+          if (failed(serializePm.run(*module)))
+            return fail("PTX generation failed for " + name);
+          std::string ptx;
+          module->walk([&](gpu::BinaryOp bin) {
+            for (Attribute a : bin.getObjects())
+              ptx += cast<gpu::ObjectAttr>(a).getObject().getValue().str();
+          });
+          std::string file = name + "." + chip + ".ptx";
+          SmallString<256> path(outDir);
+          llvm::sys::path::append(path, file);
+          std::error_code ec;
+          llvm::raw_fd_ostream os(path, ec);
+          if (ec)
+            return fail("cannot write " + path + ": " + ec.message());
+          os << ptx;
+          manifest += (llvm::Twine("kernel name=") + name + " ptx=" + file +
+                       " chip=" + chip + " dtype=" + dt +
+                       " head_dim=" + llvm::Twine(d) +
+                       " head_dim_v=" + llvm::Twine(d) +
+                       " causal=" + llvm::Twine(causal ? 1 : 0) +
+                       " block_m=" + llvm::Twine(getInt("block_m")) +
+                       " block_n=" + llvm::Twine(getInt("block_n")) +
+                       " threads=" + llvm::Twine(getInt("threads")) +
+                       " smem=" + llvm::Twine(getInt("smem_bytes")) + "\n")
+                          .str();
+        }
+  SmallString<256> mpath(outDir);
+  llvm::sys::path::append(mpath, "manifest.txt");
+  std::error_code ec;
+  llvm::raw_fd_ostream os(mpath, ec);
+  if (ec)
+    return fail("cannot write " + mpath + ": " + ec.message());
+  os << manifest;
+  llvm::outs() << "attn-bundle: wrote " << mpath << "\n";
+  return 0;
+}
