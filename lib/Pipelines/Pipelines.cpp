@@ -91,7 +91,10 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   pm.addPass(createAttnFuseOnlineSoftmax());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  pm.addPass(createConvertAttnToNVVM());
+  ConvertAttnToNVVMOptions conv;
+  conv.mTiles = opts.mTiles;
+  conv.qInRegisters = opts.qInRegisters;
+  pm.addPass(createConvertAttnToNVVM(conv));
 }
 
 void mlir::attn::buildGPUSerializePipeline(OpPassManager &pm,

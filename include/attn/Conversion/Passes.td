@@ -37,7 +37,20 @@ def ConvertAttnToNVVM : Pass<"convert-attn-to-nvvm", "::mlir::ModuleOp"> {
     A null lse writes no LSE. f16/bf16, head dims 64 and 128, query blocks
     of 16·warps rows, key blocks of 16..128 rows; anything else is reported
     as unsupported.
+
+    Inside the kernel, each warp owns `m-tiles` 16-row tiles (2 halves the
+    shared-memory traffic per mma) and keeps Q's fragments in registers or
+    re-reads them from shared memory; by default the first of (2, in
+    registers), (2, shared), (1, in registers), (1, shared) whose estimated
+    register need (MT·(D/2 + Bc/2 + [D/4]) + 110, calibrated on ptxas's
+    counts) fits in 255.
   }];
+  let options = [
+    Option<"mTiles", "m-tiles", "int64_t", /*default=*/"0",
+           "16-row m-tiles per warp: 1 or 2 (0: heuristic)">,
+    Option<"qInRegisters", "q-in-registers", "int64_t", /*default=*/"-1",
+           "Keep Q fragments in registers: 1, 0 (-1: heuristic)">
+  ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
     "::mlir::NVVM::NVVMDialect", "::mlir::arith::ArithDialect",

@@ -46,6 +46,13 @@ struct CodegenPipelineOptions
   Option<int64_t> blockKV{*this, "block-kv",
                           llvm::cl::desc("Key/value block rows (0: heuristic)"),
                           llvm::cl::init(0)};
+  Option<int64_t> mTiles{*this, "m-tiles",
+                         llvm::cl::desc("16-row m-tiles per warp (0: auto)"),
+                         llvm::cl::init(0)};
+  Option<int64_t> qInRegisters{
+      *this, "q-in-registers",
+      llvm::cl::desc("Q fragments in registers: 1, 0 (-1: auto)"),
+      llvm::cl::init(-1)};
 };
 
 /// The GPU chips the code generator accepts.

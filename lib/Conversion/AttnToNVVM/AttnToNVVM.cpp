@@ -67,14 +67,22 @@ struct KernelConfig {
   bool causal = false;
   bool hasLse = false;
   float scale = 1.0f;
-  int64_t warps() const { return blockM / 16; }
+  /// 16-row m-tiles per warp: 2 lets one K/V fragment from shared memory
+  /// feed twice the mma.sync work (shared-memory bandwidth, not the tensor
+  /// cores, bounds MT = 1 on Hopper).
+  int64_t mTiles = 1;
+  /// Keep Q's A fragments in registers for the whole program, or re-read
+  /// them from shared memory at each k-step (frees D/4 · MT registers).
+  bool qInRegisters = true;
+  int64_t warps() const { return blockM / (16 * mTiles); }
   int64_t threads() const { return 32 * warps(); }
   /// Q block, one K block, one V block (bf16/f16: 2 bytes an element).
   int64_t smemBytes() const { return (blockM + 2 * blockN) * headDim * 2; }
   std::string name() const {
     return (llvm::Twine("attn_fwd_") + (bf16 ? "bf16" : "f16") + "_d" +
             llvm::Twine(headDim) + "_m" + llvm::Twine(blockM) + "n" +
-            llvm::Twine(blockN) + (causal ? "_causal" : ""))
+            llvm::Twine(blockN) + "w" + llvm::Twine(warps()) +
+            (qInRegisters ? "" : "qs") + (causal ? "_causal" : ""))
         .str();
   }
 };
@@ -295,6 +303,32 @@ private:
     return add(rowBytes, mul(sw, c32(16)));
   }
 
+  /// The lane-dependent part of ldmatrix addresses into a swizzled tile,
+  /// for a lane that reads row `laneRow` + R and chunk `laneHalf` + C, with
+  /// R a multiple of 8 and C even known at compile time. Then the swizzled
+  /// chunk is (C + laneHalf) ^ (laneRow % 8) = C ^ y, y = laneHalf ^
+  /// (laneRow % 8) < 8, = ((C & 7) ^ y) + (C & ~7): four lane values (one per
+  /// C & 7) and a constant, which the backend folds into the instruction's
+  /// immediate offset.
+  struct SwizzleBase {
+    SmallVector<Value, 4> ptr; // tile + laneRow·rowBytes + ((2k) ^ y)·16
+  };
+  SwizzleBase swizzleBase(Value tile, Value laneRow, Value laneHalf) {
+    Value y = xori(laneHalf, urem(laneRow, c32(8)));
+    Value rowBytes = mul(laneRow, c32(cfg.headDim * 2));
+    SwizzleBase sb;
+    for (int64_t k = 0; k < 4; ++k) {
+      Value off = add(rowBytes, mul(xori(y, c32(2 * k)), c32(16)));
+      sb.ptr.push_back(gep(sptr, b.getI8Type(), tile, off));
+    }
+    return sb;
+  }
+  Value swizzledAt(const SwizzleBase &sb, int64_t row, int64_t chunk) {
+    assert(row % 8 == 0 && chunk % 2 == 0 && "constant part misaligned");
+    int64_t imm = row * cfg.headDim * 2 + (chunk & ~int64_t(7)) * 16;
+    return gep(sptr, b.getI8Type(), sb.ptr[(chunk & 7) / 2], c32(imm));
+  }
+
   /// cp.async of `rows` rows of a [rows][D] tile from global memory (row
   /// stride `stride` elements, first row `row0`, `valid` rows readable) to
   /// swizzled shared memory; rows past `valid` are zero-filled.
@@ -304,8 +338,17 @@ private:
     int64_t rowsPerPass = cfg.threads() / chunksPerRow;
     Value r0 = udiv(tid, c32(chunksPerRow));
     Value chunk = urem(tid, c32(chunksPerRow));
+    // Pass p handles row r0 + p·rowsPerPass: the global offset grows by
+    // rowsPerPass·stride, and, when rowsPerPass is a multiple of 8 (the
+    // swizzle period), the shared offset by a constant.
+    Value gOff = add(mul(add(row0, r0), stride), mul(chunk, c32(8)));
+    Value gStep = mul(stride, c32(rowsPerPass));
+    bool linear = rowsPerPass % 8 == 0;
+    Value dst0 = gep(sptr, b.getI8Type(), sTile, swizzledOffset(r0, chunk));
     int64_t passes = llvm::divideCeil(rows, rowsPerPass);
     for (int64_t pass = 0; pass < passes; ++pass) {
+      if (pass > 0)
+        gOff = add(gOff, gStep);
       Value r = add(r0, c32(pass * rowsPerPass));
       // More threads than chunks (small tiles): the extra threads idle.
       OpBuilder::InsertionGuard guard(b);
@@ -315,11 +358,12 @@ private:
         b.setInsertionPointToStart(inTile.thenBlock());
       }
       Value inRange = cmp(arith::CmpIPredicate::slt, r, valid);
-      // Out-of-range rows read 0 bytes from the (valid) base address.
-      Value gRow = select(inRange, add(row0, r), c32(0));
-      Value gIdx = add(mul(gRow, stride), mul(chunk, c32(8)));
-      Value src = gep(gptr, elemTy, gBase, gIdx);
-      Value dst = gep(sptr, b.getI8Type(), sTile, swizzledOffset(r, chunk));
+      // Out-of-range rows read 0 bytes (zero-fill) from the base address.
+      Value src = gep(gptr, elemTy, gBase, select(inRange, gOff, c32(0)));
+      Value dst =
+          linear ? gep(sptr, b.getI8Type(), dst0,
+                       c32(pass * rowsPerPass * cfg.headDim * 2))
+                 : gep(sptr, b.getI8Type(), sTile, swizzledOffset(r, chunk));
       Value bytes = select(inRange, c32(16), c32(0));
       NVVM::CpAsyncOp::create(b, loc, dst, src, 16,
                               NVVM::LoadCacheModifierKind::CG, bytes);
@@ -334,8 +378,11 @@ private:
 
   /// ldmatrix.x4 (optionally .trans) at byte offset `off` of `tile`.
   SmallVector<Value> ldmatrix4(Value tile, Value off, bool trans) {
+    return ldmatrix4(gep(sptr, b.getI8Type(), tile, off), trans);
+  }
+  /// ldmatrix.x4 (optionally .trans) at shared address `ptr`.
+  SmallVector<Value> ldmatrix4(Value ptr, bool trans) {
     auto st = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32});
-    Value ptr = gep(sptr, b.getI8Type(), tile, off);
     Value r = NVVM::LdMatrixOp::create(
         b, loc, st, ptr, 4,
         trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
@@ -397,9 +444,10 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal) {
   Value vSb = args[16], vSh = args[17], vSn = args[18];
   Value oSb = args[19], oSh = args[20], oSn = args[21];
   Value scale = args[22];
-  int64_t D = cfg.headDim, Br = cfg.blockM, Bc = cfg.blockN;
-  int64_t nTilesS = Bc / 8, kStepsQ = D / 16, nTilesO = D / 8,
-          kStepsP = Bc / 16;
+  const int64_t D = cfg.headDim, Br = cfg.blockM, Bc = cfg.blockN;
+  const int64_t MT = cfg.mTiles; // 16-row m-tiles per warp
+  const int64_t nTilesS = Bc / 8, kStepsQ = D / 16, nTilesO = D / 8,
+                kStepsP = Bc / 16;
 
   auto idx32 = [&](Value v) {
     return arith::IndexCastUIOp::create(b, loc, i32, v).getResult();
@@ -466,36 +514,59 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal) {
   }
   waitAllAndSync();
 
-  // Q fragments of this warp's 16 rows, one A fragment per k16 step.
-  Value wRow0 = mul(warp, c32(16));
-  SmallVector<SmallVector<Value>> qFrag;
-  {
-    Value row = add(wRow0, urem(lane, c32(16)));
-    Value half = udiv(lane, c32(16));
-    for (int64_t s = 0; s < kStepsQ; ++s)
-      qFrag.push_back(ldmatrix4(
-          sQ, swizzledOffset(row, add(c32(2 * s), half)), /*trans=*/false));
-  }
+  // This warp's rows: [wRow0, wRow0 + 16·MT); m-tile i covers 16 of them.
+  Value wRow0 = mul(warp, c32(16 * MT));
+  // A fragments of Q for m-tile i, k-step ks (ldmatrix.x4: lanes 0-15 give
+  // rows 0-15 at column 16ks, lanes 16-31 the same rows at 16ks + 8).
+  SwizzleBase qSwz = swizzleBase(sQ, add(wRow0, urem(lane, c32(16))),
+                                 udiv(lane, c32(16)));
+  auto loadQFrag = [&](int64_t i, int64_t ks) {
+    return ldmatrix4(swizzledAt(qSwz, 16 * i, 2 * ks), /*trans=*/false);
+  };
+  // Q stays in registers when they allow; else it is re-read from shared
+  // memory (which holds it for the whole program) at each k-step.
+  SmallVector<SmallVector<SmallVector<Value>>> qFrag(MT);
+  if (cfg.qInRegisters)
+    for (int64_t i = 0; i < MT; ++i)
+      for (int64_t ks = 0; ks < kStepsQ; ++ks)
+        qFrag[i].push_back(loadQFrag(i, ks));
 
   // c = scale · log2(e): exp(scale·x) = exp2(c·x).
   Value c = fmul(scale, cf(static_cast<float>(M_LOG2E)));
   Value ninf = negInf();
   Value zero = cf(0.0f);
 
-  // Loop-carried state: m[2], l[2] (rows g, g+8; l is this thread's partial
-  // sum over its columns), O[nTilesO][4].
-  SmallVector<Value> init = {ninf, ninf, zero, zero};
-  for (int64_t i = 0; i < nTilesO * 4; ++i)
+  // Loop-carried state, per m-tile i and row half r (rows g, g+8):
+  //   m[i][r], l[i][r] (this thread's partial row sum), O[i][t][4].
+  // Flattened: [m(2·MT) | l(2·MT) | O(MT·nTilesO·4)].
+  auto mIdx = [&](int64_t i, int64_t r) { return 2 * i + r; };
+  auto lIdx = [&](int64_t i, int64_t r) { return 2 * MT + 2 * i + r; };
+  auto oIdx = [&](int64_t i, int64_t t, int64_t e) {
+    return 4 * MT + (i * nTilesO + t) * 4 + e;
+  };
+  SmallVector<Value> init;
+  for (int64_t i = 0; i < 2 * MT; ++i)
+    init.push_back(ninf);
+  for (int64_t i = 0; i < 2 * MT + MT * nTilesO * 4; ++i)
     init.push_back(zero);
 
-  // Positions for the mask: this thread's rows and base column.
-  Value myRow0 = add(add(qStart, wRow0), g); // row g; row g+8 is +8
+  // Positions for the mask: this thread's first row and column.
+  Value myRow0 = add(add(qStart, wRow0), g); // + 16i + 8r
   Value myCol0 = mul(qd, c32(2));
   Value diagOff = sub(nk, nq);
 
+  // ldmatrix lanes for K (B of S = Q·Kᵀ; matrices (n0,k0) (n0,k8) (n8,k0)
+  // (n8,k8)) and V (B of O = P·V, transposed; (k0,n0) (k8,n0) (k0,n8)
+  // (k8,n8)).
+  SwizzleBase kSwz = swizzleBase(
+      sK, add(urem(lane, c32(8)), mul(udiv(lane, c32(16)), c32(8))),
+      urem(udiv(lane, c32(8)), c32(2)));
+  SwizzleBase vSwz = swizzleBase(
+      sV, add(urem(lane, c32(8)), mul(urem(udiv(lane, c32(8)), c32(2)), c32(8))),
+      udiv(lane, c32(16)));
+
   auto body = [&](Value j, ValueRange state, bool masked) {
-    SmallVector<Value> m = {state[0], state[1]}, l = {state[2], state[3]};
-    SmallVector<Value> o(state.begin() + 4, state.end());
+    SmallVector<Value> st(state.begin(), state.end());
     Value kvStart = mul(j, bcV);
     Value kvRows = smin(sub(nk, kvStart), bcV);
 
@@ -503,70 +574,78 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal) {
     waitAllAndSync();
     loadTile(vBase, vSn, kvStart, kvRows, sV, Bc);
 
-    // S = Q·K_jᵀ: nTilesS accumulators of 16x8.
-    SmallVector<SmallVector<Value>> s(nTilesS,
-                                      SmallVector<Value>(4, cf(0.0f)));
-    Value kRowInPair = add(urem(lane, c32(8)),
-                           mul(udiv(lane, c32(16)), c32(8)));
-    Value kChunkHalf = urem(udiv(lane, c32(8)), c32(2));
+    // S = Q·K_jᵀ: MT × nTilesS accumulators of 16x8. Each K fragment
+    // (ldmatrix.x4: two n8 tiles of one k16 step) serves all m-tiles.
+    SmallVector<SmallVector<SmallVector<Value>>> s(
+        MT, SmallVector<SmallVector<Value>>(nTilesS,
+                                            SmallVector<Value>(4, zero)));
     for (int64_t ks = 0; ks < kStepsQ; ++ks) {
+      SmallVector<SmallVector<Value>> qa(MT);
+      for (int64_t i = 0; i < MT; ++i)
+        qa[i] = cfg.qInRegisters ? qFrag[i][ks] : loadQFrag(i, ks);
       for (int64_t p = 0; p < nTilesS / 2; ++p) {
-        Value row = add(c32(16 * p), kRowInPair);
-        SmallVector<Value> kb = ldmatrix4(
-            sK, swizzledOffset(row, add(c32(2 * ks), kChunkHalf)), false);
-        s[2 * p] = mma(qFrag[ks], {kb[0], kb[1]}, s[2 * p]);
-        s[2 * p + 1] = mma(qFrag[ks], {kb[2], kb[3]}, s[2 * p + 1]);
+        SmallVector<Value> kb =
+            ldmatrix4(swizzledAt(kSwz, 16 * p, 2 * ks), /*trans=*/false);
+        for (int64_t i = 0; i < MT; ++i) {
+          s[i][2 * p] = mma(qa[i], {kb[0], kb[1]}, s[i][2 * p]);
+          s[i][2 * p + 1] = mma(qa[i], {kb[2], kb[3]}, s[i][2 * p + 1]);
+        }
       }
     }
 
     // Mask: key kj hidden if kj >= Nk, or (causal) kj > qi + (Nk - Nq).
     if (masked) {
-      for (int64_t r = 0; r < 2; ++r) {
-        Value qi = add(myRow0, c32(8 * r));
-        Value lastVisible = add(qi, diagOff);
-        for (int64_t t = 0; t < nTilesS; ++t)
-          for (int64_t e = 0; e < 2; ++e) {
-            Value kj = add(add(kvStart, c32(8 * t + e)), myCol0);
-            Value hidden = cmp(arith::CmpIPredicate::sge, kj, nk);
-            if (cfg.causal)
-              hidden = arith::OrIOp::create(
-                  b, loc, hidden,
-                  cmp(arith::CmpIPredicate::sgt, kj, lastVisible));
-            s[t][2 * r + e] = select(hidden, ninf, s[t][2 * r + e]);
-          }
-      }
+      for (int64_t i = 0; i < MT; ++i)
+        for (int64_t r = 0; r < 2; ++r) {
+          Value qi = add(myRow0, c32(16 * i + 8 * r));
+          Value lastVisible = add(qi, diagOff);
+          for (int64_t t = 0; t < nTilesS; ++t)
+            for (int64_t e = 0; e < 2; ++e) {
+              Value kj = add(add(kvStart, c32(8 * t + e)), myCol0);
+              Value hidden = cmp(arith::CmpIPredicate::sge, kj, nk);
+              if (cfg.causal)
+                hidden = arith::OrIOp::create(
+                    b, loc, hidden,
+                    cmp(arith::CmpIPredicate::sgt, kj, lastVisible));
+              s[i][t][2 * r + e] = select(hidden, ninf, s[i][t][2 * r + e]);
+            }
+        }
     }
 
-    // Online softmax, per row r in {g, g+8}:
+    // Online softmax, per row (m-tile i, half r):
     //   m' = max(m, rowmax(S));  mc = (m' == -inf ? 0 : m')·c
     //   P = exp2(S·c − mc);      α = exp2(m·c − mc)
     //   l' = α·l + rowsum(P);    O = α·O
-    SmallVector<Value> alpha(2);
-    for (int64_t r = 0; r < 2; ++r) {
-      Value mx = m[r];
-      for (int64_t t = 0; t < nTilesS; ++t)
-        mx = fmax(mx, fmax(s[t][2 * r], s[t][2 * r + 1]));
-      // Quad max: the 4 lanes sharing the row (NaN-free: scores are finite
-      // or -inf).
-      Value mNew = quadReduce(mx, /*isMax=*/true);
-      Value mSafe = select(fcmpEq(mNew, ninf), zero, mNew);
-      Value mc = fmul(mSafe, c);
-      Value negMc = arith::NegFOp::create(b, loc, mc);
-      Value rowSum = zero;
-      for (int64_t t = 0; t < nTilesS; ++t)
-        for (int64_t e = 0; e < 2; ++e) {
-          Value x = math::FmaOp::create(b, loc, s[t][2 * r + e], c, negMc);
-          Value p = exp2(x);
-          s[t][2 * r + e] = p;
-          rowSum = fadd(rowSum, p);
-        }
-      alpha[r] = exp2(fsub(fmul(m[r], c), mc));
-      l[r] = fadd(fmul(alpha[r], l[r]), rowSum);
-      m[r] = mNew;
+    for (int64_t i = 0; i < MT; ++i) {
+      SmallVector<Value> alpha(2);
+      for (int64_t r = 0; r < 2; ++r) {
+        Value mOld = st[mIdx(i, r)];
+        Value mx = mOld;
+        for (int64_t t = 0; t < nTilesS; ++t)
+          mx = fmax(mx, fmax(s[i][t][2 * r], s[i][t][2 * r + 1]));
+        // Quad max: the 4 lanes sharing the row (scores are finite or -inf,
+        // never NaN).
+        Value mNew = quadReduce(mx, /*isMax=*/true);
+        Value mSafe = select(fcmpEq(mNew, ninf), zero, mNew);
+        Value mc = fmul(mSafe, c);
+        Value negMc = arith::NegFOp::create(b, loc, mc);
+        Value rowSum = zero;
+        for (int64_t t = 0; t < nTilesS; ++t)
+          for (int64_t e = 0; e < 2; ++e) {
+            Value x =
+                math::FmaOp::create(b, loc, s[i][t][2 * r + e], c, negMc);
+            Value p = exp2(x);
+            s[i][t][2 * r + e] = p;
+            rowSum = fadd(rowSum, p);
+          }
+        alpha[r] = exp2(fsub(fmul(mOld, c), mc));
+        st[lIdx(i, r)] = fadd(fmul(alpha[r], st[lIdx(i, r)]), rowSum);
+        st[mIdx(i, r)] = mNew;
+      }
+      for (int64_t t = 0; t < nTilesO; ++t)
+        for (int64_t e = 0; e < 4; ++e)
+          st[oIdx(i, t, e)] = fmul(st[oIdx(i, t, e)], alpha[e / 2]);
     }
-    for (int64_t t = 0; t < nTilesO; ++t)
-      for (int64_t e = 0; e < 4; ++e)
-        o[4 * t + e] = fmul(o[4 * t + e], alpha[e / 2]);
 
     // V_j has landed; every warp is done with K_j: prefetch K_{j+1}.
     waitAllAndSync();
@@ -580,30 +659,32 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal) {
       loadTile(kBase, kSn, nextStart, smin(sub(nk, nextStart), bcV), sK, Bc);
     }
 
-    // O += P·V_j: P's A fragments are S's accumulators, packed to 16 bits.
-    Value vRowInPair = add(urem(lane, c32(8)),
-                           mul(urem(udiv(lane, c32(8)), c32(2)), c32(8)));
-    Value vChunkHalf = udiv(lane, c32(16));
+    // O += P·V_j: P's A fragments are S's accumulators, packed to 16 bits
+    // (the C fragment of n8 tiles 2ks, 2ks+1 is the A fragment of k-step
+    // ks). Each V fragment (ldmatrix.x4.trans) serves all m-tiles.
     for (int64_t ks = 0; ks < kStepsP; ++ks) {
-      SmallVector<Value> pa = {pack2(s[2 * ks][0], s[2 * ks][1]),
-                               pack2(s[2 * ks][2], s[2 * ks][3]),
-                               pack2(s[2 * ks + 1][0], s[2 * ks + 1][1]),
-                               pack2(s[2 * ks + 1][2], s[2 * ks + 1][3])};
-      Value row = add(c32(16 * ks), vRowInPair);
+      SmallVector<SmallVector<Value>> pa(MT);
+      for (int64_t i = 0; i < MT; ++i)
+        pa[i] = {pack2(s[i][2 * ks][0], s[i][2 * ks][1]),
+                 pack2(s[i][2 * ks][2], s[i][2 * ks][3]),
+                 pack2(s[i][2 * ks + 1][0], s[i][2 * ks + 1][1]),
+                 pack2(s[i][2 * ks + 1][2], s[i][2 * ks + 1][3])};
       for (int64_t p = 0; p < nTilesO / 2; ++p) {
-        SmallVector<Value> vb = ldmatrix4(
-            sV, swizzledOffset(row, add(c32(2 * p), vChunkHalf)), true);
-        SmallVector<Value> o0(o.begin() + 8 * p, o.begin() + 8 * p + 4);
-        SmallVector<Value> o1(o.begin() + 8 * p + 4, o.begin() + 8 * p + 8);
-        o0 = mma(pa, {vb[0], vb[1]}, o0);
-        o1 = mma(pa, {vb[2], vb[3]}, o1);
-        std::copy(o0.begin(), o0.end(), o.begin() + 8 * p);
-        std::copy(o1.begin(), o1.end(), o.begin() + 8 * p + 4);
+        SmallVector<Value> vb =
+            ldmatrix4(swizzledAt(vSwz, 16 * ks, 2 * p), /*trans=*/true);
+        for (int64_t i = 0; i < MT; ++i)
+          for (int64_t half = 0; half < 2; ++half) {
+            int64_t t = 2 * p + half;
+            SmallVector<Value> acc;
+            for (int64_t e = 0; e < 4; ++e)
+              acc.push_back(st[oIdx(i, t, e)]);
+            acc = mma(pa[i], {vb[2 * half], vb[2 * half + 1]}, acc);
+            for (int64_t e = 0; e < 4; ++e)
+              st[oIdx(i, t, e)] = acc[e];
+          }
       }
     }
-    SmallVector<Value> next = {m[0], m[1], l[0], l[1]};
-    next.append(o.begin(), o.end());
-    return next;
+    return st;
   };
 
   auto emitLoop = [&](Value lo, Value hi, ValueRange in, bool masked) {
@@ -627,40 +708,41 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal) {
   st = emitLoop(nFull, nEnd, st, /*masked=*/true);
 
   // Epilogue: l = Σ over the quad; O = O / l; LSE = m·scale + ln(l).
-  for (int64_t r = 0; r < 2; ++r) {
-    Value lTot = quadReduce(st[2 + r], /*isMax=*/false);
-    Value noKey = fcmpEq(lTot, zero);
-    Value inv = arith::DivFOp::create(b, loc, cf(1.0f),
-                                      select(noKey, cf(1.0f), lTot));
-    Value qi = add(myRow0, c32(8 * r));
-    Value rowOk = cmp(arith::CmpIPredicate::slt, qi, nq);
-    auto ifRow = scf::IfOp::create(b, loc, rowOk, false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifRow.thenBlock());
-    Value rowBase = gep(gptr, elemTy, oBase, mul(qi, oSn));
-    for (int64_t t = 0; t < nTilesO; ++t) {
-      Value v = pack2(fmul(st[4 + 4 * t + 2 * r], inv),
-                      fmul(st[4 + 4 * t + 2 * r + 1], inv));
-      Value ptr = gep(gptr, elemTy, rowBase, add(c32(8 * t), myCol0));
-      LLVM::StoreOp::create(b, loc, v, ptr, /*alignment=*/4);
+  Value nullLse = LLVM::ZeroOp::create(b, loc, gptr);
+  Value lseWanted = arith::AndIOp::create(
+      b, loc,
+      LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, lsePtr, nullLse),
+      cmp(arith::CmpIPredicate::eq, qd, c32(0)));
+  for (int64_t i = 0; i < MT; ++i)
+    for (int64_t r = 0; r < 2; ++r) {
+      Value lTot = quadReduce(st[lIdx(i, r)], /*isMax=*/false);
+      Value noKey = fcmpEq(lTot, zero);
+      Value inv = arith::DivFOp::create(b, loc, cf(1.0f),
+                                        select(noKey, cf(1.0f), lTot));
+      Value qi = add(myRow0, c32(16 * i + 8 * r));
+      Value rowOk = cmp(arith::CmpIPredicate::slt, qi, nq);
+      auto ifRow = scf::IfOp::create(b, loc, rowOk, false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifRow.thenBlock());
+      Value rowBase = gep(gptr, elemTy, oBase, mul(qi, oSn));
+      for (int64_t t = 0; t < nTilesO; ++t) {
+        Value v = pack2(fmul(st[oIdx(i, t, 2 * r)], inv),
+                        fmul(st[oIdx(i, t, 2 * r + 1)], inv));
+        Value ptr = gep(gptr, elemTy, rowBase, add(c32(8 * t), myCol0));
+        LLVM::StoreOp::create(b, loc, v, ptr, /*alignment=*/4);
+      }
+      // LSE (natural log), once per row: lane q == 0 of the quad.
+      auto ifLse = scf::IfOp::create(b, loc, lseWanted, false);
+      b.setInsertionPointToStart(ifLse.thenBlock());
+      Value m = st[mIdx(i, r)];
+      Value mSafe = select(fcmpEq(m, ninf), zero, m);
+      Value lse = fadd(fmul(mSafe, scale),
+                       fmul(log2(select(noKey, cf(1.0f), lTot)),
+                            cf(static_cast<float>(M_LN2))));
+      lse = select(noKey, ninf, lse);
+      Value lseIdx = add(mul(add(mul(bIdx, hq), h), nq), qi);
+      LLVM::StoreOp::create(b, loc, lse, gep(gptr, f32, lsePtr, lseIdx), 4);
     }
-    // LSE (natural log), once per row: lane q == 0 of the quad.
-    Value nullLse = LLVM::ZeroOp::create(b, loc, gptr);
-    Value wantLse = arith::AndIOp::create(
-        b, loc,
-        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, lsePtr,
-                             nullLse),
-        cmp(arith::CmpIPredicate::eq, qd, c32(0)));
-    auto ifLse = scf::IfOp::create(b, loc, wantLse, false);
-    b.setInsertionPointToStart(ifLse.thenBlock());
-    Value mSafe = select(fcmpEq(st[r], ninf), zero, st[r]);
-    Value lse = fadd(fmul(mSafe, scale),
-                     fmul(log2(select(noKey, cf(1.0f), lTot)),
-                          cf(static_cast<float>(M_LN2))));
-    lse = select(noKey, ninf, lse);
-    Value lseIdx = add(mul(add(mul(bIdx, hq), h), nq), qi);
-    LLVM::StoreOp::create(b, loc, lse, gep(gptr, f32, lsePtr, lseIdx), 4);
-  }
   gpu::ReturnOp::create(b, loc);
 }
 
@@ -671,6 +753,42 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal) {
 struct ConvertAttnToNVVMPass
     : public attn::impl::ConvertAttnToNVVMBase<ConvertAttnToNVVMPass> {
   using Base::Base;
+
+  /// m-tiles per warp and where Q lives: the options, else the first
+  /// choice whose estimated registers per thread fit.
+  LogicalResult chooseWarpTiling(KernelConfig &cfg, Operation *at) {
+    if (mTiles != 0 && mTiles != 1 && mTiles != 2)
+      return at->emitError() << "unsupported: m-tiles=" << mTiles
+                             << " (1 or 2)";
+    if (qInRegisters < -1 || qInRegisters > 1)
+      return at->emitError() << "q-in-registers must be -1, 0 or 1, got "
+                             << qInRegisters;
+    auto regs = [&](int64_t mt, bool qr) {
+      return mt * (cfg.headDim / 2 + cfg.blockN / 2 +
+                   (qr ? cfg.headDim / 4 : 0)) +
+             110;
+    };
+    for (int64_t mt : {2, 1}) {
+      if (mTiles && mt != mTiles)
+        continue;
+      if (cfg.blockM % (16 * mt))
+        continue;
+      for (bool qr : {true, false}) {
+        if (qInRegisters != -1 && qr != (qInRegisters == 1))
+          continue;
+        bool forced = mTiles && qInRegisters != -1;
+        if (!forced && regs(mt, qr) > 255)
+          continue;
+        cfg.mTiles = mt;
+        cfg.qInRegisters = qr;
+        return success();
+      }
+    }
+    return at->emitError() << "unsupported: no warp tiling of a "
+                           << cfg.blockM << "x" << cfg.blockN
+                           << " block at head dim " << cfg.headDim
+                           << " fits the register budget";
+  }
 
   /// Creates (once) the gpu.module holding the kernels.
   gpu::GPUModuleOp kernelModule(ModuleOp top) {
@@ -686,6 +804,8 @@ struct ConvertAttnToNVVMPass
     TiledProgram prog;
     KernelConfig cfg;
     if (failed(matchProgram(grid, prog, cfg)))
+      return failure();
+    if (failed(chooseWarpTiling(cfg, grid)))
       return failure();
     Location loc = grid.getLoc();
     MLIRContext *ctx = grid.getContext();

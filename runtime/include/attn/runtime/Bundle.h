@@ -1,0 +1,94 @@
+//===- Bundle.h - kernel bundles: manifest and variant choice ---*- C++ -*-===//
+//
+// A kernel bundle is a directory that the compiler fills ahead of time: PTX
+// files and a manifest.txt that describes them, one kernel per line:
+//
+//   # comment
+//   kernel name=attn_fwd_bf16_d128_causal
+//   ptx=attn_fwd_bf16_d128_causal.sm_80.ptx
+//          chip=sm_80 dtype=bf16 head_dim=128 head_dim_v=128 causal=1
+//          block_m=128 block_n=64 threads=256 smem=98304
+//
+// (one line in the file). The same kernel may appear once per chip; the
+// runtime picks the variant for the GPU it finds. Everything here is pure
+// (no CUDA) so that it can be tested on any machine.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ATTN_RUNTIME_BUNDLE_H
+#define ATTN_RUNTIME_BUNDLE_H
+
+#include "attn/runtime/Reference.h"
+#include "attn/runtime/Status.h"
+
+#include <string>
+#include <vector>
+
+namespace attn {
+
+/// A compilation target as written in the manifest: sm_80, sm_86, sm_90a,
+/// sm_100f, ...
+struct Chip {
+  int major = 0, minor = 0;
+  /// 0: portable PTX, which the driver JIT-compiles for this or any later
+  /// architecture. 'a': architecture-specific (sm_90a), runs only on exactly
+  /// that compute capability. 'f': family-specific (sm_100f), runs on the
+  /// same major version with an equal or higher minor.
+  char variant = 0;
+
+  std::string str() const;
+  bool operator==(const Chip &o) const {
+    return major == o.major && minor == o.minor && variant == o.variant;
+  }
+};
+
+/// Parses "sm_XY", "sm_XYa", "sm_XYf" (X may have two digits: sm_100a).
+bool parseChip(const std::string &text, Chip &out);
+
+/// Whether code built for `chip` can run on a device of compute capability
+/// ccMajor.ccMinor.
+bool chipRunsOn(const Chip &chip, int ccMajor, int ccMinor);
+
+/// Picks the variant to run on a device of compute capability
+/// ccMajor.ccMinor: among the chips that run there, the highest compute
+/// capability wins and, for equal ones, the most specific ('a' over 'f' over
+/// portable), so an exact architecture match comes first. Returns the index
+/// into `chips`, or -1 if none runs there.
+int selectVariant(const std::vector<Chip> &chips, int ccMajor, int ccMinor);
+
+/// One line of the manifest.
+struct KernelEntry {
+  std::string name; ///< the PTX entry point
+  std::string ptx;  ///< PTX file, relative to the bundle directory
+  Chip chip;
+  DType dtype = DType::BF16;
+  int headDim = 0, headDimV = 0;
+  bool causal = false;
+  int blockM = 0, blockN = 0, threads = 0;
+  int smem = 0; ///< dynamic shared memory in bytes
+  int line = 0; ///< line in manifest.txt, for messages
+};
+
+struct Manifest {
+  std::string dir; ///< the bundle directory; empty for parsed text
+  std::vector<KernelEntry> kernels;
+  /// Keys this runtime does not know (a newer compiler may add some): they
+  /// are ignored, and listed here so a tool can show them.
+  std::vector<std::string> warnings;
+};
+
+/// Parses manifest text. `source` names it in messages ("dir/manifest.txt").
+/// A malformed line is an error that gives its line number; the output is
+/// left empty then.
+Status parseManifest(const std::string &text, const std::string &source,
+                     Manifest &out);
+
+/// Reads `dir`/manifest.txt, parses it, and checks that every PTX file it
+/// names exists.
+Status loadBundle(const std::string &dir, Manifest &out);
+
+/// The PTX path of `k` inside the bundle directory `dir`.
+std::string ptxPath(const std::string &dir, const KernelEntry &k);
+
+} // namespace attn
+
+#endif // ATTN_RUNTIME_BUNDLE_H

@@ -1,0 +1,194 @@
+//===- Runtime.h - the attn GPU runtime (C++ API) ---------------*- C++ -*-===//
+//
+// Loads attention kernels from a bundle the compiler produced ahead of time
+// and launches them on the GPU that holds the caller's tensors:
+//
+//   std::unique_ptr<attn::Runtime> rt;
+//   if (attn::Status s = attn::Runtime::create({}, rt); !s.ok()) ...
+//   attn::ForwardProblem p;            // bf16 [B, H, N, D], contiguous
+//   p.batch = 2; p.headsQ = p.headsKV = 16; p.seqQ = p.seqK = 4096;
+//   p.headDim = p.headDimV = 128; p.causal = true;
+//   attn::Status s = rt->forward(p, q, k, v, o, /*lse=*/nullptr, stream);
+//
+// The CUDA driver is loaded with dlopen at run time, so a program linked
+// with this library starts on a machine without a GPU and gets a clear
+// error from Runtime::create. No CUDA header is needed to use this one:
+// device pointers are void *, streams are CUstream passed as void *.
+//
+// Contexts: kernels run in the primary context of the device that holds q
+// (the context the CUDA runtime API and PyTorch use); a stream passed in must
+// belong to that context.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ATTN_RUNTIME_RUNTIME_H
+#define ATTN_RUNTIME_RUNTIME_H
+
+#include "attn/runtime/Bundle.h"
+#include "attn/runtime/Reference.h"
+#include "attn/runtime/Status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+/// Element strides of a 4-d tensor [batch, head, seq, dim]. All zero means
+/// contiguous (the default); otherwise `dim` must be 1.
+struct Strides {
+  int64_t batch = 0, head = 0, seq = 0, dim = 0;
+  bool isDefault() const { return !batch && !head && !seq && !dim; }
+};
+
+/// Strides of a contiguous [*, heads, seq, dim] tensor.
+Strides contiguousStrides(int64_t heads, int64_t seq, int64_t dim);
+
+/// One attention forward call: Q [B, Hq, Nq, D], K [B, Hkv, Nk, D],
+/// V [B, Hkv, Nk, Dv] -> O [B, Hq, Nq, Dv] and, if withLse, the row
+/// log-sum-exp LSE [B, Hq, Nq] (f32, contiguous, natural log). Causal is
+/// aligned to the bottom-right corner when Nq != Nk; a row that sees no key
+/// gets O = 0 and LSE = -inf.
+struct ForwardProblem {
+  DType dtype = DType::BF16;
+  int64_t batch = 1, headsQ = 1, headsKV = 1, seqQ = 1, seqK = 1;
+  int64_t headDim = 64, headDimV = 64;
+  bool causal = false;
+  double scale = 0; ///< 0: 1/sqrt(headDim)
+  Strides q, k, v, o;
+  bool withLse = false;
+
+  double effectiveScale() const;
+  /// The strides the kernel gets: defaults filled in.
+  Strides stridesQ() const;
+  Strides stridesK() const;
+  Strides stridesV() const;
+  Strides stridesO() const;
+};
+
+/// Checks the problem's own rules: dims >= 1 and within the grid and 32-bit
+/// limits, Hq % Hkv == 0, scale, strides (non-negative, 16-byte multiples,
+/// last dim contiguous, O not overlapping itself), 32-bit element offsets.
+Status checkProblem(const ForwardProblem &p);
+
+/// Checks that `bundle` has a kernel for the problem's dtype, head dims and
+/// mask, and returns every chip variant of it in `candidates`.
+Status findKernels(const Manifest &bundle, const ForwardProblem &p,
+                   std::vector<const KernelEntry *> &candidates);
+
+/// checkProblem, findKernels, then the variant for a device of compute
+/// capability ccMajor.ccMinor.
+Status selectKernel(const Manifest &bundle, const ForwardProblem &p,
+                    int ccMajor, int ccMinor, const KernelEntry *&out);
+
+/// Null pointers (lse only if requested; a non-null lse when not requested
+/// is an error too), alignment (16 bytes; 4 for lse) and overlap of the
+/// output with the inputs. Needs no GPU: addresses are only compared.
+Status checkPointers(const ForwardProblem &p, const void *q, const void *k,
+                     const void *v, const void *o, const void *lse);
+
+/// Bytes from the first to one past the last element of each tensor.
+struct TensorExtents {
+  uint64_t q = 0, k = 0, v = 0, o = 0, lse = 0;
+};
+TensorExtents tensorExtents(const ForwardProblem &p);
+
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name;
+  int ccMajor = 0, ccMinor = 0;
+  int smCount = 0;
+  int maxSmemPerBlockOptin = 0; ///< bytes
+};
+
+struct RuntimeOptions {
+  /// Empty: $ATTN_BUNDLE_DIR if set, else the directory the runtime was
+  /// configured with (CMake's ATTN_BUNDLE_DIR).
+  std::string bundleDir;
+  /// Empty: "libcuda.so.1". Tests point this at the stub library or a
+  /// missing file to exercise the no-GPU paths.
+  std::string driverLibrary;
+};
+
+/// The bundle directory used when RuntimeOptions::bundleDir is empty.
+std::string defaultBundleDir();
+
+/// What ran (or would run): the manifest entry and the device.
+struct KernelChoice {
+  KernelEntry kernel;
+  DeviceInfo device;
+};
+
+class Runtime {
+public:
+  /// Loads the CUDA driver (cuInit) and the bundle's manifest. Fails with
+  /// NoDriver / NoDevice on a machine without a usable GPU, BundleError on a
+  /// missing or malformed bundle.
+  static Status create(const RuntimeOptions &options,
+                       std::unique_ptr<Runtime> &out);
+  ~Runtime();
+  Runtime(const Runtime &) = delete;
+  Runtime &operator=(const Runtime &) = delete;
+
+  const Manifest &bundle() const;
+  int deviceCount() const;
+  Status deviceInfo(int ordinal, DeviceInfo &out);
+
+  /// Validates the problem and picks the kernel for `device` without
+  /// launching anything.
+  Status selectKernel(const ForwardProblem &p, int device, KernelChoice &out);
+
+  /// Validates everything (the problem, the pointers: device memory on one
+  /// GPU, large enough, not overlapping; the stream's context), loads the
+  /// kernel for that GPU on first use, and launches it on `stream`
+  /// (a CUstream; nullptr is the default stream). Asynchronous like any
+  /// launch. Nothing is written to o or lse unless it returns ok.
+  /// Thread-safe.
+  Status forward(const ForwardProblem &p, const void *q, const void *k,
+                 const void *v, void *o, float *lse, void *stream);
+
+  /// The kernel of the last successful forward (any thread); false if none.
+  bool lastKernel(KernelChoice &out) const;
+
+  /// Device memory helpers for tests, tools and embedding programs (driver
+  /// API, primary context of `device`). Copies are synchronous.
+  Status allocate(int device, size_t bytes, void **ptr);
+  Status release(void *ptr);
+  Status copyToDevice(void *dst, const void *src, size_t bytes);
+  Status copyToHost(void *dst, const void *src, size_t bytes);
+  Status fill(void *dst, uint8_t byte, size_t bytes);
+  Status synchronize(int device);
+
+  struct Impl;
+
+private:
+  explicit Runtime(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Device memory that frees itself.
+class DeviceBuffer {
+public:
+  DeviceBuffer() = default;
+  ~DeviceBuffer() { reset(); }
+  DeviceBuffer(DeviceBuffer &&o) noexcept { *this = std::move(o); }
+  DeviceBuffer &operator=(DeviceBuffer &&o) noexcept;
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+
+  static Status allocate(Runtime &rt, int device, size_t bytes,
+                         DeviceBuffer &out);
+  void *get() const { return ptr_; }
+  size_t size() const { return bytes_; }
+  void reset();
+
+private:
+  Runtime *rt_ = nullptr;
+  void *ptr_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+} // namespace attn
+
+#endif // ATTN_RUNTIME_RUNTIME_H

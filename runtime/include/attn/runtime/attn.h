@@ -1,0 +1,145 @@
+/*===- attn.h - the attn GPU runtime (C API) ----------------------*- C -*-===*
+ *
+ * A C interface to the runtime for other languages (Python's ctypes, ...).
+ * Handles are opaque; every call returns an attn_status, and on failure
+ * attn_last_error_message() holds a message for the calling thread. Device
+ * pointers and streams are plain pointers (CUdeviceptr / CUstream values),
+ * e.g. torch's tensor.data_ptr() and torch.cuda.current_stream().cuda_stream.
+ *
+ *   attn_runtime *rt;
+ *   if (attn_runtime_create(NULL, &rt) != ATTN_OK)
+ *     fprintf(stderr, "%s\n", attn_last_error_message());
+ *   attn_problem p;
+ *   attn_problem_init(&p);
+ *   p.batch = 2; p.heads_q = p.heads_kv = 16; p.seq_q = p.seq_k = 4096;
+ *   p.head_dim = p.head_dim_v = 128; p.causal = 1;
+ *   attn_forward(rt, &p, q, k, v, o, NULL, stream);
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef ATTN_RUNTIME_ATTN_H
+#define ATTN_RUNTIME_ATTN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define ATTN_API __attribute__((visibility("default")))
+#else
+#define ATTN_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped when a struct below changes layout. */
+#define ATTN_C_API_VERSION 1
+
+typedef enum attn_status {
+  ATTN_OK = 0,
+  ATTN_ERROR_INVALID_ARGUMENT = 1, /* the arguments break a rule */
+  ATTN_ERROR_UNSUPPORTED = 2,      /* this bundle or GPU cannot run it */
+  ATTN_ERROR_NO_DRIVER = 3,        /* no usable libcuda.so.1 (or the stub) */
+  ATTN_ERROR_NO_DEVICE = 4,        /* a driver but no usable GPU */
+  ATTN_ERROR_BUNDLE = 5,           /* kernel bundle missing or malformed */
+  ATTN_ERROR_CUDA = 6,             /* a CUDA driver call failed */
+  ATTN_ERROR_INTERNAL = 7
+} attn_status;
+
+typedef enum attn_dtype {
+  ATTN_DTYPE_F32 = 0,
+  ATTN_DTYPE_F16 = 1,
+  ATTN_DTYPE_BF16 = 2
+} attn_dtype;
+
+/* Element strides of a [batch, head, seq, dim] tensor; all zero means
+ * contiguous, otherwise dim must be 1. */
+typedef struct attn_strides {
+  int64_t batch, head, seq, dim;
+} attn_strides;
+
+/* Q [B, Hq, Nq, D], K [B, Hkv, Nk, D], V [B, Hkv, Nk, Dv] -> O [B, Hq, Nq, Dv],
+ * LSE [B, Hq, Nq] (f32, contiguous) if with_lse. */
+typedef struct attn_problem {
+  int32_t dtype;    /* attn_dtype */
+  int32_t causal;   /* 0 or 1; bottom-right aligned when Nq != Nk */
+  int32_t with_lse; /* 0 or 1 */
+  int32_t reserved; /* 0 */
+  int64_t batch, heads_q, heads_kv, seq_q, seq_k, head_dim, head_dim_v;
+  double scale; /* 0: 1/sqrt(head_dim) */
+  attn_strides q, k, v, o;
+} attn_problem;
+
+typedef struct attn_kernel_info {
+  char name[128];
+  char chip[16];
+  char device_name[128];
+  int32_t device;
+  int32_t cc_major, cc_minor;
+  int32_t head_dim, head_dim_v, causal;
+  int32_t block_m, block_n, threads, smem;
+} attn_kernel_info;
+
+typedef struct attn_device_info {
+  char name[128];
+  int32_t ordinal;
+  int32_t cc_major, cc_minor;
+  int32_t sm_count;
+  int32_t max_smem_per_block_optin;
+} attn_device_info;
+
+typedef struct attn_runtime_options {
+  const char *bundle_dir;     /* NULL: $ATTN_BUNDLE_DIR, else the built-in */
+  const char *driver_library; /* NULL: "libcuda.so.1" */
+} attn_runtime_options;
+
+typedef struct attn_runtime attn_runtime;
+
+ATTN_API int attn_c_api_version(void);
+/* "ok", "invalid argument", ... */
+ATTN_API const char *attn_status_name(attn_status status);
+/* The message of the calling thread's last failed call ("" if none). Valid
+ * until that thread's next call into this API. */
+ATTN_API const char *attn_last_error_message(void);
+
+/* bf16, B = Hq = Hkv = Nq = Nk = 1, D = Dv = 64, not causal, default scale,
+ * contiguous, no LSE. */
+ATTN_API void attn_problem_init(attn_problem *problem);
+
+/* options may be NULL. */
+ATTN_API attn_status attn_runtime_create(const attn_runtime_options *options,
+                                         attn_runtime **out);
+ATTN_API void attn_runtime_destroy(attn_runtime *rt);
+ATTN_API const char *attn_runtime_bundle_dir(const attn_runtime *rt);
+ATTN_API int attn_runtime_device_count(const attn_runtime *rt);
+ATTN_API attn_status attn_device_get_info(attn_runtime *rt, int device,
+                                          attn_device_info *out);
+
+/* Validates, then launches on `stream` (NULL: the default stream). On error
+ * nothing is written to o or lse. */
+ATTN_API attn_status attn_forward(attn_runtime *rt, const attn_problem *problem,
+                                  const void *q, const void *k, const void *v,
+                                  void *o, float *lse, void *stream);
+/* Which kernel forward would run on `device`, without launching. */
+ATTN_API attn_status attn_select_kernel(attn_runtime *rt,
+                                        const attn_problem *problem, int device,
+                                        attn_kernel_info *out);
+/* The kernel of the last successful attn_forward on this runtime. */
+ATTN_API attn_status attn_last_kernel(const attn_runtime *rt,
+                                      attn_kernel_info *out);
+
+/* Device memory through the driver API (primary context of `device`). */
+ATTN_API attn_status attn_malloc(attn_runtime *rt, int device, size_t bytes,
+                                 void **ptr);
+ATTN_API attn_status attn_free(attn_runtime *rt, void *ptr);
+ATTN_API attn_status attn_memcpy_htod(attn_runtime *rt, void *dst,
+                                      const void *src, size_t bytes);
+ATTN_API attn_status attn_memcpy_dtoh(attn_runtime *rt, void *dst,
+                                      const void *src, size_t bytes);
+ATTN_API attn_status attn_synchronize(attn_runtime *rt, int device);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* ATTN_RUNTIME_ATTN_H */

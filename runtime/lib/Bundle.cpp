@@ -1,0 +1,328 @@
+//===- Bundle.cpp - manifest parsing and variant selection ------*- C++ -*-===//
+#include "attn/runtime/Bundle.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <sys/stat.h>
+#include <tuple>
+#include <utility>
+
+namespace attn {
+
+const char *statusCodeName(StatusCode code) {
+  switch (code) {
+  case StatusCode::Ok:
+    return "ok";
+  case StatusCode::InvalidArgument:
+    return "invalid argument";
+  case StatusCode::Unsupported:
+    return "unsupported";
+  case StatusCode::NoDriver:
+    return "no CUDA driver";
+  case StatusCode::NoDevice:
+    return "no CUDA device";
+  case StatusCode::BundleError:
+    return "bundle error";
+  case StatusCode::CudaError:
+    return "CUDA error";
+  case StatusCode::Internal:
+    return "internal error";
+  }
+  return "unknown status";
+}
+
+//===----------------------------------------------------------------------===//
+// Chips
+//===----------------------------------------------------------------------===//
+
+std::string Chip::str() const {
+  std::string s = "sm_" + std::to_string(major) + std::to_string(minor);
+  if (variant)
+    s += variant;
+  return s;
+}
+
+bool parseChip(const std::string &text, Chip &out) {
+  if (text.compare(0, 3, "sm_") != 0)
+    return false;
+  size_t i = 3, digits = 0;
+  int number = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9' && digits < 4) {
+    number = number * 10 + (text[i] - '0');
+    ++i;
+    ++digits;
+  }
+  // Two or three digits: sm_80, sm_100. The last digit is the minor version.
+  if (digits < 2 || digits > 3 || number < 10)
+    return false;
+  char variant = 0;
+  if (i < text.size() && (text[i] == 'a' || text[i] == 'f'))
+    variant = text[i++];
+  if (i != text.size())
+    return false;
+  out.major = number / 10;
+  out.minor = number % 10;
+  out.variant = variant;
+  return true;
+}
+
+bool chipRunsOn(const Chip &chip, int ccMajor, int ccMinor) {
+  switch (chip.variant) {
+  case 'a': // Arch-specific features (wgmma, setmaxnreg) exist only there.
+    return chip.major == ccMajor && chip.minor == ccMinor;
+  case 'f':
+    return chip.major == ccMajor && chip.minor <= ccMinor;
+  default: // Portable PTX: the driver JIT-compiles it for any later GPU.
+    return chip.major < ccMajor ||
+           (chip.major == ccMajor && chip.minor <= ccMinor);
+  }
+}
+
+static int specificity(const Chip &c) {
+  return c.variant == 'a' ? 2 : c.variant == 'f' ? 1 : 0;
+}
+
+int selectVariant(const std::vector<Chip> &chips, int ccMajor, int ccMinor) {
+  int best = -1;
+  for (size_t i = 0; i < chips.size(); ++i) {
+    const Chip &c = chips[i];
+    if (!chipRunsOn(c, ccMajor, ccMinor))
+      continue;
+    if (best < 0) {
+      best = int(i);
+      continue;
+    }
+    const Chip &b = chips[size_t(best)];
+    auto key = [](const Chip &x) {
+      return std::make_tuple(x.major, x.minor, specificity(x));
+    };
+    // Ties keep the earlier line: the compiler lists its preference first.
+    if (key(c) > key(b))
+      best = int(i);
+  }
+  return best;
+}
+
+//===----------------------------------------------------------------------===//
+// Manifest
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Parses a decimal integer in [lo, hi]; no sign games, no trailing junk.
+bool parseInt(const std::string &s, long long lo, long long hi, int &out) {
+  if (s.empty() || s.size() > 12)
+    return false;
+  for (size_t i = 0; i < s.size(); ++i)
+    if (!(s[i] >= '0' && s[i] <= '9') && !(i == 0 && s[i] == '-'))
+      return false;
+  errno = 0;
+  char *end = nullptr;
+  long long v = std::strtoll(s.c_str(), &end, 10);
+  if (errno || *end || v < lo || v > hi)
+    return false;
+  out = int(v);
+  return true;
+}
+
+bool isIdentifier(const std::string &s) {
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9'))
+    return false;
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+          (c >= '0' && c <= '9') || c == '_' || c == '$'))
+      return false;
+  return true;
+}
+
+class LineParser {
+public:
+  LineParser(const std::string &source, int line)
+      : source_(source), line_(line) {}
+
+  Status error(const std::string &msg) const {
+    return Status::error(StatusCode::BundleError,
+                         source_ + ":" + std::to_string(line_) + ": " + msg);
+  }
+
+  Status parse(const std::vector<std::string> &tokens, KernelEntry &k,
+               std::vector<std::string> &warnings) {
+    std::set<std::string> seen;
+    for (size_t i = 1; i < tokens.size(); ++i) {
+      const std::string &tok = tokens[i];
+      size_t eq = tok.find('=');
+      if (eq == std::string::npos || eq == 0)
+        return error("expected key=value, got '" + tok + "'");
+      std::string key = tok.substr(0, eq), value = tok.substr(eq + 1);
+      if (!seen.insert(key).second)
+        return error("duplicate key '" + key + "'");
+      if (value.empty())
+        return error("empty value for '" + key + "'");
+      if (Status s = setKey(key, value, k, warnings); !s.ok())
+        return s;
+    }
+    static const char *required[] = {"name",    "ptx",      "chip",
+                                     "dtype",   "head_dim", "causal",
+                                     "block_m", "threads",  "smem"};
+    for (const char *r : required)
+      if (!seen.count(r))
+        return error(std::string("missing key '") + r + "'");
+    if (!seen.count("head_dim_v"))
+      k.headDimV = k.headDim;
+    if (!seen.count("block_n"))
+      k.blockN = 0;
+    return Status::success();
+  }
+
+private:
+  Status setKey(const std::string &key, const std::string &value,
+                KernelEntry &k, std::vector<std::string> &warnings) {
+    auto intKey = [&](long long lo, long long hi, int &out) -> Status {
+      if (!parseInt(value, lo, hi, out))
+        return error("bad value '" + value + "' for '" + key +
+                     "': expected an integer in [" + std::to_string(lo) + ", " +
+                     std::to_string(hi) + "]");
+      return Status::success();
+    };
+    if (key == "name") {
+      if (!isIdentifier(value))
+        return error("bad kernel name '" + value + "'");
+      k.name = value;
+    } else if (key == "ptx") {
+      k.ptx = value;
+    } else if (key == "chip") {
+      if (!parseChip(value, k.chip))
+        return error("bad chip '" + value +
+                     "': expected sm_XY, sm_XYa or sm_XYf");
+    } else if (key == "dtype") {
+      if (!parseDType(value, k.dtype))
+        return error("bad dtype '" + value + "': expected f16, bf16 or f32");
+    } else if (key == "head_dim") {
+      return intKey(1, 1024, k.headDim);
+    } else if (key == "head_dim_v") {
+      return intKey(1, 1024, k.headDimV);
+    } else if (key == "causal") {
+      int c = 0;
+      if (Status s = intKey(0, 1, c); !s.ok())
+        return s;
+      k.causal = c != 0;
+    } else if (key == "block_m") {
+      return intKey(1, 1024, k.blockM);
+    } else if (key == "block_n") {
+      return intKey(1, 1024, k.blockN);
+    } else if (key == "threads") {
+      if (Status s = intKey(32, 1024, k.threads); !s.ok())
+        return s;
+      if (k.threads % 32)
+        return error("threads=" + value + " is not a multiple of 32");
+    } else if (key == "smem") {
+      // 1 MiB is far above any GPU's per-block limit; the device check
+      // gives the precise message later.
+      return intKey(0, 1 << 20, k.smem);
+    } else if (key == "abi") {
+      int abi = 0;
+      if (Status s = intKey(0, 1000, abi); !s.ok())
+        return s;
+      if (abi != 1)
+        return error("kernel ABI " + value +
+                     " is not supported by this runtime (it knows ABI 1)");
+    } else {
+      warnings.push_back(source_ + ":" + std::to_string(line_) +
+                         ": unknown key '" + key + "' ignored");
+    }
+    return Status::success();
+  }
+
+  const std::string &source_;
+  int line_;
+};
+
+std::vector<std::string> splitWhitespace(const std::string &s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  std::string tok;
+  while (in >> tok)
+    out.push_back(tok);
+  return out;
+}
+
+} // namespace
+
+Status parseManifest(const std::string &text, const std::string &source,
+                     Manifest &out) {
+  Manifest m;
+  m.dir = out.dir;
+  std::istringstream in(text);
+  std::string line;
+  int lineNo = 0;
+  std::set<std::pair<std::string, std::string>> seen; // (name, chip)
+  while (std::getline(in, line)) {
+    ++lineNo;
+    if (line.find('\0') != std::string::npos)
+      return LineParser(source, lineNo).error("NUL byte in manifest");
+    size_t hash = line.find('#');
+    if (hash != std::string::npos)
+      line.resize(hash);
+    std::vector<std::string> tokens = splitWhitespace(line);
+    if (tokens.empty())
+      continue;
+    LineParser lp(source, lineNo);
+    if (tokens[0] != "kernel")
+      return lp.error("expected 'kernel', got '" + tokens[0] + "'");
+    KernelEntry k;
+    k.line = lineNo;
+    if (Status s = lp.parse(tokens, k, m.warnings); !s.ok())
+      return s;
+    if (!seen.insert({k.name, k.chip.str()}).second)
+      return lp.error("kernel '" + k.name + "' for " + k.chip.str() +
+                      " is listed twice");
+    m.kernels.push_back(std::move(k));
+  }
+  if (m.kernels.empty())
+    return Status::error(StatusCode::BundleError,
+                         source + ": no kernels in the manifest");
+  out = std::move(m);
+  return Status::success();
+}
+
+std::string ptxPath(const std::string &dir, const KernelEntry &k) {
+  if (!k.ptx.empty() && k.ptx[0] == '/')
+    return k.ptx;
+  return dir.empty() ? k.ptx : dir + "/" + k.ptx;
+}
+
+Status loadBundle(const std::string &dir, Manifest &out) {
+  std::string path = dir + "/manifest.txt";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    int err = errno;
+    return Status::error(
+        StatusCode::BundleError,
+        "no kernel bundle: cannot read '" + path + "' (" + std::strerror(err) +
+            "); build the bundle, or point ATTN_BUNDLE_DIR at one");
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad())
+    return Status::error(StatusCode::BundleError, "cannot read '" + path + "'");
+  Manifest m;
+  m.dir = dir;
+  if (Status s = parseManifest(text.str(), path, m); !s.ok())
+    return s;
+  for (const KernelEntry &k : m.kernels) {
+    struct stat st;
+    std::string ptx = ptxPath(dir, k);
+    if (::stat(ptx.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+      return Status::error(StatusCode::BundleError,
+                           path + ":" + std::to_string(k.line) +
+                               ": PTX file '" + ptx + "' not found");
+  }
+  out = std::move(m);
+  return Status::success();
+}
+
+} // namespace attn

@@ -1,0 +1,274 @@
+//===- CApi.cpp - the C API over attn::Runtime ------------------*- C++ -*-===//
+//
+// A thin layer: convert, call, keep the message for attn_last_error_message.
+// No exception may cross into C (or ctypes), so each entry point catches
+// what the C++ side can throw (std::bad_alloc, in practice).
+//
+//===----------------------------------------------------------------------===//
+#include "attn/runtime/Runtime.h"
+#include "attn/runtime/attn.h"
+
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <string>
+
+struct attn_runtime {
+  std::unique_ptr<attn::Runtime> rt;
+};
+
+namespace {
+
+thread_local std::string lastError;
+
+attn_status report(const attn::Status &s) {
+  if (s.ok())
+    return ATTN_OK;
+  lastError = s.message();
+  return static_cast<attn_status>(s.code());
+}
+
+attn_status reportError(attn_status code, const char *msg) {
+  lastError = msg;
+  return code;
+}
+
+// Runs `body` (returning attn_status), turning exceptions into errors.
+template <typename F> attn_status guarded(F body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc &) {
+    return reportError(ATTN_ERROR_INTERNAL, "out of host memory");
+  } catch (const std::exception &e) {
+    return reportError(ATTN_ERROR_INTERNAL, e.what());
+  } catch (...) {
+    return reportError(ATTN_ERROR_INTERNAL, "unknown exception");
+  }
+}
+
+void copyString(char *dst, size_t size, const std::string &src) {
+  std::snprintf(dst, size, "%s", src.c_str());
+}
+
+attn::Status toProblem(const attn_problem *in, attn::ForwardProblem &out) {
+  using attn::Status;
+  using attn::StatusCode;
+  if (!in)
+    return Status::error(StatusCode::InvalidArgument, "problem is null");
+  switch (in->dtype) {
+  case ATTN_DTYPE_F32:
+    out.dtype = attn::DType::F32;
+    break;
+  case ATTN_DTYPE_F16:
+    out.dtype = attn::DType::F16;
+    break;
+  case ATTN_DTYPE_BF16:
+    out.dtype = attn::DType::BF16;
+    break;
+  default:
+    return Status::error(StatusCode::InvalidArgument,
+                         "unknown dtype " + std::to_string(in->dtype) +
+                             " (ATTN_DTYPE_F32/F16/BF16 are 0/1/2)");
+  }
+  if ((in->causal != 0 && in->causal != 1) ||
+      (in->with_lse != 0 && in->with_lse != 1))
+    return Status::error(StatusCode::InvalidArgument,
+                         "causal and with_lse must be 0 or 1");
+  out.causal = in->causal;
+  out.withLse = in->with_lse;
+  out.batch = in->batch;
+  out.headsQ = in->heads_q;
+  out.headsKV = in->heads_kv;
+  out.seqQ = in->seq_q;
+  out.seqK = in->seq_k;
+  out.headDim = in->head_dim;
+  out.headDimV = in->head_dim_v;
+  out.scale = in->scale;
+  auto strides = [](const attn_strides &s) {
+    attn::Strides r;
+    r.batch = s.batch;
+    r.head = s.head;
+    r.seq = s.seq;
+    r.dim = s.dim;
+    return r;
+  };
+  out.q = strides(in->q);
+  out.k = strides(in->k);
+  out.v = strides(in->v);
+  out.o = strides(in->o);
+  return Status::success();
+}
+
+void toKernelInfo(const attn::KernelChoice &c, attn_kernel_info *out) {
+  std::memset(out, 0, sizeof(*out));
+  copyString(out->name, sizeof(out->name), c.kernel.name);
+  copyString(out->chip, sizeof(out->chip), c.kernel.chip.str());
+  copyString(out->device_name, sizeof(out->device_name), c.device.name);
+  out->device = c.device.ordinal;
+  out->cc_major = c.device.ccMajor;
+  out->cc_minor = c.device.ccMinor;
+  out->head_dim = c.kernel.headDim;
+  out->head_dim_v = c.kernel.headDimV;
+  out->causal = c.kernel.causal;
+  out->block_m = c.kernel.blockM;
+  out->block_n = c.kernel.blockN;
+  out->threads = c.kernel.threads;
+  out->smem = c.kernel.smem;
+}
+
+#define ATTN_CHECK_RT(rt)                                                      \
+  if (!(rt) || !(rt)->rt)                                                      \
+    return reportError(ATTN_ERROR_INVALID_ARGUMENT, "runtime is null");
+
+} // namespace
+
+extern "C" {
+
+int attn_c_api_version(void) { return ATTN_C_API_VERSION; }
+
+const char *attn_status_name(attn_status status) {
+  return attn::statusCodeName(static_cast<attn::StatusCode>(status));
+}
+
+const char *attn_last_error_message(void) { return lastError.c_str(); }
+
+void attn_problem_init(attn_problem *p) {
+  if (!p)
+    return;
+  std::memset(p, 0, sizeof(*p));
+  p->dtype = ATTN_DTYPE_BF16;
+  p->batch = p->heads_q = p->heads_kv = p->seq_q = p->seq_k = 1;
+  p->head_dim = p->head_dim_v = 64;
+}
+
+attn_status attn_runtime_create(const attn_runtime_options *options,
+                                attn_runtime **out) {
+  return guarded([&] {
+    if (!out)
+      return reportError(ATTN_ERROR_INVALID_ARGUMENT, "out is null");
+    *out = nullptr;
+    attn::RuntimeOptions opts;
+    if (options && options->bundle_dir)
+      opts.bundleDir = options->bundle_dir;
+    if (options && options->driver_library)
+      opts.driverLibrary = options->driver_library;
+    auto handle = std::make_unique<attn_runtime>();
+    if (attn_status s = report(attn::Runtime::create(opts, handle->rt)))
+      return s;
+    *out = handle.release();
+    return ATTN_OK;
+  });
+}
+
+void attn_runtime_destroy(attn_runtime *rt) { delete rt; }
+
+const char *attn_runtime_bundle_dir(const attn_runtime *rt) {
+  return rt && rt->rt ? rt->rt->bundle().dir.c_str() : "";
+}
+
+int attn_runtime_device_count(const attn_runtime *rt) {
+  return rt && rt->rt ? rt->rt->deviceCount() : 0;
+}
+
+attn_status attn_device_get_info(attn_runtime *rt, int device,
+                                 attn_device_info *out) {
+  return guarded([&] {
+    ATTN_CHECK_RT(rt);
+    if (!out)
+      return reportError(ATTN_ERROR_INVALID_ARGUMENT, "out is null");
+    attn::DeviceInfo info;
+    if (attn_status s = report(rt->rt->deviceInfo(device, info)))
+      return s;
+    std::memset(out, 0, sizeof(*out));
+    copyString(out->name, sizeof(out->name), info.name);
+    out->ordinal = info.ordinal;
+    out->cc_major = info.ccMajor;
+    out->cc_minor = info.ccMinor;
+    out->sm_count = info.smCount;
+    out->max_smem_per_block_optin = info.maxSmemPerBlockOptin;
+    return ATTN_OK;
+  });
+}
+
+attn_status attn_forward(attn_runtime *rt, const attn_problem *problem,
+                         const void *q, const void *k, const void *v, void *o,
+                         float *lse, void *stream) {
+  return guarded([&] {
+    ATTN_CHECK_RT(rt);
+    attn::ForwardProblem p;
+    if (attn_status s = report(toProblem(problem, p)))
+      return s;
+    return report(rt->rt->forward(p, q, k, v, o, lse, stream));
+  });
+}
+
+attn_status attn_select_kernel(attn_runtime *rt, const attn_problem *problem,
+                               int device, attn_kernel_info *out) {
+  return guarded([&] {
+    ATTN_CHECK_RT(rt);
+    if (!out)
+      return reportError(ATTN_ERROR_INVALID_ARGUMENT, "out is null");
+    attn::ForwardProblem p;
+    if (attn_status s = report(toProblem(problem, p)))
+      return s;
+    attn::KernelChoice choice;
+    if (attn_status s = report(rt->rt->selectKernel(p, device, choice)))
+      return s;
+    toKernelInfo(choice, out);
+    return ATTN_OK;
+  });
+}
+
+attn_status attn_last_kernel(const attn_runtime *rt, attn_kernel_info *out) {
+  return guarded([&] {
+    ATTN_CHECK_RT(rt);
+    if (!out)
+      return reportError(ATTN_ERROR_INVALID_ARGUMENT, "out is null");
+    attn::KernelChoice choice;
+    if (!rt->rt->lastKernel(choice))
+      return reportError(ATTN_ERROR_INVALID_ARGUMENT,
+                         "no forward call has succeeded on this runtime");
+    toKernelInfo(choice, out);
+    return ATTN_OK;
+  });
+}
+
+attn_status attn_malloc(attn_runtime *rt, int device, size_t bytes,
+                        void **ptr) {
+  return guarded([&] {
+    ATTN_CHECK_RT(rt);
+    return report(rt->rt->allocate(device, bytes, ptr));
+  });
+}
+
+attn_status attn_free(attn_runtime *rt, void *ptr) {
+  return guarded([&] {
+    ATTN_CHECK_RT(rt);
+    return report(rt->rt->release(ptr));
+  });
+}
+
+attn_status attn_memcpy_htod(attn_runtime *rt, void *dst, const void *src,
+                             size_t bytes) {
+  return guarded([&] {
+    ATTN_CHECK_RT(rt);
+    return report(rt->rt->copyToDevice(dst, src, bytes));
+  });
+}
+
+attn_status attn_memcpy_dtoh(attn_runtime *rt, void *dst, const void *src,
+                             size_t bytes) {
+  return guarded([&] {
+    ATTN_CHECK_RT(rt);
+    return report(rt->rt->copyToHost(dst, src, bytes));
+  });
+}
+
+attn_status attn_synchronize(attn_runtime *rt, int device) {
+  return guarded([&] {
+    ATTN_CHECK_RT(rt);
+    return report(rt->rt->synchronize(device));
+  });
+}
+
+} // extern "C"

@@ -1,0 +1,645 @@
+//===- Runtime.cpp - load bundle kernels and launch them --------*- C++ -*-===//
+#include "attn/runtime/Runtime.h"
+
+#include "Driver.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+#ifndef ATTN_DEFAULT_BUNDLE_DIR
+#define ATTN_DEFAULT_BUNDLE_DIR "bundle"
+#endif
+
+namespace attn {
+
+using detail::Driver;
+using detail::ScopedContext;
+
+namespace {
+
+// The default limit of dynamic shared memory per block; a kernel that wants
+// more must opt in through its function attribute.
+constexpr int kDefaultDynamicSmem = 48 * 1024;
+
+std::string hex(const void *p) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "0x%" PRIxPTR,
+                reinterpret_cast<uintptr_t>(p));
+  return buf;
+}
+
+CUdeviceptr devicePtr(const void *p) {
+  return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
+}
+
+Status invalid(const std::string &msg) {
+  return Status::error(StatusCode::InvalidArgument, msg);
+}
+
+/// What the driver knows about an address.
+struct PointerInfo {
+  unsigned memoryType = 0; // CUmemorytype, 0 if not CUDA memory
+  int device = -1;
+  CUdeviceptr rangeStart = 0;
+  size_t rangeSize = 0;
+};
+
+} // namespace
+
+struct Runtime::Impl {
+  const Driver *drv = nullptr;
+  Manifest bundle;
+  int deviceCount = 0;
+
+  struct Device {
+    CUdevice handle = 0;
+    CUcontext ctx = nullptr; // retained primary context
+    DeviceInfo info;
+  };
+  struct Loaded {
+    CUmodule module = nullptr;
+    CUfunction fn = nullptr;
+    int device = 0;
+  };
+
+  mutable std::mutex mu; // guards everything below
+  // std::map: elements never move, so pointers to them stay valid after the
+  // lock is released (entries are only added, until destruction).
+  std::map<int, Device> devices;
+  std::map<std::pair<const KernelEntry *, int>, Loaded> kernels;
+  bool hasLast = false;
+  KernelChoice last;
+
+  ~Impl();
+  Status queryInfo(int ordinal, DeviceInfo &out) const;
+  Status getDevice(int ordinal, const Device *&out);
+  Status getKernel(const KernelEntry &k, const Device &dev, CUfunction &out);
+  Status loadKernel(const KernelEntry &k, const Device &dev, Loaded &out);
+  Status queryPointer(const void *p, PointerInfo &out);
+  Status deviceOf(const void *p, const char *what, const Device *&out);
+};
+
+Runtime::Impl::~Impl() {
+  // Errors are ignored: at process exit the driver may already be shutting
+  // down (CUDA_ERROR_DEINITIALIZED), and there is no one to report to.
+  for (auto &[key, loaded] : kernels) {
+    auto dev = devices.find(loaded.device);
+    if (dev == devices.end())
+      continue;
+    ScopedContext scope(*drv, dev->second.ctx);
+    if (scope.status().ok())
+      (void)drv->moduleUnload(loaded.module);
+  }
+  for (auto &[ordinal, dev] : devices)
+    (void)drv->primaryCtxRelease(dev.handle);
+}
+
+Status Runtime::Impl::queryInfo(int ordinal, DeviceInfo &out) const {
+  if (ordinal < 0 || ordinal >= deviceCount)
+    return invalid("device " + std::to_string(ordinal) + " does not exist (" +
+                   std::to_string(deviceCount) + " CUDA device(s))");
+  CUdevice d;
+  if (CUresult r = drv->deviceGet(&d, ordinal); r != CUDA_SUCCESS)
+    return drv->fail("cuDeviceGet", r);
+  char name[256] = {0};
+  if (CUresult r = drv->deviceGetName(name, sizeof(name) - 1, d);
+      r != CUDA_SUCCESS)
+    return drv->fail("cuDeviceGetName", r);
+  DeviceInfo info;
+  info.ordinal = ordinal;
+  info.name = name;
+  const struct {
+    CUdevice_attribute attr;
+    int *out;
+    const char *what;
+  } attrs[] = {
+      {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &info.ccMajor,
+       "compute capability"},
+      {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &info.ccMinor,
+       "compute capability"},
+      {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &info.smCount, "SM count"},
+      {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+       &info.maxSmemPerBlockOptin, "max shared memory per block"},
+  };
+  for (const auto &a : attrs)
+    if (CUresult r = drv->deviceGetAttribute(a.out, a.attr, d);
+        r != CUDA_SUCCESS)
+      return drv->fail(std::string("cuDeviceGetAttribute (") + a.what + ")", r);
+  out = info;
+  return Status::success();
+}
+
+Status Runtime::Impl::getDevice(int ordinal, const Device *&out) {
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = devices.find(ordinal);
+  if (it != devices.end()) {
+    out = &it->second;
+    return Status::success();
+  }
+  Device dev;
+  if (Status s = queryInfo(ordinal, dev.info); !s.ok())
+    return s;
+  if (CUresult r = drv->deviceGet(&dev.handle, ordinal); r != CUDA_SUCCESS)
+    return drv->fail("cuDeviceGet", r);
+  // The primary context is the one the CUDA runtime API (and so PyTorch)
+  // uses: callers' streams and memory belong to it. It also sidesteps
+  // cuCtxCreate, whose signature changed in CUDA 13.
+  if (CUresult r = drv->primaryCtxRetain(&dev.ctx, dev.handle);
+      r != CUDA_SUCCESS)
+    return drv->fail(
+        "cuDevicePrimaryCtxRetain (device " + std::to_string(ordinal) + ")", r);
+  out = &devices.emplace(ordinal, dev).first->second;
+  return Status::success();
+}
+
+Status Runtime::Impl::loadKernel(const KernelEntry &k, const Device &dev,
+                                 Loaded &out) {
+  const std::string path = ptxPath(bundle.dir, k);
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  if (in)
+    text << in.rdbuf();
+  if (!in || in.bad())
+    return Status::error(StatusCode::BundleError,
+                         "cannot read PTX file '" + path + "'");
+  const std::string ptx = text.str(); // c_str(): the NUL cuModuleLoad needs
+
+  ScopedContext scope(*drv, dev.ctx);
+  if (Status s = scope.status(); !s.ok())
+    return s;
+
+  // The JIT's error log says which instruction or feature the device
+  // lacks; without it a failure is only "CUDA_ERROR_INVALID_PTX".
+  std::vector<char> log(8192, '\0');
+  CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER,
+                         CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *vals[] = {log.data(),
+                  reinterpret_cast<void *>(uintptr_t(log.size() - 1))};
+  CUmodule module = nullptr;
+  const std::string where =
+      k.name + " (" + path + ") for device " +
+      std::to_string(dev.info.ordinal) + " (" + dev.info.name + ", sm_" +
+      std::to_string(dev.info.ccMajor) + std::to_string(dev.info.ccMinor) + ")";
+  if (CUresult r = drv->moduleLoadDataEx(&module, ptx.c_str(), 2, opts, vals);
+      r != CUDA_SUCCESS) {
+    std::string msg = "loading " + where + ": " + drv->errorText(r);
+    if (r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION)
+      msg += "; the PTX needs a newer driver than this one (CUDA " +
+             std::to_string(drv->version / 1000) + "." +
+             std::to_string(drv->version % 1000 / 10) + ")";
+    if (log[0])
+      msg += "\n" + std::string(log.data());
+    return Status::error(StatusCode::CudaError, msg);
+  }
+
+  auto failAndUnload = [&](Status s) {
+    (void)drv->moduleUnload(module);
+    return s;
+  };
+  CUfunction fn = nullptr;
+  if (CUresult r = drv->moduleGetFunction(&fn, module, k.name.c_str());
+      r != CUDA_SUCCESS)
+    return failAndUnload(Status::error(StatusCode::BundleError,
+                                       "kernel '" + k.name + "' not found in " +
+                                           path + ": " + drv->errorText(r)));
+
+  int maxThreads = 0, staticSmem = 0, regs = 0;
+  const struct {
+    CUfunction_attribute attr;
+    int *out;
+  } attrs[] = {{CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &maxThreads},
+               {CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, &staticSmem},
+               {CU_FUNC_ATTRIBUTE_NUM_REGS, &regs}};
+  for (const auto &a : attrs)
+    if (CUresult r = drv->funcGetAttribute(a.out, a.attr, fn);
+        r != CUDA_SUCCESS)
+      return failAndUnload(drv->fail("cuFuncGetAttribute", r));
+  if (maxThreads < k.threads)
+    return failAndUnload(Status::error(
+        StatusCode::Unsupported, "unsupported: " + where + " can run at most " +
+                                     std::to_string(maxThreads) +
+                                     " threads per block (it uses " +
+                                     std::to_string(regs) +
+                                     " registers per thread), the bundle asks "
+                                     "for " +
+                                     std::to_string(k.threads)));
+  if (staticSmem + k.smem > dev.info.maxSmemPerBlockOptin)
+    return failAndUnload(Status::error(
+        StatusCode::Unsupported,
+        "unsupported: " + where + " needs " +
+            std::to_string(staticSmem + k.smem) +
+            " bytes of shared memory per block; the device allows " +
+            std::to_string(dev.info.maxSmemPerBlockOptin)));
+  if (k.smem > kDefaultDynamicSmem)
+    if (CUresult r = drv->funcSetAttribute(
+            fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, k.smem);
+        r != CUDA_SUCCESS)
+      return failAndUnload(drv->fail("raising the dynamic shared memory of " +
+                                         k.name + " to " +
+                                         std::to_string(k.smem) + " bytes",
+                                     r));
+  out.module = module;
+  out.fn = fn;
+  out.device = dev.info.ordinal;
+  return Status::success();
+}
+
+Status Runtime::Impl::getKernel(const KernelEntry &k, const Device &dev,
+                                CUfunction &out) {
+  // Held across the JIT: two threads asking for the same kernel must not
+  // both compile it, and module loads are rare.
+  std::lock_guard<std::mutex> lock(mu);
+  auto key = std::make_pair(&k, dev.info.ordinal);
+  auto it = kernels.find(key);
+  if (it == kernels.end()) {
+    Loaded loaded;
+    if (Status s = loadKernel(k, dev, loaded); !s.ok())
+      return s;
+    it = kernels.emplace(key, loaded).first;
+  }
+  out = it->second.fn;
+  return Status::success();
+}
+
+Status Runtime::Impl::queryPointer(const void *p, PointerInfo &out) {
+  // The query wants a current context; any context of the process will do
+  // under unified addressing. Borrow device 0's primary one if the thread
+  // has none.
+  std::unique_ptr<ScopedContext> scope;
+  CUcontext current = nullptr;
+  if (CUresult r = drv->ctxGetCurrent(&current); r != CUDA_SUCCESS)
+    return drv->fail("cuCtxGetCurrent", r);
+  if (!current) {
+    const Device *dev0;
+    if (Status s = getDevice(0, dev0); !s.ok())
+      return s;
+    scope = std::make_unique<ScopedContext>(*drv, dev0->ctx);
+    if (Status s = scope->status(); !s.ok())
+      return s;
+  }
+  CUpointer_attribute attrs[] = {
+      CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+      CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+  PointerInfo info;
+  void *data[] = {&info.memoryType, &info.device, &info.rangeStart,
+                  &info.rangeSize};
+  // Unlike cuPointerGetAttribute, this returns success for an address the
+  // driver does not know, with a memory type of 0.
+  if (CUresult r = drv->pointerGetAttributes(4, attrs, data, devicePtr(p));
+      r != CUDA_SUCCESS)
+    return drv->fail("cuPointerGetAttributes(" + hex(p) + ")", r);
+  out = info;
+  return Status::success();
+}
+
+Status Runtime::Impl::deviceOf(const void *p, const char *what,
+                               const Device *&out) {
+  PointerInfo info;
+  if (Status s = queryPointer(p, info); !s.ok())
+    return s;
+  if ((info.memoryType != CU_MEMORYTYPE_DEVICE &&
+       info.memoryType != CU_MEMORYTYPE_UNIFIED) ||
+      info.device < 0)
+    return invalid(std::string(what) + " (" + hex(p) +
+                   ") is not CUDA device memory");
+  return getDevice(info.device, out);
+}
+
+//===----------------------------------------------------------------------===//
+// Runtime
+//===----------------------------------------------------------------------===//
+
+std::string defaultBundleDir() {
+  const char *env = std::getenv("ATTN_BUNDLE_DIR");
+  if (env && *env)
+    return env;
+  return ATTN_DEFAULT_BUNDLE_DIR;
+}
+
+Runtime::Runtime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Runtime::~Runtime() = default;
+
+Status Runtime::create(const RuntimeOptions &options,
+                       std::unique_ptr<Runtime> &out) {
+  auto impl = std::make_unique<Impl>();
+  // The driver first: on a machine without a GPU that is the news, whatever
+  // the state of the bundle.
+  if (Status s = detail::loadDriver(options.driverLibrary, impl->drv); !s.ok())
+    return s;
+  if (CUresult r = impl->drv->deviceGetCount(&impl->deviceCount);
+      r != CUDA_SUCCESS)
+    return impl->drv->fail("cuDeviceGetCount", r);
+  if (impl->deviceCount < 1)
+    return Status::error(StatusCode::NoDevice, "no CUDA device found");
+  std::string dir =
+      options.bundleDir.empty() ? defaultBundleDir() : options.bundleDir;
+  if (Status s = loadBundle(dir, impl->bundle); !s.ok())
+    return s;
+  out.reset(new Runtime(std::move(impl)));
+  return Status::success();
+}
+
+const Manifest &Runtime::bundle() const { return impl_->bundle; }
+int Runtime::deviceCount() const { return impl_->deviceCount; }
+
+Status Runtime::deviceInfo(int ordinal, DeviceInfo &out) {
+  return impl_->queryInfo(ordinal, out);
+}
+
+Status Runtime::selectKernel(const ForwardProblem &p, int device,
+                             KernelChoice &out) {
+  DeviceInfo info;
+  if (Status s = impl_->queryInfo(device, info); !s.ok())
+    return s;
+  const KernelEntry *k = nullptr;
+  if (Status s =
+          attn::selectKernel(impl_->bundle, p, info.ccMajor, info.ccMinor, k);
+      !s.ok())
+    return s;
+  out.kernel = *k;
+  out.device = info;
+  return Status::success();
+}
+
+Status Runtime::forward(const ForwardProblem &p, const void *q, const void *k,
+                        const void *v, void *o, float *lse, void *stream) {
+  Impl &im = *impl_;
+  const Driver &drv = *im.drv;
+  // Host-side rules first: they need no driver call and give the most
+  // precise messages.
+  if (Status s = checkProblem(p); !s.ok())
+    return s;
+  if (Status s = checkPointers(p, q, k, v, o, lse); !s.ok())
+    return s;
+  std::vector<const KernelEntry *> candidates;
+  if (Status s = findKernels(im.bundle, p, candidates); !s.ok())
+    return s;
+
+  // Every tensor must be device memory on one GPU, large enough for its
+  // extent (the kernel cannot check bounds it is not told).
+  const TensorExtents ext = tensorExtents(p);
+  const struct {
+    const char *name;
+    const void *ptr;
+    uint64_t bytes;
+  } tensors[] = {{"q", q, ext.q},
+                 {"k", k, ext.k},
+                 {"v", v, ext.v},
+                 {"o", o, ext.o},
+                 {"lse", lse, ext.lse}};
+  int device = -1;
+  for (const auto &t : tensors) {
+    if (!t.ptr)
+      continue; // lse when not requested
+    PointerInfo info;
+    if (Status s = im.queryPointer(t.ptr, info); !s.ok())
+      return s;
+    if ((info.memoryType != CU_MEMORYTYPE_DEVICE &&
+         info.memoryType != CU_MEMORYTYPE_UNIFIED) ||
+        info.device < 0)
+      return invalid(std::string(t.name) + " (" + hex(t.ptr) +
+                     ") is not CUDA device memory");
+    if (device < 0)
+      device = info.device;
+    else if (info.device != device)
+      return invalid(std::string(t.name) + " is on device " +
+                     std::to_string(info.device) + " but q is on device " +
+                     std::to_string(device));
+    if (info.rangeSize) {
+      uint64_t avail =
+          uint64_t(info.rangeStart + info.rangeSize - devicePtr(t.ptr));
+      if (t.bytes > avail)
+        return invalid(std::string(t.name) + " needs " +
+                       std::to_string(t.bytes) + " bytes from " + hex(t.ptr) +
+                       " but its allocation ends after " +
+                       std::to_string(avail));
+    }
+  }
+
+  const Impl::Device *dev = nullptr;
+  if (Status s = im.getDevice(device, dev); !s.ok())
+    return s;
+  const KernelEntry *kernel = nullptr;
+  if (Status s = attn::selectKernel(im.bundle, p, dev->info.ccMajor,
+                                    dev->info.ccMinor, kernel);
+      !s.ok())
+    return s;
+  CUfunction fn = nullptr;
+  if (Status s = im.getKernel(*kernel, *dev, fn); !s.ok())
+    return s;
+
+  ScopedContext scope(drv, dev->ctx);
+  if (Status s = scope.status(); !s.ok())
+    return s;
+  CUstream cuStream = static_cast<CUstream>(stream);
+  if (cuStream) {
+    // A stream of another context would fail the launch with a bare
+    // CUDA_ERROR_INVALID_HANDLE (or worse, run on the wrong GPU).
+    CUcontext streamCtx = nullptr;
+    if (CUresult r = drv.streamGetCtx(cuStream, &streamCtx); r != CUDA_SUCCESS)
+      return Status::error(StatusCode::InvalidArgument,
+                           "stream " + hex(stream) +
+                               ": cuStreamGetCtx: " + drv.errorText(r));
+    if (streamCtx != dev->ctx)
+      return invalid("stream " + hex(stream) +
+                     " does not belong to the primary context of device " +
+                     std::to_string(device) + ", where the tensors are");
+  }
+
+  // The kernel ABI: (q, k, v, o, lse, B, Hq, Hkv, Nq, Nk, q_sb, q_sh, q_sn,
+  // k_sb, k_sh, k_sn, v_sb, v_sh, v_sn, o_sb, o_sh, o_sn, scale). A dim of
+  // extent 1 is never stepped over; its stride is passed as 0 so any value
+  // the caller had there fits the i32.
+  auto norm = [](int64_t extent, int64_t stride) {
+    return int32_t(extent == 1 ? 0 : stride);
+  };
+  CUdeviceptr dq = devicePtr(q), dk = devicePtr(k), dv = devicePtr(v),
+              dout = devicePtr(o), dlse = devicePtr(lse);
+  int32_t B = int32_t(p.batch), Hq = int32_t(p.headsQ),
+          Hkv = int32_t(p.headsKV), Nq = int32_t(p.seqQ), Nk = int32_t(p.seqK);
+  const Strides sq = p.stridesQ(), sk = p.stridesK(), sv = p.stridesV(),
+                so = p.stridesO();
+  int32_t strides[12] = {
+      norm(p.batch, sq.batch), norm(p.headsQ, sq.head),  norm(p.seqQ, sq.seq),
+      norm(p.batch, sk.batch), norm(p.headsKV, sk.head), norm(p.seqK, sk.seq),
+      norm(p.batch, sv.batch), norm(p.headsKV, sv.head), norm(p.seqK, sv.seq),
+      norm(p.batch, so.batch), norm(p.headsQ, so.head),  norm(p.seqQ, so.seq)};
+  float scale = float(p.effectiveScale());
+  void *params[] = {&dq,          &dk,          &dv,         &dout,
+                    &dlse,        &B,           &Hq,         &Hkv,
+                    &Nq,          &Nk,          &strides[0], &strides[1],
+                    &strides[2],  &strides[3],  &strides[4], &strides[5],
+                    &strides[6],  &strides[7],  &strides[8], &strides[9],
+                    &strides[10], &strides[11], &scale};
+  const unsigned gridX =
+      unsigned((p.seqQ + kernel->blockM - 1) / kernel->blockM);
+  if (CUresult r = drv.launchKernel(
+          fn, gridX, unsigned(Hq), unsigned(B), unsigned(kernel->threads), 1, 1,
+          unsigned(kernel->smem), cuStream, params, nullptr);
+      r != CUDA_SUCCESS)
+    return drv.fail(
+        "launching " + kernel->name + " (" + kernel->chip.str() + ")", r);
+
+  std::lock_guard<std::mutex> lock(im.mu);
+  im.hasLast = true;
+  im.last.kernel = *kernel;
+  im.last.device = dev->info;
+  return Status::success();
+}
+
+bool Runtime::lastKernel(KernelChoice &out) const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  if (!impl_->hasLast)
+    return false;
+  out = impl_->last;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Memory helpers
+//===----------------------------------------------------------------------===//
+
+Status Runtime::allocate(int device, size_t bytes, void **ptr) {
+  if (!ptr)
+    return invalid("allocate: ptr is null");
+  *ptr = nullptr;
+  if (!bytes)
+    return invalid("allocate: 0 bytes");
+  const Impl::Device *dev;
+  if (Status s = impl_->getDevice(device, dev); !s.ok())
+    return s;
+  ScopedContext scope(*impl_->drv, dev->ctx);
+  if (Status s = scope.status(); !s.ok())
+    return s;
+  CUdeviceptr d = 0;
+  if (CUresult r = impl_->drv->memAlloc(&d, bytes); r != CUDA_SUCCESS)
+    return impl_->drv->fail("cuMemAlloc(" + std::to_string(bytes) +
+                                " bytes on device " + std::to_string(device) +
+                                ")",
+                            r);
+  *ptr = reinterpret_cast<void *>(uintptr_t(d));
+  return Status::success();
+}
+
+Status Runtime::release(void *ptr) {
+  if (!ptr)
+    return Status::success();
+  const Impl::Device *dev;
+  if (Status s = impl_->deviceOf(ptr, "release", dev); !s.ok())
+    return s;
+  ScopedContext scope(*impl_->drv, dev->ctx);
+  if (Status s = scope.status(); !s.ok())
+    return s;
+  if (CUresult r = impl_->drv->memFree(devicePtr(ptr)); r != CUDA_SUCCESS)
+    return impl_->drv->fail("cuMemFree(" + hex(ptr) + ")", r);
+  return Status::success();
+}
+
+Status Runtime::copyToDevice(void *dst, const void *src, size_t bytes) {
+  if (!bytes)
+    return Status::success();
+  if (!src)
+    return invalid("copyToDevice: src is null");
+  const Impl::Device *dev;
+  if (Status s = impl_->deviceOf(dst, "copyToDevice: dst", dev); !s.ok())
+    return s;
+  ScopedContext scope(*impl_->drv, dev->ctx);
+  if (Status s = scope.status(); !s.ok())
+    return s;
+  if (CUresult r = impl_->drv->memcpyHtoD(devicePtr(dst), src, bytes);
+      r != CUDA_SUCCESS)
+    return impl_->drv->fail("cuMemcpyHtoD", r);
+  return Status::success();
+}
+
+Status Runtime::copyToHost(void *dst, const void *src, size_t bytes) {
+  if (!bytes)
+    return Status::success();
+  if (!dst)
+    return invalid("copyToHost: dst is null");
+  const Impl::Device *dev;
+  if (Status s = impl_->deviceOf(src, "copyToHost: src", dev); !s.ok())
+    return s;
+  ScopedContext scope(*impl_->drv, dev->ctx);
+  if (Status s = scope.status(); !s.ok())
+    return s;
+  if (CUresult r = impl_->drv->memcpyDtoH(dst, devicePtr(src), bytes);
+      r != CUDA_SUCCESS)
+    return impl_->drv->fail("cuMemcpyDtoH", r);
+  return Status::success();
+}
+
+Status Runtime::fill(void *dst, uint8_t byte, size_t bytes) {
+  if (!bytes)
+    return Status::success();
+  const Impl::Device *dev;
+  if (Status s = impl_->deviceOf(dst, "fill: dst", dev); !s.ok())
+    return s;
+  ScopedContext scope(*impl_->drv, dev->ctx);
+  if (Status s = scope.status(); !s.ok())
+    return s;
+  if (CUresult r = impl_->drv->memsetD8(devicePtr(dst), byte, bytes);
+      r != CUDA_SUCCESS)
+    return impl_->drv->fail("cuMemsetD8", r);
+  return Status::success();
+}
+
+Status Runtime::synchronize(int device) {
+  const Impl::Device *dev;
+  if (Status s = impl_->getDevice(device, dev); !s.ok())
+    return s;
+  ScopedContext scope(*impl_->drv, dev->ctx);
+  if (Status s = scope.status(); !s.ok())
+    return s;
+  // Kernel faults surface here, asynchronously to the launch.
+  if (CUresult r = impl_->drv->ctxSynchronize(); r != CUDA_SUCCESS)
+    return impl_->drv->fail(
+        "cuCtxSynchronize (device " + std::to_string(device) + ")", r);
+  return Status::success();
+}
+
+//===----------------------------------------------------------------------===//
+// DeviceBuffer
+//===----------------------------------------------------------------------===//
+
+DeviceBuffer &DeviceBuffer::operator=(DeviceBuffer &&o) noexcept {
+  if (this != &o) {
+    reset();
+    rt_ = o.rt_;
+    ptr_ = o.ptr_;
+    bytes_ = o.bytes_;
+    o.rt_ = nullptr;
+    o.ptr_ = nullptr;
+    o.bytes_ = 0;
+  }
+  return *this;
+}
+
+Status DeviceBuffer::allocate(Runtime &rt, int device, size_t bytes,
+                              DeviceBuffer &out) {
+  out.reset();
+  void *p = nullptr;
+  if (Status s = rt.allocate(device, bytes, &p); !s.ok())
+    return s;
+  out.rt_ = &rt;
+  out.ptr_ = p;
+  out.bytes_ = bytes;
+  return Status::success();
+}
+
+void DeviceBuffer::reset() {
+  if (rt_ && ptr_)
+    (void)rt_->release(ptr_);
+  rt_ = nullptr;
+  ptr_ = nullptr;
+  bytes_ = 0;
+}
+
+} // namespace attn

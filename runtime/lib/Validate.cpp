@@ -1,0 +1,341 @@
+//===- Validate.cpp - problem and pointer checks before a launch -*- C++
+//-*-===//
+//
+// Everything a kernel assumes and cannot check itself: 32-bit index math,
+// 16-byte vector accesses, the grid limits, a kernel in the bundle for the
+// problem. Pure functions: the driver-dependent checks (device memory, the
+// stream's context) live in Runtime.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "attn/runtime/Runtime.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <set>
+#include <sstream>
+
+namespace attn {
+
+namespace {
+constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+// gridDim.y and gridDim.z are limited to 65535; heads and batch map there.
+constexpr int64_t kGridYZMax = 65535;
+constexpr int64_t kAlignBytes = 16;
+
+Status invalid(const std::string &msg) {
+  return Status::error(StatusCode::InvalidArgument, msg);
+}
+Status unsupported(const std::string &msg) {
+  return Status::error(StatusCode::Unsupported, "unsupported: " + msg);
+}
+
+std::string hex(const void *p) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "0x%" PRIxPTR,
+                reinterpret_cast<uintptr_t>(p));
+  return buf;
+}
+
+template <typename T> std::string joinSet(const std::set<T> &s) {
+  std::ostringstream os;
+  bool first = true;
+  for (const T &v : s) {
+    os << (first ? "" : ", ") << v;
+    first = false;
+  }
+  return os.str();
+}
+
+struct TensorShape {
+  const char *name;
+  int64_t extent[4]; // batch, heads, seq, dim
+  Strides strides;
+};
+
+std::vector<TensorShape> shapesOf(const ForwardProblem &p) {
+  return {
+      {"q", {p.batch, p.headsQ, p.seqQ, p.headDim}, p.stridesQ()},
+      {"k", {p.batch, p.headsKV, p.seqK, p.headDim}, p.stridesK()},
+      {"v", {p.batch, p.headsKV, p.seqK, p.headDimV}, p.stridesV()},
+      {"o", {p.batch, p.headsQ, p.seqQ, p.headDimV}, p.stridesO()},
+  };
+}
+
+// Products of two int32-range values overflow int64 when summed; compute
+// spans in 128 bits.
+using Wide = __int128;
+
+/// Index of the last element + 1, in elements (0 if a dim is empty),
+/// saturated to INT64_MAX. Negative strides count as 0 here; checkProblem
+/// rejects them.
+int64_t elementSpan(const TensorShape &t) {
+  const int64_t s[4] = {t.strides.batch, t.strides.head, t.strides.seq,
+                        t.strides.dim};
+  Wide span = 1;
+  for (int i = 0; i < 4; ++i) {
+    if (t.extent[i] < 1)
+      return 0;
+    span += Wide(t.extent[i] - 1) * Wide(std::max<int64_t>(s[i], 0));
+  }
+  return span > Wide(std::numeric_limits<int64_t>::max())
+             ? std::numeric_limits<int64_t>::max()
+             : int64_t(span);
+}
+
+Status checkStrides(const TensorShape &t, DType dtype) {
+  static const char *dimNames[] = {"batch", "head", "seq"};
+  const int64_t s[3] = {t.strides.batch, t.strides.head, t.strides.seq};
+  if (t.strides.dim != 1)
+    return invalid(std::string(t.name) +
+                   ": the last dim must be contiguous (dim stride 1), got " +
+                   std::to_string(t.strides.dim));
+  const int64_t elems = kAlignBytes / int64_t(dtypeSize(dtype));
+  for (int i = 0; i < 3; ++i) {
+    // A dim of extent 1 is never stepped over: its stride does not matter
+    // (PyTorch reports odd strides for such dims).
+    if (t.extent[i] == 1)
+      continue;
+    if (s[i] < 0)
+      return invalid(std::string(t.name) + ": " + dimNames[i] + " stride " +
+                     std::to_string(s[i]) + " is negative");
+    if (s[i] > kInt32Max)
+      return invalid(std::string(t.name) + ": " + dimNames[i] + " stride " +
+                     std::to_string(s[i]) + " exceeds 2^31-1");
+    if (s[i] % elems)
+      return invalid(std::string(t.name) + ": " + dimNames[i] + " stride " +
+                     std::to_string(s[i]) + " is not a multiple of " +
+                     std::to_string(elems) + " elements (" +
+                     std::to_string(kAlignBytes) + " bytes)");
+  }
+  // The kernel indexes with 32-bit element offsets.
+  const int64_t span = elementSpan(t);
+  if (span > kInt32Max)
+    return unsupported(std::string(t.name) + " spans " + std::to_string(span) +
+                       " elements; the kernels use 32-bit offsets (at most "
+                       "2^31-1 elements per tensor)");
+  return Status::success();
+}
+
+/// Whether distinct indices of `t` can reach the same element: sort the dims
+/// by stride; each stride must step over everything the smaller dims span.
+bool selfOverlaps(const TensorShape &t) {
+  std::vector<std::pair<int64_t, int64_t>> dims; // (stride, extent)
+  const int64_t s[4] = {t.strides.batch, t.strides.head, t.strides.seq,
+                        t.strides.dim};
+  for (int i = 0; i < 4; ++i)
+    if (t.extent[i] > 1)
+      dims.push_back({s[i], t.extent[i]});
+  std::sort(dims.begin(), dims.end());
+  int64_t span = 1;
+  for (auto &[stride, extent] : dims) {
+    if (stride < span)
+      return true;
+    span += (extent - 1) * stride;
+  }
+  return false;
+}
+
+Strides resolve(const Strides &s, int64_t heads, int64_t seq, int64_t dim) {
+  return s.isDefault() ? contiguousStrides(heads, seq, dim) : s;
+}
+
+} // namespace
+
+Strides contiguousStrides(int64_t heads, int64_t seq, int64_t dim) {
+  Strides s;
+  s.dim = 1;
+  s.seq = dim;
+  s.head = seq * dim;
+  s.batch = heads * seq * dim;
+  return s;
+}
+
+double ForwardProblem::effectiveScale() const {
+  return scale != 0 ? scale : 1.0 / std::sqrt(double(headDim));
+}
+Strides ForwardProblem::stridesQ() const {
+  return resolve(q, headsQ, seqQ, headDim);
+}
+Strides ForwardProblem::stridesK() const {
+  return resolve(k, headsKV, seqK, headDim);
+}
+Strides ForwardProblem::stridesV() const {
+  return resolve(v, headsKV, seqK, headDimV);
+}
+Strides ForwardProblem::stridesO() const {
+  return resolve(o, headsQ, seqQ, headDimV);
+}
+
+Status checkProblem(const ForwardProblem &p) {
+  const struct {
+    const char *name;
+    int64_t value;
+  } dims[] = {{"batch", p.batch},        {"heads_q", p.headsQ},
+              {"heads_kv", p.headsKV},   {"seq_q", p.seqQ},
+              {"seq_k", p.seqK},         {"head_dim", p.headDim},
+              {"head_dim_v", p.headDimV}};
+  for (const auto &d : dims) {
+    if (d.value < 1)
+      return invalid(std::string(d.name) + " must be >= 1, got " +
+                     std::to_string(d.value));
+    if (d.value > kInt32Max)
+      return invalid(std::string(d.name) + " " + std::to_string(d.value) +
+                     " exceeds 2^31-1");
+  }
+  if (p.batch > kGridYZMax)
+    return unsupported("batch " + std::to_string(p.batch) +
+                       " exceeds the grid limit 65535");
+  if (p.headsQ > kGridYZMax)
+    return unsupported("heads_q " + std::to_string(p.headsQ) +
+                       " exceeds the grid limit 65535");
+  if (p.headsQ % p.headsKV)
+    return invalid("heads_q (" + std::to_string(p.headsQ) +
+                   ") must be a multiple of heads_kv (" +
+                   std::to_string(p.headsKV) + ")");
+  if (p.dtype != DType::F16 && p.dtype != DType::BF16 && p.dtype != DType::F32)
+    return invalid("unknown dtype");
+  double scale = p.effectiveScale();
+  if (!std::isfinite(scale) || !(scale > 0))
+    return invalid("scale must be positive and finite, got " +
+                   std::to_string(p.scale));
+  for (const TensorShape &t : shapesOf(p))
+    if (Status s = checkStrides(t, p.dtype); !s.ok())
+      return s;
+  if (selfOverlaps(shapesOf(p)[3]))
+    return invalid("o: the strides make distinct outputs overlap");
+  if (p.withLse && Wide(p.batch) * p.headsQ * p.seqQ > kInt32Max)
+    return unsupported("lse would have more than 2^31-1 elements; the "
+                       "kernels use 32-bit offsets");
+  return Status::success();
+}
+
+Status findKernels(const Manifest &bundle, const ForwardProblem &p,
+                   std::vector<const KernelEntry *> &candidates) {
+  candidates.clear();
+  std::set<std::string> dtypes;
+  std::set<int> headDims, headDimsV;
+  std::set<bool> masks;
+  for (const KernelEntry &k : bundle.kernels) {
+    dtypes.insert(dtypeName(k.dtype));
+    if (k.dtype != p.dtype)
+      continue;
+    headDims.insert(k.headDim);
+    if (k.headDim != p.headDim)
+      continue;
+    headDimsV.insert(k.headDimV);
+    if (k.headDimV != p.headDimV)
+      continue;
+    masks.insert(k.causal);
+    if (k.causal != p.causal)
+      continue;
+    candidates.push_back(&k);
+  }
+  if (!candidates.empty())
+    return Status::success();
+  if (headDims.empty())
+    return unsupported(std::string("dtype ") + dtypeName(p.dtype) +
+                       " (this bundle has " + joinSet(dtypes) + ")");
+  if (headDimsV.empty())
+    return unsupported("head dim " + std::to_string(p.headDim) +
+                       " (this bundle has " + joinSet(headDims) + ")");
+  if (masks.empty())
+    return unsupported("head dim v " + std::to_string(p.headDimV) +
+                       " with head dim " + std::to_string(p.headDim) +
+                       " (this bundle has head dim v " + joinSet(headDimsV) +
+                       " for it)");
+  return unsupported(std::string(p.causal ? "causal" : "non-causal") +
+                     " attention for " + dtypeName(p.dtype) + " head dim " +
+                     std::to_string(p.headDim) + " (this bundle has only " +
+                     (p.causal ? "non-causal" : "causal") + " kernels for it)");
+}
+
+Status selectKernel(const Manifest &bundle, const ForwardProblem &p,
+                    int ccMajor, int ccMinor, const KernelEntry *&out) {
+  out = nullptr;
+  if (Status s = checkProblem(p); !s.ok())
+    return s;
+  if (ccMajor < 8)
+    return unsupported("compute capability " + std::to_string(ccMajor) + "." +
+                       std::to_string(ccMinor) + "; needs sm_80 or later");
+  std::vector<const KernelEntry *> candidates;
+  if (Status s = findKernels(bundle, p, candidates); !s.ok())
+    return s;
+  std::vector<Chip> chips;
+  std::set<std::string> chipNames;
+  for (const KernelEntry *k : candidates) {
+    chips.push_back(k->chip);
+    chipNames.insert(k->chip.str());
+  }
+  int i = selectVariant(chips, ccMajor, ccMinor);
+  if (i < 0)
+    return unsupported("no kernel for compute capability " +
+                       std::to_string(ccMajor) + "." + std::to_string(ccMinor) +
+                       " (" + candidates[0]->name + " is built for " +
+                       joinSet(chipNames) + ")");
+  out = candidates[size_t(i)];
+  return Status::success();
+}
+
+TensorExtents tensorExtents(const ForwardProblem &p) {
+  TensorExtents e;
+  std::vector<TensorShape> shapes = shapesOf(p);
+  const uint64_t es = dtypeSize(p.dtype);
+  e.q = uint64_t(elementSpan(shapes[0])) * es;
+  e.k = uint64_t(elementSpan(shapes[1])) * es;
+  e.v = uint64_t(elementSpan(shapes[2])) * es;
+  e.o = uint64_t(elementSpan(shapes[3])) * es;
+  if (p.withLse)
+    e.lse = uint64_t(p.batch * p.headsQ * p.seqQ) * sizeof(float);
+  return e;
+}
+
+Status checkPointers(const ForwardProblem &p, const void *q, const void *k,
+                     const void *v, const void *o, const void *lse) {
+  const struct {
+    const char *name;
+    const void *ptr;
+  } ptrs[] = {{"q", q}, {"k", k}, {"v", v}, {"o", o}};
+  for (const auto &t : ptrs) {
+    if (!t.ptr)
+      return invalid(std::string(t.name) + " is null");
+    if (reinterpret_cast<uintptr_t>(t.ptr) % kAlignBytes)
+      return invalid(std::string(t.name) + " (" + hex(t.ptr) +
+                     ") is not 16-byte aligned");
+  }
+  if (p.withLse && !lse)
+    return invalid("lse is null but the problem asks for LSE");
+  if (!p.withLse && lse)
+    return invalid("lse is given but the problem does not ask for LSE "
+                   "(set with_lse)");
+  if (lse && reinterpret_cast<uintptr_t>(lse) % sizeof(float))
+    return invalid("lse (" + hex(lse) + ") is not 4-byte aligned");
+
+  // The outputs must not alias the inputs or each other: the kernel reads
+  // K/V blocks many times while other blocks already write O.
+  TensorExtents e = tensorExtents(p);
+  auto overlap = [](const void *a, uint64_t na, const void *b, uint64_t nb) {
+    uintptr_t x = reinterpret_cast<uintptr_t>(a),
+              y = reinterpret_cast<uintptr_t>(b);
+    return na && nb && x < y + nb && y < x + na;
+  };
+  const struct {
+    const char *name;
+    const void *ptr;
+    uint64_t bytes;
+  } inputs[] = {{"q", q, e.q}, {"k", k, e.k}, {"v", v, e.v}};
+  for (const auto &in : inputs) {
+    if (overlap(o, e.o, in.ptr, in.bytes))
+      return invalid(std::string("o overlaps ") + in.name +
+                     ": the output must not alias an input");
+    if (lse && overlap(lse, e.lse, in.ptr, in.bytes))
+      return invalid(std::string("lse overlaps ") + in.name);
+  }
+  if (lse && overlap(lse, e.lse, o, e.o))
+    return invalid("lse overlaps o");
+  return Status::success();
+}
+
+} // namespace attn

@@ -1,0 +1,239 @@
+//===- BundleTest.cpp - manifest parsing, chips, variant choice -*- C++ -*-===//
+#include "TestUtil.h"
+
+#include "attn/runtime/Bundle.h"
+
+#include <gtest/gtest.h>
+
+using namespace attn;
+using attn::test::TempDir;
+
+namespace {
+
+const char *kLine =
+    "kernel name=attn_fwd_bf16_d128_causal "
+    "ptx=attn_fwd_bf16_d128_causal.sm_80.ptx chip=sm_80 dtype=bf16 "
+    "head_dim=128 head_dim_v=128 causal=1 block_m=128 block_n=64 "
+    "threads=256 smem=98304\n";
+
+Status parse(const std::string &text, Manifest &m) {
+  return parseManifest(text, "manifest.txt", m);
+}
+
+// Parsing `text` fails with a message that contains `needle`.
+void expectError(const std::string &text, const std::string &needle) {
+  Manifest m;
+  Status s = parse(text, m);
+  ASSERT_FALSE(s.ok()) << text;
+  EXPECT_EQ(s.code(), StatusCode::BundleError);
+  EXPECT_NE(s.message().find(needle), std::string::npos)
+      << "message: " << s.message() << "\nwanted: " << needle;
+  EXPECT_TRUE(m.kernels.empty());
+}
+
+TEST(Chip, Parse) {
+  Chip c;
+  ASSERT_TRUE(parseChip("sm_80", c));
+  EXPECT_EQ(c.major, 8);
+  EXPECT_EQ(c.minor, 0);
+  EXPECT_EQ(c.variant, 0);
+  ASSERT_TRUE(parseChip("sm_90a", c));
+  EXPECT_EQ(c.major, 9);
+  EXPECT_EQ(c.variant, 'a');
+  EXPECT_EQ(c.str(), "sm_90a");
+  ASSERT_TRUE(parseChip("sm_100f", c));
+  EXPECT_EQ(c.major, 10);
+  EXPECT_EQ(c.minor, 0);
+  EXPECT_EQ(c.variant, 'f');
+  ASSERT_TRUE(parseChip("sm_86", c));
+  EXPECT_EQ(c.str(), "sm_86");
+  for (const char *bad : {"", "sm_", "sm_8", "sm_8x", "sm_90b", "sm_90aa",
+                          "compute_80", "SM_80", "sm_1000", "sm_-80", "sm_05"})
+    EXPECT_FALSE(parseChip(bad, c)) << bad;
+}
+
+TEST(Chip, RunsOn) {
+  Chip sm80{8, 0, 0}, sm90a{9, 0, 'a'}, sm100f{10, 0, 'f'}, sm86{8, 6, 0};
+  EXPECT_TRUE(chipRunsOn(sm80, 8, 0));
+  EXPECT_TRUE(chipRunsOn(sm80, 8, 9));
+  EXPECT_TRUE(chipRunsOn(sm80, 9, 0)); // PTX JIT runs forward
+  EXPECT_TRUE(chipRunsOn(sm80, 12, 0));
+  EXPECT_FALSE(chipRunsOn(sm80, 7, 5));
+  EXPECT_FALSE(chipRunsOn(sm86, 8, 0));
+  EXPECT_TRUE(chipRunsOn(sm90a, 9, 0));
+  EXPECT_FALSE(chipRunsOn(sm90a, 10, 0)); // arch-specific: exact only
+  EXPECT_FALSE(chipRunsOn(sm90a, 8, 9));
+  EXPECT_TRUE(chipRunsOn(sm100f, 10, 3));
+  EXPECT_FALSE(chipRunsOn(sm100f, 12, 0));
+}
+
+TEST(SelectVariant, PicksByComputeCapability) {
+  Chip sm80{8, 0, 0}, sm86{8, 6, 0}, sm89{8, 9, 0}, sm90{9, 0, 0},
+      sm90a{9, 0, 'a'};
+  std::vector<Chip> chips = {sm80, sm90a};
+  EXPECT_EQ(selectVariant(chips, 9, 0), 1);  // H100/H200: exact match
+  EXPECT_EQ(selectVariant(chips, 8, 0), 0);  // A100
+  EXPECT_EQ(selectVariant(chips, 8, 9), 0);  // L4/L40: sm_80 through JIT
+  EXPECT_EQ(selectVariant(chips, 10, 0), 0); // B200: not sm_90a
+  EXPECT_EQ(selectVariant(chips, 12, 0), 0);
+  EXPECT_EQ(selectVariant(chips, 7, 5), -1); // T4
+  // Order in the manifest does not matter; sm_90a beats sm_90 on 9.0.
+  chips = {sm90a, sm90, sm80};
+  EXPECT_EQ(selectVariant(chips, 9, 0), 0);
+  chips = {sm90, sm90a, sm80};
+  EXPECT_EQ(selectVariant(chips, 9, 0), 1);
+  // The highest chip <= the device.
+  chips = {sm80, sm89, sm86};
+  EXPECT_EQ(selectVariant(chips, 8, 6), 2);
+  EXPECT_EQ(selectVariant(chips, 8, 7), 2);
+  EXPECT_EQ(selectVariant(chips, 8, 9), 1);
+  EXPECT_EQ(selectVariant(chips, 9, 0), 1);
+  EXPECT_EQ(selectVariant({}, 9, 0), -1);
+  EXPECT_EQ(selectVariant({sm90a}, 8, 0), -1);
+}
+
+TEST(Manifest, ParsesAGoodLine) {
+  Manifest m;
+  Status s = parse(std::string("# a comment\n\n   \n") + kLine, m);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(m.kernels.size(), 1u);
+  const KernelEntry &k = m.kernels[0];
+  EXPECT_EQ(k.name, "attn_fwd_bf16_d128_causal");
+  EXPECT_EQ(k.ptx, "attn_fwd_bf16_d128_causal.sm_80.ptx");
+  EXPECT_EQ(k.chip.str(), "sm_80");
+  EXPECT_EQ(k.dtype, DType::BF16);
+  EXPECT_EQ(k.headDim, 128);
+  EXPECT_EQ(k.headDimV, 128);
+  EXPECT_TRUE(k.causal);
+  EXPECT_EQ(k.blockM, 128);
+  EXPECT_EQ(k.blockN, 64);
+  EXPECT_EQ(k.threads, 256);
+  EXPECT_EQ(k.smem, 98304);
+  EXPECT_EQ(k.line, 4);
+  EXPECT_TRUE(m.warnings.empty());
+}
+
+TEST(Manifest, SeveralChipsCommentsTabsAndCRLF) {
+  Manifest m;
+  Status s =
+      parse("kernel\tname=a ptx=a.sm_80.ptx chip=sm_80 dtype=f16 head_dim=64 "
+            "causal=0 block_m=64 threads=128 smem=0 # trailing comment\r\n"
+            "kernel name=a ptx=a.sm_90a.ptx chip=sm_90a dtype=f16 head_dim=64 "
+            "causal=0 block_m=128 threads=384 smem=200000\r\n",
+            m);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(m.kernels.size(), 2u);
+  EXPECT_EQ(m.kernels[0].headDimV, 64); // defaults to head_dim
+  EXPECT_EQ(m.kernels[0].blockN, 0);    // optional
+  EXPECT_EQ(m.kernels[1].chip.str(), "sm_90a");
+  EXPECT_EQ(m.kernels[1].line, 2);
+}
+
+TEST(Manifest, UnknownKeysAreIgnoredWithAWarning) {
+  Manifest m;
+  std::string line = kLine;
+  line.insert(line.size() - 1, " regs=168 spills=0");
+  Status s = parse(line, m);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(m.kernels.size(), 1u);
+  ASSERT_EQ(m.warnings.size(), 2u);
+  EXPECT_NE(m.warnings[0].find("manifest.txt:1: unknown key 'regs'"),
+            std::string::npos)
+      << m.warnings[0];
+}
+
+TEST(Manifest, MalformedLinesGiveLineNumbers) {
+  const std::string good = kLine;
+  expectError(good + "kernal name=x\n", "manifest.txt:2: expected 'kernel'");
+  expectError("kernel name=x ptx\n", "manifest.txt:1: expected key=value");
+  expectError("kernel =x\n", "expected key=value");
+  expectError("kernel name=\n", "empty value for 'name'");
+  expectError("# c\nkernel name=a name=b\n",
+              "manifest.txt:2: duplicate key 'name'");
+  expectError("kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 head_dim=64 "
+              "causal=0 block_m=64 threads=128\n",
+              "missing key 'smem'");
+  expectError("kernel name=a ptx=a.ptx chip=sm_75x dtype=bf16 head_dim=64 "
+              "causal=0 block_m=64 threads=128 smem=0\n",
+              "bad chip 'sm_75x'");
+  expectError("kernel name=a ptx=a.ptx chip=sm_80 dtype=fp8 head_dim=64 "
+              "causal=0 block_m=64 threads=128 smem=0\n",
+              "bad dtype 'fp8'");
+  expectError("kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 head_dim=6x4 "
+              "causal=0 block_m=64 threads=128 smem=0\n",
+              "bad value '6x4' for 'head_dim'");
+  expectError("kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 head_dim=64 "
+              "causal=2 block_m=64 threads=128 smem=0\n",
+              "bad value '2' for 'causal'");
+  expectError("kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 head_dim=64 "
+              "causal=0 block_m=64 threads=100 smem=0\n",
+              "not a multiple of 32");
+  expectError("kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 head_dim=64 "
+              "causal=0 block_m=64 threads=128 smem=-1\n",
+              "bad value '-1' for 'smem'");
+  expectError("kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 head_dim=64 "
+              "causal=0 block_m=64 threads=128 smem=99999999999999999999\n",
+              "for 'smem'");
+  expectError("kernel name=9a ptx=a.ptx chip=sm_80 dtype=bf16 head_dim=64 "
+              "causal=0 block_m=64 threads=128 smem=0\n",
+              "bad kernel name '9a'");
+  expectError("kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 head_dim=64 "
+              "causal=0 block_m=64 threads=128 smem=0 abi=2\n",
+              "kernel ABI 2");
+  expectError(good + good, "manifest.txt:2: kernel "
+                           "'attn_fwd_bf16_d128_causal' for sm_80 is listed "
+                           "twice");
+  expectError("# only comments\n\n", "no kernels");
+  expectError("", "no kernels");
+  expectError(std::string("kernel name=a") + '\0' + "b\n", "NUL byte");
+}
+
+TEST(Manifest, GarbageNeverCrashes) {
+  // Every prefix of a good manifest, and some noise: an error or a result,
+  // never a crash.
+  std::string text = std::string(kLine) + kLine;
+  text[text.size() / 2] = '=';
+  for (size_t n = 0; n <= text.size(); ++n) {
+    Manifest m;
+    (void)parse(text.substr(0, n), m);
+  }
+  std::string noise;
+  for (int i = 0; i < 2000; ++i)
+    noise += char((i * 7919) % 251 + 1);
+  Manifest m;
+  EXPECT_FALSE(parse(noise, m).ok());
+}
+
+TEST(Bundle, LoadsADirectory) {
+  TempDir dir;
+  dir.write("manifest.txt", kLine);
+  dir.write("attn_fwd_bf16_d128_causal.sm_80.ptx", "// ptx\n");
+  Manifest m;
+  Status s = loadBundle(dir.path(), m);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(m.dir, dir.path());
+  ASSERT_EQ(m.kernels.size(), 1u);
+  EXPECT_EQ(ptxPath(m.dir, m.kernels[0]),
+            dir.path() + "/attn_fwd_bf16_d128_causal.sm_80.ptx");
+}
+
+TEST(Bundle, MissingManifestOrPtx) {
+  TempDir dir;
+  Manifest m;
+  Status s = loadBundle(dir.path(), m);
+  EXPECT_EQ(s.code(), StatusCode::BundleError);
+  EXPECT_NE(s.message().find("no kernel bundle: cannot read '" + dir.path() +
+                             "/manifest.txt'"),
+            std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("ATTN_BUNDLE_DIR"), std::string::npos);
+
+  dir.write("manifest.txt", std::string("# header\n") + kLine);
+  s = loadBundle(dir.path(), m);
+  EXPECT_EQ(s.code(), StatusCode::BundleError);
+  EXPECT_NE(s.message().find("manifest.txt:2: PTX file"), std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("not found"), std::string::npos);
+}
+
+} // namespace

@@ -1,0 +1,77 @@
+//===- CApiTest.cpp - the C API without a GPU -------------------*- C++ -*-===//
+#include "attn/runtime/attn.h"
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <string>
+#include <thread>
+
+namespace {
+
+TEST(CApi, LayoutMatchesTheDocumentedStructs) {
+  // tools/gpu_check.py mirrors these structs with ctypes.
+  EXPECT_EQ(sizeof(attn_strides), 32u);
+  EXPECT_EQ(offsetof(attn_problem, batch), 16u);
+  EXPECT_EQ(offsetof(attn_problem, scale), 72u);
+  EXPECT_EQ(offsetof(attn_problem, q), 80u);
+  EXPECT_EQ(sizeof(attn_problem), 208u);
+  EXPECT_EQ(sizeof(attn_kernel_info), 128u + 16u + 128u + 10 * 4u);
+  EXPECT_EQ(attn_c_api_version(), ATTN_C_API_VERSION);
+}
+
+TEST(CApi, ProblemDefaults) {
+  attn_problem p;
+  attn_problem_init(&p);
+  EXPECT_EQ(p.dtype, ATTN_DTYPE_BF16);
+  EXPECT_EQ(p.batch, 1);
+  EXPECT_EQ(p.seq_k, 1);
+  EXPECT_EQ(p.head_dim, 64);
+  EXPECT_EQ(p.causal, 0);
+  EXPECT_EQ(p.with_lse, 0);
+  EXPECT_EQ(p.scale, 0.0);
+  EXPECT_EQ(p.q.seq, 0);
+  attn_problem_init(nullptr); // harmless
+}
+
+TEST(CApi, NoDriverIsAnErrorWithAMessage) {
+  attn_runtime_options opts = {nullptr, "libattn-no-such-driver.so.1"};
+  attn_runtime *rt = reinterpret_cast<attn_runtime *>(0x1);
+  EXPECT_EQ(attn_runtime_create(&opts, &rt), ATTN_ERROR_NO_DRIVER);
+  EXPECT_EQ(rt, nullptr);
+  EXPECT_NE(std::string(attn_last_error_message())
+                .find("no CUDA driver: libattn-no-such-driver.so.1 not found"),
+            std::string::npos)
+      << attn_last_error_message();
+  EXPECT_STREQ(attn_status_name(ATTN_ERROR_NO_DRIVER), "no CUDA driver");
+}
+
+TEST(CApi, NullArguments) {
+  EXPECT_EQ(attn_runtime_create(nullptr, nullptr), ATTN_ERROR_INVALID_ARGUMENT);
+  attn_problem p;
+  attn_problem_init(&p);
+  EXPECT_EQ(attn_forward(nullptr, &p, nullptr, nullptr, nullptr, nullptr,
+                         nullptr, nullptr),
+            ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attn_last_error_message(), "runtime is null");
+  attn_kernel_info info;
+  EXPECT_EQ(attn_last_kernel(nullptr, &info), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(attn_malloc(nullptr, 0, 16, nullptr), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(attn_runtime_device_count(nullptr), 0);
+  EXPECT_STREQ(attn_runtime_bundle_dir(nullptr), "");
+  attn_runtime_destroy(nullptr);
+}
+
+TEST(CApi, ErrorMessagesArePerThread) {
+  attn_problem p;
+  attn_problem_init(&p);
+  EXPECT_EQ(attn_forward(nullptr, &p, nullptr, nullptr, nullptr, nullptr,
+                         nullptr, nullptr),
+            ATTN_ERROR_INVALID_ARGUMENT);
+  std::string other;
+  std::thread([&] { other = attn_last_error_message(); }).join();
+  EXPECT_EQ(other, "");
+  EXPECT_STREQ(attn_last_error_message(), "runtime is null");
+}
+
+} // namespace

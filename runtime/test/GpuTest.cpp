@@ -1,0 +1,310 @@
+//===- GpuTest.cpp - kernels from the bundle on a real GPU ------*- C++ -*-===//
+//
+// Run every kernel of the bundle that this GPU can run on small problems and
+// compare with the float64 reference; check the validation that needs real
+// device memory. Without a GPU (or without a bundle) every test here skips;
+// with ATTN_REQUIRE_GPU=1 (tools/gpu-check.sh sets it) they fail instead.
+//
+//===----------------------------------------------------------------------===//
+#include "attn/runtime/Reference.h"
+#include "attn/runtime/Runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <set>
+#include <thread>
+#include <tuple>
+
+using namespace attn;
+
+namespace {
+
+bool requireGpu() {
+  const char *v = std::getenv("ATTN_REQUIRE_GPU");
+  return v && *v && std::string(v) != "0";
+}
+
+class Gpu : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    Status s = Runtime::create({}, rt);
+    if (!s.ok())
+      why = s.message();
+  }
+  static void TearDownTestSuite() { rt.reset(); }
+  void SetUp() override {
+    if (rt)
+      return;
+    if (requireGpu())
+      FAIL() << "ATTN_REQUIRE_GPU is set but: " << why;
+    GTEST_SKIP() << why;
+  }
+
+  static std::unique_ptr<Runtime> rt;
+  static std::string why;
+};
+std::unique_ptr<Runtime> Gpu::rt;
+std::string Gpu::why;
+
+/// Storage order of a 4-d tensor [B, H, N, D]: contiguous or [B, N, H, D].
+enum class Layout { BHND, BNHD };
+
+Strides stridesFor(Layout l, int64_t H, int64_t N, int64_t D) {
+  if (l == Layout::BHND)
+    return contiguousStrides(H, N, D);
+  return Strides{N * H * D, D, H * D, 1};
+}
+
+/// Moves elements between the contiguous order and `s` (both ways).
+void relayout(const uint8_t *src, uint8_t *dst, int64_t B, int64_t H, int64_t N,
+              int64_t D, const Strides &s, size_t es, bool toStrided) {
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t n = 0; n < N; ++n) {
+        size_t packed = size_t(((b * H + h) * N + n) * D) * es;
+        size_t strided = size_t(b * s.batch + h * s.head + n * s.seq) * es;
+        if (toStrided)
+          std::memcpy(dst + strided, src + packed, size_t(D) * es);
+        else
+          std::memcpy(dst + packed, src + strided, size_t(D) * es);
+      }
+}
+
+struct Tensor {
+  DeviceBuffer buf;
+  Strides strides;
+};
+
+Status upload(Runtime &rt, const std::vector<uint8_t> &packed, int64_t B,
+              int64_t H, int64_t N, int64_t D, Layout l, size_t es, Tensor &t) {
+  t.strides = stridesFor(l, H, N, D);
+  std::vector<uint8_t> host(packed.size());
+  relayout(packed.data(), host.data(), B, H, N, D, t.strides, es, true);
+  if (Status s = DeviceBuffer::allocate(rt, 0, host.size(), t.buf); !s.ok())
+    return s;
+  return rt.copyToDevice(t.buf.get(), host.data(), host.size());
+}
+
+struct CaseResult {
+  ErrorStats o, lse;
+  std::string kernel;
+};
+
+/// Runs one problem on the GPU and the reference; fills `r`.
+void runCase(Runtime &rt, ForwardProblem p, Layout layout, uint64_t seed,
+             CaseResult &r) {
+  Problem ref;
+  ref.batch = p.batch;
+  ref.headsQ = p.headsQ;
+  ref.headsKV = p.headsKV;
+  ref.seqQ = p.seqQ;
+  ref.seqK = p.seqK;
+  ref.headDim = p.headDim;
+  ref.headDimV = p.headDimV;
+  ref.causal = p.causal;
+  ref.scale = p.scale;
+  ref.dtype = p.dtype;
+  const size_t es = dtypeSize(p.dtype);
+
+  std::vector<double> q, k, v, o, lse;
+  std::vector<uint8_t> qs, ks, vs;
+  fillRandom(p.dtype, seed, ref.numQ(), q, qs);
+  fillRandom(p.dtype, seed + 1, ref.numK(), k, ks);
+  fillRandom(p.dtype, seed + 2, ref.numV(), v, vs);
+  referenceAttention(ref, q, k, v, o, lse);
+
+  Tensor tq, tk, tv, to;
+  ASSERT_TRUE(
+      upload(rt, qs, p.batch, p.headsQ, p.seqQ, p.headDim, layout, es, tq)
+          .ok());
+  ASSERT_TRUE(
+      upload(rt, ks, p.batch, p.headsKV, p.seqK, p.headDim, layout, es, tk)
+          .ok());
+  ASSERT_TRUE(
+      upload(rt, vs, p.batch, p.headsKV, p.seqK, p.headDimV, layout, es, tv)
+          .ok());
+  std::vector<uint8_t> os(ref.numO() * es);
+  // Poisoned: an element the kernel does not write stays NaN (0xFFFF is a
+  // NaN in f16, bf16 and, doubled, f32).
+  ASSERT_TRUE(upload(rt, std::vector<uint8_t>(os.size(), 0xFF), p.batch,
+                     p.headsQ, p.seqQ, p.headDimV, layout, es, to)
+                  .ok());
+  DeviceBuffer tl;
+  ASSERT_TRUE(DeviceBuffer::allocate(rt, 0, ref.numLse() * 4, tl).ok());
+  ASSERT_TRUE(rt.fill(tl.get(), 0xFF, tl.size()).ok());
+
+  p.q = tq.strides;
+  p.k = tk.strides;
+  p.v = tv.strides;
+  p.o = to.strides;
+  p.withLse = true;
+  Status s = rt.forward(p, tq.buf.get(), tk.buf.get(), tv.buf.get(),
+                        to.buf.get(), static_cast<float *>(tl.get()), nullptr);
+  ASSERT_TRUE(s.ok()) << s.message();
+  Status sync = rt.synchronize(0);
+  ASSERT_TRUE(sync.ok()) << sync.message();
+
+  std::vector<uint8_t> got(os.size());
+  ASSERT_TRUE(rt.copyToHost(got.data(), to.buf.get(), got.size()).ok());
+  relayout(got.data(), os.data(), p.batch, p.headsQ, p.seqQ, p.headDimV,
+           to.strides, es, false);
+  std::vector<float> lseGot(ref.numLse());
+  ASSERT_TRUE(rt.copyToHost(lseGot.data(), tl.get(), tl.size()).ok());
+  r.o = compare(decode(p.dtype, os.data(), ref.numO()), o);
+  r.lse = compare(std::vector<double>(lseGot.begin(), lseGot.end()), lse);
+  KernelChoice last;
+  ASSERT_TRUE(rt.lastKernel(last));
+  r.kernel = last.kernel.name + " (" + last.kernel.chip.str() + ")";
+}
+
+TEST_F(Gpu, DeviceIsSupported) {
+  DeviceInfo info;
+  ASSERT_TRUE(rt->deviceInfo(0, info).ok());
+  std::printf("device 0: %s, sm_%d%d, %d SMs, %d bytes smem/block\n",
+              info.name.c_str(), info.ccMajor, info.ccMinor, info.smCount,
+              info.maxSmemPerBlockOptin);
+  EXPECT_GE(info.ccMajor, 8);
+}
+
+TEST_F(Gpu, EveryBundleKernelMatchesTheReference) {
+  DeviceInfo info;
+  ASSERT_TRUE(rt->deviceInfo(0, info).ok());
+  std::set<std::tuple<DType, int, int, bool>> keys;
+  for (const KernelEntry &k : rt->bundle().kernels)
+    keys.insert({k.dtype, k.headDim, k.headDimV, k.causal});
+  struct Shape {
+    int64_t B, Hq, Hkv, Nq, Nk;
+  };
+  const Shape shapes[] = {{2, 4, 2, 128, 128}, {1, 2, 1, 130, 257},
+                          {1, 2, 2, 257, 130}, {1, 1, 1, 1, 1000},
+                          {3, 1, 1, 17, 17},   {1, 3, 1, 64, 64}};
+  int ran = 0;
+  uint64_t seed = 1234;
+  for (auto [dtype, D, Dv, causal] : keys) {
+    for (const Shape &sh : shapes)
+      for (Layout layout : {Layout::BHND, Layout::BNHD}) {
+        ForwardProblem p;
+        p.dtype = dtype;
+        p.headDim = D;
+        p.headDimV = Dv;
+        p.causal = causal;
+        p.batch = sh.B;
+        p.headsQ = sh.Hq;
+        p.headsKV = sh.Hkv;
+        p.seqQ = sh.Nq;
+        p.seqK = sh.Nk;
+        KernelChoice choice;
+        if (!rt->selectKernel(p, 0, choice).ok())
+          continue; // no variant for this GPU
+        SCOPED_TRACE(::testing::Message()
+                     << dtypeName(dtype) << " D=" << D << " Dv=" << Dv
+                     << " causal=" << causal << " B=" << sh.B << " Hq=" << sh.Hq
+                     << " Hkv=" << sh.Hkv << " Nq=" << sh.Nq << " Nk=" << sh.Nk
+                     << " layout="
+                     << (layout == Layout::BHND ? "BHND" : "BNHD"));
+        CaseResult r;
+        runCase(*rt, p, layout, seed += 3, r);
+        if (HasFatalFailure())
+          return;
+        EXPECT_EQ(r.o.nonFinite, 0u) << r.kernel;
+        EXPECT_LT(r.o.relative, tolerance(dtype)) << r.kernel;
+        EXPECT_EQ(r.lse.nonFinite, 0u) << r.kernel;
+        EXPECT_LT(r.lse.relative, 1e-3) << r.kernel;
+        EXPECT_EQ(r.kernel,
+                  choice.kernel.name + " (" + choice.kernel.chip.str() + ")");
+        ++ran;
+      }
+  }
+  std::printf("%d GPU cases run\n", ran);
+  EXPECT_GT(ran, 0) << "the bundle has no kernel for this GPU";
+}
+
+/// A bundle problem this GPU can run, or skip.
+bool firstRunnable(Runtime &rt, ForwardProblem &p) {
+  for (const KernelEntry &k : rt.bundle().kernels) {
+    p = ForwardProblem();
+    p.dtype = k.dtype;
+    p.headDim = k.headDim;
+    p.headDimV = k.headDimV;
+    p.causal = k.causal;
+    p.batch = 2;
+    p.headsQ = p.headsKV = 2;
+    p.seqQ = p.seqK = 64;
+    KernelChoice c;
+    if (rt.selectKernel(p, 0, c).ok())
+      return true;
+  }
+  return false;
+}
+
+TEST_F(Gpu, ValidationWithDeviceMemory) {
+  ForwardProblem p;
+  if (!firstRunnable(*rt, p))
+    GTEST_SKIP() << "no bundle kernel runs on this GPU";
+  const TensorExtents e = tensorExtents(p);
+  DeviceBuffer q, k, v, o, small;
+  ASSERT_TRUE(DeviceBuffer::allocate(*rt, 0, e.q, q).ok());
+  ASSERT_TRUE(DeviceBuffer::allocate(*rt, 0, e.k, k).ok());
+  ASSERT_TRUE(DeviceBuffer::allocate(*rt, 0, e.v, v).ok());
+  ASSERT_TRUE(DeviceBuffer::allocate(*rt, 0, e.o, o).ok());
+  ASSERT_TRUE(DeviceBuffer::allocate(*rt, 0, e.k / 2, small).ok());
+  ASSERT_TRUE(rt->fill(o.get(), 0xAB, e.o).ok());
+
+  auto expectError = [&](const void *qp, const void *kp, const void *vp,
+                         const std::string &needle) {
+    Status s = rt->forward(p, qp, kp, vp, o.get(), nullptr, nullptr);
+    EXPECT_EQ(s.code(), StatusCode::InvalidArgument) << s.message();
+    EXPECT_NE(s.message().find(needle), std::string::npos)
+        << "message: " << s.message() << "\nwanted:  " << needle;
+  };
+  std::vector<uint8_t> hostK(e.k + 64);
+  const void *hostAligned = reinterpret_cast<const void *>(
+      (reinterpret_cast<uintptr_t>(hostK.data()) + 15) & ~uintptr_t(15));
+  expectError(q.get(), hostAligned, v.get(), "is not CUDA device memory");
+  expectError(q.get(), k.get(), small.get(), "v needs");
+  expectError(q.get(), k.get(), small.get(), "but its allocation ends after");
+  const char *inner = static_cast<const char *>(k.get()) + 64;
+  expectError(q.get(), inner, v.get(), "k needs"); // runs past the end
+
+  // Nothing was written by the failed calls.
+  ASSERT_TRUE(rt->synchronize(0).ok());
+  std::vector<uint8_t> back(e.o);
+  ASSERT_TRUE(rt->copyToHost(back.data(), o.get(), back.size()).ok());
+  for (size_t i = 0; i < back.size(); ++i)
+    ASSERT_EQ(back[i], 0xAB) << "byte " << i << " of o was written";
+
+  // A good call after the failures works.
+  Status s =
+      rt->forward(p, q.get(), k.get(), v.get(), o.get(), nullptr, nullptr);
+  EXPECT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE(rt->synchronize(0).ok());
+}
+
+TEST_F(Gpu, ConcurrentFirstUse) {
+  // A fresh runtime, so the threads race to load the module.
+  std::unique_ptr<Runtime> fresh;
+  ASSERT_TRUE(Runtime::create({}, fresh).ok());
+  ForwardProblem p;
+  if (!firstRunnable(*fresh, p))
+    GTEST_SKIP() << "no bundle kernel runs on this GPU";
+  p.seqQ = 130;
+  p.seqK = 257;
+  constexpr int kThreads = 4;
+  CaseResult results[kThreads];
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back(
+        [&, t] { runCase(*fresh, p, Layout::BHND, 99 + t * 7, results[t]); });
+  for (std::thread &t : threads)
+    t.join();
+  for (const CaseResult &r : results) {
+    EXPECT_EQ(r.o.nonFinite, 0u);
+    EXPECT_LT(r.o.relative, tolerance(p.dtype));
+    EXPECT_GT(r.o.count, 0u);
+  }
+}
+
+} // namespace

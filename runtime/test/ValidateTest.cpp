@@ -1,0 +1,326 @@
+//===- ValidateTest.cpp - the rules checked before a launch -----*- C++ -*-===//
+#include "attn/runtime/Runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+using namespace attn;
+
+namespace {
+
+// bf16: D = 64 and 128, causal or not, for sm_80 and sm_90a; f16: only
+// non-causal D = 128 for sm_80; one Dv != D kernel.
+const char *kManifest = R"(
+kernel name=b64 ptx=b64.ptx chip=sm_80 dtype=bf16 head_dim=64 causal=0 block_m=128 threads=128 smem=32768
+kernel name=b64c ptx=b64c.ptx chip=sm_80 dtype=bf16 head_dim=64 causal=1 block_m=128 threads=128 smem=32768
+kernel name=b128 ptx=b128.ptx chip=sm_80 dtype=bf16 head_dim=128 causal=0 block_m=128 threads=256 smem=98304
+kernel name=b128 ptx=b128h.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=0 block_m=128 threads=384 smem=200000
+kernel name=b128c ptx=b128c.ptx chip=sm_80 dtype=bf16 head_dim=128 causal=1 block_m=128 threads=256 smem=98304
+kernel name=b128c ptx=b128ch.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=1 block_m=128 threads=384 smem=200000
+kernel name=h128 ptx=h128.ptx chip=sm_80 dtype=f16 head_dim=128 causal=0 block_m=128 threads=256 smem=98304
+kernel name=b128v64 ptx=b128v64.ptx chip=sm_90a dtype=bf16 head_dim=128 head_dim_v=64 causal=0 block_m=128 threads=256 smem=98304
+)";
+
+class Validate : public ::testing::Test {
+protected:
+  void SetUp() override {
+    Status s = parseManifest(kManifest, "manifest.txt", bundle);
+    ASSERT_TRUE(s.ok()) << s.message();
+    p = ForwardProblem();
+    p.dtype = DType::BF16;
+    p.batch = 2;
+    p.headsQ = 8;
+    p.headsKV = 2;
+    p.seqQ = 130;
+    p.seqK = 1000;
+    p.headDim = p.headDimV = 128;
+    p.causal = true;
+  }
+
+  // checkProblem + findKernels, as selectKernel does on an sm_90 device.
+  Status check() {
+    const KernelEntry *k = nullptr;
+    return selectKernel(bundle, p, 9, 0, k);
+  }
+  void expectError(StatusCode code, const std::string &needle) {
+    Status s = check();
+    ASSERT_FALSE(s.ok()) << "expected: " << needle;
+    EXPECT_EQ(s.code(), code) << s.message();
+    EXPECT_NE(s.message().find(needle), std::string::npos)
+        << "message: " << s.message() << "\nwanted:  " << needle;
+  }
+
+  Manifest bundle;
+  ForwardProblem p;
+};
+
+TEST_F(Validate, GoodProblemSelectsByComputeCapability) {
+  const KernelEntry *k = nullptr;
+  Status s = selectKernel(bundle, p, 9, 0, k);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(k->name, "b128c");
+  EXPECT_EQ(k->chip.str(), "sm_90a");
+  ASSERT_TRUE(selectKernel(bundle, p, 8, 0, k).ok());
+  EXPECT_EQ(k->chip.str(), "sm_80");
+  ASSERT_TRUE(selectKernel(bundle, p, 10, 0, k).ok());
+  EXPECT_EQ(k->chip.str(), "sm_80");
+}
+
+TEST_F(Validate, OldComputeCapability) {
+  const KernelEntry *k = nullptr;
+  Status s = selectKernel(bundle, p, 7, 5, k);
+  EXPECT_EQ(s.code(), StatusCode::Unsupported);
+  EXPECT_EQ(s.message(),
+            "unsupported: compute capability 7.5; needs sm_80 or later");
+  EXPECT_EQ(k, nullptr);
+}
+
+TEST_F(Validate, NoVariantForTheDevice) {
+  p.causal = false;
+  p.headDimV = 64; // only an sm_90a kernel
+  const KernelEntry *k = nullptr;
+  Status s = selectKernel(bundle, p, 8, 0, k);
+  EXPECT_EQ(s.code(), StatusCode::Unsupported);
+  EXPECT_NE(s.message().find("no kernel for compute capability 8.0 (b128v64 "
+                             "is built for sm_90a)"),
+            std::string::npos)
+      << s.message();
+  ASSERT_TRUE(selectKernel(bundle, p, 9, 0, k).ok());
+  EXPECT_EQ(k->name, "b128v64");
+}
+
+TEST_F(Validate, Dims) {
+  const char *names[] = {"batch", "heads_q",  "heads_kv",  "seq_q",
+                         "seq_k", "head_dim", "head_dim_v"};
+  int64_t *fields[] = {&p.batch, &p.headsQ,  &p.headsKV, &p.seqQ,
+                       &p.seqK,  &p.headDim, &p.headDimV};
+  for (int i = 0; i < 7; ++i) {
+    for (int64_t bad : {int64_t(0), int64_t(-3)}) {
+      SetUp();
+      *fields[i] = bad;
+      expectError(StatusCode::InvalidArgument, std::string(names[i]) +
+                                                   " must be >= 1, got " +
+                                                   std::to_string(bad));
+    }
+    SetUp();
+    *fields[i] = int64_t(1) << 31;
+    expectError(StatusCode::InvalidArgument,
+                std::string(names[i]) + " 2147483648 exceeds 2^31-1");
+  }
+}
+
+TEST_F(Validate, GridLimits) {
+  p.batch = 65536;
+  p.seqQ = p.seqK = 1;
+  expectError(StatusCode::Unsupported, "batch 65536 exceeds the grid limit");
+  SetUp();
+  p.headsQ = p.headsKV = 65536;
+  p.seqQ = p.seqK = 1;
+  p.batch = 1;
+  expectError(StatusCode::Unsupported, "heads_q 65536 exceeds the grid limit");
+}
+
+TEST_F(Validate, GroupedHeads) {
+  p.headsKV = 3;
+  expectError(StatusCode::InvalidArgument,
+              "heads_q (8) must be a multiple of heads_kv (3)");
+  p.headsKV = 8; // plain multi-head
+  EXPECT_TRUE(check().ok());
+  p.headsKV = 1; // MQA
+  EXPECT_TRUE(check().ok());
+  p.headsKV = 16;
+  expectError(StatusCode::InvalidArgument,
+              "heads_q (8) must be a multiple of heads_kv (16)");
+}
+
+TEST_F(Validate, Scale) {
+  p.scale = -1;
+  expectError(StatusCode::InvalidArgument, "scale must be positive and finite");
+  p.scale = std::numeric_limits<double>::quiet_NaN();
+  expectError(StatusCode::InvalidArgument, "scale must be positive and finite");
+  p.scale = std::numeric_limits<double>::infinity();
+  expectError(StatusCode::InvalidArgument, "scale must be positive and finite");
+  p.scale = 0.5;
+  EXPECT_TRUE(check().ok());
+  EXPECT_EQ(p.effectiveScale(), 0.5);
+  p.scale = 0;
+  EXPECT_DOUBLE_EQ(p.effectiveScale(), 1 / std::sqrt(128.0));
+}
+
+TEST_F(Validate, UnsupportedByTheBundle) {
+  p.headDim = p.headDimV = 96;
+  expectError(StatusCode::Unsupported,
+              "unsupported: head dim 96 (this bundle has 64, 128)");
+  SetUp();
+  p.dtype = DType::F32;
+  expectError(StatusCode::Unsupported,
+              "unsupported: dtype f32 (this bundle has bf16, f16)");
+  SetUp();
+  p.headDimV = 256;
+  expectError(StatusCode::Unsupported,
+              "unsupported: head dim v 256 with head dim 128 (this bundle has "
+              "head dim v 64, 128 for it)");
+  SetUp();
+  p.dtype = DType::F16;
+  p.causal = true;
+  expectError(StatusCode::Unsupported,
+              "unsupported: causal attention for f16 head dim 128 (this "
+              "bundle has only non-causal kernels for it)");
+  p.headDim = p.headDimV = 64;
+  expectError(StatusCode::Unsupported,
+              "unsupported: head dim 64 (this bundle has 128)");
+}
+
+TEST_F(Validate, Strides) {
+  // [B, N, H, D] storage (what a [B, N, H*D] projection gives): fine.
+  p.q = {p.seqQ * p.headsQ * 128, 128, p.headsQ * 128, 1};
+  p.k = {p.seqK * p.headsKV * 128, 128, p.headsKV * 128, 1};
+  EXPECT_TRUE(check().ok()) << check().message();
+
+  SetUp();
+  p.q = {p.headsQ * p.seqQ * 136, p.seqQ * 136, 136, 1}; // padded rows
+  EXPECT_TRUE(check().ok()) << check().message();
+  p.q.seq = 100;
+  expectError(StatusCode::InvalidArgument,
+              "q: seq stride 100 is not a multiple of 8 elements (16 bytes)");
+  SetUp();
+  p.k = contiguousStrides(p.headsKV, p.seqK, 128);
+  p.k.dim = 2;
+  expectError(StatusCode::InvalidArgument,
+              "k: the last dim must be contiguous (dim stride 1), got 2");
+  SetUp();
+  p.v = contiguousStrides(p.headsKV, p.seqK, 128);
+  p.v.head = -p.v.head;
+  expectError(StatusCode::InvalidArgument, "v: head stride");
+  expectError(StatusCode::InvalidArgument, "is negative");
+  SetUp();
+  p.o = contiguousStrides(p.headsQ, p.seqQ, 128);
+  p.o.batch = 12;
+  expectError(StatusCode::InvalidArgument,
+              "o: batch stride 12 is not a multiple of 8 elements");
+  SetUp();
+  p.dtype = DType::F32; // 4 elements make 16 bytes
+  p.q = contiguousStrides(p.headsQ, p.seqQ, 128);
+  p.q.seq = 132;
+  Status s = checkProblem(p);
+  EXPECT_TRUE(s.ok()) << s.message();
+  p.q.seq = 130;
+  s = checkProblem(p);
+  EXPECT_NE(s.message().find("not a multiple of 4 elements (16 bytes)"),
+            std::string::npos)
+      << s.message();
+}
+
+TEST_F(Validate, StridesOfUnitDimsDoNotMatter) {
+  // PyTorch gives size-1 dims arbitrary strides; they are never stepped.
+  p.batch = 1;
+  p.q = contiguousStrides(p.headsQ, p.seqQ, 128);
+  p.q.batch = 3;
+  EXPECT_TRUE(check().ok()) << check().message();
+  p.q.batch = int64_t(1) << 40;
+  EXPECT_TRUE(check().ok()) << check().message();
+}
+
+TEST_F(Validate, OutputMustNotOverlapItself) {
+  p.o = contiguousStrides(p.headsQ, p.seqQ, 128);
+  p.o.seq = 0; // every query row writes the same place
+  expectError(StatusCode::InvalidArgument,
+              "o: the strides make distinct outputs overlap");
+  p.o.seq = 64; // rows of 128 overlap their neighbours
+  expectError(StatusCode::InvalidArgument, "o: the strides make");
+  p.o = contiguousStrides(p.headsQ, p.seqQ, 128);
+  p.o.head = 128; // heads interleaved with rows: [B, N, H, D] is fine
+  p.o.seq = 128 * p.headsQ;
+  EXPECT_TRUE(check().ok()) << check().message();
+  p.o.seq = 128 * (p.headsQ - 1); // one head too few per row
+  expectError(StatusCode::InvalidArgument, "o: the strides make");
+  // Inputs may be broadcast: K/V shared by every batch.
+  SetUp();
+  p.k = contiguousStrides(p.headsKV, p.seqK, 128);
+  p.k.batch = 0;
+  p.v = p.k;
+  EXPECT_TRUE(check().ok()) << check().message();
+}
+
+TEST_F(Validate, ThirtyTwoBitOffsets) {
+  p.batch = p.headsQ = p.headsKV = 1;
+  p.seqQ = p.seqK = int64_t(1) << 24; // 2^24 rows of 128 = 2^31 elements
+  expectError(StatusCode::Unsupported,
+              "q spans 2147483648 elements; the kernels use 32-bit offsets");
+  p.seqQ = 1;
+  expectError(StatusCode::Unsupported, "k spans 2147483648 elements");
+  p.seqK = (int64_t(1) << 24) - 1; // the largest that fits
+  EXPECT_TRUE(check().ok()) << check().message();
+  // Padding counts: the offset of the last element decides.
+  SetUp();
+  p.batch = 64;
+  p.seqQ = 4096;
+  p.q = contiguousStrides(p.headsQ, p.seqQ, 128);
+  p.q.batch = 1 << 26;
+  expectError(StatusCode::Unsupported, "q spans");
+  // Strides beyond int32 with an extent > 1.
+  SetUp();
+  p.k = contiguousStrides(p.headsKV, p.seqK, 128);
+  p.k.batch = int64_t(1) << 32;
+  expectError(StatusCode::InvalidArgument,
+              "k: batch stride 4294967296 exceeds");
+}
+
+TEST_F(Validate, Extents) {
+  p.withLse = true;
+  TensorExtents e = tensorExtents(p);
+  EXPECT_EQ(e.q, uint64_t(2 * 8 * 130 * 128 * 2));
+  EXPECT_EQ(e.k, uint64_t(2 * 2 * 1000 * 128 * 2));
+  EXPECT_EQ(e.v, e.k);
+  EXPECT_EQ(e.o, e.q);
+  EXPECT_EQ(e.lse, uint64_t(2 * 8 * 130 * 4));
+  p.q = {p.seqQ * p.headsQ * 128, 128, p.headsQ * 128, 1};
+  EXPECT_EQ(tensorExtents(p).q, e.q); // a permutation spans the same bytes
+}
+
+// Addresses far enough apart for the problem's tensors not to overlap.
+const void *at(uintptr_t mib) {
+  return reinterpret_cast<const void *>(mib << 20);
+}
+
+TEST_F(Validate, Pointers) {
+  const void *q = at(1 << 10), *k = at(2 << 10), *v = at(3 << 10),
+             *o = at(4 << 10), *lse = at(5 << 10);
+  EXPECT_TRUE(checkPointers(p, q, k, v, o, nullptr).ok());
+  auto expectPtrError = [&](const void *q, const void *k, const void *v,
+                            const void *o, const void *lse,
+                            const std::string &needle) {
+    Status s = checkPointers(p, q, k, v, o, lse);
+    EXPECT_EQ(s.code(), StatusCode::InvalidArgument) << needle;
+    EXPECT_NE(s.message().find(needle), std::string::npos)
+        << "message: " << s.message() << "\nwanted:  " << needle;
+  };
+  expectPtrError(nullptr, k, v, o, nullptr, "q is null");
+  expectPtrError(q, nullptr, v, o, nullptr, "k is null");
+  expectPtrError(q, k, nullptr, o, nullptr, "v is null");
+  expectPtrError(q, k, v, nullptr, nullptr, "o is null");
+  const char *base = static_cast<const char *>(k);
+  expectPtrError(q, base + 8, v, o, nullptr, "k (0x");
+  expectPtrError(q, base + 8, v, o, nullptr, ") is not 16-byte aligned");
+  expectPtrError(q, k, v, static_cast<const char *>(o) + 2, nullptr,
+                 "is not 16-byte aligned");
+  expectPtrError(q, k, v, o, lse,
+                 "lse is given but the problem does not ask for LSE");
+  p.withLse = true;
+  expectPtrError(q, k, v, o, nullptr,
+                 "lse is null but the problem asks for LSE");
+  EXPECT_TRUE(checkPointers(p, q, k, v, o, lse).ok());
+  expectPtrError(q, k, v, o, static_cast<const char *>(lse) + 2, "lse (0x");
+  EXPECT_TRUE(
+      checkPointers(p, q, k, v, o, static_cast<const char *>(lse) + 4).ok());
+  // Aliasing: o over q (in place), o inside k, lse at the end of o.
+  expectPtrError(q, k, v, q, lse, "o overlaps q");
+  expectPtrError(q, k, v, base + 4096, lse, "o overlaps k");
+  const char *oEnd = static_cast<const char *>(o) + tensorExtents(p).o;
+  expectPtrError(q, k, v, o, oEnd - 16, "lse overlaps o");
+  EXPECT_TRUE(checkPointers(p, q, k, v, o, oEnd).ok()); // adjacent is fine
+}
+
+} // namespace

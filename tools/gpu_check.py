@@ -1,0 +1,794 @@
+#!/usr/bin/env python3
+"""Correctness and speed of the attn runtime's kernels on a GPU.
+
+Loads the runtime's C API (libattn_runtime_c.so) through ctypes and runs it
+on torch tensors:
+
+  (a) correctness: many problem shapes (B, H, N in {1, 17, 64, 128, 130, 1000,
+      4096, 16384}, D in {64, 128}, causal or not, Nq != Nk, GQA/MQA, f16 and
+      bf16, strided layouts, with and without LSE) against a float64
+      reference computed on the GPU. Fresh random inputs each run (the seed
+      is printed; --seed repeats it), outputs poisoned with NaN before the
+      run. Pass: ||out - ref|| / ||ref|| < 1e-2, no NaN/inf, LSE matches
+      (natural log; -inf exactly where the reference row sees no key).
+  (b) timing: ours vs torch SDPA FlashAttention-2 and cuDNN, bf16,
+      B*N = 16384, H*D = 2048, N in 512..16k, D in {64, 128}, causal or not.
+
+Each job runs in a worker process that the parent restarts after a crash, a
+sticky CUDA error or a hang, so one bad kernel does not hide the rest.
+Exit status: 0 if every correctness case passed, 1 otherwise, 2 if the
+runtime could not be used at all.
+
+  python3 tools/gpu_check.py --lib build-gpu/lib/libattn_runtime_c.so \\
+      --bundle bundle --out gpu_check.json
+"""
+
+import argparse
+import csv
+import ctypes
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import time
+import traceback
+
+# --------------------------------------------------------------------------
+# ctypes mirror of runtime/include/attn/runtime/attn.h (C API version 1)
+# --------------------------------------------------------------------------
+
+C_API_VERSION = 1
+ATTN_DTYPE = {"f32": 0, "f16": 1, "bf16": 2}
+
+
+class Strides(ctypes.Structure):
+    _fields_ = [("batch", ctypes.c_int64), ("head", ctypes.c_int64),
+                ("seq", ctypes.c_int64), ("dim", ctypes.c_int64)]
+
+
+class Problem(ctypes.Structure):
+    _fields_ = [("dtype", ctypes.c_int32), ("causal", ctypes.c_int32),
+                ("with_lse", ctypes.c_int32), ("reserved", ctypes.c_int32),
+                ("batch", ctypes.c_int64), ("heads_q", ctypes.c_int64),
+                ("heads_kv", ctypes.c_int64), ("seq_q", ctypes.c_int64),
+                ("seq_k", ctypes.c_int64), ("head_dim", ctypes.c_int64),
+                ("head_dim_v", ctypes.c_int64), ("scale", ctypes.c_double),
+                ("q", Strides), ("k", Strides), ("v", Strides),
+                ("o", Strides)]
+
+
+class KernelInfo(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char * 128), ("chip", ctypes.c_char * 16),
+                ("device_name", ctypes.c_char * 128)] + [
+                    (n, ctypes.c_int32) for n in
+                    ("device", "cc_major", "cc_minor", "head_dim",
+                     "head_dim_v", "causal", "block_m", "block_n", "threads",
+                     "smem")]
+
+
+class Options(ctypes.Structure):
+    _fields_ = [("bundle_dir", ctypes.c_char_p),
+                ("driver_library", ctypes.c_char_p)]
+
+
+class AttnError(Exception):
+    def __init__(self, status, name, message):
+        super().__init__(message)
+        self.status = status
+        self.status_name = name
+
+
+class AttnRuntime:
+    """The runtime's C API over ctypes."""
+
+    def __init__(self, lib_path, bundle_dir=None):
+        self.lib = ctypes.CDLL(lib_path)
+        L = self.lib
+        vp, cp = ctypes.c_void_p, ctypes.c_char_p
+        L.attn_c_api_version.restype = ctypes.c_int
+        L.attn_status_name.restype = cp
+        L.attn_status_name.argtypes = [ctypes.c_int]
+        L.attn_last_error_message.restype = cp
+        L.attn_runtime_create.argtypes = [ctypes.POINTER(Options),
+                                          ctypes.POINTER(vp)]
+        L.attn_runtime_destroy.argtypes = [vp]
+        L.attn_runtime_bundle_dir.restype = cp
+        L.attn_runtime_bundle_dir.argtypes = [vp]
+        L.attn_forward.argtypes = [vp, ctypes.POINTER(Problem), vp, vp, vp,
+                                   vp, vp, vp]
+        L.attn_select_kernel.argtypes = [vp, ctypes.POINTER(Problem),
+                                         ctypes.c_int,
+                                         ctypes.POINTER(KernelInfo)]
+        L.attn_last_kernel.argtypes = [vp, ctypes.POINTER(KernelInfo)]
+        L.attn_malloc.argtypes = [vp, ctypes.c_int, ctypes.c_size_t,
+                                  ctypes.POINTER(vp)]
+        L.attn_free.argtypes = [vp, vp]
+        for f in (L.attn_runtime_create, L.attn_forward,
+                  L.attn_select_kernel, L.attn_last_kernel, L.attn_malloc,
+                  L.attn_free):
+            f.restype = ctypes.c_int
+        if L.attn_c_api_version() != C_API_VERSION:
+            raise RuntimeError(
+                f"{lib_path}: C API version {L.attn_c_api_version()}, "
+                f"this script knows {C_API_VERSION}")
+        opts = Options(bundle_dir.encode() if bundle_dir else None, None)
+        self.handle = vp()
+        self._check(L.attn_runtime_create(ctypes.byref(opts),
+                                          ctypes.byref(self.handle)))
+        self.bundle_dir = L.attn_runtime_bundle_dir(self.handle).decode()
+
+    def _check(self, status):
+        if status != 0:
+            raise AttnError(status,
+                            self.lib.attn_status_name(status).decode(),
+                            self.lib.attn_last_error_message().decode())
+
+    @staticmethod
+    def problem(q, k, v, o, causal, with_lse, scale=0.0):
+        """An attn_problem for [B, H, N, D] tensors of any strides."""
+        import torch
+        names = {torch.float16: "f16", torch.bfloat16: "bf16",
+                 torch.float32: "f32"}
+        p = Problem()
+        p.dtype = ATTN_DTYPE[names[q.dtype]]
+        p.causal = int(causal)
+        p.with_lse = int(with_lse)
+        p.batch, p.heads_q, p.seq_q, p.head_dim = q.shape
+        p.heads_kv, p.seq_k = k.shape[1], k.shape[2]
+        p.head_dim_v = v.shape[3]
+        p.scale = scale
+        for name, t in (("q", q), ("k", k), ("v", v), ("o", o)):
+            setattr(p, name, Strides(*t.stride()))
+        return p
+
+    def forward(self, q, k, v, o, lse=None, causal=False, scale=0.0,
+                stream=None):
+        p = self.problem(q, k, v, o, causal, lse is not None, scale)
+        self.forward_ptrs(p, q.data_ptr(), k.data_ptr(), v.data_ptr(),
+                          o.data_ptr(),
+                          lse.data_ptr() if lse is not None else None, stream)
+
+    def forward_ptrs(self, p, q, k, v, o, lse, stream):
+        self._check(self.lib.attn_forward(self.handle, ctypes.byref(p), q, k,
+                                          v, o, lse, stream))
+
+    def malloc(self, nbytes, device=0):
+        ptr = ctypes.c_void_p()
+        self._check(self.lib.attn_malloc(self.handle, device, nbytes,
+                                         ctypes.byref(ptr)))
+        return ptr.value
+
+    def free(self, ptr):
+        self._check(self.lib.attn_free(self.handle, ptr))
+
+    def select(self, q, k, v, o, causal, with_lse):
+        p = self.problem(q, k, v, o, causal, with_lse)
+        info = KernelInfo()
+        self._check(self.lib.attn_select_kernel(self.handle, ctypes.byref(p),
+                                                q.device.index or 0,
+                                                ctypes.byref(info)))
+        return f"{info.name.decode()} ({info.chip.decode()})"
+
+    def last_kernel(self):
+        info = KernelInfo()
+        self._check(self.lib.attn_last_kernel(self.handle,
+                                              ctypes.byref(info)))
+        return f"{info.name.decode()} ({info.chip.decode()})"
+
+
+# --------------------------------------------------------------------------
+# Jobs
+# --------------------------------------------------------------------------
+
+SIZES = (1, 17, 64, 128, 130, 1000, 4096, 16384)
+
+
+def correctness_cases(quick):
+    """Dicts: dtype, D, causal, B, Hq, Hkv, Nq, Nk, layout, lse."""
+    cases = []
+
+    def add(dtype="bf16", D=128, causal=False, B=1, Hq=1, Hkv=None, Nq=1,
+            Nk=None, layout="bhnd", lse=True):
+        cases.append(dict(kind="correctness", dtype=dtype, D=D,
+                          causal=causal, B=B, Hq=Hq,
+                          Hkv=Hq if Hkv is None else Hkv, Nq=Nq,
+                          Nk=Nq if Nk is None else Nk, layout=layout,
+                          lse=lse))
+
+    sizes = (1, 17, 130, 1000, 4096) if quick else SIZES
+    # Every sequence length, both dtypes, head dims and masks.
+    for dtype in ("bf16", "f16"):
+        for D in (64, 128):
+            for causal in (False, True):
+                for N in sizes:
+                    B, H = (2, 3) if N <= 1000 else (1, 2) if N <= 4096 \
+                        else (1, 1)
+                    add(dtype, D, causal, B, H, Nq=N)
+    # Batch and head counts from the same set.
+    for B, H, N in ((17, 1, 64), (1, 17, 130), (64, 2, 128), (1, 128, 64),
+                    (128, 1, 17), (2, 64, 130), (17, 17, 17)):
+        for D in (64, 128):
+            for causal in (False, True):
+                add("bf16", D, causal, B, H, Nq=N)
+    # Nq != Nk (causal is bottom-right aligned; Nq > Nk leaves rows that
+    # see no key: O = 0, LSE = -inf).
+    for Nq, Nk in ((1, 1000), (17, 130), (130, 17), (128, 4096), (1000, 64),
+                   (4096, 1000), (64, 16384), (1, 1), (16384, 128)):
+        for D in (64, 128):
+            for causal in (False, True):
+                for dtype in (("bf16",) if quick else ("bf16", "f16")):
+                    add(dtype, D, causal, 1, 2, Nq=Nq, Nk=Nk)
+    # GQA and MQA.
+    for Hkv in (2, 1):
+        for causal in (False, True):
+            for D in (64, 128):
+                add("bf16", D, causal, 2, 8, Hkv, Nq=1000)
+                add("f16", D, causal, 1, 8, Hkv, Nq=130, Nk=1000)
+    # Strided storage ([B, N, H, D], what a fused QKV projection gives) and
+    # no LSE.
+    for causal in (False, True):
+        for D in (64, 128):
+            add("bf16", D, causal, 2, 4, 2, Nq=130, Nk=1000, layout="bnhd")
+            add("bf16", D, causal, 2, 4, Nq=1000, lse=False)
+    return cases
+
+
+def api_checks():
+    """Errors through the C API: a clear message, nothing written."""
+    return [dict(kind="api", check=c) for c in
+            ("host_tensor", "head_dim_96", "output_aliases_input",
+             "misaligned", "too_small", "host_overhead")]
+
+
+def timing_configs(quick):
+    out = []
+    for D in (64, 128):
+        for causal in (False, True):
+            for N in ((1024, 4096) if quick else
+                      (512, 1024, 2048, 4096, 8192, 16384)):
+                out.append(dict(kind="timing", dtype="bf16", D=D,
+                                causal=causal, N=N, B=16384 // N,
+                                H=2048 // D))
+    return out
+
+
+def describe(job):
+    if job["kind"] == "api":
+        return f"api {job['check']}"
+    if job["kind"] == "timing":
+        return (f"timing {job['dtype']} D={job['D']} "
+                f"{'causal' if job['causal'] else 'full'} N={job['N']} "
+                f"B={job['B']} H={job['H']}")
+    return (f"{job['dtype']} D={job['D']} "
+            f"{'causal' if job['causal'] else 'full'} B={job['B']} "
+            f"Hq={job['Hq']} Hkv={job['Hkv']} Nq={job['Nq']} Nk={job['Nk']}"
+            f"{' ' + job['layout'] if job['layout'] != 'bhnd' else ''}"
+            f"{'' if job['lse'] else ' no-lse'}")
+
+
+# --------------------------------------------------------------------------
+# Worker side (imports torch)
+# --------------------------------------------------------------------------
+
+def reference(q, k, v, causal, scale):
+    """float64 attention on the GPU; bottom-right causal; empty rows give
+    O = 0 and LSE = -inf. Query rows are done in chunks to bound memory."""
+    import torch
+    B, Hq, Nq, D = q.shape
+    Hkv, Nk, Dv = k.shape[1], k.shape[2], v.shape[3]
+    g = Hq // Hkv
+    o = torch.empty(B, Hq, Nq, Dv, dtype=torch.float64, device=q.device)
+    lse = torch.empty(B, Hq, Nq, dtype=torch.float64, device=q.device)
+    budget = 1 << 29  # bytes of float64 scores per chunk
+    chunk = max(1, min(Nq, budget // (8 * Hq * Nk)))
+    keys = torch.arange(Nk, device=q.device)
+    for b in range(B):
+        kb = k[b].double().repeat_interleave(g, dim=0)  # [Hq, Nk, D]
+        vb = v[b].double().repeat_interleave(g, dim=0)
+        for i0 in range(0, Nq, chunk):
+            i1 = min(Nq, i0 + chunk)
+            s = torch.matmul(q[b, :, i0:i1].double(), kb.transpose(1, 2))
+            s *= scale
+            if causal:
+                rows = torch.arange(i0, i1, device=q.device)
+                visible = keys[None, :] <= rows[:, None] + (Nk - Nq)
+                s.masked_fill_(~visible[None], float("-inf"))
+            m = s.amax(dim=-1, keepdim=True)
+            m = torch.where(torch.isinf(m), torch.zeros_like(m), m)
+            p = torch.exp(s - m)
+            l = p.sum(dim=-1, keepdim=True)
+            ob = torch.matmul(p, vb) / l
+            o[b, :, i0:i1] = torch.where(l > 0, ob, torch.zeros_like(ob))
+            lse[b, :, i0:i1] = (torch.log(l) + m).squeeze(-1)
+            del s, p, ob
+    return o, lse
+
+
+def make_tensor(shape, dtype, layout, gen, fill=None):
+    """A [B, H, N, D] tensor stored as [B, H, N, D] or [B, N, H, D]."""
+    import torch
+    B, H, N, D = shape
+    store = (B, H, N, D) if layout == "bhnd" else (B, N, H, D)
+    if fill is None:
+        t = torch.randn(store, dtype=torch.float32, device="cuda",
+                        generator=gen).to(dtype)
+    else:
+        t = torch.full(store, fill, dtype=dtype, device="cuda")
+    return t if layout == "bhnd" else t.transpose(1, 2)
+
+
+def run_correctness(rt, job, seed):
+    import torch
+    dt = {"bf16": torch.bfloat16, "f16": torch.float16}[job["dtype"]]
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(seed)
+    B, Hq, Hkv, Nq, Nk, D = (job[x] for x in ("B", "Hq", "Hkv", "Nq", "Nk",
+                                              "D"))
+    lay = job["layout"]
+    q = make_tensor((B, Hq, Nq, D), dt, lay, gen)
+    k = make_tensor((B, Hkv, Nk, D), dt, lay, gen)
+    v = make_tensor((B, Hkv, Nk, D), dt, lay, gen)
+    o = make_tensor((B, Hq, Nq, D), dt, lay, gen, fill=float("nan"))
+    lse = (torch.full((B, Hq, Nq), float("nan"), dtype=torch.float32,
+                      device="cuda") if job["lse"] else None)
+    scale = 1.0 / math.sqrt(D)
+    torch.cuda.synchronize()
+    rt.forward(q, k, v, o, lse, causal=job["causal"],
+               stream=torch.cuda.current_stream().cuda_stream or None)
+    torch.cuda.synchronize()
+    kernel = rt.last_kernel()
+    ref_o, ref_lse = reference(q, k, v, job["causal"], scale)
+
+    res = dict(kernel=kernel)
+    od = o.double()
+    res["o_nan"] = int(torch.isnan(od).sum())
+    res["o_inf"] = int(torch.isinf(od).sum())
+    ref_norm = float(ref_o.norm())
+    diff = float(torch.nan_to_num(od - ref_o, nan=0.0).norm())
+    res["o_rel"] = diff / ref_norm if ref_norm > 0 else diff
+    res["o_max_abs"] = float(torch.nan_to_num(od - ref_o, nan=0.0)
+                             .abs().max())
+    problems = []
+    if res["o_nan"] or res["o_inf"]:
+        problems.append(f"o has {res['o_nan']} NaN, {res['o_inf']} inf "
+                        f"(of {od.numel()})")
+    if not res["o_rel"] < 1e-2:
+        problems.append(f"o relative error {res['o_rel']:.3g} >= 1e-2")
+    if lse is not None:
+        ld = lse.double()
+        ref_ninf = torch.isneginf(ref_lse)
+        res["lse_nan"] = int(torch.isnan(ld).sum())
+        res["lse_ninf_mismatch"] = int((torch.isneginf(ld) != ref_ninf).sum())
+        res["lse_rows_empty"] = int(ref_ninf.sum())
+        fin = ~ref_ninf & torch.isfinite(ld)
+        if int(fin.sum()):
+            err = (ld[fin] - ref_lse[fin])
+            res["lse_rel"] = float(err.norm() / ref_lse[fin].norm().clamp(
+                min=1e-30))
+            res["lse_max_abs"] = float(err.abs().max())
+        else:
+            res["lse_rel"] = res["lse_max_abs"] = 0.0
+        res["lse_nonfinite"] = int((~torch.isfinite(ld) & ~ref_ninf).sum())
+        if res["lse_nan"]:
+            problems.append(f"lse has {res['lse_nan']} NaN")
+        if res["lse_ninf_mismatch"]:
+            problems.append(f"lse is -inf in {res['lse_ninf_mismatch']} "
+                            f"rows where the reference disagrees")
+        if res["lse_nonfinite"]:
+            problems.append(f"lse has {res['lse_nonfinite']} non-finite "
+                            f"values where the reference is finite")
+        if not res["lse_rel"] < 1e-3:
+            problems.append(f"lse relative error {res['lse_rel']:.3g} >= "
+                            f"1e-3")
+    res["ok"] = not problems
+    res["error"] = "; ".join(problems)
+    return res
+
+
+def run_api(rt, job, seed):
+    """Each bad call must fail with the expected status and message and
+    leave the (poisoned) output untouched."""
+    import torch
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(seed)
+    B, H, N, D = 2, 4, 256, 64
+    q, k, v = (make_tensor((B, H, N, D), torch.bfloat16, "bhnd", gen)
+               for _ in range(3))
+    o = torch.full_like(q, float("nan"))
+    c = job["check"]
+    if c == "host_overhead":
+        # Host time of one forward call through ctypes (validation, pointer
+        # queries, launch), on a problem too small for the GPU to matter.
+        small = [t[:1, :1, :16] for t in (q, k, v, o)]
+        for _ in range(10):
+            rt.forward(*small)
+        torch.cuda.synchronize()
+        n = 2000
+        t0 = time.perf_counter()
+        for _ in range(n):
+            rt.forward(*small)
+        us = (time.perf_counter() - t0) / n * 1e6
+        torch.cuda.synchronize()
+        return dict(ok=True, host_us_per_call=us,
+                    note=f"{us:.1f} us of host time per forward call")
+    if c == "host_tensor":
+        args, want = (q.cpu(), k, v, o), (1, "not CUDA device memory")
+    elif c == "head_dim_96":
+        q2, k2, v2, o2 = (torch.zeros(1, 1, 16, 96, dtype=torch.bfloat16,
+                                      device="cuda") for _ in range(4))
+        o2.fill_(float("nan"))
+        o = o2
+        args, want = (q2, k2, v2, o2), (2, "unsupported: head dim 96 (this "
+                                           "bundle has")
+    elif c == "output_aliases_input":
+        o = q
+        before = q.clone()
+        args, want = (q, k, v, q), (1, "o overlaps q")
+    elif c == "misaligned":
+        flat = torch.empty(q.numel() + 8, dtype=q.dtype, device="cuda")
+        q2 = flat[4:4 + q.numel()].view(q.shape)  # 8 bytes off
+        args, want = (q2, k, v, o), (1, "is not 16-byte aligned")
+    elif c == "too_small":
+        # Half of what K needs, from the runtime's own allocator (torch's
+        # caching allocator hides where an allocation ends).
+        small = rt.malloc(k.numel() * k.element_size() // 2)
+        try:
+            p = rt.problem(q, k, v, o, False, False)
+            rt.forward_ptrs(p, q.data_ptr(), small, v.data_ptr(),
+                            o.data_ptr(), None, None)
+            torch.cuda.synchronize()
+            return dict(ok=False, error="a too-small k was accepted")
+        except AttnError as e:
+            msg = str(e)
+            ok = e.status == 1 and "k needs" in msg and \
+                bool(torch.isnan(o).all())
+            return dict(ok=ok, note=msg, error="" if ok else
+                        f"got status {e.status} '{msg}'")
+        finally:
+            rt.free(small)
+    try:
+        rt.forward(*args)
+        torch.cuda.synchronize()
+        return dict(ok=False, error="the call succeeded; expected "
+                    f"status {want[0]} '{want[1]}'")
+    except AttnError as e:
+        msg = str(e)
+        torch.cuda.synchronize()
+        untouched = (bool(torch.equal(o, before)) if c ==
+                     "output_aliases_input" else bool(torch.isnan(o).all()))
+        ok = e.status == want[0] and want[1] in msg and untouched
+        return dict(ok=ok, note=msg, error="" if ok else
+                    f"got status {e.status} '{msg}', output untouched: "
+                    f"{untouched}; expected status {want[0]} '{want[1]}'")
+
+
+TIMER = "triton.testing.do_bench (median)"
+
+
+def bench(fn):
+    """Median milliseconds of fn() on the current stream."""
+    try:
+        import triton.testing
+        return float(triton.testing.do_bench(fn, warmup=50, rep=300,
+                                             return_mode="median"))
+    except ImportError:
+        pass
+    global TIMER
+    TIMER = "CUDA events (median)"
+    import torch
+    for _ in range(10):
+        fn()
+    torch.cuda.synchronize()
+    # Calibrate to ~300 ms of runs.
+    t0 = time.perf_counter()
+    fn()
+    torch.cuda.synchronize()
+    once = max(time.perf_counter() - t0, 1e-5)
+    n = max(10, min(1000, int(0.3 / once)))
+    times = []
+    for _ in range(n):
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        times.append((a, b))
+    torch.cuda.synchronize()
+    ms = sorted(a.elapsed_time(b) for a, b in times)
+    return ms[len(ms) // 2]
+
+
+def run_timing(rt, job, seed):
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(seed)
+    B, H, N, D, causal = job["B"], job["H"], job["N"], job["D"], \
+        job["causal"]
+    q, k, v = (torch.randn(B, H, N, D, device="cuda", generator=gen,
+                           dtype=torch.float32).to(torch.bfloat16)
+               for _ in range(3))
+    o = torch.empty_like(q)
+    flops = 4.0 * B * H * N * N * D / (2 if causal else 1)
+    stream = torch.cuda.current_stream().cuda_stream or None
+    res = dict(flops=flops)
+
+    def ours():
+        rt.forward(q, k, v, o, None, causal=causal, stream=stream)
+
+    try:
+        ours()
+        torch.cuda.synchronize()
+        res["kernel"] = rt.last_kernel()
+        res["ours_ms"] = bench(ours)
+    except Exception as e:  # noqa: BLE001 - reported, not fatal
+        res["ours_error"] = f"{type(e).__name__}: {e}"
+        if "CUDA error" in str(e):
+            raise
+    for name, backend in (("fa2", SDPBackend.FLASH_ATTENTION),
+                          ("cudnn", SDPBackend.CUDNN_ATTENTION)):
+        try:
+            with sdpa_kernel([backend]):
+                def fn():
+                    return F.scaled_dot_product_attention(q, k, v,
+                                                          is_causal=causal)
+                ref = fn()
+                res[f"{name}_ms"] = bench(fn)
+            if "ours_ms" in res:
+                # The timed kernel must also be right: compare with SDPA.
+                d = (o.float() - ref.float()).norm() / ref.float().norm()
+                res[f"ours_vs_{name}_rel"] = float(d)
+        except Exception as e:  # noqa: BLE001
+            res[f"{name}_error"] = f"{type(e).__name__}: {e}"
+    for name in ("ours", "fa2", "cudnn"):
+        if f"{name}_ms" in res:
+            res[f"{name}_tflops"] = flops / (res[f"{name}_ms"] * 1e-3) / 1e12
+    res["ok"] = "ours_ms" in res
+    res["error"] = res.get("ours_error", "")
+    res["timer"] = TIMER
+    return res
+
+
+def worker(args, jobs):
+    """Runs jobs[start:] and appends one JSON line per event to args.results:
+    {"start": i} before job i, then {"done": i, ...}."""
+    import torch
+
+    def emit(obj):
+        with open(args.results, "a") as f:
+            f.write(json.dumps(obj) + "\n")
+            f.flush()
+
+    try:
+        rt = AttnRuntime(args.lib, args.bundle)
+        torch.cuda.init()
+    except Exception as e:  # noqa: BLE001
+        emit({"fatal": f"{type(e).__name__}: {e}"})
+        return 2
+    for i in range(args.start, len(jobs)):
+        job = jobs[i]
+        emit({"start": i})
+        seed = args.seed + i
+        try:
+            fn = {"timing": run_timing, "api": run_api,
+                  "correctness": run_correctness}[job["kind"]]
+            res = fn(rt, job, seed)
+        except Exception as e:  # noqa: BLE001
+            msg = f"{type(e).__name__}: {e}"
+            unsupported = isinstance(e, AttnError) and e.status == 2
+            res = dict(ok=False, error=msg, unsupported=unsupported)
+            if not unsupported and not isinstance(e, AttnError):
+                res["traceback"] = traceback.format_exc(limit=3)
+            emit(dict(done=i, seed=seed, **res))
+            # A CUDA error is sticky: this process's context is gone.
+            if "CUDA error" in msg or "illegal" in msg.lower():
+                return 3
+            torch.cuda.empty_cache()
+            continue
+        emit(dict(done=i, seed=seed, **res))
+        torch.cuda.empty_cache()
+    return 0
+
+
+# --------------------------------------------------------------------------
+# Parent side
+# --------------------------------------------------------------------------
+
+def run_jobs(args, jobs, results_path):
+    """Runs the jobs in worker processes, restarting after crashes/hangs."""
+    results = {}
+    start = 0
+    open(results_path, "w").close()
+    seen_lines = 0
+    while start < len(jobs):
+        cmd = [sys.executable, os.path.abspath(__file__), "--worker",
+               "--start", str(start), "--results", results_path,
+               "--lib", args.lib, "--seed", str(args.seed)]
+        if args.bundle:
+            cmd += ["--bundle", args.bundle]
+        if args.quick:
+            cmd.append("--quick")
+        if args.only:
+            cmd += ["--only", args.only]
+        proc = subprocess.Popen(cmd)
+        current, last_event = None, time.time()
+        fatal = None
+        while True:
+            rc = proc.poll()
+            with open(results_path) as f:
+                lines = f.read().splitlines()
+            for line in lines[seen_lines:]:
+                ev = json.loads(line)
+                last_event = time.time()
+                if "fatal" in ev:
+                    fatal = ev["fatal"]
+                elif "start" in ev:
+                    current = ev["start"]
+                else:
+                    i = ev.pop("done")
+                    results[i] = ev
+                    current = None
+                    report(i, jobs[i], ev)
+            seen_lines = len(lines)
+            if rc is not None:
+                break
+            if current is not None and \
+                    time.time() - last_event > args.case_timeout:
+                proc.kill()
+                proc.wait()
+                results[current] = dict(
+                    ok=False, error=f"timed out after {args.case_timeout} s "
+                    "(hang?)")
+                report(current, jobs[current], results[current])
+                current = None
+                break
+            time.sleep(0.2)
+        if fatal:
+            return results, fatal
+        if current is not None:  # died inside a job
+            results[current] = dict(
+                ok=False, error=f"worker died (exit code {proc.returncode})")
+            report(current, jobs[current], results[current])
+        done = [i for i in results if i >= start]
+        start = (max(done) + 1) if done else start + 1
+    return results, None
+
+
+def report(i, job, res):
+    if job["kind"] == "api":
+        msg = ("ok  " if res.get("ok") else "FAILED: " + res.get("error", "")
+               + " | ") + res.get("note", "")
+    elif job["kind"] == "timing":
+        if res.get("ok"):
+            parts = [f"{n} {res[n + '_tflops']:.0f}" for n in
+                     ("ours", "fa2", "cudnn") if n + "_tflops" in res]
+            msg = "TFLOP/s " + ", ".join(parts)
+            for n in ("fa2", "cudnn"):
+                if f"ours_vs_{n}_rel" in res:
+                    msg += f"; ours vs {n} rel {res[f'ours_vs_{n}_rel']:.1e}"
+        else:
+            msg = "FAILED: " + res.get("error", "")
+    elif res.get("ok"):
+        msg = (f"ok  o rel {res['o_rel']:.2e}"
+               + (f", lse rel {res['lse_rel']:.1e}" if "lse_rel" in res
+                  else "") + f"  {res.get('kernel', '')}")
+    elif res.get("unsupported"):
+        msg = "UNSUPPORTED: " + res.get("error", "")
+    else:
+        msg = "FAILED: " + res.get("error", "")
+    print(f"[{i + 1:3d}] {describe(job):60s} {msg}", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--lib", default="build-gpu/lib/libattn_runtime_c.so",
+                    help="the runtime's C API shared library")
+    ap.add_argument("--bundle", default=os.environ.get("ATTN_BUNDLE_DIR"),
+                    help="kernel bundle directory (default: the runtime's)")
+    ap.add_argument("--out", default="gpu_check.json",
+                    help="JSON of all rows (a CSV of the timing rows is "
+                    "written beside it)")
+    ap.add_argument("--seed", type=int, default=None,
+                    help="repeat a run's inputs (default: fresh)")
+    ap.add_argument("--quick", action="store_true",
+                    help="fewer cases and timing points")
+    ap.add_argument("--only", choices=("correctness", "timing"))
+    ap.add_argument("--case-timeout", type=float, default=300,
+                    help="seconds without progress before a case counts as "
+                    "hung")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--start", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--results", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+
+    jobs = []
+    if args.only != "timing":
+        jobs += correctness_cases(args.quick) + api_checks()
+    if args.only != "correctness":
+        jobs += timing_configs(args.quick)
+    if args.worker:
+        return worker(args, jobs)
+
+    if args.seed is None:
+        args.seed = random.SystemRandom().randrange(1 << 31)
+    args.lib = os.path.abspath(args.lib)
+    if args.bundle:
+        args.bundle = os.path.abspath(args.bundle)
+    import torch
+    dev = torch.cuda.get_device_name(0) if torch.cuda.is_available() \
+        else "no GPU"
+    print(f"gpu_check: {dev}, torch {torch.__version__}, seed {args.seed} "
+          f"(--seed {args.seed} repeats this run), {len(jobs)} jobs",
+          flush=True)
+
+    results_path = os.path.abspath(args.out) + ".events"
+    results, fatal = run_jobs(args, jobs, results_path)
+    if fatal:
+        print(f"gpu_check: cannot use the runtime: {fatal}", flush=True)
+        return 2
+
+    rows = []
+    for i, job in enumerate(jobs):
+        r = results.get(i, dict(ok=False, error="not run"))
+        rows.append(dict(job, **r))
+    corr = [r for r in rows if r["kind"] in ("correctness", "api")]
+    timing = [r for r in rows if r["kind"] == "timing"]
+    failed = [r for r in corr if not r["ok"] and not r.get("unsupported")]
+    unsupported = [r for r in corr if r.get("unsupported")]
+    for r in timing:
+        for n in ("fa2", "cudnn"):
+            if "ours_tflops" in r and f"{n}_tflops" in r:
+                r[f"ours_over_{n}"] = r["ours_tflops"] / r[f"{n}_tflops"]
+
+    with open(args.out, "w") as f:
+        json.dump(dict(device=dev, torch=torch.__version__, seed=args.seed,
+                       correctness=corr, timing=timing), f, indent=1)
+    csv_path = os.path.splitext(args.out)[0] + ".csv"
+    cols = ["D", "causal", "N", "B", "H", "ours_tflops", "fa2_tflops",
+            "cudnn_tflops", "ours_over_fa2", "ours_over_cudnn", "ours_ms",
+            "fa2_ms", "cudnn_ms", "ours_vs_fa2_rel", "kernel", "error"]
+    with open(csv_path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
+        w.writeheader()
+        for r in timing:
+            w.writerow(r)
+    try:
+        os.remove(results_path)
+    except OSError:
+        pass
+
+    print()
+    print(f"correctness: {len(corr) - len(failed) - len(unsupported)} passed,"
+          f" {len(failed)} failed, {len(unsupported)} unsupported by the "
+          f"bundle (of {len(corr)}); seed {args.seed}")
+    for r in failed:
+        print(f"  FAILED {describe(r)}: {r.get('error', '')}")
+    for r in unsupported[:5]:
+        print(f"  unsupported {describe(r)}: {r.get('error', '')}")
+    print(f"rows written to {args.out} and {csv_path}")
+    if timing:
+        print()
+        print(f"bf16 forward, B*N = 16384, H*D = 2048, {dev} (TFLOP/s; "
+              "causal FLOPs halved)")
+        hdr = (f"{'D':>4} {'mask':>6} {'N':>6} {'ours':>7} {'FA2':>7} "
+               f"{'cuDNN':>7} {'ours/FA2':>9} {'ours/cuDNN':>11}")
+        print(hdr)
+        print("-" * len(hdr))
+
+        def fmt(r, key, spec):
+            return format(r[key], spec) if key in r else "-"
+        for r in timing:
+            print(f"{r['D']:>4} {'causal' if r['causal'] else 'full':>6} "
+                  f"{r['N']:>6} {fmt(r, 'ours_tflops', '7.1f'):>7} "
+                  f"{fmt(r, 'fa2_tflops', '7.1f'):>7} "
+                  f"{fmt(r, 'cudnn_tflops', '7.1f'):>7} "
+                  f"{fmt(r, 'ours_over_fa2', '9.2f'):>9} "
+                  f"{fmt(r, 'ours_over_cudnn', '11.2f'):>11}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
