@@ -242,12 +242,12 @@ def api_checks():
              "misaligned", "too_small", "host_overhead")]
 
 
-def timing_configs(quick):
+def timing_configs(quick, ns=None, ds=None):
     out = []
-    for D in (64, 128):
+    for D in (ds or (64, 128)):
         for causal in (False, True):
-            for N in ((1024, 4096) if quick else
-                      (512, 1024, 2048, 4096, 8192, 16384)):
+            for N in (ns or ((1024, 4096) if quick else
+                             (512, 1024, 2048, 4096, 8192, 16384))):
                 out.append(dict(kind="timing", dtype="bf16", D=D,
                                 causal=causal, N=N, B=16384 // N,
                                 H=2048 // D))
@@ -613,6 +613,10 @@ def run_jobs(args, jobs, results_path):
             cmd.append("--quick")
         if args.only:
             cmd += ["--only", args.only]
+        if args.timing_n:
+            cmd += ["--timing-n"] + [str(n) for n in args.timing_n]
+        if args.timing_d:
+            cmd += ["--timing-d"] + [str(d) for d in args.timing_d]
         proc = subprocess.Popen(cmd)
         current, last_event = None, time.time()
         fatal = None
@@ -696,6 +700,10 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="fewer cases and timing points")
     ap.add_argument("--only", choices=("correctness", "timing"))
+    ap.add_argument("--timing-n", type=int, nargs="+",
+                    help="sequence lengths to time (default: 512..16k)")
+    ap.add_argument("--timing-d", type=int, nargs="+",
+                    help="head dims to time (default: 64 128)")
     ap.add_argument("--case-timeout", type=float, default=300,
                     help="seconds without progress before a case counts as "
                     "hung")
@@ -708,7 +716,7 @@ def main():
     if args.only != "timing":
         jobs += correctness_cases(args.quick) + api_checks()
     if args.only != "correctness":
-        jobs += timing_configs(args.quick)
+        jobs += timing_configs(args.quick, args.timing_n, args.timing_d)
     if args.worker:
         return worker(args, jobs)
 

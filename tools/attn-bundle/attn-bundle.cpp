@@ -38,6 +38,17 @@ static cl::list<std::string> dtypes("dtypes", cl::desc("f16, bf16"),
                                     cl::CommaSeparated);
 static cl::list<int64_t> headDims("head-dims", cl::desc("Head dims"),
                                   cl::CommaSeparated);
+// Tuning knobs (defaults: the compiler's heuristics), for benchmarking
+// variants against each other.
+static cl::opt<int64_t> blockQ("block-q", cl::desc("Query block rows"),
+                               cl::init(0));
+static cl::opt<int64_t> blockKV("block-kv", cl::desc("Key/value block rows"),
+                                cl::init(0));
+static cl::opt<int64_t> mTiles("m-tiles", cl::desc("16-row m-tiles per warp"),
+                               cl::init(0));
+static cl::opt<int64_t> qInRegisters("q-in-registers",
+                                     cl::desc("Q fragments in registers"),
+                                     cl::init(-1));
 
 namespace {
 OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, Type et, int64_t d,
@@ -111,6 +122,10 @@ int main(int argc, char **argv) {
           OwningOpRef<ModuleOp> module = buildProblem(ctx, et, d, causal);
           attn::CodegenPipelineOptions opts;
           opts.chip = chip;
+          opts.blockQ = blockQ;
+          opts.blockKV = blockKV;
+          opts.mTiles = mTiles;
+          opts.qInRegisters = qInRegisters;
           PassManager kernelPm(&ctx);
           attn::buildGPUKernelPipeline(kernelPm, opts);
           if (failed(kernelPm.run(*module)))

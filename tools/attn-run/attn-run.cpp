@@ -31,7 +31,9 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -39,6 +41,7 @@
 #include <chrono>
 #include <cmath>
 #include <random>
+#include <unistd.h>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -93,6 +96,11 @@ static cl::opt<bool>
     optNoFuse("no-fuse",
               cl::desc("Run the naive three-pass tiled softmax (no fusion)"),
               cl::init(false), cl::cat(category));
+static cl::opt<uint64_t> optHostMemoryMiB(
+    "host-memory-limit",
+    cl::desc("Refuse problems whose host buffers need more than this many "
+             "MiB (0: physical memory less 1/8)"),
+    cl::init(0), cl::cat(category));
 static cl::opt<bool> optPrintIR("print-ir",
                                 cl::desc("Print the module before lowering"),
                                 cl::init(false), cl::cat(category));
@@ -123,6 +131,32 @@ MemRefDesc<N> describe(void *data, std::array<int64_t, N> shape) {
 int fail(const llvm::Twine &msg) {
   llvm::errs() << "attn-run: error: " << msg << "\n";
   return 1;
+}
+
+/// A double as printf's %g writes it (1e-300, 0.125).
+std::string formatDouble(double x) {
+  std::string str;
+  llvm::raw_string_ostream(str) << llvm::format("%g", x);
+  return str;
+}
+
+/// What is wrong with an explicit --scale, or "". `--scale 0` is not "use
+/// the default": the op keeps the scale as a positive finite f32, so the
+/// value must be positive and finite and stay so when rounded to f32.
+std::string checkScaleFlag() {
+  double x = optScale;
+  if (!(x > 0) || !std::isfinite(x))
+    return "scale must be positive and finite, got " + formatDouble(x);
+  float f = static_cast<float>(x);
+  if (f == 0.0f)
+    return "scale " + formatDouble(x) +
+           " underflows to 0 in f32, the type the op keeps it in (the "
+           "smallest positive f32 is 1.4e-45)";
+  if (std::isinf(f))
+    return "scale " + formatDouble(x) +
+           " overflows f32, the type the op keeps it in (the largest f32 is "
+           "3.4e+38)";
+  return "";
 }
 
 Type elementType(MLIRContext &ctx, rt::DType t) {
@@ -162,20 +196,37 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
       /*block_kv=*/IntegerAttr(), /*target=*/mlir::attn::TargetAttr());
   if (p.causal)
     op.setCausal(true);
-  if (optScale != 0)
+  if (optScale.getNumOccurrences())
     op.setScaleAttr(b.getF32FloatAttr(static_cast<float>(optScale)));
   func::ReturnOp::create(b, loc);
   return module;
 }
 
+/// Reports a problem with the module as a whole: at the module's location
+/// when the file spells the module out, else as "<file>: error: ..." (the
+/// implicit module's location is <file>:0:0, which points nowhere).
+LogicalResult emitModuleError(ModuleOp module, const llvm::Twine &msg) {
+  auto loc = dyn_cast<FileLineColLoc>(module.getLoc());
+  if (loc && loc.getLine() > 0)
+    return module.emitError(msg);
+  llvm::errs() << (loc ? loc.getFilename().getValue() : StringRef(inputFile))
+               << ": error: " << msg << "\n";
+  return failure();
+}
+
 /// Finds the function to run in a parsed module: one whose arguments are
-/// exactly the operands (q, k, v, o[, lse]) of the attn.attention it holds.
+/// exactly the operands (q, k, v, o[, lse]) of the attn.attention it holds,
+/// and whose body is that op and a return (attn-run compares the outputs
+/// with the attention alone, so any other op would make the check lie).
 LogicalResult findEntry(ModuleOp module, func::FuncOp &fn,
                         mlir::attn::AttentionOp &op) {
   SmallVector<mlir::attn::AttentionOp> ops;
   module.walk([&](mlir::attn::AttentionOp a) { ops.push_back(a); });
+  if (ops.empty())
+    return emitModuleError(
+        module, "attn-run needs exactly one attn.attention, found 0");
   if (ops.size() != 1)
-    return module.emitError() << "attn-run needs exactly one attn.attention, "
+    return ops[1].emitError() << "attn-run needs exactly one attn.attention, "
                                  "found "
                               << ops.size();
   op = ops.front();
@@ -193,11 +244,20 @@ LogicalResult findEntry(ModuleOp module, func::FuncOp &fn,
       return op.emitError() << "unsupported: function argument " << i
                             << " must be operand " << i
                             << " of attn.attention";
+  for (Block &block : fn.getBody())
+    for (Operation &other : block)
+      if (&other != op.getOperation() && !isa<func::ReturnOp>(other))
+        return other.emitError()
+               << "unsupported: attn-run runs a function that holds only the "
+                  "attn.attention and a return, but this '"
+               << other.getName() << "' would run too";
   return success();
 }
 
 /// Fills `p` from the op's static facts and the command line; a dimension
-/// that is static in the IR must agree with the command line if given.
+/// that is static in the IR must agree with the command line if given, and
+/// flags for what the IR fixes (element type, head dims, scale, LSE) must
+/// repeat it.
 LogicalResult problemFromOp(mlir::attn::AttentionOp op, rt::Problem &p) {
   auto q = cast<MemRefType>(op.getQuery().getType());
   auto k = cast<MemRefType>(op.getKey().getType());
@@ -211,6 +271,24 @@ LogicalResult problemFromOp(mlir::attn::AttentionOp op, rt::Problem &p) {
   p.headDimV = op.getValueHeadDim();
   p.causal = op.getCausal();
   p.scale = op.getScaleValue();
+  if (optHeadDim.getNumOccurrences() && optHeadDim != p.headDim)
+    return op.emitError() << "--head-dim " << int64_t(optHeadDim)
+                          << " disagrees with the IR's head dim " << p.headDim;
+  if (optHeadDimV.getNumOccurrences() && optHeadDimV != p.headDimV)
+    return op.emitError() << "--head-dim-v " << int64_t(optHeadDimV)
+                          << " disagrees with the IR's value head dim "
+                          << p.headDimV;
+  // The kernel computes with the f32 scale: compare in f32.
+  if (optScale.getNumOccurrences() &&
+      static_cast<float>(optScale) != static_cast<float>(p.scale))
+    return op.emitError() << "--scale " << formatDouble(optScale)
+                          << " disagrees with the IR's scale "
+                          << formatDouble(static_cast<float>(p.scale))
+                          << (op.getScaleAttr() ? "" : " (1/sqrt(D))");
+  if (optLse.getNumOccurrences() && optLse != static_cast<bool>(op.getLse()))
+    return op.emitError() << "--lse disagrees with the IR, whose "
+                             "attn.attention has "
+                          << (op.getLse() ? "an" : "no") << " lse operand";
   struct Dim {
     const char *flag;
     cl::opt<int64_t> &opt;
@@ -224,10 +302,11 @@ LogicalResult problemFromOp(mlir::attn::AttentionOp op, rt::Problem &p) {
   for (Dim &d : dims) {
     bool given = d.opt.getNumOccurrences() > 0;
     if (!ShapedType::isDynamic(d.irDim)) {
+      // Print the value, not the cl::opt (which would stream as a char).
       if (given && d.opt != d.irDim)
-        return op.emitError() << "--" << d.flag << " " << d.opt
-                              << " disagrees with the IR's static size "
-                              << d.irDim;
+        return op.emitError()
+               << "--" << d.flag << " " << int64_t(d.opt)
+               << " disagrees with the IR's static size " << d.irDim;
       *d.dst = d.irDim;
     } else if (given || d.opt != 0) {
       *d.dst = d.opt;
@@ -238,7 +317,134 @@ LogicalResult problemFromOp(mlir::attn::AttentionOp op, rt::Problem &p) {
     p.headsKV = p.headsQ;
   if (ShapedType::isDynamic(k.getDimSize(2)) && !optSeqK.getNumOccurrences())
     p.seqK = p.seqQ;
+
+  // The sizes came from Q, K and the flags; every operand's static sizes
+  // (V, O and the LSE too) must match them, or the kernel would index the
+  // buffers attn-run allocates with the wrong extents.
+  struct ProblemDim {
+    const char *flag;
+    int64_t value;
+    bool given;
+    const char *defaultNote;
+  };
+  ProblemDim batch{"batch", p.batch, optBatch.getNumOccurrences() > 0,
+                   "the default"},
+      headsQ{"heads", p.headsQ, optHeads.getNumOccurrences() > 0,
+             "the default"},
+      headsKV{"kv-heads", p.headsKV, optKVHeads.getNumOccurrences() > 0,
+              "the default: heads"},
+      seqQ{"seq-q", p.seqQ, optSeqQ.getNumOccurrences() > 0, "the default"},
+      seqK{"seq-k", p.seqK, optSeqK.getNumOccurrences() > 0,
+           "the default: seq-q"},
+      headDim{"head-dim", p.headDim, true, ""},
+      headDimV{"head-dim-v", p.headDimV, true, ""};
+  struct Operand {
+    const char *name;
+    Value value;
+    SmallVector<const ProblemDim *, 4> dims;
+  };
+  SmallVector<Operand> operands = {
+      {"query", op.getQuery(), {&batch, &headsQ, &seqQ, &headDim}},
+      {"key", op.getKey(), {&batch, &headsKV, &seqK, &headDim}},
+      {"value", op.getValue(), {&batch, &headsKV, &seqK, &headDimV}},
+      {"output", op.getOutput(), {&batch, &headsQ, &seqQ, &headDimV}}};
+  if (op.getLse())
+    operands.push_back({"lse", op.getLse(), {&batch, &headsQ, &seqQ}});
+  for (const Operand &o : operands) {
+    auto t = cast<MemRefType>(o.value.getType());
+    for (auto [i, d] : llvm::enumerate(o.dims)) {
+      int64_t ir = t.getDimSize(i);
+      if (ShapedType::isDynamic(ir) || ir == d->value)
+        continue;
+      InFlightDiagnostic diag = op.emitError();
+      if (d->given)
+        diag << "--" << d->flag << " " << d->value;
+      else
+        diag << d->flag << " " << d->value << " (" << d->defaultNote << ")";
+      diag << " disagrees with the IR's static size " << ir << " (dim " << i
+           << " of " << o.name << ")";
+      if (!d->given)
+        diag << "; pass --" << d->flag << " " << ir;
+      return diag;
+    }
+  }
   return success();
+}
+
+/// attn-run hands the kernel contiguous, offset-0 buffers in host memory.
+/// A memref type that says otherwise (a static stride or offset that
+/// differs, a memory space) would make the kernel read and write outside
+/// them: refuse it. Dynamic strides and offsets take the descriptor's
+/// values, so they are fine.
+LogicalResult checkBufferLayouts(mlir::attn::AttentionOp op,
+                                 const rt::Problem &p) {
+  struct Operand {
+    const char *name;
+    Value value;
+    SmallVector<int64_t, 4> shape;
+  };
+  SmallVector<Operand> operands = {
+      {"query", op.getQuery(), {p.batch, p.headsQ, p.seqQ, p.headDim}},
+      {"key", op.getKey(), {p.batch, p.headsKV, p.seqK, p.headDim}},
+      {"value", op.getValue(), {p.batch, p.headsKV, p.seqK, p.headDimV}},
+      {"output", op.getOutput(), {p.batch, p.headsQ, p.seqQ, p.headDimV}}};
+  if (op.getLse())
+    operands.push_back({"lse", op.getLse(), {p.batch, p.headsQ, p.seqQ}});
+  for (auto [n, o] : llvm::enumerate(operands)) {
+    auto t = cast<MemRefType>(o.value.getType());
+    if (t.getMemorySpace())
+      return op.emitError() << "unsupported: attn-run passes host buffers in "
+                               "the default memory space; operand "
+                            << n << " (" << o.name << ") has memory space "
+                            << t.getMemorySpace();
+    if (t.getLayout().isIdentity())
+      continue;
+    // Contiguous strides of the buffer attn-run allocates (row-major).
+    SmallVector<int64_t, 4> contiguous(o.shape.size());
+    int64_t stride = 1;
+    for (int64_t i = o.shape.size() - 1; i >= 0; --i) {
+      contiguous[i] = stride;
+      stride *= o.shape[i];
+    }
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    bool fits = succeeded(t.getStridesAndOffset(strides, offset)) &&
+                (ShapedType::isDynamic(offset) || offset == 0);
+    for (auto [s, c] : llvm::zip_equal(strides, contiguous))
+      fits = fits && (ShapedType::isDynamic(s) || s == c);
+    if (!fits)
+      return op.emitError()
+             << "unsupported: attn-run passes contiguous buffers; operand " << n
+             << " (" << o.name << ") has layout " << t.getLayout()
+             << ", but its buffer has layout "
+             << StridedLayoutAttr::get(op.getContext(), 0, contiguous);
+  }
+  return success();
+}
+
+/// Bytes of host memory the run allocates: the inputs as float64 values and
+/// in their dtype, the outputs, and with --check the reference and the
+/// decoded outputs. A double, so that it cannot overflow.
+double hostBytes(const rt::Problem &p, bool check) {
+  double elem = rt::dtypeSize(p.dtype);
+  double in = double(p.numQ()) + double(p.numK()) + double(p.numV());
+  double bytes =
+      in * (8 + elem) + double(p.numO()) * elem + double(p.numLse()) * 4;
+  if (check) // reference O and LSE, decoded O and LSE
+    bytes += 2 * 8 * (double(p.numO()) + double(p.numLse()));
+  return bytes;
+}
+
+/// Host memory a run may use: --host-memory-limit, else physical memory
+/// less 1/8 (for the OS, the compiler and the JIT); 0 if unknown.
+double hostMemoryLimit() {
+  if (optHostMemoryMiB != 0)
+    return double(optHostMemoryMiB) * (1 << 20);
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return 0;
+  double physical = double(pages) * double(pageSize);
+  return physical - physical / 8;
 }
 
 double msSince(std::chrono::steady_clock::time_point t0) {
@@ -270,6 +476,13 @@ int main(int argc, char **argv) {
   registerLLVMDialectTranslation(registry);
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
+  // Diagnostics point at the source; a dump of the whole module in generic
+  // form would bury them.
+  ctx.printOpOnDiagnostic(false);
+
+  if (optScale.getNumOccurrences())
+    if (std::string why = checkScaleFlag(); !why.empty())
+      return fail(why);
 
   rt::Problem p;
   OwningOpRef<ModuleOp> module;
@@ -288,17 +501,20 @@ int main(int argc, char **argv) {
     p.headDimV = optHeadDimV.getNumOccurrences() ? int64_t(optHeadDimV)
                                                  : int64_t(optHeadDim);
     p.causal = optCausal;
-    p.scale = optScale;
+    p.scale = optScale.getNumOccurrences() ? double(optScale) : 0.0;
     if (std::string why = p.validate(); !why.empty())
       return fail(why);
     module = buildModule(ctx, p);
     if (failed(mlir::verify(module->getOperation())))
       return fail("the problem does not form a valid attn.attention");
   } else {
+    auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
+    if (std::error_code ec = buffer.getError())
+      return fail("cannot open '" + inputFile + "': " + ec.message());
     llvm::SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
     SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
-    module = parseSourceFile<ModuleOp>(inputFile, sourceMgr,
-                                       ParserConfig(&ctx));
+    module = parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&ctx));
     if (!module)
       return 1; // the parser reported where
     func::FuncOp fn;
@@ -309,8 +525,26 @@ int main(int argc, char **argv) {
       return fail("--causal disagrees with the IR");
     if (std::string why = p.validate(); !why.empty())
       return fail(why);
+    if (failed(checkBufferLayouts(op, p)))
+      return 1;
     entryName = fn.getSymName().str();
     optLse.setValue(static_cast<bool>(op.getLse()));
+  }
+
+  // Refuse, before compiling or allocating, a problem whose buffers would
+  // not fit in memory (it would be killed, or swap for hours).
+  if (double limit = hostMemoryLimit(); limit > 0) {
+    double need = hostBytes(p, optCheck);
+    if (need > limit)
+      return fail(llvm::formatv("problem too large for this machine: its "
+                                "host buffers need {0:F1} GiB, but {1} "
+                                "allows {2:F1} GiB",
+                                need / (1 << 30),
+                                optHostMemoryMiB != 0
+                                    ? "--host-memory-limit"
+                                    : "physical memory less 1/8",
+                                limit / (1 << 30))
+                      .str());
   }
 
   // Expose the C interface (_mlir_ciface_<name>) for the JIT call.

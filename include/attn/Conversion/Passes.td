@@ -40,9 +40,9 @@ def ConvertAttnToNVVM : Pass<"convert-attn-to-nvvm", "::mlir::ModuleOp"> {
 
     Inside the kernel, each warp owns `m-tiles` 16-row tiles (2 halves the
     shared-memory traffic per mma) and keeps Q's fragments in registers or
-    re-reads them from shared memory; by default the first of (2, in
-    registers), (2, shared), (1, in registers), (1, shared) whose estimated
-    register need (MT·(D/2 + Bc/2 + [D/4]) + 110, calibrated on ptxas's
+    re-reads them from shared memory; by default the first of (2, shared),
+    (2, in registers), (1, in registers), (1, shared) whose estimated
+    register need (MT·(D/2 + Bc/2 + [D/4]) + 95, calibrated on ptxas's
     counts) fits in 255.
   }];
   let options = [

@@ -19,7 +19,11 @@ def AttnTileAttention : Pass<"attn-tile-attention"> {
     `target` option): the FlashAttention rule Bc = ceil(M / 4d),
     Br = min(Bc, d) with M the on-chip memory in elements, rounded down to
     powers of two and shrunk until the Q, K and V tiles fit. The op's
-    `block_q`/`block_kv` attributes, then the options, override them.
+    `block_q`/`block_kv` attributes, then the options, override them. The
+    target only sizes the blocks: the tile-level IR is the same for every
+    target, so an `sm_*` target compiled through the CPU pipeline runs on
+    the host with blocks sized for that GPU. Bad options are an error even
+    on IR that no option applies to.
 
     Causal: key/value blocks wholly above the diagonal are never visited;
     the loop is split so that only blocks crossing the diagonal or the end
@@ -51,8 +55,8 @@ def AttnFuseOnlineSoftmax : Pass<"attn-fuse-online-softmax"> {
 
     ```
     m' = max(m, rowmax(S))
-    P  = exp2(S·c − m'·c)            c = scale · log2(e)
-    α  = exp2(m·c − m'·c)
+    P  = exp2((S − m')·c)            c = scale · log2(e)
+    α  = exp2((m − m')·c)
     l' = α·l + rowsum(P)
     A' = α·A + P·V
     O  = A / l                       (once, after the loop)
@@ -72,10 +76,10 @@ def AttnSelectGPUBlocks : Pass<"attn-select-gpu-blocks"> {
     Sets `block_q`/`block_kv` (unless the op has them) and `target` (unless
     the op has one) on every `attn.attention`, for the GPU `chip`. The
     tensor-core kernel has its own budget, which the generic FlashAttention
-    rule does not see: 16 query rows per warp and 8 warps (Br = 128), and
-    Bc = 128 keys for head dim 64, 64 for head dim 128, so that S, O and Q
-    fragments fit in 255 registers per thread and Q, K, V tiles in shared
-    memory. The `block-q`/`block-kv` options override the heuristic.
+    rule does not see: Br = 128 (4 warps of two 16-row m-tiles), and
+    Bc = 64 keys for head dim 64, 32 for head dim 128, so that the S and O
+    fragments fit in 255 registers per thread (measured fastest on an H200;
+    perf/NOTES.md). The `block-q`/`block-kv` options override it.
   }];
   let dependentDialects = ["::mlir::attn::AttnDialect"];
   let options = [

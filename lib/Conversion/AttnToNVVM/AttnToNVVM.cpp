@@ -261,8 +261,12 @@ private:
   Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
   Value fsub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
   Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
-  Value fmax(Value x, Value y) {
-    return arith::MaxNumFOp::create(b, loc, x, y);
+  // max and fma as LLVM intrinsics (max.f32, fma.rn.f32): the arith/math
+  // forms would become libdevice calls, and the kernel must not depend on
+  // finding libdevice at compile time.
+  Value fmax(Value x, Value y) { return LLVM::MaxNumOp::create(b, loc, x, y); }
+  Value fma(Value x, Value y, Value z) {
+    return LLVM::FMAOp::create(b, loc, x, y, z);
   }
   Value fcmpEq(Value x, Value y) {
     return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, y);
@@ -632,8 +636,7 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal) {
         Value rowSum = zero;
         for (int64_t t = 0; t < nTilesS; ++t)
           for (int64_t e = 0; e < 2; ++e) {
-            Value x =
-                math::FmaOp::create(b, loc, s[i][t][2 * r + e], c, negMc);
+            Value x = fma(s[i][t][2 * r + e], c, negMc);
             Value p = exp2(x);
             s[i][t][2 * r + e] = p;
             rowSum = fadd(rowSum, p);
@@ -766,14 +769,17 @@ struct ConvertAttnToNVVMPass
     auto regs = [&](int64_t mt, bool qr) {
       return mt * (cfg.headDim / 2 + cfg.blockN / 2 +
                    (qr ? cfg.headDim / 4 : 0)) +
-             110;
+             95;
     };
     for (int64_t mt : {2, 1}) {
       if (mTiles && mt != mTiles)
         continue;
       if (cfg.blockM % (16 * mt))
         continue;
-      for (bool qr : {true, false}) {
+      // Two m-tiles need every register: re-read Q first. One m-tile has
+      // room to keep Q.
+      for (bool qr : mt == 2 ? std::array<bool, 2>{false, true}
+                             : std::array<bool, 2>{true, false}) {
         if (qInRegisters != -1 && qr != (qInRegisters == 1))
           continue;
         bool forced = mTiles && qInRegisters != -1;

@@ -1,29 +1,31 @@
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_80" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -convert-attn-to-nvvm -verify-diagnostics | FileCheck %s
 
 // The fused tile-level program of a causal bf16 attention (D = 128) becomes
-// one kernel: Br = 128 query rows (8 warps of 16 rows), Bc = 64 keys; Q, K,
-// V through cp.async into shared memory, ldmatrix (.trans for V) into
-// mma.sync m16n8k16 fragments, quad shuffles for the row max, ex2 for the
-// exponentials. The grid becomes a launch of (ceil(Nq/128), Hq, B) blocks of
-// 256 threads with Q + K + V tiles of dynamic shared memory.
+// one kernel: Br = 128 query rows (4 warps of two 16-row m-tiles), Bc = 32
+// keys; Q, K, V through cp.async into shared memory, ldmatrix (.trans for V)
+// into mma.sync m16n8k16 fragments (Q re-read from shared memory at each
+// k-step to leave registers to the two m-tiles), quad shuffles for the row
+// max, ex2 for the exponentials. The grid becomes a launch of
+// (ceil(Nq/128), Hq, B) blocks of 128 threads with Q + K + V tiles of
+// dynamic shared memory.
 
 // CHECK-LABEL: module attributes {gpu.container_module}
 // CHECK:       func.func @causal
 // CHECK:         %[[GX:.*]] = arith.ceildivui %{{.*}}, %c128
 // CHECK:         %[[HQ:.*]] = memref.dim %arg0, %c1
 // CHECK:         %[[B:.*]] = memref.dim %arg0, %c0
-// CHECK:         gpu.launch_func @attn_kernels::@attn_fwd_bf16_d128_m128n64_causal blocks in (%[[GX]], %[[HQ]], %[[B]]) threads in (%c256{{.*}}, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c65536_i32 args(
+// CHECK:         gpu.launch_func @attn_kernels::@attn_fwd_bf16_d128_m128n32w4qs_causal blocks in (%[[GX]], %[[HQ]], %[[B]]) threads in (%c128{{.*}}, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c49152_i32 args(
 // CHECK-NOT:     scf.forall
 // CHECK:       gpu.module @attn_kernels
 // CHECK:         llvm.mlir.global external @attn_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
-// CHECK:         gpu.func @attn_fwd_bf16_d128_m128n64_causal(%{{.*}}: !llvm.ptr<1>, {{.*}}, %{{.*}}: f32) kernel attributes {attn.kernel = {block_m = 128 : i64, block_n = 64 : i64, causal = true, dtype = "bf16", head_dim = 128 : i64, smem_bytes = 65536 : i64, threads = 256 : i64}, known_block_size = array<i32: 256, 1, 1>}
+// CHECK:         gpu.func @attn_fwd_bf16_d128_m128n32w4qs_causal(%{{.*}}: !llvm.ptr<1>, {{.*}}, %{{.*}}: f32) kernel attributes {attn.kernel = {block_m = 128 : i64, block_n = 32 : i64, causal = true, dtype = "bf16", head_dim = 128 : i64, smem_bytes = 49152 : i64, threads = 128 : i64}, known_block_size = array<i32: 128, 1, 1>}
 // CHECK:           gpu.grid_dim x
 // CHECK:           nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}}
 // CHECK:           nvvm.cp.async.commit.group
 // CHECK:           nvvm.cp.async.wait.group 0
 // CHECK:           nvvm.barrier0
-// CHECK:           nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
 // CHECK:           scf.for
+// CHECK:             nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
 // CHECK:             nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
 // CHECK:             nvvm.shfl.sync  bfly
 // CHECK:             llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
@@ -44,10 +46,10 @@ func.func @causal(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
 
 // -----
 
-// f16, D = 64: Bc = 128, the f16 operands are typed f16x2.
+// f16, D = 64: Bc = 64, the f16 operands are typed f16x2.
 // CHECK-LABEL: func.func @f16
-// CHECK:         gpu.launch_func @attn_kernels::@attn_fwd_f16_d64_m128n128 blocks
-// CHECK:       gpu.func @attn_fwd_f16_d64_m128n128
+// CHECK:         gpu.launch_func @attn_kernels::@attn_fwd_f16_d64_m128n64w4qs blocks
+// CHECK:       gpu.func @attn_fwd_f16_d64_m128n64w4qs
 // CHECK:         nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32)
 // CHECK-NOT:     nvvm.mma.sync {{.*}}bf16
 func.func @f16(%q: memref<?x?x?x64xf16>, %k: memref<?x?x?x64xf16>,

@@ -21,6 +21,12 @@ static bool isSupportedElementType(Type t) {
 /// cannot fit any target's on-chip memory at the smallest head dim.
 static constexpr int64_t kMaxBlockSize = 1024;
 
+/// Largest head dim (D or Dv) the verifier accepts. Real models use at most
+/// 256; beyond 1024 even the smallest tiles (16 rows of Q, K and V) outgrow
+/// every target's on-chip memory, and the cap keeps size arithmetic such as
+/// blocks × head dim × bytes far from int64 overflow.
+static constexpr int64_t kMaxHeadDim = 1024;
+
 int64_t AttentionOp::getHeadDim() {
   return cast<MemRefType>(getQuery().getType()).getDimSize(3);
 }
@@ -118,6 +124,11 @@ LogicalResult AttentionOp::verify() {
     return emitOpError() << "head dim of value (" << v.getDimSize(3)
                          << ") must equal head dim of output ("
                          << o.getDimSize(3) << ")";
+  for (auto [what, hd] : {std::pair{"head dim", q.getDimSize(3)},
+                          std::pair{"value head dim", v.getDimSize(3)}})
+    if (hd > kMaxHeadDim)
+      return emitOpError() << "unsupported: " << what << " " << hd
+                           << " (at most " << kMaxHeadDim << ")";
 
   DimChecker dc{getOperation()};
   // Batch: all alike. Every pair is checked, so that a dynamic batch on one
@@ -184,6 +195,15 @@ LogicalResult AttentionOp::verify() {
 // Tile ops
 //===----------------------------------------------------------------------===//
 
+/// A static tile with a zero-sized dim holds nothing to compute on, and its
+/// lowering would build out-of-bounds slices: every tile op rejects it.
+static LogicalResult verifyNonEmpty(Operation *op, StringRef name,
+                                    RankedTensorType t) {
+  if (llvm::is_contained(t.getShape(), 0))
+    return op->emitOpError() << name << " must have non-zero dims, got " << t;
+  return success();
+}
+
 /// Checks the (memref, indices, tile) triple shared by load_tile/store_tile:
 /// a tile of rank t covers the last t dims of the memref, the first of which
 /// (the row dim) is indexed by the last index.
@@ -195,6 +215,8 @@ static LogicalResult verifyTileAccess(Operation *op, MemRefType mem,
     return op->emitOpError() << "tile must have rank 1 or 2, got " << t;
   if (!tile.hasStaticShape())
     return op->emitOpError() << "tile must have a static shape, got " << tile;
+  if (failed(verifyNonEmpty(op, "tile", tile)))
+    return failure();
   if (mem.getRank() < t)
     return op->emitOpError() << memName << " rank (" << mem.getRank()
                              << ") must be at least the tile rank (" << t
@@ -238,10 +260,17 @@ LogicalResult StoreTileOp::verify() {
   if (failed(verifyTileAccess(*this, mem, getIndices().size(), tile, "dest")))
     return failure();
   Type te = tile.getElementType(), me = mem.getElementType();
-  if (te != me && !(te.isF32() && isSupportedElementType(me)))
+  if (te == me)
+    return success();
+  if (!te.isF32())
     return emitOpError() << "tile element type " << te
                          << " must match dest element type " << me
                          << " or be f32 (rounded on store)";
+  // An f32 tile is only ever rounded to f16 or bf16 on store.
+  if (!isSupportedElementType(me))
+    return emitOpError() << "dest element type must be f32, f16 or bf16 for "
+                            "an f32 tile, got "
+                         << me;
   return success();
 }
 
@@ -249,10 +278,13 @@ LogicalResult DotOp::verify() {
   auto lhs = cast<RankedTensorType>(getLhs().getType());
   auto rhs = cast<RankedTensorType>(getRhs().getType());
   auto acc = cast<RankedTensorType>(getAcc().getType());
-  for (auto [name, t] : {std::pair{"lhs", lhs}, std::pair{"rhs", rhs},
-                         std::pair{"acc", acc}})
+  for (auto [name, t] :
+       {std::pair{"lhs", lhs}, std::pair{"rhs", rhs}, std::pair{"acc", acc}}) {
     if (t.getRank() != 2 || !t.hasStaticShape())
       return emitOpError() << name << " must be a static 2-d tile, got " << t;
+    if (failed(verifyNonEmpty(*this, name, t)))
+      return failure();
+  }
   if (!isSupportedElementType(lhs.getElementType()) ||
       lhs.getElementType() != rhs.getElementType())
     return emitOpError() << "lhs and rhs must share an f32, f16 or bf16 "
@@ -276,7 +308,7 @@ LogicalResult MaskOp::verify() {
   auto t = cast<RankedTensorType>(getScores().getType());
   if (t.getRank() != 2 || !t.hasStaticShape() || !t.getElementType().isF32())
     return emitOpError() << "scores must be a static 2-d f32 tile, got " << t;
-  return success();
+  return verifyNonEmpty(*this, "scores", t);
 }
 
 LogicalResult ReduceOp::verify() {
@@ -284,6 +316,8 @@ LogicalResult ReduceOp::verify() {
   auto out = cast<RankedTensorType>(getResult().getType());
   if (in.getRank() != 2 || !in.hasStaticShape() || !in.getElementType().isF32())
     return emitOpError() << "input must be a static 2-d f32 tile, got " << in;
+  if (failed(verifyNonEmpty(*this, "input", in)))
+    return failure();
   if (out.getRank() != 1 || out.getDimSize(0) != in.getDimSize(0) ||
       !out.getElementType().isF32())
     return emitOpError() << "result must be tensor<" << in.getDimSize(0)
@@ -296,13 +330,15 @@ LogicalResult BroadcastOp::verify() {
   auto out = cast<RankedTensorType>(getResult().getType());
   if (in.getRank() != 1 || !in.hasStaticShape())
     return emitOpError() << "input must be a static 1-d tile, got " << in;
+  if (failed(verifyNonEmpty(*this, "input", in)))
+    return failure();
   if (out.getRank() != 2 || !out.hasStaticShape() ||
       out.getDimSize(0) != in.getDimSize(0) ||
       out.getElementType() != in.getElementType())
     return emitOpError() << "result must be a static 2-d tile with "
                          << in.getDimSize(0) << " rows of "
                          << in.getElementType() << ", got " << out;
-  return success();
+  return verifyNonEmpty(*this, "result", out);
 }
 
 #define GET_OP_CLASSES

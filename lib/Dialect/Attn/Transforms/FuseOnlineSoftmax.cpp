@@ -6,12 +6,15 @@
 // loop per segment carrying (m, l, A):
 //
 //   m' = max(m, rowmax(S))
-//   P  = exp2(S·c − m'·c)                   c = scale·log2(e)
-//   α  = exp2(m·c − m'·c)                   rescales what was summed so far
+//   P  = exp2((S − m')·c)                   c = scale·log2(e)
+//   α  = exp2((m − m')·c)                   rescales what was summed so far
 //   l' = α·l + rowsum(P)
 //   A' = α·A + P·V
 //
-// and, after the last segment, O = A / l (deferred normalisation). The scores
+// and, after the last segment, O = A / l (deferred normalisation). The
+// differences are taken before scaling: S − m' <= 0 and m − m' <= 0 stay
+// small, while S·c and m'·c overflow f32 for a large (valid) scale and
+// inf − inf would give NaN. The scores
 // S and the V tile are taken from the "max" and "pv" loops by cloning their
 // computation, so whatever masking or loading the tiling emitted is kept.
 //
@@ -240,23 +243,22 @@ LogicalResult fuse(NaiveSoftmax &n, DominanceInfo &dom) {
               lb, bl, arith::CmpFPredicate::OEQ, mNew, negInf);
           Value mSafe = arith::SelectOp::create(
               lb, bl, noKey, splat(lb, bl, rowType, 0.0), mNew);
-          // mc = mSafe'·c
-          Value mc = arith::MulFOp::create(lb, bl, mSafe,
-                                           splat(lb, bl, rowType, c));
-          // P = exp2(S·c − mc)
-          Value sc =
-              arith::MulFOp::create(lb, bl, s, splat(lb, bl, scoreType, c));
-          Value mcB = BroadcastOp::create(lb, bl, scoreType, mc);
+          // P = exp2((S − mSafe')·c): subtract, then scale, so that the
+          // exponent is <= 0 (or -inf for a masked score) and never
+          // inf − inf.
+          Value mB = BroadcastOp::create(lb, bl, scoreType, mSafe);
+          Value sDiff = arith::SubFOp::create(lb, bl, s, mB);
           Value p = math::Exp2Op::create(
-              lb, bl, arith::SubFOp::create(lb, bl, sc, mcB));
-          // α = exp2(m·c − mc): 0 while m = -inf (nothing summed yet).
+              lb, bl,
+              arith::MulFOp::create(lb, bl, sDiff,
+                                    splat(lb, bl, scoreType, c)));
+          // α = exp2((m − mSafe')·c): 0 while m = -inf (nothing summed yet),
+          // whether or not m' is still -inf (mSafe' is then 0, and
+          // (-inf − 0)·c = -inf).
+          Value mDiff = arith::SubFOp::create(lb, bl, mOld, mSafe);
           Value alpha = math::Exp2Op::create(
               lb, bl,
-              arith::SubFOp::create(
-                  lb, bl,
-                  arith::MulFOp::create(lb, bl, mOld,
-                                        splat(lb, bl, rowType, c)),
-                  mc));
+              arith::MulFOp::create(lb, bl, mDiff, splat(lb, bl, rowType, c)));
           // l' = α·l + rowsum(P)
           Value rowSum = ReduceOp::create(lb, bl, rowType, ReduceKind::Sum, p);
           Value lNew = arith::AddFOp::create(

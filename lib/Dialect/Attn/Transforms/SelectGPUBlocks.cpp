@@ -25,12 +25,16 @@ struct SelectGPUBlocksPass
       Builder b(op.getContext());
       if (!op.getTargetAttr())
         op.setTargetAttr(target);
-      // Registers per thread of the mma.sync kernel, 16 rows per warp:
-      // S = Bc/2 f32, O = Dv/2 f32, Q = D/4 b32; Bc = 64 keeps D = 128 at
-      // 32 + 64 + 32 plus addressing, Bc = 128 for D = 64 at 64 + 32 + 16.
+      // The mma.sync kernel runs 4 warps of two 16-row m-tiles (one K/V
+      // fragment from shared memory feeds two mma.sync: the shared-memory
+      // bandwidth, not the tensor cores, bounds one m-tile per warp on
+      // Hopper). Per thread that holds O (2·Dv/2 f32) and S (2·Bc/2 f32),
+      // so Bc shrinks as D grows: 64 keys at D = 64, 32 at D = 128.
+      // Measured on an H200 (perf/NOTES.md): these beat 128x64 / 128x128
+      // with one m-tile and 128x32 / 64x64 blocks.
       int64_t d = std::max(op.getHeadDim(), op.getValueHeadDim());
       int64_t bq = blockQ ? int64_t(blockQ) : 128;
-      int64_t bkv = blockKV ? int64_t(blockKV) : (d <= 64 ? 128 : 64);
+      int64_t bkv = blockKV ? int64_t(blockKV) : (d <= 64 ? 64 : 32);
       if (!op.getBlockQAttr())
         op.setBlockQAttr(b.getI64IntegerAttr(bq));
       if (!op.getBlockKvAttr())

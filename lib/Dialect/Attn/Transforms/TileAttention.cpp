@@ -17,6 +17,8 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <limits>
+
 namespace mlir::attn {
 #define GEN_PASS_DEF_ATTNTILEATTENTION
 #include "attn/Transforms/Passes.h.inc"
@@ -29,9 +31,25 @@ static constexpr int64_t kMinDerivedBlock = 16;
 static constexpr int64_t kMaxDerivedBlock = 128;
 static constexpr int64_t kMaxBlock = 1024;
 
+/// x·y and x + y for non-negative x, y, saturating at INT64_MAX: a size that
+/// does not fit int64 compares as larger than any memory, never wraps to a
+/// small one.
+static int64_t satMul(int64_t x, int64_t y) {
+  int64_t r;
+  return llvm::MulOverflow(x, y, r) ? std::numeric_limits<int64_t>::max() : r;
+}
+static int64_t satAdd(int64_t x, int64_t y) {
+  int64_t r;
+  return llvm::AddOverflow(x, y, r) ? std::numeric_limits<int64_t>::max() : r;
+}
+
 int64_t mlir::attn::tileFootprintBytes(BlockSizes b, int64_t d, int64_t dv,
                                        int64_t elemBytes) {
-  return (b.blockQ * d + b.blockKV * d + b.blockKV * dv) * elemBytes;
+  // (Br·d + Bc·d + Bc·dv) · bytes, saturating: the verifier caps head dims,
+  // but this must not wrap for callers that bypass it.
+  int64_t elems = satAdd(satAdd(satMul(b.blockQ, d), satMul(b.blockKV, d)),
+                         satMul(b.blockKV, dv));
+  return satMul(elems, elemBytes);
 }
 
 BlockSizes mlir::attn::deriveBlockSizes(TargetAttr target, int64_t d,
@@ -40,8 +58,10 @@ BlockSizes mlir::attn::deriveBlockSizes(TargetAttr target, int64_t d,
   // memory, Bc = ceil(M / 4d) and Br = min(Bc, d), so that the Q, K, V and O
   // blocks together fit in M.
   int64_t m = target.getSmemPerBlock() / elemBytes;
-  int64_t hd = std::max(d, dv);
-  int64_t bc = llvm::divideCeil(m, 4 * hd);
+  int64_t hd = std::max<int64_t>({d, dv, 1});
+  // 4·hd saturates: for an absurd head dim Bc = ceil(M / INT64_MAX) = 1
+  // (then clamped) instead of a division by a wrapped 0.
+  int64_t bc = llvm::divideCeil(m, satMul(4, hd));
   int64_t br = std::min(bc, hd);
   // Tensor-core tiles want powers of two, at least one 16-row MMA tile and
   // no more rows than a block's registers can hold accumulators for.
@@ -177,45 +197,51 @@ Value emitExpScaled(OpBuilder &b, Location loc, const ProgramContext &pc,
   return math::ExpOp::create(b, loc, scaled);
 }
 
-LogicalResult resolveTarget(AttentionOp op, StringRef option,
-                            TargetAttr &target) {
-  if ((target = op.getTargetAttr()))
-    return success();
+/// The op's target, else one on an enclosing op, else `fallback` (the
+/// pass's `target` option).
+TargetAttr resolveTarget(AttentionOp op, TargetAttr fallback) {
+  if (TargetAttr t = op.getTargetAttr())
+    return t;
   for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
-    if (auto t = p->getAttrOfType<TargetAttr>(kTargetAttrName)) {
-      target = t;
-      return success();
-    }
-  target = TargetAttr::getKnown(op.getContext(), option);
-  if (!target)
-    return op.emitError() << "unknown target '" << option
-                          << "' (expected cpu, sm_80, sm_86, sm_89, sm_90 or "
-                             "sm_90a)";
-  return success();
+    if (auto t = p->getAttrOfType<TargetAttr>(kTargetAttrName))
+      return t;
+  return fallback;
 }
 
 struct TileAttentionPass
     : public attn::impl::AttnTileAttentionBase<TileAttentionPass> {
   using Base::Base;
 
+  /// Checks the options once, before any IR is seen: a bad option is an
+  /// error even when no op would read it (no attn.attention, or every op
+  /// naming its own target and blocks). Options have no place in the IR, so
+  /// the error has no location.
+  LogicalResult initialize(MLIRContext *ctx) override {
+    defaultTarget = TargetAttr::getKnown(ctx, target.getValue());
+    if (!defaultTarget)
+      return mlir::emitError(UnknownLoc::get(ctx))
+             << "pass option target: unknown target '" << target.getValue()
+             << "' (expected cpu, sm_80, sm_86, sm_89, sm_90 or sm_90a)";
+    for (auto [name, opt] : {std::pair{"block-q", int64_t(blockQ)},
+                             std::pair{"block-kv", int64_t(blockKV)}})
+      if (opt != 0 && (opt < 1 || opt > kMaxBlock || !llvm::isPowerOf2_64(opt)))
+        return mlir::emitError(UnknownLoc::get(ctx))
+               << "pass option " << name << " must be a power of two in [1, "
+               << kMaxBlock << "], got " << opt;
+    return success();
+  }
+
   LogicalResult chooseBlocks(AttentionOp op, BlockSizes &blocks) {
-    TargetAttr tgt;
-    if (failed(resolveTarget(op, target.getValue(), tgt)))
-      return failure();
+    TargetAttr tgt = resolveTarget(op, defaultTarget);
     int64_t elemBytes = op.getElementType().getIntOrFloatBitWidth() / 8;
     int64_t d = op.getHeadDim(), dv = op.getValueHeadDim();
     blocks = deriveBlockSizes(tgt, d, dv, elemBytes);
-    for (auto [name, opt, dst] :
-         {std::tuple{"block-q", int64_t(blockQ), &blocks.blockQ},
-          std::tuple{"block-kv", int64_t(blockKV), &blocks.blockKV}}) {
-      if (opt == 0)
-        continue;
-      if (opt < 1 || opt > kMaxBlock || !llvm::isPowerOf2_64(opt))
-        return op.emitError() << "pass option " << name
-                              << " must be a power of two in [1, "
-                              << kMaxBlock << "], got " << opt;
-      *dst = opt;
-    }
+    // Options (checked in initialize) override the derived sizes; the op's
+    // own attributes override the options.
+    if (blockQ != 0)
+      blocks.blockQ = blockQ;
+    if (blockKV != 0)
+      blocks.blockKV = blockKV;
     if (auto a = op.getBlockQAttr())
       blocks.blockQ = a.getInt();
     if (auto a = op.getBlockKvAttr())
@@ -378,6 +404,9 @@ struct TileAttentionPass
       if (failed(tile(op)))
         return signalPassFailure();
   }
+
+  /// The `target` option, resolved by initialize.
+  TargetAttr defaultTarget;
 };
 
 } // namespace

@@ -16,15 +16,16 @@
 // CHECK:           %[[MN:.*]] = arith.maximumf %[[M]], %[[RM]]
 // CHECK:           %[[NOKEY:.*]] = arith.cmpf oeq, %[[MN]], %[[NINF]]
 // CHECK:           %[[MS:.*]] = arith.select %[[NOKEY]], %[[ZERO]], %[[MN]]
-// CHECK:           %[[C:.*]] = arith.constant dense<0.360673755> : tensor<16xf32>
-// CHECK:           %[[MC:.*]] = arith.mulf %[[MS]], %[[C]]
+// P = exp2((S - m')·c) and α = exp2((m - m')·c): subtract first, then scale
+// (S·c alone overflows f32 for a large scale).
+// CHECK:           %[[MSB:.*]] = attn.broadcast %[[MS]]
+// CHECK:           %[[SD:.*]] = arith.subf %[[S]], %[[MSB]]
 // CHECK:           %[[CS:.*]] = arith.constant dense<0.360673755> : tensor<16x16xf32>
-// CHECK:           %[[SC:.*]] = arith.mulf %[[S]], %[[CS]]
-// CHECK:           %[[MCB:.*]] = attn.broadcast %[[MC]]
-// CHECK:           %[[X:.*]] = arith.subf %[[SC]], %[[MCB]]
+// CHECK:           %[[X:.*]] = arith.mulf %[[SD]], %[[CS]]
 // CHECK:           %[[P:.*]] = math.exp2 %[[X]]
-// CHECK:           %[[MOC:.*]] = arith.mulf %[[M]], %[[C]]
-// CHECK:           %[[AX:.*]] = arith.subf %[[MOC]], %[[MC]]
+// CHECK:           %[[MD:.*]] = arith.subf %[[M]], %[[MS]]
+// CHECK:           %[[C:.*]] = arith.constant dense<0.360673755> : tensor<16xf32>
+// CHECK:           %[[AX:.*]] = arith.mulf %[[MD]], %[[C]]
 // CHECK:           %[[ALPHA:.*]] = math.exp2 %[[AX]]
 // CHECK:           %[[RS:.*]] = attn.reduce sum %[[P]]
 // CHECK:           %[[LA:.*]] = arith.mulf %[[ALPHA]], %[[L]]

@@ -3,9 +3,10 @@
 // RUN: not attn-opt %s -attn-tile-attention="target=sm_12" 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not attn-opt %s -attn-tile-attention="target=sm_86 block-q=1024 block-kv=1024" 2>&1 | FileCheck %s --check-prefix=FIT
 
-// POW2: tile-attention-errors.mlir:[[@LINE+10]]:3: error: pass option block-q must be a power of two in [1, 1024], got 3
-// RANGE: tile-attention-errors.mlir:[[@LINE+9]]:3: error: pass option block-kv must be a power of two in [1, 1024], got 4096
-// TARGET: tile-attention-errors.mlir:[[@LINE+8]]:3: error: unknown target 'sm_12'
+// Bad options are reported before any IR is read, without a location.
+// POW2: error: pass option block-q must be a power of two in [1, 1024], got 3
+// RANGE: error: pass option block-kv must be a power of two in [1, 1024], got 4096
+// TARGET: error: pass option target: unknown target 'sm_12'
 // FIT: tile-attention-errors.mlir:[[@LINE+7]]:3: error: block sizes Br=1024, Bc=1024 need 786432 bytes of on-chip memory for the Q, K and V tiles, but target sm_86 offers 101376
 func.func @f(%q: memref<?x?x?x128xf16>, %k: memref<?x?x?x128xf16>,
              %v: memref<?x?x?x128xf16>, %o: memref<?x?x?x128xf16>) {

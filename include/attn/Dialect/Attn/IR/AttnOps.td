@@ -24,8 +24,8 @@ def Attn_AttentionOp : Attn_Op<"attention"> {
 
     Shapes: Q `[B, Hq, Nq, D]`, K `[B, Hkv, Nk, D]`, V `[B, Hkv, Nk, Dv]`,
     O `[B, Hq, Nq, Dv]`, LSE `[B, Hq, Nq]`. Batch, heads and sequence lengths
-    may be dynamic; head dims are static. Elements are f32, f16 or bf16 (all
-    operands alike); accumulation is f32.
+    may be dynamic; head dims are static and at most 1024. Elements are f32,
+    f16 or bf16 (all operands alike); accumulation is f32.
 
     * `scale` defaults to 1/sqrt(D) and must be positive and finite.
     * `causal` masks key j for query i when j > i + (Nk - Nq): the mask is
@@ -88,7 +88,8 @@ def Attn_LoadTileOp : Attn_Op<"load_tile"> {
     `rows` are zero. The last index is the row; the tile's trailing dims are
     the source's trailing dims. `rows` must not exceed the tile's row count.
     Zero padding keeps padded query/key rows finite, so masked scores stay
-    -inf rather than NaN.
+    -inf rather than NaN. Tiles of every tile-level op have non-zero static
+    dims.
 
     Example (a 64-row block of K for batch %b, kv head %h):
 

@@ -1,0 +1,5 @@
+// Parses, but the attn.attention does not verify.
+func.func @attention(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x32xf32>, %v: memref<?x?x?x64xf32>, %o: memref<?x?x?x64xf32>) {
+  attn.attention %q, %k, %v into %o : memref<?x?x?x64xf32>, memref<?x?x?x32xf32>, memref<?x?x?x64xf32>, memref<?x?x?x64xf32>
+  return
+}

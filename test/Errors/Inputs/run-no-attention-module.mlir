@@ -1,0 +1,6 @@
+// An explicit module without an attn.attention.
+module @m {
+  func.func @f() {
+    return
+  }
+}

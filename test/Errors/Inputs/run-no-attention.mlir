@@ -1,0 +1,4 @@
+// A well-formed module without an attn.attention.
+func.func @f() {
+  return
+}

@@ -1,0 +1,101 @@
+// attn-run with bad command-line flags: "attn-run: error: ..." (or the
+// command-line parser's message) and exit code 1, before anything is
+// compiled or allocated.
+
+// Sizes must be positive.
+// RUN: not attn-run --seq-q 0 2>&1 | FileCheck %s --check-prefix=SEQQ0
+// SEQQ0: attn-run: error: seq-q must be >= 1, got 0
+// RUN: not attn-run --seq-q -5 2>&1 | FileCheck %s --check-prefix=SEQQNEG
+// SEQQNEG: attn-run: error: seq-q must be >= 1, got -5
+// RUN: not attn-run --seq-k 0 2>&1 | FileCheck %s --check-prefix=SEQK0
+// SEQK0: attn-run: error: seq-k must be >= 1, got 0
+// RUN: not attn-run --batch 0 2>&1 | FileCheck %s --check-prefix=BATCH0
+// BATCH0: attn-run: error: batch must be >= 1, got 0
+// RUN: not attn-run --heads 0 2>&1 | FileCheck %s --check-prefix=HEADS0
+// HEADS0: attn-run: error: heads must be >= 1, got 0
+// RUN: not attn-run --kv-heads 0 2>&1 | FileCheck %s --check-prefix=KVHEADS0
+// KVHEADS0: attn-run: error: kv-heads must be >= 1, got 0
+// RUN: not attn-run --head-dim 0 2>&1 | FileCheck %s --check-prefix=D0
+// D0: attn-run: error: head-dim must be >= 1, got 0
+// RUN: not attn-run --head-dim -64 2>&1 | FileCheck %s --check-prefix=DNEG
+// DNEG: attn-run: error: head-dim must be >= 1, got -64
+// RUN: not attn-run --head-dim-v 0 2>&1 | FileCheck %s --check-prefix=DV0
+// DV0: attn-run: error: head-dim-v must be >= 1, got 0
+
+// GQA/MQA: Hq must be a multiple of Hkv.
+// RUN: not attn-run --heads 6 --kv-heads 4 2>&1 | FileCheck %s --check-prefix=GQA
+// GQA: attn-run: error: heads (6) must be a multiple of kv-heads (4)
+// RUN: not attn-run --heads 2 --kv-heads 4 2>&1 | FileCheck %s --check-prefix=GQA2
+// GQA2: attn-run: error: heads (2) must be a multiple of kv-heads (4)
+
+// Problems too large to address.
+// RUN: not attn-run --seq-q 10000000000 2>&1 | FileCheck %s --check-prefix=HUGE
+// RUN: not attn-run --batch 100000 --heads 100000 --seq-q 100000 2>&1 | FileCheck %s --check-prefix=HUGE
+// HUGE: attn-run: error: problem too large: a tensor would exceed 2^31-1 elements
+// Problems whose host buffers exceed the memory limit are refused before
+// compiling: the default limit is physical memory less 1/8, which a test
+// cannot rely on, so these set it.
+// RUN: not attn-run --seq-q 100000 --host-memory-limit 100 2>&1 | FileCheck %s --check-prefix=HOSTMEM
+// HOSTMEM: attn-run: error: problem too large for this machine: its host buffers need 0.2 GiB, but --host-memory-limit allows 0.1 GiB
+// HOSTMEM-NOT: seed=
+// RUN: not attn-run %attn_src_root/examples/attention.mlir --heads 8 --seq-q 8192 --check --host-memory-limit 100 2>&1 | FileCheck %s --check-prefix=HOSTMEMFILE
+// HOSTMEMFILE: attn-run: error: problem too large for this machine: its host buffers need {{.*}} GiB, but --host-memory-limit allows 0.1 GiB
+// RUN: not attn-run --seq-q 99999999999999999999 2>&1 | FileCheck %s --check-prefix=OVERFLOW
+// OVERFLOW: for the --seq-q option: '99999999999999999999' value invalid for long argument!
+
+// Element types and targets.
+// RUN: not attn-run --dtype f8 2>&1 | FileCheck %s --check-prefix=F8
+// F8: attn-run: error: unknown --dtype 'f8' (expected f32, f16 or bf16)
+// RUN: not attn-run --dtype F32 2>&1 | FileCheck %s --check-prefix=F32UPPER
+// F32UPPER: attn-run: error: unknown --dtype 'F32' (expected f32, f16 or bf16)
+// RUN: not attn-run --target gpu 2>&1 | FileCheck %s --check-prefix=GPU
+// RUN: not attn-run %S/Inputs/run-plain-f32.mlir --target gpu 2>&1 | FileCheck %s --check-prefix=GPU
+// GPU: attn-run: error: unsupported: --target gpu needs the GPU code generator and CUDA runtime, which this build does not have yet; use --target cpu
+// RUN: not attn-run --target sm_90 2>&1 | FileCheck %s --check-prefix=SM90
+// SM90: attn-run: error: unknown --target 'sm_90' (expected cpu or gpu)
+
+// Scale.
+// RUN: not attn-run --scale -1 2>&1 | FileCheck %s --check-prefix=SCALE
+// RUN: not attn-run --scale nan 2>&1 | FileCheck %s --check-prefix=SCALE
+// RUN: not attn-run --scale inf 2>&1 | FileCheck %s --check-prefix=SCALE
+// SCALE: attn-run: error: scale must be positive and finite
+// RUN: not attn-run --scale abc 2>&1 | FileCheck %s --check-prefix=SCALEABC
+// SCALEABC: for the --scale option: 'abc' value invalid for floating point argument!
+// An explicit 0 is an error, not "use the default" (bug-attn-run-scale-zero).
+// RUN: not attn-run --scale 0 2>&1 | FileCheck %s --check-prefix=SCALEZERO
+// SCALEZERO: attn-run: error: scale must be positive and finite, got 0
+// The op keeps the scale as an f32: a double that rounds to 0 or to
+// infinity in f32 is refused, with either file or flags.
+// RUN: not attn-run --scale 1e-300 2>&1 | FileCheck %s --check-prefix=SCALEUNDER
+// RUN: not attn-run %S/Inputs/run-plain-f32.mlir --scale 1e-300 2>&1 | FileCheck %s --check-prefix=SCALEUNDER
+// SCALEUNDER: attn-run: error: scale 1e-300 underflows to 0 in f32, the type the op keeps it in (the smallest positive f32 is 1.4e-45)
+// RUN: not attn-run --scale 1e300 2>&1 | FileCheck %s --check-prefix=SCALEF32
+// SCALEF32: attn-run: error: scale 1e+300 overflows f32, the type the op keeps it in (the largest f32 is 3.4e+38)
+// A subnormal f32 scale is still a positive f32.
+// RUN: attn-run --scale 1e-40 --seq-q 16 --lse=false --seed 1 --check | FileCheck %s --check-prefix=SCALESUB
+// SCALESUB: PASS
+
+// Block sizes.
+// RUN: not attn-run --block-q 3 2>&1 | FileCheck %s --check-prefix=BQ3
+// BQ3: error: pass option block-q must be a power of two in [1, 1024], got 3
+// BQ3: attn-run: error: compilation failed
+// RUN: not attn-run --block-q -1 2>&1 | FileCheck %s --check-prefix=BQNEG
+// BQNEG: error: pass option block-q must be a power of two in [1, 1024], got -1
+// RUN: not attn-run --block-kv 100000 2>&1 | FileCheck %s --check-prefix=BKVHUGE
+// BKVHUGE: error: pass option block-kv must be a power of two in [1, 1024], got 100000
+// RUN: not attn-run --block-q 1024 --block-kv 1024 --head-dim 128 2>&1 | FileCheck %s --check-prefix=NOFIT
+// NOFIT: error: block sizes Br=1024, Bc=1024 need 1572864 bytes of on-chip memory for the Q, K and V tiles, but target cpu offers 1048576
+// NOFIT: attn-run: error: compilation failed
+// RUN: not attn-run --head-dim 100000 2>&1 | FileCheck %s --check-prefix=BIGD
+// BIGD: error: 'attn.attention' op unsupported: head dim 100000 (at most 1024)
+// BIGD: attn-run: error: the problem does not form a valid attn.attention
+// RUN: not attn-run --head-dim-v 2048 2>&1 | FileCheck %s --check-prefix=BIGDV
+// BIGDV: error: 'attn.attention' op unsupported: value head dim 2048 (at most 1024)
+
+// Unknown flags and stray arguments.
+// RUN: not attn-run --bogus 2>&1 | FileCheck %s --check-prefix=BOGUS
+// BOGUS: Unknown command line argument '--bogus'
+// RUN: not attn-run %S/Inputs/run-plain-f32.mlir %S/Inputs/run-plain-f32.mlir 2>&1 | FileCheck %s --check-prefix=TWOFILES
+// TWOFILES: Too many positional arguments specified!
+// RUN: not attn-run --seed -1 2>&1 | FileCheck %s --check-prefix=SEED
+// SEED: for the --seed option: '-1' value invalid for ulong argument!
