@@ -16,8 +16,12 @@
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Pipelines/Pipelines.h"
 #include "attn/runtime/Reference.h"
+#ifdef ATTN_HAVE_RUNTIME
+#include "attn/runtime/Runtime.h"
+#endif
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Builders.h"
@@ -30,7 +34,10 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -81,8 +88,18 @@ static cl::opt<bool> optLse("lse", cl::desc("Also compute the log-sum-exp"),
 static cl::opt<uint64_t>
     optSeed("seed", cl::desc("Random seed (default: a fresh one each run)"),
             cl::init(0), cl::cat(category));
-static cl::opt<std::string> optTarget("target", cl::desc("cpu or gpu"),
-                                      cl::init("cpu"), cl::cat(category));
+static cl::opt<std::string>
+    optTarget("target",
+              cl::desc("cpu, gpu, or auto (the GPU when one is usable, else "
+                       "the CPU)"),
+              cl::init("cpu"), cl::cat(category));
+static cl::opt<std::string>
+    optChip("chip", cl::desc("GPU chip to compile for (--target gpu/auto)"),
+            cl::init("sm_80"), cl::cat(category));
+static cl::opt<int> optRepeat("repeat",
+                              cl::desc("GPU: timed runs after 3 warm-ups "
+                                       "(median reported)"),
+                              cl::init(10), cl::cat(category));
 static cl::opt<bool> optCheck("check",
                               cl::desc("Compare with a float64 reference"),
                               cl::init(false), cl::cat(category));
@@ -455,6 +472,223 @@ double msSince(std::chrono::steady_clock::time_point t0) {
 
 } // namespace
 
+/// Compares O (and the LSE when computed) with the float64 reference;
+/// prints the errors and PASS/FAIL; returns the exit code.
+int checkOutputs(const rt::Problem &p, const std::vector<double> &qv,
+                 const std::vector<double> &kv,
+                 const std::vector<double> &vv,
+                 const std::vector<uint8_t> &os,
+                 const std::vector<uint8_t> &lses) {
+  std::vector<double> refO, refLse;
+  rt::referenceAttention(p, qv, kv, vv, refO, refLse);
+  rt::ErrorStats eo =
+      rt::compare(rt::decode(p.dtype, os.data(), p.numO()), refO);
+  double tol = rt::tolerance(p.dtype);
+  bool ok = eo.nonFinite == 0 && eo.relative <= tol;
+  llvm::outs() << llvm::format("  check O:   max_abs=%.3e rel=%.3e "
+                               "non_finite=%zu (tolerance rel %.0e)\n",
+                               eo.maxAbs, eo.relative, eo.nonFinite, tol);
+  if (optLse) {
+    rt::ErrorStats el = rt::compare(
+        rt::decode(rt::DType::F32, lses.data(), p.numLse()), refLse);
+    // The LSE is computed in f32 whatever the inputs: hold it to the f32
+    // bound scaled by the score magnitude, and to the dtype's bound.
+    bool lseOk = el.nonFinite == 0 && el.relative <= std::max(tol, 1e-5);
+    llvm::outs() << llvm::format("  check LSE: max_abs=%.3e rel=%.3e "
+                                 "non_finite=%zu\n",
+                                 el.maxAbs, el.relative, el.nonFinite);
+    ok = ok && lseOk;
+  }
+  llvm::outs() << (ok ? "  PASS\n" : "  FAIL\n");
+  return ok ? 0 : 1;
+}
+
+struct GPUOutcome {
+  enum Kind { Ran, Failed, Unavailable } status;
+  int exitCode;
+  std::string why; ///< for Unavailable
+};
+
+/// --target gpu/auto: compiles the module's attention to PTX (the
+/// attn-codegen pipeline, in process), hands it to the runtime as a
+/// one-kernel bundle, and runs it on fresh inputs through the runtime.
+GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
+  auto failed1 = [](const llvm::Twine &msg) {
+    return GPUOutcome{GPUOutcome::Failed, fail(msg), ""};
+  };
+#ifndef ATTN_HAVE_RUNTIME
+  (void)ctx;
+  (void)module;
+  (void)p;
+  return {GPUOutcome::Unavailable,
+          fail("unsupported: this attn-run was built without the CUDA "
+               "runtime (no cuda.h at build time)"),
+          "built without the CUDA runtime"};
+#else
+  if (p.dtype == rt::DType::F32)
+    return optTarget == "gpu"
+               ? failed1("unsupported: --target gpu runs f16 and bf16 (the "
+                         "tensor cores' inputs); f32 runs on --target cpu")
+               : GPUOutcome{GPUOutcome::Unavailable, 0,
+                            "f32 runs on the CPU path"};
+  if (!mlir::attn::isSupportedChip(optChip))
+    return failed1("unsupported chip '" + optChip +
+                   "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)");
+
+  // The driver and a device first: without them there is nothing to do.
+  SmallString<128> dir;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueDirectory("attn-run-bundle", dir))
+    return failed1("cannot create a temporary directory: " + ec.message());
+  auto cleanup = llvm::make_scope_exit(
+      [&] { (void)llvm::sys::fs::remove_directories(dir); });
+
+  // Compile.
+  auto t0 = std::chrono::steady_clock::now();
+  OwningOpRef<ModuleOp> gpuModule(cast<ModuleOp>(module->clone()));
+  mlir::attn::CodegenPipelineOptions opts;
+  opts.chip = optChip;
+  opts.blockQ = optBlockQ;
+  opts.blockKV = optBlockKV;
+  PassManager kernelPm(&ctx);
+  mlir::attn::buildGPUKernelPipeline(kernelPm, opts);
+  if (mlir::failed(kernelPm.run(*gpuModule)))
+    return failed1("GPU code generation failed");
+  gpu::GPUFuncOp kernel;
+  gpuModule->walk([&](gpu::GPUFuncOp f) { kernel = f; });
+  DictionaryAttr info =
+      kernel ? kernel->getAttrOfType<DictionaryAttr>(
+                   mlir::attn::kKernelInfoAttrName)
+             : DictionaryAttr();
+  if (!info)
+    return failed1("GPU code generation produced no kernel");
+  auto getInt = [&](StringRef k) {
+    return cast<IntegerAttr>(info.get(k)).getInt();
+  };
+  std::string name = kernel.getName().str();
+  PassManager ptxPm(&ctx);
+  mlir::attn::buildGPUSerializePipeline(ptxPm, opts);
+  if (mlir::failed(ptxPm.run(*gpuModule)))
+    return failed1("PTX generation failed");
+  std::string ptx;
+  gpuModule->walk([&](gpu::BinaryOp bin) {
+    for (Attribute a : bin.getObjects())
+      ptx += cast<gpu::ObjectAttr>(a).getObject().getValue().str();
+  });
+  double compileMs = msSince(t0);
+
+  // A one-kernel bundle for the runtime.
+  {
+    std::error_code ec;
+    SmallString<128> path(dir);
+    llvm::sys::path::append(path, name + ".ptx");
+    llvm::raw_fd_ostream ptxOut(path, ec);
+    if (ec)
+      return failed1("cannot write " + path + ": " + ec.message());
+    ptxOut << ptx;
+    SmallString<128> mpath(dir);
+    llvm::sys::path::append(mpath, "manifest.txt");
+    llvm::raw_fd_ostream m(mpath, ec);
+    if (ec)
+      return failed1("cannot write " + mpath + ": " + ec.message());
+    m << "kernel name=" << name << " ptx=" << name << ".ptx chip=" << optChip
+      << " dtype=" << rt::dtypeName(p.dtype) << " head_dim=" << p.headDim
+      << " head_dim_v=" << p.headDimV << " causal=" << (p.causal ? 1 : 0)
+      << " block_m=" << getInt("block_m") << " block_n=" << getInt("block_n")
+      << " threads=" << getInt("threads") << " smem=" << getInt("smem_bytes")
+      << "\n";
+  }
+
+  std::unique_ptr<rt::Runtime> runtime;
+  rt::RuntimeOptions ropts;
+  ropts.bundleDir = dir.str().str();
+  rt::Status st = rt::Runtime::create(ropts, runtime);
+  if (!st.ok()) {
+    bool noGpu = st.code() == rt::StatusCode::NoDriver ||
+                 st.code() == rt::StatusCode::NoDevice;
+    if (noGpu && optTarget == "auto")
+      return {GPUOutcome::Unavailable, 0, st.message()};
+    return failed1(st.message());
+  }
+
+  rt::ForwardProblem fp;
+  fp.dtype = p.dtype;
+  fp.batch = p.batch;
+  fp.headsQ = p.headsQ;
+  fp.headsKV = p.headsKV;
+  fp.seqQ = p.seqQ;
+  fp.seqK = p.seqK;
+  fp.headDim = p.headDim;
+  fp.headDimV = p.headDimV;
+  fp.causal = p.causal;
+  fp.scale = p.effectiveScale();
+  fp.withLse = optLse;
+
+  uint64_t seed = optSeed.getNumOccurrences() ? uint64_t(optSeed)
+                                              : std::random_device{}();
+  std::vector<double> qv, kv, vv;
+  std::vector<uint8_t> qs, ks, vs, os, lses;
+  rt::fillRandom(p.dtype, seed, p.numQ(), qv, qs);
+  rt::fillRandom(p.dtype, seed + 1, p.numK(), kv, ks);
+  rt::fillRandom(p.dtype, seed + 2, p.numV(), vv, vs);
+  rt::fillNaN(p.dtype, p.numO(), os);
+  rt::fillNaN(rt::DType::F32, p.numLse(), lses);
+
+  rt::DeviceBuffer dq, dk, dv, dO, dl;
+  for (auto [buf, host] :
+       {std::pair{&dq, &qs}, std::pair{&dk, &ks}, std::pair{&dv, &vs},
+        std::pair{&dO, &os}, std::pair{&dl, &lses}}) {
+    if (!(st = rt::DeviceBuffer::allocate(*runtime, 0, host->size(), *buf))
+             .ok() ||
+        !(st = runtime->copyToDevice(buf->get(), host->data(), host->size()))
+             .ok())
+      return failed1(st.message());
+  }
+  float *lsePtr = optLse ? static_cast<float *>(dl.get()) : nullptr;
+  auto launch = [&] {
+    return runtime->forward(fp, dq.get(), dk.get(), dv.get(), dO.get(),
+                            lsePtr, nullptr);
+  };
+  // The checked run writes into the NaN-poisoned buffers.
+  if (!(st = launch()).ok() || !(st = runtime->synchronize(0)).ok())
+    return failed1(st.message());
+  if (!(st = runtime->copyToHost(os.data(), dO.get(), os.size())).ok() ||
+      !(st = runtime->copyToHost(lses.data(), dl.get(), lses.size())).ok())
+    return failed1(st.message());
+  // Then time it (host clock around synchronised launches; the benchmark
+  // script times with CUDA events).
+  std::vector<double> times;
+  for (int i = 0; i < 3 + std::max(optRepeat.getValue(), 1); ++i) {
+    auto t = std::chrono::steady_clock::now();
+    if (!(st = launch()).ok() || !(st = runtime->synchronize(0)).ok())
+      return failed1(st.message());
+    if (i >= 3)
+      times.push_back(msSince(t));
+  }
+  llvm::sort(times);
+  double ms = times[times.size() / 2];
+  rt::KernelChoice choice;
+  runtime->lastKernel(choice);
+  double flops = 4.0 * p.batch * p.headsQ * p.seqQ * p.seqK *
+                 double(p.headDim + p.headDimV) / 2.0 *
+                 (p.causal ? 0.5 : 1.0);
+  llvm::outs() << "attn-run: target=gpu (" << choice.device.name << ", "
+               << choice.kernel.chip.str() << " PTX) kernel=" << name
+               << " dtype=" << rt::dtypeName(p.dtype) << " B=" << p.batch
+               << " Hq=" << p.headsQ << " Hkv=" << p.headsKV
+               << " Nq=" << p.seqQ << " Nk=" << p.seqK << " D=" << p.headDim
+               << " Dv=" << p.headDimV << " causal=" << p.causal
+               << " scale=" << p.effectiveScale() << "\n";
+  llvm::outs() << llvm::format("  seed=%llu compile=%.1f ms run=%.3f ms "
+                               "median of %zu (%.1f TFLOP/s)\n",
+                               (unsigned long long)seed, compileMs, ms,
+                               times.size(), flops / ms * 1e-9);
+  if (!optCheck)
+    return {GPUOutcome::Ran, 0, ""};
+  return {GPUOutcome::Ran, checkOutputs(p, qv, kv, vv, os, lses), ""};
+#endif
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -463,12 +697,9 @@ int main(int argc, char **argv) {
       "attn-run: compile and run one attention problem, optionally checked "
       "against a float64 reference\n");
 
-  if (optTarget == "gpu")
-    return fail("unsupported: --target gpu needs the GPU code generator and "
-                "CUDA runtime, which this build does not have yet; use "
-                "--target cpu");
-  if (optTarget != "cpu")
-    return fail("unknown --target '" + optTarget + "' (expected cpu or gpu)");
+  if (optTarget != "cpu" && optTarget != "gpu" && optTarget != "auto")
+    return fail("unknown --target '" + optTarget +
+                "' (expected cpu, gpu or auto)");
 
   DialectRegistry registry;
   mlir::attn::registerAttnDialects(registry);
@@ -545,6 +776,14 @@ int main(int argc, char **argv) {
                                     : "physical memory less 1/8",
                                 limit / (1 << 30))
                       .str());
+  }
+
+  if (optTarget != "cpu") {
+    GPUOutcome g = runOnGPU(ctx, *module, p);
+    if (g.status != GPUOutcome::Unavailable || optTarget == "gpu")
+      return g.exitCode;
+    llvm::outs() << "attn-run: no usable GPU (" << g.why
+                 << "); running on the CPU\n";
   }
 
   // Expose the C interface (_mlir_ciface_<name>) for the JIT call.
@@ -642,26 +881,5 @@ int main(int argc, char **argv) {
   if (!optCheck)
     return 0;
 
-  std::vector<double> refO, refLse;
-  rt::referenceAttention(p, qv, kv, vv, refO, refLse);
-  rt::ErrorStats eo2 =
-      rt::compare(rt::decode(p.dtype, os.data(), p.numO()), refO);
-  double tol = rt::tolerance(p.dtype);
-  bool ok = eo2.nonFinite == 0 && eo2.relative <= tol;
-  llvm::outs() << llvm::format("  check O:   max_abs=%.3e rel=%.3e "
-                               "non_finite=%zu (tolerance rel %.0e)\n",
-                               eo2.maxAbs, eo2.relative, eo2.nonFinite, tol);
-  if (optLse) {
-    rt::ErrorStats el = rt::compare(
-        rt::decode(rt::DType::F32, lses.data(), p.numLse()), refLse);
-    // The LSE is computed in f32 whatever the inputs: hold it to the f32
-    // bound scaled by the score magnitude, and to the dtype's bound.
-    bool lseOk = el.nonFinite == 0 && el.relative <= std::max(tol, 1e-5);
-    llvm::outs() << llvm::format("  check LSE: max_abs=%.3e rel=%.3e "
-                                 "non_finite=%zu\n",
-                                 el.maxAbs, el.relative, el.nonFinite);
-    ok = ok && lseOk;
-  }
-  llvm::outs() << (ok ? "  PASS\n" : "  FAIL\n");
-  return ok ? 0 : 1;
+  return checkOutputs(p, qv, kv, vv, os, lses);
 }
