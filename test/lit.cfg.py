@@ -32,3 +32,17 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 # ptxas (CUDA toolkit) validates the generated PTX when it is installed.
 if os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.available_features.add("ptxas")
+
+# GPU-gated tests: "gpu" where a CUDA GPU is visible, "no-gpu" elsewhere
+# (the GPU check itself runs through tools/gpu-check.sh on the lent GPU).
+import shutil, subprocess
+def _has_gpu():
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    try:
+        return subprocess.run([smi, "-L"], capture_output=True,
+                              timeout=20).returncode == 0
+    except Exception:
+        return False
+config.available_features.add("gpu" if _has_gpu() else "no-gpu")

@@ -50,7 +50,7 @@
 // F32UPPER: attn-run: error: unknown --dtype 'F32' (expected f32, f16 or bf16)
 // RUN: not attn-run --target gpu 2>&1 | FileCheck %s --check-prefix=GPU
 // RUN: not attn-run %S/Inputs/run-plain-f32.mlir --target gpu 2>&1 | FileCheck %s --check-prefix=GPU
-// GPU: attn-run: error: unsupported: --target gpu needs the GPU code generator and CUDA runtime, which this build does not have yet; use --target cpu
+// GPU: attn-run: error: unsupported: --target gpu runs f16 and bf16 (the tensor cores' inputs); f32 runs on --target cpu
 // RUN: not attn-run --target sm_90 2>&1 | FileCheck %s --check-prefix=SM90
 // SM90: attn-run: error: unknown --target 'sm_90' (expected cpu or gpu)
 
