@@ -52,7 +52,7 @@
 // RUN: not attn-run %S/Inputs/run-plain-f32.mlir --target gpu 2>&1 | FileCheck %s --check-prefix=GPU
 // GPU: attn-run: error: unsupported: --target gpu runs f16 and bf16 (the tensor cores' inputs); f32 runs on --target cpu
 // RUN: not attn-run --target sm_90 2>&1 | FileCheck %s --check-prefix=SM90
-// SM90: attn-run: error: unknown --target 'sm_90' (expected cpu or gpu)
+// SM90: attn-run: error: unknown --target 'sm_90' (expected cpu, gpu or auto)
 
 // Scale.
 // RUN: not attn-run --scale -1 2>&1 | FileCheck %s --check-prefix=SCALE
