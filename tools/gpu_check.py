@@ -190,12 +190,12 @@ def correctness_cases(quick):
     cases = []
 
     def add(dtype="bf16", D=128, causal=False, B=1, Hq=1, Hkv=None, Nq=1,
-            Nk=None, layout="bhnd", lse=True):
+            Nk=None, layout="bhnd", lse=True, scale=None):
         cases.append(dict(kind="correctness", dtype=dtype, D=D,
                           causal=causal, B=B, Hq=Hq,
                           Hkv=Hq if Hkv is None else Hkv, Nq=Nq,
                           Nk=Nq if Nk is None else Nk, layout=layout,
-                          lse=lse))
+                          lse=lse, scale=scale))
 
     sizes = (1, 17, 130, 1000, 4096) if quick else SIZES
     # Every sequence length, both dtypes, head dims and masks.
@@ -232,6 +232,12 @@ def correctness_cases(quick):
         for D in (64, 128):
             add("bf16", D, causal, 2, 4, 2, Nq=130, Nk=1000, layout="bnhd")
             add("bf16", D, causal, 2, 4, Nq=1000, lse=False)
+    # Scales far from 1/sqrt(D): the exponent must not overflow f32 even
+    # where scale·score does (1e30), nor lose the softmax to underflow.
+    for scale in (1e-3, 3.0, 1e30):
+        for causal in (False, True):
+            for D in (64, 128):
+                add("bf16", D, causal, 1, 2, Nq=1000, scale=scale)
     return cases
 
 
@@ -265,7 +271,8 @@ def describe(job):
             f"{'causal' if job['causal'] else 'full'} B={job['B']} "
             f"Hq={job['Hq']} Hkv={job['Hkv']} Nq={job['Nq']} Nk={job['Nk']}"
             f"{' ' + job['layout'] if job['layout'] != 'bhnd' else ''}"
-            f"{'' if job['lse'] else ' no-lse'}")
+            f"{'' if job['lse'] else ' no-lse'}"
+            f"{' scale=%g' % job['scale'] if job.get('scale') else ''}")
 
 
 # --------------------------------------------------------------------------
@@ -333,9 +340,9 @@ def run_correctness(rt, job, seed):
     o = make_tensor((B, Hq, Nq, D), dt, lay, gen, fill=float("nan"))
     lse = (torch.full((B, Hq, Nq), float("nan"), dtype=torch.float32,
                       device="cuda") if job["lse"] else None)
-    scale = 1.0 / math.sqrt(D)
+    scale = job.get("scale") or 1.0 / math.sqrt(D)
     torch.cuda.synchronize()
-    rt.forward(q, k, v, o, lse, causal=job["causal"],
+    rt.forward(q, k, v, o, lse, causal=job["causal"], scale=scale,
                stream=torch.cuda.current_stream().cuda_stream or None)
     torch.cuda.synchronize()
     kernel = rt.last_kernel()

@@ -2,6 +2,7 @@
 #include "attn/Pipelines/Pipelines.h"
 
 #include "attn/Conversion/Passes.h"
+#include "attn/Dialect/Attn/IR/AttnDialect.h"
 #include "attn/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -94,6 +95,7 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   ConvertAttnToNVVMOptions conv;
   conv.mTiles = opts.mTiles;
   conv.qInRegisters = opts.qInRegisters;
+  conv.kvStages = opts.kvStages;
   pm.addPass(createConvertAttnToNVVM(conv));
 }
 
@@ -122,6 +124,72 @@ void mlir::attn::buildGPUCodegenPipeline(OpPassManager &pm,
                                          const CodegenPipelineOptions &opts) {
   buildGPUKernelPipeline(pm, opts);
   buildGPUSerializePipeline(pm, opts);
+}
+
+FailureOr<CompiledKernel>
+mlir::attn::compileGPUKernel(ModuleOp module,
+                             const CodegenPipelineOptions &opts) {
+  MLIRContext *ctx = module.getContext();
+  if (!isSupportedChip(opts.chip))
+    return module.emitError() << "unsupported chip '" << opts.chip
+                              << "' (expected sm_80, sm_86, sm_89, sm_90 or "
+                                 "sm_90a)";
+  PassManager kernelPm(ctx);
+  buildGPUKernelPipeline(kernelPm, opts);
+  if (failed(kernelPm.run(module)))
+    return failure();
+  SmallVector<gpu::GPUFuncOp> kernels;
+  module.walk([&](gpu::GPUFuncOp f) {
+    if (f->hasAttr(kKernelInfoAttrName))
+      kernels.push_back(f);
+  });
+  if (kernels.size() != 1)
+    return module.emitError() << "expected one attn.attention to compile, "
+                                 "got "
+                              << kernels.size() << " kernels";
+  auto info = kernels[0]->getAttrOfType<DictionaryAttr>(kKernelInfoAttrName);
+  auto getInt = [&](StringRef k) {
+    auto a = dyn_cast_or_null<IntegerAttr>(info.get(k));
+    return a ? a.getInt() : 0;
+  };
+  CompiledKernel k;
+  k.name = kernels[0].getName().str();
+  k.chip = opts.chip;
+  k.blockM = getInt("block_m");
+  k.blockN = getInt("block_n");
+  k.threads = getInt("threads");
+  k.smemBytes = getInt("smem_bytes");
+  k.headDim = getInt("head_dim");
+  if (auto d = dyn_cast_or_null<StringAttr>(info.get("dtype")))
+    k.dtype = d.str();
+  if (auto c = dyn_cast_or_null<BoolAttr>(info.get("causal")))
+    k.causal = c.getValue();
+
+  PassManager ptxPm(ctx);
+  buildGPUSerializePipeline(ptxPm, opts);
+  if (failed(ptxPm.run(module)))
+    return failure();
+  module.walk([&](gpu::BinaryOp bin) {
+    for (Attribute a : bin.getObjects())
+      k.ptx += cast<gpu::ObjectAttr>(a).getObject().getValue().str();
+  });
+  if (k.ptx.empty())
+    return module.emitError("PTX generation produced no code");
+  return k;
+}
+
+std::string mlir::attn::manifestLine(const CompiledKernel &k,
+                                     llvm::StringRef ptxFile) {
+  return (llvm::Twine("kernel name=") + k.name + " ptx=" + ptxFile +
+          " chip=" + k.chip + " dtype=" + k.dtype +
+          " head_dim=" + llvm::Twine(k.headDim) +
+          " head_dim_v=" + llvm::Twine(k.headDim) +
+          " causal=" + llvm::Twine(k.causal ? 1 : 0) +
+          " block_m=" + llvm::Twine(k.blockM) +
+          " block_n=" + llvm::Twine(k.blockN) +
+          " threads=" + llvm::Twine(k.threads) +
+          " smem=" + llvm::Twine(k.smemBytes) + "\n")
+      .str();
 }
 
 void mlir::attn::registerAttnPipelines() {

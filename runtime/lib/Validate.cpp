@@ -201,6 +201,12 @@ Status checkProblem(const ForwardProblem &p) {
   if (!std::isfinite(scale) || !(scale > 0))
     return invalid("scale must be positive and finite, got " +
                    std::to_string(p.scale));
+  // The kernel takes the scale as an f32 and multiplies it by log2(e): both
+  // must stay finite and non-zero in f32.
+  float scale32 = static_cast<float>(scale);
+  if (!(scale32 > 0) || !std::isfinite(scale32 * 1.4426950408889634f))
+    return invalid("scale " + std::to_string(scale) +
+                   " is outside the f32 range the kernel computes in");
   for (const TensorShape &t : shapesOf(p))
     if (Status s = checkStrides(t, p.dtype); !s.ok())
       return s;

@@ -5,7 +5,7 @@
 // The whole pipeline down to PTX: the instructions we meant are there.
 // CHECK:       .version 8.0
 // CHECK:       .target sm_80
-// CHECK:       .visible .entry attn_fwd_bf16_d128_m128n32w4qs_causal(
+// CHECK:       .visible .entry attn_fwd_bf16_d128_m128n32w4qss2_causal(
 // CHECK:       .maxntid 128, 1, 1
 // CHECK:       cp.async.cg.shared.global [%{{[a-z0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // CHECK:       cp.async.commit_group;

@@ -8,7 +8,7 @@
 // RUN: not attn-run --target tpu 2>&1 | FileCheck %s --check-prefix=BAD
 
 // GPU: attn-run: error: {{.*(no CUDA driver|stub library|no CUDA-capable|no usable).*}}
-// AUTO: attn-run: no usable GPU ({{.*}}); running on the CPU
+// AUTO: attn-run: not on the GPU ({{.*}}); running on the CPU
 // AUTO: target=cpu dtype=bf16
 // AUTO: PASS
 // F32: attn-run: error: unsupported: --target gpu runs f16 and bf16 (the tensor cores' inputs); f32 runs on --target cpu

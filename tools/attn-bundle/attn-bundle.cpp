@@ -15,11 +15,9 @@
 #include "attn/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -49,6 +47,9 @@ static cl::opt<int64_t> mTiles("m-tiles", cl::desc("16-row m-tiles per warp"),
 static cl::opt<int64_t> qInRegisters("q-in-registers",
                                      cl::desc("Q fragments in registers"),
                                      cl::init(-1));
+static cl::opt<int64_t> kvStages("kv-stages",
+                                 cl::desc("K/V shared-memory stages"),
+                                 cl::init(0));
 
 namespace {
 OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, Type et, int64_t d,
@@ -126,50 +127,21 @@ int main(int argc, char **argv) {
           opts.blockKV = blockKV;
           opts.mTiles = mTiles;
           opts.qInRegisters = qInRegisters;
-          PassManager kernelPm(&ctx);
-          attn::buildGPUKernelPipeline(kernelPm, opts);
-          if (failed(kernelPm.run(*module)))
+          opts.kvStages = kvStages;
+          FailureOr<mlir::attn::CompiledKernel> k =
+              mlir::attn::compileGPUKernel(*module, opts);
+          if (failed(k))
             return fail("kernel generation failed for " + dt + " d" +
                         llvm::Twine(d));
-          gpu::GPUFuncOp kernel;
-          module->walk([&](gpu::GPUFuncOp f) { kernel = f; });
-          auto info = kernel ? kernel->getAttrOfType<DictionaryAttr>(
-                                   attn::kKernelInfoAttrName)
-                             : DictionaryAttr();
-          if (!info)
-            return fail("no kernel was generated");
-          auto getInt = [&](StringRef k) {
-            return cast<IntegerAttr>(info.get(k)).getInt();
-          };
-          std::string name = kernel.getName().str();
-
-          PassManager serializePm(&ctx);
-          attn::buildGPUSerializePipeline(serializePm, opts);
-          if (failed(serializePm.run(*module)))
-            return fail("PTX generation failed for " + name);
-          std::string ptx;
-          module->walk([&](gpu::BinaryOp bin) {
-            for (Attribute a : bin.getObjects())
-              ptx += cast<gpu::ObjectAttr>(a).getObject().getValue().str();
-          });
-          std::string file = name + "." + chip + ".ptx";
+          std::string file = k->name + "." + chip + ".ptx";
           SmallString<256> path(outDir);
           llvm::sys::path::append(path, file);
           std::error_code ec;
           llvm::raw_fd_ostream os(path, ec);
           if (ec)
             return fail("cannot write " + path + ": " + ec.message());
-          os << ptx;
-          manifest += (llvm::Twine("kernel name=") + name + " ptx=" + file +
-                       " chip=" + chip + " dtype=" + dt +
-                       " head_dim=" + llvm::Twine(d) +
-                       " head_dim_v=" + llvm::Twine(d) +
-                       " causal=" + llvm::Twine(causal ? 1 : 0) +
-                       " block_m=" + llvm::Twine(getInt("block_m")) +
-                       " block_n=" + llvm::Twine(getInt("block_n")) +
-                       " threads=" + llvm::Twine(getInt("threads")) +
-                       " smem=" + llvm::Twine(getInt("smem_bytes")) + "\n")
-                          .str();
+          os << k->ptx;
+          manifest += mlir::attn::manifestLine(*k, file);
         }
   SmallString<256> mpath(outDir);
   llvm::sys::path::append(mpath, "manifest.txt");

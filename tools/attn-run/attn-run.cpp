@@ -535,7 +535,10 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
     return failed1("unsupported chip '" + optChip +
                    "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)");
 
-  // The driver and a device first: without them there is nothing to do.
+  if (optNoFuse)
+    return failed1("unsupported: --no-fuse on the GPU (the kernel generator "
+                   "takes the fused online-softmax form); use --target cpu");
+
   SmallString<128> dir;
   if (std::error_code ec =
           llvm::sys::fs::createUniqueDirectory("attn-run-bundle", dir))
@@ -543,41 +546,26 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
   auto cleanup = llvm::make_scope_exit(
       [&] { (void)llvm::sys::fs::remove_directories(dir); });
 
-  // Compile.
+  // Compile this problem's kernel (attn-codegen, in process) into a
+  // one-kernel bundle for the runtime.
   auto t0 = std::chrono::steady_clock::now();
   OwningOpRef<ModuleOp> gpuModule(cast<ModuleOp>(module->clone()));
   mlir::attn::CodegenPipelineOptions opts;
   opts.chip = optChip;
   opts.blockQ = optBlockQ;
   opts.blockKV = optBlockKV;
-  PassManager kernelPm(&ctx);
-  mlir::attn::buildGPUKernelPipeline(kernelPm, opts);
-  if (mlir::failed(kernelPm.run(*gpuModule)))
+  FailureOr<mlir::attn::CompiledKernel> kernel =
+      mlir::attn::compileGPUKernel(*gpuModule, opts);
+  if (mlir::failed(kernel)) {
+    // What the GPU path does not support (reported above as
+    // "unsupported: ...") still runs on the CPU under --target auto.
+    if (optTarget == "auto")
+      return {GPUOutcome::Unavailable, 0,
+              "the GPU kernel generator does not support this problem"};
     return failed1("GPU code generation failed");
-  gpu::GPUFuncOp kernel;
-  gpuModule->walk([&](gpu::GPUFuncOp f) { kernel = f; });
-  DictionaryAttr info =
-      kernel ? kernel->getAttrOfType<DictionaryAttr>(
-                   mlir::attn::kKernelInfoAttrName)
-             : DictionaryAttr();
-  if (!info)
-    return failed1("GPU code generation produced no kernel");
-  auto getInt = [&](StringRef k) {
-    return cast<IntegerAttr>(info.get(k)).getInt();
-  };
-  std::string name = kernel.getName().str();
-  PassManager ptxPm(&ctx);
-  mlir::attn::buildGPUSerializePipeline(ptxPm, opts);
-  if (mlir::failed(ptxPm.run(*gpuModule)))
-    return failed1("PTX generation failed");
-  std::string ptx;
-  gpuModule->walk([&](gpu::BinaryOp bin) {
-    for (Attribute a : bin.getObjects())
-      ptx += cast<gpu::ObjectAttr>(a).getObject().getValue().str();
-  });
+  }
   double compileMs = msSince(t0);
-
-  // A one-kernel bundle for the runtime.
+  std::string name = kernel->name;
   {
     std::error_code ec;
     SmallString<128> path(dir);
@@ -585,32 +573,31 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
     llvm::raw_fd_ostream ptxOut(path, ec);
     if (ec)
       return failed1("cannot write " + path + ": " + ec.message());
-    ptxOut << ptx;
+    ptxOut << kernel->ptx;
     SmallString<128> mpath(dir);
     llvm::sys::path::append(mpath, "manifest.txt");
     llvm::raw_fd_ostream m(mpath, ec);
     if (ec)
       return failed1("cannot write " + mpath + ": " + ec.message());
-    m << "kernel name=" << name << " ptx=" << name << ".ptx chip=" << optChip
-      << " dtype=" << rt::dtypeName(p.dtype) << " head_dim=" << p.headDim
-      << " head_dim_v=" << p.headDimV << " causal=" << (p.causal ? 1 : 0)
-      << " block_m=" << getInt("block_m") << " block_n=" << getInt("block_n")
-      << " threads=" << getInt("threads") << " smem=" << getInt("smem_bytes")
-      << "\n";
+    m << mlir::attn::manifestLine(*kernel, name + ".ptx");
   }
-
+  // The runtime on that bundle: on a machine without a usable GPU this is
+  // where --target auto turns to the CPU.
   std::unique_ptr<rt::Runtime> runtime;
-  rt::RuntimeOptions ropts;
-  ropts.bundleDir = dir.str().str();
-  rt::Status st = rt::Runtime::create(ropts, runtime);
-  if (!st.ok()) {
-    bool noGpu = st.code() == rt::StatusCode::NoDriver ||
-                 st.code() == rt::StatusCode::NoDevice;
-    if (noGpu && optTarget == "auto")
-      return {GPUOutcome::Unavailable, 0, st.message()};
-    return failed1(st.message());
+  {
+    rt::RuntimeOptions ropts;
+    ropts.bundleDir = dir.str().str();
+    rt::Status st = rt::Runtime::create(ropts, runtime);
+    if (!st.ok()) {
+      bool noGpu = st.code() == rt::StatusCode::NoDriver ||
+                   st.code() == rt::StatusCode::NoDevice;
+      if (noGpu && optTarget == "auto")
+        return {GPUOutcome::Unavailable, 0, st.message()};
+      return failed1(st.message());
+    }
   }
 
+  rt::Status st;
   rt::ForwardProblem fp;
   fp.dtype = p.dtype;
   fp.batch = p.batch;
@@ -782,7 +769,7 @@ int main(int argc, char **argv) {
     GPUOutcome g = runOnGPU(ctx, *module, p);
     if (g.status != GPUOutcome::Unavailable || optTarget == "gpu")
       return g.exitCode;
-    llvm::outs() << "attn-run: no usable GPU (" << g.why
+    llvm::outs() << "attn-run: not on the GPU (" << g.why
                  << "); running on the CPU\n";
   }
 

@@ -49,7 +49,11 @@ def ConvertAttnToNVVM : Pass<"convert-attn-to-nvvm", "::mlir::ModuleOp"> {
     Option<"mTiles", "m-tiles", "int64_t", /*default=*/"0",
            "16-row m-tiles per warp: 1 or 2 (0: heuristic)">,
     Option<"qInRegisters", "q-in-registers", "int64_t", /*default=*/"-1",
-           "Keep Q fragments in registers: 1, 0 (-1: heuristic)">
+           "Keep Q fragments in registers: 1, 0 (-1: heuristic)">,
+    Option<"kvStages", "kv-stages", "int64_t", /*default=*/"0",
+           "Shared-memory buffers per K and V tile: 1 (K of block j+1 loads "
+           "during P·V_j) or 2 (a ring; block j+1 loads during block j) "
+           "(0: 2)">
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",

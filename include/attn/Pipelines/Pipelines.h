@@ -2,6 +2,7 @@
 #ifndef ATTN_PIPELINES_PIPELINES_H
 #define ATTN_PIPELINES_PIPELINES_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -53,6 +54,9 @@ struct CodegenPipelineOptions
       *this, "q-in-registers",
       llvm::cl::desc("Q fragments in registers: 1, 0 (-1: auto)"),
       llvm::cl::init(-1)};
+  Option<int64_t> kvStages{*this, "kv-stages",
+                           llvm::cl::desc("K/V shared-memory stages (0: auto)"),
+                           llvm::cl::init(0)};
 };
 
 /// The GPU chips the code generator accepts.
@@ -70,6 +74,22 @@ void buildGPUSerializePipeline(OpPassManager &pm,
 /// Both: attn.attention to PTX. `opts.chip` must satisfy isSupportedChip.
 void buildGPUCodegenPipeline(OpPassManager &pm,
                              const CodegenPipelineOptions &opts);
+
+/// One generated kernel: its PTX and what a launcher needs (the kernel's
+/// attn.kernel attribute).
+struct CompiledKernel {
+  std::string name, ptx, dtype, chip;
+  int64_t blockM = 0, blockN = 0, threads = 0, smemBytes = 0, headDim = 0;
+  bool causal = false;
+};
+
+/// Runs attn-codegen on `module` (in place) and returns its one kernel.
+/// Diagnostics go to the context's handlers.
+FailureOr<CompiledKernel> compileGPUKernel(ModuleOp module,
+                                           const CodegenPipelineOptions &opts);
+
+/// The runtime's manifest.txt line for `k`, whose PTX is in file `ptxFile`.
+std::string manifestLine(const CompiledKernel &k, llvm::StringRef ptxFile);
 
 /// Registers `attn-tile-pipeline`, `attn-cpu-pipeline`, `attn-codegen`.
 void registerAttnPipelines();

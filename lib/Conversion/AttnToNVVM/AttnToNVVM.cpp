@@ -6,11 +6,14 @@
 // FlashAttention-2 work partitioning:
 //
 //   * one thread block per (query block, query head, batch); W warps, each
-//     owning 16 whole query rows, so row reductions stay inside a warp;
-//   * Q block -> shared memory (cp.async) -> registers (ldmatrix), once;
+//     owning 16·MT whole query rows (MT m-tiles), so row reductions stay
+//     inside a warp;
+//   * Q block -> shared memory (cp.async) -> registers (ldmatrix), either
+//     once or at each k-step (q-in-registers);
 //   * per key/value block: K and V tiles through cp.async into swizzled
-//     shared memory (no ldmatrix bank conflicts), V of block j and K of
-//     block j+1 in flight while block j is computed;
+//     shared memory (no ldmatrix bank conflicts): with one buffer each, V of
+//     block j and K of block j+1 load while block j computes; with a
+//     two-stage ring (kv-stages=2), all of block j+1 does;
 //   * S = Q·Kᵀ and O += P·V with mma.sync m16n8k16 (f16/bf16 in, f32 acc);
 //     P is re-packed from the S accumulators in registers (the C fragment of
 //     two n8 tiles is the A fragment of one k16 step);
@@ -63,9 +66,8 @@ struct KernelConfig {
   bool bf16 = true;
   int64_t headDim = 128; // D = Dv
   int64_t blockM = 64;   // Br: query rows per block
-  int64_t blockN = 64;   // Bc: key/value rows per block
+  int64_t blockN = 0;    // Bc: key/value rows per block
   bool causal = false;
-  bool hasLse = false;
   float scale = 1.0f;
   /// 16-row m-tiles per warp: 2 lets one K/V fragment from shared memory
   /// feed twice the mma.sync work (shared-memory bandwidth, not the tensor
@@ -77,12 +79,22 @@ struct KernelConfig {
   int64_t warps() const { return blockM / (16 * mTiles); }
   int64_t threads() const { return 32 * warps(); }
   /// Q block, one K block, one V block (bf16/f16: 2 bytes an element).
-  int64_t smemBytes() const { return (blockM + 2 * blockN) * headDim * 2; }
+  /// Shared-memory buffers for each of K and V: 1 (K of block j+1 loads
+  /// during P·V_j, V_j during Q·K_jᵀ; two barriers per block) or 2 (a ring:
+  /// block j+1 loads during all of block j; one barrier per block).
+  int64_t stages = 1;
+  /// Q block, then `stages` K blocks, then `stages` V blocks (2 bytes an
+  /// element).
+  int64_t smemBytes() const {
+    return (blockM + 2 * stages * blockN) * headDim * 2;
+  }
+  int64_t tileBytes() const { return blockN * headDim * 2; }
   std::string name() const {
     return (llvm::Twine("attn_fwd_") + (bf16 ? "bf16" : "f16") + "_d" +
             llvm::Twine(headDim) + "_m" + llvm::Twine(blockM) + "n" +
             llvm::Twine(blockN) + "w" + llvm::Twine(warps()) +
-            (qInRegisters ? "" : "qs") + (causal ? "_causal" : ""))
+            (qInRegisters ? "" : "qs") + (stages == 2 ? "s2" : "") +
+            (causal ? "_causal" : ""))
         .str();
   }
 };
@@ -140,10 +152,8 @@ LogicalResult matchProgram(scf::ForallOp grid, TiledProgram &p,
   cfg.headDim = qTile.getDimSize(1);
   p.q = p.qLoad.getSource();
   p.o = p.oStore.getDest();
-  if (p.lseStore) {
-    cfg.hasLse = true;
+  if (p.lseStore)
     p.lse = p.lseStore.getDest();
-  }
 
   // Each online loop: K load, S = dot(Q, K, 0) [, mask], V load, dot.
   cfg.causal = false;
@@ -171,9 +181,17 @@ LogicalResult matchProgram(scf::ForallOp grid, TiledProgram &p,
                             "S = Q·Kᵀ ... O += P·V");
     auto kTile = cast<RankedTensorType>(loads[0].getType());
     auto vTile = cast<RankedTensorType>(loads[1].getType());
+    if ((p.k && p.k != loads[0].getSource()) ||
+        (p.v && p.v != loads[1].getSource()) ||
+        (cfg.blockN && cfg.blockN != kTile.getDimSize(0)))
+      return loop.emitError("unsupported: online loops disagree on K, V or "
+                            "the key block");
     p.k = loads[0].getSource();
     p.v = loads[1].getSource();
     cfg.blockN = kTile.getDimSize(0);
+    if (vTile.getDimSize(0) != cfg.blockN)
+      return loads[1].emitError("unsupported: K and V blocks of different "
+                                "row counts");
     if (vTile.getDimSize(1) != cfg.headDim)
       return loads[1].emitError(
           "unsupported: value head dim differs from query head dim on the "
@@ -197,7 +215,19 @@ LogicalResult matchProgram(scf::ForallOp grid, TiledProgram &p,
     auto t = cast<MemRefType>(m.getType());
     if (t.getRank() != 4)
       return grid.emitError("unsupported: Q, K, V and O must be rank 4");
+    // The kernel reads rows as 16-byte chunks: the head dim is contiguous.
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(t.getStridesAndOffset(strides, offset)) || strides[3] != 1)
+      return grid.emitError()
+             << "unsupported: the GPU kernel needs the head dimension "
+                "contiguous (innermost stride 1), got "
+             << t;
   }
+  if (p.lse && !cast<MemRefType>(p.lse.getType()).getLayout().isIdentity())
+    return grid.emitError("unsupported: the GPU kernel writes a contiguous "
+                          "[B, Hq, Nq] LSE; give the lse operand the identity "
+                          "layout");
   return success();
 }
 
@@ -261,13 +291,11 @@ private:
   Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
   Value fsub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
   Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
-  // max and fma as LLVM intrinsics (max.f32, fma.rn.f32): the arith/math
-  // forms would become libdevice calls, and the kernel must not depend on
-  // finding libdevice at compile time.
+  // max as an LLVM intrinsic (max.f32): arith.maxnumf would become a
+  // libdevice call, and the kernel must not depend on finding libdevice at
+  // compile time.
   Value fmax(Value x, Value y) { return LLVM::MaxNumOp::create(b, loc, x, y); }
-  Value fma(Value x, Value y, Value z) {
-    return LLVM::FMAOp::create(b, loc, x, y, z);
-  }
+
   Value fcmpEq(Value x, Value y) {
     return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, y);
   }
@@ -475,7 +503,8 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal) {
   smemBase = LLVM::AddressOfOp::create(b, loc, smemGlobal);
   sQ = smemBase;
   sK = gep(sptr, b.getI8Type(), smemBase, c32(Br * D * 2));
-  sV = gep(sptr, b.getI8Type(), smemBase, c32((Br + Bc) * D * 2));
+  sV = gep(sptr, b.getI8Type(), smemBase,
+           c32(Br * D * 2 + cfg.stages * cfg.tileBytes()));
 
   Value qBase = gep(gptr, elemTy, qPtr, add(mul(bIdx, qSb), mul(h, qSh)));
   Value kBase = gep(gptr, elemTy, kPtr, add(mul(bIdx, kSb), mul(kvh, kSh)));
@@ -515,6 +544,9 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifKeys.thenBlock());
     loadTile(kBase, kSn, c32(0), smin(nk, bcV), sK, Bc);
+    // The ring starts with V_0 too; one buffer loads V_j inside block j.
+    if (cfg.stages == 2)
+      loadTile(vBase, vSn, c32(0), smin(nk, bcV), sV, Bc);
   }
   waitAllAndSync();
 
@@ -573,10 +605,38 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal) {
     SmallVector<Value> st(state.begin(), state.end());
     Value kvStart = mul(j, bcV);
     Value kvRows = smin(sub(nk, kvStart), bcV);
+    // The ring buffer of block j (stage j mod 2), and the K/V fragment
+    // addresses in it.
+    SwizzleBase kSwzJ = kSwz, vSwzJ = vSwz;
+    if (cfg.stages == 2) {
+      Value off = mul(urem(j, c32(2)), c32(cfg.tileBytes()));
+      for (int64_t k = 0; k < 4; ++k) {
+        kSwzJ.ptr[k] = gep(sptr, b.getI8Type(), kSwz.ptr[k], off);
+        vSwzJ.ptr[k] = gep(sptr, b.getI8Type(), vSwz.ptr[k], off);
+      }
+    }
 
-    // K_j has landed (and every warp is done with V_{j-1}).
-    waitAllAndSync();
-    loadTile(vBase, vSn, kvStart, kvRows, sV, Bc);
+    if (cfg.stages == 2) {
+      // K_j and V_j have landed, and every warp is done with block j-1, so
+      // its stage can take block j+1, which loads during all of block j.
+      waitAllAndSync();
+      Value jn = add(j, c32(1));
+      auto ifNext = scf::IfOp::create(
+          b, loc, cmp(arith::CmpIPredicate::slt, jn, nEnd), false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifNext.thenBlock());
+      Value nextStart = mul(jn, bcV);
+      Value nextRows = smin(sub(nk, nextStart), bcV);
+      Value off = mul(urem(jn, c32(2)), c32(cfg.tileBytes()));
+      loadTile(kBase, kSn, nextStart, nextRows,
+               gep(sptr, b.getI8Type(), sK, off), Bc);
+      loadTile(vBase, vSn, nextStart, nextRows,
+               gep(sptr, b.getI8Type(), sV, off), Bc);
+    } else {
+      // K_j has landed (and every warp is done with V_{j-1}).
+      waitAllAndSync();
+      loadTile(vBase, vSn, kvStart, kvRows, sV, Bc);
+    }
 
     // S = Q·K_jᵀ: MT × nTilesS accumulators of 16x8. Each K fragment
     // (ldmatrix.x4: two n8 tiles of one k16 step) serves all m-tiles.
@@ -589,7 +649,7 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal) {
         qa[i] = cfg.qInRegisters ? qFrag[i][ks] : loadQFrag(i, ks);
       for (int64_t p = 0; p < nTilesS / 2; ++p) {
         SmallVector<Value> kb =
-            ldmatrix4(swizzledAt(kSwz, 16 * p, 2 * ks), /*trans=*/false);
+            ldmatrix4(swizzledAt(kSwzJ, 16 * p, 2 * ks), /*trans=*/false);
         for (int64_t i = 0; i < MT; ++i) {
           s[i][2 * p] = mma(qa[i], {kb[0], kb[1]}, s[i][2 * p]);
           s[i][2 * p + 1] = mma(qa[i], {kb[2], kb[3]}, s[i][2 * p + 1]);
@@ -617,8 +677,8 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal) {
     }
 
     // Online softmax, per row (m-tile i, half r):
-    //   m' = max(m, rowmax(S));  mc = (m' == -inf ? 0 : m')·c
-    //   P = exp2(S·c − mc);      α = exp2(m·c − mc)
+    //   m' = max(m, rowmax(S));  ms = (m' == -inf ? 0 : m')
+    //   P = exp2((S − ms)·c);    α = exp2((m − ms)·c)   (0 while m = -inf)
     //   l' = α·l + rowsum(P);    O = α·O
     for (int64_t i = 0; i < MT; ++i) {
       SmallVector<Value> alpha(2);
@@ -631,17 +691,20 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal) {
         // never NaN).
         Value mNew = quadReduce(mx, /*isMax=*/true);
         Value mSafe = select(fcmpEq(mNew, ninf), zero, mNew);
-        Value mc = fmul(mSafe, c);
-        Value negMc = arith::NegFOp::create(b, loc, mc);
-        Value rowSum = zero;
+        // Subtract, then scale. The one-fma form exp2(S·c − fl(ms·c)) is
+        // ~3% faster (perf/NOTES.md) but off by the rounding error of
+        // ms·c, ~|ms·c|·2^-24, in every exponent of the row: harmless at
+        // usual scales, a misweighting of earlier against later key blocks
+        // once |ms·c| passes ~2^12, and inf/NaN for huge scales. (S − ms)
+        // is exact or nearly so, and (S − ms)·c <= 0 cannot overflow.
+        Value rowSum;
         for (int64_t t = 0; t < nTilesS; ++t)
           for (int64_t e = 0; e < 2; ++e) {
-            Value x = fma(s[i][t][2 * r + e], c, negMc);
-            Value p = exp2(x);
+            Value p = exp2(fmul(fsub(s[i][t][2 * r + e], mSafe), c));
             s[i][t][2 * r + e] = p;
-            rowSum = fadd(rowSum, p);
+            rowSum = rowSum ? fadd(rowSum, p) : p;
           }
-        alpha[r] = exp2(fsub(fmul(mOld, c), mc));
+        alpha[r] = exp2(fmul(fsub(mOld, mSafe), c));
         st[lIdx(i, r)] = fadd(fmul(alpha[r], st[lIdx(i, r)]), rowSum);
         st[mIdx(i, r)] = mNew;
       }
@@ -650,12 +713,12 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal) {
           st[oIdx(i, t, e)] = fmul(st[oIdx(i, t, e)], alpha[e / 2]);
     }
 
-    // V_j has landed; every warp is done with K_j: prefetch K_{j+1}.
-    waitAllAndSync();
-    Value jn = add(j, c32(1));
-    auto ifNext = scf::IfOp::create(
-        b, loc, cmp(arith::CmpIPredicate::slt, jn, nEnd), false);
-    {
+    if (cfg.stages == 1) {
+      // V_j has landed; every warp is done with K_j: prefetch K_{j+1}.
+      waitAllAndSync();
+      Value jn = add(j, c32(1));
+      auto ifNext = scf::IfOp::create(
+          b, loc, cmp(arith::CmpIPredicate::slt, jn, nEnd), false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifNext.thenBlock());
       Value nextStart = mul(jn, bcV);
@@ -674,7 +737,7 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal) {
                  pack2(s[i][2 * ks + 1][2], s[i][2 * ks + 1][3])};
       for (int64_t p = 0; p < nTilesO / 2; ++p) {
         SmallVector<Value> vb =
-            ldmatrix4(swizzledAt(vSwz, 16 * ks, 2 * p), /*trans=*/true);
+            ldmatrix4(swizzledAt(vSwzJ, 16 * ks, 2 * p), /*trans=*/true);
         for (int64_t i = 0; i < MT; ++i)
           for (int64_t half = 0; half < 2; ++half) {
             int64_t t = 2 * p + half;
@@ -763,6 +826,13 @@ struct ConvertAttnToNVVMPass
     if (mTiles != 0 && mTiles != 1 && mTiles != 2)
       return at->emitError() << "unsupported: m-tiles=" << mTiles
                              << " (1 or 2)";
+    if (kvStages < 0 || kvStages > 2)
+      return at->emitError() << "unsupported: kv-stages=" << kvStages
+                             << " (1 or 2)";
+    // A two-stage K/V ring by default: one barrier per key block and the
+    // next block's loads overlapping all of this one (measured +3-5% over
+    // one buffer each; perf/NOTES.md). Shared memory: (Br + 4·Bc)·D·2.
+    cfg.stages = kvStages ? int64_t(kvStages) : 2;
     if (qInRegisters < -1 || qInRegisters > 1)
       return at->emitError() << "q-in-registers must be -1, 0 or 1, got "
                              << qInRegisters;
@@ -813,6 +883,18 @@ struct ConvertAttnToNVVMPass
       return failure();
     if (failed(chooseWarpTiling(cfg, grid)))
       return failure();
+    // The kernel's shared memory must fit the target the tiling sized the
+    // blocks for (the tiling counted one K and one V block; a two-stage ring
+    // needs twice that).
+    if (auto t = grid->getAttrOfType<TargetAttr>(kTargetAttrName)) {
+      if (t.isGPU() && cfg.smemBytes() > t.getSmemPerBlock())
+        return grid.emitError()
+               << "unsupported: the kernel needs " << cfg.smemBytes()
+               << " bytes of shared memory (Q block, " << cfg.stages
+               << "-stage K and V rings), target " << t.getArch()
+               << " offers " << t.getSmemPerBlock()
+               << "; use kv-stages=1 or smaller blocks";
+    }
     Location loc = grid.getLoc();
     MLIRContext *ctx = grid.getContext();
 
@@ -860,10 +942,17 @@ struct ConvertAttnToNVVMPass
     OpBuilder b(grid);
     Type i32 = b.getI32Type(), i64 = b.getI64Type();
     auto gptr = LLVM::LLVMPointerType::get(ctx, 1);
+    llvm::DenseMap<Value, memref::ExtractStridedMetadataOp> metas;
+    auto metaOf = [&](Value memref) {
+      auto &m = metas[memref];
+      if (!m)
+        m = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+      return m;
+    };
     auto ptrOf = [&](Value memref) -> Value {
       Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc,
                                                                   memref);
-      auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+      auto meta = metaOf(memref);
       Value off = meta.getOffset();
       // Element offset -> bytes, added to the aligned base.
       int64_t eb = cast<MemRefType>(memref.getType())
@@ -891,7 +980,7 @@ struct ConvertAttnToNVVMPass
     operands.push_back(dimOf(prog.q, 2));
     operands.push_back(dimOf(prog.k, 2));
     for (Value m : {prog.q, prog.k, prog.v, prog.o}) {
-      auto meta = memref::ExtractStridedMetadataOp::create(b, loc, m);
+      auto meta = metaOf(m);
       for (int64_t d = 0; d < 3; ++d)
         operands.push_back(i32Of(meta.getStrides()[d]));
     }

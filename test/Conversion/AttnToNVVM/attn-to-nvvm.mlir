@@ -14,11 +14,11 @@
 // CHECK:         %[[GX:.*]] = arith.ceildivui %{{.*}}, %c128
 // CHECK:         %[[HQ:.*]] = memref.dim %arg0, %c1
 // CHECK:         %[[B:.*]] = memref.dim %arg0, %c0
-// CHECK:         gpu.launch_func @attn_kernels::@attn_fwd_bf16_d128_m128n32w4qs_causal blocks in (%[[GX]], %[[HQ]], %[[B]]) threads in (%c128{{.*}}, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c49152_i32 args(
+// CHECK:         gpu.launch_func @attn_kernels::@attn_fwd_bf16_d128_m128n32w4qss2_causal blocks in (%[[GX]], %[[HQ]], %[[B]]) threads in (%c128{{.*}}, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c65536_i32 args(
 // CHECK-NOT:     scf.forall
 // CHECK:       gpu.module @attn_kernels
 // CHECK:         llvm.mlir.global external @attn_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
-// CHECK:         gpu.func @attn_fwd_bf16_d128_m128n32w4qs_causal(%{{.*}}: !llvm.ptr<1>, {{.*}}, %{{.*}}: f32) kernel attributes {attn.kernel = {block_m = 128 : i64, block_n = 32 : i64, causal = true, dtype = "bf16", head_dim = 128 : i64, smem_bytes = 49152 : i64, threads = 128 : i64}, known_block_size = array<i32: 128, 1, 1>}
+// CHECK:         gpu.func @attn_fwd_bf16_d128_m128n32w4qss2_causal(%{{.*}}: !llvm.ptr<1>, {{.*}}, %{{.*}}: f32) kernel attributes {attn.kernel = {block_m = 128 : i64, block_n = 32 : i64, causal = true, dtype = "bf16", head_dim = 128 : i64, smem_bytes = 65536 : i64, threads = 128 : i64}, known_block_size = array<i32: 128, 1, 1>}
 // CHECK:           gpu.grid_dim x
 // CHECK:           nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}}
 // CHECK:           nvvm.cp.async.commit.group
@@ -48,8 +48,8 @@ func.func @causal(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
 
 // f16, D = 64: Bc = 64, the f16 operands are typed f16x2.
 // CHECK-LABEL: func.func @f16
-// CHECK:         gpu.launch_func @attn_kernels::@attn_fwd_f16_d64_m128n64w4qs blocks
-// CHECK:       gpu.func @attn_fwd_f16_d64_m128n64w4qs
+// CHECK:         gpu.launch_func @attn_kernels::@attn_fwd_f16_d64_m128n64w4qss2 blocks
+// CHECK:       gpu.func @attn_fwd_f16_d64_m128n64w4qss2
 // CHECK:         nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32)
 // CHECK-NOT:     nvvm.mma.sync {{.*}}bf16
 func.func @f16(%q: memref<?x?x?x64xf16>, %k: memref<?x?x?x64xf16>,
@@ -90,5 +90,45 @@ func.func @dv(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
   attn.attention %q, %k, %v into %o
       : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>, memref<?x?x?x128xbf16>,
         memref<?x?x?x128xbf16>
+  return
+}
+
+// -----
+
+// Rows are read as 16-byte chunks: the head dimension must be contiguous.
+func.func @strided_head_dim(%q: memref<?x?x?x64xbf16, strided<[?, ?, ?, 2]>>,
+                            %k: memref<?x?x?x64xbf16>, %v: memref<?x?x?x64xbf16>,
+                            %o: memref<?x?x?x64xbf16>) {
+  // expected-error @+1 {{unsupported: the GPU kernel needs the head dimension contiguous (innermost stride 1)}}
+  attn.attention %q, %k, %v into %o
+      : memref<?x?x?x64xbf16, strided<[?, ?, ?, 2]>>, memref<?x?x?x64xbf16>,
+        memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}
+
+// -----
+
+// The kernel writes a contiguous [B, Hq, Nq] LSE.
+func.func @strided_lse(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
+                       %v: memref<?x?x?x64xbf16>, %o: memref<?x?x?x64xbf16>,
+                       %lse: memref<?x?x?xf32, strided<[?, ?, 2]>>) {
+  // expected-error @+1 {{unsupported: the GPU kernel writes a contiguous [B, Hq, Nq] LSE}}
+  attn.attention %q, %k, %v into %o lse(%lse : memref<?x?x?xf32, strided<[?, ?, 2]>>)
+      : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+        memref<?x?x?x64xbf16>
+  return
+}
+
+// -----
+
+// The two-stage K/V ring needs (128 + 4·32)·128·2 = 65536 bytes; this target
+// offers 49152 (enough for the tiling's one K and one V block).
+func.func @ring_too_big(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
+                        %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
+  // expected-error @+1 {{unsupported: the kernel needs 65536 bytes of shared memory (Q block, 2-stage K and V rings), target sm_80 offers 49152; use kv-stages=1 or smaller blocks}}
+  attn.attention %q, %k, %v into %o {block_q = 128 : i64, block_kv = 32 : i64,
+      target = #attn.target<arch = "sm_80", smem_per_block = 49152, num_sms = 1>}
+      : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+        memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>
   return
 }

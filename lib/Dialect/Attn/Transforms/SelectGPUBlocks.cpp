@@ -14,6 +14,24 @@ struct SelectGPUBlocksPass
     : public attn::impl::AttnSelectGPUBlocksBase<SelectGPUBlocksPass> {
   using Base::Base;
 
+  // Bad options fail the pass even when no op would read them.
+  LogicalResult initialize(MLIRContext *ctx) override {
+    TargetAttr target = TargetAttr::getKnown(ctx, chip);
+    if (!target || !target.isGPU())
+      return emitError(UnknownLoc::get(ctx))
+             << "unsupported chip '" << chip
+             << "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)";
+    for (auto [name, v] : {std::pair{"block-q", int64_t(blockQ)},
+                           std::pair{"block-kv", int64_t(blockKV)}})
+      if (v != 0 && (v < 16 || v > 256 || !llvm::isPowerOf2_64(v)))
+        return emitError(UnknownLoc::get(ctx))
+               << "pass option " << name
+               << " must be 0 (heuristic) or a power of two in [16, 256], "
+                  "got "
+               << v;
+    return success();
+  }
+
   void runOnOperation() override {
     WalkResult r = getOperation()->walk([&](AttentionOp op) {
       TargetAttr target = TargetAttr::getKnown(op.getContext(), chip);

@@ -231,8 +231,9 @@ struct TileAttentionPass
     return success();
   }
 
-  LogicalResult chooseBlocks(AttentionOp op, BlockSizes &blocks) {
-    TargetAttr tgt = resolveTarget(op, defaultTarget);
+  LogicalResult chooseBlocks(AttentionOp op, BlockSizes &blocks,
+                             TargetAttr &tgt) {
+    tgt = resolveTarget(op, defaultTarget);
     int64_t elemBytes = op.getElementType().getIntOrFloatBitWidth() / 8;
     int64_t d = op.getHeadDim(), dv = op.getValueHeadDim();
     blocks = deriveBlockSizes(tgt, d, dv, elemBytes);
@@ -258,13 +259,13 @@ struct TileAttentionPass
 
   LogicalResult tile(AttentionOp op) {
     BlockSizes blocks;
-    if (failed(chooseBlocks(op, blocks)))
+    TargetAttr target;
+    if (failed(chooseBlocks(op, blocks, target)))
       return failure();
 
     OpBuilder b(op);
     Location loc = op.getLoc();
     IndexMath im{b, loc};
-    MLIRContext *ctx = op.getContext();
     Type f32 = b.getF32Type();
     Type elemType = op.getElementType();
     int64_t d = op.getHeadDim(), dv = op.getValueHeadDim();
@@ -283,6 +284,9 @@ struct TileAttentionPass
     auto forall = scf::ForallOp::create(
         b, loc, ArrayRef<OpFoldResult>{batch, hq, numQBlocks}, ValueRange{},
         std::nullopt);
+    // The target the blocks were sized for travels with the program, for the
+    // code generators' own checks.
+    forall->setAttr(kTargetAttrName, target);
     b.setInsertionPointToStart(forall.getBody());
     Value bIdx = forall.getInductionVar(0), hIdx = forall.getInductionVar(1),
           qBlock = forall.getInductionVar(2);
@@ -392,7 +396,6 @@ struct TileAttentionPass
       StoreTileOp::create(b, loc, rowLse, lse,
                           ValueRange{bIdx, hIdx, pc.qStart}, pc.qRows);
     }
-    (void)ctx;
     op.erase();
     return success();
   }

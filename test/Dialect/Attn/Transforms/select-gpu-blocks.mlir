@@ -45,3 +45,6 @@ func.func @given(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
         memref<?x?x?x64xbf16>
   return
 }
+
+// RUN: not attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_80 block-q=48" 2>&1 | FileCheck %s --check-prefix=BQ
+// BQ: error: pass option block-q must be 0 (heuristic) or a power of two in [16, 256], got 48
