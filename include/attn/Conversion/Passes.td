@@ -29,14 +29,18 @@ def ConvertAttnToNVVM : Pass<"convert-attn-to-nvvm", "::mlir::ModuleOp"> {
     `gpu.module @attn_kernels`, written with NVVM ops (cp.async, ldmatrix,
     mma.sync m16n8k16, shfl) and LLVM pointer arithmetic, and the grid
     becomes a `gpu.launch_func` of it: a thread block per (query block,
-    head, batch), 16 query rows per warp, Q in registers, K and V through
-    swizzled shared memory, the online softmax in registers with exp2.
+    head, batch), 16·MT whole query rows per warp, K and V through a
+    cp.async ring in swizzled shared memory, the online softmax in
+    registers with exp2 as P = exp2((S − m)·c).
 
     Kernel ABI: (q, k, v, o, lse: !llvm.ptr<1>; B, Hq, Hkv, Nq, Nk: i32;
     the (batch, head, row) element strides of q, k, v, o: i32; scale: f32).
-    A null lse writes no LSE. f16/bf16, head dims 64 and 128, query blocks
-    of 16·warps rows, key blocks of 16..128 rows; anything else is reported
-    as unsupported.
+    A null lse writes no LSE. f16/bf16, head dims 64 and 128, a contiguous
+    head dimension and LSE, query blocks of 16·MT·warps rows, key blocks of
+    16..128 rows, shared memory within the target's; anything else is
+    reported as unsupported. The launch this pass emits passes sizes and
+    strides as i32 without checking them: the runtime (runtime/) validates
+    its arguments (32-bit offsets, Hq % Hkv, alignment) before a launch.
 
     Inside the kernel, each warp owns `m-tiles` 16-row tiles (2 halves the
     shared-memory traffic per mma) and keeps Q's fragments in registers or
