@@ -232,6 +232,14 @@ def correctness_cases(quick):
         for D in (64, 128):
             add("bf16", D, causal, 2, 4, 2, Nq=130, Nk=1000, layout="bnhd")
             add("bf16", D, causal, 2, 4, Nq=1000, lse=False)
+    # Head dims beyond 64 and 128 (padded rows at 96, one m-tile per warp at
+    # 256).
+    for D in (96, 256):
+        for causal in (False, True):
+            for N in ((17, 1000) if quick else (1, 17, 130, 1000, 4096)):
+                add("bf16", D, causal, 2, 3, Nq=N)
+            add("f16", D, causal, 1, 8, 2, Nq=130, Nk=1000)
+            add("bf16", D, causal, 1, 2, Nq=1000, Nk=64)
     # Scales far from 1/sqrt(D): the exponent must not overflow f32 even
     # where scale·score does (1e30), nor lose the softmax to underflow.
     for scale in (1e-3, 3.0, 1e30):
@@ -250,7 +258,7 @@ def api_checks():
 
 def timing_configs(quick, ns=None, ds=None):
     out = []
-    for D in (ds or (64, 128)):
+    for D in (ds or (64, 128, 256)):
         for causal in (False, True):
             for N in (ns or ((1024, 4096) if quick else
                              (512, 1024, 2048, 4096, 8192, 16384))):

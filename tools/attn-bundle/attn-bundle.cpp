@@ -91,10 +91,9 @@ int main(int argc, char **argv) {
     dtypes.push_back("f16");
     dtypes.push_back("bf16");
   }
-  if (headDims.empty()) {
-    headDims.push_back(64);
-    headDims.push_back(128);
-  }
+  if (headDims.empty())
+    for (int64_t d : {64, 96, 128, 256})
+      headDims.push_back(d);
   for (const std::string &c : chips)
     if (!attn::isSupportedChip(c))
       return fail("unsupported chip '" + c + "'");

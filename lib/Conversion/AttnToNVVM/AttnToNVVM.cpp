@@ -86,9 +86,14 @@ struct KernelConfig {
   /// Q block, then `stages` K blocks, then `stages` V blocks (2 bytes an
   /// element).
   int64_t smemBytes() const {
-    return (blockM + 2 * stages * blockN) * headDim * 2;
+    return (blockM + 2 * stages * blockN) * rowBytes();
   }
-  int64_t tileBytes() const { return blockN * headDim * 2; }
+  int64_t tileBytes() const { return blockN * rowBytes(); }
+  /// Shared-memory tiles are XOR-swizzled when a row has a multiple of 8
+  /// 16-byte chunks (D = 64, 128, 192, 256); other head dims pad each row by
+  /// one chunk, which also spreads ldmatrix's 8 rows over distinct banks.
+  bool swizzled() const { return (headDim / 8) % 8 == 0; }
+  int64_t rowBytes() const { return headDim * 2 + (swizzled() ? 0 : 16); }
   std::string name() const {
     return (llvm::Twine("attn_fwd_") + (bf16 ? "bf16" : "f16") + "_d" +
             llvm::Twine(headDim) + "_m" + llvm::Twine(blockM) + "n" +
@@ -198,10 +203,11 @@ LogicalResult matchProgram(scf::ForallOp grid, TiledProgram &p,
           "mma.sync path");
   }
 
-  if (cfg.headDim != 64 && cfg.headDim != 128)
+  if (cfg.headDim % 16 || cfg.headDim < 32 || cfg.headDim > 256)
     return p.qLoad.emitError()
            << "unsupported: head dim " << cfg.headDim
-           << " on the mma.sync path (supported: 64, 128)";
+           << " on the mma.sync path (supported: multiples of 16 in [32, "
+              "256])";
   if (cfg.blockM % 16 || cfg.blockM < 16 || cfg.blockM > 256)
     return p.qLoad.emitError()
            << "unsupported: query block of " << cfg.blockM
@@ -326,13 +332,15 @@ private:
     return v;
   }
 
-  /// Byte offset of element (row, col) in a [rows][D] tile whose 16-byte
-  /// chunks are XOR-swizzled by row % 8: ldmatrix's eight row addresses then
-  /// fall in eight different bank groups.
+  /// Byte offset of 16-byte chunk `chunk` of row `row` in a [rows][D] tile:
+  /// chunks XOR-swizzled by row % 8 (or rows padded), so that ldmatrix's
+  /// eight row addresses fall in eight different bank groups.
   Value swizzledOffset(Value row, Value chunk) {
-    Value rowBytes = mul(row, c32(cfg.headDim * 2));
+    Value rowOff = mul(row, c32(cfg.rowBytes()));
+    if (!cfg.swizzled())
+      return add(rowOff, mul(chunk, c32(16)));
     Value sw = xori(chunk, urem(row, c32(8)));
-    return add(rowBytes, mul(sw, c32(16)));
+    return add(rowOff, mul(sw, c32(16)));
   }
 
   /// The lane-dependent part of ldmatrix addresses into a swizzled tile,
@@ -346,9 +354,15 @@ private:
     SmallVector<Value, 4> ptr; // tile + laneRow·rowBytes + ((2k) ^ y)·16
   };
   SwizzleBase swizzleBase(Value tile, Value laneRow, Value laneHalf) {
-    Value y = xori(laneHalf, urem(laneRow, c32(8)));
-    Value rowBytes = mul(laneRow, c32(cfg.headDim * 2));
+    Value rowBytes = mul(laneRow, c32(cfg.rowBytes()));
     SwizzleBase sb;
+    if (!cfg.swizzled()) {
+      // Padded rows: one lane base, everything else is an immediate.
+      sb.ptr.push_back(gep(sptr, b.getI8Type(), tile,
+                           add(rowBytes, mul(laneHalf, c32(16)))));
+      return sb;
+    }
+    Value y = xori(laneHalf, urem(laneRow, c32(8)));
     for (int64_t k = 0; k < 4; ++k) {
       Value off = add(rowBytes, mul(xori(y, c32(2 * k)), c32(16)));
       sb.ptr.push_back(gep(sptr, b.getI8Type(), tile, off));
@@ -357,7 +371,10 @@ private:
   }
   Value swizzledAt(const SwizzleBase &sb, int64_t row, int64_t chunk) {
     assert(row % 8 == 0 && chunk % 2 == 0 && "constant part misaligned");
-    int64_t imm = row * cfg.headDim * 2 + (chunk & ~int64_t(7)) * 16;
+    if (!cfg.swizzled())
+      return gep(sptr, b.getI8Type(), sb.ptr[0],
+                 c32(row * cfg.rowBytes() + chunk * 16));
+    int64_t imm = row * cfg.rowBytes() + (chunk & ~int64_t(7)) * 16;
     return gep(sptr, b.getI8Type(), sb.ptr[(chunk & 7) / 2], c32(imm));
   }
 
@@ -367,6 +384,10 @@ private:
   void loadTile(Value gBase, Value stride, Value row0, Value valid,
                 Value sTile, int64_t rows) {
     int64_t chunksPerRow = cfg.headDim / 8;
+    if (cfg.threads() % chunksPerRow) {
+      loadTileGeneral(gBase, stride, row0, valid, sTile, rows);
+      return;
+    }
     int64_t rowsPerPass = cfg.threads() / chunksPerRow;
     Value r0 = udiv(tid, c32(chunksPerRow));
     Value chunk = urem(tid, c32(chunksPerRow));
@@ -375,7 +396,7 @@ private:
     // swizzle period), the shared offset by a constant.
     Value gOff = add(mul(add(row0, r0), stride), mul(chunk, c32(8)));
     Value gStep = mul(stride, c32(rowsPerPass));
-    bool linear = rowsPerPass % 8 == 0;
+    bool linear = !cfg.swizzled() || rowsPerPass % 8 == 0;
     Value dst0 = gep(sptr, b.getI8Type(), sTile, swizzledOffset(r0, chunk));
     int64_t passes = llvm::divideCeil(rows, rowsPerPass);
     for (int64_t pass = 0; pass < passes; ++pass) {
@@ -394,11 +415,39 @@ private:
       Value src = gep(gptr, elemTy, gBase, select(inRange, gOff, c32(0)));
       Value dst =
           linear ? gep(sptr, b.getI8Type(), dst0,
-                       c32(pass * rowsPerPass * cfg.headDim * 2))
+                       c32(pass * rowsPerPass * cfg.rowBytes()))
                  : gep(sptr, b.getI8Type(), sTile, swizzledOffset(r, chunk));
       Value bytes = select(inRange, c32(16), c32(0));
       NVVM::CpAsyncOp::create(b, loc, dst, src, 16,
                               NVVM::LoadCacheModifierKind::CG, bytes);
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  }
+
+  /// loadTile when a row's chunks do not divide the threads (D = 96, ...):
+  /// pass p copies chunk i = tid + p·threads, at row i / (D/8).
+  void loadTileGeneral(Value gBase, Value stride, Value row0, Value valid,
+                       Value sTile, int64_t rows) {
+    int64_t chunksPerRow = cfg.headDim / 8;
+    int64_t total = rows * chunksPerRow;
+    int64_t passes = llvm::divideCeil(total, cfg.threads());
+    for (int64_t pass = 0; pass < passes; ++pass) {
+      Value i = add(tid, c32(pass * cfg.threads()));
+      OpBuilder::InsertionGuard guard(b);
+      if ((pass + 1) * cfg.threads() > total) {
+        auto inTile = scf::IfOp::create(
+            b, loc, cmp(arith::CmpIPredicate::slt, i, c32(total)), false);
+        b.setInsertionPointToStart(inTile.thenBlock());
+      }
+      Value r = udiv(i, c32(chunksPerRow));
+      Value chunk = urem(i, c32(chunksPerRow));
+      Value inRange = cmp(arith::CmpIPredicate::slt, r, valid);
+      Value gOff = add(mul(add(row0, r), stride), mul(chunk, c32(8)));
+      Value src = gep(gptr, elemTy, gBase, select(inRange, gOff, c32(0)));
+      Value dst = gep(sptr, b.getI8Type(), sTile, swizzledOffset(r, chunk));
+      NVVM::CpAsyncOp::create(b, loc, dst, src, 16,
+                              NVVM::LoadCacheModifierKind::CG,
+                              select(inRange, c32(16), c32(0)));
     }
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
   }
@@ -502,9 +551,9 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal) {
 
   smemBase = LLVM::AddressOfOp::create(b, loc, smemGlobal);
   sQ = smemBase;
-  sK = gep(sptr, b.getI8Type(), smemBase, c32(Br * D * 2));
+  sK = gep(sptr, b.getI8Type(), smemBase, c32(Br * cfg.rowBytes()));
   sV = gep(sptr, b.getI8Type(), smemBase,
-           c32(Br * D * 2 + cfg.stages * cfg.tileBytes()));
+           c32(Br * cfg.rowBytes() + cfg.stages * cfg.tileBytes()));
 
   Value qBase = gep(gptr, elemTy, qPtr, add(mul(bIdx, qSb), mul(h, qSh)));
   Value kBase = gep(gptr, elemTy, kPtr, add(mul(bIdx, kSb), mul(kvh, kSh)));
@@ -610,7 +659,7 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal) {
     SwizzleBase kSwzJ = kSwz, vSwzJ = vSwz;
     if (cfg.stages == 2) {
       Value off = mul(urem(j, c32(2)), c32(cfg.tileBytes()));
-      for (int64_t k = 0; k < 4; ++k) {
+      for (size_t k = 0; k < kSwz.ptr.size(); ++k) {
         kSwzJ.ptr[k] = gep(sptr, b.getI8Type(), kSwz.ptr[k], off);
         vSwzJ.ptr[k] = gep(sptr, b.getI8Type(), vSwz.ptr[k], off);
       }

@@ -73,12 +73,27 @@ func.func @f32(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
 
 // -----
 
+// D = 96: rows of 12 chunks cannot use the 8-chunk XOR swizzle; they are
+// padded by one chunk (208-byte rows), and 128 threads copy 12-chunk rows
+// chunk by chunk.
+// CHECK-LABEL: func.func @d96
+// CHECK:       gpu.func @attn_fwd_bf16_d96_m128n32w4qss2{{.*}}smem_bytes = 53248
 func.func @d96(%q: memref<?x?x?x96xbf16>, %k: memref<?x?x?x96xbf16>,
                %v: memref<?x?x?x96xbf16>, %o: memref<?x?x?x96xbf16>) {
-  // expected-error @+1 {{unsupported: head dim 96 on the mma.sync path (supported: 64, 128)}}
   attn.attention %q, %k, %v into %o
       : memref<?x?x?x96xbf16>, memref<?x?x?x96xbf16>, memref<?x?x?x96xbf16>,
         memref<?x?x?x96xbf16>
+  return
+}
+
+// -----
+
+func.func @d40(%q: memref<?x?x?x40xbf16>, %k: memref<?x?x?x40xbf16>,
+               %v: memref<?x?x?x40xbf16>, %o: memref<?x?x?x40xbf16>) {
+  // expected-error @+1 {{unsupported: head dim 40 on the mma.sync path (supported: multiples of 16 in [32, 256])}}
+  attn.attention %q, %k, %v into %o
+      : memref<?x?x?x40xbf16>, memref<?x?x?x40xbf16>, memref<?x?x?x40xbf16>,
+        memref<?x?x?x40xbf16>
   return
 }
 

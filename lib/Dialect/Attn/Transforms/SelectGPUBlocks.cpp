@@ -50,8 +50,10 @@ struct SelectGPUBlocksPass
       // so Bc shrinks as D grows: 64 keys at D = 64, 32 at D = 128.
       // Measured on an H200 (perf/NOTES.md): these beat 128x64 / 128x128
       // with one m-tile and 128x32 / 64x64 blocks.
+      // Past D = 128 the O fragments of two m-tiles no longer fit: one
+      // m-tile per warp, Br = 64.
       int64_t d = std::max(op.getHeadDim(), op.getValueHeadDim());
-      int64_t bq = blockQ ? int64_t(blockQ) : 128;
+      int64_t bq = blockQ ? int64_t(blockQ) : (d <= 128 ? 128 : 64);
       int64_t bkv = blockKV ? int64_t(blockKV) : (d <= 64 ? 64 : 32);
       if (!op.getBlockQAttr())
         op.setBlockQAttr(b.getI64IntegerAttr(bq));
