@@ -252,7 +252,7 @@ def correctness_cases(quick):
 def api_checks():
     """Errors through the C API: a clear message, nothing written."""
     return [dict(kind="api", check=c) for c in
-            ("host_tensor", "head_dim_96", "output_aliases_input",
+            ("host_tensor", "head_dim_80", "output_aliases_input",
              "misaligned", "too_small", "host_overhead")]
 
 
@@ -430,7 +430,7 @@ def run_api(rt, job, seed):
                     note=f"{us:.1f} us of host time per forward call")
     if c == "host_tensor":
         args, want = (q.cpu(), k, v, o), (1, "not CUDA device memory")
-    elif c == "head_dim_96":
+    elif c == "head_dim_80":
         q2, k2, v2, o2 = (torch.zeros(1, 1, 16, 96, dtype=torch.bfloat16,
                                       device="cuda") for _ in range(4))
         o2.fill_(float("nan"))
