@@ -43,7 +43,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 #include <cmath>
@@ -106,12 +108,50 @@ struct KernelConfig {
 
 /// The pieces of one program of the fused tile-level form.
 struct TiledProgram {
-  scf::ForallOp grid;
-  LoadTileOp qLoad;
+  mutable scf::ForallOp grid;
+  mutable LoadTileOp qLoad;
   SmallVector<scf::ForOp> loops; // online-softmax loops, in order
+  SmallVector<bool> masked;      // whether each loop masks its scores
+  mutable LoadTileOp kLoad;      // the K load of the first loop
   StoreTileOp oStore, lseStore;
   Value q, k, v, o, lse; // the memrefs
 };
+
+/// The problem size a `memref.dim` reads, as an index into the kernel's
+/// (B, Hq, Hkv, Nq, Nk) parameters, or -1.
+int64_t problemSizeOf(memref::DimOp dim, const TiledProgram &p) {
+  std::optional<int64_t> d = dim.getConstantIndex();
+  if (!d)
+    return -1;
+  Value m = dim.getSource();
+  bool isQ = m == p.q || m == p.o, isKV = m == p.k || m == p.v;
+  if (*d == 0 && (isQ || isKV))
+    return 0; // B
+  if (*d == 1)
+    return isQ ? 1 : isKV ? 2 : -1; // Hq, Hkv
+  if (*d == 2)
+    return isQ ? 3 : isKV ? 4 : -1; // Nq, Nk
+  return -1;
+}
+
+/// Whether the kernel can evaluate `v`: built from the grid's indices,
+/// problem sizes (memref.dim of Q, K, V, O) and side-effect-free scalar ops.
+LogicalResult checkKernelComputable(Value v, const TiledProgram &p) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return success(arg.getOwner() == p.grid.getBody() &&
+                   arg.getArgNumber() < 3);
+  Operation *def = v.getDefiningOp();
+  if (auto dim = dyn_cast<memref::DimOp>(def))
+    return success(problemSizeOf(dim, p) >= 0);
+  if (def->getNumRegions() || !isMemoryEffectFree(def) ||
+      !llvm::all_of(def->getResultTypes(),
+                    [](Type t) { return t.isIntOrIndex(); }))
+    return failure();
+  for (Value o : def->getOperands())
+    if (failed(checkKernelComputable(o, p)))
+      return failure();
+  return success();
+}
 
 /// Recognises the fused tile-level program in `grid`, or says why not.
 LogicalResult matchProgram(scf::ForallOp grid, TiledProgram &p,
@@ -169,14 +209,18 @@ LogicalResult matchProgram(scf::ForallOp grid, TiledProgram &p,
     cfg.scale = static_cast<float>(scale.getValueAsDouble());
     SmallVector<LoadTileOp> loads;
     SmallVector<DotOp> dots;
+    bool masked = false;
     loop.getBody()->walk([&](Operation *op) {
       if (auto l = dyn_cast<LoadTileOp>(op))
         loads.push_back(l);
       else if (auto d = dyn_cast<DotOp>(op))
         dots.push_back(d);
-      else if (auto m = dyn_cast<MaskOp>(op))
+      else if (auto m = dyn_cast<MaskOp>(op)) {
         cfg.causal |= m.getCausal();
+        masked = true;
+      }
     });
+    p.masked.push_back(masked);
     if (loads.size() != 2 || dots.size() != 2 ||
         !dots[0].getRhsTransposed() || dots[1].getRhsTransposed() ||
         dots[0].getLhs() != p.qLoad.getResult() ||
@@ -193,6 +237,8 @@ LogicalResult matchProgram(scf::ForallOp grid, TiledProgram &p,
                             "the key block");
     p.k = loads[0].getSource();
     p.v = loads[1].getSource();
+    if (!p.kLoad)
+      p.kLoad = loads[0];
     cfg.blockN = kTile.getDimSize(0);
     if (vTile.getDimSize(0) != cfg.blockN)
       return loads[1].emitError("unsupported: K and V blocks of different "
@@ -230,6 +276,21 @@ LogicalResult matchProgram(scf::ForallOp grid, TiledProgram &p,
                 "contiguous (innermost stride 1), got "
              << t;
   }
+  // The kernel evaluates the program's grid-level index arithmetic itself
+  // (segment bounds, query rows, the kv head): it must be computable from
+  // the grid indices, the problem sizes and constants.
+  for (scf::ForOp loop : p.loops)
+    for (Value v : {loop.getLowerBound(), loop.getUpperBound()})
+      if (failed(checkKernelComputable(v, p)))
+        return loop.emitError("unsupported: a key/value loop bound the "
+                              "kernel cannot compute from the grid indices "
+                              "and problem sizes");
+  for (Value v : {Value(p.qLoad.getIndices()[2]), Value(p.qLoad.getRows()),
+                  Value(p.kLoad.getIndices()[1])})
+    if (failed(checkKernelComputable(v, p)))
+      return p.qLoad.emitError("unsupported: tile indices the kernel cannot "
+                               "compute from the grid indices and problem "
+                               "sizes");
   if (p.lse && !cast<MemRefType>(p.lse.getType()).getLayout().isIdentity())
     return grid.emitError("unsupported: the GPU kernel writes a contiguous "
                           "[B, Hq, Nq] LSE; give the lse operand the identity "
@@ -262,7 +323,8 @@ public:
     return t;
   }
 
-  void build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal);
+  void build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal,
+             const TiledProgram &prog);
 
 private:
   OpBuilder &b;
@@ -513,7 +575,8 @@ private:
   }
 };
 
-void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal) {
+void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal,
+                          const TiledProgram &prog) {
   Block &entry = fn.getBody().front();
   b.setInsertionPointToStart(&entry);
   auto args = entry.getArguments();
@@ -546,8 +609,36 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal) {
     Value nb = idx32(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
     qBlock = sub(sub(nb, c32(1)), bx);
   }
-  // GQA: G = Hq / Hkv query heads per key/value head.
-  Value kvh = udiv(h, udiv(hq, hkv));
+  // The tile level's grid arithmetic, evaluated here: the forall's indices
+  // are this block's (batch, head, query block), its problem sizes the
+  // kernel's parameters (matchProgram checked that nothing else is read).
+  IRMapping hostMap;
+  auto toIndex = [&](Value v32) -> Value {
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v32);
+  };
+  hostMap.map(prog.grid.getInductionVar(0), toIndex(bIdx));
+  hostMap.map(prog.grid.getInductionVar(1), toIndex(h));
+  hostMap.map(prog.grid.getInductionVar(2), toIndex(qBlock));
+  Value sizes[5] = {args[5], hq, hkv, nq, nk};
+  std::function<Value(Value)> evaluate = [&](Value v) -> Value {
+    if (Value m = hostMap.lookupOrNull(v))
+      return m;
+    Operation *def = v.getDefiningOp();
+    if (auto dim = dyn_cast<memref::DimOp>(def)) {
+      Value m = toIndex(sizes[problemSizeOf(dim, prog)]);
+      hostMap.map(v, m);
+      return m;
+    }
+    for (Value o : def->getOperands())
+      evaluate(o);
+    b.clone(*def, hostMap);
+    return hostMap.lookup(v);
+  };
+  auto evaluate32 = [&](Value v) {
+    return arith::IndexCastOp::create(b, loc, i32, evaluate(v)).getResult();
+  };
+  // GQA: the kv head the program's K loads read (h / (Hq / Hkv)).
+  Value kvh = evaluate32(prog.kLoad.getIndices()[1]);
 
   smemBase = LLVM::AddressOfOp::create(b, loc, smemGlobal);
   sQ = smemBase;
@@ -560,42 +651,38 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal) {
   Value vBase = gep(gptr, elemTy, vPtr, add(mul(bIdx, vSb), mul(kvh, vSh)));
   Value oBase = gep(gptr, elemTy, oPtr, add(mul(bIdx, oSb), mul(h, oSh)));
 
-  Value qStart = mul(qBlock, c32(Br));
-  Value qRows = smin(sub(nq, qStart), c32(Br));
+  // The query block's first row and valid rows, as the program's Q load
+  // reads them.
+  Value qStart = evaluate32(prog.qLoad.getIndices()[2]);
+  Value qRows = evaluate32(prog.qLoad.getRows());
 
-  // Key/value blocks: [0, nFull) whole for every row of the block,
-  // [nFull, nEnd) masked, the rest never visited (the tiling's segments).
-  Value nFull, nEnd;
+  // The key/value segments of the tiling (e.g. [0, nFull) whole for every
+  // row, [nFull, nEnd) masked; blocks past the causal diagonal are in none).
+  SmallVector<std::pair<Value, Value>> segments;
+  for (scf::ForOp loop : prog.loops)
+    segments.push_back({evaluate32(loop.getLowerBound()),
+                        evaluate32(loop.getUpperBound())});
+  Value firstBlock = segments.front().first;
+  Value nEnd = segments.back().second;
   Value bcV = c32(Bc);
-  auto ceilDiv = [&](Value x, Value y) {
-    return arith::CeilDivSIOp::create(b, loc, x, y).getResult();
-  };
-  auto floorDiv = [&](Value x, Value y) {
-    return arith::FloorDivSIOp::create(b, loc, x, y).getResult();
-  };
-  if (cfg.causal) {
-    Value diag = sub(nk, nq);
-    Value kvEnd = smax(smin(nk, add(add(qStart, qRows), diag)), c32(0));
-    nEnd = ceilDiv(kvEnd, bcV);
-    Value firstRowEnd = add(add(qStart, diag), c32(1));
-    nFull = smax(floorDiv(firstRowEnd, bcV), c32(0));
-    nFull = smin(smin(nFull, floorDiv(nk, bcV)), nEnd);
-  } else {
-    nEnd = ceilDiv(nk, bcV);
-    nFull = floorDiv(nk, bcV);
-  }
 
-  // Q -> shared; K block 0 -> shared.
+  // Q -> shared; the first K block (and V, for the ring) -> shared.
   loadTile(qBase, qSn, qStart, qRows, sQ, Br);
-  Value haveKeys = cmp(arith::CmpIPredicate::sgt, nEnd, c32(0));
+  Value haveKeys = cmp(arith::CmpIPredicate::slt, firstBlock, nEnd);
   auto ifKeys = scf::IfOp::create(b, loc, haveKeys, /*withElse=*/false);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifKeys.thenBlock());
-    loadTile(kBase, kSn, c32(0), smin(nk, bcV), sK, Bc);
-    // The ring starts with V_0 too; one buffer loads V_j inside block j.
+    Value start = mul(firstBlock, bcV);
+    Value rows = smin(sub(nk, start), bcV);
+    // The ring buffer of the first block: its stage is block mod 2.
+    Value off = cfg.stages == 2
+                    ? mul(urem(firstBlock, c32(2)), c32(cfg.tileBytes()))
+                    : c32(0);
+    loadTile(kBase, kSn, start, rows, gep(sptr, b.getI8Type(), sK, off), Bc);
     if (cfg.stages == 2)
-      loadTile(vBase, vSn, c32(0), smin(nk, bcV), sV, Bc);
+      loadTile(vBase, vSn, start, rows, gep(sptr, b.getI8Type(), sV, off),
+               Bc);
   }
   waitAllAndSync();
 
@@ -819,8 +906,9 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal) {
         });
     return SmallVector<Value>(loop.getResults());
   };
-  SmallVector<Value> st = emitLoop(c32(0), nFull, init, /*masked=*/false);
-  st = emitLoop(nFull, nEnd, st, /*masked=*/true);
+  SmallVector<Value> st = init;
+  for (auto [seg, masked] : llvm::zip(segments, prog.masked))
+    st = emitLoop(seg.first, seg.second, st, masked);
 
   // Epilogue: l = Σ over the quad; O = O / l; LSE = m·scale + ln(l).
   Value nullLse = LLVM::ZeroOp::create(b, loc, gptr);
@@ -984,7 +1072,7 @@ struct ConvertAttnToNVVMPass
           }));
       OpBuilder fb(ctx);
       KernelBuilder body(fb, loc, cfg);
-      body.build(fn, smem);
+      body.build(fn, smem, prog);
     }
 
     // Host side: the grid becomes a launch of the kernel.
