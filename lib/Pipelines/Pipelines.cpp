@@ -10,9 +10,9 @@
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
-#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -180,15 +180,12 @@ mlir::attn::compileGPUKernel(ModuleOp module,
 
 std::string mlir::attn::manifestLine(const CompiledKernel &k,
                                      llvm::StringRef ptxFile) {
-  return (llvm::Twine("kernel name=") + k.name + " ptx=" + ptxFile +
-          " chip=" + k.chip + " dtype=" + k.dtype +
-          " head_dim=" + llvm::Twine(k.headDim) +
-          " head_dim_v=" + llvm::Twine(k.headDim) +
-          " causal=" + llvm::Twine(k.causal ? 1 : 0) +
-          " block_m=" + llvm::Twine(k.blockM) +
-          " block_n=" + llvm::Twine(k.blockN) +
-          " threads=" + llvm::Twine(k.threads) +
-          " smem=" + llvm::Twine(k.smemBytes) + "\n")
+  return (llvm::Twine("kernel name=") + k.name + " ptx=" + ptxFile + " chip=" +
+          k.chip + " dtype=" + k.dtype + " head_dim=" + llvm::Twine(k.headDim) +
+          " head_dim_v=" + llvm::Twine(k.headDim) + " causal=" +
+          llvm::Twine(k.causal ? 1 : 0) + " block_m=" + llvm::Twine(k.blockM) +
+          " block_n=" + llvm::Twine(k.blockN) + " threads=" +
+          llvm::Twine(k.threads) + " smem=" + llvm::Twine(k.smemBytes) + "\n")
       .str();
 }
 

@@ -97,9 +97,8 @@ std::string Problem::validate() const {
   struct {
     const char *name;
     int64_t v;
-  } dims[] = {{"batch", batch},       {"heads", headsQ},
-              {"kv-heads", headsKV},  {"seq-q", seqQ},
-              {"seq-k", seqK},        {"head-dim", headDim},
+  } dims[] = {{"batch", batch},        {"heads", headsQ}, {"kv-heads", headsKV},
+              {"seq-q", seqQ},         {"seq-k", seqK},   {"head-dim", headDim},
               {"head-dim-v", headDimV}};
   for (auto &d : dims)
     if (d.v < 1)
@@ -111,8 +110,9 @@ std::string Problem::validate() const {
     return "scale must be positive and finite";
   // Keep every tensor addressable with 32-bit element offsets.
   const double limit = double(std::numeric_limits<int32_t>::max());
-  for (double n : {double(batch) * headsQ * seqQ * std::max(headDim, headDimV),
-                   double(batch) * headsKV * seqK * std::max(headDim, headDimV)})
+  for (double n :
+       {double(batch) * headsQ * seqQ * std::max(headDim, headDimV),
+        double(batch) * headsKV * seqK * std::max(headDim, headDimV)})
     if (n > limit)
       return "problem too large: a tensor would exceed 2^31-1 elements";
   return "";
@@ -138,9 +138,9 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
         double *oi = &o[size_t(((b * p.headsQ + h) * Nq + i) * Dv)];
         double &li = lse[size_t((b * p.headsQ + h) * Nq + i)];
         // Keys visible to row i: j < Nk, and j <= i + (Nk - Nq) if causal.
-        int64_t visible = p.causal ? std::min(Nk, std::max<int64_t>(
-                                                      i + (Nk - Nq) + 1, 0))
-                                   : Nk;
+        int64_t visible =
+            p.causal ? std::min(Nk, std::max<int64_t>(i + (Nk - Nq) + 1, 0))
+                     : Nk;
         if (visible == 0) {
           li = -std::numeric_limits<double>::infinity();
           continue;
@@ -174,8 +174,8 @@ ErrorStats compare(const std::vector<double> &got,
   e.count = want.size();
   double num = 0, den = 0;
   for (size_t i = 0; i < want.size(); ++i) {
-    double g = i < got.size() ? got[i]
-                              : std::numeric_limits<double>::quiet_NaN();
+    double g =
+        i < got.size() ? got[i] : std::numeric_limits<double>::quiet_NaN();
     double w = want[i];
     if (std::isnan(g) || std::isinf(g) || std::isinf(w)) {
       // Infinities must match exactly (e.g. LSE = -inf); NaN never passes.
@@ -199,7 +199,8 @@ static void encodeOne(DType t, double x, uint8_t *dst) {
     float f = float(x);
     std::memcpy(dst, &f, 4);
   } else {
-    uint16_t h = t == DType::F16 ? floatToHalf(float(x)) : floatToBf16(float(x));
+    uint16_t h =
+        t == DType::F16 ? floatToHalf(float(x)) : floatToBf16(float(x));
     std::memcpy(dst, &h, 2);
   }
 }

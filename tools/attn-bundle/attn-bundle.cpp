@@ -47,9 +47,8 @@ static cl::opt<int64_t> mTiles("m-tiles", cl::desc("16-row m-tiles per warp"),
 static cl::opt<int64_t> qInRegisters("q-in-registers",
                                      cl::desc("Q fragments in registers"),
                                      cl::init(-1));
-static cl::opt<int64_t> kvStages("kv-stages",
-                                 cl::desc("K/V shared-memory stages"),
-                                 cl::init(0));
+static cl::opt<int64_t>
+    kvStages("kv-stages", cl::desc("K/V shared-memory stages"), cl::init(0));
 
 namespace {
 OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, Type et, int64_t d,

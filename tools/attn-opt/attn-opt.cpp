@@ -93,8 +93,8 @@ static int emitPTX(ArrayRef<StringRef> args, DialectRegistry &registry) {
       ptx += cast<gpu::ObjectAttr>(a).getObject().getValue().str();
   });
   if (ptx.empty()) {
-    llvm::errs() << "attn-opt: error: no attn.attention to compile in "
-                 << input << "\n";
+    llvm::errs() << "attn-opt: error: no attn.attention to compile in " << input
+                 << "\n";
     return 1;
   }
   auto out = openOutputFile(output, &err);

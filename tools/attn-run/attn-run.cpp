@@ -33,14 +33,14 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -58,8 +58,8 @@ static cl::OptionCategory category("attn-run options");
 static cl::opt<std::string> inputFile(cl::Positional,
                                       cl::desc("[input .mlir file]"),
                                       cl::init(""), cl::cat(category));
-static cl::opt<int64_t> optBatch("batch", cl::desc("Batch size B"),
-                                 cl::init(1), cl::cat(category));
+static cl::opt<int64_t> optBatch("batch", cl::desc("Batch size B"), cl::init(1),
+                                 cl::cat(category));
 static cl::opt<int64_t> optHeads("heads", cl::desc("Query heads Hq"),
                                  cl::init(1), cl::cat(category));
 static cl::opt<int64_t>
@@ -72,9 +72,9 @@ static cl::opt<int64_t> optSeqK("seq-k",
                                 cl::init(0), cl::cat(category));
 static cl::opt<int64_t> optHeadDim("head-dim", cl::desc("Head dim D"),
                                    cl::init(64), cl::cat(category));
-static cl::opt<int64_t>
-    optHeadDimV("head-dim-v", cl::desc("Value head dim Dv (default: D)"),
-                cl::init(0), cl::cat(category));
+static cl::opt<int64_t> optHeadDimV("head-dim-v",
+                                    cl::desc("Value head dim Dv (default: D)"),
+                                    cl::init(0), cl::cat(category));
 static cl::opt<std::string> optDType("dtype", cl::desc("f32, f16 or bf16"),
                                      cl::init("f32"), cl::cat(category));
 static cl::opt<bool> optCausal("causal",
@@ -201,8 +201,8 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
   if (optLse)
     args.push_back(MemRefType::get({dyn, dyn, dyn}, b.getF32Type()));
   b.setInsertionPointToEnd(module.getBody());
-  auto fn = func::FuncOp::create(b, loc, "attention",
-                                 b.getFunctionType(args, {}));
+  auto fn =
+      func::FuncOp::create(b, loc, "attention", b.getFunctionType(args, {}));
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToStart(entry);
   auto op = mlir::attn::AttentionOp::create(
@@ -252,15 +252,13 @@ LogicalResult findEntry(ModuleOp module, func::FuncOp &fn,
                                  op.getOutput()};
   if (op.getLse())
     operands.push_back(op.getLse());
-  if (!fn || fn.getNumArguments() != operands.size() ||
-      fn.getNumResults() != 0)
+  if (!fn || fn.getNumArguments() != operands.size() || fn.getNumResults() != 0)
     return op.emitError() << "unsupported: attn-run runs a function whose "
                              "arguments are exactly (q, k, v, o[, lse])";
   for (auto [i, v] : llvm::enumerate(operands))
     if (v != fn.getArgument(i))
       return op.emitError() << "unsupported: function argument " << i
-                            << " must be operand " << i
-                            << " of attn.attention";
+                            << " must be operand " << i << " of attn.attention";
   for (Block &block : fn.getBody())
     for (Operation &other : block)
       if (&other != op.getOperation() && !isa<func::ReturnOp>(other))
@@ -279,8 +277,9 @@ LogicalResult problemFromOp(mlir::attn::AttentionOp op, rt::Problem &p) {
   auto q = cast<MemRefType>(op.getQuery().getType());
   auto k = cast<MemRefType>(op.getKey().getType());
   Type et = op.getElementType();
-  p.dtype = et.isF16() ? rt::DType::F16
-                       : et.isBF16() ? rt::DType::BF16 : rt::DType::F32;
+  p.dtype = et.isF16()    ? rt::DType::F16
+            : et.isBF16() ? rt::DType::BF16
+                          : rt::DType::F32;
   if (optDType.getNumOccurrences() && optDType != rt::dtypeName(p.dtype))
     return op.emitError() << "--dtype " << optDType
                           << " disagrees with the IR's element type " << et;
@@ -475,8 +474,7 @@ double msSince(std::chrono::steady_clock::time_point t0) {
 /// Compares O (and the LSE when computed) with the float64 reference;
 /// prints the errors and PASS/FAIL; returns the exit code.
 int checkOutputs(const rt::Problem &p, const std::vector<double> &qv,
-                 const std::vector<double> &kv,
-                 const std::vector<double> &vv,
+                 const std::vector<double> &kv, const std::vector<double> &vv,
                  const std::vector<uint8_t> &os,
                  const std::vector<uint8_t> &lses) {
   std::vector<double> refO, refLse;
@@ -611,8 +609,8 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
   fp.scale = p.effectiveScale();
   fp.withLse = optLse;
 
-  uint64_t seed = optSeed.getNumOccurrences() ? uint64_t(optSeed)
-                                              : std::random_device{}();
+  uint64_t seed =
+      optSeed.getNumOccurrences() ? uint64_t(optSeed) : std::random_device{}();
   std::vector<double> qv, kv, vv;
   std::vector<uint8_t> qs, ks, vs, os, lses;
   rt::fillRandom(p.dtype, seed, p.numQ(), qv, qs);
@@ -633,8 +631,8 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
   }
   float *lsePtr = optLse ? static_cast<float *>(dl.get()) : nullptr;
   auto launch = [&] {
-    return runtime->forward(fp, dq.get(), dk.get(), dv.get(), dO.get(),
-                            lsePtr, nullptr);
+    return runtime->forward(fp, dq.get(), dk.get(), dv.get(), dO.get(), lsePtr,
+                            nullptr);
   };
   // The checked run writes into the NaN-poisoned buffers.
   if (!(st = launch()).ok() || !(st = runtime->synchronize(0)).ok())
@@ -657,15 +655,14 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
   rt::KernelChoice choice;
   runtime->lastKernel(choice);
   double flops = 4.0 * p.batch * p.headsQ * p.seqQ * p.seqK *
-                 double(p.headDim + p.headDimV) / 2.0 *
-                 (p.causal ? 0.5 : 1.0);
+                 double(p.headDim + p.headDimV) / 2.0 * (p.causal ? 0.5 : 1.0);
   llvm::outs() << "attn-run: target=gpu (" << choice.device.name << ", "
                << choice.kernel.chip.str() << " PTX) kernel=" << name
                << " dtype=" << rt::dtypeName(p.dtype) << " B=" << p.batch
-               << " Hq=" << p.headsQ << " Hkv=" << p.headsKV
-               << " Nq=" << p.seqQ << " Nk=" << p.seqK << " D=" << p.headDim
-               << " Dv=" << p.headDimV << " causal=" << p.causal
-               << " scale=" << p.effectiveScale() << "\n";
+               << " Hq=" << p.headsQ << " Hkv=" << p.headsKV << " Nq=" << p.seqQ
+               << " Nk=" << p.seqK << " D=" << p.headDim << " Dv=" << p.headDimV
+               << " causal=" << p.causal << " scale=" << p.effectiveScale()
+               << "\n";
   llvm::outs() << llvm::format("  seed=%llu compile=%.1f ms run=%.3f ms "
                                "median of %zu (%.1f TFLOP/s)\n",
                                (unsigned long long)seed, compileMs, ms,
@@ -782,9 +779,8 @@ int main(int argc, char **argv) {
     module->print(llvm::outs());
 
   llvm::outs() << "attn-run: target=cpu dtype=" << rt::dtypeName(p.dtype)
-               << " B=" << p.batch << " Hq=" << p.headsQ
-               << " Hkv=" << p.headsKV << " Nq=" << p.seqQ
-               << " Nk=" << p.seqK << " D=" << p.headDim
+               << " B=" << p.batch << " Hq=" << p.headsQ << " Hkv=" << p.headsKV
+               << " Nq=" << p.seqQ << " Nk=" << p.seqK << " D=" << p.headDim
                << " Dv=" << p.headDimV << " causal=" << p.causal
                << " scale=" << p.effectiveScale()
                << (optNoFuse ? " (naive three-pass softmax)" : "") << "\n";
@@ -834,8 +830,8 @@ int main(int argc, char **argv) {
   double compileMs = msSince(t0);
 
   // Fresh random inputs (N(0,1), rounded to the dtype); poisoned outputs.
-  uint64_t seed = optSeed.getNumOccurrences() ? uint64_t(optSeed)
-                                              : std::random_device{}();
+  uint64_t seed =
+      optSeed.getNumOccurrences() ? uint64_t(optSeed) : std::random_device{}();
   std::vector<double> qv, kv, vv;
   std::vector<uint8_t> qs, ks, vs, os, lses;
   rt::fillRandom(p.dtype, seed, p.numQ(), qv, qs);
@@ -859,8 +855,7 @@ int main(int argc, char **argv) {
     return fail("run failed: " + llvm::toString(std::move(err)));
   double runMs = msSince(t1);
   double flops = 4.0 * p.batch * p.headsQ * p.seqQ * p.seqK *
-                 double(p.headDim + p.headDimV) / 2.0 *
-                 (p.causal ? 0.5 : 1.0);
+                 double(p.headDim + p.headDimV) / 2.0 * (p.causal ? 0.5 : 1.0);
   llvm::outs() << llvm::format("  seed=%llu compile=%.1f ms run=%.2f ms "
                                "(%.2f GFLOP/s)\n",
                                (unsigned long long)seed, compileMs, runMs,

@@ -62,8 +62,8 @@ SmallVector<OpFoldResult> validSizes(OpBuilder &b, Value rows,
 
 Value filled(OpBuilder &b, Location loc, RankedTensorType type,
              Attribute value) {
-  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                        type.getElementType());
+  Value empty =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
   Value v = arith::ConstantOp::create(b, loc, cast<TypedAttr>(value));
   return linalg::FillOp::create(b, loc, v, empty).getResult(0);
 }
@@ -87,8 +87,7 @@ struct LoadTileLowering : OpRewritePattern<LoadTileOp> {
     SmallVector<OpFoldResult> offsets(tile.getRank(), rw.getIndexAttr(0));
     SmallVector<OpFoldResult> strides(tile.getRank(), rw.getIndexAttr(1));
     rw.replaceOpWithNewOp<tensor::InsertSliceOp>(
-        op, valid, zeros, offsets, validSizes(rw, op.getRows(), tile),
-        strides);
+        op, valid, zeros, offsets, validSizes(rw, op.getRows(), tile), strides);
     return success();
   }
 };
@@ -106,8 +105,8 @@ struct StoreTileLowering : OpRewritePattern<StoreTileOp> {
       tile = RankedTensorType::get(tile.getShape(), memType.getElementType());
       data = arith::TruncFOp::create(rw, loc, tile, data);
     }
-    Value view = tileSubview(rw, loc, op.getDest(), op.getIndices(),
-                             op.getRows(), tile);
+    Value view =
+        tileSubview(rw, loc, op.getDest(), op.getIndices(), op.getRows(), tile);
     SmallVector<OpFoldResult> offsets(tile.getRank(), rw.getIndexAttr(0));
     SmallVector<OpFoldResult> strides(tile.getRank(), rw.getIndexAttr(1));
     auto sliceType = RankedTensorType::get(
@@ -145,8 +144,7 @@ struct DotLowering : OpRewritePattern<DotOp> {
     // acc[i, j] += f32(lhs[i, k]) · f32(rhs[., .])
     rw.replaceOpWithNewOp<linalg::GenericOp>(
         op, op.getType(), ValueRange{op.getLhs(), op.getRhs()},
-        ValueRange{op.getAcc()},
-        ArrayRef<AffineMap>{lhsMap, rhsMap, accMap},
+        ValueRange{op.getAcc()}, ArrayRef<AffineMap>{lhsMap, rhsMap, accMap},
         iterators({false, false, true}),
         [](OpBuilder &b, Location loc, ValueRange args) {
           Type f32 = b.getF32Type();
@@ -156,9 +154,8 @@ struct DotLowering : OpRewritePattern<DotOp> {
             y = arith::ExtFOp::create(b, loc, f32, y);
           }
           Value prod = arith::MulFOp::create(b, loc, x, y);
-          linalg::YieldOp::create(b, loc,
-                                  Value(arith::AddFOp::create(b, loc, args[2],
-                                                              prod)));
+          linalg::YieldOp::create(
+              b, loc, Value(arith::AddFOp::create(b, loc, args[2], prod)));
         });
     return success();
   }
@@ -185,14 +182,14 @@ struct MaskLowering : OpRewritePattern<MaskOp> {
           Value i = linalg::IndexOp::create(b, l, 0);
           Value j = linalg::IndexOp::create(b, l, 1);
           Value kj = arith::AddIOp::create(b, l, kvStart, j);
-          Value hidden = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
-                                               kj, kvLen);
+          Value hidden =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, kj, kvLen);
           if (causal) {
             Value qi = arith::AddIOp::create(b, l, qStart, i);
             Value lastVisible = arith::AddIOp::create(
                 b, l, qi, arith::SubIOp::create(b, l, kvLen, qLen));
-            Value above = arith::CmpIOp::create(
-                b, l, arith::CmpIPredicate::sgt, kj, lastVisible);
+            Value above = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt,
+                                                kj, lastVisible);
             hidden = arith::OrIOp::create(b, l, hidden, above);
           }
           auto ninf = APFloat::getInf(APFloat::IEEEsingle(), true);
@@ -228,10 +225,9 @@ struct ReduceLowering : OpRewritePattern<ReduceOp> {
                             AffineMap::get(2, 0, {i}, ctx)},
         iterators({false, true}),
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value r = isMax ? Value(arith::MaximumFOp::create(b, l, args[1],
-                                                            args[0]))
-                          : Value(arith::AddFOp::create(b, l, args[1],
-                                                        args[0]));
+          Value r =
+              isMax ? Value(arith::MaximumFOp::create(b, l, args[1], args[0]))
+                    : Value(arith::AddFOp::create(b, l, args[1], args[0]));
           linalg::YieldOp::create(b, l, r);
         });
     return success();

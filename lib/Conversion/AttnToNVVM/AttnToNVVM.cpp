@@ -221,9 +221,8 @@ LogicalResult matchProgram(scf::ForallOp grid, TiledProgram &p,
       }
     });
     p.masked.push_back(masked);
-    if (loads.size() != 2 || dots.size() != 2 ||
-        !dots[0].getRhsTransposed() || dots[1].getRhsTransposed() ||
-        dots[0].getLhs() != p.qLoad.getResult() ||
+    if (loads.size() != 2 || dots.size() != 2 || !dots[0].getRhsTransposed() ||
+        dots[1].getRhsTransposed() || dots[0].getLhs() != p.qLoad.getResult() ||
         dots[0].getRhs() != loads[0].getResult() ||
         dots[1].getRhs() != loads[1].getResult())
       return loop.emitError("unsupported: online loop body is not "
@@ -371,8 +370,8 @@ private:
     return LLVM::GEPOp::create(b, loc, ptrTy, elem, base, ValueRange{idx});
   }
   Value intrinsic(StringRef name, Value x) {
-    return LLVM::CallIntrinsicOp::create(b, loc, f32,
-                                         b.getStringAttr(name), ValueRange{x})
+    return LLVM::CallIntrinsicOp::create(b, loc, f32, b.getStringAttr(name),
+                                         ValueRange{x})
         .getResult(0);
   }
   /// 2^x with the SFU instruction (ex2.approx.ftz.f32).
@@ -383,8 +382,8 @@ private:
 
   /// Butterfly shuffle within a quad (offsets 1, 2: the 4 lanes of a row).
   Value shflXor(Value v, int64_t offset) {
-    return NVVM::ShflOp::create(b, loc, f32, c32(-1), v, c32(offset),
-                                c32(0x1f), NVVM::ShflKind::bfly, UnitAttr());
+    return NVVM::ShflOp::create(b, loc, f32, c32(-1), v, c32(offset), c32(0x1f),
+                                NVVM::ShflKind::bfly, UnitAttr());
   }
   Value quadReduce(Value v, bool isMax) {
     for (int64_t off : {1, 2}) {
@@ -443,8 +442,8 @@ private:
   /// cp.async of `rows` rows of a [rows][D] tile from global memory (row
   /// stride `stride` elements, first row `row0`, `valid` rows readable) to
   /// swizzled shared memory; rows past `valid` are zero-filled.
-  void loadTile(Value gBase, Value stride, Value row0, Value valid,
-                Value sTile, int64_t rows) {
+  void loadTile(Value gBase, Value stride, Value row0, Value valid, Value sTile,
+                int64_t rows) {
     int64_t chunksPerRow = cfg.headDim / 8;
     if (cfg.threads() % chunksPerRow) {
       loadTileGeneral(gBase, stride, row0, valid, sTile, rows);
@@ -527,8 +526,7 @@ private:
   SmallVector<Value> ldmatrix4(Value ptr, bool trans) {
     auto st = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32});
     Value r = NVVM::LdMatrixOp::create(
-        b, loc, st, ptr, 4,
-        trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+        b, loc, st, ptr, 4, trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
         NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
         NVVM::LdStMatrixEltType::B16);
     SmallVector<Value> regs;
@@ -552,9 +550,8 @@ private:
     }
     auto ptx = cfg.bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
     Value r = NVVM::MmaOp::create(
-        b, loc, resTy, av, bvv, acc, ArrayRef<int64_t>{16, 8, 16},
-        std::nullopt, std::nullopt,
-        std::array<NVVM::MMATypes, 2>{ptx, ptx},
+        b, loc, resTy, av, bvv, acc, ArrayRef<int64_t>{16, 8, 16}, std::nullopt,
+        std::nullopt, std::array<NVVM::MMATypes, 2>{ptx, ptx},
         std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                        NVVM::MMALayout::col});
     SmallVector<Value> out;
@@ -660,8 +657,8 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal,
   // row, [nFull, nEnd) masked; blocks past the causal diagonal are in none).
   SmallVector<std::pair<Value, Value>> segments;
   for (scf::ForOp loop : prog.loops)
-    segments.push_back({evaluate32(loop.getLowerBound()),
-                        evaluate32(loop.getUpperBound())});
+    segments.push_back(
+        {evaluate32(loop.getLowerBound()), evaluate32(loop.getUpperBound())});
   Value firstBlock = segments.front().first;
   Value nEnd = segments.back().second;
   Value bcV = c32(Bc);
@@ -681,8 +678,7 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal,
                     : c32(0);
     loadTile(kBase, kSn, start, rows, gep(sptr, b.getI8Type(), sK, off), Bc);
     if (cfg.stages == 2)
-      loadTile(vBase, vSn, start, rows, gep(sptr, b.getI8Type(), sV, off),
-               Bc);
+      loadTile(vBase, vSn, start, rows, gep(sptr, b.getI8Type(), sV, off), Bc);
   }
   waitAllAndSync();
 
@@ -690,8 +686,8 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal,
   Value wRow0 = mul(warp, c32(16 * MT));
   // A fragments of Q for m-tile i, k-step ks (ldmatrix.x4: lanes 0-15 give
   // rows 0-15 at column 16ks, lanes 16-31 the same rows at 16ks + 8).
-  SwizzleBase qSwz = swizzleBase(sQ, add(wRow0, urem(lane, c32(16))),
-                                 udiv(lane, c32(16)));
+  SwizzleBase qSwz =
+      swizzleBase(sQ, add(wRow0, urem(lane, c32(16))), udiv(lane, c32(16)));
   auto loadQFrag = [&](int64_t i, int64_t ks) {
     return ldmatrix4(swizzledAt(qSwz, 16 * i, 2 * ks), /*trans=*/false);
   };
@@ -730,11 +726,12 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal,
   // ldmatrix lanes for K (B of S = Q·Kᵀ; matrices (n0,k0) (n0,k8) (n8,k0)
   // (n8,k8)) and V (B of O = P·V, transposed; (k0,n0) (k8,n0) (k0,n8)
   // (k8,n8)).
-  SwizzleBase kSwz = swizzleBase(
-      sK, add(urem(lane, c32(8)), mul(udiv(lane, c32(16)), c32(8))),
-      urem(udiv(lane, c32(8)), c32(2)));
+  SwizzleBase kSwz =
+      swizzleBase(sK, add(urem(lane, c32(8)), mul(udiv(lane, c32(16)), c32(8))),
+                  urem(udiv(lane, c32(8)), c32(2)));
   SwizzleBase vSwz = swizzleBase(
-      sV, add(urem(lane, c32(8)), mul(urem(udiv(lane, c32(8)), c32(2)), c32(8))),
+      sV,
+      add(urem(lane, c32(8)), mul(urem(udiv(lane, c32(8)), c32(2)), c32(8))),
       udiv(lane, c32(16)));
 
   auto body = [&](Value j, ValueRange state, bool masked) {
@@ -777,8 +774,8 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal,
     // S = Q·K_jᵀ: MT × nTilesS accumulators of 16x8. Each K fragment
     // (ldmatrix.x4: two n8 tiles of one k16 step) serves all m-tiles.
     SmallVector<SmallVector<SmallVector<Value>>> s(
-        MT, SmallVector<SmallVector<Value>>(nTilesS,
-                                            SmallVector<Value>(4, zero)));
+        MT,
+        SmallVector<SmallVector<Value>>(nTilesS, SmallVector<Value>(4, zero)));
     for (int64_t ks = 0; ks < kStepsQ; ++ks) {
       SmallVector<SmallVector<Value>> qa(MT);
       for (int64_t i = 0; i < MT; ++i)
@@ -895,8 +892,7 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal,
           .getResult();
     };
     auto loop = scf::ForOp::create(
-        b, loc, idx(lo), idx(hi),
-        arith::ConstantIndexOp::create(b, loc, 1), in,
+        b, loc, idx(lo), idx(hi), arith::ConstantIndexOp::create(b, loc, 1), in,
         [&](OpBuilder &, Location, Value iv, ValueRange st) {
           // The kernel builder's `b` emits the body into the new block.
           OpBuilder::InsertionGuard guard(b);
@@ -939,9 +935,9 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal,
       b.setInsertionPointToStart(ifLse.thenBlock());
       Value m = st[mIdx(i, r)];
       Value mSafe = select(fcmpEq(m, ninf), zero, m);
-      Value lse = fadd(fmul(mSafe, scale),
-                       fmul(log2(select(noKey, cf(1.0f), lTot)),
-                            cf(static_cast<float>(M_LN2))));
+      Value lse =
+          fadd(fmul(mSafe, scale), fmul(log2(select(noKey, cf(1.0f), lTot)),
+                                        cf(static_cast<float>(M_LN2))));
       lse = select(noKey, ninf, lse);
       Value lseIdx = add(mul(add(mul(bIdx, hq), h), nq), qi);
       LLVM::StoreOp::create(b, loc, lse, gep(gptr, f32, lsePtr, lseIdx), 4);
@@ -961,18 +957,18 @@ struct ConvertAttnToNVVMPass
   /// choice whose estimated registers per thread fit.
   LogicalResult chooseWarpTiling(KernelConfig &cfg, Operation *at) {
     if (mTiles != 0 && mTiles != 1 && mTiles != 2)
-      return at->emitError() << "unsupported: m-tiles=" << mTiles
-                             << " (1 or 2)";
+      return at->emitError()
+             << "unsupported: m-tiles=" << mTiles << " (1 or 2)";
     if (kvStages < 0 || kvStages > 2)
-      return at->emitError() << "unsupported: kv-stages=" << kvStages
-                             << " (1 or 2)";
+      return at->emitError()
+             << "unsupported: kv-stages=" << kvStages << " (1 or 2)";
     // A two-stage K/V ring by default: one barrier per key block and the
     // next block's loads overlapping all of this one (measured +3-5% over
     // one buffer each; perf/NOTES.md). Shared memory: (Br + 4·Bc)·D·2.
     cfg.stages = kvStages ? int64_t(kvStages) : 2;
     if (qInRegisters < -1 || qInRegisters > 1)
-      return at->emitError() << "q-in-registers must be -1, 0 or 1, got "
-                             << qInRegisters;
+      return at->emitError()
+             << "q-in-registers must be -1, 0 or 1, got " << qInRegisters;
     auto regs = [&](int64_t mt, bool qr) {
       return mt * (cfg.headDim / 2 + cfg.blockN / 2 +
                    (qr ? cfg.headDim / 4 : 0)) +
@@ -997,10 +993,9 @@ struct ConvertAttnToNVVMPass
         return success();
       }
     }
-    return at->emitError() << "unsupported: no warp tiling of a "
-                           << cfg.blockM << "x" << cfg.blockN
-                           << " block at head dim " << cfg.headDim
-                           << " fits the register budget";
+    return at->emitError() << "unsupported: no warp tiling of a " << cfg.blockM
+                           << "x" << cfg.blockN << " block at head dim "
+                           << cfg.headDim << " fits the register budget";
   }
 
   /// Creates (once) the gpu.module holding the kernels.
@@ -1028,9 +1023,8 @@ struct ConvertAttnToNVVMPass
         return grid.emitError()
                << "unsupported: the kernel needs " << cfg.smemBytes()
                << " bytes of shared memory (Q block, " << cfg.stages
-               << "-stage K and V rings), target " << t.getArch()
-               << " offers " << t.getSmemPerBlock()
-               << "; use kv-stages=1 or smaller blocks";
+               << "-stage K and V rings), target " << t.getArch() << " offers "
+               << t.getSmemPerBlock() << "; use kv-stages=1 or smaller blocks";
     }
     Location loc = grid.getLoc();
     MLIRContext *ctx = grid.getContext();
@@ -1050,12 +1044,11 @@ struct ConvertAttnToNVVMPass
             Attribute(), /*alignment=*/16, /*addrSpace=*/3);
       }
       KernelBuilder kb(mb, loc, cfg);
-      fn = gpu::GPUFuncOp::create(
-          mb, loc, name, mb.getFunctionType(kb.paramTypes(), {}));
-      fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
-                  mb.getUnitAttr());
-      fn.setKnownBlockSizeAttr(mb.getDenseI32ArrayAttr(
-          {static_cast<int32_t>(cfg.threads()), 1, 1}));
+      fn = gpu::GPUFuncOp::create(mb, loc, name,
+                                  mb.getFunctionType(kb.paramTypes(), {}));
+      fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), mb.getUnitAttr());
+      fn.setKnownBlockSizeAttr(
+          mb.getDenseI32ArrayAttr({static_cast<int32_t>(cfg.threads()), 1, 1}));
       // What a launcher needs, for bundles and tools.
       fn->setAttr(
           kKernelInfoAttrName,
@@ -1087,14 +1080,15 @@ struct ConvertAttnToNVVMPass
       return m;
     };
     auto ptrOf = [&](Value memref) -> Value {
-      Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc,
-                                                                  memref);
+      Value base =
+          memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
       auto meta = metaOf(memref);
       Value off = meta.getOffset();
       // Element offset -> bytes, added to the aligned base.
       int64_t eb = cast<MemRefType>(memref.getType())
                        .getElementType()
-                       .getIntOrFloatBitWidth() / 8;
+                       .getIntOrFloatBitWidth() /
+                   8;
       Value bytes = arith::MulIOp::create(
           b, loc, off, arith::ConstantIndexOp::create(b, loc, eb));
       Value addr = arith::AddIOp::create(b, loc, base, bytes);
@@ -1107,8 +1101,8 @@ struct ConvertAttnToNVVMPass
     auto dimOf = [&](Value memref, int64_t d) {
       return i32Of(memref::DimOp::create(b, loc, memref, d));
     };
-    SmallVector<Value> operands = {ptrOf(prog.q), ptrOf(prog.k),
-                                   ptrOf(prog.v), ptrOf(prog.o)};
+    SmallVector<Value> operands = {ptrOf(prog.q), ptrOf(prog.k), ptrOf(prog.v),
+                                   ptrOf(prog.o)};
     operands.push_back(prog.lse ? ptrOf(prog.lse)
                                 : Value(LLVM::ZeroOp::create(b, loc, gptr)));
     operands.push_back(dimOf(prog.q, 0));
@@ -1131,12 +1125,11 @@ struct ConvertAttnToNVVMPass
     Value gx = arith::CeilDivUIOp::create(b, loc, nqIdx, cI(cfg.blockM));
     Value gy = memref::DimOp::create(b, loc, prog.q, 1);
     Value gz = memref::DimOp::create(b, loc, prog.q, 0);
-    Value smemSize = arith::ConstantOp::create(
-        b, loc, b.getI32IntegerAttr(cfg.smemBytes()));
-    gpu::LaunchFuncOp::create(
-        b, loc, fn, gpu::KernelDim3{gx, gy, gz},
-        gpu::KernelDim3{cI(cfg.threads()), cI(1), cI(1)}, smemSize,
-        operands);
+    Value smemSize =
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(cfg.smemBytes()));
+    gpu::LaunchFuncOp::create(b, loc, fn, gpu::KernelDim3{gx, gy, gz},
+                              gpu::KernelDim3{cI(cfg.threads()), cI(1), cI(1)},
+                              smemSize, operands);
     // The grid's index arithmetic outside the forall is now dead.
     Block *hostBlock = grid->getBlock();
     grid.erase();

@@ -9,8 +9,8 @@
 using namespace mlir;
 using namespace mlir::attn;
 
-#include "attn/Dialect/Attn/IR/AttnOpsDialect.cpp.inc"
 #include "attn/Dialect/Attn/IR/AttnEnums.cpp.inc"
+#include "attn/Dialect/Attn/IR/AttnOpsDialect.cpp.inc"
 #define GET_ATTRDEF_CLASSES
 #include "attn/Dialect/Attn/IR/AttnAttrs.cpp.inc"
 
@@ -36,9 +36,8 @@ struct KnownTarget {
 // Capability"); SM counts are those of the flagship part. For the CPU the
 // "shared memory" is the data cache a tile should stay inside (L2 of a core).
 constexpr KnownTarget kKnownTargets[] = {
-    {"cpu", 1 << 20, 1},           {"sm_80", 166912, 108},
-    {"sm_86", 101376, 84},         {"sm_89", 101376, 128},
-    {"sm_90", 232448, 132},        {"sm_90a", 232448, 132},
+    {"cpu", 1 << 20, 1},    {"sm_80", 166912, 108}, {"sm_86", 101376, 84},
+    {"sm_89", 101376, 128}, {"sm_90", 232448, 132}, {"sm_90a", 232448, 132},
 };
 } // namespace
 
@@ -49,9 +48,9 @@ TargetAttr TargetAttr::getKnown(MLIRContext *ctx, StringRef name) {
   return {};
 }
 
-LogicalResult
-TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                   StringRef arch, int64_t smemPerBlock, int64_t numSms) {
+LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 StringRef arch, int64_t smemPerBlock,
+                                 int64_t numSms) {
   bool known = llvm::any_of(
       kKnownTargets, [&](const KnownTarget &t) { return t.name == arch; });
   if (!known)
@@ -72,8 +71,8 @@ LogicalResult AttnDialect::verifyOperationAttribute(Operation *op,
   StringRef name = attr.getName().getValue();
   if (name == kTargetAttrName) {
     if (!isa<TargetAttr>(attr.getValue()))
-      return op->emitError() << "'" << kTargetAttrName
-                             << "' must be an #attn.target attribute";
+      return op->emitError()
+             << "'" << kTargetAttrName << "' must be an #attn.target attribute";
     return success();
   }
   if (name == kSoftmaxPassAttrName) {
@@ -101,8 +100,8 @@ LogicalResult AttnDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == kKernelInfoAttrName) {
     if (!isa<DictionaryAttr>(attr.getValue()))
-      return op->emitError() << "'" << kKernelInfoAttrName
-                             << "' must be a dictionary";
+      return op->emitError()
+             << "'" << kKernelInfoAttrName << "' must be a dictionary";
     return success();
   }
   return op->emitError() << "unknown attn dialect attribute '" << name << "'";

@@ -46,16 +46,14 @@ namespace {
 /// Checks that dim `i` of operands `a` and `b` agree where both are static.
 struct DimChecker {
   Operation *op;
-  LogicalResult same(StringRef aName, MemRefType a, int64_t ai,
-                     StringRef bName, MemRefType b, int64_t bi,
-                     StringRef what) {
+  LogicalResult same(StringRef aName, MemRefType a, int64_t ai, StringRef bName,
+                     MemRefType b, int64_t bi, StringRef what) {
     int64_t x = a.getDimSize(ai), y = b.getDimSize(bi);
     if (ShapedType::isDynamic(x) || ShapedType::isDynamic(y) || x == y)
       return success();
     return op->emitOpError() << what << " of " << aName << " (dim " << ai
-                             << " = " << x << ") must equal " << what
-                             << " of " << bName << " (dim " << bi << " = "
-                             << y << ")";
+                             << " = " << x << ") must equal " << what << " of "
+                             << bName << " (dim " << bi << " = " << y << ")";
   }
 };
 } // namespace
@@ -107,9 +105,9 @@ LogicalResult AttentionOp::verify() {
   }
   if (getLse() &&
       !cast<MemRefType>(getLse().getType()).getElementType().isF32())
-    return emitOpError() << "lse element type must be f32, got "
-                         << cast<MemRefType>(getLse().getType())
-                                .getElementType();
+    return emitOpError()
+           << "lse element type must be f32, got "
+           << cast<MemRefType>(getLse().getType()).getElementType();
 
   // Head dims are static; Q and K share D, V and O share Dv.
   for (const Named &n : ArrayRef(operands).take_front(4))
@@ -118,8 +116,8 @@ LogicalResult AttentionOp::verify() {
                            << " must be static";
   if (q.getDimSize(3) != k.getDimSize(3))
     return emitOpError() << "head dim of query (" << q.getDimSize(3)
-                         << ") must equal head dim of key ("
-                         << k.getDimSize(3) << ")";
+                         << ") must equal head dim of key (" << k.getDimSize(3)
+                         << ")";
   if (v.getDimSize(3) != o.getDimSize(3))
     return emitOpError() << "head dim of value (" << v.getDimSize(3)
                          << ") must equal head dim of output ("
@@ -218,15 +216,15 @@ static LogicalResult verifyTileAccess(Operation *op, MemRefType mem,
   if (failed(verifyNonEmpty(op, "tile", tile)))
     return failure();
   if (mem.getRank() < t)
-    return op->emitOpError() << memName << " rank (" << mem.getRank()
-                             << ") must be at least the tile rank (" << t
-                             << ")";
+    return op->emitOpError()
+           << memName << " rank (" << mem.getRank()
+           << ") must be at least the tile rank (" << t << ")";
   size_t expected = mem.getRank() - t + 1;
   if (numIndices != expected)
-    return op->emitOpError() << "expected " << expected << " indices for a "
-                             << memName << " of rank " << mem.getRank()
-                             << " and a tile of rank " << t << ", got "
-                             << numIndices;
+    return op->emitOpError()
+           << "expected " << expected << " indices for a " << memName
+           << " of rank " << mem.getRank() << " and a tile of rank " << t
+           << ", got " << numIndices;
   if (t == 2 && mem.isDynamicDim(mem.getRank() - 1))
     return op->emitOpError()
            << memName << "'s last dim must be static to match "
@@ -244,8 +242,7 @@ static LogicalResult verifyTileAccess(Operation *op, MemRefType mem,
 LogicalResult LoadTileOp::verify() {
   auto mem = cast<MemRefType>(getSource().getType());
   auto tile = cast<RankedTensorType>(getResult().getType());
-  if (failed(verifyTileAccess(*this, mem, getIndices().size(), tile,
-                              "source")))
+  if (failed(verifyTileAccess(*this, mem, getIndices().size(), tile, "source")))
     return failure();
   if (tile.getElementType() != mem.getElementType())
     return emitOpError() << "tile element type " << tile.getElementType()

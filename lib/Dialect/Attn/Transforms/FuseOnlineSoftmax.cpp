@@ -64,9 +64,9 @@ Value splat(OpBuilder &b, Location loc, RankedTensorType type, double v) {
 /// Checks the shape of the naive form; on failure, says why at the loop.
 LogicalResult verifyNaive(NaiveSoftmax &n) {
   size_t segs = n.maxLoops.size();
-  scf::ForOp first = n.maxLoops.empty() ? n.sumLoops.empty() ? n.pvLoops[0]
-                                                             : n.sumLoops[0]
-                                        : n.maxLoops[0];
+  scf::ForOp first = n.maxLoops.empty()
+                         ? n.sumLoops.empty() ? n.pvLoops[0] : n.sumLoops[0]
+                         : n.maxLoops[0];
   if (segs == 0 || n.sumLoops.size() != segs || n.pvLoops.size() != segs)
     return first.emitError()
            << "cannot fuse the softmax: expected as many 'max', 'sum' and 'pv' "
@@ -155,7 +155,8 @@ LogicalResult cloneSlice(OpBuilder &b, scf::ForOp loop, Value root, Value iv,
       return loop.emitError() << "cannot fuse the softmax: cannot slice";
   for (Operation *op : slice) {
     for (Value operand : op->getOperands()) {
-      if (map.contains(operand) || operand.getParentRegion() == &loop.getRegion())
+      if (map.contains(operand) ||
+          operand.getParentRegion() == &loop.getRegion())
         continue;
       if (operand == loop.getRegionIterArg(0) ||
           !dom.properlyDominates(operand, insertBefore))
@@ -224,13 +225,11 @@ LogicalResult fuse(NaiveSoftmax &n, DominanceInfo &dom) {
           Value mOld = args[0], lOld = args[1], accOld = args[2];
           IRMapping map;
           // S for this key/value block, exactly as the max pass computed it.
-          if (failed(cloneSlice(lb, maxLoop, *scores, kb, firstLoop, dom,
-                                map)))
+          if (failed(cloneSlice(lb, maxLoop, *scores, kb, firstLoop, dom, map)))
             status = failure();
           Value s = map.lookupOrDefault(*scores);
           // m' = max(m, rowmax(S))
-          Value rowMax =
-              ReduceOp::create(lb, bl, rowType, ReduceKind::Max, s);
+          Value rowMax = ReduceOp::create(lb, bl, rowType, ReduceKind::Max, s);
           Value mNew = arith::MaximumFOp::create(lb, bl, mOld, rowMax);
           // mSafe' = (m' == -inf) ? 0 : m'  (no key seen yet: keep exp2 of
           // masked scores at exp2(-inf) = 0 rather than NaN).
@@ -239,8 +238,8 @@ LogicalResult fuse(NaiveSoftmax &n, DominanceInfo &dom) {
               lb, bl, rowType,
               DenseElementsAttr::get(rowType,
                                      lb.getFloatAttr(lb.getF32Type(), ninf)));
-          Value noKey = arith::CmpFOp::create(
-              lb, bl, arith::CmpFPredicate::OEQ, mNew, negInf);
+          Value noKey = arith::CmpFOp::create(lb, bl, arith::CmpFPredicate::OEQ,
+                                              mNew, negInf);
           Value mSafe = arith::SelectOp::create(
               lb, bl, noKey, splat(lb, bl, rowType, 0.0), mNew);
           // P = exp2((S − mSafe')·c): subtract, then scale, so that the
@@ -270,8 +269,8 @@ LogicalResult fuse(NaiveSoftmax &n, DominanceInfo &dom) {
           if (pType.getElementType() != scoreType.getElementType())
             pCast = arith::TruncFOp::create(lb, bl, pType, p);
           IRMapping vmap;
-          if (failed(cloneSlice(lb, pvLoop, pvDot->getRhs(), kb, firstLoop,
-                                dom, vmap)))
+          if (failed(cloneSlice(lb, pvLoop, pvDot->getRhs(), kb, firstLoop, dom,
+                                vmap)))
             status = failure();
           Value v = vmap.lookupOrDefault(pvDot->getRhs());
           Value accNew = DotOp::create(lb, bl, accType, pCast, v, accScaled,
@@ -292,8 +291,8 @@ LogicalResult fuse(NaiveSoftmax &n, DominanceInfo &dom) {
   // O = A / l, once, after the last block (a row that saw no key has l = 0
   // and A = 0: divide by 1 to give O = 0).
   Value zero = splat(b, loc, rowType, 0.0);
-  Value lZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l,
-                                      zero);
+  Value lZero =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, zero);
   Value lSafe =
       arith::SelectOp::create(b, loc, lZero, splat(b, loc, rowType, 1.0), l);
   Value lB = BroadcastOp::create(b, loc, accType, lSafe);

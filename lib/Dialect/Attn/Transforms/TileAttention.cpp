@@ -110,12 +110,12 @@ struct IndexMath {
 struct ProgramContext {
   mutable AttentionOp op;
   BlockSizes blocks;
-  Value b, h, kvHead;           // batch, query head, key/value head
-  Value qStart, qRows;          // first query row of the block, valid rows
-  Value nq, nk;                 // sequence lengths
-  Value qTile;                  // tensor<Br x D x T>
-  RankedTensorType scoreType;   // tensor<Br x Bc x f32>
-  RankedTensorType rowType;     // tensor<Br x f32>
+  Value b, h, kvHead;         // batch, query head, key/value head
+  Value qStart, qRows;        // first query row of the block, valid rows
+  Value nq, nk;               // sequence lengths
+  Value qTile;                // tensor<Br x D x T>
+  RankedTensorType scoreType; // tensor<Br x Bc x f32>
+  RankedTensorType rowType;   // tensor<Br x f32>
 };
 
 Value splat(OpBuilder &b, Location loc, RankedTensorType type, double v) {
@@ -142,11 +142,11 @@ std::tuple<Value, Value, Value> emitScores(OpBuilder &b, Location loc,
   Value kvStart = im.mul(kb, bc);
   Value kvRows = im.min(im.sub(pc.nk, kvStart), bc);
   int64_t d = pc.op.getHeadDim();
-  auto kType = RankedTensorType::get({pc.blocks.blockKV, d},
-                                     pc.op.getElementType());
-  Value kTile = LoadTileOp::create(b, loc, kType, pc.op.getKey(),
-                                   ValueRange{pc.b, pc.kvHead, kvStart},
-                                   kvRows);
+  auto kType =
+      RankedTensorType::get({pc.blocks.blockKV, d}, pc.op.getElementType());
+  Value kTile =
+      LoadTileOp::create(b, loc, kType, pc.op.getKey(),
+                         ValueRange{pc.b, pc.kvHead, kvStart}, kvRows);
   Value zero = splat(b, loc, pc.scoreType, 0.0);
   Value s = DotOp::create(b, loc, pc.scoreType, pc.qTile, kTile, zero,
                           /*rhs_transposed=*/true);
@@ -165,11 +165,10 @@ struct Segment {
 /// Emits one pass of the naive tiled softmax over all segments, chaining the
 /// carried value from segment to segment. `body` builds the new carried
 /// value from (scores, kvStart, kvRows, carried).
-Value emitPass(OpBuilder &b, Location loc, const ProgramContext &pc,
-               ArrayRef<Segment> segments, StringRef passName, float scale,
-               Value init,
-               function_ref<Value(OpBuilder &, Value, Value, Value, Value)>
-                   body) {
+Value emitPass(
+    OpBuilder &b, Location loc, const ProgramContext &pc,
+    ArrayRef<Segment> segments, StringRef passName, float scale, Value init,
+    function_ref<Value(OpBuilder &, Value, Value, Value, Value)> body) {
   Value carried = init;
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   for (const Segment &seg : segments) {
@@ -303,9 +302,9 @@ struct TileAttentionPass
     pc.nk = nk;
     pc.scoreType = RankedTensorType::get({br, blocks.blockKV}, f32);
     pc.rowType = RankedTensorType::get({br}, f32);
-    pc.qTile = LoadTileOp::create(b, loc,
-                                  RankedTensorType::get({br, d}, elemType), q,
-                                  ValueRange{bIdx, hIdx, pc.qStart}, pc.qRows);
+    pc.qTile =
+        LoadTileOp::create(b, loc, RankedTensorType::get({br, d}, elemType), q,
+                           ValueRange{bIdx, hIdx, pc.qStart}, pc.qRows);
 
     // Key/value blocks [0, nFull) are visible whole to every row of this
     // query block; [nFull, nEnd) need a mask; blocks from nEnd on are wholly
@@ -316,8 +315,8 @@ struct TileAttentionPass
       // Bottom-right alignment: query row i sees key j iff j <= i + (Nk-Nq).
       Value diag = im.sub(nk, nq);
       // The last valid row sees keys [0, qStart + qRows + diag).
-      Value kvEnd = im.max(im.min(nk, im.add(im.add(pc.qStart, pc.qRows), diag)),
-                           c0);
+      Value kvEnd =
+          im.max(im.min(nk, im.add(im.add(pc.qStart, pc.qRows), diag)), c0);
       nEnd = im.ceilDiv(kvEnd, bcV);
       // Block j is whole for the first row iff (j+1)·Bc - 1 <= qStart + diag.
       Value firstRowEnd = im.add(im.add(pc.qStart, diag), im.cst(1));
@@ -342,8 +341,8 @@ struct TileAttentionPass
     // exp(S - mSafe) = exp(-inf) = 0 instead of exp(-inf + inf) = NaN.
     Value negInf = negInfSplat(b, loc, pc.rowType);
     Value zeroRow = splat(b, loc, pc.rowType, 0.0);
-    Value noKey = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m,
-                                        negInf);
+    Value noKey =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m, negInf);
     Value mSafe = arith::SelectOp::create(b, loc, noKey, zeroRow, m);
 
     // Pass 2: l = Σ_j exp(scale·(S[i, j] − m)).
@@ -376,9 +375,9 @@ struct TileAttentionPass
             p = arith::TruncFOp::create(
                 lb, loc, RankedTensorType::get({br, blocks.blockKV}, elemType),
                 p);
-          Value vTile = LoadTileOp::create(
-              lb, loc, vType, op.getValue(),
-              ValueRange{pc.b, pc.kvHead, kvStart}, kvRows);
+          Value vTile =
+              LoadTileOp::create(lb, loc, vType, op.getValue(),
+                                 ValueRange{pc.b, pc.kvHead, kvStart}, kvRows);
           return DotOp::create(lb, loc, accType, p, vTile, accOld,
                                /*rhs_transposed=*/false);
         });
@@ -388,8 +387,8 @@ struct TileAttentionPass
     if (Value lse = op.getLse()) {
       // LSE = scale·m + log(l) in natural-log units; -inf for a row that
       // sees no key.
-      Value scaledM = arith::MulFOp::create(
-          b, loc, mSafe, splat(b, loc, pc.rowType, scale));
+      Value scaledM = arith::MulFOp::create(b, loc, mSafe,
+                                            splat(b, loc, pc.rowType, scale));
       Value logL = math::LogOp::create(b, loc, lSafe);
       Value rowLse = arith::AddFOp::create(b, loc, scaledM, logL);
       rowLse = arith::SelectOp::create(b, loc, lZero, negInf, rowLse);

@@ -59,8 +59,8 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
 
 /// How far `got` is from `want`.
 struct ErrorStats {
-  double maxAbs = 0;   ///< max |got - want| over finite pairs
-  double relative = 0; ///< ||got - want||_2 / ||want||_2 (finite entries)
+  double maxAbs = 0;    ///< max |got - want| over finite pairs
+  double relative = 0;  ///< ||got - want||_2 / ||want||_2 (finite entries)
   size_t nonFinite = 0; ///< entries where got is NaN/inf but want is not,
                         ///< or the infinities differ
   size_t count = 0;

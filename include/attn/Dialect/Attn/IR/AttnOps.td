@@ -32,6 +32,9 @@ def Attn_AttentionOp : Attn_Op<"attention"> {
       aligned to the bottom-right corner, as in FlashAttention 2.1+. A row
       that sees no key (Nq > Nk) gets O = 0 and LSE = -inf, never NaN.
     * GQA/MQA: Hq must be a multiple of Hkv; query head h reads kv head h/G.
+      The verifier checks it for static head counts; with dynamic ones it is
+      a precondition of the compiled code (attn-run and the runtime check
+      it before a launch).
     * `block_q`, `block_kv` override the tiling pass's block sizes;
       `target` overrides the target description the tiling pass reads.
 
