@@ -79,7 +79,7 @@ def AttnSelectGPUBlocks : Pass<"attn-select-gpu-blocks"> {
     rule does not see: Br = 128 (4 warps of two 16-row m-tiles), and
     Bc = 64 keys for head dim 64, 32 for head dim 128, so that the S and O
     fragments fit in 255 registers per thread (measured fastest on an H200;
-    perf/NOTES.md). The `block-q`/`block-kv` options override it.
+    results/PERF-NOTES.md). The `block-q`/`block-kv` options override it.
   }];
   let dependentDialects = ["::mlir::attn::AttnDialect"];
   let options = [

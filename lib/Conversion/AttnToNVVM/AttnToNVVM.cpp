@@ -825,7 +825,7 @@ void KernelBuilder::build(gpu::GPUFuncOp fn, LLVM::GlobalOp smemGlobal,
         Value mNew = quadReduce(mx, /*isMax=*/true);
         Value mSafe = select(fcmpEq(mNew, ninf), zero, mNew);
         // Subtract, then scale. The one-fma form exp2(S·c − fl(ms·c)) is
-        // ~3% faster (perf/NOTES.md) but off by the rounding error of
+        // ~3% faster (results/PERF-NOTES.md) but off by the rounding error of
         // ms·c, ~|ms·c|·2^-24, in every exponent of the row: harmless at
         // usual scales, a misweighting of earlier against later key blocks
         // once |ms·c| passes ~2^12, and inf/NaN for huge scales. (S − ms)
@@ -964,7 +964,7 @@ struct ConvertAttnToNVVMPass
              << "unsupported: kv-stages=" << kvStages << " (1 or 2)";
     // A two-stage K/V ring by default: one barrier per key block and the
     // next block's loads overlapping all of this one (measured +3-5% over
-    // one buffer each; perf/NOTES.md). Shared memory: (Br + 4·Bc)·D·2.
+    // one buffer each; results/PERF-NOTES.md). Shared memory: (Br + 4·Bc)·D·2.
     cfg.stages = kvStages ? int64_t(kvStages) : 2;
     if (qInRegisters < -1 || qInRegisters > 1)
       return at->emitError()

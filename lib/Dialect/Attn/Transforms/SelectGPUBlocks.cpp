@@ -48,7 +48,7 @@ struct SelectGPUBlocksPass
       // bandwidth, not the tensor cores, bounds one m-tile per warp on
       // Hopper). Per thread that holds O (2·Dv/2 f32) and S (2·Bc/2 f32),
       // so Bc shrinks as D grows: 64 keys at D = 64, 32 at D = 128.
-      // Measured on an H200 (perf/NOTES.md): these beat 128x64 / 128x128
+      // Measured on an H200 (results/PERF-NOTES.md): these beat 128x64 / 128x128
       // with one m-tile and 128x32 / 64x64 blocks.
       // Past D = 128 the O fragments of two m-tiles no longer fit: one
       // m-tile per warp, Br = 64.
