@@ -426,9 +426,10 @@ Status Runtime::forward(const ForwardProblem &p, const void *q, const void *k,
   const Impl::Device *dev = nullptr;
   if (Status s = im.getDevice(device, dev); !s.ok())
     return s;
+  // The problem was checked and its kernels found above: pick the variant.
   const KernelEntry *kernel = nullptr;
-  if (Status s = attn::selectKernel(im.bundle, p, dev->info.ccMajor,
-                                    dev->info.ccMinor, kernel);
+  if (Status s = attn::selectVariant(candidates, dev->info.ccMajor,
+                                     dev->info.ccMinor, kernel);
       !s.ok())
     return s;
   CUfunction fn = nullptr;

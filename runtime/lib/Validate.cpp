@@ -258,17 +258,12 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
                      (p.causal ? "non-causal" : "causal") + " kernels for it)");
 }
 
-Status selectKernel(const Manifest &bundle, const ForwardProblem &p,
-                    int ccMajor, int ccMinor, const KernelEntry *&out) {
+Status selectVariant(const std::vector<const KernelEntry *> &candidates,
+                     int ccMajor, int ccMinor, const KernelEntry *&out) {
   out = nullptr;
-  if (Status s = checkProblem(p); !s.ok())
-    return s;
   if (ccMajor < 8)
     return unsupported("compute capability " + std::to_string(ccMajor) + "." +
                        std::to_string(ccMinor) + "; needs sm_80 or later");
-  std::vector<const KernelEntry *> candidates;
-  if (Status s = findKernels(bundle, p, candidates); !s.ok())
-    return s;
   std::vector<Chip> chips;
   std::set<std::string> chipNames;
   for (const KernelEntry *k : candidates) {
@@ -283,6 +278,17 @@ Status selectKernel(const Manifest &bundle, const ForwardProblem &p,
                        joinSet(chipNames) + ")");
   out = candidates[size_t(i)];
   return Status::success();
+}
+
+Status selectKernel(const Manifest &bundle, const ForwardProblem &p,
+                    int ccMajor, int ccMinor, const KernelEntry *&out) {
+  out = nullptr;
+  if (Status s = checkProblem(p); !s.ok())
+    return s;
+  std::vector<const KernelEntry *> candidates;
+  if (Status s = findKernels(bundle, p, candidates); !s.ok())
+    return s;
+  return selectVariant(candidates, ccMajor, ccMinor, out);
 }
 
 TensorExtents tensorExtents(const ForwardProblem &p) {

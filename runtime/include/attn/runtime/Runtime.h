@@ -82,6 +82,11 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
 Status selectKernel(const Manifest &bundle, const ForwardProblem &p,
                     int ccMajor, int ccMinor, const KernelEntry *&out);
 
+/// The variant of `candidates` (one kernel's chip variants, from
+/// findKernels) for a device of compute capability ccMajor.ccMinor.
+Status selectVariant(const std::vector<const KernelEntry *> &candidates,
+                     int ccMajor, int ccMinor, const KernelEntry *&out);
+
 /// Null pointers (lse only if requested; a non-null lse when not requested
 /// is an error too), alignment (16 bytes; 4 for lse) and overlap of the
 /// output with the inputs. Needs no GPU: addresses are only compared.
