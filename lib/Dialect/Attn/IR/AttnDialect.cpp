@@ -13,6 +13,8 @@ using namespace mlir::attn;
 #include "attn/Dialect/Attn/IR/AttnOpsDialect.cpp.inc"
 #define GET_ATTRDEF_CLASSES
 #include "attn/Dialect/Attn/IR/AttnAttrs.cpp.inc"
+#define GET_TYPEDEF_CLASSES
+#include "attn/Dialect/Attn/IR/AttnTypes.cpp.inc"
 
 void AttnDialect::initialize() {
   addOperations<
@@ -22,6 +24,10 @@ void AttnDialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "attn/Dialect/Attn/IR/AttnAttrs.cpp.inc"
+      >();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "attn/Dialect/Attn/IR/AttnTypes.cpp.inc"
       >();
 }
 

@@ -46,4 +46,108 @@ def Attn_TargetAttr : AttrDef<Attn_Dialect, "Target"> {
   }];
 }
 
+
+//===----------------------------------------------------------------------===//
+// GPU layouts: where each element of a tile lives
+//===----------------------------------------------------------------------===//
+
+def Attn_MmaLayoutAttr : AttrDef<Attn_Dialect, "MmaLayout"> {
+  let mnemonic = "mma";
+  let summary = "Distributed layout of mma.sync m16n8k16 fragments over warps";
+  let description = [{
+    A 2-d tile `[R, C]` in registers, spread over `warps` warps the way
+    `mma.sync.m16n8k16` holds its accumulators. Warp `w` owns the rows
+    `[w·16·MT, (w+1)·16·MT)`, MT = R / (16·warps) 16-row m-tiles; every warp
+    holds all C columns as C/8 n-tiles of 8. In lane `l` (g = l / 4,
+    q = l % 4) the thread holds, in this order,
+
+    ```
+    for t in [0, MT), n in [0, C/8), e in [0, 4):
+      row = w·16·MT + 16·t + g + 8·(e / 2),  col = 8·n + 2·q + e % 2
+    ```
+
+    i.e. MT·(C/8)·4 elements. With a 16-bit element type the same layout is
+    the A operand of `mma.sync.m16n8k16`: k-step kk reads n-tiles 2·kk and
+    2·kk+1, so an f32 accumulator truncated to f16/bf16 feeds the next
+    product with no data movement (FlashAttention-2's P = softmax(S) trick).
+    The four lanes of a quad share a row: row reductions shuffle over lane
+    bits 0 and 1.
+
+    Example: `tensor<128x64xf32, #attn.mma<warps = 4>>` (MT = 2, 64 floats
+    per thread).
+  }];
+  let parameters = (ins "int64_t":$warps);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// 16-row m-tiles per warp for a tile of `rows` rows.
+    int64_t getMTiles(int64_t rows) const { return rows / (16 * getWarps()); }
+    int64_t getThreads() const { return 32 * getWarps(); }
+    /// Elements one thread holds of a tile of this shape.
+    int64_t getElementsPerThread(::llvm::ArrayRef<int64_t> shape) const {
+      return getMTiles(shape[0]) * (shape[1] / 8) * 4;
+    }
+    /// Whether a 2-d tile of this shape can take the layout (else a
+    /// diagnostic through `emitError`).
+    ::mlir::LogicalResult verifyShape(
+        ::llvm::function_ref<::mlir::InFlightDiagnostic()> emitError,
+        ::llvm::ArrayRef<int64_t> shape) const;
+  }];
+}
+
+def Attn_SliceLayoutAttr : AttrDef<Attn_Dialect, "SliceLayout"> {
+  let mnemonic = "slice";
+  let summary = "Per-row vector of an mma layout (a row reduction's result)";
+  let description = [{
+    A 1-d tile `[R]` holding one value per row of a `[R, C]` tile in the
+    `parent` mma layout: each thread holds the values of the rows it holds
+    there, replicated over the 4 lanes of its quad, in the order
+
+    ```
+    for t in [0, MT), h in [0, 2):  row = w·16·MT + 16·t + g + 8·h
+    ```
+
+    (2·MT elements). Broadcasting it back along the columns moves no data.
+
+    Example: `tensor<128xf32, #attn.slice<#attn.mma<warps = 4>>>`.
+  }];
+  let parameters = (ins "MmaLayoutAttr":$parent);
+  let assemblyFormat = "`<` qualified($parent) `>`";
+  let extraClassDeclaration = [{
+    int64_t getElementsPerThread(int64_t rows) const {
+      return 2 * getParent().getMTiles(rows);
+    }
+  }];
+}
+
+def Attn_SharedLayoutAttr : AttrDef<Attn_Dialect, "SharedLayout"> {
+  let mnemonic = "shared";
+  let summary = "Row-major tile in shared memory, swizzled or padded";
+  let description = [{
+    A 2-d tile of 16-bit elements resident in shared memory, row-major, in
+    16-byte chunks. With `swizzle = 8` chunk c of row r sits at chunk
+    position `c ^ (r % 8)` (rows of a multiple of 8 chunks); with `pad = P`
+    each row is followed by P bytes. Either way the eight row addresses of an
+    `ldmatrix` fall in eight different bank groups. A value of such a type
+    is the tile's address: it is read by `attn.dot` (ldmatrix per k-step) or
+    `attn.convert_layout`.
+
+    Example: `tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0>>`.
+  }];
+  let parameters = (ins "int64_t":$swizzle, "int64_t":$pad);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Bytes from one row to the next for rows of `cols` elements of
+    /// `elemBytes` bytes.
+    int64_t getRowBytes(int64_t cols, int64_t elemBytes) const {
+      return cols * elemBytes + getPad();
+    }
+    /// The layout attn picks for a [rows, cols] tile of 16-bit elements:
+    /// the XOR swizzle where a row is a multiple of 8 chunks, else one
+    /// chunk of padding.
+    static SharedLayoutAttr getFor(::mlir::MLIRContext *ctx, int64_t cols);
+  }];
+}
+
 #endif // ATTN_DIALECT_ATTN_IR_ATTNATTRS_TD

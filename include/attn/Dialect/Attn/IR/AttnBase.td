@@ -21,6 +21,7 @@ def Attn_Dialect : Dialect {
   }];
   let cppNamespace = "::mlir::attn";
   let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

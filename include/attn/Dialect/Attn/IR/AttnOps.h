@@ -14,6 +14,9 @@
 #define GET_ATTRDEF_CLASSES
 #include "attn/Dialect/Attn/IR/AttnAttrs.h.inc"
 
+#define GET_TYPEDEF_CLASSES
+#include "attn/Dialect/Attn/IR/AttnTypes.h.inc"
+
 #define GET_OP_CLASSES
 #include "attn/Dialect/Attn/IR/AttnOps.h.inc"
 

@@ -220,4 +220,6 @@ def Attn_BroadcastOp : Attn_Op<"broadcast", [Pure]> {
   let hasVerifier = 1;
 }
 
+include "attn/Dialect/Attn/IR/AttnGPUOps.td"
+
 #endif // ATTN_DIALECT_ATTN_IR_ATTNOPS_TD

@@ -1,0 +1,128 @@
+//===- AttnGPUOps.td - attn GPU-level ops ------------------*- tablegen -*-===//
+//
+// Ops that only exist once tiles have GPU layouts (attn-assign-layouts) and
+// the key/value loop is software pipelined (attn-pipeline-kv-loop).
+//
+//===----------------------------------------------------------------------===//
+#ifndef ATTN_DIALECT_ATTN_IR_ATTNGPUOPS_TD
+#define ATTN_DIALECT_ATTN_IR_ATTNGPUOPS_TD
+
+include "attn/Dialect/Attn/IR/AttnBase.td"
+include "attn/Dialect/Attn/IR/AttnTypes.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Attn_ConvertLayoutOp : Attn_Op<"convert_layout", [Pure]> {
+  let summary = "Move a tile from one layout to another";
+  let description = [{
+    The same tile (shape and element type) in another layout. The GPU
+    lowering supports shared memory → `#attn.mma` (ldmatrix into A operand
+    fragments); any other pair is reported as unsupported there.
+
+    Example (Q kept in registers for the whole program):
+
+    ```mlir
+    %qr = attn.convert_layout %q
+        : tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0>>
+        -> tensor<64x128xbf16, #attn.mma<warps = 4>>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Attn_AllocRingOp : Attn_Op<"alloc_ring"> {
+  let summary = "Allocate a ring of tile buffers in shared memory";
+  let description = [{
+    Reserves `stages` tile buffers in the program's shared memory for as long
+    as the program runs. The contents start undefined.
+
+    Example:
+
+    ```mlir
+    %ring = attn.alloc_ring
+        : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0>>>
+    ```
+  }];
+  let results = (outs Attn_RingType:$ring);
+  let assemblyFormat = "attr-dict `:` qualified(type($ring))";
+}
+
+def Attn_AsyncLoadTileOp : Attn_Op<"async_load_tile"> {
+  let summary = "Start copying a block of rows into a ring slot";
+  let description = [{
+    Starts an asynchronous copy of `rows` rows of `source` at `indices` (as
+    `attn.load_tile` reads them; rows past `rows` become zero) into slot
+    `slot` of `ring`. The copy joins the current group of copies, which
+    `attn.async_commit` closes; it is complete, and visible to every thread of
+    the program, after an `attn.async_wait` that leaves fewer groups pending
+    than were committed after it. `slot` must be in [0, stages).
+
+    Example:
+
+    ```mlir
+    attn.async_load_tile %key[%b, %h, %row] rows %n, %ring[%slot]
+        : memref<?x?x?x128xbf16>,
+          !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0>>>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$source,
+                   Variadic<Index>:$indices, Index:$rows,
+                   Attn_RingType:$ring, Index:$slot);
+  let assemblyFormat = [{
+    $source `[` $indices `]` `rows` $rows `,` $ring `[` $slot `]` attr-dict
+    `:` type($source) `,` qualified(type($ring))
+  }];
+  let hasVerifier = 1;
+}
+
+def Attn_AsyncCommitOp : Attn_Op<"async_commit"> {
+  let summary = "Close the current group of asynchronous copies";
+  let description = [{
+    The copies started since the last commit form one group (possibly
+    empty); `attn.async_wait` counts groups.
+
+    Example: `attn.async_commit`
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Attn_AsyncWaitOp : Attn_Op<"async_wait"> {
+  let summary = "Wait for copy groups, then synchronise the program";
+  let description = [{
+    Waits until at most `pending` of this thread's committed copy groups are
+    still in flight, then synchronises all threads of the program, so that
+    the completed copies are visible to all and every thread is done reading
+    what earlier steps read.
+
+    Example: `attn.async_wait 0`
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>]>:$pending);
+  let assemblyFormat = "$pending attr-dict";
+}
+
+def Attn_RingSlotOp : Attn_Op<"ring_slot", [
+    TypesMatchWith<"result is the ring's tile type", "ring", "tile",
+                   "::llvm::cast<RingType>($_self).getTile()">]> {
+  let summary = "The tile in one slot of a ring";
+  let description = [{
+    The tile that slot `slot` of `ring` holds now (after the copies into it
+    were waited for). `slot` must be in [0, stages).
+
+    Example:
+
+    ```mlir
+    %k = attn.ring_slot %ring[%slot]
+        : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0>>>
+    ```
+  }];
+  let arguments = (ins Attn_RingType:$ring, Index:$slot);
+  let results = (outs AnyRankedTensor:$tile);
+  let assemblyFormat = [{
+    $ring `[` $slot `]` attr-dict `:` qualified(type($ring))
+  }];
+}
+
+#endif // ATTN_DIALECT_ATTN_IR_ATTNGPUOPS_TD

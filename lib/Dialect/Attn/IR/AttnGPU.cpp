@@ -1,0 +1,161 @@
+//===- AttnGPU.cpp - GPU layouts, the ring type and GPU-level ops -*- C++ -*-===//
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::attn;
+
+//===----------------------------------------------------------------------===//
+// Layouts
+//===----------------------------------------------------------------------===//
+
+LogicalResult MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                    int64_t warps) {
+  if (warps < 1 || warps > 32)
+    return emitError() << "#attn.mma needs 1 to 32 warps, got " << warps;
+  return success();
+}
+
+LogicalResult
+MmaLayoutAttr::verifyShape(function_ref<InFlightDiagnostic()> emitError,
+                           ArrayRef<int64_t> shape) const {
+  if (shape.size() != 2)
+    return emitError() << "#attn.mma lays out 2-d tiles, got rank "
+                       << shape.size();
+  int64_t rowsPerWarpGroup = 16 * getWarps();
+  if (shape[0] % rowsPerWarpGroup)
+    return emitError() << "#attn.mma<warps = " << getWarps()
+                       << "> needs rows in multiples of " << rowsPerWarpGroup
+                       << " (16 per warp), got " << shape[0];
+  if (shape[1] % 8)
+    return emitError() << "#attn.mma needs columns in multiples of 8, got "
+                       << shape[1];
+  return success();
+}
+
+LogicalResult
+SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         int64_t swizzle, int64_t pad) {
+  if (swizzle != 0 && swizzle != 8)
+    return emitError() << "#attn.shared swizzle must be 0 or 8, got "
+                       << swizzle;
+  if (pad < 0 || pad % 16)
+    return emitError() << "#attn.shared pad must be a non-negative multiple "
+                          "of 16 bytes, got "
+                       << pad;
+  if (swizzle && pad)
+    return emitError() << "#attn.shared is swizzled or padded, not both";
+  return success();
+}
+
+SharedLayoutAttr SharedLayoutAttr::getFor(MLIRContext *ctx, int64_t cols) {
+  // 16-byte chunks of 8 elements; the XOR swizzle permutes 8 chunks.
+  if ((cols / 8) % 8 == 0)
+    return get(ctx, /*swizzle=*/8, /*pad=*/0);
+  return get(ctx, /*swizzle=*/0, /*pad=*/16);
+}
+
+/// Checks that `t`'s layout fits its shape: the rules every op relies on.
+static LogicalResult verifyLayout(function_ref<InFlightDiagnostic()> emitError,
+                                  RankedTensorType t) {
+  Attribute enc = t.getEncoding();
+  if (!enc)
+    return success();
+  if (auto mma = dyn_cast<MmaLayoutAttr>(enc))
+    return mma.verifyShape(emitError, t.getShape());
+  if (auto slice = dyn_cast<SliceLayoutAttr>(enc)) {
+    if (t.getRank() != 1 || t.getDimSize(0) % (16 * slice.getParent().getWarps()))
+      return emitError() << "#attn.slice lays out 1-d tiles of a multiple of "
+                         << 16 * slice.getParent().getWarps() << " rows, got "
+                         << t;
+    return success();
+  }
+  if (isa<SharedLayoutAttr>(enc)) {
+    unsigned bits = t.getElementType().getIntOrFloatBitWidth();
+    if (t.getRank() != 2 || bits != 16 || t.getDimSize(1) % 8 ||
+        t.getDimSize(0) % 8)
+      return emitError() << "#attn.shared holds 2-d tiles of 16-bit elements "
+                            "with rows and columns in multiples of 8, got "
+                         << t;
+    return success();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Ring type
+//===----------------------------------------------------------------------===//
+
+LogicalResult RingType::verify(function_ref<InFlightDiagnostic()> emitError,
+                               int64_t stages, RankedTensorType tile) {
+  if (stages < 1 || stages > 8)
+    return emitError() << "!attn.ring needs 1 to 8 stages, got " << stages;
+  if (!isa_and_nonnull<SharedLayoutAttr>(tile.getEncoding()))
+    return emitError() << "!attn.ring holds tiles with an #attn.shared "
+                          "layout, got "
+                       << tile;
+  return verifyLayout(emitError, tile);
+}
+
+SharedLayoutAttr RingType::getLayout() const {
+  return cast<SharedLayoutAttr>(getTile().getEncoding());
+}
+
+int64_t RingType::getSlotBytes() const {
+  RankedTensorType t = getTile();
+  int64_t eb = t.getElementType().getIntOrFloatBitWidth() / 8;
+  return t.getDimSize(0) * getLayout().getRowBytes(t.getDimSize(1), eb);
+}
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvertLayoutOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getResult().getType());
+  if (in.getShape() != out.getShape() ||
+      in.getElementType() != out.getElementType())
+    return emitOpError() << "converts the layout only: shape and element type "
+                            "must match, got "
+                         << in << " and " << out;
+  auto err = [&] { return emitOpError(); };
+  if (failed(verifyLayout(err, in)) || failed(verifyLayout(err, out)))
+    return failure();
+  return success();
+}
+
+OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  // convert(convert(x)) = convert(x) when it goes back to x's layout.
+  if (auto inner = getInput().getDefiningOp<ConvertLayoutOp>())
+    if (inner.getInput().getType() == getType())
+      return inner.getInput();
+  return {};
+}
+
+LogicalResult AsyncLoadTileOp::verify() {
+  auto mem = cast<MemRefType>(getSource().getType());
+  auto ring = cast<RingType>(getRing().getType());
+  RankedTensorType tile = ring.getTile();
+  if (tile.getElementType() != mem.getElementType())
+    return emitOpError() << "ring element type " << tile.getElementType()
+                         << " must match source element type "
+                         << mem.getElementType();
+  size_t expected = mem.getRank() - 1;
+  if (mem.getRank() < 2 || getIndices().size() != expected)
+    return emitOpError() << "expected " << expected
+                         << " indices (all but the last dim of a source of "
+                            "rank >= 2), got "
+                         << getIndices().size();
+  if (mem.isDynamicDim(mem.getRank() - 1) ||
+      mem.getDimSize(mem.getRank() - 1) != tile.getDimSize(1))
+    return emitOpError() << "the source's last dim must be static and equal "
+                            "the tile columns ("
+                         << tile.getDimSize(1) << ")";
+  if (!mem.isStrided())
+    return emitOpError() << "source must have a strided layout";
+  return success();
+}

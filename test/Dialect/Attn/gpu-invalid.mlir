@@ -1,0 +1,49 @@
+// RUN: attn-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{#attn.mma needs 1 to 32 warps, got 0}}
+func.func private @f(tensor<64x8xf32, #attn.mma<warps = 0>>)
+
+// -----
+
+// expected-error @+1 {{#attn.shared swizzle must be 0 or 8, got 4}}
+func.func private @f(tensor<64x64xbf16, #attn.shared<swizzle = 4, pad = 0>>)
+
+// -----
+
+// expected-error @+1 {{#attn.shared is swizzled or padded, not both}}
+func.func private @f(tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 16>>)
+
+// -----
+
+// expected-error @+1 {{!attn.ring holds tiles with an #attn.shared layout}}
+func.func private @f(!attn.ring<2, tensor<64x64xbf16>>)
+
+// -----
+
+// expected-error @+1 {{!attn.ring needs 1 to 8 stages, got 0}}
+func.func private @f(!attn.ring<0, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>>)
+
+// -----
+
+func.func @convert_shape(%t: tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>) {
+  // expected-error @+1 {{converts the layout only: shape and element type must match}}
+  %c = attn.convert_layout %t : tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>> -> tensor<64x32xbf16, #attn.mma<warps = 4>>
+  return
+}
+
+// -----
+
+func.func @mma_rows(%t: tensor<32x64xbf16, #attn.shared<swizzle = 8, pad = 0>>) {
+  // expected-error @+1 {{#attn.mma<warps = 4> needs rows in multiples of 64 (16 per warp), got 32}}
+  %c = attn.convert_layout %t : tensor<32x64xbf16, #attn.shared<swizzle = 8, pad = 0>> -> tensor<32x64xbf16, #attn.mma<warps = 4>>
+  return
+}
+
+// -----
+
+func.func @async_type(%k: memref<?x?x?x64xf16>, %i: index,
+                      %r: !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>>) {
+  // expected-error @+1 {{ring element type 'bf16' must match source element type 'f16'}}
+  attn.async_load_tile %k[%i, %i, %i] rows %i, %r[%i] : memref<?x?x?x64xf16>, !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>>
+  return
+}

@@ -1,0 +1,32 @@
+// RUN: attn-opt %s -split-input-file | attn-opt | FileCheck %s
+
+// Layouts and the ring type round-trip; the ops print as they parse.
+
+// CHECK-LABEL: func.func @ring
+// CHECK:         %[[R:.*]] = attn.alloc_ring : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0>>>
+// CHECK:         attn.async_load_tile %arg0[%arg1, %arg1, %arg2] rows %arg2, %[[R]][%arg1] : memref<?x?x?x128xbf16>, !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0>>>
+// CHECK:         attn.async_commit
+// CHECK:         attn.async_wait 1
+// CHECK:         %[[T:.*]] = attn.ring_slot %[[R]][%arg1] : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0>>>
+// CHECK:         attn.convert_layout %[[T]] : tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0>> -> tensor<64x128xbf16, #attn.mma<warps = 4>>
+func.func @ring(%k: memref<?x?x?x128xbf16>, %i: index, %n: index)
+    -> tensor<64x128xbf16, #attn.mma<warps = 4>> {
+  %r = attn.alloc_ring : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0>>>
+  attn.async_load_tile %k[%i, %i, %n] rows %n, %r[%i]
+      : memref<?x?x?x128xbf16>, !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0>>>
+  attn.async_commit
+  attn.async_wait 1
+  %t = attn.ring_slot %r[%i] : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0>>>
+  %c = attn.convert_layout %t : tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0>> -> tensor<64x128xbf16, #attn.mma<warps = 4>>
+  return %c : tensor<64x128xbf16, #attn.mma<warps = 4>>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @slice
+// CHECK:         attn.reduce max %{{.*}} : tensor<64x32xf32, #attn.mma<warps = 4>> -> tensor<64xf32, #attn.slice<#attn.mma<warps = 4>>>
+func.func @slice(%s: tensor<64x32xf32, #attn.mma<warps = 4>>)
+    -> tensor<64xf32, #attn.slice<#attn.mma<warps = 4>>> {
+  %m = attn.reduce max %s : tensor<64x32xf32, #attn.mma<warps = 4>> -> tensor<64xf32, #attn.slice<#attn.mma<warps = 4>>>
+  return %m : tensor<64xf32, #attn.slice<#attn.mma<warps = 4>>>
+}
