@@ -92,6 +92,21 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   pm.addPass(createAttnFuseOnlineSoftmax());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (opts.backend == "layouts") {
+    AttnAssignLayoutsOptions layouts;
+    layouts.mTiles = opts.mTiles;
+    layouts.qInRegisters = opts.qInRegisters;
+    pm.addPass(createAttnAssignLayouts(layouts));
+    // The legacy kernel's 1 stage (K of block j+1 during P·V_j) has no
+    // counterpart here: 0 and 1 mean the default two-slot ring.
+    AttnPipelineKVLoopOptions pipe;
+    pipe.stages = opts.kvStages > 1 ? int64_t(opts.kvStages) : 2;
+    pm.addPass(createAttnPipelineKVLoop(pipe));
+    pm.addPass(createConvertAttnGPUToNVVM());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    return;
+  }
   ConvertAttnToNVVMOptions conv;
   conv.mTiles = opts.mTiles;
   conv.qInRegisters = opts.qInRegisters;

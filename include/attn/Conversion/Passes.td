@@ -67,4 +67,51 @@ def ConvertAttnToNVVM : Pass<"convert-attn-to-nvvm", "::mlir::ModuleOp"> {
   ];
 }
 
+
+def ConvertAttnGPUToNVVM : Pass<"convert-attn-gpu-to-nvvm", "::mlir::ModuleOp"> {
+  let summary = "Lower laid-out tile programs to GPU kernels, one pattern "
+                "per tile op";
+  let description = [{
+    The last step of the GPU backend. Each tile-level grid whose tiles carry
+    layouts (attn-assign-layouts, optionally attn-pipeline-kv-loop) becomes
+    a `gpu.func` kernel in `gpu.module @attn_kernels` and a
+    `gpu.launch_func` of it. The kernel takes the enclosing function's
+    arguments, in order (memrefs as MLIR memref descriptors: see
+    runtime/include/attn/runtime/KernelABI.h); the grid is
+    (iterations of the grid's last dim, ..., of its first), the last
+    one in reverse so that the longest causal query blocks start first;
+    a block has 32·W threads (the warps of the `#attn.mma` layout).
+    Scalar values the grid reads from outside are recomputed in the kernel
+    from the arguments (only side-effect-free ops; else unsupported).
+
+    Inside the kernel every tile op is lowered by its own pattern, given its
+    operands' layouts: a tile in a register layout becomes the vector of the
+    elements one thread holds (#attn.mma: MT·(C/8)·4; #attn.slice: 2·MT),
+    a shared-memory tile the `!llvm.ptr<3>` of its first byte.
+
+      attn.load_tile -> #shared   cp.async (16 B, zero-fill), wait, barrier
+      attn.load_tile -> #mma      per-thread global loads
+      attn.async_load_tile        cp.async into a ring slot
+      attn.async_commit / wait    cp.async.commit/wait_group + bar.sync
+      attn.ring_slot              slot address
+      attn.dot                    ldmatrix (.trans) + mma.sync.m16n8k16
+      attn.convert_layout         #shared -> #mma: ldmatrix
+      attn.reduce                 in-thread, then shfl.bfly 1, 2
+      attn.broadcast              a register permutation (no data movement)
+      attn.mask                   compares on each element's (row, col)
+      arith / math / tensor.splat the same op on the vector of elements
+                                  (exp2, exp, log: ex2/lg2.approx per element)
+      attn.store_tile             packed stores of each thread's elements
+
+    Anything else in a grid (an op on a tile without a layout, a layout pair
+    convert_layout cannot move between) is reported as unsupported.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect", "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
 #endif // ATTN_CONVERSION_PASSES_TD

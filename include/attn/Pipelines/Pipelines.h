@@ -54,6 +54,12 @@ struct CodegenPipelineOptions
       *this, "q-in-registers",
       llvm::cl::desc("Q fragments in registers: 1, 0 (-1: auto)"),
       llvm::cl::init(-1)};
+  Option<std::string> backend{
+      *this, "backend",
+      llvm::cl::desc("GPU backend: 'layouts' (attn-assign-layouts, "
+                     "attn-pipeline-kv-loop, convert-attn-gpu-to-nvvm: one "
+                     "pattern per tile op) or 'legacy' (convert-attn-to-nvvm)"),
+      llvm::cl::init("legacy")};
   Option<int64_t> kvStages{*this, "kv-stages",
                            llvm::cl::desc("K/V shared-memory stages (0: auto)"),
                            llvm::cl::init(0)};

@@ -92,4 +92,59 @@ def AttnSelectGPUBlocks : Pass<"attn-select-gpu-blocks"> {
   ];
 }
 
+
+def AttnAssignLayouts : Pass<"attn-assign-layouts"> {
+  let summary = "Give every tile of a fused GPU tile program its layout";
+  let description = [{
+    The first step of the GPU backend. In each tile-level grid (the
+    `scf.forall` of attn-tile-attention, after attn-fuse-online-softmax),
+    every 2-d register tile gets `#attn.mma<warps = W>` (mma.sync fragments,
+    16·MT rows per warp), every 1-d tile its row slice
+    `#attn.slice<#attn.mma<...>>`, and each tile loaded as a right-hand side
+    of `attn.dot` (K, V), or as a left-hand side read from shared memory (Q),
+    an `#attn.shared` layout (XOR-swizzled when a row has a multiple of 8
+    16-byte chunks, else padded). Where one value is needed in two layouts
+    (Q kept in registers), an `attn.convert_layout` is inserted; a later
+    canonicalisation folds the redundant ones.
+
+    MT (m-tiles per warp) and where Q lives follow a register estimate,
+    MT·(D/2 + Bc/2 + [D/4 if Q in registers]) + 95 <= 255 (calibrated on
+    ptxas's counts): the first of (2, shared), (2, registers),
+    (1, registers), (1, shared) that fits; the options override it.
+    A tile shape the layouts cannot hold is reported as unsupported.
+  }];
+  let dependentDialects = ["::mlir::attn::AttnDialect"];
+  let options = [
+    Option<"mTiles", "m-tiles", "int64_t", /*default=*/"0",
+           "16-row m-tiles per warp: 1 or 2 (0: heuristic)">,
+    Option<"qInRegisters", "q-in-registers", "int64_t", /*default=*/"-1",
+           "Keep Q's fragments in registers: 1, 0 (-1: heuristic)">
+  ];
+}
+
+def AttnPipelineKVLoop : Pass<"attn-pipeline-kv-loop"> {
+  let summary = "Software-pipeline the shared-memory tile loads of the "
+                "key/value loops";
+  let description = [{
+    In every `scf.for` of a laid-out tile program, each `attn.load_tile`
+    whose result has an `#attn.shared` layout and whose indices depend on the
+    loop's induction variable becomes a load into a ring of `stages` slots
+    (`attn.alloc_ring`, one ring per loaded memref and tile type, shared by
+    the loops of a grid): the loop's prologue starts the loads of its first
+    stages − 1 iterations, and iteration j waits for block j
+    (`attn.async_wait stages − 2`), starts the loads of block j + stages − 1
+    into the slot block j − 1 used (`(j + stages − 1) mod stages`), and reads
+    block j from its slot (`attn.ring_slot`). Every iteration commits one
+    copy group, empty past the loop's end, so that the wait counts stay
+    exact.
+  }];
+  let dependentDialects = ["::mlir::attn::AttnDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"stages", "stages", "int64_t", /*default=*/"2",
+           "Ring slots per loaded tile (>= 2)">
+  ];
+}
+
 #endif // ATTN_TRANSFORMS_PASSES_TD

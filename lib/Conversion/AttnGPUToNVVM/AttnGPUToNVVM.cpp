@@ -1,0 +1,611 @@
+//===- AttnGPUToNVVM.cpp - laid-out tile programs to GPU kernels -*- C++ -*-=//
+//
+// The pass of the GPU backend that turns each laid-out tile grid into a
+// kernel: (1) outline the grid body into a gpu.func taking the enclosing
+// function's arguments, with the grid indices read from the block index,
+// and launch it; (2) give shared memory to the ops that own some; (3) run
+// the per-op conversion patterns (MemoryOpToNVVM.cpp, DotOpToNVVM.cpp,
+// RegisterOpToNVVM.cpp) over the kernel body; (4) lower the math the
+// patterns left on vectors to the GPU's special-function instructions.
+//
+//===----------------------------------------------------------------------===//
+#include "PatternsCommon.h"
+
+#include "attn/Conversion/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
+
+namespace mlir::attn {
+#define GEN_PASS_DEF_CONVERTATTNGPUTONVVM
+#include "attn/Conversion/Passes.h.inc"
+} // namespace mlir::attn
+
+using namespace mlir;
+using namespace mlir::attn;
+using namespace mlir::attn::gpu_lowering;
+
+//===----------------------------------------------------------------------===//
+// Shared pieces (PatternsCommon.h)
+//===----------------------------------------------------------------------===//
+
+TileTypeConverter::TileTypeConverter(MLIRContext *ctx) {
+  addConversion([](Type t) { return t; });
+  addConversion([ctx](RankedTensorType t) -> std::optional<Type> {
+    Attribute enc = t.getEncoding();
+    if (!enc)
+      return std::nullopt; // a tile without a layout cannot be lowered
+    if (auto mma = dyn_cast<MmaLayoutAttr>(enc))
+      return VectorType::get({mma.getElementsPerThread(t.getShape())},
+                             t.getElementType());
+    if (auto slice = dyn_cast<SliceLayoutAttr>(enc))
+      return VectorType::get({slice.getElementsPerThread(t.getDimSize(0))},
+                             t.getElementType());
+    if (isa<SharedLayoutAttr>(enc))
+      return LLVM::LLVMPointerType::get(ctx, 3);
+    return std::nullopt;
+  });
+  addConversion(
+      [ctx](RingType) -> Type { return LLVM::LLVMPointerType::get(ctx, 3); });
+  // Values crossing between converted and unconverted ops (none remain in a
+  // successful conversion) are bridged by casts.
+  auto cast = [](OpBuilder &b, Type t, ValueRange in, Location loc) -> Value {
+    return UnrealizedConversionCastOp::create(b, loc, t, in).getResult(0);
+  };
+  addSourceMaterialization(cast);
+  addTargetMaterialization(cast);
+}
+
+Value Emitter::pack2(Value vec, int64_t i, int64_t j) {
+  auto et = cast<VectorType>(vec.getType()).getElementType();
+  Value pair = vector::ShuffleOp::create(b, loc, vec, vec,
+                                         ArrayRef<int64_t>{i, j});
+  (void)et;
+  return LLVM::BitcastOp::create(b, loc, i32(), pair);
+}
+
+Value Emitter::smemAt(Operation *anchor, int64_t offset) {
+  auto gm = anchor->getParentOfType<gpu::GPUModuleOp>();
+  auto global = gm.lookupSymbol<LLVM::GlobalOp>(kSmemSymbol);
+  Value base = LLVM::AddressOfOp::create(b, loc, global);
+  return offset ? gepBytes(base, c32(offset)) : base;
+}
+
+MmaCoords MmaCoords::get(Emitter &e, MmaLayoutAttr layout, int64_t rows) {
+  MmaCoords c;
+  c.mTiles = layout.getMTiles(rows);
+  Value lane = e.lane();
+  c.warpRow0 = e.mul(e.warp(), e.c32(16 * c.mTiles));
+  c.g = e.udiv(lane, e.c32(4));
+  c.q = e.urem(lane, e.c32(4));
+  return c;
+}
+
+SharedTile::SharedTile(RankedTensorType t)
+    : layout(cast<SharedLayoutAttr>(t.getEncoding())), rows(t.getDimSize(0)),
+      cols(t.getDimSize(1)),
+      rowBytes(layout.getRowBytes(cols,
+                                  t.getElementType().getIntOrFloatBitWidth() /
+                                      8)) {}
+
+Value SharedTile::offset(Emitter &e, Value row, Value chunk) const {
+  Value rowOff = e.mul(row, e.c32(rowBytes));
+  if (!layout.getSwizzle())
+    return e.add(rowOff, e.mul(chunk, e.c32(16)));
+  // chunk' = chunk ^ (row % 8): ldmatrix's 8 rows hit 8 bank groups.
+  Value sw = e.xori(chunk, e.urem(row, e.c32(8)));
+  return e.add(rowOff, e.mul(sw, e.c32(16)));
+}
+
+SharedTile::LaneBase SharedTile::laneBase(Emitter &e, Value tile,
+                                          Value laneRow,
+                                          Value laneChunk) const {
+  Value rowOff = e.mul(laneRow, e.c32(rowBytes));
+  LaneBase lb;
+  if (!layout.getSwizzle()) {
+    // Padded rows: one lane base, everything else is an immediate.
+    lb.ptr.push_back(
+        e.gepBytes(tile, e.add(rowOff, e.mul(laneChunk, e.c32(16)))));
+    return lb;
+  }
+  Value y = e.xori(laneChunk, e.urem(laneRow, e.c32(8)));
+  for (int64_t k = 0; k < 4; ++k)
+    lb.ptr.push_back(e.gepBytes(
+        tile, e.add(rowOff, e.mul(e.xori(y, e.c32(2 * k)), e.c32(16)))));
+  return lb;
+}
+
+Value SharedTile::at(Emitter &e, const LaneBase &lb, int64_t row,
+                     int64_t chunk) const {
+  assert(row % 8 == 0 && chunk % 2 == 0 && "constant part misaligned");
+  if (!layout.getSwizzle())
+    return e.gepBytes(lb.ptr[0], e.c32(row * rowBytes + chunk * 16));
+  int64_t imm = row * rowBytes + (chunk & ~int64_t(7)) * 16;
+  return e.gepBytes(lb.ptr[(chunk & 7) / 2], e.c32(imm));
+}
+
+SmallVector<Value, 4> mlir::attn::gpu_lowering::ldmatrix4(Emitter &e,
+                                                          Value ptr,
+                                                          bool trans) {
+  MLIRContext *ctx = e.b.getContext();
+  Type i32 = e.i32();
+  auto st = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32});
+  Value r = NVVM::LdMatrixOp::create(
+      e.b, e.loc, st, ptr, 4,
+      trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+      NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8), NVVM::LdStMatrixEltType::B16);
+  SmallVector<Value, 4> regs;
+  for (int64_t i = 0; i < 4; ++i)
+    regs.push_back(LLVM::ExtractValueOp::create(e.b, e.loc, r, i));
+  return regs;
+}
+
+GlobalRows mlir::attn::gpu_lowering::globalRows(Emitter &e, Value source,
+                                                ValueRange indices,
+                                                bool lastIndexIsRow) {
+  OpBuilder &b = e.b;
+  auto meta = memref::ExtractStridedMetadataOp::create(b, e.loc, source);
+  Value aligned =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, e.loc, source);
+  Value a64 = arith::IndexCastUIOp::create(b, e.loc, b.getI64Type(), aligned);
+  Value ptr = LLVM::IntToPtrOp::create(b, e.loc, e.gptr(), a64);
+  Type elemTy = cast<MemRefType>(source.getType()).getElementType();
+  // Element offset of [indices..., 0] without the row: the memref's offset
+  // plus the leading indices times their strides.
+  Value off = e.to32(meta.getOffset());
+  size_t nLead = lastIndexIsRow ? indices.size() - 1 : indices.size();
+  for (size_t i = 0; i < nLead; ++i)
+    off = e.add(off, e.mul(e.to32(indices[i]), e.to32(meta.getStrides()[i])));
+  GlobalRows g;
+  g.base = e.gep(e.gptr(), elemTy, ptr, off);
+  g.row0 = e.to32(indices.back());
+  g.stride = e.to32(meta.getStrides()[indices.size() - 1]);
+  return g;
+}
+
+void mlir::attn::gpu_lowering::emitTileCopy(Emitter &e, const KernelInfo &info,
+                                            const SharedTile &st, Type elemTy,
+                                            Value gBase, Value stride,
+                                            Value row0, Value valid,
+                                            Value sTile) {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  int64_t threads = info.threads();
+  int64_t chunksPerRow = st.cols / 8;
+  int64_t total = st.rows * chunksPerRow;
+  Value tid = e.tid();
+  auto copyChunk = [&](Value r, Value chunk) {
+    // Out-of-range rows read 0 bytes (zero-fill) from the tile's base.
+    Value inRange = e.cmp(arith::CmpIPredicate::slt, r, valid);
+    Value gOff = e.add(e.mul(e.add(row0, r), stride), e.mul(chunk, e.c32(8)));
+    Value src = e.gep(e.gptr(), elemTy, gBase, e.select(inRange, gOff, e.c32(0)));
+    Value dst = e.gepBytes(sTile, st.offset(e, r, chunk));
+    NVVM::CpAsyncOp::create(b, loc, dst, src, 16,
+                            NVVM::LoadCacheModifierKind::CG,
+                            e.select(inRange, e.c32(16), e.c32(0)));
+  };
+  if (threads % chunksPerRow == 0) {
+    // Each thread copies one chunk column of rows r0, r0 + rowsPerPass, ...
+    int64_t rowsPerPass = threads / chunksPerRow;
+    Value r0 = e.udiv(tid, e.c32(chunksPerRow));
+    Value chunk = e.urem(tid, e.c32(chunksPerRow));
+    int64_t passes = llvm::divideCeil(st.rows, rowsPerPass);
+    for (int64_t p = 0; p < passes; ++p) {
+      Value r = e.add(r0, e.c32(p * rowsPerPass));
+      OpBuilder::InsertionGuard guard(b);
+      if (st.rows % rowsPerPass) {
+        // More threads than chunks: the extra threads idle.
+        auto inTile = scf::IfOp::create(
+            b, loc, e.cmp(arith::CmpIPredicate::slt, r, e.c32(st.rows)), false);
+        b.setInsertionPointToStart(inTile.thenBlock());
+      }
+      copyChunk(r, chunk);
+    }
+    return;
+  }
+  // A row's chunks do not divide the threads (D = 96, ...): pass p copies
+  // chunk i = tid + p·threads of the tile, at row i / (D/8).
+  int64_t passes = llvm::divideCeil(total, threads);
+  for (int64_t p = 0; p < passes; ++p) {
+    Value i = e.add(tid, e.c32(p * threads));
+    OpBuilder::InsertionGuard guard(b);
+    if ((p + 1) * threads > total) {
+      auto inTile = scf::IfOp::create(
+          b, loc, e.cmp(arith::CmpIPredicate::slt, i, e.c32(total)), false);
+      b.setInsertionPointToStart(inTile.thenBlock());
+    }
+    copyChunk(e.udiv(i, e.c32(chunksPerRow)), e.urem(i, e.c32(chunksPerRow)));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Special functions on vectors
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// exp2, exp and log of f32 (scalars or vectors) on the special-function
+/// unit (ex2.approx.ftz, lg2.approx.ftz; ~2 ulp), element by element;
+/// other math ops on vectors are unrolled to scalars, which the NVVM
+/// lowering maps to libdevice. The kernel must not depend on libdevice for
+/// the hot loop.
+struct LowerVectorMath : public RewritePattern {
+  LowerVectorMath(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<math::MathDialect>(op->getDialect()) || op->getNumResults() != 1)
+      return failure();
+    Type t = op->getResult(0).getType();
+    auto vt = dyn_cast<VectorType>(t);
+    Type et = vt ? vt.getElementType() : t;
+    bool special = et.isF32() && isa<math::Exp2Op, math::ExpOp, math::LogOp>(op);
+    if (!vt && !special)
+      return failure();
+    Emitter e(rewriter, op->getLoc());
+    auto scalarOp = [&](ValueRange args) -> Value {
+      if (!special) {
+        OperationState st(op->getLoc(), op->getName());
+        st.addOperands(args);
+        st.addTypes(et);
+        st.addAttributes(op->getAttrs());
+        return rewriter.create(st)->getResult(0);
+      }
+      auto intrinsic = [&](StringRef name, Value x) {
+        return LLVM::CallIntrinsicOp::create(rewriter, op->getLoc(), e.f32(),
+                                             rewriter.getStringAttr(name),
+                                             ValueRange{x})
+            .getResult(0);
+      };
+      Value x = args[0];
+      // exp(x) = 2^(x·log2 e);  log(x) = log2(x)·ln 2.
+      if (isa<math::Exp2Op>(op))
+        return intrinsic("llvm.nvvm.ex2.approx.ftz.f32", x);
+      if (isa<math::ExpOp>(op))
+        return intrinsic("llvm.nvvm.ex2.approx.ftz.f32",
+                         arith::MulFOp::create(rewriter, op->getLoc(), x,
+                                               e.cf(float(M_LOG2E))));
+      return arith::MulFOp::create(
+          rewriter, op->getLoc(), intrinsic("llvm.nvvm.lg2.approx.ftz.f", x),
+          e.cf(float(M_LN2)));
+    };
+    if (!vt) {
+      rewriter.replaceOp(op, scalarOp(op->getOperands()));
+      return success();
+    }
+    SmallVector<Value> elems;
+    for (int64_t i = 0; i < vt.getNumElements(); ++i) {
+      SmallVector<Value> args;
+      for (Value o : op->getOperands())
+        args.push_back(e.extract(o, i));
+      elems.push_back(scalarOp(args));
+    }
+    rewriter.replaceOp(op, e.fromElements(vt, elems));
+    return success();
+  }
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Whether `t` is a tile with a GPU layout.
+bool isLaidOut(Type t) {
+  auto rt = dyn_cast<RankedTensorType>(t);
+  return rt && rt.getEncoding() &&
+         isa<MmaLayoutAttr, SliceLayoutAttr, SharedLayoutAttr>(rt.getEncoding());
+}
+
+struct ConvertAttnGPUToNVVMPass
+    : public attn::impl::ConvertAttnGPUToNVVMBase<ConvertAttnGPUToNVVMPass> {
+  using Base::Base;
+
+  gpu::GPUModuleOp kernelModule(ModuleOp top) {
+    if (auto m = top.lookupSymbol<gpu::GPUModuleOp>("attn_kernels"))
+      return m;
+    OpBuilder b = OpBuilder::atBlockEnd(top.getBody());
+    top->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                 b.getUnitAttr());
+    auto gm = gpu::GPUModuleOp::create(b, top.getLoc(), "attn_kernels");
+    OpBuilder mb = OpBuilder::atBlockEnd(gm.getBody());
+    LLVM::GlobalOp::create(mb, top.getLoc(),
+                           LLVM::LLVMArrayType::get(mb.getI8Type(), 0),
+                           /*isConstant=*/false, LLVM::Linkage::External,
+                           kSmemSymbol, Attribute(), /*alignment=*/16,
+                           /*addrSpace=*/3);
+    return gm;
+  }
+
+  /// The warps of the program's mma layout (every register tile has it).
+  FailureOr<int64_t> programWarps(scf::ForallOp grid) {
+    int64_t warps = 0;
+    WalkResult r = grid.getBody()->walk([&](Operation *op) {
+      for (Type t : op->getResultTypes()) {
+        auto rt = dyn_cast<RankedTensorType>(t);
+        if (!rt)
+          continue;
+        if (!isLaidOut(rt)) {
+          op->emitError() << "unsupported: tile " << rt
+                          << " has no GPU layout (run attn-assign-layouts)";
+          return WalkResult::interrupt();
+        }
+        MmaLayoutAttr m;
+        if (auto mm = dyn_cast<MmaLayoutAttr>(rt.getEncoding()))
+          m = mm;
+        else if (auto s = dyn_cast<SliceLayoutAttr>(rt.getEncoding()))
+          m = s.getParent();
+        if (!m)
+          continue;
+        if (warps && warps != m.getWarps()) {
+          op->emitError() << "unsupported: layouts of " << warps << " and "
+                          << m.getWarps() << " warps in one program";
+          return WalkResult::interrupt();
+        }
+        warps = m.getWarps();
+      }
+      return WalkResult::advance();
+    });
+    if (r.wasInterrupted())
+      return failure();
+    if (!warps)
+      return grid.emitError("unsupported: a GPU program without register "
+                            "tiles (#attn.mma)");
+    return warps;
+  }
+
+  /// Gives each shared-memory owner its byte offset (128-byte aligned, no
+  /// reuse: everything lives for the whole program). Returns the total.
+  int64_t allocateSharedMemory(gpu::GPUFuncOp fn) {
+    int64_t top = 0;
+    OpBuilder b(fn.getContext());
+    fn.walk([&](Operation *op) {
+      int64_t bytes = 0;
+      if (auto ring = dyn_cast<AllocRingOp>(op)) {
+        auto t = cast<RingType>(ring.getType());
+        bytes = t.getStages() * t.getSlotBytes();
+      } else if (auto load = dyn_cast<LoadTileOp>(op)) {
+        auto t = cast<RankedTensorType>(load.getType());
+        if (!isa_and_nonnull<SharedLayoutAttr>(t.getEncoding()))
+          return;
+        int64_t eb = t.getElementType().getIntOrFloatBitWidth() / 8;
+        bytes = t.getDimSize(0) *
+                cast<SharedLayoutAttr>(t.getEncoding())
+                    .getRowBytes(t.getDimSize(1), eb);
+      } else {
+        return;
+      }
+      op->setAttr(kSmemOffsetAttr, b.getI64IntegerAttr(top));
+      top += llvm::alignTo(bytes, 128);
+    });
+    return top;
+  }
+
+  /// Clones into the kernel (at `b`) the computation of a scalar the grid
+  /// reads from outside: side-effect-free ops on the function's arguments.
+  FailureOr<Value> recompute(Value v, IRMapping &map, OpBuilder &b,
+                             Operation *user) {
+    if (Value m = map.lookupOrNull(v))
+      return m;
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getNumRegions() || !isMemoryEffectFree(def)) {
+      // memref.dim reads only the descriptor: allowed.
+      if (!isa_and_nonnull<memref::DimOp>(def))
+        return user->emitError("unsupported: the GPU grid reads a value the "
+                               "kernel cannot recompute from the function's "
+                               "arguments");
+    }
+    for (Value o : def->getOperands())
+      if (failed(recompute(o, map, b, user)))
+        return failure();
+    b.clone(*def, map);
+    return map.lookup(v);
+  }
+
+  LogicalResult outline(scf::ForallOp grid, ModuleOp top, int64_t index) {
+    auto func = grid->getParentOfType<func::FuncOp>();
+    if (!func)
+      return grid.emitError("unsupported: a GPU grid outside a func.func");
+    if (grid.getRank() != 3 || !grid.getOutputs().empty() ||
+        !grid.isNormalized())
+      return grid.emitError("unsupported: expected a normalized 3-d "
+                            "(batch, head, query block) scf.forall grid");
+    FailureOr<int64_t> warps = programWarps(grid);
+    if (failed(warps))
+      return failure();
+    KernelInfo info;
+    info.warps = *warps;
+    MLIRContext *ctx = grid.getContext();
+    Location loc = grid.getLoc();
+
+    gpu::GPUModuleOp gm = kernelModule(top);
+    std::string name = (func.getName() + "_kernel" +
+                        (index ? "_" + std::to_string(index) : std::string()))
+                           .str();
+    if (gm.lookupSymbol(name))
+      return grid.emitError() << "kernel '" << name << "' exists already";
+    OpBuilder mb = OpBuilder::atBlockEnd(gm.getBody());
+    auto fn = gpu::GPUFuncOp::create(mb, loc, name,
+                                     mb.getFunctionType(
+                                         func.getArgumentTypes(), {}));
+    fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), mb.getUnitAttr());
+    fn.setKnownBlockSizeAttr(mb.getDenseI32ArrayAttr(
+        {static_cast<int32_t>(info.threads()), 1, 1}));
+
+    // Entry: the grid indices from the block index. Grid dim x runs the
+    // forall's last dim in reverse: with causal masking the last query
+    // blocks see the most keys, and starting them first balances the tail.
+    Block &entry = fn.getBody().front();
+    OpBuilder b = OpBuilder::atBlockBegin(&entry);
+    IRMapping map;
+    for (auto [a, ka] : llvm::zip(func.getArguments(), entry.getArguments()))
+      map.map(a, ka);
+    Value bz = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+    Value by = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+    Value bx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    Value nx = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value rx = arith::SubIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, nx, one), bx);
+    map.map(grid.getInductionVar(0), bz);
+    map.map(grid.getInductionVar(1), by);
+    map.map(grid.getInductionVar(2), rx);
+    // Values from outside the grid: recomputed from the arguments.
+    WalkResult captured = grid.getBody()->walk([&](Operation *op) {
+      for (Value o : op->getOperands()) {
+        // Defined inside the grid (its indices included): cloned with it.
+        if (grid->isAncestor(o.getParentRegion()->getParentOp()))
+          continue;
+        if (failed(recompute(o, map, b, op)))
+          return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (captured.wasInterrupted()) {
+      fn.erase();
+      return failure();
+    }
+    for (Operation &op : grid.getBody()->without_terminator())
+      b.clone(op, map);
+    gpu::ReturnOp::create(b, loc);
+
+    int64_t smemBytes = allocateSharedMemory(fn);
+    if (auto t = grid->getAttrOfType<TargetAttr>(kTargetAttrName))
+      if (t.isGPU() && smemBytes > t.getSmemPerBlock())
+        return grid.emitError()
+               << "unsupported: the kernel needs " << smemBytes
+               << " bytes of shared memory, target " << t.getArch()
+               << " offers " << t.getSmemPerBlock()
+               << "; use fewer pipeline stages or smaller blocks";
+
+    // What a launcher needs (bundles, tools): read off the program.
+    int64_t blockM = 0, blockN = 0, headDim = 0;
+    bool causal = false;
+    std::string dtype;
+    fn.walk([&](DotOp dot) {
+      auto acc = cast<RankedTensorType>(dot.getType());
+      blockM = acc.getDimSize(0);
+      if (dot.getRhsTransposed() && !blockN) {
+        blockN = acc.getDimSize(1);
+        auto lhs = cast<RankedTensorType>(dot.getLhs().getType());
+        headDim = lhs.getDimSize(1);
+        Type et = lhs.getElementType();
+        dtype = et.isBF16() ? "bf16" : et.isF16() ? "f16" : "f32";
+      }
+    });
+    fn.walk([&](MaskOp m) { causal |= m.getCausal(); });
+    fn->setAttr(kKernelInfoAttrName,
+                mb.getDictionaryAttr({
+                    mb.getNamedAttr("block_m", mb.getI64IntegerAttr(blockM)),
+                    mb.getNamedAttr("block_n", mb.getI64IntegerAttr(blockN)),
+                    mb.getNamedAttr("threads",
+                                    mb.getI64IntegerAttr(info.threads())),
+                    mb.getNamedAttr("smem_bytes",
+                                    mb.getI64IntegerAttr(smemBytes)),
+                    mb.getNamedAttr("head_dim", mb.getI64IntegerAttr(headDim)),
+                    mb.getNamedAttr("dtype", mb.getStringAttr(dtype)),
+                    mb.getNamedAttr("causal", mb.getBoolAttr(causal)),
+                    mb.getNamedAttr("abi", mb.getStringAttr("memref")),
+                }));
+
+    // The per-op lowering of the kernel body.
+    if (failed(lowerKernel(fn, info)))
+      return failure();
+
+    // Host: the grid becomes a launch of the kernel.
+    OpBuilder hb(grid);
+    auto ubs = grid.getUpperBound(hb);
+    Value gx = getValueOrCreateConstantIndexOp(hb, loc, ubs[2]);
+    Value gy = getValueOrCreateConstantIndexOp(hb, loc, ubs[1]);
+    Value gz = getValueOrCreateConstantIndexOp(hb, loc, ubs[0]);
+    Value c1 = arith::ConstantIndexOp::create(hb, loc, 1);
+    Value threads = arith::ConstantIndexOp::create(hb, loc, info.threads());
+    Value smem = arith::ConstantOp::create(
+        hb, loc, hb.getI32IntegerAttr(static_cast<int32_t>(smemBytes)));
+    gpu::LaunchFuncOp::create(hb, loc, fn, gpu::KernelDim3{gx, gy, gz},
+                              gpu::KernelDim3{threads, c1, c1}, smem,
+                              func.getArguments());
+    Block *hostBlock = grid->getBlock();
+    grid.erase();
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*hostBlock)))
+      if (isOpTriviallyDead(&op))
+        op.erase();
+    (void)ctx;
+    return success();
+  }
+
+  LogicalResult lowerKernel(gpu::GPUFuncOp fn, const KernelInfo &info) {
+    MLIRContext *ctx = fn.getContext();
+    TileTypeConverter tc(ctx);
+    RewritePatternSet patterns(ctx);
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<AttnDialect>();
+    auto legalIfConverted = [&](Operation *op) {
+      return tc.isLegal(op->getOperandTypes()) &&
+             tc.isLegal(op->getResultTypes());
+    };
+    target.markUnknownOpDynamicallyLegal(legalIfConverted);
+    scf::populateSCFStructuralTypeConversionsAndLegality(tc, patterns, target);
+    populateMemoryOpPatterns(tc, info, patterns);
+    populateDotOpPatterns(tc, info, patterns);
+    populateRegisterOpPatterns(tc, info, patterns);
+    if (failed(applyPartialConversion(fn, target, std::move(patterns))))
+      return failure();
+    // Anything left with a tile type was not lowered.
+    WalkResult left = fn.walk([&](Operation *op) {
+      if (isa<UnrealizedConversionCastOp>(op) ||
+          llvm::any_of(op->getResultTypes(),
+                       [](Type t) { return isa<RankedTensorType>(t); })) {
+        op->emitError("unsupported: the GPU lowering left this op "
+                      "unconverted");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (left.wasInterrupted())
+      return failure();
+    RewritePatternSet math(ctx);
+    math.add<LowerVectorMath>(ctx);
+    return applyPatternsGreedily(fn, std::move(math));
+  }
+
+  void runOnOperation() override {
+    auto top = dyn_cast<ModuleOp>(getOperation());
+    SmallVector<scf::ForallOp> grids;
+    top.walk([&](scf::ForallOp f) {
+      bool laidOut = false;
+      f.getBody()->walk([&](Operation *op) {
+        laidOut |= llvm::any_of(op->getResultTypes(), isLaidOut);
+      });
+      if (laidOut)
+        grids.push_back(f);
+    });
+    WalkResult untiled = top.walk([](AttentionOp op) {
+      op.emitError("attn.attention must be tiled, fused and laid out before "
+                   "convert-attn-gpu-to-nvvm (attn-tile-attention, "
+                   "attn-fuse-online-softmax, attn-assign-layouts)");
+      return WalkResult::interrupt();
+    });
+    if (untiled.wasInterrupted())
+      return signalPassFailure();
+    llvm::DenseMap<Operation *, int64_t> perFunc;
+    for (scf::ForallOp g : grids) {
+      int64_t &n = perFunc[g->getParentOfType<func::FuncOp>()];
+      if (failed(outline(g, top, n++)))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

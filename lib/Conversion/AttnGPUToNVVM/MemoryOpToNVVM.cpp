@@ -1,0 +1,281 @@
+//===- MemoryOpToNVVM.cpp - tile loads, stores and the async ring -*- C++ -*-=//
+//
+//   attn.load_tile -> #shared    bar.sync (earlier readers are done), then
+//                                cp.async 16-byte chunks (rows past `rows`
+//                                zero-filled), commit, wait_group 0,
+//                                bar.sync; the result is the tile's address
+//   attn.load_tile -> #mma/slice each thread loads its own elements (pairs
+//                                of adjacent columns), 0 past `rows`
+//   attn.store_tile (#mma)       each thread stores its pairs, rounded to
+//                                the destination type, rows < `rows` only
+//   attn.store_tile (#slice)     lane q = 0 of each quad stores its rows
+//   attn.alloc_ring              the ring's shared address
+//   attn.async_load_tile         cp.async into slot s (no wait)
+//   attn.async_commit            cp.async.commit_group
+//   attn.async_wait N            cp.async.wait_group N; bar.sync
+//   attn.ring_slot               ring + s · slot bytes
+//
+//===----------------------------------------------------------------------===//
+#include "PatternsCommon.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::attn;
+using namespace mlir::attn::gpu_lowering;
+
+namespace {
+
+template <typename OpTy>
+struct TilePattern : public OpConversionPattern<OpTy> {
+  TilePattern(TileTypeConverter &tc, const KernelInfo &info, MLIRContext *ctx)
+      : OpConversionPattern<OpTy>(tc, ctx), info(info) {}
+  const KernelInfo &info;
+};
+
+int64_t smemOffset(Operation *op) {
+  auto a = op->getAttrOfType<IntegerAttr>(kSmemOffsetAttr);
+  assert(a && "shared memory was not allocated");
+  return a.getInt();
+}
+
+struct LoadTileToShared : public TilePattern<LoadTileOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(LoadTileOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto t = cast<RankedTensorType>(op.getType());
+    if (!isa_and_nonnull<SharedLayoutAttr>(t.getEncoding()))
+      return failure();
+    Emitter e(rewriter, op.getLoc());
+    Value sTile = e.smemAt(op, smemOffset(op));
+    // Earlier readers of this buffer (a previous loop iteration) are done.
+    NVVM::Barrier0Op::create(rewriter, op.getLoc());
+    GlobalRows g = globalRows(e, adaptor.getSource(), adaptor.getIndices());
+    emitTileCopy(e, info, SharedTile(t), t.getElementType(), g.base, g.stride,
+                 g.row0, e.to32(adaptor.getRows()), sTile);
+    NVVM::CpAsyncCommitGroupOp::create(rewriter, op.getLoc());
+    NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), 0);
+    NVVM::Barrier0Op::create(rewriter, op.getLoc());
+    rewriter.replaceOp(op, sTile);
+    return success();
+  }
+};
+
+/// Rows of the thread's elements in a register layout, as (vector element
+/// positions, row offset in the tile) groups: the pairs of adjacent columns
+/// of an #attn.mma tile, or the single values of an #attn.slice one.
+struct RowGroup {
+  int64_t rowOffset;               // constant part (add warpRow0 + g)
+  SmallVector<int64_t, 2> first;   // first element of each column pair
+  SmallVector<int64_t, 2> colOffs; // their column (constant part; add 2q)
+};
+
+SmallVector<RowGroup> rowGroups(RankedTensorType t) {
+  SmallVector<RowGroup> groups;
+  if (auto mma = dyn_cast<MmaLayoutAttr>(t.getEncoding())) {
+    int64_t mt = mma.getMTiles(t.getDimSize(0)), nt = t.getDimSize(1) / 8;
+    for (int64_t tt = 0; tt < mt; ++tt)
+      for (int64_t h = 0; h < 2; ++h) {
+        RowGroup g;
+        g.rowOffset = 16 * tt + 8 * h;
+        for (int64_t n = 0; n < nt; ++n) {
+          g.first.push_back((tt * nt + n) * 4 + 2 * h);
+          g.colOffs.push_back(8 * n);
+        }
+        groups.push_back(g);
+      }
+    return groups;
+  }
+  auto slice = cast<SliceLayoutAttr>(t.getEncoding());
+  for (int64_t i = 0; i < slice.getElementsPerThread(t.getDimSize(0)); ++i) {
+    RowGroup g;
+    g.rowOffset = MmaCoords::sliceRowOffset(i);
+    g.first.push_back(i);
+    groups.push_back(g);
+  }
+  return groups;
+}
+
+MmaLayoutAttr parentMma(RankedTensorType t) {
+  if (auto m = dyn_cast<MmaLayoutAttr>(t.getEncoding()))
+    return m;
+  return cast<SliceLayoutAttr>(t.getEncoding()).getParent();
+}
+
+struct LoadTileToRegisters : public TilePattern<LoadTileOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(LoadTileOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto t = cast<RankedTensorType>(op.getType());
+    if (!isa_and_nonnull<MmaLayoutAttr, SliceLayoutAttr>(t.getEncoding()))
+      return failure();
+    Emitter e(rewriter, op.getLoc());
+    Type et = t.getElementType();
+    bool pairs = isa<MmaLayoutAttr>(t.getEncoding());
+    auto vecTy = cast<VectorType>(getTypeConverter()->convertType(t));
+    MmaCoords c = MmaCoords::get(e, parentMma(t), t.getDimSize(0));
+    GlobalRows g = globalRows(e, adaptor.getSource(), adaptor.getIndices());
+    Value valid = e.to32(adaptor.getRows());
+    Value rowBase = e.add(c.warpRow0, c.g);
+    Value col0 = e.mul(c.q, e.c32(2));
+    int64_t width = pairs ? 2 : 1;
+    auto chunkTy = VectorType::get({width}, et);
+    Value zero = arith::ConstantOp::create(
+        rewriter, op.getLoc(), chunkTy,
+        DenseElementsAttr::get(chunkTy, rewriter.getZeroAttr(et)));
+    SmallVector<Value> elems(vecTy.getNumElements());
+    unsigned align = width * et.getIntOrFloatBitWidth() / 8;
+    for (const RowGroup &rg : rowGroups(t)) {
+      Value r = e.add(rowBase, e.c32(rg.rowOffset));
+      Value ok = e.cmp(arith::CmpIPredicate::slt, r, valid);
+      // A row past `rows` reads row 0 of the tile (always there) and is
+      // replaced by zeros.
+      Value rowOff = e.mul(e.add(g.row0, e.select(ok, r, e.c32(0))), g.stride);
+      for (size_t k = 0; k < rg.first.size(); ++k) {
+        Value off = rowOff;
+        if (pairs)
+          off = e.add(off, e.add(col0, e.c32(rg.colOffs[k])));
+        Value ptr = e.gep(e.gptr(), et, g.base, off);
+        Value v = LLVM::LoadOp::create(rewriter, op.getLoc(), chunkTy, ptr,
+                                       align);
+        v = e.select(ok, v, zero);
+        for (int64_t w = 0; w < width; ++w)
+          elems[rg.first[k] + w] = e.extract(v, w);
+      }
+    }
+    rewriter.replaceOp(op, e.fromElements(vecTy, elems));
+    return success();
+  }
+};
+
+struct StoreTileFromRegisters : public TilePattern<StoreTileOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(StoreTileOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto t = cast<RankedTensorType>(op.getTile().getType());
+    if (!isa_and_nonnull<MmaLayoutAttr, SliceLayoutAttr>(t.getEncoding()))
+      return rewriter.notifyMatchFailure(op, "tile not in registers");
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    Type memElem = cast<MemRefType>(op.getDest().getType()).getElementType();
+    bool pairs = isa<MmaLayoutAttr>(t.getEncoding());
+    MmaCoords c = MmaCoords::get(e, parentMma(t), t.getDimSize(0));
+    GlobalRows g = globalRows(e, adaptor.getDest(), adaptor.getIndices());
+    Value valid = e.to32(adaptor.getRows());
+    Value rowBase = e.add(c.warpRow0, c.g);
+    Value col0 = e.mul(c.q, e.c32(2));
+    Value tile = adaptor.getTile();
+    int64_t width = pairs ? 2 : 1;
+    auto outTy = VectorType::get({width}, memElem);
+    unsigned align = width * memElem.getIntOrFloatBitWidth() / 8;
+    // One value per row per quad: lane q = 0 writes it.
+    Value writer = pairs ? Value() : e.cmp(arith::CmpIPredicate::eq, c.q,
+                                           e.c32(0));
+    for (const RowGroup &rg : rowGroups(t)) {
+      Value r = e.add(rowBase, e.c32(rg.rowOffset));
+      Value ok = e.cmp(arith::CmpIPredicate::slt, r, valid);
+      if (writer)
+        ok = arith::AndIOp::create(rewriter, loc, ok, writer);
+      auto ifRow = scf::IfOp::create(rewriter, loc, ok, false);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(ifRow.thenBlock());
+      Value rowOff = e.mul(e.add(g.row0, r), g.stride);
+      for (size_t k = 0; k < rg.first.size(); ++k) {
+        SmallVector<int64_t, 2> pos;
+        for (int64_t w = 0; w < width; ++w)
+          pos.push_back(rg.first[k] + w);
+        Value v = vector::ShuffleOp::create(rewriter, loc, tile, tile, pos);
+        // f32 -> f16/bf16: round to nearest even.
+        if (t.getElementType() != memElem)
+          v = arith::TruncFOp::create(rewriter, loc, outTy, v);
+        Value off = rowOff;
+        if (pairs)
+          off = e.add(off, e.add(col0, e.c32(rg.colOffs[k])));
+        Value ptr = e.gep(e.gptr(), memElem, g.base, off);
+        LLVM::StoreOp::create(rewriter, loc, v, ptr, align);
+      }
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct AllocRingLowering : public TilePattern<AllocRingOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(AllocRingOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op.getLoc());
+    rewriter.replaceOp(op, e.smemAt(op, smemOffset(op)));
+    return success();
+  }
+};
+
+/// ring + slot · slot bytes.
+Value slotAddress(Emitter &e, Value ring, Value slot, RingType t) {
+  return e.gepBytes(ring, e.mul(e.to32(slot), e.c32(t.getSlotBytes())));
+}
+
+struct AsyncLoadTileLowering : public TilePattern<AsyncLoadTileOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(AsyncLoadTileOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op.getLoc());
+    auto rt = cast<RingType>(op.getRing().getType());
+    Value dst = slotAddress(e, adaptor.getRing(), adaptor.getSlot(), rt);
+    GlobalRows g = globalRows(e, adaptor.getSource(), adaptor.getIndices());
+    emitTileCopy(e, info, SharedTile(rt.getTile()),
+                 rt.getTile().getElementType(), g.base, g.stride, g.row0,
+                 e.to32(adaptor.getRows()), dst);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct AsyncCommitLowering : public TilePattern<AsyncCommitOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(AsyncCommitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncCommitGroupOp>(op);
+    return success();
+  }
+};
+
+struct AsyncWaitLowering : public TilePattern<AsyncWaitOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(AsyncWaitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), op.getPending());
+    rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
+    return success();
+  }
+};
+
+struct RingSlotLowering : public TilePattern<RingSlotOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(RingSlotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op.getLoc());
+    rewriter.replaceOp(op, slotAddress(e, adaptor.getRing(), adaptor.getSlot(),
+                                       cast<RingType>(op.getRing().getType())));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::attn::gpu_lowering::populateMemoryOpPatterns(
+    TileTypeConverter &tc, const KernelInfo &info,
+    RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<LoadTileToShared, LoadTileToRegisters, StoreTileFromRegisters,
+               AllocRingLowering, AsyncLoadTileLowering, AsyncCommitLowering,
+               AsyncWaitLowering, RingSlotLowering>(tc, info, ctx);
+}

@@ -1,0 +1,181 @@
+//===- PatternsCommon.h - shared pieces of the tile-op lowering -*- C++ -*-===//
+//
+// What every pattern of convert-attn-gpu-to-nvvm needs: the type converter
+// (a laid-out tile -> what one thread holds of it), the per-kernel facts
+// (threads, the shared-memory base), the thread's coordinates in an mma
+// layout, and small arithmetic helpers. Index math is 32-bit: the runtime
+// guarantees every element offset fits in int32.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ATTN_LIB_CONVERSION_ATTNGPUTONVVM_PATTERNSCOMMON_H
+#define ATTN_LIB_CONVERSION_ATTNGPUTONVVM_PATTERNSCOMMON_H
+
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::attn::gpu_lowering {
+
+/// Attribute on ops that own shared memory (attn.load_tile into a shared
+/// layout, attn.alloc_ring): their byte offset in the kernel's dynamic
+/// shared memory, set before the patterns run.
+constexpr llvm::StringLiteral kSmemOffsetAttr = "attn.smem_offset";
+/// The kernel's dynamic shared memory: an external zero-sized addrspace(3)
+/// array in the gpu.module.
+constexpr llvm::StringLiteral kSmemSymbol = "attn_smem";
+
+/// A laid-out tile's per-thread type: the vector of its elements for a
+/// register layout, the shared address for a shared one.
+class TileTypeConverter : public TypeConverter {
+public:
+  explicit TileTypeConverter(MLIRContext *ctx);
+};
+
+/// Per-kernel facts the patterns read.
+struct KernelInfo {
+  int64_t warps = 4;
+  int64_t threads() const { return 32 * warps; }
+};
+
+/// Small emitters; `b` inserts where the pattern is.
+struct Emitter {
+  OpBuilder &b;
+  Location loc;
+  Emitter(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  Type i32() { return b.getI32Type(); }
+  Type f32() { return b.getF32Type(); }
+  Type sptr() { return LLVM::LLVMPointerType::get(b.getContext(), 3); }
+  Type gptr() { return LLVM::LLVMPointerType::get(b.getContext(), 1); }
+
+  Value c32(int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  }
+  Value cf(float v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value udiv(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
+  Value urem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
+  Value xori(Value x, Value y) { return arith::XOrIOp::create(b, loc, x, y); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  }
+  /// An index (or any integer) as i32.
+  Value to32(Value v) {
+    if (v.getType().isInteger(32))
+      return v;
+    if (v.getType().isIndex())
+      return arith::IndexCastOp::create(b, loc, i32(), v);
+    return arith::TruncIOp::create(b, loc, i32(), v);
+  }
+  Value gep(Type ptrTy, Type elem, Value base, Value idx) {
+    return LLVM::GEPOp::create(b, loc, ptrTy, elem, base, ValueRange{idx});
+  }
+  Value gepBytes(Value base, Value bytes) {
+    return gep(base.getType(), b.getI8Type(), base, bytes);
+  }
+  Value tid() {
+    return to32(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  }
+  Value lane() { return urem(tid(), c32(32)); }
+  Value warp() { return udiv(tid(), c32(32)); }
+  /// Vector element access with constant positions.
+  Value extract(Value vec, int64_t i) {
+    return vector::ExtractOp::create(b, loc, vec, ArrayRef<int64_t>{i});
+  }
+  Value fromElements(Type vecTy, ArrayRef<Value> elems) {
+    return vector::FromElementsOp::create(b, loc, cast<VectorType>(vecTy),
+                                          elems);
+  }
+  /// Packs two 16-bit elements of `vec` (positions i, j) into one i32 (i in
+  /// the low half), the register format of mma.sync operands.
+  Value pack2(Value vec, int64_t i, int64_t j);
+  /// Shared-memory base of the kernel plus `offset` bytes.
+  Value smemAt(Operation *anchor, int64_t offset);
+};
+
+/// The thread's place in an #attn.mma layout of a tile with `rows` rows:
+/// warp row base w·16·MT, g = lane / 4, q = lane % 4 (all i32).
+struct MmaCoords {
+  int64_t mTiles = 1;
+  Value warpRow0, g, q;
+  static MmaCoords get(Emitter &e, MmaLayoutAttr layout, int64_t rows);
+  /// Row within the tile of element `i` of the thread's vector (constant
+  /// part: 16·t + 8·(e/2); add warpRow0 + g), and its column (constant
+  /// part 8·n + e % 2; add 2·q), for `nTiles` n-tiles.
+  static int64_t rowOffset(int64_t i, int64_t nTiles) {
+    int64_t e = i % 4, t = i / 4 / nTiles;
+    return 16 * t + 8 * (e / 2);
+  }
+  static int64_t colOffset(int64_t i, int64_t nTiles) {
+    int64_t e = i % 4, n = (i / 4) % nTiles;
+    return 8 * n + e % 2;
+  }
+  /// The same for element `i` of a #attn.slice vector (2 per m-tile).
+  static int64_t sliceRowOffset(int64_t i) { return 16 * (i / 2) + 8 * (i % 2); }
+};
+
+/// Addresses into a tile in shared memory (#attn.shared) for ldmatrix and
+/// cp.async: byte offsets of 16-byte chunk `chunk` of row `row`.
+struct SharedTile {
+  SharedLayoutAttr layout;
+  int64_t rows, cols, rowBytes;
+  SharedTile(RankedTensorType t);
+  /// Byte offset of (row, chunk), both runtime i32 values.
+  Value offset(Emitter &e, Value row, Value chunk) const;
+  /// ldmatrix addressing: a lane reads row laneRow + R, chunk laneChunk + C
+  /// with R a multiple of 8 and C even known at compile time. The swizzled
+  /// chunk (C + laneChunk) ^ (laneRow % 8) = ((C & 7) ^ y) + (C & ~7) with
+  /// y = laneChunk ^ (laneRow % 8): four lane bases (one per (C & 7) / 2)
+  /// plus an immediate.
+  struct LaneBase {
+    SmallVector<Value, 4> ptr;
+  };
+  LaneBase laneBase(Emitter &e, Value tile, Value laneRow,
+                    Value laneChunk) const;
+  Value at(Emitter &e, const LaneBase &lb, int64_t row, int64_t chunk) const;
+};
+
+/// ldmatrix.x4 (optionally .trans) at a shared address: four i32 registers.
+SmallVector<Value, 4> ldmatrix4(Emitter &e, Value ptr, bool trans);
+
+/// Emits cp.async copies of `tileRows` rows of a [rows][cols] 16-bit tile
+/// from global memory (`gBase`, row stride `stride` elements, first row
+/// `row0`, `valid` rows readable; rows past it are zero-filled) into shared
+/// memory at `sTile`, spread over all threads of the kernel. No commit.
+void emitTileCopy(Emitter &e, const KernelInfo &info, const SharedTile &st,
+                  Type elemTy, Value gBase, Value stride, Value row0,
+                  Value valid, Value sTile);
+
+/// The global address of the tile row 0 of `source` at `indices` (the last
+/// one the row) and the row stride, in elements, as i32. `source` is the
+/// kernel's memref.
+struct GlobalRows {
+  Value base;   // !llvm.ptr<1> to element [indices..., 0]
+  Value stride; // elements from one row to the next (i32)
+  Value row0;   // the row index (i32)
+};
+GlobalRows globalRows(Emitter &e, Value source, ValueRange indices,
+                      bool lastIndexIsRow = true);
+
+void populateMemoryOpPatterns(TileTypeConverter &tc, const KernelInfo &info,
+                              RewritePatternSet &patterns);
+void populateDotOpPatterns(TileTypeConverter &tc, const KernelInfo &info,
+                           RewritePatternSet &patterns);
+void populateRegisterOpPatterns(TileTypeConverter &tc, const KernelInfo &info,
+                                RewritePatternSet &patterns);
+
+} // namespace mlir::attn::gpu_lowering
+
+#endif // ATTN_LIB_CONVERSION_ATTNGPUTONVVM_PATTERNSCOMMON_H

@@ -1,0 +1,236 @@
+//===- RegisterOpToNVVM.cpp - tile ops on registers -------------*- C++ -*-===//
+//
+// Ops on tiles in register layouts, where a tile is the vector of the
+// elements the thread holds:
+//
+//   arith / math op, tensor.splat   the same op on the vectors (a constant
+//                                   or splat becomes a vector splat)
+//   attn.reduce                     row r of the thread: fold its elements
+//                                   of the row, then shfl.bfly 1, 2 across
+//                                   the quad that shares the row
+//   attn.broadcast                  a register permutation: element (t,n,e)
+//                                   takes row value (t, e/2)
+//   attn.mask                       hidden = kj >= kv_len, or (causal)
+//                                   kj > qi + (kv_len − q_len), with qi, kj
+//                                   each element's (row, column) from the
+//                                   layout; hidden scores become −inf
+//
+//===----------------------------------------------------------------------===//
+#include "PatternsCommon.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::attn;
+using namespace mlir::attn::gpu_lowering;
+
+namespace {
+
+bool hasLaidOutTile(Operation *op) {
+  auto laid = [](Type t) {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    return rt && rt.getEncoding();
+  };
+  return llvm::any_of(op->getOperandTypes(), laid) ||
+         llvm::any_of(op->getResultTypes(), laid);
+}
+
+/// Any arith/math op (and tensor.splat) on laid-out tiles: the same op on
+/// the per-thread vectors.
+struct ElementwiseLowering : public ConversionPattern {
+  ElementwiseLowering(TileTypeConverter &tc, MLIRContext *ctx)
+      : ConversionPattern(tc, MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    bool elementwise = isa<arith::ArithDialect, math::MathDialect>(
+                           op->getDialect()) ||
+                       isa<tensor::SplatOp>(op);
+    if (!elementwise || !hasLaidOutTile(op) || op->getNumRegions())
+      return failure();
+    SmallVector<Type> types;
+    if (failed(getTypeConverter()->convertTypes(op->getResultTypes(), types)))
+      return rewriter.notifyMatchFailure(op, "result type has no layout");
+    if (auto splat = dyn_cast<tensor::SplatOp>(op)) {
+      rewriter.replaceOpWithNewOp<vector::BroadcastOp>(op, types[0],
+                                                       operands[0]);
+      return success();
+    }
+    if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
+      auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
+      if (!dense || !dense.isSplat())
+        return op->emitError("unsupported: a non-splat tile constant on the "
+                             "GPU (each thread would need its own part)");
+      auto vt = cast<VectorType>(types[0]);
+      rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+          op, vt,
+          DenseElementsAttr::get(vt, dense.getSplatValue<Attribute>()));
+      return success();
+    }
+    // Operands must all be per-thread vectors of one length, or scalars.
+    for (Value o : operands)
+      if (isa<RankedTensorType>(o.getType()))
+        return rewriter.notifyMatchFailure(op, "operand not converted");
+    OperationState st(op->getLoc(), op->getName());
+    st.addOperands(operands);
+    st.addTypes(types);
+    st.addAttributes(op->getAttrs());
+    rewriter.replaceOp(op, rewriter.create(st)->getResults());
+    return success();
+  }
+};
+
+template <typename OpTy>
+struct RegisterPattern : public OpConversionPattern<OpTy> {
+  RegisterPattern(TileTypeConverter &tc, MLIRContext *ctx)
+      : OpConversionPattern<OpTy>(tc, ctx) {}
+};
+
+struct ReduceLowering : public RegisterPattern<ReduceOp> {
+  using RegisterPattern::RegisterPattern;
+  LogicalResult
+  matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto in = cast<RankedTensorType>(op.getInput().getType());
+    auto out = cast<RankedTensorType>(op.getType());
+    auto mma = dyn_cast_or_null<MmaLayoutAttr>(in.getEncoding());
+    auto slice = dyn_cast_or_null<SliceLayoutAttr>(out.getEncoding());
+    if (!mma || !slice || slice.getParent() != mma)
+      return op.emitError() << "unsupported: attn.reduce from " << in
+                            << " to " << out
+                            << " (the GPU lowering reduces #attn.mma rows "
+                               "into their #attn.slice)";
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    bool isMax = op.getKind() == ReduceKind::Max;
+    auto combine = [&](Value x, Value y) -> Value {
+      // maxnum: scores are finite or -inf, never NaN.
+      if (isMax)
+        return arith::MaxNumFOp::create(rewriter, loc, x, y);
+      return arith::AddFOp::create(rewriter, loc, x, y);
+    };
+    int64_t MT = mma.getMTiles(in.getDimSize(0)), NT = in.getDimSize(1) / 8;
+    Value v = adaptor.getInput();
+    SmallVector<Value> rows;
+    for (int64_t t = 0; t < MT; ++t)
+      for (int64_t h = 0; h < 2; ++h) {
+        // In-thread: the thread's 2·NT elements of row (t, h).
+        Value acc;
+        for (int64_t n = 0; n < NT; ++n)
+          for (int64_t el = 0; el < 2; ++el) {
+            Value x = e.extract(v, (t * NT + n) * 4 + 2 * h + el);
+            acc = acc ? combine(acc, x) : x;
+          }
+        // Across the quad: lanes 4g .. 4g+3 hold the row's other columns.
+        for (int64_t off : {1, 2}) {
+          Value o = NVVM::ShflOp::create(rewriter, loc, e.f32(), e.c32(-1), acc,
+                                         e.c32(off), e.c32(0x1f),
+                                         NVVM::ShflKind::bfly, UnitAttr());
+          acc = combine(acc, o);
+        }
+        rows.push_back(acc);
+      }
+    rewriter.replaceOp(
+        op, e.fromElements(getTypeConverter()->convertType(out), rows));
+    return success();
+  }
+};
+
+struct BroadcastLowering : public RegisterPattern<BroadcastOp> {
+  using RegisterPattern::RegisterPattern;
+  LogicalResult
+  matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto in = cast<RankedTensorType>(op.getInput().getType());
+    auto out = cast<RankedTensorType>(op.getType());
+    auto mma = dyn_cast_or_null<MmaLayoutAttr>(out.getEncoding());
+    auto slice = dyn_cast_or_null<SliceLayoutAttr>(in.getEncoding());
+    if (!mma || !slice || slice.getParent() != mma)
+      return op.emitError() << "unsupported: attn.broadcast from " << in
+                            << " to " << out;
+    int64_t NT = out.getDimSize(1) / 8;
+    int64_t n = mma.getElementsPerThread(out.getShape());
+    SmallVector<int64_t> mask;
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t t = i / 4 / NT, el = i % 4;
+      mask.push_back(2 * t + el / 2);
+    }
+    rewriter.replaceOpWithNewOp<vector::ShuffleOp>(op, adaptor.getInput(),
+                                                   adaptor.getInput(), mask);
+    return success();
+  }
+};
+
+struct MaskLowering : public RegisterPattern<MaskOp> {
+  using RegisterPattern::RegisterPattern;
+  LogicalResult
+  matchAndRewrite(MaskOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto t = cast<RankedTensorType>(op.getType());
+    auto mma = dyn_cast_or_null<MmaLayoutAttr>(t.getEncoding());
+    if (!mma)
+      return op.emitError() << "unsupported: attn.mask on " << t;
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    MmaCoords c = MmaCoords::get(e, mma, t.getDimSize(0));
+    int64_t NT = t.getDimSize(1) / 8;
+    int64_t n = mma.getElementsPerThread(t.getShape());
+    SmallVector<int32_t> rowOff, colOff;
+    for (int64_t i = 0; i < n; ++i) {
+      rowOff.push_back(MmaCoords::rowOffset(i, NT));
+      colOff.push_back(MmaCoords::colOffset(i, NT));
+    }
+    auto vi = VectorType::get({n}, e.i32());
+    auto splat = [&](Value s) {
+      return vector::BroadcastOp::create(rewriter, loc, vi, s).getResult();
+    };
+    auto constVec = [&](ArrayRef<int32_t> v) {
+      return arith::ConstantOp::create(rewriter, loc, vi,
+                                       DenseIntElementsAttr::get(vi, v))
+          .getResult();
+    };
+    // qi = q_start + (warp row + g) + row offset; kj = kv_start + 2q + col
+    // offset.
+    Value qi = e.add(e.to32(adaptor.getQStart()), e.add(c.warpRow0, c.g));
+    Value kj = e.add(e.to32(adaptor.getKvStart()), e.mul(c.q, e.c32(2)));
+    Value rows = arith::AddIOp::create(rewriter, loc, splat(qi),
+                                       constVec(rowOff));
+    Value cols = arith::AddIOp::create(rewriter, loc, splat(kj),
+                                       constVec(colOff));
+    Value kvLen = e.to32(adaptor.getKvLen());
+    Value hidden = arith::CmpIOp::create(rewriter, loc,
+                                         arith::CmpIPredicate::sge, cols,
+                                         splat(kvLen));
+    if (op.getCausal()) {
+      // Bottom-right aligned: key kj is visible to query qi iff
+      // kj <= qi + (kv_len − q_len).
+      Value diag = e.sub(kvLen, e.to32(adaptor.getQLen()));
+      Value last = arith::AddIOp::create(rewriter, loc, rows, splat(diag));
+      Value future = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::sgt, cols, last);
+      hidden = arith::OrIOp::create(rewriter, loc, hidden, future);
+    }
+    auto vf = VectorType::get({n}, e.f32());
+    Value ninf = arith::ConstantOp::create(
+        rewriter, loc, vf,
+        DenseElementsAttr::get(
+            vf, rewriter.getF32FloatAttr(
+                    -std::numeric_limits<float>::infinity())));
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, hidden, ninf,
+                                                 adaptor.getScores());
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::attn::gpu_lowering::populateRegisterOpPatterns(
+    TileTypeConverter &tc, const KernelInfo &, RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<ElementwiseLowering, ReduceLowering, BroadcastLowering,
+               MaskLowering>(tc, ctx);
+}

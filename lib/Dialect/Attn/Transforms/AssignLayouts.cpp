@@ -1,0 +1,277 @@
+//===- AssignLayouts.cpp - GPU layouts for the tiles of a program -*- C++ -*-=//
+//
+// The first step of the GPU backend: every tile tensor of a tile-level grid
+// gets a layout encoding in its type, which the per-op lowering
+// (convert-attn-to-nvvm) reads:
+//
+//   2-d register tile           #attn.mma<warps = W>     (mma.sync fragments)
+//   1-d register tile           #attn.slice<#attn.mma<...>> (one per row)
+//   tile read by attn.dot from  #attn.shared<...>        (ldmatrix source)
+//   shared memory (K, V, Q)
+//
+// Every register tile of a program shares one mma layout, so elementwise
+// math, reductions and broadcasts never move data between threads except
+// where a reduction shuffles within a quad. A tile loaded into shared memory
+// that is also used in registers gets an explicit attn.convert_layout.
+//
+//===----------------------------------------------------------------------===//
+#include "attn/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+namespace mlir::attn {
+#define GEN_PASS_DEF_ATTNASSIGNLAYOUTS
+#include "attn/Transforms/Passes.h.inc"
+} // namespace mlir::attn
+
+using namespace mlir;
+using namespace mlir::attn;
+
+namespace {
+
+/// Whether `v` is used as an operand of attn.dot that may come from shared
+/// memory: any rhs, or a lhs (the lowering reads either with ldmatrix).
+bool isDotOperandUse(OpOperand &use) {
+  auto dot = dyn_cast<DotOp>(use.getOwner());
+  return dot && use.getOperandNumber() < 2;
+}
+
+struct WarpTiling {
+  int64_t mTiles = 1;
+  bool qInRegisters = true;
+  int64_t warps = 4;
+};
+
+struct AssignLayoutsPass
+    : public attn::impl::AttnAssignLayoutsBase<AssignLayoutsPass> {
+  using Base::Base;
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    if (mTiles != 0 && mTiles != 1 && mTiles != 2)
+      return emitError(UnknownLoc::get(ctx))
+             << "pass option m-tiles must be 0 (heuristic), 1 or 2, got "
+             << mTiles;
+    if (qInRegisters < -1 || qInRegisters > 1)
+      return emitError(UnknownLoc::get(ctx))
+             << "pass option q-in-registers must be -1 (heuristic), 0 or 1, "
+                "got "
+             << qInRegisters;
+    return success();
+  }
+
+  /// m-tiles per warp and where a shared-memory lhs lives: the options, else
+  /// the first choice whose estimated registers per thread fit in 255. The
+  /// estimate counts the f32 accumulators (S: Bc/2, O: D/2 per m-tile), Q's
+  /// A fragments when they stay in registers (D/4 per m-tile) and ~95 for
+  /// addresses, softmax state and temporaries (calibrated on ptxas's counts
+  /// for the mma.sync kernels).
+  FailureOr<WarpTiling> chooseTiling(Operation *grid, int64_t rows, int64_t d,
+                                     int64_t bc) {
+    auto regs = [&](int64_t mt, bool qr) {
+      return mt * (d / 2 + bc / 2 + (qr ? d / 4 : 0)) + 95;
+    };
+    for (int64_t mt : {2, 1}) {
+      if (mTiles && mt != mTiles)
+        continue;
+      if (rows % (16 * mt))
+        continue;
+      // Two m-tiles need every register: Q is re-read from shared memory
+      // first. One m-tile has room to keep Q.
+      for (bool qr : mt == 2 ? std::array<bool, 2>{false, true}
+                             : std::array<bool, 2>{true, false}) {
+        if (qInRegisters != -1 && qr != (qInRegisters == 1))
+          continue;
+        bool forced = mTiles && qInRegisters != -1;
+        if (!forced && regs(mt, qr) > 255)
+          continue;
+        WarpTiling t;
+        t.mTiles = mt;
+        t.qInRegisters = qr;
+        t.warps = rows / (16 * mt);
+        if (t.warps < 1 || t.warps > 32)
+          continue;
+        return t;
+      }
+    }
+    return grid->emitError() << "unsupported: no warp tiling of " << rows
+                             << "-row tiles at head dim " << d
+                             << " fits the register budget";
+  }
+
+  /// Sets `v`'s type to its tensor type with `enc`.
+  static void setEncoding(Value v, Attribute enc) {
+    auto t = cast<RankedTensorType>(v.getType());
+    v.setType(RankedTensorType::get(t.getShape(), t.getElementType(), enc));
+  }
+
+  LogicalResult assign(scf::ForallOp grid) {
+    MLIRContext *ctx = grid.getContext();
+    // The program's dots fix the row count of the register tiles: every
+    // accumulator has the query block's rows.
+    SmallVector<DotOp> dots;
+    grid.getBody()->walk([&](DotOp d) { dots.push_back(d); });
+    if (dots.empty())
+      return grid.emitError("unsupported: a GPU tile program without attn.dot");
+    auto accTy = cast<RankedTensorType>(dots.front().getType());
+    int64_t rows = accTy.getDimSize(0);
+    // Head dim and key block for the register estimate: the contraction of
+    // the first Q·Kᵀ-like dot and the columns of its scores.
+    int64_t d = cast<RankedTensorType>(dots.front().getLhs().getType())
+                    .getDimSize(1);
+    int64_t bc = accTy.getDimSize(1);
+    for (DotOp dot : dots) {
+      auto t = cast<RankedTensorType>(dot.getType());
+      if (t.getDimSize(0) != rows)
+        return dot.emitError() << "unsupported: dots with " << t.getDimSize(0)
+                               << " and " << rows
+                               << " rows in one GPU program";
+      if (dot.getRhsTransposed()) {
+        d = std::max(d, cast<RankedTensorType>(dot.getLhs().getType())
+                            .getDimSize(1));
+        bc = t.getDimSize(1);
+      } else {
+        d = std::max(d, t.getDimSize(1));
+      }
+    }
+    FailureOr<WarpTiling> tiling = chooseTiling(grid, rows, d, bc);
+    if (failed(tiling))
+      return failure();
+    // Tile constants hoisted out of the grid (canonicalisation does that)
+    // come back in, one copy per grid, so that they can take its layouts.
+    llvm::DenseMap<Value, Value> localCopy;
+    WalkResult captured = grid.getBody()->walk([&](Operation *op) {
+      for (OpOperand &operand : op->getOpOperands()) {
+        Value v = operand.get();
+        if (!isa<RankedTensorType>(v.getType()) ||
+            grid->isProperAncestor(v.getParentRegion()->getParentOp()) ||
+            v.getParentRegion()->getParentOp() == grid.getOperation())
+          continue;
+        auto cst = v.getDefiningOp<arith::ConstantOp>();
+        if (!cst) {
+          op->emitError("unsupported: a tile defined outside the GPU grid");
+          return WalkResult::interrupt();
+        }
+        Value &copy = localCopy[v];
+        if (!copy) {
+          OpBuilder b = OpBuilder::atBlockBegin(grid.getBody());
+          copy = b.clone(*cst)->getResult(0);
+        }
+        operand.set(copy);
+      }
+      return WalkResult::advance();
+    });
+    if (captured.wasInterrupted())
+      return failure();
+
+    auto mma = MmaLayoutAttr::get(ctx, tiling->warps);
+    auto slice = SliceLayoutAttr::get(ctx, mma);
+    auto registerLayout = [&](RankedTensorType t) -> Attribute {
+      return t.getRank() == 2 ? Attribute(mma) : Attribute(slice);
+    };
+
+    // Every tile in the grid: register layouts by rank, shared layouts for
+    // what attn.dot reads from shared memory.
+    SmallVector<std::pair<Value, OpOperand *>> toConvert;
+    LogicalResult result = success();
+    auto visit = [&](Value v) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (!t || t.getEncoding())
+        return;
+      if (t.getRank() != 1 && t.getRank() != 2) {
+        result = emitError(v.getLoc())
+                 << "unsupported: a rank-" << t.getRank()
+                 << " tile in a GPU program";
+        return;
+      }
+      auto load = v.getDefiningOp<LoadTileOp>();
+      bool fromShared = load && t.getRank() == 2 &&
+                        t.getElementType().getIntOrFloatBitWidth() == 16 &&
+                        llvm::any_of(v.getUses(), isDotOperandUse);
+      if (!fromShared) {
+        setEncoding(v, registerLayout(t));
+        return;
+      }
+      setEncoding(v, SharedLayoutAttr::getFor(ctx, t.getDimSize(1)));
+      // A lhs kept in registers, and every use outside attn.dot, reads the
+      // tile through a conversion to the register layout.
+      for (OpOperand &use : v.getUses()) {
+        bool keepShared = isDotOperandUse(use) &&
+                          !(use.getOperandNumber() == 0 &&
+                            tiling->qInRegisters);
+        if (!keepShared)
+          toConvert.push_back({v, &use});
+      }
+    };
+    grid.getBody()->walk([&](Operation *op) {
+      for (Region &r : op->getRegions())
+        for (Block &b : r)
+          for (BlockArgument a : b.getArguments())
+            visit(a);
+      for (Value res : op->getResults())
+        visit(res);
+    });
+    if (failed(result))
+      return failure();
+
+    // One conversion per converted value, right after its definition.
+    llvm::DenseMap<Value, Value> converted;
+    for (auto [v, use] : toConvert) {
+      Value &c = converted[v];
+      if (!c) {
+        OpBuilder b(ctx);
+        b.setInsertionPointAfterValue(v);
+        auto t = cast<RankedTensorType>(v.getType());
+        auto regTy = RankedTensorType::get(t.getShape(), t.getElementType(),
+                                           registerLayout(t));
+        c = ConvertLayoutOp::create(b, v.getLoc(), regTy, v);
+      }
+      use->set(c);
+    }
+
+    // Constants carry their type in their value too.
+    grid.getBody()->walk([&](arith::ConstantOp cst) {
+      auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
+      if (dense && dense.getType() != cst.getType())
+        cst.setValueAttr(dense.reshape(cast<ShapedType>(cst.getType())));
+    });
+
+    // Every layout must hold its tile: report what cannot be lowered.
+    WalkResult bad = grid.getBody()->walk([&](Operation *op) {
+      for (Value res : op->getResults()) {
+        auto t = dyn_cast<RankedTensorType>(res.getType());
+        if (!t)
+          continue;
+        auto err = [&] {
+          return op->emitError() << "unsupported: tile " << t << " ";
+        };
+        if (auto m = dyn_cast_or_null<MmaLayoutAttr>(t.getEncoding()))
+          if (failed(m.verifyShape(err, t.getShape())))
+            return WalkResult::interrupt();
+        if (auto s = dyn_cast_or_null<SliceLayoutAttr>(t.getEncoding()))
+          if (t.getDimSize(0) != rows) {
+            op->emitError() << "unsupported: a per-row tile of "
+                            << t.getDimSize(0) << " rows in a program of "
+                            << rows << "-row blocks";
+            return WalkResult::interrupt();
+          }
+      }
+      return WalkResult::advance();
+    });
+    return failure(bad.wasInterrupted());
+  }
+
+  void runOnOperation() override {
+    SmallVector<scf::ForallOp> grids;
+    getOperation()->walk([&](scf::ForallOp f) {
+      bool hasTiles = false;
+      f.getBody()->walk([&](LoadTileOp) { hasTiles = true; });
+      if (hasTiles)
+        grids.push_back(f);
+    });
+    for (scf::ForallOp g : grids)
+      if (failed(assign(g)))
+        return signalPassFailure();
+  }
+};
+} // namespace
