@@ -39,7 +39,9 @@ def compile_one(opt, src, pipeline, out_ptx):
     # The kernel level only (the same passes attn-codegen runs before
     # serialising): its gpu.func carries the launch facts.
     opts = dict(kv.split("=", 1) for kv in pipeline.split())
-    passes = [f"--attn-select-gpu-blocks=chip={opts['chip']}",
+    passes = [f"--attn-select-gpu-blocks=chip={opts['chip']} "
+              f"block-q={opts.get('block-q', 0)} "
+              f"block-kv={opts.get('block-kv', 0)}",
               f"--attn-tile-attention=target={opts['chip']}",
               "--attn-fuse-online-softmax", "--canonicalize", "--cse",
               "--attn-assign-layouts=m-tiles=%s q-in-registers=%s" % (

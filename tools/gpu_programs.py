@@ -198,6 +198,7 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--no-bench", action="store_true")
     ap.add_argument("--only", default="")
+    ap.add_argument("--ns", default="", help="bench sequence lengths")
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
@@ -234,7 +235,9 @@ def main():
             if not p.get("bench") or (a.only and a.only not in p["name"]):
                 continue
             kern = Kernel(os.path.join(a.dir, p["ptx"]), p["kernel"], p["smem"])
-            for n in ([4096] if a.quick else [2048, 4096, 8192, 16384]):
+            ns = [int(x) for x in a.ns.split(",")] if a.ns else (
+                [4096] if a.quick else [2048, 4096, 8192, 16384])
+            for n in ns:
                 r = bench(p, kern, n, p["dtype"])
                 table.append((p["name"], n, r))
     if a.out:
