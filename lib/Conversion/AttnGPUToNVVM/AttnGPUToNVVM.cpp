@@ -560,6 +560,17 @@ struct ConvertAttnGPUToNVVMPass
     populateMemoryOpPatterns(tc, info, patterns);
     populateDotOpPatterns(tc, info, patterns);
     populateRegisterOpPatterns(tc, info, patterns);
+    // A pattern that cannot lower its op says why ("unsupported: ...");
+    // the framework's "failed to legalize" that follows adds nothing.
+    bool explained = false;
+    ScopedDiagnosticHandler quiet(ctx, [&](Diagnostic &d) {
+      std::string msg = d.str();
+      if (d.getSeverity() == DiagnosticSeverity::Error &&
+          StringRef(msg).starts_with("unsupported:"))
+        explained = true;
+      return success(explained &&
+                     StringRef(msg).starts_with("failed to legalize"));
+    });
     if (failed(applyPartialConversion(fn, target, std::move(patterns))))
       return failure();
     // Anything left with a tile type was not lowered.

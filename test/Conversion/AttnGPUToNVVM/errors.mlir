@@ -1,0 +1,64 @@
+// RUN: attn-opt %s -split-input-file -convert-attn-gpu-to-nvvm -verify-diagnostics
+
+// What the GPU lowering cannot lower faithfully is an error, never dropped.
+
+#mma = #attn.mma<warps = 1>
+func.func @no_layout(%s: memref<?x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %t = attn.load_tile %s[%c0] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32, #mma>
+    // expected-error @+1 {{unsupported: tile 'tensor<16x16xf32>' has no GPU layout (run attn-assign-layouts)}}
+    %u = arith.constant dense<1.0> : tensor<16x16xf32>
+    attn.store_tile %t, %s[%c0] rows %c16 : tensor<16x16xf32, #mma>, memref<?x16xf32>
+  }
+  return
+}
+
+// -----
+
+#mma = #attn.mma<warps = 1>
+func.func @dense_constant(%s: memref<?x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    // expected-error @+1 {{unsupported: a non-splat tile constant on the GPU}}
+    %u = arith.constant dense<[[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]]> : tensor<16x8xf32, #mma>
+    attn.store_tile %u, %s[%c0] rows %c16 : tensor<16x8xf32, #mma>, memref<?x8xf32>
+  }
+  return
+}
+
+// -----
+
+#mma = #attn.mma<warps = 1>
+func.func @register_rhs(%a: memref<?x16xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %t = attn.load_tile %a[%c0] rows %c16 : memref<?x16xbf16> -> tensor<16x16xbf16, #mma>
+    %z = arith.constant dense<0.0> : tensor<16x16xf32, #mma>
+    // expected-error @+1 {{unsupported: attn.dot on the mma.sync path needs f16/bf16 operands, the rhs in shared memory and #attn.mma accumulators}}
+    %s = attn.dot %t, %t, %z {rhs_transposed} : tensor<16x16xbf16, #mma>, tensor<16x16xbf16, #mma> -> tensor<16x16xf32, #mma>
+    attn.store_tile %s, %a[%c0] rows %c16 : tensor<16x16xf32, #mma>, memref<?x16xbf16>
+  }
+  return
+}
+
+// -----
+
+#mma = #attn.mma<warps = 1>
+func.func @captured_load(%s: memref<?x16xf32>, %n: memref<index>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %rows = memref.load %n[] : memref<index>
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    // expected-error @+1 {{unsupported: the GPU grid reads a value the kernel cannot recompute from the function's arguments}}
+    %t = attn.load_tile %s[%c0] rows %rows : memref<?x16xf32> -> tensor<16x16xf32, #mma>
+    attn.store_tile %t, %s[%c0] rows %rows : tensor<16x16xf32, #mma>, memref<?x16xf32>
+  }
+  return
+}

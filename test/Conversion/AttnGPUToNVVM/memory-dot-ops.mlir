@@ -1,0 +1,120 @@
+// RUN: attn-opt %s -split-input-file -convert-attn-gpu-to-nvvm -canonicalize | FileCheck %s
+
+// Shared-memory tiles and attn.dot on mma.sync, one warp (16-row tiles).
+
+#mma = #attn.mma<warps = 1>
+#sh = #attn.shared<swizzle = 8, pad = 0>
+
+// load_tile into #attn.shared: a barrier (earlier readers done), 16-byte
+// cp.async chunks zero-filled past `rows`, commit, wait 0, barrier. The
+// allocation puts Q at 0 and K at 16·64·2 = 2048 bytes.
+// S = Q·Kᵀ over K = 64 columns: 4 k-steps; per k-step one ldmatrix.x4 of A
+// and, per pair of n-tiles, one ldmatrix.x4 of B and 2 mma.sync.
+// CHECK-LABEL: gpu.func @qk_kernel
+// CHECK-SAME:    attn.kernel = {abi = "memref", block_m = 16 : i64, block_n = 16 : i64, causal = false, dtype = "bf16", head_dim = 64 : i64, smem_bytes = 4096 : i64, threads = 32 : i64}
+// CHECK:         nvvm.barrier0
+// CHECK:         nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}}
+// CHECK:         nvvm.cp.async.commit.group
+// CHECK-NEXT:    nvvm.cp.async.wait.group 0
+// CHECK-NEXT:    nvvm.barrier0
+// CHECK-COUNT-8: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+// CHECK-NOT:     nvvm.mma.sync
+func.func @qk(%q: memref<?x64xbf16>, %k: memref<?x64xbf16>, %s: memref<?x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %qt = attn.load_tile %q[%c0] rows %c16 : memref<?x64xbf16> -> tensor<16x64xbf16, #sh>
+    %kt = attn.load_tile %k[%c0] rows %c16 : memref<?x64xbf16> -> tensor<16x64xbf16, #sh>
+    %z = arith.constant dense<0.0> : tensor<16x16xf32, #mma>
+    %st = attn.dot %qt, %kt, %z {rhs_transposed} : tensor<16x64xbf16, #sh>, tensor<16x64xbf16, #sh> -> tensor<16x16xf32, #mma>
+    attn.store_tile %st, %s[%c0] rows %c16 : tensor<16x16xf32, #mma>, memref<?x16xf32>
+  }
+  return
+}
+
+// -----
+
+#mma = #attn.mma<warps = 1>
+#sh = #attn.shared<swizzle = 8, pad = 0>
+
+// O += P·V: P is an f32 accumulator truncated to bf16 in registers (the
+// mma layout is the A operand layout: packed pairs, no ldmatrix); V is read
+// with ldmatrix.trans. P: 16x16 -> 1 k-step; V: 16x64 -> 8 n-tiles.
+// CHECK-LABEL: gpu.func @pv_kernel
+// CHECK:         arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
+// CHECK:         llvm.bitcast %{{.*}} : vector<2xbf16> to i32
+// CHECK:         nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
+// CHECK-COUNT-8: nvvm.mma.sync
+// CHECK-NOT:     nvvm.mma.sync
+// f32 -> bf16 stores of pairs (4 bytes).
+// CHECK:         arith.truncf %{{.*}} : vector<2xf32> to vector<2xbf16>
+// CHECK:         llvm.store %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<1>
+func.func @pv(%p: memref<?x16xf32>, %v: memref<?x64xbf16>, %o: memref<?x64xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %pf = attn.load_tile %p[%c0] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32, #mma>
+    %pt = arith.truncf %pf : tensor<16x16xf32, #mma> to tensor<16x16xbf16, #mma>
+    %vt = attn.load_tile %v[%c0] rows %c16 : memref<?x64xbf16> -> tensor<16x64xbf16, #sh>
+    %z = arith.constant dense<0.0> : tensor<16x64xf32, #mma>
+    %ot = attn.dot %pt, %vt, %z : tensor<16x16xbf16, #mma>, tensor<16x64xbf16, #sh> -> tensor<16x64xf32, #mma>
+    attn.store_tile %ot, %o[%c0] rows %c16 : tensor<16x64xf32, #mma>, memref<?x64xbf16>
+  }
+  return
+}
+
+// -----
+
+#mma = #attn.mma<warps = 1>
+#sh = #attn.shared<swizzle = 0, pad = 16>
+
+// convert_layout #shared -> #mma: ldmatrix.x4 (row) per (m-tile, k-step):
+// 16x32 -> 2 k-steps; the padded layout (rows of 64 + 16 bytes) addresses
+// with one lane base.
+// CHECK-LABEL: gpu.func @to_registers_kernel
+// CHECK-COUNT-2: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>
+// CHECK-NOT:     nvvm.ldmatrix
+func.func @to_registers(%q: memref<?x32xf16>, %o: memref<?x32xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %qt = attn.load_tile %q[%c0] rows %c16 : memref<?x32xf16> -> tensor<16x32xf16, #sh>
+    %qr = attn.convert_layout %qt : tensor<16x32xf16, #sh> -> tensor<16x32xf16, #mma>
+    attn.store_tile %qr, %o[%c0] rows %c16 : tensor<16x32xf16, #mma>, memref<?x32xf16>
+  }
+  return
+}
+
+// -----
+
+#sh = #attn.shared<swizzle = 8, pad = 0>
+#mma = #attn.mma<warps = 1>
+
+// The ring: alloc_ring is an offset in shared memory, ring_slot adds
+// slot · slot bytes (16·64·2 = 2048), async_load_tile issues cp.async with
+// no wait, async_commit/async_wait are commit_group / wait_group N + barrier.
+// CHECK-LABEL: gpu.func @ring_kernel
+// CHECK-SAME:    smem_bytes = 4096
+// CHECK:         nvvm.cp.async.shared.global
+// CHECK:         nvvm.cp.async.commit.group
+// CHECK:         nvvm.cp.async.wait.group 1
+// CHECK-NEXT:    nvvm.barrier0
+// CHECK:         arith.muli %{{.*}}, %c2048_i32
+func.func @ring(%k: memref<?x64xbf16>, %o: memref<?x64xbf16>, %slot: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %r = attn.alloc_ring : !attn.ring<2, tensor<16x64xbf16, #sh>>
+    attn.async_load_tile %k[%c0] rows %c16, %r[%slot] : memref<?x64xbf16>, !attn.ring<2, tensor<16x64xbf16, #sh>>
+    attn.async_commit
+    attn.async_wait 1
+    %t = attn.ring_slot %r[%slot] : !attn.ring<2, tensor<16x64xbf16, #sh>>
+    %tr = attn.convert_layout %t : tensor<16x64xbf16, #sh> -> tensor<16x64xbf16, #mma>
+    attn.store_tile %tr, %o[%c0] rows %c16 : tensor<16x64xbf16, #mma>, memref<?x64xbf16>
+  }
+  return
+}

@@ -1,0 +1,92 @@
+// RUN: attn-opt %s -split-input-file -convert-attn-gpu-to-nvvm -canonicalize | FileCheck %s
+
+// Register tiles are the vector of what one thread holds: a 16x16 f32 tile
+// in #attn.mma<warps = 1> is 1 m-tile x 2 n-tiles x 4 = 8 floats a thread,
+// its row slice 2. Elementwise ops stay whole-vector ops; exp2 becomes ex2
+// per element; attn.reduce folds in-thread then shuffles over the quad
+// (bfly 1, 2); attn.broadcast is a register permutation; attn.mask compares
+// each element's (row, col).
+
+#mma = #attn.mma<warps = 1>
+#row = #attn.slice<#attn.mma<warps = 1>>
+
+// CHECK-LABEL: func.func @softmax_row
+// CHECK:         gpu.launch_func @attn_kernels::@softmax_row_kernel blocks in (%{{.*}}, %c1, %c1) threads in (%c32, %c1, %c1)
+// CHECK:       gpu.func @softmax_row_kernel
+// CHECK-SAME:    known_block_size = array<i32: 32, 1, 1>
+// Two llvm.loads of an f32 pair per row half and n-tile = 4 loads.
+// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
+// The mask: one compare per element vector, causal adds the diagonal.
+// CHECK:         arith.cmpi sge, %{{.*}} : vector<8xi32>
+// CHECK:         arith.cmpi sgt, %{{.*}} : vector<8xi32>
+// CHECK:         arith.select %{{.*}} : vector<8xi1>, vector<8xf32>
+// reduce max: per row half, 3 in-thread maxes then 2 shuffles.
+// CHECK-COUNT-2: nvvm.shfl.sync  bfly
+// CHECK:         vector.shuffle %{{.*}} [0, 0, 1, 1, 0, 0, 1, 1] : vector<2xf32>, vector<2xf32>
+// CHECK:         arith.subf %{{.*}} : vector<8xf32>
+// CHECK-COUNT-8: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
+// CHECK:         llvm.store %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<1>
+func.func @softmax_row(%s: memref<?x16xf32>, %o: memref<?x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %n = memref.dim %s, %c0 : memref<?x16xf32>
+  %nb = arith.ceildivui %n, %c16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %nb) {
+    %row = arith.muli %i, %c16 : index
+    %t = attn.load_tile %s[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32, #mma>
+    %m = attn.mask %t q(%row, %n) kv(%c0, %n) {causal} : tensor<16x16xf32, #mma>
+    %r = attn.reduce max %m : tensor<16x16xf32, #mma> -> tensor<16xf32, #row>
+    %rb = attn.broadcast %r : tensor<16xf32, #row> -> tensor<16x16xf32, #mma>
+    %d = arith.subf %m, %rb : tensor<16x16xf32, #mma>
+    %e = math.exp2 %d : tensor<16x16xf32, #mma>
+    attn.store_tile %e, %o[%row] rows %c16 : tensor<16x16xf32, #mma>, memref<?x16xf32>
+  }
+  return
+}
+
+// -----
+
+#mma = #attn.mma<warps = 1>
+#row = #attn.slice<#attn.mma<warps = 1>>
+
+// reduce sum uses adds; a 1-d store writes from lane q = 0 of each quad.
+// CHECK-LABEL: gpu.func @row_sum_kernel
+// CHECK-COUNT-2: nvvm.shfl.sync  bfly
+// CHECK:         arith.addf
+// CHECK:         arith.cmpi eq
+// CHECK:         llvm.store %{{.*}} {alignment = 4 : i64} : vector<1xf32>, !llvm.ptr<1>
+func.func @row_sum(%s: memref<?x16xf32>, %l: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %t = attn.load_tile %s[%c0] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32, #mma>
+    %r = attn.reduce sum %t : tensor<16x16xf32, #mma> -> tensor<16xf32, #row>
+    attn.store_tile %r, %l[%c0] rows %c16 : tensor<16xf32, #row>, memref<?xf32>
+  }
+  return
+}
+
+// -----
+
+#mma = #attn.mma<warps = 1>
+
+// A splat tile constant becomes a vector constant; tanh (no special
+// instruction) is unrolled to scalar math.tanh for the libdevice lowering.
+// CHECK-LABEL: gpu.func @cap_kernel
+// CHECK:         arith.constant dense<1.250000e-01> : vector<8xf32>
+// CHECK-COUNT-8: math.tanh %{{.*}} : f32
+func.func @cap(%s: memref<?x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %t = attn.load_tile %s[%c0] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32, #mma>
+    %k = arith.constant dense<0.125> : tensor<16x16xf32, #mma>
+    %x = arith.mulf %t, %k : tensor<16x16xf32, #mma>
+    %y = math.tanh %x : tensor<16x16xf32, #mma>
+    attn.store_tile %y, %s[%c0] rows %c16 : tensor<16x16xf32, #mma>, memref<?x16xf32>
+  }
+  return
+}
