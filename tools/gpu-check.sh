@@ -84,6 +84,19 @@ PYTHONUNBUFFERED=1 python3 tools/gpu_check.py \
   --out "$OUT_DIR/gpu_check.json" "$@" 2>&1 | tee "$OUT_DIR/gpu_check.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || fail "gpu_check.py"
 
+# The kernels of the tile-IR backend (and the tile-level programs of
+# test/GPU/programs: soft-cap, bias), built on the build machine with
+#   tools/build_gpu_programs.py --out gpuprog --chip sm_90a
+# and carried (name gpuprog in the device tool's carry list): launched from
+# their PTX, checked against float64, timed beside SDPA.
+PROGRAMS=${ATTN_GPU_PROGRAMS:-$PWD/gpuprog}
+if [ -f "$PROGRAMS/programs.json" ]; then
+  step "tools/gpu_programs.py ($PROGRAMS)"
+  PYTHONUNBUFFERED=1 python3 tools/gpu_programs.py "$PROGRAMS" \
+    --out "$OUT_DIR/gpu_programs.json" 2>&1 | tee "$OUT_DIR/gpu_programs.log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || fail "gpu_programs.py"
+fi
+
 echo
 if [ $status -eq 0 ]; then
   echo "gpu-check: all passed (logs in $OUT_DIR)"
@@ -92,6 +105,8 @@ else
 fi
 # gpu_check.py's timing table, last.
 sed -n '/^bf16 forward, /,$p' "$OUT_DIR/gpu_check.log"
+[ -f "$OUT_DIR/gpu_programs.log" ] &&
+  sed -n '/^correctness: /,$p' "$OUT_DIR/gpu_programs.log"
 exit $status
 
 # To bring GoogleTest along (the GPU machine has none), on the build machine:

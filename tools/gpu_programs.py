@@ -9,7 +9,7 @@ entry name, the launch shape (block_m, threads, smem), the function signature
 computes:
 
   plain     O = softmax(scale·QKᵀ [+ causal mask])·V, LSE
-  softcap   S = c·tanh(scale·QKᵀ / c) before the softmax
+  softcap   S = scale·c·tanh(QKᵀ / c) before the softmax
   bias      S = scale·QKᵀ + Bias[b, h, i, j]
 
 Kernel parameters follow runtime/include/attn/runtime/KernelABI.h: the
@@ -89,11 +89,13 @@ def reference(q, k, v, causal, scale, variant, extra):
     g = q.shape[1] // k.shape[1]
     k = k.repeat_interleave(g, dim=1)
     v = v.repeat_interleave(g, dim=1)
-    s = torch.matmul(q, k.transpose(-1, -2)) * scale
+    s = torch.matmul(q, k.transpose(-1, -2))
     if variant == "softcap":
+        # softmax(scale · c·tanh(QKᵀ / c)): the cap on the raw scores.
         c = extra["softcap"]
         s = c * torch.tanh(s / c)
-    elif variant == "bias":
+    s = s * scale
+    if variant == "bias":
         s = s + extra["bias"].double()
     nq, nk = q.shape[2], k.shape[2]
     if causal:
