@@ -224,12 +224,18 @@ private:
       // gives the precise message later.
       return intKey(0, 1 << 20, k.smem);
     } else if (key == "abi") {
-      int abi = 0;
-      if (Status s = intKey(0, 1000, abi); !s.ok())
+      // "1" is how the key was spelt when legacy was the only ABI.
+      if (value == "1")
+        k.abi = KernelABI::Legacy;
+      else if (!parseKernelABI(value, k.abi))
+        return error("bad value '" + value +
+                     "' for 'abi': expected legacy or memref (kernel ABIs "
+                     "this runtime knows)");
+    } else if (key == "lse") {
+      int lse = 1;
+      if (Status s = intKey(0, 1, lse); !s.ok())
         return s;
-      if (abi != 1)
-        return error("kernel ABI " + value +
-                     " is not supported by this runtime (it knows ABI 1)");
+      k.lse = lse != 0;
     } else {
       warnings.push_back(source_ + ":" + std::to_string(line_) +
                          ": unknown key '" + key + "' ignored");

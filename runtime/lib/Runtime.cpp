@@ -454,36 +454,25 @@ Status Runtime::forward(const ForwardProblem &p, const void *q, const void *k,
                      std::to_string(device) + ", where the tensors are");
   }
 
-  // The kernel ABI: (q, k, v, o, lse, B, Hq, Hkv, Nq, Nk, q_sb, q_sh, q_sn,
-  // k_sb, k_sh, k_sn, v_sb, v_sh, v_sn, o_sb, o_sh, o_sn, scale). A dim of
-  // extent 1 is never stepped over; its stride is passed as 0 so any value
-  // the caller had there fits the i32.
-  auto norm = [](int64_t extent, int64_t stride) {
-    return int32_t(extent == 1 ? 0 : stride);
-  };
-  CUdeviceptr dq = devicePtr(q), dk = devicePtr(k), dv = devicePtr(v),
-              dout = devicePtr(o), dlse = devicePtr(lse);
-  int32_t B = int32_t(p.batch), Hq = int32_t(p.headsQ),
-          Hkv = int32_t(p.headsKV), Nq = int32_t(p.seqQ), Nk = int32_t(p.seqK);
-  const Strides sq = p.stridesQ(), sk = p.stridesK(), sv = p.stridesV(),
-                so = p.stridesO();
-  int32_t strides[12] = {
-      norm(p.batch, sq.batch), norm(p.headsQ, sq.head),  norm(p.seqQ, sq.seq),
-      norm(p.batch, sk.batch), norm(p.headsKV, sk.head), norm(p.seqK, sk.seq),
-      norm(p.batch, sv.batch), norm(p.headsKV, sv.head), norm(p.seqK, sv.seq),
-      norm(p.batch, so.batch), norm(p.headsQ, so.head),  norm(p.seqQ, so.seq)};
-  float scale = float(p.effectiveScale());
-  void *params[] = {&dq,          &dk,          &dv,         &dout,
-                    &dlse,        &B,           &Hq,         &Hkv,
-                    &Nq,          &Nk,          &strides[0], &strides[1],
-                    &strides[2],  &strides[3],  &strides[4], &strides[5],
-                    &strides[6],  &strides[7],  &strides[8], &strides[9],
-                    &strides[10], &strides[11], &scale};
+  // The parameters in the kernel's ABI (KernelABI.h). A memref-ABI kernel
+  // has an lse argument exactly when it was built with lse=1; findKernels
+  // only picks one that matches the call, and a mismatch would make the
+  // kernel read parameters that are not there or write through null, so it
+  // is checked once more here.
+  if (kernel->abi == KernelABI::Memref && kernel->lse != (lse != nullptr))
+    return Status::error(
+        StatusCode::Internal,
+        "kernel " + kernel->name + " (abi=memref lse=" +
+            (kernel->lse ? "1" : "0") + ") chosen for a " +
+            (lse ? "forward with LSE" : "forward without LSE"));
+  KernelParams params = attentionKernelParams(
+      kernel->abi, kernelShape(p), q, k, v, o, lse, float(p.effectiveScale()));
   const unsigned gridX =
       unsigned((p.seqQ + kernel->blockM - 1) / kernel->blockM);
   if (CUresult r = drv.launchKernel(
-          fn, gridX, unsigned(Hq), unsigned(B), unsigned(kernel->threads), 1, 1,
-          unsigned(kernel->smem), cuStream, params, nullptr);
+          fn, gridX, unsigned(p.headsQ), unsigned(p.batch),
+          unsigned(kernel->threads), 1, 1, unsigned(kernel->smem), cuStream,
+          params.data(), nullptr);
       r != CUDA_SUCCESS)
     return drv.fail(
         "launching " + kernel->name + " (" + kernel->chip.str() + ")", r);

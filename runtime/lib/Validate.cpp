@@ -218,12 +218,23 @@ Status checkProblem(const ForwardProblem &p) {
   return Status::success();
 }
 
+/// Whether kernel `k` can serve a forward that does (withLse) or does not
+/// write the LSE.
+static bool servesLse(const KernelEntry &k, bool withLse) {
+  if (withLse)
+    return k.lse;
+  // A legacy kernel skips a null LSE pointer; a memref-ABI kernel writes
+  // through whatever its lse argument holds, so it must have none.
+  return !k.lse || k.abi == KernelABI::Legacy;
+}
+
 Status findKernels(const Manifest &bundle, const ForwardProblem &p,
                    std::vector<const KernelEntry *> &candidates) {
   candidates.clear();
   std::set<std::string> dtypes;
   std::set<int> headDims, headDimsV;
   std::set<bool> masks;
+  std::vector<const KernelEntry *> matched; // all but the LSE agree
   for (const KernelEntry &k : bundle.kernels) {
     dtypes.insert(dtypeName(k.dtype));
     if (k.dtype != p.dtype)
@@ -237,10 +248,27 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
     masks.insert(k.causal);
     if (k.causal != p.causal)
       continue;
-    candidates.push_back(&k);
+    matched.push_back(&k);
+    if (servesLse(k, p.withLse))
+      candidates.push_back(&k);
   }
   if (!candidates.empty())
     return Status::success();
+  if (!matched.empty()) {
+    const std::string what =
+        std::string(p.causal ? "causal" : "non-causal") + " " +
+        dtypeName(p.dtype) + " head dim " + std::to_string(p.headDim) +
+        (p.headDimV != p.headDim ? " head dim v " + std::to_string(p.headDimV)
+                                 : std::string());
+    if (p.withLse)
+      return unsupported("LSE output for " + what +
+                         ": this bundle's kernels for it are built without "
+                         "LSE (lse=0)");
+    return unsupported("a forward without LSE for " + what +
+                       ": this bundle has no lse=0 kernel for it, and its "
+                       "memref-ABI kernels (abi=memref lse=1) always write "
+                       "the LSE; pass an LSE buffer or add an lse=0 kernel");
+  }
   if (headDims.empty())
     return unsupported(std::string("dtype ") + dtypeName(p.dtype) +
                        " (this bundle has " + joinSet(dtypes) + ")");
@@ -264,20 +292,30 @@ Status selectVariant(const std::vector<const KernelEntry *> &candidates,
   if (ccMajor < 8)
     return unsupported("compute capability " + std::to_string(ccMajor) + "." +
                        std::to_string(ccMinor) + "; needs sm_80 or later");
-  std::vector<Chip> chips;
   std::set<std::string> chipNames;
-  for (const KernelEntry *k : candidates) {
-    chips.push_back(k->chip);
+  for (const KernelEntry *k : candidates)
     chipNames.insert(k->chip.str());
+  // lse=0 kernels first, the others only where none of those runs here.
+  // findKernels admits both only for a forward without LSE, where a legacy
+  // lse=1 kernel works too but spends time on the LSE it then skips.
+  for (bool lse : {false, true}) {
+    std::vector<const KernelEntry *> tier;
+    std::vector<Chip> chips;
+    for (const KernelEntry *k : candidates)
+      if (k->lse == lse) {
+        tier.push_back(k);
+        chips.push_back(k->chip);
+      }
+    int i = selectVariant(chips, ccMajor, ccMinor);
+    if (i >= 0) {
+      out = tier[size_t(i)];
+      return Status::success();
+    }
   }
-  int i = selectVariant(chips, ccMajor, ccMinor);
-  if (i < 0)
-    return unsupported("no kernel for compute capability " +
-                       std::to_string(ccMajor) + "." + std::to_string(ccMinor) +
-                       " (" + candidates[0]->name + " is built for " +
-                       joinSet(chipNames) + ")");
-  out = candidates[size_t(i)];
-  return Status::success();
+  return unsupported("no kernel for compute capability " +
+                     std::to_string(ccMajor) + "." + std::to_string(ccMinor) +
+                     " (" + (candidates.empty() ? "" : candidates[0]->name) +
+                     " is built for " + joinSet(chipNames) + ")");
 }
 
 Status selectKernel(const Manifest &bundle, const ForwardProblem &p,
@@ -289,6 +327,34 @@ Status selectKernel(const Manifest &bundle, const ForwardProblem &p,
   if (Status s = findKernels(bundle, p, candidates); !s.ok())
     return s;
   return selectVariant(candidates, ccMajor, ccMinor, out);
+}
+
+AttentionShape kernelShape(const ForwardProblem &p) {
+  AttentionShape s;
+  s.batch = p.batch;
+  s.headsQ = p.headsQ;
+  s.headsKV = p.headsKV;
+  s.seqQ = p.seqQ;
+  s.seqK = p.seqK;
+  s.headDim = p.headDim;
+  s.headDimV = p.headDimV;
+  // A dim of extent 1 is never stepped over, and checkProblem lets its
+  // stride be anything: pass 0 so the value fits the kernels' 32-bit math.
+  auto fill = [&](int64_t *out, const Strides &st, int64_t heads, int64_t seq) {
+    out[0] = p.batch == 1 ? 0 : st.batch;
+    out[1] = heads == 1 ? 0 : st.head;
+    out[2] = seq == 1 ? 0 : st.seq;
+    out[3] = 1;
+  };
+  fill(s.q, p.stridesQ(), p.headsQ, p.seqQ);
+  fill(s.k, p.stridesK(), p.headsKV, p.seqK);
+  fill(s.v, p.stridesV(), p.headsKV, p.seqK);
+  fill(s.o, p.stridesO(), p.headsQ, p.seqQ);
+  // LSE is contiguous [B, Hq, Nq].
+  s.lse[0] = p.batch == 1 ? 0 : p.headsQ * p.seqQ;
+  s.lse[1] = p.headsQ == 1 ? 0 : p.seqQ;
+  s.lse[2] = 1;
+  return s;
 }
 
 TensorExtents tensorExtents(const ForwardProblem &p) {

@@ -110,7 +110,41 @@ TEST(Manifest, ParsesAGoodLine) {
   EXPECT_EQ(k.threads, 256);
   EXPECT_EQ(k.smem, 98304);
   EXPECT_EQ(k.line, 4);
+  // Without the keys: today's ABI, with LSE.
+  EXPECT_EQ(k.abi, KernelABI::Legacy);
+  EXPECT_TRUE(k.lse);
   EXPECT_TRUE(m.warnings.empty());
+}
+
+TEST(Manifest, AbiAndLseKeys) {
+  Manifest m;
+  Status s = parse(
+      "kernel name=a ptx=a.ptx chip=sm_90a dtype=bf16 head_dim=64 causal=0 "
+      "block_m=64 threads=128 smem=0 abi=memref lse=0\n"
+      "kernel name=b ptx=b.ptx chip=sm_90a dtype=bf16 head_dim=64 causal=0 "
+      "block_m=64 threads=128 smem=0 abi=memref lse=1\n"
+      "kernel name=c ptx=c.ptx chip=sm_80 dtype=bf16 head_dim=64 causal=0 "
+      "block_m=64 threads=128 smem=0 lse=0 abi=legacy\n"
+      "kernel name=d ptx=d.ptx chip=sm_80 dtype=bf16 head_dim=64 causal=0 "
+      "block_m=64 threads=128 smem=0 abi=memref\n"
+      // The spelling from when legacy was the only ABI.
+      "kernel name=e ptx=e.ptx chip=sm_80 dtype=bf16 head_dim=64 causal=0 "
+      "block_m=64 threads=128 smem=0 abi=1\n",
+      m);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(m.kernels.size(), 5u);
+  EXPECT_EQ(m.kernels[0].abi, KernelABI::Memref);
+  EXPECT_FALSE(m.kernels[0].lse);
+  EXPECT_EQ(m.kernels[1].abi, KernelABI::Memref);
+  EXPECT_TRUE(m.kernels[1].lse);
+  EXPECT_EQ(m.kernels[2].abi, KernelABI::Legacy);
+  EXPECT_FALSE(m.kernels[2].lse);
+  EXPECT_EQ(m.kernels[3].abi, KernelABI::Memref);
+  EXPECT_TRUE(m.kernels[3].lse); // default
+  EXPECT_EQ(m.kernels[4].abi, KernelABI::Legacy);
+  EXPECT_TRUE(m.warnings.empty());
+  EXPECT_STREQ(kernelABIName(KernelABI::Memref), "memref");
+  EXPECT_STREQ(kernelABIName(KernelABI::Legacy), "legacy");
 }
 
 TEST(Manifest, SeveralChipsCommentsTabsAndCRLF) {
@@ -177,9 +211,21 @@ TEST(Manifest, MalformedLinesGiveLineNumbers) {
   expectError("kernel name=9a ptx=a.ptx chip=sm_80 dtype=bf16 head_dim=64 "
               "causal=0 block_m=64 threads=128 smem=0\n",
               "bad kernel name '9a'");
-  expectError("kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 head_dim=64 "
-              "causal=0 block_m=64 threads=128 smem=0 abi=2\n",
-              "kernel ABI 2");
+  const std::string head = "kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 "
+                           "head_dim=64 causal=0 block_m=64 threads=128 "
+                           "smem=0 ";
+  expectError(head + "abi=2\n", "manifest.txt:1: bad value '2' for 'abi': "
+                                "expected legacy or memref");
+  expectError("# c\n" + head + "abi=MEMREF\n",
+              "manifest.txt:2: bad value 'MEMREF' for 'abi'");
+  expectError(head + "abi=memref2\n", "bad value 'memref2' for 'abi'");
+  expectError(head + "abi=memref abi=legacy\n", "duplicate key 'abi'");
+  expectError(head + "abi=\n", "empty value for 'abi'");
+  expectError("\n\n" + head + "lse=2\n",
+              "manifest.txt:3: bad value '2' for 'lse': expected an integer "
+              "in [0, 1]");
+  expectError(head + "lse=yes\n", "bad value 'yes' for 'lse'");
+  expectError(head + "lse=-1\n", "bad value '-1' for 'lse'");
   expectError(good + good, "manifest.txt:2: kernel "
                            "'attn_fwd_bf16_d128_causal' for sm_80 is listed "
                            "twice");

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -93,7 +94,8 @@ struct CaseResult {
   std::string kernel;
 };
 
-/// Runs one problem on the GPU and the reference; fills `r`.
+/// Runs one problem on the GPU and the reference; fills `r`. LSE is
+/// written and compared only if p.withLse.
 void runCase(Runtime &rt, ForwardProblem p, Layout layout, uint64_t seed,
              CaseResult &r) {
   Problem ref;
@@ -140,9 +142,9 @@ void runCase(Runtime &rt, ForwardProblem p, Layout layout, uint64_t seed,
   p.k = tk.strides;
   p.v = tv.strides;
   p.o = to.strides;
-  p.withLse = true;
-  Status s = rt.forward(p, tq.buf.get(), tk.buf.get(), tv.buf.get(),
-                        to.buf.get(), static_cast<float *>(tl.get()), nullptr);
+  Status s =
+      rt.forward(p, tq.buf.get(), tk.buf.get(), tv.buf.get(), to.buf.get(),
+                 p.withLse ? static_cast<float *>(tl.get()) : nullptr, nullptr);
   ASSERT_TRUE(s.ok()) << s.message();
   Status sync = rt.synchronize(0);
   ASSERT_TRUE(sync.ok()) << sync.message();
@@ -154,7 +156,11 @@ void runCase(Runtime &rt, ForwardProblem p, Layout layout, uint64_t seed,
   std::vector<float> lseGot(ref.numLse());
   ASSERT_TRUE(rt.copyToHost(lseGot.data(), tl.get(), tl.size()).ok());
   r.o = compare(decode(p.dtype, os.data(), ref.numO()), o);
-  r.lse = compare(std::vector<double>(lseGot.begin(), lseGot.end()), lse);
+  if (p.withLse)
+    r.lse = compare(std::vector<double>(lseGot.begin(), lseGot.end()), lse);
+  else // a kernel without LSE must leave the buffer as it was
+    for (float x : lseGot)
+      ASSERT_TRUE(std::isnan(x)) << "LSE written by a forward without LSE";
   KernelChoice last;
   ASSERT_TRUE(rt.lastKernel(last));
   r.kernel = last.kernel.name + " (" + last.kernel.chip.str() + ")";
@@ -183,46 +189,54 @@ TEST_F(Gpu, EveryBundleKernelMatchesTheReference) {
                           {3, 1, 1, 17, 17},   {1, 3, 1, 64, 64}};
   int ran = 0;
   uint64_t seed = 1234;
+  // With and without LSE: the two may run different kernels (lse=1 and
+  // lse=0 variants of one problem).
   for (auto [dtype, D, Dv, causal] : keys) {
     for (const Shape &sh : shapes)
-      for (Layout layout : {Layout::BHND, Layout::BNHD}) {
-        ForwardProblem p;
-        p.dtype = dtype;
-        p.headDim = D;
-        p.headDimV = Dv;
-        p.causal = causal;
-        p.batch = sh.B;
-        p.headsQ = sh.Hq;
-        p.headsKV = sh.Hkv;
-        p.seqQ = sh.Nq;
-        p.seqK = sh.Nk;
-        KernelChoice choice;
-        if (!rt->selectKernel(p, 0, choice).ok())
-          continue; // no variant for this GPU
-        SCOPED_TRACE(::testing::Message()
-                     << dtypeName(dtype) << " D=" << D << " Dv=" << Dv
-                     << " causal=" << causal << " B=" << sh.B << " Hq=" << sh.Hq
-                     << " Hkv=" << sh.Hkv << " Nq=" << sh.Nq << " Nk=" << sh.Nk
-                     << " layout="
-                     << (layout == Layout::BHND ? "BHND" : "BNHD"));
-        CaseResult r;
-        runCase(*rt, p, layout, seed += 3, r);
-        if (HasFatalFailure())
-          return;
-        EXPECT_EQ(r.o.nonFinite, 0u) << r.kernel;
-        EXPECT_LT(r.o.relative, tolerance(dtype)) << r.kernel;
-        EXPECT_EQ(r.lse.nonFinite, 0u) << r.kernel;
-        EXPECT_LT(r.lse.relative, 1e-3) << r.kernel;
-        EXPECT_EQ(r.kernel,
-                  choice.kernel.name + " (" + choice.kernel.chip.str() + ")");
-        ++ran;
-      }
+      for (Layout layout : {Layout::BHND, Layout::BNHD})
+        for (bool withLse : {true, false}) {
+          ForwardProblem p;
+          p.withLse = withLse;
+          p.dtype = dtype;
+          p.headDim = D;
+          p.headDimV = Dv;
+          p.causal = causal;
+          p.batch = sh.B;
+          p.headsQ = sh.Hq;
+          p.headsKV = sh.Hkv;
+          p.seqQ = sh.Nq;
+          p.seqK = sh.Nk;
+          KernelChoice choice;
+          if (!rt->selectKernel(p, 0, choice).ok())
+            continue; // no variant for this GPU
+          SCOPED_TRACE(::testing::Message()
+                       << dtypeName(dtype) << " D=" << D << " Dv=" << Dv
+                       << " causal=" << causal << " B=" << sh.B
+                       << " Hq=" << sh.Hq << " Hkv=" << sh.Hkv
+                       << " Nq=" << sh.Nq << " Nk=" << sh.Nk << " layout="
+                       << (layout == Layout::BHND ? "BHND" : "BNHD")
+                       << " lse=" << withLse);
+          CaseResult r;
+          runCase(*rt, p, layout, seed += 3, r);
+          if (HasFatalFailure())
+            return;
+          EXPECT_EQ(r.o.nonFinite, 0u) << r.kernel;
+          EXPECT_LT(r.o.relative, tolerance(dtype)) << r.kernel;
+          if (withLse) {
+            EXPECT_EQ(r.lse.nonFinite, 0u) << r.kernel;
+            EXPECT_LT(r.lse.relative, 1e-3) << r.kernel;
+            EXPECT_GT(r.lse.count, 0u) << r.kernel;
+          }
+          EXPECT_EQ(r.kernel,
+                    choice.kernel.name + " (" + choice.kernel.chip.str() + ")");
+          ++ran;
+        }
   }
   std::printf("%d GPU cases run\n", ran);
   EXPECT_GT(ran, 0) << "the bundle has no kernel for this GPU";
 }
 
-/// A bundle problem this GPU can run, or skip.
+/// A bundle problem this GPU can run without LSE, or skip.
 bool firstRunnable(Runtime &rt, ForwardProblem &p) {
   for (const KernelEntry &k : rt.bundle().kernels) {
     p = ForwardProblem();

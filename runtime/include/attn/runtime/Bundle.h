@@ -7,9 +7,11 @@
 //   kernel name=attn_fwd_bf16_d128_causal
 //   ptx=attn_fwd_bf16_d128_causal.sm_80.ptx
 //          chip=sm_80 dtype=bf16 head_dim=128 head_dim_v=128 causal=1
-//          block_m=128 block_n=64 threads=256 smem=98304
+//          block_m=128 block_n=64 threads=256 smem=98304 abi=memref lse=1
 //
-// (one line in the file). The same kernel may appear once per chip; the
+// (one line in the file). abi= (legacy, the default, or memref) says how
+// the kernel takes its parameters (KernelABI.h); lse= (1, the default, or 0)
+// whether it writes the LSE. The same kernel may appear once per chip; the
 // runtime picks the variant for the GPU it finds. Everything here is pure
 // (no CUDA) so that it can be tested on any machine.
 //
@@ -17,6 +19,7 @@
 #ifndef ATTN_RUNTIME_BUNDLE_H
 #define ATTN_RUNTIME_BUNDLE_H
 
+#include "attn/runtime/KernelABI.h"
 #include "attn/runtime/Reference.h"
 #include "attn/runtime/Status.h"
 
@@ -65,6 +68,12 @@ struct KernelEntry {
   bool causal = false;
   int blockM = 0, blockN = 0, threads = 0;
   int smem = 0; ///< dynamic shared memory in bytes
+  /// How the kernel takes its parameters (KernelABI.h). Absent: legacy, the
+  /// ABI of every bundle written before the key existed.
+  KernelABI abi = KernelABI::Legacy;
+  /// Whether the kernel writes the LSE (lse=, default 1). A memref-ABI
+  /// kernel has an lse argument exactly when this is set.
+  bool lse = true;
   int line = 0; ///< line in manifest.txt, for messages
 };
 

@@ -24,6 +24,7 @@
 #define ATTN_RUNTIME_RUNTIME_H
 
 #include "attn/runtime/Bundle.h"
+#include "attn/runtime/KernelABI.h"
 #include "attn/runtime/Reference.h"
 #include "attn/runtime/Status.h"
 
@@ -72,8 +73,11 @@ struct ForwardProblem {
 /// last dim contiguous, O not overlapping itself), 32-bit element offsets.
 Status checkProblem(const ForwardProblem &p);
 
-/// Checks that `bundle` has a kernel for the problem's dtype, head dims and
-/// mask, and returns every chip variant of it in `candidates`.
+/// Checks that `bundle` has a kernel for the problem's dtype, head dims,
+/// mask and LSE, and returns every chip variant of it in `candidates`. With
+/// LSE only lse=1 kernels serve; without, lse=0 kernels and legacy-ABI lse=1
+/// ones (which skip a null LSE pointer), never a memref-ABI lse=1 kernel (it
+/// always writes the LSE).
 Status findKernels(const Manifest &bundle, const ForwardProblem &p,
                    std::vector<const KernelEntry *> &candidates);
 
@@ -83,9 +87,16 @@ Status selectKernel(const Manifest &bundle, const ForwardProblem &p,
                     int ccMajor, int ccMinor, const KernelEntry *&out);
 
 /// The variant of `candidates` (one kernel's chip variants, from
-/// findKernels) for a device of compute capability ccMajor.ccMinor.
+/// findKernels) for a device of compute capability ccMajor.ccMinor: the
+/// best chip (selectVariant on chips) among the lse=0 kernels, or among the
+/// others if no lse=0 kernel runs there.
 Status selectVariant(const std::vector<const KernelEntry *> &candidates,
                      int ccMajor, int ccMinor, const KernelEntry *&out);
+
+/// The sizes and strides a kernel is launched with (KernelABI.h): defaults
+/// filled in, and 0 as the stride of every dim of extent 1 (never stepped
+/// over; checkProblem does not bound it).
+AttentionShape kernelShape(const ForwardProblem &p);
 
 /// Null pointers (lse only if requested; a non-null lse when not requested
 /// is an error too), alignment (16 bytes; 4 for lse) and overlap of the

@@ -1,0 +1,274 @@
+//===- KernelABI.h - how attention kernels take their parameters -*- C++
+//-*-===//
+//
+// The one definition of the kernel parameter lists, shared by the compiler
+// (which emits the kernels) and the runtime (which launches them). Plain
+// C++17 with no CUDA and no MLIR, header only, so both sides and any tool
+// can include it without linking anything.
+//
+// A manifest line names the ABI of its kernel (abi=, see Bundle.h):
+//
+// abi=memref: the parameters are the arguments of the lowered MLIR function,
+//   in order. A memref argument of rank r is MLIR's expanded memref
+//   descriptor, 3 + 2r parameters:
+//
+//     allocated ptr (64-bit), aligned ptr (64-bit), offset (i64, elements),
+//     sizes[0..r) (i64), strides[0..r) (i64, elements)
+//
+//   and an f32 argument is one f32 parameter. Attention kernels are
+//
+//     (q   [B, Hq,  Nq, D ]  memref,
+//      k   [B, Hkv, Nk, D ]  memref,
+//      v   [B, Hkv, Nk, Dv]  memref,
+//      o   [B, Hq,  Nq, Dv]  memref,
+//      lse [B, Hq,  Nq]      memref<f32>   only in kernels built with lse=1,
+//      scale                 f32)
+//
+//   that is 4 * 11 + 9 + 1 = 54 parameters with LSE, 45 without. The
+//   runtime passes each device pointer as both the allocated and the aligned
+//   pointer, offset 0, the problem's sizes and its element strides
+//   (innermost 1; see AttentionShape for the others). Such a kernel always
+//   writes the LSE it has an argument for: a forward without LSE needs a
+//   kernel built with lse=0.
+//
+// abi=legacy (the default): the hand-written kernels' list, 23 parameters:
+//
+//     (ptr q, ptr k, ptr v, ptr o, ptr lse, i32 B, i32 Hq, i32 Hkv, i32 Nq,
+//      i32 Nk, i32 q_sb, q_sh, q_sn, k_sb, k_sh, k_sn, v_sb, v_sh, v_sn,
+//      o_sb, o_sh, o_sn, f32 scale)
+//
+//   lse is always in the list and may be null: the kernel skips it then.
+//
+// Both: grid (ceil(Nq / block_m), Hq, B), block (threads, 1, 1), dynamic
+// shared memory smem bytes, all from the manifest.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ATTN_RUNTIME_KERNELABI_H
+#define ATTN_RUNTIME_KERNELABI_H
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <initializer_list>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace attn {
+
+/// How a kernel takes its parameters (the manifest's abi= key).
+enum class KernelABI {
+  Legacy, ///< the hand-written list above
+  Memref, ///< the lowered MLIR function's arguments
+};
+
+/// The manifest spelling: "legacy" or "memref".
+inline const char *kernelABIName(KernelABI abi) {
+  return abi == KernelABI::Memref ? "memref" : "legacy";
+}
+
+/// Parses the manifest spelling; false for anything else.
+inline bool parseKernelABI(const std::string &text, KernelABI &out) {
+  if (text == "legacy")
+    out = KernelABI::Legacy;
+  else if (text == "memref")
+    out = KernelABI::Memref;
+  else
+    return false;
+  return true;
+}
+
+/// Parameters of one rank-`rank` memref in the memref ABI.
+constexpr size_t memrefParamCount(size_t rank) { return 3 + 2 * rank; }
+
+/// A read-only view of int64 values, like llvm::ArrayRef<int64_t> (which
+/// converts to it, as do std::vector, std::array and braced lists). It does
+/// not own the values: a braced list lives until the end of the full
+/// expression, long enough for a call.
+class I64Array {
+public:
+  I64Array() = default;
+  I64Array(const int64_t *data, size_t size) : data_(data), size_(size) {}
+// GCC warns that a view of a braced list does not extend its life; that is
+// the point of a view (llvm::ArrayRef silences it the same way).
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 9
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
+  I64Array(std::initializer_list<int64_t> list)
+      : data_(list.begin()), size_(list.size()) {}
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 9
+#pragma GCC diagnostic pop
+#endif
+  template <size_t N>
+  I64Array(const int64_t (&array)[N]) : data_(array), size_(N) {}
+  /// Any contiguous container of int64_t with data() and size().
+  template <typename C,
+            typename = std::enable_if_t<std::is_convertible_v<
+                decltype(std::declval<const C &>().data()), const int64_t *>>>
+  I64Array(const C &c) : data_(c.data()), size_(size_t(c.size())) {}
+
+  const int64_t *data() const { return data_; }
+  size_t size() const { return size_; }
+  int64_t operator[](size_t i) const { return data_[i]; }
+
+private:
+  const int64_t *data_ = nullptr;
+  size_t size_ = 0;
+};
+
+/// The parameter array of one launch, as cuLaunchKernel's kernelParams
+/// wants it: data()[i] points at the value of parameter i.
+///
+/// Every value lives in its own 8-byte, 8-aligned slot of a std::deque,
+/// which never moves an element when another is appended: a pointer to a
+/// value stays valid for the object's lifetime, whatever is added later.
+/// The pointer array itself is rebuilt by data(), so copies (which own new
+/// slots) hand out pointers into their own storage.
+class KernelParams {
+public:
+  /// What a slot holds, for tests and tools that inspect the list.
+  enum class Kind : uint8_t { Ptr, I64, I32, F32 };
+
+  /// A device pointer, passed as a 64-bit value.
+  void addPtr(const void *ptr) {
+    add(Kind::Ptr, uint64_t(reinterpret_cast<uintptr_t>(ptr)));
+  }
+  void addI64(int64_t value) { add(Kind::I64, value); }
+  void addI32(int32_t value) { add(Kind::I32, value); }
+  void addF32(float value) { add(Kind::F32, value); }
+
+  /// A memref argument as MLIR expands it: `ptr` as allocated and aligned
+  /// pointer, offset 0, then sizes, then strides (elements). Returns false,
+  /// adding nothing, if sizes and strides differ in length: a list of the
+  /// wrong length would make the kernel read garbage, silently.
+  [[nodiscard]] bool addMemref(const void *ptr, I64Array sizes,
+                               I64Array strides) {
+    if (sizes.size() != strides.size())
+      return false;
+    addPtr(ptr); // allocated
+    addPtr(ptr); // aligned
+    addI64(0);   // offset
+    for (size_t i = 0; i < sizes.size(); ++i)
+      addI64(sizes[i]);
+    for (size_t i = 0; i < strides.size(); ++i)
+      addI64(strides[i]);
+    return true;
+  }
+
+  /// The kernelParams array: size() pointers, one per parameter. Valid
+  /// until the next add or copy-assignment; the values it points at stay
+  /// where they are until the object dies.
+  void **data() {
+    ptrs_.resize(slots_.size());
+    for (size_t i = 0; i < slots_.size(); ++i)
+      ptrs_[i] = slots_[i].bytes;
+    return ptrs_.data();
+  }
+  size_t size() const { return slots_.size(); }
+  bool empty() const { return slots_.empty(); }
+
+  Kind kind(size_t i) const { return slots_[i].kind; }
+  /// Parameter i read as T (T of the size the slot was added with).
+  template <typename T> T value(size_t i) const {
+    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8);
+    T out;
+    std::memcpy(&out, slots_[i].bytes, sizeof(T));
+    return out;
+  }
+  /// A Ptr parameter as a host-side pointer value.
+  const void *pointer(size_t i) const {
+    return reinterpret_cast<const void *>(uintptr_t(value<uint64_t>(i)));
+  }
+
+private:
+  struct Slot {
+    // The value at offset 0: cuLaunchKernel reads sizeof(parameter) bytes
+    // from the slot's address, which is where memcpy put them.
+    alignas(8) unsigned char bytes[8];
+    Kind kind;
+  };
+
+  template <typename T> void add(Kind kind, T value) {
+    static_assert(sizeof(T) <= 8);
+    Slot s{};
+    s.kind = kind;
+    std::memcpy(s.bytes, &value, sizeof(T));
+    slots_.push_back(s);
+  }
+
+  std::deque<Slot> slots_;
+  std::vector<void *> ptrs_;
+};
+
+/// Sizes and element strides of one attention launch: Q [B, Hq, Nq, D],
+/// K [B, Hkv, Nk, D], V [B, Hkv, Nk, Dv], O [B, Hq, Nq, Dv],
+/// LSE [B, Hq, Nq]. Strides are per dim in that order; the innermost is 1.
+/// The kernels compute offsets in 32 bits, so every stride they step over
+/// must fit an int32; the runtime passes 0 for the stride of a dim of
+/// extent 1, which is never stepped over and whose value callers (PyTorch)
+/// leave arbitrary.
+struct AttentionShape {
+  int64_t batch = 1, headsQ = 1, headsKV = 1, seqQ = 1, seqK = 1;
+  int64_t headDim = 1, headDimV = 1;
+  int64_t q[4] = {0, 0, 0, 1}, k[4] = {0, 0, 0, 1}, v[4] = {0, 0, 0, 1},
+          o[4] = {0, 0, 0, 1};
+  int64_t lse[3] = {0, 0, 1};
+};
+
+/// The memref-ABI parameters of an attention kernel. `lse` null: the kernel
+/// was built with lse=0 and has no lse argument (45 parameters); otherwise
+/// 54.
+inline KernelParams memrefAttentionParams(const AttentionShape &s,
+                                          const void *q, const void *k,
+                                          const void *v, void *o, float *lse,
+                                          float scale) {
+  KernelParams p;
+  // The lengths below always agree; the results are for [[nodiscard]].
+  bool ok = p.addMemref(q, {s.batch, s.headsQ, s.seqQ, s.headDim}, s.q);
+  ok &= p.addMemref(k, {s.batch, s.headsKV, s.seqK, s.headDim}, s.k);
+  ok &= p.addMemref(v, {s.batch, s.headsKV, s.seqK, s.headDimV}, s.v);
+  ok &= p.addMemref(o, {s.batch, s.headsQ, s.seqQ, s.headDimV}, s.o);
+  if (lse)
+    ok &= p.addMemref(lse, {s.batch, s.headsQ, s.seqQ}, s.lse);
+  (void)ok;
+  p.addF32(scale);
+  return p;
+}
+
+/// The legacy-ABI parameters (23). `lse` may be null. Sizes and the batch,
+/// head and seq strides are narrowed to i32: the runtime has checked that
+/// they fit.
+inline KernelParams legacyAttentionParams(const AttentionShape &s,
+                                          const void *q, const void *k,
+                                          const void *v, void *o, float *lse,
+                                          float scale) {
+  KernelParams p;
+  for (const void *ptr :
+       {q, k, v, static_cast<const void *>(o), static_cast<const void *>(lse)})
+    p.addPtr(ptr);
+  for (int64_t n : {s.batch, s.headsQ, s.headsKV, s.seqQ, s.seqK})
+    p.addI32(int32_t(n));
+  for (const int64_t *t : {s.q, s.k, s.v, s.o})
+    for (int i = 0; i < 3; ++i) // the dim stride is 1, implied
+      p.addI32(int32_t(t[i]));
+  p.addF32(scale);
+  return p;
+}
+
+/// The parameters for a kernel of ABI `abi`.
+inline KernelParams attentionKernelParams(KernelABI abi,
+                                          const AttentionShape &s,
+                                          const void *q, const void *k,
+                                          const void *v, void *o, float *lse,
+                                          float scale) {
+  return abi == KernelABI::Memref
+             ? memrefAttentionParams(s, q, k, v, o, lse, scale)
+             : legacyAttentionParams(s, q, k, v, o, lse, scale);
+}
+
+} // namespace attn
+
+#endif // ATTN_RUNTIME_KERNELABI_H

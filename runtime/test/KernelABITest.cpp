@@ -1,0 +1,358 @@
+//===- KernelABITest.cpp - kernel parameters and the choice by LSE -*- C++ -*-//
+//
+// The parameter arrays a launch hands to cuLaunchKernel, read back value by
+// value through the same void ** the driver reads, and which kernel a
+// forward gets with and without LSE. No GPU needed.
+//
+//===----------------------------------------------------------------------===//
+#include "attn/runtime/KernelABI.h"
+#include "attn/runtime/Runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstring>
+#include <set>
+#include <vector>
+
+using namespace attn;
+using Kind = KernelParams::Kind;
+
+namespace {
+
+/// Parameter i of the launch array, read as the driver reads it.
+template <typename T> T param(KernelParams &p, size_t i) {
+  T out;
+  std::memcpy(&out, p.data()[i], sizeof(T));
+  return out;
+}
+
+uint64_t bits(const void *p) {
+  return uint64_t(reinterpret_cast<uintptr_t>(p));
+}
+
+const void *fakePtr(uintptr_t v) { return reinterpret_cast<const void *>(v); }
+
+/// Parameters [at, at + 3 + 2r) are the descriptor of a memref at `ptr`.
+void expectMemref(KernelParams &p, size_t at, const void *ptr,
+                  const std::vector<int64_t> &sizes,
+                  const std::vector<int64_t> &strides) {
+  ASSERT_EQ(sizes.size(), strides.size());
+  const size_t r = sizes.size();
+  ASSERT_LE(at + memrefParamCount(r), p.size());
+  EXPECT_EQ(p.kind(at), Kind::Ptr);
+  EXPECT_EQ(param<uint64_t>(p, at), bits(ptr)) << "allocated ptr at " << at;
+  EXPECT_EQ(p.kind(at + 1), Kind::Ptr);
+  EXPECT_EQ(param<uint64_t>(p, at + 1), bits(ptr)) << "aligned ptr";
+  EXPECT_EQ(p.kind(at + 2), Kind::I64);
+  EXPECT_EQ(param<int64_t>(p, at + 2), 0) << "offset";
+  for (size_t i = 0; i < r; ++i) {
+    EXPECT_EQ(p.kind(at + 3 + i), Kind::I64);
+    EXPECT_EQ(param<int64_t>(p, at + 3 + i), sizes[i]) << "size " << i;
+    EXPECT_EQ(p.kind(at + 3 + r + i), Kind::I64);
+    EXPECT_EQ(param<int64_t>(p, at + 3 + r + i), strides[i]) << "stride " << i;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// KernelParams
+//===----------------------------------------------------------------------===//
+
+TEST(KernelParams, Memref4D) {
+  KernelParams p;
+  const void *q = fakePtr(0x7f0012345600);
+  ASSERT_TRUE(p.addMemref(q, {2, 8, 130, 128}, {133120, 16640, 128, 1}));
+  EXPECT_EQ(memrefParamCount(4), 11u);
+  ASSERT_EQ(p.size(), 11u);
+  const int64_t want[] = {0, 2, 8, 130, 128, 133120, 16640, 128, 1};
+  EXPECT_EQ(param<uint64_t>(p, 0), 0x7f0012345600u);
+  EXPECT_EQ(param<uint64_t>(p, 1), 0x7f0012345600u);
+  for (size_t i = 0; i < 9; ++i)
+    EXPECT_EQ(param<int64_t>(p, 2 + i), want[i]) << "parameter " << 2 + i;
+  EXPECT_EQ(p.pointer(0), q);
+  EXPECT_EQ(p.value<int64_t>(7), 133120); // the first stride
+}
+
+TEST(KernelParams, Memref3DAndF32) {
+  KernelParams p;
+  const void *lse = fakePtr(0x7f00aa000040);
+  // Any container of int64: sizes from a vector, strides from a std::array;
+  // values beyond 32 bits stay whole.
+  std::vector<int64_t> sizes = {3, 5, int64_t(1) << 33};
+  std::array<int64_t, 3> strides = {int64_t(5) << 33, int64_t(1) << 33, 1};
+  ASSERT_TRUE(p.addMemref(lse, sizes, strides));
+  p.addF32(0.08838834764f);
+  EXPECT_EQ(memrefParamCount(3), 9u);
+  ASSERT_EQ(p.size(), 10u);
+  expectMemref(p, 0, lse, sizes, {strides.begin(), strides.end()});
+  EXPECT_EQ(p.kind(9), Kind::F32);
+  EXPECT_EQ(param<float>(p, 9), 0.08838834764f);
+}
+
+TEST(KernelParams, ScalarsAndMismatchedMemref) {
+  KernelParams p;
+  p.addI32(-7);
+  p.addI64(int64_t(1) << 40);
+  p.addPtr(nullptr);
+  p.addF32(-0.5f);
+  // Sizes and strides of different lengths: refused, nothing added.
+  EXPECT_FALSE(p.addMemref(fakePtr(16), {1, 2, 3}, {1, 1}));
+  ASSERT_EQ(p.size(), 4u);
+  EXPECT_EQ(p.kind(0), Kind::I32);
+  EXPECT_EQ(param<int32_t>(p, 0), -7);
+  EXPECT_EQ(param<int64_t>(p, 1), int64_t(1) << 40);
+  EXPECT_EQ(param<uint64_t>(p, 2), 0u);
+  EXPECT_EQ(param<float>(p, 3), -0.5f);
+  EXPECT_TRUE(KernelParams().empty());
+}
+
+TEST(KernelParams, ValuesNeverMove) {
+  KernelParams p;
+  p.addI64(42);
+  p.addF32(1.5f);
+  void *first = p.data()[0], *second = p.data()[1];
+  // Enough to grow the storage many times over.
+  for (int i = 0; i < 5000; ++i)
+    p.addI64(i);
+  ASSERT_EQ(p.size(), 5002u);
+  void **a = p.data();
+  EXPECT_EQ(a[0], first);
+  EXPECT_EQ(a[1], second);
+  int64_t v;
+  std::memcpy(&v, first, sizeof(v));
+  EXPECT_EQ(v, 42);
+  std::set<void *> distinct(a, a + p.size());
+  EXPECT_EQ(distinct.size(), p.size());
+  for (size_t i = 0; i < p.size(); ++i)
+    ASSERT_EQ(reinterpret_cast<uintptr_t>(a[i]) % 8, 0u) << i;
+}
+
+TEST(KernelParams, CopiesPointIntoTheirOwnValues) {
+  KernelParams p;
+  ASSERT_TRUE(p.addMemref(fakePtr(0x1000), {4, 4}, {4, 1}));
+  p.addF32(2.0f);
+  KernelParams copy = p;
+  p.addI32(9);
+  ASSERT_EQ(copy.size(), 8u); // 3 + 2 * 2, and the f32
+  void **a = p.data(), **b = copy.data();
+  for (size_t i = 0; i < copy.size(); ++i) {
+    EXPECT_NE(a[i], b[i]) << i;
+    EXPECT_EQ(std::memcmp(a[i], b[i], 8), 0) << i;
+  }
+  KernelParams moved = std::move(copy);
+  expectMemref(moved, 0, fakePtr(0x1000), {4, 4}, {4, 1});
+  EXPECT_EQ(param<float>(moved, 7), 2.0f);
+}
+
+//===----------------------------------------------------------------------===//
+// Attention parameter lists
+//===----------------------------------------------------------------------===//
+
+class AttentionParams : public ::testing::Test {
+protected:
+  void SetUp() override {
+    p.dtype = DType::BF16;
+    p.batch = 2;
+    p.headsQ = 8;
+    p.headsKV = 2;
+    p.seqQ = 130;
+    p.seqK = 1000;
+    p.headDim = 128;
+    p.headDimV = 64;
+    // q in [B, N, H, D] storage; the others contiguous (all-zero default).
+    p.q = {p.seqQ * p.headsQ * 128, 128, p.headsQ * 128, 1};
+    p.scale = 0.125;
+  }
+
+  ForwardProblem p;
+  const void *q = fakePtr(0x7f0000000000), *k = fakePtr(0x7f0001000000),
+             *v = fakePtr(0x7f0002000000);
+  void *o = const_cast<void *>(fakePtr(0x7f0003000000));
+  float *lse =
+      static_cast<float *>(const_cast<void *>(fakePtr(0x7f0004000000)));
+};
+
+TEST_F(AttentionParams, MemrefWithLse) {
+  KernelParams params =
+      attentionKernelParams(KernelABI::Memref, kernelShape(p), q, k, v, o, lse,
+                            float(p.effectiveScale()));
+  ASSERT_EQ(params.size(), 4 * 11 + 9 + 1u);
+  expectMemref(params, 0, q, {2, 8, 130, 128},
+               {130 * 8 * 128, 128, 8 * 128, 1});
+  expectMemref(params, 11, k, {2, 2, 1000, 128},
+               {2 * 1000 * 128, 1000 * 128, 128, 1});
+  expectMemref(params, 22, v, {2, 2, 1000, 64},
+               {2 * 1000 * 64, 1000 * 64, 64, 1});
+  expectMemref(params, 33, o, {2, 8, 130, 64}, {8 * 130 * 64, 130 * 64, 64, 1});
+  expectMemref(params, 44, lse, {2, 8, 130}, {8 * 130, 130, 1});
+  EXPECT_EQ(params.kind(53), Kind::F32);
+  EXPECT_EQ(param<float>(params, 53), 0.125f);
+}
+
+TEST_F(AttentionParams, MemrefWithoutLse) {
+  // An lse=0 kernel has no lse argument: the scale follows o.
+  KernelParams params =
+      memrefAttentionParams(kernelShape(p), q, k, v, o, nullptr, 0.25f);
+  ASSERT_EQ(params.size(), 4 * 11 + 1u);
+  expectMemref(params, 33, o, {2, 8, 130, 64}, {8 * 130 * 64, 130 * 64, 64, 1});
+  EXPECT_EQ(params.kind(44), Kind::F32);
+  EXPECT_EQ(param<float>(params, 44), 0.25f);
+}
+
+TEST_F(AttentionParams, Legacy) {
+  // Exactly what the hand-written kernels took before KernelABI.h.
+  KernelParams params = attentionKernelParams(KernelABI::Legacy, kernelShape(p),
+                                              q, k, v, o, nullptr, 0.125f);
+  ASSERT_EQ(params.size(), 23u);
+  const void *ptrs[] = {q, k, v, o, nullptr};
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(params.kind(i), Kind::Ptr);
+    EXPECT_EQ(param<uint64_t>(params, i), bits(ptrs[i])) << i;
+  }
+  const int32_t ints[] = {2, 8, 2, 130, 1000,
+                          // q [B, N, H, D]: batch, head, seq strides
+                          130 * 8 * 128, 128, 8 * 128,
+                          // k, v, o contiguous
+                          2 * 1000 * 128, 1000 * 128, 128, 2 * 1000 * 64,
+                          1000 * 64, 64, 8 * 130 * 64, 130 * 64, 64};
+  for (size_t i = 0; i < 17; ++i) {
+    EXPECT_EQ(params.kind(5 + i), Kind::I32);
+    EXPECT_EQ(param<int32_t>(params, 5 + i), ints[i]) << "parameter " << 5 + i;
+  }
+  EXPECT_EQ(params.kind(22), Kind::F32);
+  EXPECT_EQ(param<float>(params, 22), 0.125f);
+}
+
+TEST_F(AttentionParams, UnitDimsGetStrideZero) {
+  // checkProblem lets a dim of extent 1 have any stride (PyTorch gives odd
+  // ones); the kernels get 0 there, which fits their 32-bit math.
+  p.batch = 1;
+  p.headsQ = p.headsKV = 1;
+  p.seqQ = 1;
+  p.q = {int64_t(1) << 40, -3, 5, 1};
+  ASSERT_TRUE(checkProblem(p).ok()) << checkProblem(p).message();
+  AttentionShape s = kernelShape(p);
+  for (const int64_t *t : {s.q, s.k, s.v, s.o}) {
+    EXPECT_EQ(t[0], 0);
+    EXPECT_EQ(t[1], 0);
+    EXPECT_EQ(t[3], 1);
+  }
+  EXPECT_EQ(s.q[2], 0); // seqQ = 1
+  EXPECT_EQ(s.o[2], 0);
+  EXPECT_EQ(s.k[2], 128); // seqK = 1000, contiguous
+  EXPECT_EQ(s.v[2], 64);
+  EXPECT_EQ(s.lse[0], 0);
+  EXPECT_EQ(s.lse[1], 0);
+  EXPECT_EQ(s.lse[2], 1);
+  EXPECT_EQ(s.seqK, 1000);
+  EXPECT_EQ(s.headDimV, 64);
+}
+
+//===----------------------------------------------------------------------===//
+// Which kernel serves a forward with and without LSE
+//===----------------------------------------------------------------------===//
+
+const char *kLseManifest = R"(
+# D=64: today's bundles (legacy ABI, writes LSE unless the pointer is null)
+kernel name=l64 ptx=l64.ptx chip=sm_80 dtype=bf16 head_dim=64 causal=0 block_m=64 threads=128 smem=0
+# D=128: memref kernels with and without LSE
+kernel name=m128 ptx=m128.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=0 block_m=64 threads=128 smem=0 abi=memref lse=1
+kernel name=m128n ptx=m128n.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=0 block_m=64 threads=128 smem=0 abi=memref lse=0
+# D=256: memref with LSE only; D=32: memref without LSE only
+kernel name=m256 ptx=m256.ptx chip=sm_80 dtype=bf16 head_dim=256 causal=0 block_m=64 threads=128 smem=0 abi=memref lse=1
+kernel name=m32 ptx=m32.ptx chip=sm_80 dtype=bf16 head_dim=32 causal=0 block_m=64 threads=128 smem=0 abi=memref lse=0
+# D=96: lse=0 only for sm_90a, a legacy LSE kernel for sm_80
+kernel name=m96n ptx=m96n.ptx chip=sm_90a dtype=bf16 head_dim=96 causal=0 block_m=64 threads=128 smem=0 abi=memref lse=0
+kernel name=l96 ptx=l96.ptx chip=sm_80 dtype=bf16 head_dim=96 causal=0 block_m=64 threads=128 smem=0 abi=legacy lse=1
+# f16 D=64: legacy, with LSE for sm_90a, without for sm_80
+kernel name=h64 ptx=h64.ptx chip=sm_90a dtype=f16 head_dim=64 causal=0 block_m=64 threads=128 smem=0
+kernel name=h64n ptx=h64n.ptx chip=sm_80 dtype=f16 head_dim=64 causal=0 block_m=64 threads=128 smem=0 lse=0
+)";
+
+class KernelChoiceByLse : public ::testing::Test {
+protected:
+  void SetUp() override {
+    Status s = parseManifest(kLseManifest, "manifest.txt", bundle);
+    ASSERT_TRUE(s.ok()) << s.message();
+  }
+
+  /// The kernel selectKernel picks on a device of compute capability
+  /// cc / 10 . cc % 10, or "error: <message>".
+  std::string choose(DType dtype, int headDim, bool withLse, int cc = 90) {
+    ForwardProblem p;
+    p.dtype = dtype;
+    p.batch = 2;
+    p.headsQ = p.headsKV = 4;
+    p.seqQ = p.seqK = 256;
+    p.headDim = p.headDimV = headDim;
+    p.withLse = withLse;
+    const KernelEntry *k = nullptr;
+    Status s = selectKernel(bundle, p, cc / 10, cc % 10, k);
+    if (!s.ok()) {
+      EXPECT_EQ(s.code(), StatusCode::Unsupported) << s.message();
+      EXPECT_EQ(k, nullptr);
+      return "error: " + s.message();
+    }
+    return k->name;
+  }
+
+  Manifest bundle;
+};
+
+TEST_F(KernelChoiceByLse, LegacyKernelsServeBoth) {
+  EXPECT_EQ(choose(DType::BF16, 64, true), "l64");
+  EXPECT_EQ(choose(DType::BF16, 64, false), "l64"); // it skips a null LSE
+}
+
+TEST_F(KernelChoiceByLse, MemrefKernelsMatchTheCall) {
+  EXPECT_EQ(choose(DType::BF16, 128, true), "m128");
+  EXPECT_EQ(choose(DType::BF16, 128, false), "m128n");
+}
+
+TEST_F(KernelChoiceByLse, NoLseZeroMemrefKernel) {
+  EXPECT_EQ(choose(DType::BF16, 256, true), "m256");
+  EXPECT_EQ(choose(DType::BF16, 256, false),
+            "error: unsupported: a forward without LSE for non-causal bf16 "
+            "head dim 256: this bundle has no lse=0 kernel for it, and its "
+            "memref-ABI kernels (abi=memref lse=1) always write the LSE; pass "
+            "an LSE buffer or add an lse=0 kernel");
+}
+
+TEST_F(KernelChoiceByLse, NoKernelWritesLse) {
+  EXPECT_EQ(choose(DType::BF16, 32, false), "m32");
+  EXPECT_EQ(choose(DType::BF16, 32, true),
+            "error: unsupported: LSE output for non-causal bf16 head dim 32: "
+            "this bundle's kernels for it are built without LSE (lse=0)");
+}
+
+TEST_F(KernelChoiceByLse, LseZeroPreferredWhereItRuns) {
+  EXPECT_EQ(choose(DType::BF16, 96, false, 90), "m96n");
+  // On 8.0 only the legacy kernel runs; it serves a forward without LSE.
+  EXPECT_EQ(choose(DType::BF16, 96, false, 80), "l96");
+  EXPECT_EQ(choose(DType::BF16, 96, true, 90), "l96");
+  // lse=0 comes first even over a more specific chip.
+  EXPECT_EQ(choose(DType::F16, 64, false, 90), "h64n");
+  EXPECT_EQ(choose(DType::F16, 64, true, 90), "h64");
+  EXPECT_EQ(choose(DType::F16, 64, true, 80),
+            "error: unsupported: no kernel for compute capability 8.0 (h64 is "
+            "built for sm_90a)");
+}
+
+TEST_F(KernelChoiceByLse, FindKernelsListsOnlyWhatServes) {
+  ForwardProblem p;
+  p.headDim = p.headDimV = 128;
+  std::vector<const KernelEntry *> c;
+  p.withLse = true;
+  ASSERT_TRUE(findKernels(bundle, p, c).ok());
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0]->name, "m128");
+  p.withLse = false;
+  ASSERT_TRUE(findKernels(bundle, p, c).ok());
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0]->name, "m128n");
+  p.headDim = p.headDimV = 96;
+  ASSERT_TRUE(findKernels(bundle, p, c).ok());
+  EXPECT_EQ(c.size(), 2u); // m96n, and l96 as the fallback
+}
+
+} // namespace
