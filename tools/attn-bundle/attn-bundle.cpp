@@ -67,8 +67,8 @@ OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, Type et, int64_t d,
   auto op = attn::AttentionOp::create(
       b, loc, entry->getArgument(0), entry->getArgument(1),
       entry->getArgument(2), entry->getArgument(3), entry->getArgument(4),
-      FloatAttr(), UnitAttr(), IntegerAttr(), IntegerAttr(),
-      attn::TargetAttr());
+      /*dynamic_scale=*/Value(), FloatAttr(), UnitAttr(), IntegerAttr(),
+      IntegerAttr(), attn::TargetAttr());
   op.setCausal(causal);
   func::ReturnOp::create(b, loc);
   return module;

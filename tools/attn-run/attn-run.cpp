@@ -80,9 +80,11 @@ static cl::opt<std::string> optDType("dtype", cl::desc("f32, f16 or bf16"),
 static cl::opt<bool> optCausal("causal",
                                cl::desc("Causal mask (bottom-right aligned)"),
                                cl::init(false), cl::cat(category));
-static cl::opt<double> optScale("scale",
-                                cl::desc("Softmax scale (default 1/sqrt(D))"),
-                                cl::init(0.0), cl::cat(category));
+static cl::opt<double>
+    optScale("scale",
+             cl::desc("Softmax scale (default 1/sqrt(D)); for an "
+                      "attn.attention that takes scale(%s), the value passed"),
+             cl::init(0.0), cl::cat(category));
 static cl::opt<bool> optLse("lse", cl::desc("Also compute the log-sum-exp"),
                             cl::init(true), cl::cat(category));
 static cl::opt<uint64_t>
@@ -208,7 +210,8 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
   auto op = mlir::attn::AttentionOp::create(
       b, loc, entry->getArgument(0), entry->getArgument(1),
       entry->getArgument(2), entry->getArgument(3),
-      optLse ? entry->getArgument(4) : Value(), /*scale=*/FloatAttr(),
+      optLse ? entry->getArgument(4) : Value(), /*dynamic_scale=*/Value(),
+      /*scale=*/FloatAttr(),
       /*causal=*/UnitAttr(), /*block_q=*/IntegerAttr(),
       /*block_kv=*/IntegerAttr(), /*target=*/mlir::attn::TargetAttr());
   if (p.causal)
@@ -232,9 +235,10 @@ LogicalResult emitModuleError(ModuleOp module, const llvm::Twine &msg) {
 }
 
 /// Finds the function to run in a parsed module: one whose arguments are
-/// exactly the operands (q, k, v, o[, lse]) of the attn.attention it holds,
-/// and whose body is that op and a return (attn-run compares the outputs
-/// with the attention alone, so any other op would make the check lie).
+/// exactly the operands (q, k, v, o[, lse][, scale]) of the attn.attention
+/// it holds (a run-time scale is the trailing f32 argument), and whose body
+/// is that op and a return (attn-run compares the outputs with the
+/// attention alone, so any other op would make the check lie).
 LogicalResult findEntry(ModuleOp module, func::FuncOp &fn,
                         mlir::attn::AttentionOp &op) {
   SmallVector<mlir::attn::AttentionOp> ops;
@@ -252,9 +256,12 @@ LogicalResult findEntry(ModuleOp module, func::FuncOp &fn,
                                  op.getOutput()};
   if (op.getLse())
     operands.push_back(op.getLse());
+  if (op.getDynamicScale())
+    operands.push_back(op.getDynamicScale());
   if (!fn || fn.getNumArguments() != operands.size() || fn.getNumResults() != 0)
     return op.emitError() << "unsupported: attn-run runs a function whose "
-                             "arguments are exactly (q, k, v, o[, lse])";
+                             "arguments are exactly (q, k, v, o[, lse]), "
+                             "then the f32 scale if the op takes scale(...)";
   for (auto [i, v] : llvm::enumerate(operands))
     if (v != fn.getArgument(i))
       return op.emitError() << "unsupported: function argument " << i
@@ -271,8 +278,8 @@ LogicalResult findEntry(ModuleOp module, func::FuncOp &fn,
 
 /// Fills `p` from the op's static facts and the command line; a dimension
 /// that is static in the IR must agree with the command line if given, and
-/// flags for what the IR fixes (element type, head dims, scale, LSE) must
-/// repeat it.
+/// flags for what the IR fixes (element type, head dims, a constant scale,
+/// LSE) must repeat it. A run-time scale comes from --scale.
 LogicalResult problemFromOp(mlir::attn::AttentionOp op, rt::Problem &p) {
   auto q = cast<MemRefType>(op.getQuery().getType());
   auto k = cast<MemRefType>(op.getKey().getType());
@@ -286,7 +293,15 @@ LogicalResult problemFromOp(mlir::attn::AttentionOp op, rt::Problem &p) {
   p.headDim = op.getHeadDim();
   p.headDimV = op.getValueHeadDim();
   p.causal = op.getCausal();
-  p.scale = op.getScaleValue();
+  // A run-time scale is what attn-run passes: --scale rounded to the f32 the
+  // function takes (the reference uses the same value), else 0 for
+  // 1/sqrt(D).
+  if (op.getDynamicScale())
+    p.scale = optScale.getNumOccurrences()
+                  ? double(static_cast<float>(optScale))
+                  : 0.0;
+  else
+    p.scale = op.getScaleValue();
   if (optHeadDim.getNumOccurrences() && optHeadDim != p.headDim)
     return op.emitError() << "--head-dim " << int64_t(optHeadDim)
                           << " disagrees with the IR's head dim " << p.headDim;
@@ -295,7 +310,7 @@ LogicalResult problemFromOp(mlir::attn::AttentionOp op, rt::Problem &p) {
                           << " disagrees with the IR's value head dim "
                           << p.headDimV;
   // The kernel computes with the f32 scale: compare in f32.
-  if (optScale.getNumOccurrences() &&
+  if (!op.getDynamicScale() && optScale.getNumOccurrences() &&
       static_cast<float>(optScale) != static_cast<float>(p.scale))
     return op.emitError() << "--scale " << formatDouble(optScale)
                           << " disagrees with the IR's scale "
@@ -702,6 +717,7 @@ int main(int argc, char **argv) {
   rt::Problem p;
   OwningOpRef<ModuleOp> module;
   std::string entryName = "attention";
+  bool dynamicScale = false;
   if (inputFile.empty()) {
     if (!rt::parseDType(optDType, p.dtype))
       return fail("unknown --dtype '" + optDType +
@@ -744,6 +760,7 @@ int main(int argc, char **argv) {
       return 1;
     entryName = fn.getSymName().str();
     optLse.setValue(static_cast<bool>(op.getLse()));
+    dynamicScale = static_cast<bool>(op.getDynamicScale());
   }
 
   // Refuse, before compiling or allocating, a problem whose buffers would
@@ -849,6 +866,10 @@ int main(int argc, char **argv) {
   SmallVector<void *> args = {&qp, &kp, &vp, &op};
   if (optLse)
     args.push_back(&lp);
+  // A run-time scale is the function's trailing f32 argument.
+  float scaleArg = static_cast<float>(p.effectiveScale());
+  if (dynamicScale)
+    args.push_back(&scaleArg);
 
   auto t1 = std::chrono::steady_clock::now();
   if (llvm::Error err = (*engine)->invokePacked(symbol, args))

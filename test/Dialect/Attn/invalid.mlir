@@ -305,6 +305,16 @@ func.func @attention_scale(%q: memref<1x2x8x16xf32>) {
 
 // -----
 
+func.func @attention_scale_twice(%q: memref<1x2x8x16xf32>, %s: f32) {
+  // expected-error @+1 {{'attn.attention' op the 'scale' attribute and the scale(...) operand (dynamic_scale) are mutually exclusive}}
+  attn.attention %q, %q, %q into %q scale(%s) {scale = 0.125 : f32}
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>
+  return
+}
+
+// -----
+
 func.func @attention_block_q(%q: memref<1x2x8x16xf32>) {
   // expected-error @+1 {{'attn.attention' op block_q must be a power of two in [1, 1024], got 48}}
   attn.attention %q, %q, %q into %q {block_q = 48}
@@ -615,6 +625,19 @@ func.func @attention_scale_f64(%q: memref<1x2x8x16xf32>) {
   attn.attention %q, %q, %q into %q {scale = 0.125 : f64}
       : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
         memref<1x2x8x16xf32>, memref<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+// The run-time scale is an f32 like the attribute (the generic form, since
+// the custom one implies f32).
+func.func @attention_dynamic_scale_f64(%q: memref<1x2x8x16xf32>, %s: f64) {
+  // expected-error @+1 {{'attn.attention' op operand #4 must be 32-bit float, but got 'f64'}}
+  "attn.attention"(%q, %q, %q, %q, %s)
+      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 1>}>
+      : (memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+         memref<1x2x8x16xf32>, f64) -> ()
   return
 }
 

@@ -64,6 +64,31 @@ func.func @attention_bf16_dynamic_all_attrs(%q: memref<?x?x?x64xbf16>,
 
 // -----
 
+// A run-time scale: scale(%s) after the optional lse(...), with and without
+// the LSE.
+// CHECK-LABEL: func.func @attention_dynamic_scale
+// CHECK-SAME: %[[L:[^:]+]]: memref<?x?x?xf32>, %[[S:[^:]+]]: f32)
+// CHECK-NEXT: attn.attention %{{.*}}, %{{.*}}, %{{.*}} into %{{.*}} lse(%[[L]] : memref<?x?x?xf32>) scale(%[[S]]) {causal} :
+// CHECK-SAME: memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+// CHECK-NEXT: attn.attention %{{.*}}, %{{.*}}, %{{.*}} into %{{.*}} scale(%[[S]]) :
+// CHECK-NEXT: return
+func.func @attention_dynamic_scale(%q: memref<?x?x?x64xbf16>,
+                                   %k: memref<?x?x?x64xbf16>,
+                                   %v: memref<?x?x?x64xbf16>,
+                                   %o: memref<?x?x?x64xbf16>,
+                                   %l: memref<?x?x?xf32>, %s: f32) {
+  attn.attention %q, %k, %v into %o lse(%l : memref<?x?x?xf32>) scale(%s)
+      {causal}
+      : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+        memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  attn.attention %q, %k, %v into %o scale(%s)
+      : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+        memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}
+
+// -----
+
 // Each optional attribute on its own; the unset ones are not printed.
 // CHECK-LABEL: func.func @attention_single_attrs
 // CHECK: attn.attention {{.*}} {causal} :

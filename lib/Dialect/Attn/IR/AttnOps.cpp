@@ -37,6 +37,7 @@ Type AttentionOp::getElementType() {
   return cast<MemRefType>(getQuery().getType()).getElementType();
 }
 double AttentionOp::getScaleValue() {
+  assert(!getDynamicScale() && "the scale is only known at run time");
   if (auto s = getScaleAttr())
     return s.getValueAsDouble();
   return 1.0 / std::sqrt(static_cast<double>(getHeadDim()));
@@ -172,6 +173,13 @@ LogicalResult AttentionOp::verify() {
                          << ") must be a multiple of key/value heads (" << hkv
                          << ")";
 
+  // One scale: a compile-time one would silently override (or be
+  // overridden by) the run-time one. The run-time value's sign is a
+  // precondition; only the attribute can be checked here.
+  if (getScaleAttr() && getDynamicScale())
+    return emitOpError() << "the 'scale' attribute and the scale(...) operand "
+                            "(dynamic_scale) are mutually exclusive: give the "
+                            "scale one way";
   if (auto s = getScaleAttr()) {
     double x = s.getValueAsDouble();
     if (!(x > 0) || !std::isfinite(x))

@@ -11,7 +11,12 @@
 //   l' = α·l + rowsum(P)
 //   A' = α·A + P·V
 //
-// and, after the last segment, O = A / l (deferred normalisation). The
+// and, after the last segment, O = A / l (deferred normalisation). A
+// constant scale comes from the loops' attn.softmax_scale and c is folded
+// into constant tiles; a run-time scale s (loops without the attribute) is
+// read from the sum and pv passes' exp(tensor.splat(s)·(S − m)), and c is
+// computed once, before the loops, as s·log2(e) and splat where the
+// constant tiles would be. The
 // differences are taken before scaling: S − m' <= 0 and m − m' <= 0 stay
 // small, while S·c and m'·c overflow f32 for a large (valid) scale and
 // inf − inf would give NaN. The scores
@@ -25,6 +30,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
@@ -43,10 +49,12 @@ using namespace mlir::attn;
 namespace {
 
 /// The naive form of one program: for each segment, its max, sum and pv
-/// loops.
+/// loops, and the scale: `dynamicScale` (an f32 value) when it is known only
+/// at run time, else the constant `scale`.
 struct NaiveSoftmax {
   SmallVector<scf::ForOp> maxLoops, sumLoops, pvLoops;
   float scale = 0;
+  Value dynamicScale;
 };
 
 StringRef passOf(scf::ForOp loop) {
@@ -59,6 +67,59 @@ Value splat(OpBuilder &b, Location loc, RankedTensorType type, double v) {
   return arith::ConstantOp::create(
       b, loc, type,
       DenseElementsAttr::get(type, b.getFloatAttr(type.getElementType(), v)));
+}
+
+/// In a "sum" or "pv" loop of the tiling pass with a run-time scale, the one
+/// math.exp takes mulf(x, tensor.splat(s)) (either operand order): returns
+/// the f32 scalar s, or null if the loop has no such exp.
+Value runtimeScaleOf(scf::ForOp loop) {
+  SmallVector<math::ExpOp> exps;
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (auto e = dyn_cast<math::ExpOp>(op))
+      exps.push_back(e);
+  if (exps.size() != 1)
+    return {};
+  auto mul = exps[0].getOperand().getDefiningOp<arith::MulFOp>();
+  if (!mul)
+    return {};
+  for (Value operand : {mul.getRhs(), mul.getLhs()}) {
+    auto sp = operand.getDefiningOp<tensor::SplatOp>();
+    if (sp && sp.getInput().getType().isF32())
+      return sp.getInput();
+  }
+  return {};
+}
+
+/// Finds the run-time scale of loops without attn.softmax_scale: every sum
+/// and pv loop must multiply by a splat of the same value, or the fused
+/// loop would use one pass's scale for all three.
+LogicalResult findRuntimeScale(NaiveSoftmax &n, scf::ForOp first) {
+  for (auto loops : {&n.maxLoops, &n.sumLoops, &n.pvLoops})
+    for (scf::ForOp loop : *loops)
+      if (loop->hasAttr(kSoftmaxScaleAttrName))
+        return loop.emitError()
+               << "cannot fuse the softmax: passes disagree on the scale (this "
+                  "loop has '"
+               << kSoftmaxScaleAttrName << "', the first loop has none)";
+  n.dynamicScale = runtimeScaleOf(n.sumLoops.front());
+  if (!n.dynamicScale)
+    return first.emitError()
+           << "cannot fuse the softmax: loop has no '" << kSoftmaxScaleAttrName
+           << "', and the 'sum' pass has no run-time scale (math.exp of "
+              "arith.mulf by a tensor.splat of an f32)";
+  for (auto loops : {&n.sumLoops, &n.pvLoops}) {
+    for (scf::ForOp loop : *loops) {
+      Value s = runtimeScaleOf(loop);
+      if (s != n.dynamicScale)
+        return loop.emitError()
+               << "cannot fuse the softmax: passes disagree on the scale ("
+               << (s ? "this loop's run-time scale is another value"
+                     : "this loop has no run-time scale: math.exp of "
+                       "arith.mulf by a tensor.splat of an f32")
+               << ")";
+    }
+  }
+  return success();
 }
 
 /// Checks the shape of the naive form; on failure, says why at the loop.
@@ -74,10 +135,10 @@ LogicalResult verifyNaive(NaiveSoftmax &n) {
            << n.maxLoops.size() << ", " << n.sumLoops.size() << " and "
            << n.pvLoops.size();
   auto scaleAttr = first->getAttrOfType<FloatAttr>(kSoftmaxScaleAttrName);
-  if (!scaleAttr)
-    return first.emitError() << "cannot fuse the softmax: loop has no '"
-                             << kSoftmaxScaleAttrName << "'";
-  n.scale = static_cast<float>(scaleAttr.getValueAsDouble());
+  if (scaleAttr)
+    n.scale = static_cast<float>(scaleAttr.getValueAsDouble());
+  else if (failed(findRuntimeScale(n, first)))
+    return failure();
   for (auto loops : {&n.maxLoops, &n.sumLoops, &n.pvLoops}) {
     for (size_t i = 0; i < segs; ++i) {
       scf::ForOp loop = (*loops)[i];
@@ -85,7 +146,8 @@ LogicalResult verifyNaive(NaiveSoftmax &n) {
         return loop.emitError()
                << "cannot fuse the softmax: each pass loop carries one value";
       auto s = loop->getAttrOfType<FloatAttr>(kSoftmaxScaleAttrName);
-      if (!s || s.getValueAsDouble() != scaleAttr.getValueAsDouble())
+      if (scaleAttr &&
+          (!s || s.getValueAsDouble() != scaleAttr.getValueAsDouble()))
         return loop.emitError()
                << "cannot fuse the softmax: passes disagree on the scale";
       scf::ForOp ref = n.maxLoops[i];
@@ -205,6 +267,23 @@ LogicalResult fuse(NaiveSoftmax &n, DominanceInfo &dom) {
   // exp(scale·x) = exp2(c·x) with c = scale·log2(e): the scale folds into
   // the exponent's multiplier, and exp2 is the cheap hardware instruction.
   double c = static_cast<double>(n.scale) * M_LOG2E;
+  // A run-time scale s: c = s·log2(e) in f32, once, ahead of the loops (the
+  // fused loops start where the max pass did, so s must be defined there).
+  Value cDynamic;
+  if (n.dynamicScale) {
+    if (!dom.properlyDominates(n.dynamicScale, firstLoop))
+      return firstLoop.emitError()
+             << "cannot fuse the softmax: the run-time scale is defined after "
+                "the max pass";
+    Value log2e = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(M_LOG2E));
+    cDynamic = arith::MulFOp::create(b, loc, n.dynamicScale, log2e);
+  }
+  // A tile of c: a splat of the run-time c, else a constant.
+  auto cTile = [&](OpBuilder &tb, Location tl, RankedTensorType t) -> Value {
+    if (cDynamic)
+      return tensor::SplatOp::create(tb, tl, t, cDynamic);
+    return splat(tb, tl, t, c);
+  };
 
   for (size_t i = 0; i < n.maxLoops.size(); ++i) {
     scf::ForOp maxLoop = n.maxLoops[i], pvLoop = n.pvLoops[i];
@@ -249,15 +328,14 @@ LogicalResult fuse(NaiveSoftmax &n, DominanceInfo &dom) {
           Value sDiff = arith::SubFOp::create(lb, bl, s, mB);
           Value p = math::Exp2Op::create(
               lb, bl,
-              arith::MulFOp::create(lb, bl, sDiff,
-                                    splat(lb, bl, scoreType, c)));
+              arith::MulFOp::create(lb, bl, sDiff, cTile(lb, bl, scoreType)));
           // α = exp2((m − mSafe')·c): 0 while m = -inf (nothing summed yet),
           // whether or not m' is still -inf (mSafe' is then 0, and
           // (-inf − 0)·c = -inf).
           Value mDiff = arith::SubFOp::create(lb, bl, mOld, mSafe);
           Value alpha = math::Exp2Op::create(
               lb, bl,
-              arith::MulFOp::create(lb, bl, mDiff, splat(lb, bl, rowType, c)));
+              arith::MulFOp::create(lb, bl, mDiff, cTile(lb, bl, rowType)));
           // l' = α·l + rowsum(P)
           Value rowSum = ReduceOp::create(lb, bl, rowType, ReduceKind::Sum, p);
           Value lNew = arith::AddFOp::create(
@@ -282,7 +360,10 @@ LogicalResult fuse(NaiveSoftmax &n, DominanceInfo &dom) {
       return failure();
     }
     fused->setAttr(kOnlineSoftmaxAttrName, b.getUnitAttr());
-    fused->setAttr(kSoftmaxScaleAttrName, b.getF32FloatAttr(n.scale));
+    // A run-time scale has no attribute to give: consumers of the fused form
+    // that need the scale as a constant find none and say so.
+    if (!n.dynamicScale)
+      fused->setAttr(kSoftmaxScaleAttrName, b.getF32FloatAttr(n.scale));
     m = fused.getResult(0);
     l = fused.getResult(1);
     acc = fused.getResult(2);

@@ -5,7 +5,9 @@
 // blocks (row max, row sum, P·V), each pass split into an unmasked segment
 // (blocks every row of the query block sees whole) and a masked segment
 // (blocks crossing the causal diagonal or the end of the keys). Blocks wholly
-// above the causal diagonal are never visited.
+// above the causal diagonal are never visited. A constant scale is an
+// arith.constant tile, and each loop is tagged attn.softmax_scale; a run-time
+// scale (scale(%s)) is a tensor.splat of %s, and the loops have no tag.
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Transforms/Passes.h"
@@ -14,6 +16,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -105,6 +108,13 @@ struct IndexMath {
   }
 };
 
+/// The softmax scale: a compile-time constant, or an f32 value known only at
+/// run time (the op's scale(...) operand).
+struct Scale {
+  float constant = 0;
+  Value dynamic;
+};
+
 /// Everything one program (one query block of one head) needs to emit its
 /// key/value loops.
 struct ProgramContext {
@@ -122,6 +132,16 @@ Value splat(OpBuilder &b, Location loc, RankedTensorType type, double v) {
   auto attr = b.getFloatAttr(type.getElementType(), v);
   return arith::ConstantOp::create(b, loc, type,
                                    DenseElementsAttr::get(type, attr));
+}
+
+/// A tile of the scale: a dense constant, or a tensor.splat of the run-time
+/// value. The fusion pass reads the scale back from this operand of the
+/// multiply.
+Value scaleSplat(OpBuilder &b, Location loc, RankedTensorType type,
+                 const Scale &scale) {
+  if (scale.dynamic)
+    return tensor::SplatOp::create(b, loc, type, scale.dynamic);
+  return splat(b, loc, type, scale.constant);
 }
 
 Value negInfSplat(OpBuilder &b, Location loc, RankedTensorType type) {
@@ -164,10 +184,13 @@ struct Segment {
 
 /// Emits one pass of the naive tiled softmax over all segments, chaining the
 /// carried value from segment to segment. `body` builds the new carried
-/// value from (scores, kvStart, kvRows, carried).
+/// value from (scores, kvStart, kvRows, carried). A constant scale tags each
+/// loop for the fusion pass; a run-time one leaves the loops untagged (the
+/// fusion pass then finds it in the exp's multiply).
 Value emitPass(
     OpBuilder &b, Location loc, const ProgramContext &pc,
-    ArrayRef<Segment> segments, StringRef passName, float scale, Value init,
+    ArrayRef<Segment> segments, StringRef passName, const Scale &scale,
+    Value init,
     function_ref<Value(OpBuilder &, Value, Value, Value, Value)> body) {
   Value carried = init;
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -180,7 +203,8 @@ Value emitPass(
           scf::YieldOp::create(lb, l, next);
         });
     loop->setAttr(kSoftmaxPassAttrName, b.getStringAttr(passName));
-    loop->setAttr(kSoftmaxScaleAttrName, b.getF32FloatAttr(scale));
+    if (!scale.dynamic)
+      loop->setAttr(kSoftmaxScaleAttrName, b.getF32FloatAttr(scale.constant));
     carried = loop.getResult(0);
   }
   return carried;
@@ -188,11 +212,11 @@ Value emitPass(
 
 /// exp(scale·(S − m)) with m broadcast along the rows.
 Value emitExpScaled(OpBuilder &b, Location loc, const ProgramContext &pc,
-                    Value s, Value mSafe, float scale) {
+                    Value s, Value mSafe, const Scale &scale) {
   Value mB = BroadcastOp::create(b, loc, pc.scoreType, mSafe);
   Value diff = arith::SubFOp::create(b, loc, s, mB);
-  Value scaled =
-      arith::MulFOp::create(b, loc, diff, splat(b, loc, pc.scoreType, scale));
+  Value scaled = arith::MulFOp::create(b, loc, diff,
+                                       scaleSplat(b, loc, pc.scoreType, scale));
   return math::ExpOp::create(b, loc, scaled);
 }
 
@@ -269,7 +293,10 @@ struct TileAttentionPass
     Type elemType = op.getElementType();
     int64_t d = op.getHeadDim(), dv = op.getValueHeadDim();
     int64_t br = blocks.blockQ;
-    float scale = static_cast<float>(op.getScaleValue());
+    Scale scale;
+    scale.dynamic = op.getDynamicScale();
+    if (!scale.dynamic)
+      scale.constant = static_cast<float>(op.getScaleValue());
     bool causal = op.getCausal();
 
     Value q = op.getQuery(), k = op.getKey();
@@ -387,8 +414,8 @@ struct TileAttentionPass
     if (Value lse = op.getLse()) {
       // LSE = scale·m + log(l) in natural-log units; -inf for a row that
       // sees no key.
-      Value scaledM = arith::MulFOp::create(b, loc, mSafe,
-                                            splat(b, loc, pc.rowType, scale));
+      Value scaledM = arith::MulFOp::create(
+          b, loc, mSafe, scaleSplat(b, loc, pc.rowType, scale));
       Value logL = math::LogOp::create(b, loc, lSafe);
       Value rowLse = arith::AddFOp::create(b, loc, scaledM, logL);
       rowLse = arith::SelectOp::create(b, loc, lZero, negInf, rowLse);

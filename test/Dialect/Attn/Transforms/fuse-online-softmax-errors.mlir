@@ -91,3 +91,148 @@ func.func @max_without_reduce(%n: index) {
   } {attn.softmax_pass = "pv", attn.softmax_scale = 1.0 : f32}
   return
 }
+
+// -----
+
+// A run-time scale (no attn.softmax_scale) must be one value in every pass.
+func.func @runtime_scales_differ(%q: tensor<16x16xf32>, %key: memref<?x16xf32>, %n: index, %s: f32, %t: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ninf = arith.constant dense<0xFF800000> : tensor<16xf32>
+  %zr = arith.constant dense<0.0> : tensor<16xf32>
+  %z = arith.constant dense<0.0> : tensor<16x16xf32>
+  %m = scf.for %kb = %c0 to %n step %c1 iter_args(%mi = %ninf) -> tensor<16xf32> {
+    %k = attn.load_tile %key[%kb] rows %c1 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s0 = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %r = attn.reduce max %s0 : tensor<16x16xf32> -> tensor<16xf32>
+    %mn = arith.maximumf %mi, %r : tensor<16xf32>
+    scf.yield %mn : tensor<16xf32>
+  } {attn.softmax_pass = "max"}
+  %l = scf.for %kb = %c0 to %n step %c1 iter_args(%li = %zr) -> tensor<16xf32> {
+    %sp = tensor.splat %s : tensor<16x16xf32>
+    %x = arith.mulf %z, %sp : tensor<16x16xf32>
+    %e = math.exp %x : tensor<16x16xf32>
+    %r = attn.reduce sum %e : tensor<16x16xf32> -> tensor<16xf32>
+    %ln = arith.addf %li, %r : tensor<16xf32>
+    scf.yield %ln : tensor<16xf32>
+  } {attn.softmax_pass = "sum"}
+  // expected-error @+1 {{cannot fuse the softmax: passes disagree on the scale (this loop's run-time scale is another value)}}
+  %a = scf.for %kb = %c0 to %n step %c1 iter_args(%ai = %z) -> tensor<16x16xf32> {
+    %sp = tensor.splat %t : tensor<16x16xf32>
+    %x = arith.mulf %sp, %z : tensor<16x16xf32>
+    %e = math.exp %x : tensor<16x16xf32>
+    %k = attn.load_tile %key[%kb] rows %c1 : memref<?x16xf32> -> tensor<16x16xf32>
+    %an = attn.dot %e, %k, %ai : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    scf.yield %an : tensor<16x16xf32>
+  } {attn.softmax_pass = "pv"}
+  return
+}
+
+// -----
+
+// Loops without attn.softmax_scale (run-time scale) and loops with one do not mix.
+func.func @runtime_and_constant_scale(%q: tensor<16x16xf32>, %key: memref<?x16xf32>, %n: index, %s: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ninf = arith.constant dense<0xFF800000> : tensor<16xf32>
+  %zr = arith.constant dense<0.0> : tensor<16xf32>
+  %z = arith.constant dense<0.0> : tensor<16x16xf32>
+  %m = scf.for %kb = %c0 to %n step %c1 iter_args(%mi = %ninf) -> tensor<16xf32> {
+    %k = attn.load_tile %key[%kb] rows %c1 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s0 = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %r = attn.reduce max %s0 : tensor<16x16xf32> -> tensor<16xf32>
+    %mn = arith.maximumf %mi, %r : tensor<16xf32>
+    scf.yield %mn : tensor<16xf32>
+  } {attn.softmax_pass = "max"}
+  // expected-error @+1 {{cannot fuse the softmax: passes disagree on the scale (this loop has 'attn.softmax_scale', the first loop has none)}}
+  %l = scf.for %kb = %c0 to %n step %c1 iter_args(%li = %zr) -> tensor<16xf32> {
+    %sp = tensor.splat %s : tensor<16x16xf32>
+    %x = arith.mulf %z, %sp : tensor<16x16xf32>
+    %e = math.exp %x : tensor<16x16xf32>
+    %r = attn.reduce sum %e : tensor<16x16xf32> -> tensor<16xf32>
+    %ln = arith.addf %li, %r : tensor<16xf32>
+    scf.yield %ln : tensor<16xf32>
+  } {attn.softmax_pass = "sum", attn.softmax_scale = 1.0 : f32}
+  %a = scf.for %kb = %c0 to %n step %c1 iter_args(%ai = %z) -> tensor<16x16xf32> {
+    %sp = tensor.splat %s : tensor<16x16xf32>
+    %x = arith.mulf %sp, %z : tensor<16x16xf32>
+    %e = math.exp %x : tensor<16x16xf32>
+    %k = attn.load_tile %key[%kb] rows %c1 : memref<?x16xf32> -> tensor<16x16xf32>
+    %an = attn.dot %e, %k, %ai : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    scf.yield %an : tensor<16x16xf32>
+  } {attn.softmax_pass = "pv"}
+  return
+}
+
+// -----
+
+// c = s·log2(e) goes before the fused loops, where the max pass started: s
+// must be defined there.
+func.func @runtime_scale_after_max(%q: tensor<16x16xf32>, %key: memref<?x16xf32>, %n: index, %s: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ninf = arith.constant dense<0xFF800000> : tensor<16xf32>
+  %zr = arith.constant dense<0.0> : tensor<16xf32>
+  %z = arith.constant dense<0.0> : tensor<16x16xf32>
+  // expected-error @+1 {{cannot fuse the softmax: the run-time scale is defined after the max pass}}
+  %m = scf.for %kb = %c0 to %n step %c1 iter_args(%mi = %ninf) -> tensor<16xf32> {
+    %k = attn.load_tile %key[%kb] rows %c1 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s0 = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %r = attn.reduce max %s0 : tensor<16x16xf32> -> tensor<16xf32>
+    %mn = arith.maximumf %mi, %r : tensor<16xf32>
+    scf.yield %mn : tensor<16xf32>
+  } {attn.softmax_pass = "max"}
+  %s2 = arith.addf %s, %s : f32
+  %l = scf.for %kb = %c0 to %n step %c1 iter_args(%li = %zr) -> tensor<16xf32> {
+    %sp = tensor.splat %s2 : tensor<16x16xf32>
+    %x = arith.mulf %z, %sp : tensor<16x16xf32>
+    %e = math.exp %x : tensor<16x16xf32>
+    %r = attn.reduce sum %e : tensor<16x16xf32> -> tensor<16xf32>
+    %ln = arith.addf %li, %r : tensor<16xf32>
+    scf.yield %ln : tensor<16xf32>
+  } {attn.softmax_pass = "sum"}
+  %a = scf.for %kb = %c0 to %n step %c1 iter_args(%ai = %z) -> tensor<16x16xf32> {
+    %sp = tensor.splat %s2 : tensor<16x16xf32>
+    %x = arith.mulf %sp, %z : tensor<16x16xf32>
+    %e = math.exp %x : tensor<16x16xf32>
+    %k = attn.load_tile %key[%kb] rows %c1 : memref<?x16xf32> -> tensor<16x16xf32>
+    %an = attn.dot %e, %k, %ai : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    scf.yield %an : tensor<16x16xf32>
+  } {attn.softmax_pass = "pv"}
+  return
+}
+
+// -----
+
+// Every sum and pv pass must scale its exponent by the run-time scale.
+func.func @runtime_scale_missing_in_pv(%q: tensor<16x16xf32>, %key: memref<?x16xf32>, %n: index, %s: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ninf = arith.constant dense<0xFF800000> : tensor<16xf32>
+  %zr = arith.constant dense<0.0> : tensor<16xf32>
+  %z = arith.constant dense<0.0> : tensor<16x16xf32>
+  %m = scf.for %kb = %c0 to %n step %c1 iter_args(%mi = %ninf) -> tensor<16xf32> {
+    %k = attn.load_tile %key[%kb] rows %c1 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s0 = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %r = attn.reduce max %s0 : tensor<16x16xf32> -> tensor<16xf32>
+    %mn = arith.maximumf %mi, %r : tensor<16xf32>
+    scf.yield %mn : tensor<16xf32>
+  } {attn.softmax_pass = "max"}
+  %l = scf.for %kb = %c0 to %n step %c1 iter_args(%li = %zr) -> tensor<16xf32> {
+    %sp = tensor.splat %s : tensor<16x16xf32>
+    %x = arith.mulf %z, %sp : tensor<16x16xf32>
+    %e = math.exp %x : tensor<16x16xf32>
+    %r = attn.reduce sum %e : tensor<16x16xf32> -> tensor<16xf32>
+    %ln = arith.addf %li, %r : tensor<16xf32>
+    scf.yield %ln : tensor<16xf32>
+  } {attn.softmax_pass = "sum"}
+  // expected-error @+1 {{cannot fuse the softmax: passes disagree on the scale (this loop has no run-time scale}}
+  %a = scf.for %kb = %c0 to %n step %c1 iter_args(%ai = %z) -> tensor<16x16xf32> {
+    %x = arith.mulf %z, %z : tensor<16x16xf32>
+    %e = math.exp %x : tensor<16x16xf32>
+    %k = attn.load_tile %key[%kb] rows %c1 : memref<?x16xf32> -> tensor<16x16xf32>
+    %an = attn.dot %e, %k, %ai : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    scf.yield %an : tensor<16x16xf32>
+  } {attn.softmax_pass = "pv"}
+  return
+}

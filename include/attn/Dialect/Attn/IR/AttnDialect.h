@@ -18,7 +18,9 @@ constexpr llvm::StringLiteral kTargetAttrName = "attn.target";
 /// `attn.softmax_pass` on an scf.for: which pass of the naive (three-pass)
 /// tiled softmax the loop is: "max", "sum" or "pv".
 constexpr llvm::StringLiteral kSoftmaxPassAttrName = "attn.softmax_pass";
-/// `attn.softmax_scale` on such a loop: the softmax scale (f32).
+/// `attn.softmax_scale` on such a loop: the softmax scale (f32). Absent
+/// when the scale is a run-time value: the sum and pv loops then multiply by
+/// a tensor.splat of it.
 constexpr llvm::StringLiteral kSoftmaxScaleAttrName = "attn.softmax_scale";
 /// `attn.online_softmax` on an scf.for: the loop is a fused (one-pass) online
 /// softmax loop with iter_args (m, l, acc).

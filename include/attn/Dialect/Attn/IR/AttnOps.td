@@ -11,7 +11,7 @@ include "mlir/IR/OpBase.td"
 // Problem level
 //===----------------------------------------------------------------------===//
 
-def Attn_AttentionOp : Attn_Op<"attention"> {
+def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
   let summary = "Exact scaled-dot-product attention, O = softmax(scale·QKᵀ)·V";
   let description = [{
     Computes, for every batch `b`, query head `h` and query row `i`:
@@ -28,6 +28,12 @@ def Attn_AttentionOp : Attn_Op<"attention"> {
     f16 or bf16 (all operands alike); accumulation is f32.
 
     * `scale` defaults to 1/sqrt(D) and must be positive and finite.
+    * `scale(%s)` gives the scale as an f32 value known only at run time
+      instead (a kernel compiled ahead of time takes it as a parameter); it
+      excludes the `scale` attribute. Its value must be positive and finite:
+      this is a precondition of the compiled code (attn-run checks it), not
+      something the code checks. A scale <= 0 would break the tiled softmax,
+      which takes its row maxima on the unscaled scores.
     * `causal` masks key j for query i when j > i + (Nk - Nq): the mask is
       aligned to the bottom-right corner, as in FlashAttention 2.1+. A row
       that sees no key (Nq > Nk) gets O = 0 and LSE = -inf, never NaN.
@@ -46,6 +52,15 @@ def Attn_AttentionOp : Attn_Op<"attention"> {
         : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
           memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
     ```
+
+    With the scale a function argument (%s : f32):
+
+    ```mlir
+    attn.attention %q, %k, %v into %o lse(%lse : memref<?x?x?xf32>)
+        scale(%s) {causal}
+        : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+          memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+    ```
   }];
   let arguments = (ins
     Arg<AnyMemRef, "queries [B, Hq, Nq, D]", [MemRead]>:$query,
@@ -54,6 +69,8 @@ def Attn_AttentionOp : Attn_Op<"attention"> {
     Arg<AnyMemRef, "output [B, Hq, Nq, Dv]", [MemWrite]>:$output,
     Arg<Optional<AnyMemRef>, "row log-sum-exp [B, Hq, Nq], f32",
         [MemWrite]>:$lse,
+    Arg<Optional<F32>, "softmax scale known at run time (excludes the "
+        "`scale` attribute)">:$dynamic_scale,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<I64Attr>:$block_q,
@@ -63,6 +80,7 @@ def Attn_AttentionOp : Attn_Op<"attention"> {
   let assemblyFormat = [{
     $query `,` $key `,` $value `into` $output
     (`lse` `(` $lse^ `:` type($lse) `)`)?
+    (`scale` `(` $dynamic_scale^ `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `,`
     type($output)
   }];
@@ -74,7 +92,9 @@ def Attn_AttentionOp : Attn_Op<"attention"> {
     int64_t getValueHeadDim();
     /// The element type shared by Q, K, V and O.
     ::mlir::Type getElementType();
-    /// The softmax scale: the `scale` attribute, or 1/sqrt(D).
+    /// The compile-time softmax scale: the `scale` attribute, or 1/sqrt(D).
+    /// Only for an op without `dynamic_scale` (whose scale is known only at
+    /// run time).
     double getScaleValue();
   }];
 }
