@@ -47,6 +47,9 @@ struct LoadTileToShared : public TilePattern<LoadTileOp> {
     auto t = cast<RankedTensorType>(op.getType());
     if (!isa_and_nonnull<SharedLayoutAttr>(t.getEncoding()))
       return failure();
+    if (op.getCols())
+      return op.emitError("unsupported: a column window loaded into shared "
+                          "memory (windows load into registers)");
     Emitter e(rewriter, op.getLoc());
     Value sTile = e.smemAt(op, smemOffset(op));
     // Earlier readers of this buffer (a previous loop iteration) are done.
@@ -116,10 +119,46 @@ struct LoadTileToRegisters : public TilePattern<LoadTileOp> {
     bool pairs = isa<MmaLayoutAttr>(t.getEncoding());
     auto vecTy = cast<VectorType>(getTypeConverter()->convertType(t));
     MmaCoords c = MmaCoords::get(e, parentMma(t), t.getDimSize(0));
-    GlobalRows g = globalRows(e, adaptor.getSource(), adaptor.getIndices());
+    // A column window: the last index is the first column, and columns at
+    // or past `cols` read as zero; its elements load one by one (a window
+    // may start at any column, so pairs need not be aligned).
+    Value window = adaptor.getCols();
+    ValueRange indices = adaptor.getIndices();
+    GlobalRows g = globalRows(e, adaptor.getSource(),
+                              window ? indices.drop_back() : indices);
+    if (window) {
+      g.row0 = e.to32(indices[indices.size() - 2]);
+      g.base = e.gep(e.gptr(), et, g.base, e.to32(indices.back()));
+    }
     Value valid = e.to32(adaptor.getRows());
     Value rowBase = e.add(c.warpRow0, c.g);
     Value col0 = e.mul(c.q, e.c32(2));
+    if (window) {
+      Value validCols = e.to32(window);
+      Value zeroEl = arith::ConstantOp::create(rewriter, op.getLoc(), et,
+                                               rewriter.getZeroAttr(et));
+      SmallVector<Value> elems(vecTy.getNumElements());
+      for (const RowGroup &rg : rowGroups(t)) {
+        Value r = e.add(rowBase, e.c32(rg.rowOffset));
+        Value rowOk = e.cmp(arith::CmpIPredicate::slt, r, valid);
+        Value rowOff =
+            e.mul(e.add(g.row0, e.select(rowOk, r, e.c32(0))), g.stride);
+        for (size_t k = 0; k < rg.first.size(); ++k)
+          for (int64_t w = 0; w < (pairs ? 2 : 1); ++w) {
+            Value col = e.add(col0, e.c32(rg.colOffs[k] + w));
+            Value ok = arith::AndIOp::create(
+                rewriter, op.getLoc(), rowOk,
+                e.cmp(arith::CmpIPredicate::slt, col, validCols));
+            // Out of the window: read the window's first element instead.
+            Value off = e.select(ok, e.add(rowOff, col), e.c32(0));
+            Value v = LLVM::LoadOp::create(rewriter, op.getLoc(), et,
+                                           e.gep(e.gptr(), et, g.base, off));
+            elems[rg.first[k] + w] = e.select(ok, v, zeroEl);
+          }
+      }
+      rewriter.replaceOp(op, e.fromElements(vecTy, elems));
+      return success();
+    }
     int64_t width = pairs ? 2 : 1;
     auto chunkTy = VectorType::get({width}, et);
     Value zero = arith::ConstantOp::create(

@@ -74,20 +74,40 @@ struct LoadTileLowering : OpRewritePattern<LoadTileOp> {
                                 PatternRewriter &rw) const override {
     Location loc = op.getLoc();
     auto tile = cast<RankedTensorType>(op.getType());
-    Value view = tileSubview(rw, loc, op.getSource(), op.getIndices(),
-                             op.getRows(), tile);
+    Value view;
+    SmallVector<OpFoldResult> valid = validSizes(rw, op.getRows(), tile);
+    if (Value cols = op.getCols()) {
+      // A window: [rows, cols] at (indices...) of the source's last two dims.
+      auto memType = cast<MemRefType>(op.getSource().getType());
+      int64_t r = memType.getRank();
+      SmallVector<OpFoldResult> offsets(op.getIndices().begin(),
+                                        op.getIndices().end());
+      SmallVector<OpFoldResult> sizes(r - 2, rw.getIndexAttr(1));
+      sizes.push_back(op.getRows());
+      sizes.push_back(cols);
+      SmallVector<OpFoldResult> strides(r, rw.getIndexAttr(1));
+      auto viewType = memref::SubViewOp::inferRankReducedResultType(
+          {ShapedType::kDynamic, ShapedType::kDynamic}, memType, offsets,
+          sizes, strides);
+      view = memref::SubViewOp::create(rw, loc, cast<MemRefType>(viewType),
+                                       op.getSource(), offsets, sizes, strides);
+      valid[1] = cols;
+    } else {
+      view = tileSubview(rw, loc, op.getSource(), op.getIndices(),
+                         op.getRows(), tile);
+    }
     auto validType = RankedTensorType::get(
         cast<MemRefType>(view.getType()).getShape(), tile.getElementType());
     // Read-only views of the inputs: `restrict` is sound since nothing
     // writes the source while the tile is live.
-    Value valid = bufferization::ToTensorOp::create(
+    Value validTile = bufferization::ToTensorOp::create(
         rw, loc, validType, view, /*restrict=*/true, /*writable=*/false);
     // Rows past `rows` are zero so that padded rows stay finite.
     Value zeros = filled(rw, loc, tile, rw.getZeroAttr(tile.getElementType()));
     SmallVector<OpFoldResult> offsets(tile.getRank(), rw.getIndexAttr(0));
     SmallVector<OpFoldResult> strides(tile.getRank(), rw.getIndexAttr(1));
-    rw.replaceOpWithNewOp<tensor::InsertSliceOp>(
-        op, valid, zeros, offsets, validSizes(rw, op.getRows(), tile), strides);
+    rw.replaceOpWithNewOp<tensor::InsertSliceOp>(op, validTile, zeros, offsets,
+                                                 valid, strides);
     return success();
   }
 };

@@ -250,8 +250,25 @@ static LogicalResult verifyTileAccess(Operation *op, MemRefType mem,
 LogicalResult LoadTileOp::verify() {
   auto mem = cast<MemRefType>(getSource().getType());
   auto tile = cast<RankedTensorType>(getResult().getType());
-  if (failed(verifyTileAccess(*this, mem, getIndices().size(), tile, "source")))
+  if (getCols()) {
+    // A window of rows and columns: one index per source dim.
+    if (tile.getRank() != 2 || !tile.hasStaticShape())
+      return emitOpError() << "with cols, the tile must be a static 2-d tile, "
+                              "got "
+                           << tile;
+    if (failed(verifyNonEmpty(*this, "tile", tile)))
+      return failure();
+    if (mem.getRank() < 2 ||
+        getIndices().size() != static_cast<size_t>(mem.getRank()))
+      return emitOpError() << "with cols, expected one index per source dim ("
+                           << mem.getRank() << "), got "
+                           << getIndices().size();
+    if (!mem.isStrided())
+      return emitOpError() << "source must have a strided layout";
+  } else if (failed(verifyTileAccess(*this, mem, getIndices().size(), tile,
+                                     "source"))) {
     return failure();
+  }
   if (tile.getElementType() != mem.getElementType())
     return emitOpError() << "tile element type " << tile.getElementType()
                          << " must match source element type "

@@ -67,9 +67,11 @@ struct AssignLayoutsPass
   /// addresses, softmax state and temporaries (calibrated on ptxas's counts
   /// for the mma.sync kernels).
   FailureOr<WarpTiling> chooseTiling(Operation *grid, int64_t rows, int64_t d,
-                                     int64_t bc) {
+                                     int64_t bc, int64_t extraCols) {
+    // extraCols: columns of the other 2-d tiles a loop iteration reads into
+    // registers (a score bias, say): C/2 registers per m-tile each.
     auto regs = [&](int64_t mt, bool qr) {
-      return mt * (d / 2 + bc / 2 + (qr ? d / 4 : 0)) + 95;
+      return mt * (d / 2 + bc / 2 + extraCols / 2 + (qr ? d / 4 : 0)) + 95;
     };
     for (int64_t mt : {2, 1}) {
       if (mTiles && mt != mTiles)
@@ -168,7 +170,14 @@ struct AssignLayoutsPass
         d = std::max(d, t.getDimSize(1));
       }
     }
-    FailureOr<WarpTiling> tiling = chooseTiling(grid, rows, d, bc);
+    int64_t extraCols = 0;
+    grid.getBody()->walk([&](LoadTileOp load) {
+      auto t = cast<RankedTensorType>(load.getType());
+      bool dotOperand = llvm::any_of(load->getUses(), isDotOperandUse);
+      if (t.getRank() == 2 && !dotOperand && load->getParentOfType<scf::ForOp>())
+        extraCols += t.getDimSize(1);
+    });
+    FailureOr<WarpTiling> tiling = chooseTiling(grid, rows, d, bc, extraCols);
     if (failed(tiling))
       return failure();
     // Tile constants hoisted out of the grid (canonicalisation does that)
@@ -219,7 +228,8 @@ struct AssignLayoutsPass
         return;
       }
       auto load = v.getDefiningOp<LoadTileOp>();
-      bool fromShared = load && t.getRank() == 2 &&
+      // (A column window is read straight into registers.)
+      bool fromShared = load && !load.getCols() && t.getRank() == 2 &&
                         t.getElementType().getIntOrFloatBitWidth() == 16 &&
                         llvm::any_of(v.getUses(), isDotOperandUse);
       if (!fromShared) {

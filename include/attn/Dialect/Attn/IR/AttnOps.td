@@ -103,7 +103,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
 // Tile level
 //===----------------------------------------------------------------------===//
 
-def Attn_LoadTileOp : Attn_Op<"load_tile"> {
+def Attn_LoadTileOp : Attn_Op<"load_tile", [AttrSizedOperandSegments]> {
   let summary = "Load a block of rows from a memref into a tile, zero-padded";
   let description = [{
     Reads `rows` consecutive rows of `source`, starting at the position
@@ -114,21 +114,37 @@ def Attn_LoadTileOp : Attn_Op<"load_tile"> {
     -inf rather than NaN. Tiles of every tile-level op have non-zero static
     dims.
 
+    With `cols`, the tile is a window of a 2-d tile's columns as well: there
+    is one index per source dim, the last one the first column, the tile's
+    columns may be fewer than the source's last dim (which may be dynamic),
+    and tile columns at or past `cols` are zero too (e.g. a [Br, Bc] block
+    of a [B, H, Nq, Nk] score bias).
+
     Example (a 64-row block of K for batch %b, kv head %h):
 
     ```mlir
     %k = attn.load_tile %key[%b, %h, %row] rows %n
         : memref<?x?x?x128xbf16> -> tensor<64x128xbf16>
+    %bias = attn.load_tile %bias[%b, %h, %row, %col] rows %n cols %m
+        : memref<?x?x?x?xf32> -> tensor<128x32xf32>
     ```
   }];
   let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$source,
-                   Variadic<Index>:$indices, Index:$rows);
+                   Variadic<Index>:$indices, Index:$rows,
+                   Optional<Index>:$cols);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $source `[` $indices `]` `rows` $rows attr-dict `:` type($source) `->`
-    type($result)
+    $source `[` $indices `]` `rows` $rows (`cols` $cols^)? attr-dict `:`
+    type($source) `->` type($result)
   }];
   let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$source,
+                   "::mlir::ValueRange":$indices, "::mlir::Value":$rows), [{
+      build($_builder, $_state, result, source, indices, rows,
+            /*cols=*/::mlir::Value());
+    }]>
+  ];
 }
 
 def Attn_StoreTileOp : Attn_Op<"store_tile"> {

@@ -1,0 +1,454 @@
+//===- PipelineKVLoop.cpp - multi-stage K/V loads through rings -*- C++ -*-===//
+//
+// A laid-out program loads each K and V block into shared memory with a
+// synchronous attn.load_tile at the point of use, so the tensor cores idle
+// while the block travels from global memory. This pass turns every such
+// load of a key/value loop into a ring of S slots filled S − 1 blocks ahead:
+//
+//   %ring = attn.alloc_ring                        (start of the grid body)
+//   for i in [0, S − 1):                           (prologue)
+//     if (lb + i < ub) async_load_tile block lb + i -> slot (lb + i) mod S
+//     async_commit
+//   scf.for j = lb to ub step 1 {
+//     async_wait S − 2          block j landed; iteration j − 1 is done
+//     if (j + S − 1 < ub) async_load_tile block j + S − 1
+//                                   -> slot (j + S − 1) mod S = (j − 1) mod S
+//     async_commit
+//     ... attn.ring_slot %ring[j mod S] replaces the load of block j ...
+//   }
+//
+// Group accounting: the prologue commits S − 1 groups and every iteration
+// one more, always (possibly empty), so block lb + k is in the k-th group
+// committed by the loop; at the wait of iteration k, S − 1 + k groups are
+// committed and leaving S − 2 pending completes groups 0..k, i.e. block j.
+// Groups complete in order, so groups committed before the loop (by an
+// earlier loop or a synchronous load) do not disturb the count.
+//
+// Slot reuse: the wait also synchronises the program, so every thread is
+// done with iteration j − 1 and its slot (j − 1) mod S may be refilled. The
+// S − 2 groups still in flight hold blocks j + 1 .. j + S − 2, none in slot
+// j mod S or (j − 1) mod S.
+//
+//===----------------------------------------------------------------------===//
+#include "attn/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::attn {
+#define GEN_PASS_DEF_ATTNPIPELINEKVLOOP
+#include "attn/Transforms/Passes.h.inc"
+} // namespace mlir::attn
+
+using namespace mlir;
+using namespace mlir::attn;
+
+namespace {
+
+/// One ring per loaded memref and tile type (per grid body), and per
+/// occurrence in a loop: two loads of the same memref in one iteration (say
+/// two different rows) each need their own slots. The n-th such load of one
+/// loop shares its ring with the n-th of the next.
+using RingKey = std::tuple<Value, Type, unsigned>;
+
+/// What pipelining one loop needs, gathered before any IR changes so that
+/// the barrier analysis sees every loop's plan.
+struct LoopPlan {
+  scf::ForOp loop;
+  /// The loads of the loop's body that become ring loads, in body order.
+  SmallVector<LoadTileOp> loads;
+  /// Their rings.
+  SmallVector<RingKey> keys;
+  /// The body ops that compute their indices and rows, in body order: cloned
+  /// with the induction variable replaced to address a later block.
+  SmallVector<Operation *> slice;
+  /// The block that holds the rings (grid or function body).
+  Block *gridBody = nullptr;
+  /// Whether the prologue must wait for all copies and all threads first.
+  bool leadingWait = false;
+
+  bool usesRing(const RingKey &k) const { return llvm::is_contained(keys, k); }
+  bool sharesRingWith(const LoopPlan &o) const {
+    return llvm::any_of(keys, [&](const RingKey &k) { return o.usesRing(k); });
+  }
+  bool sameRingsAs(const LoopPlan &o) const {
+    return llvm::all_of(keys,
+                        [&](const RingKey &k) { return o.usesRing(k); }) &&
+           llvm::all_of(o.keys, [&](const RingKey &k) { return usesRing(k); });
+  }
+};
+
+/// The grid op the rings of `loop` live in: the enclosing scf.forall (one
+/// program), else the enclosing function (or other isolated op).
+Operation *gridOpOf(Operation *loop) {
+  if (auto grid = loop->getParentOfType<scf::ForallOp>())
+    return grid;
+  return loop->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+}
+
+Block *gridBodyOf(Operation *grid) {
+  if (auto forall = dyn_cast<scf::ForallOp>(grid))
+    return forall.getBody();
+  if (grid->getNumRegions() == 0 || grid->getRegion(0).empty())
+    return nullptr;
+  return &grid->getRegion(0).front();
+}
+
+/// Ops that may be re-evaluated for another block: no memory effects, no
+/// regions, scalar results. They are cloned under the "block exists" guard,
+/// so a division or the like runs only where the original would have.
+bool isClonableScalar(Operation *op) {
+  if (op->getNumRegions() != 0 || op->hasTrait<OpTrait::IsTerminator>() ||
+      !isMemoryEffectFree(op))
+    return false;
+  return llvm::all_of(op->getResultTypes(), [](Type t) {
+    return isa<IndexType, IntegerType, FloatType>(t);
+  });
+}
+
+/// Whether `load` has a valid async form: attn.load_tile also accepts 1-d
+/// tiles, and does not check the shared layout's shape rules, which the
+/// ring type does (2-d, 16-bit elements, rows and columns in multiples of 8).
+bool fitsRing(LoadTileOp load) {
+  auto mem = cast<MemRefType>(load.getSource().getType());
+  auto tile = cast<RankedTensorType>(load.getType());
+  // (attn.async_load_tile copies whole rows: no column windows.)
+  return !load.getCols() && tile.getRank() == 2 && mem.getRank() >= 2 &&
+         mem.isStrided() &&
+         !mem.isDynamicDim(mem.getRank() - 1) &&
+         mem.getDimSize(mem.getRank() - 1) == tile.getDimSize(1) &&
+         tile.getElementType().getIntOrFloatBitWidth() == 16 &&
+         tile.getDimSize(0) % 8 == 0 && tile.getDimSize(1) % 8 == 0;
+}
+
+/// Plans `loop`, or returns nothing when it is left alone: not a unit-step
+/// index loop, no shared-memory load that streams with the induction
+/// variable, or such a load whose next block cannot be addressed ahead of
+/// time.
+std::optional<LoopPlan> planLoop(scf::ForOp loop) {
+  Value iv = loop.getInductionVar();
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!iv.getType().isIndex() || !step || *step != 1)
+    return std::nullopt;
+  Operation *grid = gridOpOf(loop);
+  Block *gridBody = grid ? gridBodyOf(grid) : nullptr;
+  if (!gridBody)
+    return std::nullopt;
+
+  Block *body = loop.getBody();
+  LoopPlan plan;
+  plan.loop = loop;
+  plan.gridBody = gridBody;
+  llvm::SmallPtrSet<Operation *, 16> sliceSet;
+  // Only loads directly in the body: one under an scf.if or an inner loop
+  // does not run exactly once per iteration, so prefetching it once per
+  // iteration would read blocks the program never asked for.
+  for (Operation &op : body->without_terminator()) {
+    auto load = dyn_cast<LoadTileOp>(op);
+    if (!load ||
+        !isa_and_nonnull<SharedLayoutAttr>(load.getType().getEncoding()) ||
+        !loop.isDefinedOutsideOfLoop(load.getSource()) || !fitsRing(load))
+      continue;
+
+    // The backward slice of the indices and rows inside the body.
+    llvm::SmallPtrSet<Operation *, 16> slice;
+    SmallVector<Value> worklist(load.getIndices());
+    worklist.push_back(load.getRows());
+    bool dependsOnIV = false, predictable = true;
+    while (!worklist.empty()) {
+      Value v = worklist.pop_back_val();
+      if (v == iv) {
+        dependsOnIV = true;
+        continue;
+      }
+      if (loop.isDefinedOutsideOfLoop(v))
+        continue;
+      Operation *def = v.getDefiningOp();
+      if (!def) { // an iter_arg: its next value is not known yet
+        predictable = false;
+        continue;
+      }
+      if (!slice.insert(def).second)
+        continue;
+      if (!isClonableScalar(def))
+        predictable = false;
+      // Keep walking through unclonable ops, only to tell a loop-invariant
+      // address from one that varies.
+      llvm::append_range(worklist, def->getOperands());
+      if (def->getNumRegions() != 0)
+        def->walk([&](Operation *nested) {
+          if (llvm::is_contained(nested->getOperands(), iv))
+            dependsOnIV = true;
+        });
+    }
+    // A loop-invariant address is not a stream of blocks (and hoisting it is
+    // LICM's business).
+    if (!dependsOnIV && predictable)
+      continue;
+    // An address that varies in a way we cannot replay for a later block
+    // (through an iter_arg, a memory read, a region): the loop is left
+    // alone rather than half pipelined.
+    if (!predictable)
+      return std::nullopt;
+    // The slot is refilled once the next iteration starts: the tile must not
+    // be carried into it.
+    if (llvm::any_of(load->getUsers(), [&](Operation *user) {
+          return user == body->getTerminator();
+        }))
+      return std::nullopt;
+    unsigned occurrence = llvm::count_if(plan.loads, [&](LoadTileOp l) {
+      return l.getSource() == load.getSource() && l.getType() == load.getType();
+    });
+    plan.loads.push_back(load);
+    plan.keys.emplace_back(load.getSource(), load.getType(), occurrence);
+    sliceSet.insert(slice.begin(), slice.end());
+  }
+  if (plan.loads.empty())
+    return std::nullopt;
+  // Slice ops are direct children of the body (they feed direct children),
+  // so body order is a valid cloning order.
+  for (Operation &op : body->without_terminator())
+    if (sliceSet.contains(&op))
+      plan.slice.push_back(&op);
+  return plan;
+}
+
+/// Whether the prologue of `plan`'s loop may fill its slots without first
+/// waiting for every thread, given the plans of all loops.
+///
+/// Invariant: when a pipelined loop P ends, no copy into its rings is in
+/// flight (the groups after the last wait hold blocks >= ub, never loaded)
+/// and every thread is done with all of P's iterations but possibly the last
+/// one, which reads slot (ub − 1) mod S: the last wait came after the reads
+/// of all earlier iterations. A zero-trip P issues no copy and reads nothing,
+/// so it keeps whatever held at its start. If the loop L comes next on the
+/// same rings and starts where P ended (lb == P's ub, as the masked loop
+/// continues the unmasked one), its prologue writes slots (lb + i) mod S,
+/// i in [0, S − 1): S − 1 consecutive slots that never include
+/// (lb − 1) mod S, for any S >= 2; slot (lb − 1) mod S is refilled only
+/// after L's first wait. Without an earlier user the rings are fresh. In
+/// any other case (an enclosing loop whose earlier trips used the rings,
+/// another start block, another ring user in between) the prologue first
+/// waits for everything.
+bool startsClean(const LoopPlan &plan,
+                 const DenseMap<Operation *, const LoopPlan *> &plans) {
+  Operation *cur = plan.loop;
+  while (true) {
+    for (Operation *prev = cur->getPrevNode(); prev;
+         prev = prev->getPrevNode()) {
+      bool touches = false;
+      prev->walk([&](scf::ForOp f) {
+        if (const LoopPlan *p = plans.lookup(f))
+          touches |= p->sharesRingWith(plan);
+      });
+      if (!touches)
+        continue;
+      const LoopPlan *p = plans.lookup(prev);
+      if (!p || !p->sameRingsAs(plan))
+        return false;
+      scf::ForOp prevLoop = p->loop, loop = plan.loop;
+      return prevLoop.getUpperBound() == loop.getLowerBound();
+    }
+    if (cur->getBlock() == plan.gridBody)
+      return true;
+    // An scf.if runs its region at most once: look on before it. Any other
+    // region (a loop body, another block of a function) may have run ring
+    // users we cannot see by walking backwards.
+    Operation *parent = cur->getParentOp();
+    if (!isa<scf::IfOp>(parent))
+      return false;
+    cur = parent;
+  }
+}
+
+struct PipelineKVLoopPass
+    : public attn::impl::AttnPipelineKVLoopBase<PipelineKVLoopPass> {
+  using Base::Base;
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    // One slot is being read while the others fill; the ring type allows 8.
+    if (stages < 2 || stages > 8)
+      return emitError(UnknownLoc::get(ctx))
+             << "pass option stages must be in [2, 8], got " << stages;
+    return success();
+  }
+
+  void runOnOperation() override {
+    SmallVector<LoopPlan> plans;
+    getOperation()->walk([&](scf::ForOp loop) {
+      if (std::optional<LoopPlan> p = planLoop(loop))
+        plans.push_back(std::move(*p));
+    });
+    DenseMap<Operation *, const LoopPlan *> byLoop;
+    for (const LoopPlan &p : plans)
+      byLoop[p.loop] = &p;
+    // A loop nested in a pipelined loop on the same ring would refill the
+    // slot the outer iteration is still reading: leave the inner one alone.
+    SmallVector<LoopPlan> kept;
+    for (LoopPlan &p : plans) {
+      bool clash = false;
+      for (Operation *a = p.loop->getParentOp(); a && !clash;
+           a = a->getParentOp())
+        if (const LoopPlan *outer = byLoop.lookup(a))
+          clash = outer->sharesRingWith(p);
+      if (!clash)
+        kept.push_back(std::move(p));
+    }
+    byLoop.clear();
+    for (const LoopPlan &p : kept)
+      byLoop[p.loop] = &p;
+    for (LoopPlan &p : kept)
+      p.leadingWait = !startsClean(p, byLoop);
+
+    Rings rings;
+    for (LoopPlan &p : kept)
+      pipeline(p, rings);
+    prefetchLoopInvariantLoads();
+  }
+
+  /// A shared-memory load outside the loops (Q) whose every use is inside a
+  /// pipelined loop becomes asynchronous too: its copy is issued where the
+  /// load was and committed as a group of its own, before the loops'
+  /// prologues, so it travels together with the first K/V blocks instead of
+  /// ahead of them. The first wait of the first loop that reads it leaves
+  /// S − 2 groups pending, all committed later (the prologue's), so the
+  /// load's group has completed, and the wait's barrier makes it visible.
+  /// (Measured on an H200, D = 128: +4–10% over the synchronous load, which
+  /// exposed one more global-memory latency per program.)
+  void prefetchLoopInvariantLoads() {
+    SmallVector<LoadTileOp> loads;
+    getOperation()->walk([&](LoadTileOp load) {
+      auto t = cast<RankedTensorType>(load.getType());
+      if (!isa_and_nonnull<SharedLayoutAttr>(t.getEncoding()) ||
+          !fitsRing(load) ||
+          load->getParentOfType<scf::ForOp>() || load->use_empty())
+        return;
+      // Every use sits in a pipelined loop of the same block, which starts
+      // with its wait.
+      bool ok = llvm::all_of(load->getUses(), [&](OpOperand &use) {
+        auto loop = use.getOwner()->getParentOfType<scf::ForOp>();
+        while (loop && loop->getBlock() != load->getBlock())
+          loop = loop->getParentOfType<scf::ForOp>();
+        return loop && isa<AsyncWaitOp>(loop.getBody()->front());
+      });
+      if (ok)
+        loads.push_back(load);
+    });
+    for (LoadTileOp load : loads) {
+      OpBuilder b(load);
+      Location loc = load.getLoc();
+      auto type = RingType::get(load.getContext(), 1, load.getType());
+      Value ring = AllocRingOp::create(b, loc, type);
+      Value slot = arith::ConstantIndexOp::create(b, loc, 0);
+      AsyncLoadTileOp::create(b, loc, load.getSource(), load.getIndices(),
+                              load.getRows(), ring, slot);
+      AsyncCommitOp::create(b, loc);
+      load.replaceAllUsesWith(
+          RingSlotOp::create(b, loc, load.getType(), ring, slot).getResult());
+      load.erase();
+    }
+  }
+
+private:
+  /// The rings created so far, by grid body and key, and the last ring op of
+  /// each grid body (new rings go after it, in creation order).
+  struct Rings {
+    DenseMap<std::pair<Block *, RingKey>, Value> byKey;
+    DenseMap<Block *, Operation *> last;
+  };
+
+  Value getRing(Rings &rings, Block *gridBody, const RingKey &key,
+                LoadTileOp load) {
+    Value &ring = rings.byKey[{gridBody, key}];
+    if (ring)
+      return ring;
+    OpBuilder b(load.getContext());
+    if (Operation *last = rings.last.lookup(gridBody))
+      b.setInsertionPointAfter(last);
+    else
+      b.setInsertionPointToStart(gridBody);
+    auto type = RingType::get(load.getContext(), stages, load.getType());
+    auto alloc = AllocRingOp::create(b, load.getLoc(), type);
+    rings.last[gridBody] = alloc;
+    ring = alloc;
+    return ring;
+  }
+
+  /// Emits, at `b`'s insertion point, the copies of block `block` into slot
+  /// `block mod S` of each ring, guarded by `block < ub`.
+  void emitPrefetch(OpBuilder &b, LoopPlan &plan, ArrayRef<Value> ringOf,
+                    Value block, Value numSlots) {
+    scf::ForOp loop = plan.loop;
+    Location loc = loop.getLoc();
+    auto pred = loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                                      : arith::CmpIPredicate::slt;
+    Value exists =
+        arith::CmpIOp::create(b, loc, pred, block, loop.getUpperBound());
+    auto guard = scf::IfOp::create(b, loc, exists, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(guard.thenBlock()->getTerminator());
+    IRMapping map;
+    map.map(loop.getInductionVar(), block);
+    for (Operation *op : plan.slice)
+      b.clone(*op, map);
+    // Blocks are >= 0 (lb >= 0), so the unsigned remainder is exact.
+    Value slot = arith::RemUIOp::create(b, loc, block, numSlots);
+    for (auto [load, ring] : llvm::zip_equal(plan.loads, ringOf)) {
+      SmallVector<Value> indices = llvm::map_to_vector(
+          load.getIndices(), [&](Value v) { return map.lookupOrDefault(v); });
+      AsyncLoadTileOp::create(b, load.getLoc(), load.getSource(), indices,
+                              map.lookupOrDefault(load.getRows()), ring, slot);
+    }
+  }
+
+  void pipeline(LoopPlan &plan, Rings &rings) {
+    scf::ForOp loop = plan.loop;
+    Location loc = loop.getLoc();
+    SmallVector<Value> ringOf;
+    for (auto [load, key] : llvm::zip_equal(plan.loads, plan.keys))
+      ringOf.push_back(getRing(rings, plan.gridBody, key, load));
+
+    OpBuilder b(loop);
+    Value numSlots = arith::ConstantIndexOp::create(b, loc, stages);
+    if (plan.leadingWait)
+      AsyncWaitOp::create(b, loc, 0);
+    // Prologue. The commit is unconditional: a loop shorter than S − 1
+    // blocks still commits S − 1 groups, which keeps the in-loop count of
+    // S − 2 pending groups exact.
+    Value lb = loop.getLowerBound();
+    for (int64_t i = 0; i < stages - 1; ++i) {
+      Value block = lb;
+      if (i != 0)
+        block = arith::AddIOp::create(
+            b, loc, lb, arith::ConstantIndexOp::create(b, loc, i));
+      emitPrefetch(b, plan, ringOf, block, numSlots);
+      AsyncCommitOp::create(b, loc);
+    }
+    Value ahead = arith::ConstantIndexOp::create(b, loc, stages - 1);
+
+    // Steady state, at the top of iteration j.
+    Value iv = loop.getInductionVar();
+    b.setInsertionPointToStart(loop.getBody());
+    AsyncWaitOp::create(b, loc, stages - 2);
+    Value next = arith::AddIOp::create(b, loc, iv, ahead);
+    emitPrefetch(b, plan, ringOf, next, numSlots);
+    AsyncCommitOp::create(b, loc);
+    Value slot = arith::RemUIOp::create(b, loc, iv, numSlots);
+    // The slot is read where the block was loaded; the original address
+    // computation is left to DCE when nothing else uses it.
+    for (auto [load, ring] : llvm::zip_equal(plan.loads, ringOf)) {
+      b.setInsertionPoint(load);
+      Value tile =
+          RingSlotOp::create(b, load.getLoc(), load.getType(), ring, slot);
+      load.replaceAllUsesWith(tile);
+      load.erase();
+    }
+  }
+};
+
+} // namespace
