@@ -149,6 +149,9 @@ mlir::attn::compileGPUKernel(ModuleOp module,
     return module.emitError() << "unsupported chip '" << opts.chip
                               << "' (expected sm_80, sm_86, sm_89, sm_90 or "
                                  "sm_90a)";
+  // Whether the problem writes the LSE, before the pipeline lowers it.
+  bool withLse = false;
+  module.walk([&](AttentionOp op) { withLse |= bool(op.getLse()); });
   PassManager kernelPm(ctx);
   buildGPUKernelPipeline(kernelPm, opts);
   if (failed(kernelPm.run(module)))
@@ -179,6 +182,9 @@ mlir::attn::compileGPUKernel(ModuleOp module,
     k.dtype = d.str();
   if (auto c = dyn_cast_or_null<BoolAttr>(info.get("causal")))
     k.causal = c.getValue();
+  if (auto a = dyn_cast_or_null<StringAttr>(info.get("abi")))
+    k.abi = a.str();
+  k.lse = k.abi == "legacy" || withLse;
 
   PassManager ptxPm(ctx);
   buildGPUSerializePipeline(ptxPm, opts);
@@ -200,7 +206,8 @@ std::string mlir::attn::manifestLine(const CompiledKernel &k,
           " head_dim_v=" + llvm::Twine(k.headDim) + " causal=" +
           llvm::Twine(k.causal ? 1 : 0) + " block_m=" + llvm::Twine(k.blockM) +
           " block_n=" + llvm::Twine(k.blockN) + " threads=" +
-          llvm::Twine(k.threads) + " smem=" + llvm::Twine(k.smemBytes) + "\n")
+          llvm::Twine(k.threads) + " smem=" + llvm::Twine(k.smemBytes) +
+          " abi=" + k.abi + " lse=" + llvm::Twine(k.lse ? 1 : 0) + "\n")
       .str();
 }
 

@@ -1,11 +1,12 @@
 // RUN: attn-opt %s --attn-codegen="chip=sm_80" --emit=ptx | FileCheck %s
+// RUN: attn-opt %s --attn-codegen="chip=sm_80 backend=legacy" --emit=ptx | FileCheck %s --check-prefix=LEGACY
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a" --emit=ptx -o %t.ptx && FileCheck %s --check-prefix=SM90 < %t.ptx
 // RUN: not attn-opt %s --attn-codegen="chip=sm_75" --emit=ptx 2>&1 | FileCheck %s --check-prefix=BADCHIP
 
 // The whole pipeline down to PTX: the instructions we meant are there.
 // CHECK:       .version 8.0
 // CHECK:       .target sm_80
-// CHECK:       .visible .entry attn_fwd_bf16_d128_m128n32w4qss2_causal(
+// CHECK:       .visible .entry attention_kernel(
 // CHECK:       .maxntid 128, 1, 1
 // CHECK:       cp.async.cg.shared.global [%{{[a-z0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // CHECK:       cp.async.commit_group;
@@ -16,6 +17,10 @@
 // CHECK:       ex2.approx.ftz.f32
 // CHECK:       ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // CHECK:       lg2.approx.ftz.f32
+
+// The legacy kernel builder (convert-attn-to-nvvm) still generates it.
+// LEGACY:      .visible .entry attn_fwd_bf16_d128_m128n32w4qss2_causal(
+// LEGACY:      mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 
 // SM90:        .target sm_90a
 // SM90:        mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32

@@ -52,7 +52,7 @@ static cl::opt<int64_t>
 
 namespace {
 OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, Type et, int64_t d,
-                                   bool causal) {
+                                   bool causal, bool withLse) {
   OpBuilder b(&ctx);
   Location loc = UnknownLoc::get(&ctx);
   auto module = ModuleOp::create(loc);
@@ -60,15 +60,27 @@ OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, Type et, int64_t d,
   auto t = MemRefType::get({dyn, dyn, dyn, d}, et);
   auto lseT = MemRefType::get({dyn, dyn, dyn}, b.getF32Type());
   b.setInsertionPointToEnd(module.getBody());
-  auto fn = func::FuncOp::create(b, loc, "attention",
-                                 b.getFunctionType({t, t, t, t, lseT}, {}));
+  // The kernel takes this function's arguments (the memref ABI of
+  // runtime/include/attn/runtime/KernelABI.h): (q, k, v, o[, lse], scale),
+  // the scale a run-time value so that one kernel serves every scale. Its
+  // name says the configuration; the kernel is "<name>_kernel".
+  SmallVector<Type> args = {t, t, t, t};
+  if (withLse)
+    args.push_back(lseT);
+  args.push_back(b.getF32Type());
+  std::string name =
+      (llvm::Twine("attn_fwd_") + (et.isBF16() ? "bf16" : "f16") + "_d" +
+       llvm::Twine(d) + (causal ? "_causal" : "") + (withLse ? "" : "_nolse"))
+          .str();
+  auto fn = func::FuncOp::create(b, loc, name, b.getFunctionType(args, {}));
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToStart(entry);
   auto op = attn::AttentionOp::create(
       b, loc, entry->getArgument(0), entry->getArgument(1),
-      entry->getArgument(2), entry->getArgument(3), entry->getArgument(4),
-      /*dynamic_scale=*/Value(), FloatAttr(), UnitAttr(), IntegerAttr(),
-      IntegerAttr(), attn::TargetAttr());
+      entry->getArgument(2), entry->getArgument(3),
+      withLse ? entry->getArgument(4) : Value(),
+      /*dynamic_scale=*/entry->getArguments().back(), FloatAttr(), UnitAttr(),
+      IntegerAttr(), IntegerAttr(), attn::TargetAttr());
   op.setCausal(causal);
   func::ReturnOp::create(b, loc);
   return module;
@@ -110,37 +122,39 @@ int main(int argc, char **argv) {
   for (const std::string &chip : chips)
     for (const std::string &dt : dtypes)
       for (int64_t d : headDims)
-        for (bool causal : {false, true}) {
-          Type et;
-          if (dt == "f16")
-            et = Float16Type::get(&ctx);
-          else if (dt == "bf16")
-            et = BFloat16Type::get(&ctx);
-          else
-            return fail("unsupported dtype '" + dt + "' (f16, bf16)");
-          OwningOpRef<ModuleOp> module = buildProblem(ctx, et, d, causal);
-          attn::CodegenPipelineOptions opts;
-          opts.chip = chip;
-          opts.blockQ = blockQ;
-          opts.blockKV = blockKV;
-          opts.mTiles = mTiles;
-          opts.qInRegisters = qInRegisters;
-          opts.kvStages = kvStages;
-          FailureOr<mlir::attn::CompiledKernel> k =
-              mlir::attn::compileGPUKernel(*module, opts);
-          if (failed(k))
-            return fail("kernel generation failed for " + dt + " d" +
-                        llvm::Twine(d));
-          std::string file = k->name + "." + chip + ".ptx";
-          SmallString<256> path(outDir);
-          llvm::sys::path::append(path, file);
-          std::error_code ec;
-          llvm::raw_fd_ostream os(path, ec);
-          if (ec)
-            return fail("cannot write " + path + ": " + ec.message());
-          os << k->ptx;
-          manifest += mlir::attn::manifestLine(*k, file);
-        }
+        for (bool causal : {false, true})
+          for (bool withLse : {true, false}) {
+            Type et;
+            if (dt == "f16")
+              et = Float16Type::get(&ctx);
+            else if (dt == "bf16")
+              et = BFloat16Type::get(&ctx);
+            else
+              return fail("unsupported dtype '" + dt + "' (f16, bf16)");
+            OwningOpRef<ModuleOp> module =
+                buildProblem(ctx, et, d, causal, withLse);
+            attn::CodegenPipelineOptions opts;
+            opts.chip = chip;
+            opts.blockQ = blockQ;
+            opts.blockKV = blockKV;
+            opts.mTiles = mTiles;
+            opts.qInRegisters = qInRegisters;
+            opts.kvStages = kvStages;
+            FailureOr<mlir::attn::CompiledKernel> k =
+                mlir::attn::compileGPUKernel(*module, opts);
+            if (failed(k))
+              return fail("kernel generation failed for " + dt + " d" +
+                          llvm::Twine(d));
+            std::string file = k->name + "." + chip + ".ptx";
+            SmallString<256> path(outDir);
+            llvm::sys::path::append(path, file);
+            std::error_code ec;
+            llvm::raw_fd_ostream os(path, ec);
+            if (ec)
+              return fail("cannot write " + path + ": " + ec.message());
+            os << k->ptx;
+            manifest += mlir::attn::manifestLine(*k, file);
+          }
   SmallString<256> mpath(outDir);
   llvm::sys::path::append(mpath, "manifest.txt");
   std::error_code ec;

@@ -59,7 +59,7 @@ struct CodegenPipelineOptions
       llvm::cl::desc("GPU backend: 'layouts' (attn-assign-layouts, "
                      "attn-pipeline-kv-loop, convert-attn-gpu-to-nvvm: one "
                      "pattern per tile op) or 'legacy' (convert-attn-to-nvvm)"),
-      llvm::cl::init("legacy")};
+      llvm::cl::init("layouts")};
   Option<int64_t> kvStages{*this, "kv-stages",
                            llvm::cl::desc("K/V shared-memory stages (0: auto)"),
                            llvm::cl::init(0)};
@@ -87,6 +87,12 @@ struct CompiledKernel {
   std::string name, ptx, dtype, chip;
   int64_t blockM = 0, blockN = 0, threads = 0, smemBytes = 0, headDim = 0;
   bool causal = false;
+  /// The kernel's parameter list (runtime/include/attn/runtime/KernelABI.h):
+  /// "memref" (the function's arguments as memref descriptors) or "legacy".
+  std::string abi = "legacy";
+  /// Whether the kernel writes the LSE (memref-ABI kernels always do when
+  /// they have the operand; legacy ones skip a null pointer).
+  bool lse = true;
 };
 
 /// Runs attn-codegen on `module` (in place) and returns its one kernel.

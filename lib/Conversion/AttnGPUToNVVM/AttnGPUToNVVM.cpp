@@ -67,8 +67,8 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx) {
 
 Value Emitter::pack2(Value vec, int64_t i, int64_t j) {
   auto et = cast<VectorType>(vec.getType()).getElementType();
-  Value pair = vector::ShuffleOp::create(b, loc, vec, vec,
-                                         ArrayRef<int64_t>{i, j});
+  Value pair =
+      vector::ShuffleOp::create(b, loc, vec, vec, ArrayRef<int64_t>{i, j});
   (void)et;
   return LLVM::BitcastOp::create(b, loc, i32(), pair);
 }
@@ -93,9 +93,8 @@ MmaCoords MmaCoords::get(Emitter &e, MmaLayoutAttr layout, int64_t rows) {
 SharedTile::SharedTile(RankedTensorType t)
     : layout(cast<SharedLayoutAttr>(t.getEncoding())), rows(t.getDimSize(0)),
       cols(t.getDimSize(1)),
-      rowBytes(layout.getRowBytes(cols,
-                                  t.getElementType().getIntOrFloatBitWidth() /
-                                      8)) {}
+      rowBytes(layout.getRowBytes(
+          cols, t.getElementType().getIntOrFloatBitWidth() / 8)) {}
 
 Value SharedTile::offset(Emitter &e, Value row, Value chunk) const {
   Value rowOff = e.mul(row, e.c32(rowBytes));
@@ -106,8 +105,7 @@ Value SharedTile::offset(Emitter &e, Value row, Value chunk) const {
   return e.add(rowOff, e.mul(sw, e.c32(16)));
 }
 
-SharedTile::LaneBase SharedTile::laneBase(Emitter &e, Value tile,
-                                          Value laneRow,
+SharedTile::LaneBase SharedTile::laneBase(Emitter &e, Value tile, Value laneRow,
                                           Value laneChunk) const {
   Value rowOff = e.mul(laneRow, e.c32(rowBytes));
   LaneBase lb;
@@ -133,8 +131,7 @@ Value SharedTile::at(Emitter &e, const LaneBase &lb, int64_t row,
   return e.gepBytes(lb.ptr[(chunk & 7) / 2], e.c32(imm));
 }
 
-SmallVector<Value, 4> mlir::attn::gpu_lowering::ldmatrix4(Emitter &e,
-                                                          Value ptr,
+SmallVector<Value, 4> mlir::attn::gpu_lowering::ldmatrix4(Emitter &e, Value ptr,
                                                           bool trans) {
   MLIRContext *ctx = e.b.getContext();
   Type i32 = e.i32();
@@ -187,7 +184,8 @@ void mlir::attn::gpu_lowering::emitTileCopy(Emitter &e, const KernelInfo &info,
     // Out-of-range rows read 0 bytes (zero-fill) from the tile's base.
     Value inRange = e.cmp(arith::CmpIPredicate::slt, r, valid);
     Value gOff = e.add(e.mul(e.add(row0, r), stride), e.mul(chunk, e.c32(8)));
-    Value src = e.gep(e.gptr(), elemTy, gBase, e.select(inRange, gOff, e.c32(0)));
+    Value src =
+        e.gep(e.gptr(), elemTy, gBase, e.select(inRange, gOff, e.c32(0)));
     Value dst = e.gepBytes(sTile, st.offset(e, r, chunk));
     NVVM::CpAsyncOp::create(b, loc, dst, src, 16,
                             NVVM::LoadCacheModifierKind::CG,
@@ -248,7 +246,9 @@ struct LowerVectorMath : public RewritePattern {
     Type t = op->getResult(0).getType();
     auto vt = dyn_cast<VectorType>(t);
     Type et = vt ? vt.getElementType() : t;
-    bool special = et.isF32() && isa<math::Exp2Op, math::ExpOp, math::LogOp>(op);
+    bool special =
+        et.isF32() &&
+        isa<math::Exp2Op, math::ExpOp, math::LogOp, math::TanhOp>(op);
     if (!vt && !special)
       return failure();
     Emitter e(rewriter, op->getLoc());
@@ -270,13 +270,38 @@ struct LowerVectorMath : public RewritePattern {
       // exp(x) = 2^(x·log2 e);  log(x) = log2(x)·ln 2.
       if (isa<math::Exp2Op>(op))
         return intrinsic("llvm.nvvm.ex2.approx.ftz.f32", x);
+      if (isa<math::TanhOp>(op)) {
+        // tanh(x) = sign(x)·(1 − 2 / (2^(2·|x|·log2 e) + 1)): no cancellation
+        // for large |x| (2^... -> inf gives ±1); near 0 the absolute error
+        // stays ~1e-7. |x| and the sign by bit operations (the NVVM lowering
+        // sends fabs/copysign to libdevice).
+        Location loc = op->getLoc();
+        Type i32 = e.i32();
+        Value bits = arith::BitcastOp::create(rewriter, loc, i32, x);
+        Value ax = arith::BitcastOp::create(
+            rewriter, loc, e.f32(),
+            arith::AndIOp::create(rewriter, loc, bits, e.c32(0x7fffffff)));
+        Value e2 = intrinsic(
+            "llvm.nvvm.ex2.approx.ftz.f32",
+            arith::MulFOp::create(rewriter, loc, ax, e.cf(float(2 * M_LOG2E))));
+        Value q = arith::DivFOp::create(
+            rewriter, loc, e.cf(2.0f),
+            arith::AddFOp::create(rewriter, loc, e2, e.cf(1.0f)));
+        Value t = arith::SubFOp::create(rewriter, loc, e.cf(1.0f), q);
+        Value sign =
+            arith::AndIOp::create(rewriter, loc, bits, e.c32(INT32_MIN));
+        Value tBits = arith::BitcastOp::create(rewriter, loc, i32, t);
+        return arith::BitcastOp::create(
+            rewriter, loc, e.f32(),
+            arith::OrIOp::create(rewriter, loc, tBits, sign));
+      }
       if (isa<math::ExpOp>(op))
         return intrinsic("llvm.nvvm.ex2.approx.ftz.f32",
                          arith::MulFOp::create(rewriter, op->getLoc(), x,
                                                e.cf(float(M_LOG2E))));
-      return arith::MulFOp::create(
-          rewriter, op->getLoc(), intrinsic("llvm.nvvm.lg2.approx.ftz.f", x),
-          e.cf(float(M_LN2)));
+      return arith::MulFOp::create(rewriter, op->getLoc(),
+                                   intrinsic("llvm.nvvm.lg2.approx.ftz.f", x),
+                                   e.cf(float(M_LN2)));
     };
     if (!vt) {
       rewriter.replaceOp(op, scalarOp(op->getOperands()));
@@ -305,7 +330,8 @@ namespace {
 bool isLaidOut(Type t) {
   auto rt = dyn_cast<RankedTensorType>(t);
   return rt && rt.getEncoding() &&
-         isa<MmaLayoutAttr, SliceLayoutAttr, SharedLayoutAttr>(rt.getEncoding());
+         isa<MmaLayoutAttr, SliceLayoutAttr, SharedLayoutAttr>(
+             rt.getEncoding());
 }
 
 struct ConvertAttnGPUToNVVMPass
@@ -380,9 +406,8 @@ struct ConvertAttnGPUToNVVMPass
         if (!isa_and_nonnull<SharedLayoutAttr>(t.getEncoding()))
           return;
         int64_t eb = t.getElementType().getIntOrFloatBitWidth() / 8;
-        bytes = t.getDimSize(0) *
-                cast<SharedLayoutAttr>(t.getEncoding())
-                    .getRowBytes(t.getDimSize(1), eb);
+        bytes = t.getDimSize(0) * cast<SharedLayoutAttr>(t.getEncoding())
+                                      .getRowBytes(t.getDimSize(1), eb);
       } else {
         return;
       }
@@ -436,12 +461,11 @@ struct ConvertAttnGPUToNVVMPass
     if (gm.lookupSymbol(name))
       return grid.emitError() << "kernel '" << name << "' exists already";
     OpBuilder mb = OpBuilder::atBlockEnd(gm.getBody());
-    auto fn = gpu::GPUFuncOp::create(mb, loc, name,
-                                     mb.getFunctionType(
-                                         func.getArgumentTypes(), {}));
+    auto fn = gpu::GPUFuncOp::create(
+        mb, loc, name, mb.getFunctionType(func.getArgumentTypes(), {}));
     fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), mb.getUnitAttr());
-    fn.setKnownBlockSizeAttr(mb.getDenseI32ArrayAttr(
-        {static_cast<int32_t>(info.threads()), 1, 1}));
+    fn.setKnownBlockSizeAttr(
+        mb.getDenseI32ArrayAttr({static_cast<int32_t>(info.threads()), 1, 1}));
 
     // Entry: the grid indices from the block index. Grid dim x runs the
     // forall's last dim in reverse: with causal masking the last query
@@ -505,19 +529,18 @@ struct ConvertAttnGPUToNVVMPass
       }
     });
     fn.walk([&](MaskOp m) { causal |= m.getCausal(); });
-    fn->setAttr(kKernelInfoAttrName,
-                mb.getDictionaryAttr({
-                    mb.getNamedAttr("block_m", mb.getI64IntegerAttr(blockM)),
-                    mb.getNamedAttr("block_n", mb.getI64IntegerAttr(blockN)),
-                    mb.getNamedAttr("threads",
-                                    mb.getI64IntegerAttr(info.threads())),
-                    mb.getNamedAttr("smem_bytes",
-                                    mb.getI64IntegerAttr(smemBytes)),
-                    mb.getNamedAttr("head_dim", mb.getI64IntegerAttr(headDim)),
-                    mb.getNamedAttr("dtype", mb.getStringAttr(dtype)),
-                    mb.getNamedAttr("causal", mb.getBoolAttr(causal)),
-                    mb.getNamedAttr("abi", mb.getStringAttr("memref")),
-                }));
+    fn->setAttr(
+        kKernelInfoAttrName,
+        mb.getDictionaryAttr({
+            mb.getNamedAttr("block_m", mb.getI64IntegerAttr(blockM)),
+            mb.getNamedAttr("block_n", mb.getI64IntegerAttr(blockN)),
+            mb.getNamedAttr("threads", mb.getI64IntegerAttr(info.threads())),
+            mb.getNamedAttr("smem_bytes", mb.getI64IntegerAttr(smemBytes)),
+            mb.getNamedAttr("head_dim", mb.getI64IntegerAttr(headDim)),
+            mb.getNamedAttr("dtype", mb.getStringAttr(dtype)),
+            mb.getNamedAttr("causal", mb.getBoolAttr(causal)),
+            mb.getNamedAttr("abi", mb.getStringAttr("memref")),
+        }));
 
     // The per-op lowering of the kernel body.
     if (failed(lowerKernel(fn, info)))

@@ -1,4 +1,5 @@
-//===- DotOpToNVVM.cpp - attn.dot and convert_layout on tensor cores -*- C++ -*-=//
+//===- DotOpToNVVM.cpp - attn.dot and convert_layout on tensor cores -*- C++
+//-*-=//
 //
 //   attn.dot  acc[M,N] += lhs[M,K] · rhs     (#attn.mma accumulators, f32)
 //     per k-step kk (16 columns of lhs):
@@ -98,8 +99,8 @@ struct DotLowering : public OpConversionPattern<DotOp> {
     // (k8,n8) of a [K, N] tile).
     SharedTile rhs(rhsTy);
     bool trans = !op.getRhsTransposed();
-    Value l8 = e.urem(lane, e.c32(8)), l8b = e.urem(e.udiv(lane, e.c32(8)),
-                                                     e.c32(2)),
+    Value l8 = e.urem(lane, e.c32(8)),
+          l8b = e.urem(e.udiv(lane, e.c32(8)), e.c32(2)),
           l16 = e.udiv(lane, e.c32(16));
     SharedTile::LaneBase rlb =
         trans ? rhs.laneBase(e, adaptor.getRhs(),
@@ -117,8 +118,8 @@ struct DotLowering : public OpConversionPattern<DotOp> {
     auto operand = [&](Value r) -> Value {
       // f16 operands are typed f16x2; bf16 ones are plain b32.
       if (et.isF16())
-        return LLVM::BitcastOp::create(rewriter, loc,
-                                       VectorType::get({2}, et), r);
+        return LLVM::BitcastOp::create(rewriter, loc, VectorType::get({2}, et),
+                                       r);
       return r;
     };
     auto mmaSync = [&](ArrayRef<Value> a, Value b0, Value b1, int64_t t,
@@ -172,10 +173,10 @@ struct ConvertLayoutLowering : public OpConversionPattern<ConvertLayoutOp> {
     auto mma = dyn_cast_or_null<MmaLayoutAttr>(out.getEncoding());
     if (!isa_and_nonnull<SharedLayoutAttr>(in.getEncoding()) || !mma ||
         in.getDimSize(1) % 16)
-      return op.emitError() << "unsupported: attn.convert_layout from " << in
-                            << " to " << out
-                            << " (the GPU lowering moves shared-memory tiles "
-                               "with 16k columns into #attn.mma only)";
+      return op.emitError()
+             << "unsupported: attn.convert_layout from " << in << " to " << out
+             << " (the GPU lowering moves shared-memory tiles "
+                "with 16k columns into #attn.mma only)";
     Location loc = op.getLoc();
     Emitter e(rewriter, loc);
     int64_t MT = mma.getMTiles(in.getDimSize(0)), NT = in.getDimSize(1) / 8;

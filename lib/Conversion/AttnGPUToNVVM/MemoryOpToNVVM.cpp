@@ -26,8 +26,7 @@ using namespace mlir::attn::gpu_lowering;
 
 namespace {
 
-template <typename OpTy>
-struct TilePattern : public OpConversionPattern<OpTy> {
+template <typename OpTy> struct TilePattern : public OpConversionPattern<OpTy> {
   TilePattern(TileTypeConverter &tc, const KernelInfo &info, MLIRContext *ctx)
       : OpConversionPattern<OpTy>(tc, ctx), info(info) {}
   const KernelInfo &info;
@@ -177,8 +176,8 @@ struct LoadTileToRegisters : public TilePattern<LoadTileOp> {
         if (pairs)
           off = e.add(off, e.add(col0, e.c32(rg.colOffs[k])));
         Value ptr = e.gep(e.gptr(), et, g.base, off);
-        Value v = LLVM::LoadOp::create(rewriter, op.getLoc(), chunkTy, ptr,
-                                       align);
+        Value v =
+            LLVM::LoadOp::create(rewriter, op.getLoc(), chunkTy, ptr, align);
         v = e.select(ok, v, zero);
         for (int64_t w = 0; w < width; ++w)
           elems[rg.first[k] + w] = e.extract(v, w);
@@ -211,8 +210,8 @@ struct StoreTileFromRegisters : public TilePattern<StoreTileOp> {
     auto outTy = VectorType::get({width}, memElem);
     unsigned align = width * memElem.getIntOrFloatBitWidth() / 8;
     // One value per row per quad: lane q = 0 writes it.
-    Value writer = pairs ? Value() : e.cmp(arith::CmpIPredicate::eq, c.q,
-                                           e.c32(0));
+    Value writer =
+        pairs ? Value() : e.cmp(arith::CmpIPredicate::eq, c.q, e.c32(0));
     for (const RowGroup &rg : rowGroups(t)) {
       Value r = e.add(rowBase, e.c32(rg.rowOffset));
       Value ok = e.cmp(arith::CmpIPredicate::slt, r, valid);

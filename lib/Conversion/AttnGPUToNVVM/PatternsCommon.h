@@ -123,7 +123,9 @@ struct MmaCoords {
     return 8 * n + e % 2;
   }
   /// The same for element `i` of a #attn.slice vector (2 per m-tile).
-  static int64_t sliceRowOffset(int64_t i) { return 16 * (i / 2) + 8 * (i % 2); }
+  static int64_t sliceRowOffset(int64_t i) {
+    return 16 * (i / 2) + 8 * (i % 2);
+  }
 };
 
 /// Addresses into a tile in shared memory (#attn.shared) for ldmatrix and

@@ -47,9 +47,9 @@ struct ElementwiseLowering : public ConversionPattern {
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
-    bool elementwise = isa<arith::ArithDialect, math::MathDialect>(
-                           op->getDialect()) ||
-                       isa<tensor::SplatOp>(op);
+    bool elementwise =
+        isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+        isa<tensor::SplatOp>(op);
     if (!elementwise || !hasLaidOutTile(op) || op->getNumRegions())
       return failure();
     SmallVector<Type> types;
@@ -67,8 +67,7 @@ struct ElementwiseLowering : public ConversionPattern {
                              "GPU (each thread would need its own part)");
       auto vt = cast<VectorType>(types[0]);
       rewriter.replaceOpWithNewOp<arith::ConstantOp>(
-          op, vt,
-          DenseElementsAttr::get(vt, dense.getSplatValue<Attribute>()));
+          op, vt, DenseElementsAttr::get(vt, dense.getSplatValue<Attribute>()));
       return success();
     }
     // Operands must all be per-thread vectors of one length, or scalars.
@@ -100,17 +99,19 @@ struct ReduceLowering : public RegisterPattern<ReduceOp> {
     auto mma = dyn_cast_or_null<MmaLayoutAttr>(in.getEncoding());
     auto slice = dyn_cast_or_null<SliceLayoutAttr>(out.getEncoding());
     if (!mma || !slice || slice.getParent() != mma)
-      return op.emitError() << "unsupported: attn.reduce from " << in
-                            << " to " << out
-                            << " (the GPU lowering reduces #attn.mma rows "
-                               "into their #attn.slice)";
+      return op.emitError()
+             << "unsupported: attn.reduce from " << in << " to " << out
+             << " (the GPU lowering reduces #attn.mma rows "
+                "into their #attn.slice)";
     Location loc = op.getLoc();
     Emitter e(rewriter, loc);
     bool isMax = op.getKind() == ReduceKind::Max;
     auto combine = [&](Value x, Value y) -> Value {
-      // maxnum: scores are finite or -inf, never NaN.
+      // maxnum (max.f32): scores are finite or -inf, never NaN. As the
+      // LLVM intrinsic: arith.maxnumf would become a libdevice call, and
+      // the kernel must not depend on finding libdevice.
       if (isMax)
-        return arith::MaxNumFOp::create(rewriter, loc, x, y);
+        return LLVM::MaxNumOp::create(rewriter, loc, x, y);
       return arith::AddFOp::create(rewriter, loc, x, y);
     };
     int64_t MT = mma.getMTiles(in.getDimSize(0)), NT = in.getDimSize(1) / 8;
@@ -150,8 +151,8 @@ struct BroadcastLowering : public RegisterPattern<BroadcastOp> {
     auto mma = dyn_cast_or_null<MmaLayoutAttr>(out.getEncoding());
     auto slice = dyn_cast_or_null<SliceLayoutAttr>(in.getEncoding());
     if (!mma || !slice || slice.getParent() != mma)
-      return op.emitError() << "unsupported: attn.broadcast from " << in
-                            << " to " << out;
+      return op.emitError()
+             << "unsupported: attn.broadcast from " << in << " to " << out;
     int64_t NT = out.getDimSize(1) / 8;
     int64_t n = mma.getElementsPerThread(out.getShape());
     SmallVector<int64_t> mask;
@@ -197,14 +198,13 @@ struct MaskLowering : public RegisterPattern<MaskOp> {
     // offset.
     Value qi = e.add(e.to32(adaptor.getQStart()), e.add(c.warpRow0, c.g));
     Value kj = e.add(e.to32(adaptor.getKvStart()), e.mul(c.q, e.c32(2)));
-    Value rows = arith::AddIOp::create(rewriter, loc, splat(qi),
-                                       constVec(rowOff));
-    Value cols = arith::AddIOp::create(rewriter, loc, splat(kj),
-                                       constVec(colOff));
+    Value rows =
+        arith::AddIOp::create(rewriter, loc, splat(qi), constVec(rowOff));
+    Value cols =
+        arith::AddIOp::create(rewriter, loc, splat(kj), constVec(colOff));
     Value kvLen = e.to32(adaptor.getKvLen());
-    Value hidden = arith::CmpIOp::create(rewriter, loc,
-                                         arith::CmpIPredicate::sge, cols,
-                                         splat(kvLen));
+    Value hidden = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::sge, cols, splat(kvLen));
     if (op.getCausal()) {
       // Bottom-right aligned: key kj is visible to query qi iff
       // kj <= qi + (kv_len − q_len).
@@ -218,8 +218,8 @@ struct MaskLowering : public RegisterPattern<MaskOp> {
     Value ninf = arith::ConstantOp::create(
         rewriter, loc, vf,
         DenseElementsAttr::get(
-            vf, rewriter.getF32FloatAttr(
-                    -std::numeric_limits<float>::infinity())));
+            vf,
+            rewriter.getF32FloatAttr(-std::numeric_limits<float>::infinity())));
     rewriter.replaceOpWithNewOp<arith::SelectOp>(op, hidden, ninf,
                                                  adaptor.getScores());
     return success();

@@ -1,4 +1,5 @@
-//===- AttnGPU.cpp - GPU layouts, the ring type and GPU-level ops -*- C++ -*-===//
+//===- AttnGPU.cpp - GPU layouts, the ring type and GPU-level ops -*- C++
+//-*-===//
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -10,8 +11,9 @@ using namespace mlir::attn;
 // Layouts
 //===----------------------------------------------------------------------===//
 
-LogicalResult MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                    int64_t warps) {
+LogicalResult
+MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      int64_t warps) {
   if (warps < 1 || warps > 32)
     return emitError() << "#attn.mma needs 1 to 32 warps, got " << warps;
   return success();
@@ -65,7 +67,8 @@ static LogicalResult verifyLayout(function_ref<InFlightDiagnostic()> emitError,
   if (auto mma = dyn_cast<MmaLayoutAttr>(enc))
     return mma.verifyShape(emitError, t.getShape());
   if (auto slice = dyn_cast<SliceLayoutAttr>(enc)) {
-    if (t.getRank() != 1 || t.getDimSize(0) % (16 * slice.getParent().getWarps()))
+    if (t.getRank() != 1 ||
+        t.getDimSize(0) % (16 * slice.getParent().getWarps()))
       return emitError() << "#attn.slice lays out 1-d tiles of a multiple of "
                          << 16 * slice.getParent().getWarps() << " rows, got "
                          << t;

@@ -96,9 +96,9 @@ struct AssignLayoutsPass
         return t;
       }
     }
-    return grid->emitError() << "unsupported: no warp tiling of " << rows
-                             << "-row tiles at head dim " << d
-                             << " fits the register budget";
+    return grid->emitError()
+           << "unsupported: no warp tiling of " << rows
+           << "-row tiles at head dim " << d << " fits the register budget";
   }
 
   /// Sets `v`'s type to its tensor type with `enc`.
@@ -153,18 +153,17 @@ struct AssignLayoutsPass
     int64_t rows = accTy.getDimSize(0);
     // Head dim and key block for the register estimate: the contraction of
     // the first Q·Kᵀ-like dot and the columns of its scores.
-    int64_t d = cast<RankedTensorType>(dots.front().getLhs().getType())
-                    .getDimSize(1);
+    int64_t d =
+        cast<RankedTensorType>(dots.front().getLhs().getType()).getDimSize(1);
     int64_t bc = accTy.getDimSize(1);
     for (DotOp dot : dots) {
       auto t = cast<RankedTensorType>(dot.getType());
       if (t.getDimSize(0) != rows)
         return dot.emitError() << "unsupported: dots with " << t.getDimSize(0)
-                               << " and " << rows
-                               << " rows in one GPU program";
+                               << " and " << rows << " rows in one GPU program";
       if (dot.getRhsTransposed()) {
-        d = std::max(d, cast<RankedTensorType>(dot.getLhs().getType())
-                            .getDimSize(1));
+        d = std::max(
+            d, cast<RankedTensorType>(dot.getLhs().getType()).getDimSize(1));
         bc = t.getDimSize(1);
       } else {
         d = std::max(d, t.getDimSize(1));
@@ -174,7 +173,8 @@ struct AssignLayoutsPass
     grid.getBody()->walk([&](LoadTileOp load) {
       auto t = cast<RankedTensorType>(load.getType());
       bool dotOperand = llvm::any_of(load->getUses(), isDotOperandUse);
-      if (t.getRank() == 2 && !dotOperand && load->getParentOfType<scf::ForOp>())
+      if (t.getRank() == 2 && !dotOperand &&
+          load->getParentOfType<scf::ForOp>())
         extraCols += t.getDimSize(1);
     });
     FailureOr<WarpTiling> tiling = chooseTiling(grid, rows, d, bc, extraCols);
@@ -222,9 +222,8 @@ struct AssignLayoutsPass
       if (!t || t.getEncoding())
         return;
       if (t.getRank() != 1 && t.getRank() != 2) {
-        result = emitError(v.getLoc())
-                 << "unsupported: a rank-" << t.getRank()
-                 << " tile in a GPU program";
+        result = emitError(v.getLoc()) << "unsupported: a rank-" << t.getRank()
+                                       << " tile in a GPU program";
         return;
       }
       auto load = v.getDefiningOp<LoadTileOp>();
@@ -240,9 +239,9 @@ struct AssignLayoutsPass
       // A lhs kept in registers, and every use outside attn.dot, reads the
       // tile through a conversion to the register layout.
       for (OpOperand &use : v.getUses()) {
-        bool keepShared = isDotOperandUse(use) &&
-                          !(use.getOperandNumber() == 0 &&
-                            tiling->qInRegisters);
+        bool keepShared =
+            isDotOperandUse(use) &&
+            !(use.getOperandNumber() == 0 && tiling->qInRegisters);
         if (!keepShared)
           toConvert.push_back({v, &use});
       }
@@ -294,9 +293,9 @@ struct AssignLayoutsPass
             return WalkResult::interrupt();
         if (auto s = dyn_cast_or_null<SliceLayoutAttr>(t.getEncoding()))
           if (t.getDimSize(0) != rows) {
-            op->emitError() << "unsupported: a per-row tile of "
-                            << t.getDimSize(0) << " rows in a program of "
-                            << rows << "-row blocks";
+            op->emitError()
+                << "unsupported: a per-row tile of " << t.getDimSize(0)
+                << " rows in a program of " << rows << "-row blocks";
             return WalkResult::interrupt();
           }
       }

@@ -119,8 +119,7 @@ bool fitsRing(LoadTileOp load) {
   auto tile = cast<RankedTensorType>(load.getType());
   // (attn.async_load_tile copies whole rows: no column windows.)
   return !load.getCols() && tile.getRank() == 2 && mem.getRank() >= 2 &&
-         mem.isStrided() &&
-         !mem.isDynamicDim(mem.getRank() - 1) &&
+         mem.isStrided() && !mem.isDynamicDim(mem.getRank() - 1) &&
          mem.getDimSize(mem.getRank() - 1) == tile.getDimSize(1) &&
          tile.getElementType().getIntOrFloatBitWidth() == 16 &&
          tile.getDimSize(0) % 8 == 0 && tile.getDimSize(1) % 8 == 0;
@@ -325,8 +324,8 @@ struct PipelineKVLoopPass
     getOperation()->walk([&](LoadTileOp load) {
       auto t = cast<RankedTensorType>(load.getType());
       if (!isa_and_nonnull<SharedLayoutAttr>(t.getEncoding()) ||
-          !fitsRing(load) ||
-          load->getParentOfType<scf::ForOp>() || load->use_empty())
+          !fitsRing(load) || load->getParentOfType<scf::ForOp>() ||
+          load->use_empty())
         return;
       // Every use sits in a pipelined loop of the same block, which starts
       // with its wait.

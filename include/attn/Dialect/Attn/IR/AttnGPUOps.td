@@ -70,7 +70,7 @@ def Attn_AsyncLoadTileOp : Attn_Op<"async_load_tile"> {
   }];
   let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$source,
                    Variadic<Index>:$indices, Index:$rows,
-                   Attn_RingType:$ring, Index:$slot);
+                   Arg<Attn_RingType, "", [MemWrite]>:$ring, Index:$slot);
   let assemblyFormat = [{
     $source `[` $indices `]` `rows` $rows `,` $ring `[` $slot `]` attr-dict
     `:` type($source) `,` qualified(type($ring))
