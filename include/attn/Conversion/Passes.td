@@ -21,9 +21,15 @@ def ConvertAttnToLinalg : Pass<"convert-attn-to-linalg"> {
 }
 
 def ConvertAttnToNVVM : Pass<"convert-attn-to-nvvm", "::mlir::ModuleOp"> {
-  let summary = "Lower the fused tile level to an mma.sync GPU kernel "
-                "(FlashAttention-2 partitioning) and a launch";
+  let summary = "Legacy: build the mma.sync GPU kernel from a recognised "
+                "fused tile program (attn-codegen backend=legacy)";
   let description = [{
+    Superseded by attn-assign-layouts + attn-pipeline-kv-loop +
+    convert-attn-gpu-to-nvvm (the default backend), which lower what the
+    tile level says op by op; this pass recognises one canonical program and
+    is kept, as `--attn-codegen="backend=legacy"`, until the new path is at
+    least as fast for every bundle kernel (results/PERF-NOTES.md, v8).
+
     Each fused tile-level program (the scf.forall grid of
     attn-tile-attention after attn-fuse-online-softmax) becomes a kernel in
     `gpu.module @attn_kernels`, written with NVVM ops (cp.async, ldmatrix,
