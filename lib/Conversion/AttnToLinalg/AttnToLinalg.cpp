@@ -87,14 +87,14 @@ struct LoadTileLowering : OpRewritePattern<LoadTileOp> {
       sizes.push_back(cols);
       SmallVector<OpFoldResult> strides(r, rw.getIndexAttr(1));
       auto viewType = memref::SubViewOp::inferRankReducedResultType(
-          {ShapedType::kDynamic, ShapedType::kDynamic}, memType, offsets,
-          sizes, strides);
+          {ShapedType::kDynamic, ShapedType::kDynamic}, memType, offsets, sizes,
+          strides);
       view = memref::SubViewOp::create(rw, loc, cast<MemRefType>(viewType),
                                        op.getSource(), offsets, sizes, strides);
       valid[1] = cols;
     } else {
-      view = tileSubview(rw, loc, op.getSource(), op.getIndices(),
-                         op.getRows(), tile);
+      view = tileSubview(rw, loc, op.getSource(), op.getIndices(), op.getRows(),
+                         tile);
     }
     auto validType = RankedTensorType::get(
         cast<MemRefType>(view.getType()).getShape(), tile.getElementType());

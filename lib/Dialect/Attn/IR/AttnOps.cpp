@@ -261,8 +261,7 @@ LogicalResult LoadTileOp::verify() {
     if (mem.getRank() < 2 ||
         getIndices().size() != static_cast<size_t>(mem.getRank()))
       return emitOpError() << "with cols, expected one index per source dim ("
-                           << mem.getRank() << "), got "
-                           << getIndices().size();
+                           << mem.getRank() << "), got " << getIndices().size();
     if (!mem.isStrided())
       return emitOpError() << "source must have a strided layout";
   } else if (failed(verifyTileAccess(*this, mem, getIndices().size(), tile,
