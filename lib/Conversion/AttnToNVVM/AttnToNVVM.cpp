@@ -958,17 +958,17 @@ struct ConvertAttnToNVVMPass
   LogicalResult chooseWarpTiling(KernelConfig &cfg, Operation *at) {
     if (mTiles != 0 && mTiles != 1 && mTiles != 2)
       return at->emitError()
-             << "unsupported: m-tiles=" << mTiles << " (1 or 2)";
+             << "unsupported: m-tiles=" << int64_t(mTiles) << " (1 or 2)";
     if (kvStages < 0 || kvStages > 2)
       return at->emitError()
-             << "unsupported: kv-stages=" << kvStages << " (1 or 2)";
+             << "unsupported: kv-stages=" << int64_t(kvStages) << " (1 or 2)";
     // A two-stage K/V ring by default: one barrier per key block and the
     // next block's loads overlapping all of this one (measured +3-5% over
     // one buffer each; results/PERF-NOTES.md). Shared memory: (Br + 4·Bc)·D·2.
     cfg.stages = kvStages ? int64_t(kvStages) : 2;
     if (qInRegisters < -1 || qInRegisters > 1)
-      return at->emitError()
-             << "q-in-registers must be -1, 0 or 1, got " << qInRegisters;
+      return at->emitError() << "q-in-registers must be -1, 0 or 1, got "
+                             << int64_t(qInRegisters);
     auto regs = [&](int64_t mt, bool qr) {
       return mt * (cfg.headDim / 2 + cfg.blockN / 2 +
                    (qr ? cfg.headDim / 4 : 0)) +

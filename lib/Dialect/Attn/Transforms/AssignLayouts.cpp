@@ -51,12 +51,12 @@ struct AssignLayoutsPass
     if (mTiles != 0 && mTiles != 1 && mTiles != 2)
       return emitError(UnknownLoc::get(ctx))
              << "pass option m-tiles must be 0 (heuristic), 1 or 2, got "
-             << mTiles;
+             << int64_t(mTiles);
     if (qInRegisters < -1 || qInRegisters > 1)
       return emitError(UnknownLoc::get(ctx))
              << "pass option q-in-registers must be -1 (heuristic), 0 or 1, "
                 "got "
-             << qInRegisters;
+             << int64_t(qInRegisters);
     return success();
   }
 

@@ -273,7 +273,7 @@ struct PipelineKVLoopPass
     // One slot is being read while the others fill; the ring type allows 8.
     if (stages < 2 || stages > 8)
       return emitError(UnknownLoc::get(ctx))
-             << "pass option stages must be in [2, 8], got " << stages;
+             << "pass option stages must be in [2, 8], got " << int64_t(stages);
     return success();
   }
 

@@ -1,5 +1,7 @@
 // RUN: attn-opt %s -split-input-file -allow-unregistered-dialect -attn-pipeline-kv-loop | FileCheck %s
 // RUN: attn-opt %s -split-input-file -allow-unregistered-dialect -attn-pipeline-kv-loop=stages=3 | FileCheck %s --check-prefix=S3
+// RUN: not attn-opt %s -split-input-file -allow-unregistered-dialect -attn-pipeline-kv-loop=stages=9 2>&1 | FileCheck %s --check-prefix=BADOPT
+// BADOPT: pass option stages must be in [2, 8], got 9
 
 // Laid-out tile programs as attn-assign-layouts leaves them (the online
 // softmax is abridged: the pass only looks at the loads and their indices).
