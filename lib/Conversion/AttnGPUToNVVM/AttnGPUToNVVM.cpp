@@ -66,10 +66,8 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx) {
 }
 
 Value Emitter::pack2(Value vec, int64_t i, int64_t j) {
-  auto et = cast<VectorType>(vec.getType()).getElementType();
   Value pair =
       vector::ShuffleOp::create(b, loc, vec, vec, ArrayRef<int64_t>{i, j});
-  (void)et;
   return LLVM::BitcastOp::create(b, loc, i32(), pair);
 }
 
@@ -451,7 +449,6 @@ struct ConvertAttnGPUToNVVMPass
       return failure();
     KernelInfo info;
     info.warps = *warps;
-    MLIRContext *ctx = grid.getContext();
     Location loc = grid.getLoc();
 
     gpu::GPUModuleOp gm = kernelModule(top);
@@ -564,7 +561,6 @@ struct ConvertAttnGPUToNVVMPass
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*hostBlock)))
       if (isOpTriviallyDead(&op))
         op.erase();
-    (void)ctx;
     return success();
   }
 

@@ -112,7 +112,7 @@ struct DotLowering : public OpConversionPattern<DotOp> {
     SmallVector<Value> acc;
     for (int64_t i = 0; i < MT * NT * 4; ++i)
       acc.push_back(e.extract(adaptor.getAcc(), i));
-    Type f32 = e.f32(), i32 = e.i32();
+    Type f32 = e.f32();
     auto resTy = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
     auto ptxTy = et.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
     auto operand = [&](Value r) -> Value {
@@ -139,7 +139,6 @@ struct DotLowering : public OpConversionPattern<DotOp> {
         acc[(t * NT + n) * 4 + el] =
             LLVM::ExtractValueOp::create(rewriter, loc, r, el);
     };
-    (void)i32;
     for (int64_t kk = 0; kk < KS; ++kk) {
       SmallVector<SmallVector<Value, 4>> a;
       for (int64_t t = 0; t < MT; ++t)
