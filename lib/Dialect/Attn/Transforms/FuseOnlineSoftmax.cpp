@@ -23,6 +23,13 @@
 // S and the V tile are taken from the "max" and "pv" loops by cloning their
 // computation, so whatever masking or loading the tiling emitted is kept.
 //
+// The pass rewrites only what it has read: the tags say which loop is which,
+// but every body it replaces is checked to compute what the fused loop will
+// (the same S in all three passes, l = Σ exp(scale·(S − m)) from the max
+// pass's m, P = exp(scale·(S − m)) / l from the sum pass's l, the initial
+// values −inf, 0, 0, and nothing written to memory). Anything else is an
+// error at the loop that differs, never a silently different kernel.
+//
 //===----------------------------------------------------------------------===//
 #include "attn/Transforms/Passes.h"
 
@@ -34,6 +41,8 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 #include <cmath>
@@ -168,7 +177,173 @@ LogicalResult verifyNaive(NaiveSoftmax &n) {
       !n.sumLoops.back()->isBeforeInBlock(n.pvLoops.front()))
     return first.emitError()
            << "cannot fuse the softmax: passes must run max, sum, pv in order";
+  // m and l are f32 row vectors [Br] and A an f32 tile [Br, D]: the fused
+  // loop carries exactly these.
+  auto rowType = dyn_cast<RankedTensorType>(n.maxLoops[0].getResult(0).getType());
+  auto accType = dyn_cast<RankedTensorType>(n.pvLoops[0].getResult(0).getType());
+  if (!rowType || rowType.getRank() != 1 ||
+      !rowType.getElementType().isF32() ||
+      n.sumLoops[0].getResult(0).getType() != rowType || !accType ||
+      accType.getRank() != 2 || !accType.getElementType().isF32() ||
+      accType.getDimSize(0) != rowType.getDimSize(0))
+    return first.emitError()
+           << "cannot fuse the softmax: the 'max' and 'sum' passes must carry "
+              "the same f32 row vector tensor<Br x f32> and the 'pv' pass an "
+              "f32 tile tensor<Br x D x f32>";
+  // Nothing but reads in the bodies: the fused loop keeps only the values
+  // the passes yield, so a write would be dropped.
+  for (auto loops : {&n.maxLoops, &n.sumLoops, &n.pvLoops})
+    for (scf::ForOp loop : *loops)
+      for (Operation &op : loop.getBody()->without_terminator()) {
+        if (isMemoryEffectFree(&op))
+          continue;
+        auto effects = dyn_cast<MemoryEffectOpInterface>(&op);
+        if (!effects || !effects.onlyHasEffect<MemoryEffects::Read>())
+          return op.emitError()
+                 << "cannot fuse the softmax: '" << op.getName()
+                 << "' in a '" << passOf(loop)
+                 << "' pass may write memory; the fused loop would drop it";
+      }
   return success();
+}
+
+/// Structural equality of values computed in the bodies of two pass loops:
+/// the same ops with the same attributes on equal operands, the loops'
+/// induction variables equal to each other, values from outside the loops
+/// equal only to themselves. A value that reads the loop's carried value is
+/// equal to nothing.
+class BodyEquivalence {
+public:
+  BodyEquivalence(scf::ForOp a, scf::ForOp b) : la(a), lb(b) {}
+
+  bool equal(Value a, Value b) {
+    if (a == b)
+      return a.getParentBlock() != la.getBody();
+    auto known = pairs.find(a);
+    if (known != pairs.end())
+      return known->second == b;
+    if (a == la.getInductionVar() || b == lb.getInductionVar())
+      return a == la.getInductionVar() && b == lb.getInductionVar();
+    auto ra = dyn_cast<OpResult>(a), rb = dyn_cast<OpResult>(b);
+    if (!ra || !rb || ra.getOwner()->getBlock() != la.getBody() ||
+        rb.getOwner()->getBlock() != lb.getBody() ||
+        ra.getResultNumber() != rb.getResultNumber())
+      return false;
+    bool same = OperationEquivalence::isEquivalentTo(
+        ra.getOwner(), rb.getOwner(),
+        [&](Value x, Value y) { return success(equal(x, y)); },
+        /*markEquivalent=*/nullptr, OperationEquivalence::IgnoreLocations);
+    if (same)
+      pairs[a] = b;
+    return same;
+  }
+
+private:
+  scf::ForOp la, lb;
+  DenseMap<Value, Value> pairs;
+};
+
+/// A splat constant tile of `v`.
+bool isSplatOf(Value t, double v) {
+  DenseFPElementsAttr attr;
+  if (!matchPattern(t, m_Constant(&attr)) || !attr.isSplat())
+    return false;
+  return attr.getSplatValue<APFloat>().convertToDouble() == v;
+}
+
+/// `v` is `base`, or its guarded form select(base == from, to, base) (the
+/// tiling pass's −inf → 0 guard on m and 0 → 1 guard on l).
+bool isGuardOf(Value v, Value base, double from, double to) {
+  if (v == base)
+    return true;
+  auto sel = v.getDefiningOp<arith::SelectOp>();
+  if (!sel || sel.getFalseValue() != base || !isSplatOf(sel.getTrueValue(), to))
+    return false;
+  auto cmp = sel.getCondition().getDefiningOp<arith::CmpFOp>();
+  if (!cmp || cmp.getPredicate() != arith::CmpFPredicate::OEQ)
+    return false;
+  return (cmp.getLhs() == base && isSplatOf(cmp.getRhs(), from)) ||
+         (cmp.getRhs() == base && isSplatOf(cmp.getLhs(), from));
+}
+
+/// The scale tile of the passes' exp: a splat of the run-time scale, else a
+/// constant splat of the attribute's scale.
+bool isScaleTile(Value t, NaiveSoftmax &n) {
+  if (n.dynamicScale) {
+    auto sp = t.getDefiningOp<tensor::SplatOp>();
+    return sp && sp.getInput() == n.dynamicScale;
+  }
+  return isSplatOf(t, n.scale);
+}
+
+/// In a "sum" or "pv" loop: `e` = exp((S − m̂)·scale) with S computed as the
+/// "max" loop computes `scores` and m̂ the max pass's result `mFinal` (or
+/// its guarded form).
+LogicalResult checkExpScaled(Value e, scf::ForOp loop, scf::ForOp maxLoop,
+                             Value scores, Value mFinal, NaiveSoftmax &n) {
+  auto fail = [&](StringRef what) {
+    return loop.emitError() << "cannot fuse the softmax: '" << passOf(loop)
+                            << "' loop must compute exp((S - m)·scale) " << what;
+  };
+  auto exp = e.getDefiningOp<math::ExpOp>();
+  if (!exp)
+    return fail("(no math.exp)");
+  auto mul = exp.getOperand().getDefiningOp<arith::MulFOp>();
+  if (!mul)
+    return fail("(the exp's operand is not arith.mulf)");
+  Value diff = mul.getLhs();
+  if (!isScaleTile(mul.getRhs(), n)) {
+    diff = mul.getRhs();
+    if (!isScaleTile(mul.getLhs(), n))
+      return fail("with the passes' scale");
+  }
+  auto sub = diff.getDefiningOp<arith::SubFOp>();
+  auto mB = sub ? sub.getRhs().getDefiningOp<BroadcastOp>() : BroadcastOp();
+  if (!sub || !mB)
+    return fail("(no S - broadcast(m))");
+  if (!isGuardOf(mB.getInput(), mFinal, -INFINITY, 0.0))
+    return fail("with m the max pass's result");
+  if (!BodyEquivalence(maxLoop, loop).equal(scores, sub.getLhs()))
+    return fail("with S computed as in the 'max' loop");
+  return success();
+}
+
+/// In a "sum" loop: yield(addf(carried, attn.reduce sum exp((S − m)·scale))).
+LogicalResult checkSumLoop(scf::ForOp sumLoop, scf::ForOp maxLoop,
+                           Value scores, NaiveSoftmax &n) {
+  auto yield = cast<scf::YieldOp>(sumLoop.getBody()->getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  Value iter = sumLoop.getRegionIterArg(0);
+  ReduceOp red;
+  if (add) {
+    Value other = add.getLhs() == iter   ? add.getRhs()
+                  : add.getRhs() == iter ? add.getLhs()
+                                         : Value();
+    red = other ? other.getDefiningOp<ReduceOp>() : ReduceOp();
+  }
+  if (!red || red.getKind() != ReduceKind::Sum)
+    return sumLoop.emitError() << "cannot fuse the softmax: 'sum' loop must "
+                                  "yield carried + attn.reduce sum P";
+  return checkExpScaled(red.getInput(), sumLoop, maxLoop, scores,
+                        n.maxLoops.back().getResult(0), n);
+}
+
+/// In a "pv" loop, the dot's P: [truncf] (exp((S − m)·scale) / broadcast(l̂))
+/// with l̂ the sum pass's result (or its guarded form).
+LogicalResult checkPvLoop(scf::ForOp pvLoop, DotOp pvDot, scf::ForOp maxLoop,
+                          Value scores, NaiveSoftmax &n) {
+  Value p = pvDot.getLhs();
+  if (auto t = p.getDefiningOp<arith::TruncFOp>())
+    p = t.getIn();
+  auto div = p.getDefiningOp<arith::DivFOp>();
+  auto lB = div ? div.getRhs().getDefiningOp<BroadcastOp>() : BroadcastOp();
+  if (!lB || !isGuardOf(lB.getInput(), n.sumLoops.back().getResult(0), 0.0,
+                        1.0))
+    return pvLoop.emitError()
+           << "cannot fuse the softmax: 'pv' loop must use P = exp((S - "
+              "m)·scale) / broadcast(l) with l the sum pass's result";
+  return checkExpScaled(div.getLhs(), pvLoop, maxLoop, scores,
+                        n.maxLoops.back().getResult(0), n);
 }
 
 /// In a "max" loop: yield(maximumf(iter, reduce max S)); returns S.
@@ -235,8 +410,39 @@ LogicalResult cloneSlice(OpBuilder &b, scf::ForOp loop, Value root, Value iv,
   return success();
 }
 
+/// Checks, before anything is rewritten, that every pass computes what the
+/// fused loop will.
+LogicalResult checkBodies(NaiveSoftmax &n, DominanceInfo &dom) {
+  // c = s·log2(e) goes where the max pass starts: s must be defined there.
+  if (n.dynamicScale && !dom.properlyDominates(n.dynamicScale, n.maxLoops[0]))
+    return n.maxLoops[0].emitError() << "cannot fuse the softmax: the "
+                                        "run-time scale is defined after the "
+                                        "max pass";
+  for (size_t i = 0; i < n.maxLoops.size(); ++i) {
+    FailureOr<Value> scores = scoresOf(n.maxLoops[i]);
+    if (failed(scores))
+      return failure();
+    FailureOr<DotOp> pvDot = pvDotOf(n.pvLoops[i]);
+    if (failed(pvDot))
+      return failure();
+    if (failed(checkSumLoop(n.sumLoops[i], n.maxLoops[i], *scores, n)) ||
+        failed(checkPvLoop(n.pvLoops[i], *pvDot, n.maxLoops[i], *scores, n)))
+      return failure();
+  }
+  // The fused loop starts from m = −inf, l = 0, A = 0 (the first α is then 0
+  // and drops the initial l and A): other starting values would mean
+  // something the fused loop does not compute.
+  if (!isSplatOf(n.maxLoops[0].getInitArgs()[0], -INFINITY) ||
+      !isSplatOf(n.sumLoops[0].getInitArgs()[0], 0.0) ||
+      !isSplatOf(n.pvLoops[0].getInitArgs()[0], 0.0))
+    return n.maxLoops[0].emitError()
+           << "cannot fuse the softmax: the passes must start from m = -inf, "
+              "l = 0 and A = 0 (constant splats)";
+  return success();
+}
+
 LogicalResult fuse(NaiveSoftmax &n, DominanceInfo &dom) {
-  if (failed(verifyNaive(n)))
+  if (failed(verifyNaive(n)) || failed(checkBodies(n, dom)))
     return failure();
   scf::ForOp firstLoop = n.maxLoops.front();
   Location loc = firstLoop.getLoc();
@@ -271,10 +477,6 @@ LogicalResult fuse(NaiveSoftmax &n, DominanceInfo &dom) {
   // fused loops start where the max pass did, so s must be defined there).
   Value cDynamic;
   if (n.dynamicScale) {
-    if (!dom.properlyDominates(n.dynamicScale, firstLoop))
-      return firstLoop.emitError()
-             << "cannot fuse the softmax: the run-time scale is defined after "
-                "the max pass";
     Value log2e = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(M_LOG2E));
     cDynamic = arith::MulFOp::create(b, loc, n.dynamicScale, log2e);
   }

@@ -236,3 +236,401 @@ func.func @runtime_scale_missing_in_pv(%q: tensor<16x16xf32>, %key: memref<?x16x
   } {attn.softmax_pass = "pv"}
   return
 }
+
+// -----
+
+// Each pass body must compute what the fused loop computes; the tags alone
+// are not trusted. The programs below differ from a valid naive form in one
+// place each.
+// The issue's first example: a 'sum' pass computing l + l, not l + rowsum(P).
+func.func @sum_adds_carried_twice(%q: tensor<16x16xf32>, %key: memref<?x16xf32>, %value: memref<?x16xf32>, %n: index, %other: tensor<16xf32>) -> (tensor<16xf32>, tensor<16x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %ninf = arith.constant dense<0xFF800000> : tensor<16xf32>
+  %zr = arith.constant dense<0.0> : tensor<16xf32>
+  %z = arith.constant dense<0.0> : tensor<16x16xf32>
+  %sc = arith.constant dense<0.25> : tensor<16x16xf32>
+  %m = scf.for %kb = %c0 to %n step %c1 iter_args(%mi = %ninf) -> tensor<16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %r = attn.reduce max %s : tensor<16x16xf32> -> tensor<16xf32>
+    %mn = arith.maximumf %mi, %r : tensor<16xf32>
+    scf.yield %mn : tensor<16xf32>
+  } {attn.softmax_pass = "max", attn.softmax_scale = 0.25 : f32}
+  // expected-error @+1 {{cannot fuse the softmax: 'sum' loop must yield carried + attn.reduce sum P}}
+  %l = scf.for %kb = %c0 to %n step %c1 iter_args(%li = %zr) -> tensor<16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %mb = attn.broadcast %m : tensor<16xf32> -> tensor<16x16xf32>
+    %d = arith.subf %s, %mb : tensor<16x16xf32>
+    %ds = arith.mulf %d, %sc : tensor<16x16xf32>
+    %e = math.exp %ds : tensor<16x16xf32>
+    %r = attn.reduce sum %e : tensor<16x16xf32> -> tensor<16xf32>
+    %ln = arith.addf %li, %li : tensor<16xf32>
+    scf.yield %ln : tensor<16xf32>
+  } {attn.softmax_pass = "sum", attn.softmax_scale = 0.25 : f32}
+  %acc = scf.for %kb = %c0 to %n step %c1 iter_args(%ai = %z) -> tensor<16x16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %mb = attn.broadcast %m : tensor<16xf32> -> tensor<16x16xf32>
+    %d = arith.subf %s, %mb : tensor<16x16xf32>
+    %ds = arith.mulf %d, %sc : tensor<16x16xf32>
+    %e = math.exp %ds : tensor<16x16xf32>
+    %lb = attn.broadcast %l : tensor<16xf32> -> tensor<16x16xf32>
+    %p = arith.divf %e, %lb : tensor<16x16xf32>
+    %v = attn.load_tile %value[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %an = attn.dot %p, %v, %ai : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    scf.yield %an : tensor<16x16xf32>
+  } {attn.softmax_pass = "pv", attn.softmax_scale = 0.25 : f32}
+  return %l, %acc : tensor<16xf32>, tensor<16x16xf32>
+}
+
+// -----
+
+// The issue's second example: a 'pv' pass multiplying S, not P, by V.
+func.func @pv_uses_scores(%q: tensor<16x16xf32>, %key: memref<?x16xf32>, %value: memref<?x16xf32>, %n: index, %other: tensor<16xf32>) -> (tensor<16xf32>, tensor<16x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %ninf = arith.constant dense<0xFF800000> : tensor<16xf32>
+  %zr = arith.constant dense<0.0> : tensor<16xf32>
+  %z = arith.constant dense<0.0> : tensor<16x16xf32>
+  %sc = arith.constant dense<0.25> : tensor<16x16xf32>
+  %m = scf.for %kb = %c0 to %n step %c1 iter_args(%mi = %ninf) -> tensor<16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %r = attn.reduce max %s : tensor<16x16xf32> -> tensor<16xf32>
+    %mn = arith.maximumf %mi, %r : tensor<16xf32>
+    scf.yield %mn : tensor<16xf32>
+  } {attn.softmax_pass = "max", attn.softmax_scale = 0.25 : f32}
+  %l = scf.for %kb = %c0 to %n step %c1 iter_args(%li = %zr) -> tensor<16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %mb = attn.broadcast %m : tensor<16xf32> -> tensor<16x16xf32>
+    %d = arith.subf %s, %mb : tensor<16x16xf32>
+    %ds = arith.mulf %d, %sc : tensor<16x16xf32>
+    %e = math.exp %ds : tensor<16x16xf32>
+    %r = attn.reduce sum %e : tensor<16x16xf32> -> tensor<16xf32>
+    %ln = arith.addf %li, %r : tensor<16xf32>
+    scf.yield %ln : tensor<16xf32>
+  } {attn.softmax_pass = "sum", attn.softmax_scale = 0.25 : f32}
+  // expected-error @+1 {{cannot fuse the softmax: 'pv' loop must use P = exp((S - m)·scale) / broadcast(l) with l the sum pass's result}}
+  %acc = scf.for %kb = %c0 to %n step %c1 iter_args(%ai = %z) -> tensor<16x16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %mb = attn.broadcast %m : tensor<16xf32> -> tensor<16x16xf32>
+    %d = arith.subf %s, %mb : tensor<16x16xf32>
+    %ds = arith.mulf %d, %sc : tensor<16x16xf32>
+    %e = math.exp %ds : tensor<16x16xf32>
+    %lb = attn.broadcast %l : tensor<16xf32> -> tensor<16x16xf32>
+    %p = arith.divf %e, %lb : tensor<16x16xf32>
+    %v = attn.load_tile %value[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %an = attn.dot %s, %v, %ai : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    scf.yield %an : tensor<16x16xf32>
+  } {attn.softmax_pass = "pv", attn.softmax_scale = 0.25 : f32}
+  return %l, %acc : tensor<16xf32>, tensor<16x16xf32>
+}
+
+// -----
+
+// The 'sum' pass loads other key rows (row = kb·1): its S is not the max pass's S.
+func.func @sum_other_scores(%q: tensor<16x16xf32>, %key: memref<?x16xf32>, %value: memref<?x16xf32>, %n: index, %other: tensor<16xf32>) -> (tensor<16xf32>, tensor<16x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %ninf = arith.constant dense<0xFF800000> : tensor<16xf32>
+  %zr = arith.constant dense<0.0> : tensor<16xf32>
+  %z = arith.constant dense<0.0> : tensor<16x16xf32>
+  %sc = arith.constant dense<0.25> : tensor<16x16xf32>
+  %m = scf.for %kb = %c0 to %n step %c1 iter_args(%mi = %ninf) -> tensor<16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %r = attn.reduce max %s : tensor<16x16xf32> -> tensor<16xf32>
+    %mn = arith.maximumf %mi, %r : tensor<16xf32>
+    scf.yield %mn : tensor<16xf32>
+  } {attn.softmax_pass = "max", attn.softmax_scale = 0.25 : f32}
+  // expected-error @+1 {{cannot fuse the softmax: 'sum' loop must compute exp((S - m)·scale) with S computed as in the 'max' loop}}
+  %l = scf.for %kb = %c0 to %n step %c1 iter_args(%li = %zr) -> tensor<16xf32> {
+    %row = arith.muli %kb, %c1 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %mb = attn.broadcast %m : tensor<16xf32> -> tensor<16x16xf32>
+    %d = arith.subf %s, %mb : tensor<16x16xf32>
+    %ds = arith.mulf %d, %sc : tensor<16x16xf32>
+    %e = math.exp %ds : tensor<16x16xf32>
+    %r = attn.reduce sum %e : tensor<16x16xf32> -> tensor<16xf32>
+    %ln = arith.addf %li, %r : tensor<16xf32>
+    scf.yield %ln : tensor<16xf32>
+  } {attn.softmax_pass = "sum", attn.softmax_scale = 0.25 : f32}
+  %acc = scf.for %kb = %c0 to %n step %c1 iter_args(%ai = %z) -> tensor<16x16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %mb = attn.broadcast %m : tensor<16xf32> -> tensor<16x16xf32>
+    %d = arith.subf %s, %mb : tensor<16x16xf32>
+    %ds = arith.mulf %d, %sc : tensor<16x16xf32>
+    %e = math.exp %ds : tensor<16x16xf32>
+    %lb = attn.broadcast %l : tensor<16xf32> -> tensor<16x16xf32>
+    %p = arith.divf %e, %lb : tensor<16x16xf32>
+    %v = attn.load_tile %value[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %an = attn.dot %p, %v, %ai : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    scf.yield %an : tensor<16x16xf32>
+  } {attn.softmax_pass = "pv", attn.softmax_scale = 0.25 : f32}
+  return %l, %acc : tensor<16xf32>, tensor<16x16xf32>
+}
+
+// -----
+
+// The 'sum' pass subtracts a value that is not the max pass's m.
+func.func @sum_other_max(%q: tensor<16x16xf32>, %key: memref<?x16xf32>, %value: memref<?x16xf32>, %n: index, %other: tensor<16xf32>) -> (tensor<16xf32>, tensor<16x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %ninf = arith.constant dense<0xFF800000> : tensor<16xf32>
+  %zr = arith.constant dense<0.0> : tensor<16xf32>
+  %z = arith.constant dense<0.0> : tensor<16x16xf32>
+  %sc = arith.constant dense<0.25> : tensor<16x16xf32>
+  %m = scf.for %kb = %c0 to %n step %c1 iter_args(%mi = %ninf) -> tensor<16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %r = attn.reduce max %s : tensor<16x16xf32> -> tensor<16xf32>
+    %mn = arith.maximumf %mi, %r : tensor<16xf32>
+    scf.yield %mn : tensor<16xf32>
+  } {attn.softmax_pass = "max", attn.softmax_scale = 0.25 : f32}
+  // expected-error @+1 {{cannot fuse the softmax: 'sum' loop must compute exp((S - m)·scale) with m the max pass's result}}
+  %l = scf.for %kb = %c0 to %n step %c1 iter_args(%li = %zr) -> tensor<16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %mb = attn.broadcast %other : tensor<16xf32> -> tensor<16x16xf32>
+    %d = arith.subf %s, %mb : tensor<16x16xf32>
+    %ds = arith.mulf %d, %sc : tensor<16x16xf32>
+    %e = math.exp %ds : tensor<16x16xf32>
+    %r = attn.reduce sum %e : tensor<16x16xf32> -> tensor<16xf32>
+    %ln = arith.addf %li, %r : tensor<16xf32>
+    scf.yield %ln : tensor<16xf32>
+  } {attn.softmax_pass = "sum", attn.softmax_scale = 0.25 : f32}
+  %acc = scf.for %kb = %c0 to %n step %c1 iter_args(%ai = %z) -> tensor<16x16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %mb = attn.broadcast %m : tensor<16xf32> -> tensor<16x16xf32>
+    %d = arith.subf %s, %mb : tensor<16x16xf32>
+    %ds = arith.mulf %d, %sc : tensor<16x16xf32>
+    %e = math.exp %ds : tensor<16x16xf32>
+    %lb = attn.broadcast %l : tensor<16xf32> -> tensor<16x16xf32>
+    %p = arith.divf %e, %lb : tensor<16x16xf32>
+    %v = attn.load_tile %value[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %an = attn.dot %p, %v, %ai : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    scf.yield %an : tensor<16x16xf32>
+  } {attn.softmax_pass = "pv", attn.softmax_scale = 0.25 : f32}
+  return %l, %acc : tensor<16xf32>, tensor<16x16xf32>
+}
+
+// -----
+
+// The 'sum' pass scales by another constant than the loops' attn.softmax_scale.
+func.func @sum_other_scale(%q: tensor<16x16xf32>, %key: memref<?x16xf32>, %value: memref<?x16xf32>, %n: index, %other: tensor<16xf32>) -> (tensor<16xf32>, tensor<16x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %ninf = arith.constant dense<0xFF800000> : tensor<16xf32>
+  %zr = arith.constant dense<0.0> : tensor<16xf32>
+  %z = arith.constant dense<0.0> : tensor<16x16xf32>
+  %sc = arith.constant dense<0.25> : tensor<16x16xf32>
+  %m = scf.for %kb = %c0 to %n step %c1 iter_args(%mi = %ninf) -> tensor<16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %r = attn.reduce max %s : tensor<16x16xf32> -> tensor<16xf32>
+    %mn = arith.maximumf %mi, %r : tensor<16xf32>
+    scf.yield %mn : tensor<16xf32>
+  } {attn.softmax_pass = "max", attn.softmax_scale = 0.25 : f32}
+  // expected-error @+1 {{cannot fuse the softmax: 'sum' loop must compute exp((S - m)·scale) with the passes' scale}}
+  %l = scf.for %kb = %c0 to %n step %c1 iter_args(%li = %zr) -> tensor<16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %mb = attn.broadcast %m : tensor<16xf32> -> tensor<16x16xf32>
+    %d = arith.subf %s, %mb : tensor<16x16xf32>
+    %ds = arith.mulf %d, %z : tensor<16x16xf32>
+    %e = math.exp %ds : tensor<16x16xf32>
+    %r = attn.reduce sum %e : tensor<16x16xf32> -> tensor<16xf32>
+    %ln = arith.addf %li, %r : tensor<16xf32>
+    scf.yield %ln : tensor<16xf32>
+  } {attn.softmax_pass = "sum", attn.softmax_scale = 0.25 : f32}
+  %acc = scf.for %kb = %c0 to %n step %c1 iter_args(%ai = %z) -> tensor<16x16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %mb = attn.broadcast %m : tensor<16xf32> -> tensor<16x16xf32>
+    %d = arith.subf %s, %mb : tensor<16x16xf32>
+    %ds = arith.mulf %d, %sc : tensor<16x16xf32>
+    %e = math.exp %ds : tensor<16x16xf32>
+    %lb = attn.broadcast %l : tensor<16xf32> -> tensor<16x16xf32>
+    %p = arith.divf %e, %lb : tensor<16x16xf32>
+    %v = attn.load_tile %value[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %an = attn.dot %p, %v, %ai : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    scf.yield %an : tensor<16x16xf32>
+  } {attn.softmax_pass = "pv", attn.softmax_scale = 0.25 : f32}
+  return %l, %acc : tensor<16xf32>, tensor<16x16xf32>
+}
+
+// -----
+
+// The 'pv' pass divides by a value that is not the sum pass's l.
+func.func @pv_other_sum(%q: tensor<16x16xf32>, %key: memref<?x16xf32>, %value: memref<?x16xf32>, %n: index, %other: tensor<16xf32>) -> (tensor<16xf32>, tensor<16x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %ninf = arith.constant dense<0xFF800000> : tensor<16xf32>
+  %zr = arith.constant dense<0.0> : tensor<16xf32>
+  %z = arith.constant dense<0.0> : tensor<16x16xf32>
+  %sc = arith.constant dense<0.25> : tensor<16x16xf32>
+  %m = scf.for %kb = %c0 to %n step %c1 iter_args(%mi = %ninf) -> tensor<16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %r = attn.reduce max %s : tensor<16x16xf32> -> tensor<16xf32>
+    %mn = arith.maximumf %mi, %r : tensor<16xf32>
+    scf.yield %mn : tensor<16xf32>
+  } {attn.softmax_pass = "max", attn.softmax_scale = 0.25 : f32}
+  %l = scf.for %kb = %c0 to %n step %c1 iter_args(%li = %zr) -> tensor<16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %mb = attn.broadcast %m : tensor<16xf32> -> tensor<16x16xf32>
+    %d = arith.subf %s, %mb : tensor<16x16xf32>
+    %ds = arith.mulf %d, %sc : tensor<16x16xf32>
+    %e = math.exp %ds : tensor<16x16xf32>
+    %r = attn.reduce sum %e : tensor<16x16xf32> -> tensor<16xf32>
+    %ln = arith.addf %li, %r : tensor<16xf32>
+    scf.yield %ln : tensor<16xf32>
+  } {attn.softmax_pass = "sum", attn.softmax_scale = 0.25 : f32}
+  // expected-error @+1 {{cannot fuse the softmax: 'pv' loop must use P = exp((S - m)·scale) / broadcast(l) with l the sum pass's result}}
+  %acc = scf.for %kb = %c0 to %n step %c1 iter_args(%ai = %z) -> tensor<16x16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %mb = attn.broadcast %m : tensor<16xf32> -> tensor<16x16xf32>
+    %d = arith.subf %s, %mb : tensor<16x16xf32>
+    %ds = arith.mulf %d, %sc : tensor<16x16xf32>
+    %e = math.exp %ds : tensor<16x16xf32>
+    %lb = attn.broadcast %other : tensor<16xf32> -> tensor<16x16xf32>
+    %p = arith.divf %e, %lb : tensor<16x16xf32>
+    %v = attn.load_tile %value[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %an = attn.dot %p, %v, %ai : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    scf.yield %an : tensor<16x16xf32>
+  } {attn.softmax_pass = "pv", attn.softmax_scale = 0.25 : f32}
+  return %l, %acc : tensor<16xf32>, tensor<16x16xf32>
+}
+
+// -----
+
+// l starts at 1: the fused loop (whose first α is 0) would drop it.
+func.func @sum_starts_at_one(%q: tensor<16x16xf32>, %key: memref<?x16xf32>, %value: memref<?x16xf32>, %n: index, %other: tensor<16xf32>) -> (tensor<16xf32>, tensor<16x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %ninf = arith.constant dense<0xFF800000> : tensor<16xf32>
+  %zr = arith.constant dense<0.0> : tensor<16xf32>
+  %z = arith.constant dense<0.0> : tensor<16x16xf32>
+  %sc = arith.constant dense<0.25> : tensor<16x16xf32>
+  %one = arith.constant dense<1.0> : tensor<16xf32>
+  // expected-error @+1 {{cannot fuse the softmax: the passes must start from m = -inf, l = 0 and A = 0 (constant splats)}}
+  %m = scf.for %kb = %c0 to %n step %c1 iter_args(%mi = %ninf) -> tensor<16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %r = attn.reduce max %s : tensor<16x16xf32> -> tensor<16xf32>
+    %mn = arith.maximumf %mi, %r : tensor<16xf32>
+    scf.yield %mn : tensor<16xf32>
+  } {attn.softmax_pass = "max", attn.softmax_scale = 0.25 : f32}
+  %l = scf.for %kb = %c0 to %n step %c1 iter_args(%li = %one) -> tensor<16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %mb = attn.broadcast %m : tensor<16xf32> -> tensor<16x16xf32>
+    %d = arith.subf %s, %mb : tensor<16x16xf32>
+    %ds = arith.mulf %d, %sc : tensor<16x16xf32>
+    %e = math.exp %ds : tensor<16x16xf32>
+    %r = attn.reduce sum %e : tensor<16x16xf32> -> tensor<16xf32>
+    %ln = arith.addf %li, %r : tensor<16xf32>
+    scf.yield %ln : tensor<16xf32>
+  } {attn.softmax_pass = "sum", attn.softmax_scale = 0.25 : f32}
+  %acc = scf.for %kb = %c0 to %n step %c1 iter_args(%ai = %z) -> tensor<16x16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %mb = attn.broadcast %m : tensor<16xf32> -> tensor<16x16xf32>
+    %d = arith.subf %s, %mb : tensor<16x16xf32>
+    %ds = arith.mulf %d, %sc : tensor<16x16xf32>
+    %e = math.exp %ds : tensor<16x16xf32>
+    %lb = attn.broadcast %l : tensor<16xf32> -> tensor<16x16xf32>
+    %p = arith.divf %e, %lb : tensor<16x16xf32>
+    %v = attn.load_tile %value[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %an = attn.dot %p, %v, %ai : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    scf.yield %an : tensor<16x16xf32>
+  } {attn.softmax_pass = "pv", attn.softmax_scale = 0.25 : f32}
+  return %l, %acc : tensor<16xf32>, tensor<16x16xf32>
+}
+
+// -----
+
+// A store in a pass body: the fused loop keeps only what the passes yield.
+func.func @store_in_sum(%q: tensor<16x16xf32>, %key: memref<?x16xf32>, %value: memref<?x16xf32>, %n: index, %other: tensor<16xf32>) -> (tensor<16xf32>, tensor<16x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %ninf = arith.constant dense<0xFF800000> : tensor<16xf32>
+  %zr = arith.constant dense<0.0> : tensor<16xf32>
+  %z = arith.constant dense<0.0> : tensor<16x16xf32>
+  %sc = arith.constant dense<0.25> : tensor<16x16xf32>
+  %m = scf.for %kb = %c0 to %n step %c1 iter_args(%mi = %ninf) -> tensor<16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %r = attn.reduce max %s : tensor<16x16xf32> -> tensor<16xf32>
+    %mn = arith.maximumf %mi, %r : tensor<16xf32>
+    scf.yield %mn : tensor<16xf32>
+  } {attn.softmax_pass = "max", attn.softmax_scale = 0.25 : f32}
+  %l = scf.for %kb = %c0 to %n step %c1 iter_args(%li = %zr) -> tensor<16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %mb = attn.broadcast %m : tensor<16xf32> -> tensor<16x16xf32>
+    %d = arith.subf %s, %mb : tensor<16x16xf32>
+    %ds = arith.mulf %d, %sc : tensor<16x16xf32>
+    %e = math.exp %ds : tensor<16x16xf32>
+    %r = attn.reduce sum %e : tensor<16x16xf32> -> tensor<16xf32>
+    %ln = arith.addf %li, %r : tensor<16xf32>
+    %f = arith.constant 1.0 : f32
+    // expected-error @+1 {{cannot fuse the softmax: 'memref.store' in a 'sum' pass may write memory; the fused loop would drop it}}
+    memref.store %f, %key[%kb, %c0] : memref<?x16xf32>
+    scf.yield %ln : tensor<16xf32>
+  } {attn.softmax_pass = "sum", attn.softmax_scale = 0.25 : f32}
+  %acc = scf.for %kb = %c0 to %n step %c1 iter_args(%ai = %z) -> tensor<16x16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %mb = attn.broadcast %m : tensor<16xf32> -> tensor<16x16xf32>
+    %d = arith.subf %s, %mb : tensor<16x16xf32>
+    %ds = arith.mulf %d, %sc : tensor<16x16xf32>
+    %e = math.exp %ds : tensor<16x16xf32>
+    %lb = attn.broadcast %l : tensor<16xf32> -> tensor<16x16xf32>
+    %p = arith.divf %e, %lb : tensor<16x16xf32>
+    %v = attn.load_tile %value[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %an = attn.dot %p, %v, %ai : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    scf.yield %an : tensor<16x16xf32>
+  } {attn.softmax_pass = "pv", attn.softmax_scale = 0.25 : f32}
+  return %l, %acc : tensor<16xf32>, tensor<16x16xf32>
+}
