@@ -1,23 +1,71 @@
 #!/usr/bin/env bash
 # The one script to run on the lent GPU machine, from the repo root:
 #
-#   tools/gpu-check.sh [--quick] [extra gpu_check.py args]
+#   tools/gpu-check.sh [--quick] [--no-sanitize] [--sanitize-only]
+#                      [--sanitize-chips all|selected] [--no-plot]
+#                      [extra gpu_check.py args, e.g. --only correctness]
 #
 # 1. builds the runtime there with its CMake (no MLIR: -DATTN_ENABLE_COMPILER=OFF)
 #    against the kernel bundle carried from the build machine
-#    ($ATTN_BUNDLE_DIR, else bundle/ in the repo root);
+#    ($ATTN_BUNDLE_DIR, else bundle/ in the repo root), and the sanitizer
+#    driver (tools/sanitize_driver.cpp) with the host compiler;
 # 2. runs the runtime's unit tests with the GPU tests required
 #    (ATTN_REQUIRE_GPU=1: a GPU test that cannot run fails instead of skipping);
 # 3. runs examples/embed;
 # 4. runs tools/gpu_check.py: correctness over many shapes, then timing against
-#    torch SDPA (FlashAttention-2 and cuDNN); its table is printed last.
+#    torch SDPA (FlashAttention-2 and cuDNN);
+# 5. runs tools/gpu_programs.py when gpuprog/ was carried (--quick: fewer
+#    shapes there too);
+# 6. (--sanitize, the default) runs tools/sanitize_gpu.py: every kernel family
+#    of the bundle (dtype x head dim x causal x LSE/no-LSE), each chip's PTX
+#    of the manifest that this GPU runs (sm_80 and sm_90a on an H100;
+#    --sanitize-chips selected: only what the runtime picks), and the gpuprog/
+#    programs, over a few small shapes under compute-sanitizer memcheck (with
+#    leak check), racecheck, synccheck and initcheck; any finding fails the
+#    check, and so does a planted bug that the tool fails to report;
+# 7. writes gpu_check.png beside the table (tools/plot_gpu_check.py:
+#    TFLOP/s against N per dtype, head dim and mask, one line per
+#    implementation); a missing PNG (no matplotlib, no timing rows) is a
+#    warning, not a failure.
+# The tables come last, then a summary: the sanitizer's result, the PNG's
+# path and the verdict. --sanitize-only runs steps 1 and 6 alone.
 #
 # Logs and results go to $OUT if set (the device tool brings that folder
 # back), else to build-gpu/gpu-check-out/. GoogleTest is taken from .dev/gtest
 # if it was carried there (see the end of this file), else from the system;
 # without it step 2 is skipped. Exit status: non-zero if any step failed.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
+
+SANITIZE=1
+SANITIZE_ONLY=0
+SANITIZE_CHIPS=all
+PLOT=1
+QUICK=0
+ARGS=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+  --sanitize) SANITIZE=1 ;;
+  --no-sanitize) SANITIZE=0 ;;
+  --sanitize-only) SANITIZE=1 SANITIZE_ONLY=1 ;;
+  --sanitize-chips)
+    SANITIZE_CHIPS=${2:-}
+    shift
+    ;;
+  --sanitize-chips=*) SANITIZE_CHIPS=${1#*=} ;;
+  --no-plot) PLOT=0 ;;
+  --quick) QUICK=1 ARGS+=("$1") ;;
+  *) ARGS+=("$1") ;;
+  esac
+  shift
+done
+case "$SANITIZE_CHIPS" in
+selected | all) ;;
+*)
+  echo "gpu-check: --sanitize-chips takes selected or all"
+  exit 2
+  ;;
+esac
 
 OUT_DIR=${OUT:-$PWD/build-gpu/gpu-check-out}
 mkdir -p "$OUT_DIR"
@@ -58,6 +106,58 @@ if [ $build_rc -ne 0 ]; then
   echo "gpu-check: the build failed; see build.log"
   exit 1
 fi
+# The program compute-sanitizer runs: the C API only, no torch (CMake is not
+# needed for one file).
+SAN_DRIVER=$BUILD/bin/attn-sanitize-driver
+if [ $SANITIZE -eq 1 ]; then
+  mkdir -p "$BUILD/bin"
+  if ! "${CXX:-c++}" -O2 -std=c++17 -Wall -I runtime/include \
+    tools/sanitize_driver.cpp -o "$SAN_DRIVER" -L "$BUILD/lib" \
+    -lattn_runtime_c -ldl -Wl,-rpath,"$PWD/$BUILD/lib" \
+    >>"$OUT_DIR/build.log" 2>&1; then
+    tail -20 "$OUT_DIR/build.log"
+    fail "building the sanitizer driver (tools/sanitize_driver.cpp)"
+  fi
+fi
+PROGRAMS=${ATTN_GPU_PROGRAMS:-$PWD/gpuprog}
+
+sanitize_line="sanitizer: skipped (--no-sanitize)"
+run_sanitizer() {
+  step "compute-sanitizer (tools/sanitize_gpu.py)"
+  local prog=()
+  [ -f "$PROGRAMS/programs.json" ] && prog=(--programs "$PROGRAMS")
+  if [ ! -x "$SAN_DRIVER" ]; then
+    sanitize_line="sanitizer: FAILED: no driver (build.log)"
+    return
+  fi
+  PYTHONUNBUFFERED=1 python3 tools/sanitize_gpu.py --driver "$SAN_DRIVER" \
+    --bundle "$BUNDLE" "${prog[@]}" --chips "$SANITIZE_CHIPS" \
+    --timeout 300 --out-dir "$OUT_DIR" --work-dir "$BUILD/sanitize" 2>&1 |
+    tee "$OUT_DIR/sanitize_console.log"
+  local rc=${PIPESTATUS[0]}
+  sanitize_line=$(grep -E '^sanitize: (clean|FAILED)' \
+    "$OUT_DIR/sanitize_console.log" | tail -1)
+  if [ -z "$sanitize_line" ]; then
+    sanitize_line=$(tail -1 "$OUT_DIR/sanitize_console.log")
+    sanitize_line="sanitize: FAILED: ${sanitize_line#sanitize: }"
+  fi
+  sanitize_line="sanitizer: ${sanitize_line#sanitize: }"
+  # sanitize.log holds every report; the console lines are its summary.
+  rm -f "$OUT_DIR/sanitize_console.log"
+  [ "$rc" -eq 0 ] || fail "compute-sanitizer (see sanitize.log)"
+}
+
+if [ $SANITIZE_ONLY -eq 1 ]; then
+  run_sanitizer
+  step "summary"
+  echo "$sanitize_line"
+  if [ $status -eq 0 ]; then
+    echo "gpu-check: sanitizer only: passed (logs in $OUT_DIR)"
+  else
+    echo "gpu-check: sanitizer only: FAILED (logs in $OUT_DIR)"
+  fi
+  exit $status
+fi
 
 step "runtime unit tests (GPU tests required)"
 if [ -x "$BUILD/test/Unit/AttnRuntimeTests" ]; then
@@ -81,7 +181,8 @@ step "examples/embed"
 step "tools/gpu_check.py"
 PYTHONUNBUFFERED=1 python3 tools/gpu_check.py \
   --lib "$BUILD/lib/libattn_runtime_c.so" --bundle "$BUNDLE" \
-  --out "$OUT_DIR/gpu_check.json" "$@" 2>&1 | tee "$OUT_DIR/gpu_check.log"
+  --out "$OUT_DIR/gpu_check.json" "${ARGS[@]}" 2>&1 |
+  tee "$OUT_DIR/gpu_check.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || fail "gpu_check.py"
 
 # The kernels of the tile-IR backend (and the tile-level programs of
@@ -89,24 +190,55 @@ PYTHONUNBUFFERED=1 python3 tools/gpu_check.py \
 #   tools/build_gpu_programs.py --out gpuprog --chip sm_90a
 # and carried (name gpuprog in the device tool's carry list): launched from
 # their PTX, checked against float64, timed beside SDPA.
-PROGRAMS=${ATTN_GPU_PROGRAMS:-$PWD/gpuprog}
 if [ -f "$PROGRAMS/programs.json" ]; then
   step "tools/gpu_programs.py ($PROGRAMS)"
+  PROG_ARGS=()
+  [ $QUICK -eq 1 ] && PROG_ARGS=(--quick)
   PYTHONUNBUFFERED=1 python3 tools/gpu_programs.py "$PROGRAMS" \
-    --out "$OUT_DIR/gpu_programs.json" 2>&1 | tee "$OUT_DIR/gpu_programs.log"
+    "${PROG_ARGS[@]}" --out "$OUT_DIR/gpu_programs.json" 2>&1 |
+    tee "$OUT_DIR/gpu_programs.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || fail "gpu_programs.py"
 fi
 
-echo
+[ $SANITIZE -eq 1 ] && run_sanitizer
+
+# The speed table as a figure, beside it. Not a failure when it cannot be
+# drawn, but said in the summary.
+plot_line="plot: skipped (--no-plot)"
+if [ $PLOT -eq 1 ]; then
+  step "plot (tools/plot_gpu_check.py)"
+  rm -f "$OUT_DIR/gpu_check.png"
+  PLOT_ARGS=()
+  [ -f "$OUT_DIR/gpu_programs.json" ] &&
+    PLOT_ARGS=(--programs "$OUT_DIR/gpu_programs.json")
+  if [ -f "$OUT_DIR/gpu_check.json" ]; then
+    python3 tools/plot_gpu_check.py "$OUT_DIR/gpu_check.json" \
+      "${PLOT_ARGS[@]}" --out "$OUT_DIR/gpu_check.png" 2>&1 |
+      tee "$OUT_DIR/plot.log"
+  else
+    echo "plot: no gpu_check.json (gpu_check.py failed?)" |
+      tee "$OUT_DIR/plot.log"
+  fi
+  if [ -f "$OUT_DIR/gpu_check.png" ]; then
+    plot_line="plot: $OUT_DIR/gpu_check.png"
+  else
+    plot_line="plot: WARNING: no PNG written: $(tail -1 "$OUT_DIR/plot.log")"
+  fi
+  rm -f "$OUT_DIR/plot.log"
+fi
+
+# The tables, then the summary, last.
+sed -n '/^bf16 forward, /,$p' "$OUT_DIR/gpu_check.log"
+[ -f "$OUT_DIR/gpu_programs.log" ] &&
+  sed -n '/^correctness: /,$p' "$OUT_DIR/gpu_programs.log"
+step "summary"
+echo "$sanitize_line"
+echo "$plot_line"
 if [ $status -eq 0 ]; then
   echo "gpu-check: all passed (logs in $OUT_DIR)"
 else
   echo "gpu-check: some steps failed (logs in $OUT_DIR)"
 fi
-# gpu_check.py's timing table, last.
-sed -n '/^bf16 forward, /,$p' "$OUT_DIR/gpu_check.log"
-[ -f "$OUT_DIR/gpu_programs.log" ] &&
-  sed -n '/^correctness: /,$p' "$OUT_DIR/gpu_programs.log"
 exit $status
 
 # To bring GoogleTest along (the GPU machine has none), on the build machine:
