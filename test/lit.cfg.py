@@ -7,7 +7,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "ATTN"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.attn_obj_root, "test")
 # Unit/ is its own suite (GoogleTest format); Inputs/ holds RUN-less data.
@@ -15,6 +15,16 @@ config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%attn_src_root", config.attn_src_root))
+config.substitutions.append(("%attn_obj_root", config.attn_obj_root))
+config.substitutions.append(("%attn_version", config.attn_version))
+# Configuring and building programs against an installed prefix
+# (Tools/install-package.test) with this build's CMake, generator and
+# compilers (an ASan build's libraries need its clang to link them).
+config.substitutions.append(("%cmake_generator", config.cmake_generator))
+config.substitutions.append(("%cmake_make_program", config.cmake_make_program))
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%attn_cxx", config.attn_cxx_compiler))
+config.substitutions.append(("%attn_cc", config.attn_c_compiler))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
@@ -28,6 +38,16 @@ tools = [
     ToolSubst("%ptxas", command="/usr/local/cuda/bin/ptxas", unresolved="ignore"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# The runtime was built (cuda.h found): it can be installed and linked.
+if config.attn_have_runtime:
+    config.available_features.add("attn-runtime")
+# pkg-config (tools/setup.sh installs it) for the installed .pc files.
+import shutil
+if shutil.which("pkg-config"):
+    config.available_features.add("pkg-config")
+if config.cmake_generator == "Ninja":
+    config.available_features.add("cmake-ninja")
 
 # ptxas (CUDA toolkit) validates the generated PTX when it is installed.
 if os.path.exists("/usr/local/cuda/bin/ptxas"):

@@ -5,8 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# pkg-config: test/Tools/install-package.test builds against the installed
+# attn-runtime.pc (its pkg-config steps are skipped without it).
 PKGS=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools ninja-build cmake
-      g++ libgtest-dev)
+      g++ libgtest-dev pkg-config)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

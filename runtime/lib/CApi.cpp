@@ -55,6 +55,15 @@ attn::Status toProblem(const attn_problem *in, attn::ForwardProblem &out) {
   using attn::StatusCode;
   if (!in)
     return Status::error(StatusCode::InvalidArgument, "problem is null");
+  // Reserved fields must be zero, so that a later version can give them a
+  // meaning (a flag that is off at 0) without old callers' garbage turning
+  // it on. attn_problem_init zeroes them.
+  if (in->reserved != 0)
+    return Status::error(StatusCode::InvalidArgument,
+                         "attn_problem.reserved is " +
+                             std::to_string(in->reserved) +
+                             ": reserved fields must be 0 (attn_problem_init "
+                             "sets them)");
   switch (in->dtype) {
   case ATTN_DTYPE_F32:
     out.dtype = attn::DType::F32;
@@ -162,6 +171,16 @@ attn_status attn_runtime_create(const attn_runtime_options *options,
 
 void attn_runtime_destroy(attn_runtime *rt) { delete rt; }
 
+const char *attn_default_bundle_dir(void) {
+  thread_local std::string dir;
+  try {
+    dir = attn::defaultBundleDir();
+  } catch (...) {
+    dir.clear();
+  }
+  return dir.c_str();
+}
+
 const char *attn_runtime_bundle_dir(const attn_runtime *rt) {
   return rt && rt->rt ? rt->rt->bundle().dir.c_str() : "";
 }
@@ -194,10 +213,12 @@ attn_status attn_forward(attn_runtime *rt, const attn_problem *problem,
                          const void *q, const void *k, const void *v, void *o,
                          float *lse, void *stream) {
   return guarded([&] {
-    ATTN_CHECK_RT(rt);
+    // The problem struct first: checking it needs no runtime (so it is
+    // testable, and reported the same, without a GPU).
     attn::ForwardProblem p;
     if (attn_status s = report(toProblem(problem, p)))
       return s;
+    ATTN_CHECK_RT(rt);
     return report(rt->rt->forward(p, q, k, v, o, lse, stream));
   });
 }
@@ -205,12 +226,12 @@ attn_status attn_forward(attn_runtime *rt, const attn_problem *problem,
 attn_status attn_select_kernel(attn_runtime *rt, const attn_problem *problem,
                                int device, attn_kernel_info *out) {
   return guarded([&] {
+    attn::ForwardProblem p; // first, as in attn_forward
+    if (attn_status s = report(toProblem(problem, p)))
+      return s;
     ATTN_CHECK_RT(rt);
     if (!out)
       return reportError(ATTN_ERROR_INVALID_ARGUMENT, "out is null");
-    attn::ForwardProblem p;
-    if (attn_status s = report(toProblem(problem, p)))
-      return s;
     attn::KernelChoice choice;
     if (attn_status s = report(rt->rt->selectKernel(p, device, choice)))
       return s;

@@ -4,6 +4,7 @@
 #include "Driver.h"
 
 #include <cinttypes>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -13,8 +14,22 @@
 #include <sstream>
 #include <vector>
 
+#if defined(__linux__)
+#include <dlfcn.h>
+#include <link.h>
+#include <unistd.h>
+#endif
+
 #ifndef ATTN_DEFAULT_BUNDLE_DIR
 #define ATTN_DEFAULT_BUNDLE_DIR "bundle"
+#endif
+// Where an installed bundle lies relative to the directory of the file that
+// holds the runtime's code: <prefix>/lib/libattn_runtime_c.so and
+// <prefix>/bin/<program> (a program that links libattn_runtime.a and is
+// installed next to it, such as attn-run) both give <prefix>/share/attn/bundle
+// (cmake --install puts the bundle there).
+#ifndef ATTN_RELATIVE_BUNDLE_DIR
+#define ATTN_RELATIVE_BUNDLE_DIR "../share/attn/bundle"
 #endif
 
 namespace attn {
@@ -316,10 +331,76 @@ Status Runtime::Impl::deviceOf(const void *p, const char *what,
 // Runtime
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+// The directory of the file this code was loaded from: the shared library
+// (libattn_runtime_c.so) when it is one, else the program that linked the
+// static runtime in. Symlinks resolved; "" when unknown.
+std::string runtimeModuleDir() {
+#if defined(__linux__)
+  std::string path;
+  Dl_info info;
+  void *extra = nullptr;
+  // The link map tells a shared object (a name) from the main program ("");
+  // dladdr's dli_fname would give the main program as argv[0], which may be
+  // relative to a directory the program has since left.
+  if (dladdr1(reinterpret_cast<void *>(&runtimeModuleDir), &info, &extra,
+              RTLD_DL_LINKMAP) &&
+      extra) {
+    const auto *map = static_cast<const struct link_map *>(extra);
+    if (map->l_name && map->l_name[0])
+      path = map->l_name;
+  }
+  if (path.empty()) {
+    char buf[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+    if (n <= 0)
+      return "";
+    path.assign(buf, size_t(n));
+  }
+  char resolved[PATH_MAX];
+  if (!realpath(path.c_str(), resolved))
+    return "";
+  std::string dir = resolved;
+  size_t slash = dir.rfind('/');
+  return slash == std::string::npos ? "" : dir.substr(0, slash);
+#else
+  return "";
+#endif
+}
+
+// The installed bundle next to the runtime (ATTN_RELATIVE_BUNDLE_DIR), if
+// that directory has a manifest; "" otherwise (in the build tree it never
+// does: nothing writes <build>/share/attn/bundle).
+std::string installedBundleDir() {
+  std::string dir = runtimeModuleDir();
+  if (dir.empty())
+    return "";
+  dir += "/" ATTN_RELATIVE_BUNDLE_DIR;
+  if (!std::ifstream(dir + "/manifest.txt").good())
+    return "";
+#if defined(__linux__)
+  char resolved[PATH_MAX];
+  if (realpath(dir.c_str(), resolved))
+    return resolved;
+#endif
+  return dir;
+}
+
+} // namespace
+
+// Lookup order (documented in Runtime.h): $ATTN_BUNDLE_DIR, then an
+// installed bundle next to the runtime, then the configured directory. The
+// relative lookup comes before the configured one so that an installed copy
+// uses its own prefix's bundle even while the build tree it came from (the
+// configured directory) still exists and may have moved on.
 std::string defaultBundleDir() {
   const char *env = std::getenv("ATTN_BUNDLE_DIR");
   if (env && *env)
     return env;
+  std::string installed = installedBundleDir();
+  if (!installed.empty())
+    return installed;
   return ATTN_DEFAULT_BUNDLE_DIR;
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <cstdlib>
 #include <string>
 #include <thread>
 
@@ -72,6 +73,57 @@ TEST(CApi, ErrorMessagesArePerThread) {
   std::thread([&] { other = attn_last_error_message(); }).join();
   EXPECT_EQ(other, "");
   EXPECT_STREQ(attn_last_error_message(), "runtime is null");
+}
+
+TEST(CApi, NonZeroReservedFieldIsRejected) {
+  attn_problem p;
+  attn_problem_init(&p);
+  EXPECT_EQ(p.reserved, 0);
+  p.reserved = 7;
+  // Checked before anything else (the runtime too, so no GPU is needed).
+  EXPECT_EQ(attn_forward(nullptr, &p, nullptr, nullptr, nullptr, nullptr,
+                         nullptr, nullptr),
+            ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attn_last_error_message(),
+               "attn_problem.reserved is 7: reserved fields must be 0 "
+               "(attn_problem_init sets them)");
+  attn_kernel_info info;
+  EXPECT_EQ(attn_select_kernel(nullptr, &p, 0, &info),
+            ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attn_last_error_message()).find("reserved"),
+            std::string::npos)
+      << attn_last_error_message();
+  p.reserved = -1;
+  EXPECT_EQ(attn_select_kernel(nullptr, &p, 0, &info),
+            ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attn_last_error_message()).find("reserved is -1"),
+            std::string::npos)
+      << attn_last_error_message();
+  // Zero again: the same calls now fail only for want of a runtime.
+  p.reserved = 0;
+  EXPECT_EQ(attn_forward(nullptr, &p, nullptr, nullptr, nullptr, nullptr,
+                         nullptr, nullptr),
+            ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attn_last_error_message(), "runtime is null");
+  EXPECT_EQ(attn_select_kernel(nullptr, &p, 0, &info),
+            ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attn_last_error_message(), "runtime is null");
+}
+
+TEST(CApi, DefaultBundleDirFollowsTheEnvironment) {
+  const char *old = std::getenv("ATTN_BUNDLE_DIR");
+  std::string saved = old ? old : "";
+  setenv("ATTN_BUNDLE_DIR", "/some/bundle", 1);
+  EXPECT_STREQ(attn_default_bundle_dir(), "/some/bundle");
+  unsetenv("ATTN_BUNDLE_DIR");
+  // The build tree has no ../share/attn/bundle next to this test: the
+  // configured default.
+  EXPECT_STRNE(attn_default_bundle_dir(), "");
+  EXPECT_EQ(std::string(attn_default_bundle_dir()).find("share/attn/bundle"),
+            std::string::npos)
+      << attn_default_bundle_dir();
+  if (old)
+    setenv("ATTN_BUNDLE_DIR", saved.c_str(), 1);
 }
 
 } // namespace

@@ -119,15 +119,27 @@ struct DeviceInfo {
 };
 
 struct RuntimeOptions {
-  /// Empty: $ATTN_BUNDLE_DIR if set, else the directory the runtime was
-  /// configured with (CMake's ATTN_BUNDLE_DIR).
+  /// Empty: defaultBundleDir().
   std::string bundleDir;
   /// Empty: "libcuda.so.1". Tests point this at the stub library or a
   /// missing file to exercise the no-GPU paths.
   std::string driverLibrary;
 };
 
-/// The bundle directory used when RuntimeOptions::bundleDir is empty.
+/// The bundle directory used when RuntimeOptions::bundleDir is empty, the
+/// first of:
+///   1. $ATTN_BUNDLE_DIR, if set and not empty;
+///   2. an installed bundle: <dir>/../share/attn/bundle, where <dir> holds
+///      the file the runtime's code was loaded from (libattn_runtime_c.so,
+///      or the program that links libattn_runtime.a), if that directory has
+///      a manifest.txt. `cmake --install` puts the bundle there, so an
+///      installed prefix finds its own bundle wherever it is moved;
+///   3. the directory the runtime was configured with (CMake's
+///      ATTN_BUNDLE_DIR: <build>/bundle in the full build).
+/// A program that links the static runtime but lives outside the prefix
+/// passes the prefix's bundle itself (CMake: ${attn_BUNDLE_DIR} from
+/// find_package(attn); pkg-config: the `bundledir` variable) or sets
+/// $ATTN_BUNDLE_DIR.
 std::string defaultBundleDir();
 
 /// What ran (or would run): the manifest entry and the device.

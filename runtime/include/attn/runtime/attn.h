@@ -15,6 +15,11 @@
  *   p.head_dim = p.head_dim_v = 128; p.causal = 1;
  *   attn_forward(rt, &p, q, k, v, o, NULL, stream);
  *
+ * Fields named `reserved` must be 0 (attn_problem_init zeroes them): a call
+ * that passes a struct with a non-zero one fails with
+ * ATTN_ERROR_INVALID_ARGUMENT, so that later versions can give them a
+ * meaning. The C++ API (Runtime.h) has no such fields.
+ *
  *===----------------------------------------------------------------------===*/
 #ifndef ATTN_RUNTIME_ATTN_H
 #define ATTN_RUNTIME_ATTN_H
@@ -64,7 +69,7 @@ typedef struct attn_problem {
   int32_t dtype;    /* attn_dtype */
   int32_t causal;   /* 0 or 1; bottom-right aligned when Nq != Nk */
   int32_t with_lse; /* 0 or 1 */
-  int32_t reserved; /* 0 */
+  int32_t reserved; /* must be 0, else ATTN_ERROR_INVALID_ARGUMENT */
   int64_t batch, heads_q, heads_kv, seq_q, seq_k, head_dim, head_dim_v;
   double scale; /* 0: 1/sqrt(head_dim) */
   attn_strides q, k, v, o;
@@ -89,7 +94,7 @@ typedef struct attn_device_info {
 } attn_device_info;
 
 typedef struct attn_runtime_options {
-  const char *bundle_dir;     /* NULL: $ATTN_BUNDLE_DIR, else the built-in */
+  const char *bundle_dir;     /* NULL: attn_default_bundle_dir() */
   const char *driver_library; /* NULL: "libcuda.so.1" */
 } attn_runtime_options;
 
@@ -110,6 +115,13 @@ ATTN_API void attn_problem_init(attn_problem *problem);
 ATTN_API attn_status attn_runtime_create(const attn_runtime_options *options,
                                          attn_runtime **out);
 ATTN_API void attn_runtime_destroy(attn_runtime *rt);
+/* The bundle used when options->bundle_dir is NULL: $ATTN_BUNDLE_DIR if set,
+ * else <dir>/../share/attn/bundle if that has a manifest.txt, where <dir>
+ * holds the runtime's code (libattn_runtime_c.so, or the program linking
+ * libattn_runtime.a): in an installed prefix, <prefix>/share/attn/bundle;
+ * else the directory the runtime was configured with. Valid until this
+ * thread calls it again. */
+ATTN_API const char *attn_default_bundle_dir(void);
 ATTN_API const char *attn_runtime_bundle_dir(const attn_runtime *rt);
 ATTN_API int attn_runtime_device_count(const attn_runtime *rt);
 ATTN_API attn_status attn_device_get_info(attn_runtime *rt, int device,
