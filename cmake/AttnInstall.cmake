@@ -122,9 +122,11 @@ if(ATTN_ENABLE_COMPILER)
   # The tools. add_llvm_executable gives them an install RUNPATH of
   # $ORIGIN/../lib only, and cmake --install would drop the build's
   # /usr/lib/llvm-22/lib, where libMLIR.so is (not on the loader's path on
-  # Debian): keep the link directories outside the build tree.
+  # Debian): name it. (INSTALL_RPATH_USE_LINK_PATH is not enough: with
+  # clang 22 as the compiler, CMake counts clang's own /usr/lib/llvm-22/lib
+  # among the implicit link directories and leaves it out.)
   set_target_properties(attn-opt attn-run attn-bundle PROPERTIES
-    INSTALL_RPATH_USE_LINK_PATH ON)
+    INSTALL_RPATH "\$ORIGIN/../lib;${LLVM_LIBRARY_DIR}")
   install(TARGETS attn-opt attn-run attn-bundle
     RUNTIME DESTINATION bin COMPONENT tools)
 
