@@ -7,8 +7,10 @@ cd "$(dirname "$0")/.."
 
 # pkg-config: test/Tools/install-package.test builds against the installed
 # attn-runtime.pc (its pkg-config steps are skipped without it).
+# libomp5-14: LLVM's OpenMP runtime (libomp.so.5), which attn-run's JIT loads
+# for the CPU path's threaded grid loop (there is no libomp5-22).
 PKGS=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools ninja-build cmake
-      g++ libgtest-dev pkg-config)
+      g++ libgtest-dev pkg-config libomp5-14)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -13,17 +13,23 @@
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Transforms/Passes.h"
@@ -58,7 +64,83 @@ void mlir::attn::buildCPUPipeline(OpPassManager &pm,
   bufferization::buildBufferDeallocationPipeline(pm);
   // Buffers -> loops -> LLVM.
   pm.addPass(createConvertLinalgToLoopsPass());
-  pm.addPass(createForallToForLoopPass());
+  // The grid scf.forall (batch, head, query block) -> scf.parallel -> one
+  // OpenMP worksharing loop (omp.parallel > omp.wsloop > omp.loop_nest,
+  // collapse(3)) on `opts.threads` threads (0: OMP_NUM_THREADS or the
+  // runtime's default). It is the only scf.forall: the loops inside it are
+  // scf.for by now, and stay sequential. Buffers allocated in the body
+  // (memref.alloc, freed in the body) belong to one iteration of one thread.
+  pm.addPass(createForallToParallelLoopPass());
+  ConvertSCFToOpenMPPassOptions ompOpts;
+  ompOpts.numThreads = opts.threads;
+  pm.addPass(createConvertSCFToOpenMPPass(ompOpts));
+  // Then, for each worksharing loop:
+  // - schedule(dynamic): with a causal mask the query blocks' KV trip counts
+  //   differ up to Nk/block-kv fold, which static chunks would not balance;
+  // - the body's memref.alloca_scope (convert-scf-to-openmp wraps it in one)
+  //   becomes llvm.intr.stacksave/stackrestore around the body, as
+  //   finalize-memref-to-llvm would lower it. Canonicalize cannot inline it
+  //   (the deallocation helper's func.call counts as a potential alloca), and
+  //   scf-to-cf would leave it with several blocks, which it may not have;
+  // - a check that no memref.alloca from outside an omp.parallel is used
+  //   inside it: every thread would share that stack buffer.
+  struct FinishOpenMPGrid
+      : public PassWrapper<FinishOpenMPGrid, OperationPass<ModuleOp>> {
+    MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FinishOpenMPGrid)
+    StringRef getArgument() const final { return "attn-finish-openmp-grid"; }
+    StringRef getDescription() const final {
+      return "Dynamic schedule and stack scope for the OpenMP grid loop";
+    }
+    void getDependentDialects(DialectRegistry &registry) const final {
+      registry.insert<LLVM::LLVMDialect>();
+    }
+    void runOnOperation() final {
+      ModuleOp module = getOperation();
+      module.walk([](omp::WsloopOp loop) {
+        loop.setScheduleKind(omp::ClauseScheduleKind::Dynamic);
+      });
+      SmallVector<memref::AllocaScopeOp> scopes;
+      module.walk([&](memref::AllocaScopeOp scope) {
+        if (isa<omp::LoopNestOp>(scope->getParentOp()) &&
+            scope->getNumResults() == 0 && scope.getBodyRegion().hasOneBlock())
+          scopes.push_back(scope);
+      });
+      for (memref::AllocaScopeOp scope : scopes) {
+        OpBuilder b(scope);
+        Location loc = scope.getLoc();
+        Value sp = LLVM::StackSaveOp::create(
+            b, loc, LLVM::LLVMPointerType::get(b.getContext()));
+        Block &body = scope.getBodyRegion().front();
+        Operation *ret = body.getTerminator();
+        b.setInsertionPoint(ret);
+        LLVM::StackRestoreOp::create(b, loc, sp);
+        ret->erase();
+        scope->getBlock()->getOperations().splice(
+            Block::iterator(scope), body.getOperations());
+        scope.erase();
+      }
+      WalkResult shared = module.walk([](omp::ParallelOp par) {
+        return par.walk([&](Operation *op) {
+          for (Value v : op->getOperands()) {
+            Value root = v;
+            while (auto view = root.getDefiningOp<ViewLikeOpInterface>())
+              root = view.getViewSource();
+            auto alloca = root.getDefiningOp<memref::AllocaOp>();
+            if (alloca && !par->isAncestor(alloca)) {
+              op->emitError("uses a stack buffer allocated outside the "
+                            "parallel grid loop (every thread would share "
+                            "it): allocate it inside the loop");
+              return WalkResult::interrupt();
+            }
+          }
+          return WalkResult::advance();
+        });
+      });
+      if (shared.wasInterrupted())
+        signalPassFailure();
+    }
+  };
+  pm.addPass(std::make_unique<FinishOpenMPGrid>());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createCanonicalizerPass());
@@ -69,6 +151,7 @@ void mlir::attn::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 

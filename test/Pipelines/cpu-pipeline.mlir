@@ -2,6 +2,9 @@
 // RUN:   --implicit-check-not=attn. --implicit-check-not=linalg. \
 // RUN:   --implicit-check-not=scf. --implicit-check-not=tensor. \
 // RUN:   --implicit-check-not=memref. --implicit-check-not=math.
+// RUN: attn-opt %s -attn-cpu-pipeline="threads=4" | FileCheck %s --check-prefix=THREADS
+// RUN: attn-opt %s -attn-cpu-pipeline="threads=4" | mlir-translate --mlir-to-llvmir \
+// RUN:   | FileCheck %s --check-prefix=LLVMIR
 // RUN: attn-opt %s -attn-tile-pipeline | FileCheck %s --check-prefix=TILE \
 // RUN:   --implicit-check-not=attn.softmax_pass
 // RUN: attn-opt %s -attn-tile-pipeline="fuse=false" | FileCheck %s --check-prefix=NAIVE
@@ -11,10 +14,42 @@
 // memref or math op anywhere in the output (the implicit CHECK-NOTs of the
 // RUN line scan all of it), the entry keeps its C interface, and exp2 (from
 // the fused softmax) is an LLVM intrinsic.
+// The grid loop (batch, head, query block) is the one OpenMP worksharing
+// loop, dynamically scheduled, its body in a stack scope; the OpenMP ops stay
+// in the LLVM dialect output (translated to runtime calls with the module).
+// With threads=0 (the default) the runtime picks the thread count.
 // CHECK-LABEL: llvm.func @attention
+// CHECK:         omp.parallel {
+// CHECK-NEXT:      omp.wsloop schedule(dynamic) {
+// CHECK-NEXT:        omp.loop_nest (%{{.*}}, %{{.*}}, %{{.*}}) : i64 = {{.*}} collapse(3) {
+// CHECK-NEXT:          %[[SP:.*]] = llvm.intr.stacksave
 // CHECK:         llvm.intr.exp2
 // CHECK:         llvm.intr.log
+// CHECK:               llvm.intr.stackrestore %[[SP]]
+// CHECK-NEXT:          omp.yield
+// CHECK-NEXT:        }
+// CHECK-NEXT:      }
+// CHECK-NEXT:      omp.terminator
+// CHECK-NOT:     omp.
 // CHECK-LABEL: llvm.func @_mlir_ciface_attention
+
+// threads=N: a num_threads clause; still one parallel loop.
+// THREADS:       %[[N:.*]] = llvm.mlir.constant(4 : i32) : i32
+// THREADS:       omp.parallel num_threads(%[[N]] : i32) {
+// THREADS-NEXT:    omp.wsloop schedule(dynamic) {
+// THREADS-NOT:   omp.parallel
+// THREADS-NOT:   omp.wsloop
+
+// In LLVM IR: the body outlined and forked on the OpenMP runtime (libomp's
+// __kmpc_* entry points, which attn-run's JIT loads), 4 threads pushed
+// first, iterations handed out by dynamic dispatch.
+// LLVMIR-LABEL: define void @attention(
+// LLVMIR:         call void @__kmpc_push_num_threads(ptr @{{.*}}, i32 %{{.*}}, i32 4)
+// LLVMIR:         call void (ptr, i32, ptr, ...) @__kmpc_fork_call(ptr @{{.*}}, i32 {{[0-9]+}}, ptr @attention..omp_par,
+// LLVMIR-NOT:     __kmpc_fork_call
+// LLVMIR-LABEL: define internal void @attention..omp_par(
+// LLVMIR:         call void @__kmpc_dispatch_init_8u(
+// LLVMIR:         call i32 @__kmpc_dispatch_next_8u(
 
 // The tiling pipeline stops at the tile level, fused (no attn.softmax_pass
 // anywhere: the RUN line's implicit CHECK-NOT)...

@@ -47,7 +47,9 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <random>
+#include <thread>
 #include <unistd.h>
 
 using namespace mlir;
@@ -98,10 +100,12 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     optChip("chip", cl::desc("GPU chip to compile for (--target gpu/auto)"),
             cl::init("sm_80"), cl::cat(category));
-static cl::opt<int> optRepeat("repeat",
-                              cl::desc("GPU: timed runs after 3 warm-ups "
-                                       "(median reported)"),
-                              cl::init(10), cl::cat(category));
+static cl::opt<int>
+    optRepeat("repeat",
+              cl::desc("Timed runs, median reported: on the GPU after 3 "
+                       "warm-ups (default 10); on the CPU after 1 warm-up "
+                       "(not given or 1: one cold call)"),
+              cl::init(10), cl::cat(category));
 static cl::opt<bool> optCheck("check",
                               cl::desc("Compare with a float64 reference"),
                               cl::init(false), cl::cat(category));
@@ -690,6 +694,17 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
+  // libLLVM registers an undocumented -threads of its own (a cl::opt<int>):
+  // take the name over, so this option is built here, after that one is
+  // unregistered, not with the others.
+  if (cl::Option *other = cl::getRegisteredOptions().lookup("threads"))
+    other->removeArgument();
+  static cl::opt<unsigned> optThreads(
+      "threads",
+      cl::desc("CPU: threads that run the grid of (batch, head, query block) "
+               "tiles (default: OMP_NUM_THREADS if set, else the number of "
+               "cores; 0: the OpenMP runtime's default)"),
+      cl::init(0), cl::cat(category));
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -795,11 +810,24 @@ int main(int argc, char **argv) {
   if (optPrintIR)
     module->print(llvm::outs());
 
+  // The grid's OpenMP threads: --threads, else OMP_NUM_THREADS (what an
+  // OpenMP program would take), else one per core.
+  unsigned threads = optThreads;
+  if (!optThreads.getNumOccurrences()) {
+    threads = std::max(1u, std::thread::hardware_concurrency());
+    if (const char *env = std::getenv("OMP_NUM_THREADS")) {
+      unsigned n = 0;
+      if (!StringRef(env).trim().getAsInteger(10, n) && n > 0)
+        threads = n;
+    }
+  }
+
   llvm::outs() << "attn-run: target=cpu dtype=" << rt::dtypeName(p.dtype)
                << " B=" << p.batch << " Hq=" << p.headsQ << " Hkv=" << p.headsKV
                << " Nq=" << p.seqQ << " Nk=" << p.seqK << " D=" << p.headDim
                << " Dv=" << p.headDimV << " causal=" << p.causal
-               << " scale=" << p.effectiveScale()
+               << " scale=" << p.effectiveScale() << " threads=" << threads
+               << (threads == 0 ? " (OpenMP default)" : "")
                << (optNoFuse ? " (naive three-pass softmax)" : "") << "\n";
 
   // Compile: attn pipeline to the LLVM dialect, then LLVM at O3.
@@ -811,6 +839,7 @@ int main(int argc, char **argv) {
     opts.blockQ = optBlockQ;
     opts.blockKV = optBlockKV;
     opts.fuse = !optNoFuse;
+    opts.threads = threads;
     mlir::attn::buildCPUPipeline(pm, opts);
     if (failed(pm.run(*module)))
       return fail("compilation failed");
@@ -832,11 +861,20 @@ int main(int argc, char **argv) {
   ExecutionEngineOptions eo;
   eo.transformer = optimize;
   eo.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  // memrefCopy and, on CPUs without native bf16, __truncsfbf2.
+  // memrefCopy and, on CPUs without native bf16, __truncsfbf2; the OpenMP
+  // runtime (__kmpc_fork_call, ...) for the grid loop.
   std::string libDir = ATTN_MLIR_LIB_DIR;
   std::string runnerUtils = libDir + "/libmlir_c_runner_utils.so";
   std::string f16Utils = libDir + "/libmlir_float16_utils.so";
-  SmallVector<StringRef> libs = {f16Utils, runnerUtils};
+  std::string libomp = ATTN_LIBOMP;
+  if (libomp.empty() || !llvm::sys::fs::exists(libomp))
+    return fail("no OpenMP runtime " +
+                (libomp.empty() ? std::string("(none found when attn-run was "
+                                              "built)")
+                                : "at " + libomp) +
+                ": the CPU path runs its grid with libomp (Debian: apt-get "
+                "install libomp5-14, then re-run cmake)");
+  SmallVector<StringRef> libs = {f16Utils, runnerUtils, libomp};
   eo.sharedLibPaths = libs;
   auto engine = ExecutionEngine::create(*module, eo);
   if (!engine)
@@ -871,16 +909,42 @@ int main(int argc, char **argv) {
   if (dynamicScale)
     args.push_back(&scaleArg);
 
-  auto t1 = std::chrono::steady_clock::now();
-  if (llvm::Error err = (*engine)->invokePacked(symbol, args))
-    return fail("run failed: " + llvm::toString(std::move(err)));
-  double runMs = msSince(t1);
+  // The first call writes into the NaN-poisoned outputs (what --check
+  // reads). With --repeat N > 1 it is the warm-up (OpenMP thread pool, page
+  // faults), then N timed calls of the kernel alone, median reported; each
+  // rewrites the same outputs.
+  auto call = [&]() -> double {
+    auto t = std::chrono::steady_clock::now();
+    if (llvm::Error err = (*engine)->invokePacked(symbol, args)) {
+      llvm::errs() << "attn-run: error: run failed: "
+                   << llvm::toString(std::move(err)) << "\n";
+      return -1;
+    }
+    return msSince(t);
+  };
+  double runMs = call();
+  if (runMs < 0)
+    return 1;
+  int repeat = optRepeat.getNumOccurrences() ? optRepeat.getValue() : 1;
+  std::vector<double> times;
+  for (int i = 0; repeat > 1 && i < repeat; ++i) {
+    double ms = call();
+    if (ms < 0)
+      return 1;
+    times.push_back(ms);
+  }
+  if (!times.empty()) {
+    llvm::sort(times);
+    runMs = times[times.size() / 2];
+  }
   double flops = 4.0 * p.batch * p.headsQ * p.seqQ * p.seqK *
                  double(p.headDim + p.headDimV) / 2.0 * (p.causal ? 0.5 : 1.0);
-  llvm::outs() << llvm::format("  seed=%llu compile=%.1f ms run=%.2f ms "
+  std::string medianOf =
+      times.empty() ? "" : " median of " + std::to_string(times.size());
+  llvm::outs() << llvm::format("  seed=%llu compile=%.1f ms run=%.2f ms%s "
                                "(%.2f GFLOP/s)\n",
                                (unsigned long long)seed, compileMs, runMs,
-                               flops / runMs * 1e-6);
+                               medianOf.c_str(), flops / runMs * 1e-6);
   if (!optCheck)
     return 0;
 

@@ -25,6 +25,12 @@ struct TilingPipelineOptions
                     llvm::cl::desc("Fuse the softmax into one online pass "
                                    "(off: keep the naive three-pass form)"),
                     llvm::cl::init(true)};
+  Option<unsigned> threads{
+      *this, "threads",
+      llvm::cl::desc("CPU pipeline: OpenMP threads that run the grid of "
+                     "(batch, head, query block) tiles (0: the OpenMP "
+                     "runtime's default, OMP_NUM_THREADS)"),
+      llvm::cl::init(0)};
 };
 
 /// attn.attention -> tile level: IO-aware tiling, then (unless disabled)
@@ -32,7 +38,9 @@ struct TilingPipelineOptions
 void buildTilingPipeline(OpPassManager &pm, const TilingPipelineOptions &opts);
 
 /// attn.attention -> LLVM dialect for the host: tiling, fusion, lowering of
-/// the tile ops to linalg, bufferization, loops, LLVM.
+/// the tile ops to linalg, bufferization, loops, LLVM. The grid loop becomes
+/// an OpenMP worksharing loop (dynamic schedule, `opts.threads` threads): the
+/// output calls the OpenMP runtime (__kmpc_*), so a JIT must load libomp.
 void buildCPUPipeline(OpPassManager &pm, const TilingPipelineOptions &opts);
 
 struct CodegenPipelineOptions
