@@ -16,7 +16,11 @@
 #include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -56,11 +60,28 @@ void mlir::attn::buildCPUPipeline(OpPassManager &pm,
   // Tile ops -> linalg on tensors -> buffers.
   pm.addPass(createConvertAttnToLinalg());
   pm.addPass(createConvertElementwiseToLinalgPass());
+  // Tiles -> register tiles and rows -> vector code (FMAs, polynomial exp).
+  pm.addNestedPass<func::FuncOp>(createAttnVectorizeCPUTiles());
+  // bf16 rounding (P, the output) as integer vector ops: without it each
+  // element is a call (or a long scalar sequence) on a host without native
+  // bf16 (AVX2).
+  arith::ArithExpandOpsPassOptions expandOpts;
+  expandOpts.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expandOpts));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
   bufferization::OneShotBufferizePassOptions bufOpts;
   bufOpts.bufferizeFunctionBoundaries = true;
   // Loop-carried tiles (m, l, acc) are new values each iteration.
   bufOpts.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufOpts));
+  // The register tiles' accumulators stay in registers across k; vector
+  // transfers -> loads/stores of 1-D vectors -> LLVM.
+  pm.addNestedPass<func::FuncOp>(createAttnHoistVectorTransfers());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
   bufferization::buildBufferDeallocationPipeline(pm);
   // Buffers -> loops -> LLVM.
   pm.addPass(createConvertLinalgToLoopsPass());
@@ -74,73 +95,8 @@ void mlir::attn::buildCPUPipeline(OpPassManager &pm,
   ConvertSCFToOpenMPPassOptions ompOpts;
   ompOpts.numThreads = opts.threads;
   pm.addPass(createConvertSCFToOpenMPPass(ompOpts));
-  // Then, for each worksharing loop:
-  // - schedule(dynamic): with a causal mask the query blocks' KV trip counts
-  //   differ up to Nk/block-kv fold, which static chunks would not balance;
-  // - the body's memref.alloca_scope (convert-scf-to-openmp wraps it in one)
-  //   becomes llvm.intr.stacksave/stackrestore around the body, as
-  //   finalize-memref-to-llvm would lower it. Canonicalize cannot inline it
-  //   (the deallocation helper's func.call counts as a potential alloca), and
-  //   scf-to-cf would leave it with several blocks, which it may not have;
-  // - a check that no memref.alloca from outside an omp.parallel is used
-  //   inside it: every thread would share that stack buffer.
-  struct FinishOpenMPGrid
-      : public PassWrapper<FinishOpenMPGrid, OperationPass<ModuleOp>> {
-    MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FinishOpenMPGrid)
-    StringRef getArgument() const final { return "attn-finish-openmp-grid"; }
-    StringRef getDescription() const final {
-      return "Dynamic schedule and stack scope for the OpenMP grid loop";
-    }
-    void getDependentDialects(DialectRegistry &registry) const final {
-      registry.insert<LLVM::LLVMDialect>();
-    }
-    void runOnOperation() final {
-      ModuleOp module = getOperation();
-      module.walk([](omp::WsloopOp loop) {
-        loop.setScheduleKind(omp::ClauseScheduleKind::Dynamic);
-      });
-      SmallVector<memref::AllocaScopeOp> scopes;
-      module.walk([&](memref::AllocaScopeOp scope) {
-        if (isa<omp::LoopNestOp>(scope->getParentOp()) &&
-            scope->getNumResults() == 0 && scope.getBodyRegion().hasOneBlock())
-          scopes.push_back(scope);
-      });
-      for (memref::AllocaScopeOp scope : scopes) {
-        OpBuilder b(scope);
-        Location loc = scope.getLoc();
-        Value sp = LLVM::StackSaveOp::create(
-            b, loc, LLVM::LLVMPointerType::get(b.getContext()));
-        Block &body = scope.getBodyRegion().front();
-        Operation *ret = body.getTerminator();
-        b.setInsertionPoint(ret);
-        LLVM::StackRestoreOp::create(b, loc, sp);
-        ret->erase();
-        scope->getBlock()->getOperations().splice(
-            Block::iterator(scope), body.getOperations());
-        scope.erase();
-      }
-      WalkResult shared = module.walk([](omp::ParallelOp par) {
-        return par.walk([&](Operation *op) {
-          for (Value v : op->getOperands()) {
-            Value root = v;
-            while (auto view = root.getDefiningOp<ViewLikeOpInterface>())
-              root = view.getViewSource();
-            auto alloca = root.getDefiningOp<memref::AllocaOp>();
-            if (alloca && !par->isAncestor(alloca)) {
-              op->emitError("uses a stack buffer allocated outside the "
-                            "parallel grid loop (every thread would share "
-                            "it): allocate it inside the loop");
-              return WalkResult::interrupt();
-            }
-          }
-          return WalkResult::advance();
-        });
-      });
-      if (shared.wasInterrupted())
-        signalPassFailure();
-    }
-  };
-  pm.addPass(std::make_unique<FinishOpenMPGrid>());
+  // Dynamic schedule, the body as a stack scope, no shared stack buffers.
+  pm.addPass(createAttnFinishOpenMPGrid());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createCanonicalizerPass());

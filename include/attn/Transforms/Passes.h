@@ -3,6 +3,7 @@
 #define ATTN_TRANSFORMS_PASSES_H
 
 #include "attn/Dialect/Attn/IR/AttnOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 
 #include <string>

@@ -147,4 +147,70 @@ def AttnPipelineKVLoop : Pass<"attn-pipeline-kv-loop"> {
   ];
 }
 
+def AttnVectorizeCPUTiles : Pass<"attn-vectorize-cpu-tiles", "::mlir::func::FuncOp"> {
+  let summary = "Tile the CPU path's linalg tile ops to registers and "
+                "vectorise them";
+  let description = [{
+    Runs on the CPU path after `convert-attn-to-linalg` (linalg on tensors of
+    static tile shapes). Turns the tile program into vector code for the
+    host instead of scalar loops:
+
+    - elementwise chains are fused (`S − broadcast(m)`, `·c`, `exp2` become
+      one op), so no tile-sized temporary is written between them;
+    - contractions (`S = Q·Kᵀ`, `A = P·V`) are tiled to register tiles
+      (`tile-m` × `tile-n` × `tile-k`, default 4×16×8: 8 AVX2 accumulators)
+      and vectorised to `vector.contract`, lowered to outer products (FMAs).
+      A transposed right operand (Kᵀ) is transposed once per block
+      (`linalg.transpose`, 8×8 tiles), not inside every micro-tile;
+    - row-wise ops (row max/sum, the elementwise softmax steps, the
+      rescale of A) are tiled to one row and vectorised along it;
+    - `exp2`/`exp` on vectors become polynomial approximations (FMAs, no
+      libm call per element).
+
+    Ops it cannot vectorise are left as they are (they lower to loops).
+    Run `attn-hoist-vector-transfers` after bufferization to keep the
+    accumulators of the register tiles in registers across the k loop.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::vector::VectorDialect"
+  ];
+  let options = [
+    Option<"tileM", "tile-m", "int64_t", /*default=*/"4",
+           "Rows of a contraction's register tile">,
+    Option<"tileN", "tile-n", "int64_t", /*default=*/"16",
+           "Columns of a contraction's register tile">,
+    Option<"tileK", "tile-k", "int64_t", /*default=*/"8",
+           "Reduction step of a contraction's register tile">
+  ];
+}
+
+def AttnHoistVectorTransfers : Pass<"attn-hoist-vector-transfers", "::mlir::func::FuncOp"> {
+  let summary = "Keep loop-carried vector tiles in registers (after "
+                "bufferization)";
+  let description = [{
+    Moves a `vector.transfer_read`/`transfer_write` pair of the same buffer
+    out of the loop that reads and writes it each iteration (the register
+    tile of a contraction across its k loop), through
+    `linalg::hoistRedundantVectorTransfers`. Runs on buffers, after
+    one-shot bufferization.
+  }];
+}
+
+def AttnFinishOpenMPGrid : Pass<"attn-finish-openmp-grid", "::mlir::ModuleOp"> {
+  let summary = "Dynamic schedule and stack scope for the CPU path's OpenMP "
+                "grid loop";
+  let description = [{
+    Runs after `convert-scf-to-openmp` on the CPU path. For each
+    `omp.wsloop` (the grid of batch, head and query block): sets
+    `schedule(dynamic)` (causal query blocks differ in work by up to
+    Nk/block-kv), turns the body's `memref.alloca_scope` into
+    `llvm.intr.stacksave`/`stackrestore` around the body, and rejects a stack
+    buffer (`memref.alloca`) allocated outside an `omp.parallel` and used
+    inside it, which every thread would share.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // ATTN_TRANSFORMS_PASSES_TD

@@ -1,0 +1,366 @@
+//===- VectorizeCPUTiles.cpp - the CPU path's tiles as vector code -------===//
+//
+// convert-attn-to-linalg leaves the tile program as linalg ops on static
+// tiles (Br×Bc scores, Br×D accumulator). Lowered to loops they run one
+// scalar at a time (about 1 GFLOP/s). This pass gives them the shape of a
+// CPU kernel, from the same ops:
+//
+//   1. elementwise chains fuse into one op per tile (S − broadcast(m), ·c,
+//      exp2 read S once and write P once);
+//   2. a contraction C[m,n] += A[m,k]·B[k,n] is tiled to register tiles
+//      TM×TN (k stepped by TK) and each tile becomes vector.contract →
+//      outer products → FMAs; with TM×TN = 4×16 f32 the accumulator is 8
+//      AVX2 registers, and every k step loads 2 B vectors and broadcasts 4
+//      A scalars. S = Q·Kᵀ reads B as [n, k]: K is transposed once per block
+//      (8×8 tiles, shuffles) so that the micro-tiles read rows;
+//   3. everything else (row max/sum, the fused softmax steps, α·A) is tiled
+//      to one row and vectorised along it;
+//   4. exp2/exp on vectors become polynomial approximations: exp2(x) =
+//      exp(x·ln 2), exp by range reduction and a polynomial (FMAs, no libm
+//      call per element).
+//
+//===----------------------------------------------------------------------===//
+#include "attn/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Approximation.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorTransforms.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/TilingInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::attn {
+#define GEN_PASS_DEF_ATTNVECTORIZECPUTILES
+#include "attn/Transforms/Passes.h.inc"
+} // namespace mlir::attn
+
+using namespace mlir;
+using namespace mlir::attn;
+
+namespace {
+
+/// A static-shaped 3-loop contraction (m, n parallel; k reduction) whose
+/// operands are A[m,k], B[k,n] or B[n,k] (transposed), C[m,n].
+struct Contraction {
+  linalg::GenericOp op;
+  bool rhsTransposed;
+};
+
+std::optional<Contraction> asContraction(linalg::GenericOp g) {
+  if (!linalg::isaContractionOpInterface(g) || g.getNumLoops() != 3 ||
+      g.getNumDpsInputs() != 2 || !g.hasPureTensorSemantics() ||
+      g.hasDynamicShape())
+    return std::nullopt;
+  auto it = g.getIteratorTypesArray();
+  if (it[0] != utils::IteratorType::parallel ||
+      it[1] != utils::IteratorType::parallel ||
+      it[2] != utils::IteratorType::reduction)
+    return std::nullopt;
+  MLIRContext *ctx = g.getContext();
+  AffineExpr m, n, k;
+  bindDims(ctx, m, n, k);
+  auto map = [&](ArrayRef<AffineExpr> e) {
+    return AffineMap::get(3, 0, e, ctx);
+  };
+  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+  if (maps[0] != map({m, k}) || maps[2] != map({m, n}))
+    return std::nullopt;
+  if (maps[1] == map({k, n}))
+    return Contraction{g, false};
+  if (maps[1] == map({n, k}))
+    return Contraction{g, true};
+  return std::nullopt;
+}
+
+/// Bᵀ once per block: C[m,n] += A[m,k]·B[n,k] reads B down its columns in
+/// a row-major micro-tile; transposing the whole B tile first (8×8 register
+/// transposes) makes every k step two contiguous loads.
+void transposeRhs(RewriterBase &rw, Contraction &c) {
+  linalg::GenericOp g = c.op;
+  Location loc = g.getLoc();
+  rw.setInsertionPoint(g);
+  Value b = g.getDpsInputOperand(1)->get();
+  auto bType = cast<RankedTensorType>(b.getType());
+  Value init = tensor::EmptyOp::create(
+      rw, loc, ArrayRef<int64_t>{bType.getDimSize(1), bType.getDimSize(0)},
+      bType.getElementType());
+  auto t = linalg::TransposeOp::create(rw, loc, b, init,
+                                       ArrayRef<int64_t>{1, 0});
+  MLIRContext *ctx = g.getContext();
+  AffineExpr m, n, k;
+  bindDims(ctx, m, n, k);
+  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+  maps[1] = AffineMap::get(3, 0, {k, n}, ctx);
+  rw.modifyOpInPlace(g, [&] {
+    g.setIndexingMapsAttr(rw.getAffineMapArrayAttr(maps));
+    g.getDpsInputOperand(1)->set(t->getResult(0));
+  });
+  c.rhsTransposed = false;
+}
+
+/// The contraction as linalg.matmul (C += A·B, inputs extended to C's
+/// element type): the named op vectorises straight to vector.contract.
+/// A narrower input (bf16/f16 Q, K, V or P) is widened to the accumulator's
+/// type once per tile (`widened` gets the elementwise ops, to vectorise by
+/// rows): the micro-kernel then runs on f32 only, instead of widening each
+/// element again for every register tile that reads it.
+linalg::MatmulOp toMatmul(RewriterBase &rw, linalg::GenericOp g,
+                          SmallVectorImpl<linalg::LinalgOp> &widened) {
+  rw.setInsertionPoint(g);
+  Location loc = g.getLoc();
+  Type accElem =
+      cast<RankedTensorType>(g.getDpsInitOperand(0)->get().getType())
+          .getElementType();
+  SmallVector<Value> ins;
+  for (OpOperand *in : g.getDpsInputOperands()) {
+    Value v = in->get();
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getElementType() != accElem &&
+        isa<FloatType>(t.getElementType()) &&
+        t.getElementType().getIntOrFloatBitWidth() <
+            accElem.getIntOrFloatBitWidth()) {
+      Value init =
+          tensor::EmptyOp::create(rw, loc, t.getShape(), accElem);
+      AffineMap id = rw.getMultiDimIdentityMap(t.getRank());
+      auto ext = linalg::GenericOp::create(
+          rw, loc, init.getType(), ValueRange{v}, ValueRange{init},
+          ArrayRef<AffineMap>{id, id},
+          SmallVector<utils::IteratorType>(t.getRank(),
+                                           utils::IteratorType::parallel),
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            Value e = arith::ExtFOp::create(b, l, accElem, args[0]);
+            linalg::YieldOp::create(b, l, e);
+          });
+      widened.push_back(ext);
+      v = ext.getResult(0);
+    }
+    ins.push_back(v);
+  }
+  auto mm = linalg::MatmulOp::create(rw, loc, g.getResultTypes(), ins,
+                                     ValueRange{g.getDpsInitOperand(0)->get()});
+  rw.replaceOp(g, mm->getResults());
+  return mm;
+}
+
+/// Tiles `op` with `sizes` (0: that loop is not tiled) into scf.for loops
+/// and replaces it; returns the tiled op, or null if tiling failed.
+Operation *tile(RewriterBase &rw, TilingInterface op,
+                ArrayRef<int64_t> sizes) {
+  scf::SCFTilingOptions opts;
+  opts.setTileSizes(getAsIndexOpFoldResult(op.getContext(), sizes));
+  opts.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+  rw.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> r = scf::tileUsingSCF(rw, op, opts);
+  if (failed(r))
+    return nullptr;
+  rw.replaceOp(op, r->replacements);
+  return r->tiledOps.empty() ? nullptr : r->tiledOps.front();
+}
+
+/// A load tile pads a block of `rows` ≤ R source rows with zeros:
+///   insert_slice %src[0, 0] [rows, C] into (fill %pad : tensor<R×C>)
+/// As buffers that is a fill and a strided copy through the runtime's
+/// generic memrefCopy, per block. Instead, one vector row at a time:
+///   row r = r < rows ? src[r, :] : splat(%pad)
+/// (the row check is explicit: a transfer_read checks bounds only along its
+/// vector's dims, and the unit row dim is dropped by later patterns).
+LogicalResult vectorizePaddedLoad(RewriterBase &rw, tensor::InsertSliceOp ins) {
+  auto fill = ins.getDest().getDefiningOp<linalg::FillOp>();
+  RankedTensorType dst = ins.getDestType();
+  RankedTensorType src = ins.getSourceType();
+  if (!fill || !dst.hasStaticShape() || dst.getRank() != 2 ||
+      src.getRank() != 2 || ShapedType::isDynamic(src.getDimSize(1)) ||
+      src.getDimSize(1) != dst.getDimSize(1) ||
+      !llvm::all_of(ins.getMixedOffsets(), isZeroInteger) ||
+      !llvm::all_of(ins.getMixedStrides(), isOneInteger))
+    return failure();
+  Location loc = ins.getLoc();
+  rw.setInsertionPoint(ins);
+  int64_t rows = dst.getDimSize(0), cols = dst.getDimSize(1);
+  Value c0 = arith::ConstantIndexOp::create(rw, loc, 0);
+  Value c1 = arith::ConstantIndexOp::create(rw, loc, 1);
+  Value cR = arith::ConstantIndexOp::create(rw, loc, rows);
+  Value init = tensor::EmptyOp::create(rw, loc, dst.getShape(),
+                                       dst.getElementType());
+  auto rowType = VectorType::get({cols}, dst.getElementType());
+  Value pad = fill.getDpsInputOperand(0)->get();
+  Value valid = tensor::DimOp::create(rw, loc, ins.getSource(), 0);
+  auto loop = scf::ForOp::create(
+      rw, loc, c0, cR, c1, ValueRange{init},
+      [&](OpBuilder &b, Location l, Value r, ValueRange args) {
+        Value inside =
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, r, valid);
+        auto row = scf::IfOp::create(
+            b, l, inside,
+            [&](OpBuilder &tb, Location tl) {
+              Value v = vector::TransferReadOp::create(
+                  tb, tl, rowType, ins.getSource(), ValueRange{r, c0}, pad,
+                  ArrayRef<bool>{true});
+              scf::YieldOp::create(tb, tl, v);
+            },
+            [&](OpBuilder &eb, Location el) {
+              Value v = vector::BroadcastOp::create(eb, el, rowType, pad);
+              scf::YieldOp::create(eb, el, v);
+            });
+        Value t = vector::TransferWriteOp::create(
+                      b, l, row.getResult(0), args[0], ValueRange{r, c0},
+                      ArrayRef<bool>{true})
+                      .getResult();
+        scf::YieldOp::create(b, l, t);
+      });
+  rw.replaceOp(ins, loop.getResults());
+  return success();
+}
+
+bool isStatic(linalg::LinalgOp op) {
+  return op.hasPureTensorSemantics() && !op.hasDynamicShape();
+}
+
+struct VectorizeCPUTilesPass
+    : public attn::impl::AttnVectorizeCPUTilesBase<VectorizeCPUTilesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    MLIRContext *ctx = &getContext();
+    if (tileM <= 0 || tileN <= 0 || tileK <= 0) {
+      func.emitError() << "attn-vectorize-cpu-tiles: tile sizes must be "
+                          "positive (tile-m="
+                       << int64_t(tileM) << ", tile-n=" << int64_t(tileN)
+                       << ", tile-k=" << int64_t(tileK) << ")";
+      return signalPassFailure();
+    }
+
+    // 0. Zero-padded tile loads → row copies (before fills are generalised).
+    IRRewriter rw(ctx);
+    SmallVector<tensor::InsertSliceOp> loads;
+    func.walk([&](tensor::InsertSliceOp ins) { loads.push_back(ins); });
+    for (tensor::InsertSliceOp ins : loads)
+      (void)vectorizePaddedLoad(rw, ins);
+
+    // 1. Elementwise chains into one op per tile. A producer with several
+    // users (P feeds the row sum and P·V) stays materialised.
+    {
+      RewritePatternSet p(ctx);
+      linalg::populateLinalgNamedOpsGeneralizationPatterns(p);
+      linalg::populateElementwiseOpsFusionPatterns(p, [](OpOperand *use) {
+        Operation *producer = use->get().getDefiningOp();
+        return producer && producer->hasOneUse();
+      });
+      if (failed(applyPatternsGreedily(func, std::move(p))))
+        return signalPassFailure();
+    }
+
+    // 2. Contractions → register tiles; 3. row-wise ops → rows. Collected
+    // first: tiling rewrites the function.
+    SmallVector<Contraction> contractions;
+    SmallVector<linalg::LinalgOp> rowOps;
+    func.walk([&](linalg::LinalgOp op) {
+      if (!isStatic(op))
+        return;
+      if (auto g = dyn_cast<linalg::GenericOp>(op.getOperation()))
+        if (std::optional<Contraction> c = asContraction(g)) {
+          contractions.push_back(*c);
+          return;
+        }
+      if (op.getNumLoops() == 2 && op.getNumParallelLoops() >= 1 &&
+          op.getIteratorTypesArray()[0] == utils::IteratorType::parallel)
+        rowOps.push_back(op);
+    });
+    SmallVector<Operation *> toVectorize;
+    // Register tiles vectorise to vector.contract directly (not to a
+    // broadcast, multiply and multi-reduction) for the outer-product
+    // lowering.
+    DenseSet<Operation *> contractionTiles;
+    for (Contraction &c : contractions) {
+      if (c.rhsTransposed) {
+        transposeRhs(rw, c);
+        auto t = c.op.getDpsInputOperand(1)->get().getDefiningOp();
+        if (Operation *tt = tile(rw, cast<TilingInterface>(t), {8, 8}))
+          toVectorize.push_back(tt);
+      }
+      SmallVector<linalg::LinalgOp> widened;
+      linalg::MatmulOp mm = toMatmul(rw, c.op, widened);
+      for (linalg::LinalgOp w : widened)
+        if (Operation *t = tile(rw, cast<TilingInterface>(w.getOperation()),
+                                {1, 0}))
+          toVectorize.push_back(t);
+      if (Operation *tc = tile(rw, cast<TilingInterface>(mm.getOperation()),
+                               {tileM, tileN, tileK})) {
+        toVectorize.push_back(tc);
+        contractionTiles.insert(tc);
+      }
+    }
+    for (linalg::LinalgOp op : rowOps)
+      if (Operation *t = tile(rw, cast<TilingInterface>(op.getOperation()),
+                              {1, 0}))
+        toVectorize.push_back(t);
+    // 1-D ops (m, l, α) vectorise whole.
+    func.walk([&](linalg::LinalgOp op) {
+      if (isStatic(op) && op.getNumLoops() == 1)
+        toVectorize.push_back(op);
+    });
+    for (Operation *op : toVectorize) {
+      auto lop = dyn_cast<linalg::LinalgOp>(op);
+      if (!lop || !isStatic(lop))
+        continue;
+      rw.setInsertionPoint(op);
+      FailureOr<linalg::VectorizationResult> v = linalg::vectorize(
+          rw, op, /*inputVectorSizes=*/{}, /*inputScalableVecDims=*/{},
+          /*vectorizeNDExtract=*/false, /*flatten1DDepthwiseConv=*/false,
+          /*assumeDynamicDimsMatchVecSizes=*/false,
+          /*createNamedContraction=*/contractionTiles.contains(op));
+      if (succeeded(v))
+        rw.replaceOp(op, v->replacements);
+    }
+
+    // 4. vector.contract → outer products → FMAs (first, before anything
+    // else rewrites the contractions' operands).
+    {
+      RewritePatternSet p(ctx);
+      tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(p);
+      // A generic's vectorisation is broadcast · multiply · multi-reduction:
+      // fold it back into vector.contract.
+      vector::populateVectorReductionToContractPatterns(p);
+      vector::populateVectorContractLoweringPatterns(
+          p, vector::VectorContractLowering::OuterProduct);
+      vector::populateVectorTransferPermutationMapLoweringPatterns(p);
+      if (failed(applyPatternsGreedily(func, std::move(p))))
+        return signalPassFailure();
+    }
+    // 5. The rest to 1-D vectors and shuffles; exp → polynomial.
+    {
+      RewritePatternSet p(ctx);
+      vector::populateVectorOuterProductLoweringPatterns(p);
+      vector::populateVectorTransferPermutationMapLoweringPatterns(p);
+      vector::populateVectorMultiReductionLoweringPatterns(
+          p, vector::VectorMultiReductionLowering::InnerReduction);
+      vector::populateVectorTransposeLoweringPatterns(
+          p, vector::VectorTransposeLowering::Shuffle1D);
+      vector::populateVectorBroadcastLoweringPatterns(p);
+      vector::populateVectorShapeCastLoweringPatterns(p);
+      vector::populateCastAwayVectorLeadingOneDimPatterns(p);
+      math::populateExpansionPatterns(p, {"exp2"});
+      populateMathPolynomialApproximationPatterns(p, [](StringRef name) {
+        return name == math::ExpOp::getOperationName();
+      });
+      if (failed(applyPatternsGreedily(func, std::move(p))))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace
