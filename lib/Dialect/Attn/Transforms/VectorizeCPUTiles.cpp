@@ -85,72 +85,114 @@ std::optional<Contraction> asContraction(linalg::GenericOp g) {
   return std::nullopt;
 }
 
-/// Bᵀ once per block: C[m,n] += A[m,k]·B[n,k] reads B down its columns in
-/// a row-major micro-tile; transposing the whole B tile first (8×8 register
-/// transposes) makes every k step two contiguous loads.
-void transposeRhs(RewriterBase &rw, Contraction &c) {
-  linalg::GenericOp g = c.op;
-  Location loc = g.getLoc();
-  rw.setInsertionPoint(g);
-  Value b = g.getDpsInputOperand(1)->get();
-  auto bType = cast<RankedTensorType>(b.getType());
-  Value init = tensor::EmptyOp::create(
-      rw, loc, ArrayRef<int64_t>{bType.getDimSize(1), bType.getDimSize(0)},
-      bType.getElementType());
-  auto t = linalg::TransposeOp::create(rw, loc, b, init,
-                                       ArrayRef<int64_t>{1, 0});
-  MLIRContext *ctx = g.getContext();
-  AffineExpr m, n, k;
-  bindDims(ctx, m, n, k);
-  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
-  maps[1] = AffineMap::get(3, 0, {k, n}, ctx);
-  rw.modifyOpInPlace(g, [&] {
-    g.setIndexingMapsAttr(rw.getAffineMapArrayAttr(maps));
-    g.getDpsInputOperand(1)->set(t->getResult(0));
-  });
-  c.rhsTransposed = false;
+/// A narrower input tile (bf16/f16 Q, K, V or P) widened to `elem` once
+/// (the op goes to `created`, to vectorise by rows): the micro-kernel then
+/// runs on f32 only, instead of widening each element again for every
+/// register tile that reads it — and Kᵀ is taken of f32, whose 8×8
+/// shuffles the host has.
+/// If `v` is `truncf(x)` to bf16 of an f32 tile x (P rounded as the tensor
+/// cores take it), returns x.
+Value bf16RoundedSource(Value v) {
+  auto g = v.getDefiningOp<linalg::GenericOp>();
+  if (!g || g.getNumDpsInputs() != 1 || g->getNumResults() != 1 ||
+      !g.hasPureTensorSemantics() ||
+      !cast<RankedTensorType>(v.getType()).getElementType().isBF16() ||
+      !llvm::all_of(g.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return {};
+  Block &body = g.getRegion().front();
+  auto tr = dyn_cast<arith::TruncFOp>(&body.front());
+  auto y = dyn_cast<linalg::YieldOp>(body.getTerminator());
+  if (!tr || &*std::next(body.begin()) != y.getOperation() ||
+      y.getOperand(0) != tr.getResult() ||
+      tr.getIn() != body.getArgument(0) || !tr.getIn().getType().isF32() ||
+      tr.getRoundingmodeAttr())
+    return {};
+  return g.getDpsInputOperand(0)->get();
 }
 
-/// The contraction as linalg.matmul (C += A·B, inputs extended to C's
-/// element type): the named op vectorises straight to vector.contract.
-/// A narrower input (bf16/f16 Q, K, V or P) is widened to the accumulator's
-/// type once per tile (`widened` gets the elementwise ops, to vectorise by
-/// rows): the micro-kernel then runs on f32 only, instead of widening each
-/// element again for every register tile that reads it.
-linalg::MatmulOp toMatmul(RewriterBase &rw, linalg::GenericOp g,
-                          SmallVectorImpl<linalg::LinalgOp> &widened) {
+/// extf(truncf(x)) for bf16, in f32 registers: round x to the nearest bf16
+/// (ties to even) by integer ops on its bits,
+///   b = bits(x);  b' = (b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000
+/// (an overflow rounds to inf, as truncf does), NaN kept as it is. On a host
+/// without bf16 the bf16 tile in between would cost a call per element.
+Value roundToBF16InF32(OpBuilder &b, Location l, Value x) {
+  Type i32 = b.getI32Type();
+  auto cst = [&](int64_t v) {
+    return arith::ConstantOp::create(b, l, b.getI32IntegerAttr(v));
+  };
+  Value bits = arith::BitcastOp::create(b, l, i32, x);
+  Value lsb = arith::AndIOp::create(
+      b, l, arith::ShRUIOp::create(b, l, bits, cst(16)), cst(1));
+  Value up = arith::AddIOp::create(
+      b, l, bits, arith::AddIOp::create(b, l, lsb, cst(0x7FFF)));
+  Value kept = arith::AndIOp::create(b, l, up, cst(int32_t(0xFFFF0000u)));
+  Value rounded = arith::BitcastOp::create(b, l, x.getType(), kept);
+  Value nan = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
+  return arith::SelectOp::create(b, l, nan, x, rounded);
+}
+
+Value widen(RewriterBase &rw, Location loc, Value v, Type elem,
+            SmallVectorImpl<linalg::LinalgOp> &created) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (t.getElementType() == elem || !isa<FloatType>(t.getElementType()) ||
+      t.getElementType().getIntOrFloatBitWidth() >=
+          elem.getIntOrFloatBitWidth())
+    return v;
+  Value init = tensor::EmptyOp::create(rw, loc, t.getShape(), elem);
+  AffineMap id = rw.getMultiDimIdentityMap(t.getRank());
+  if (Value x = bf16RoundedSource(v); x && elem.isF32()) {
+    auto round = linalg::GenericOp::create(
+        rw, loc, init.getType(), ValueRange{x}, ValueRange{init},
+        ArrayRef<AffineMap>{id, id},
+        SmallVector<utils::IteratorType>(t.getRank(),
+                                         utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          linalg::YieldOp::create(b, l, roundToBF16InF32(b, l, args[0]));
+        });
+    created.push_back(round);
+    return round.getResult(0);
+  }
+  auto ext = linalg::GenericOp::create(
+      rw, loc, init.getType(), ValueRange{v}, ValueRange{init},
+      ArrayRef<AffineMap>{id, id},
+      SmallVector<utils::IteratorType>(t.getRank(),
+                                       utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        Value e = arith::ExtFOp::create(b, l, elem, args[0]);
+        linalg::YieldOp::create(b, l, e);
+      });
+  created.push_back(ext);
+  return ext.getResult(0);
+}
+
+/// The contraction as linalg.matmul C += A·B (the named op vectorises
+/// straight to vector.contract), its inputs widened to C's type and a
+/// transposed B (S = Q·Kᵀ reads K as [n, k]) transposed once per block:
+/// the register tiles then read B by rows. The transpose goes to
+/// `transposes` (tiled 8×8), the widening ops to `widened`.
+linalg::MatmulOp toMatmul(RewriterBase &rw, const Contraction &c,
+                          SmallVectorImpl<linalg::LinalgOp> &widened,
+                          SmallVectorImpl<Operation *> &transposes) {
+  linalg::GenericOp g = c.op;
   rw.setInsertionPoint(g);
   Location loc = g.getLoc();
-  Type accElem =
-      cast<RankedTensorType>(g.getDpsInitOperand(0)->get().getType())
-          .getElementType();
-  SmallVector<Value> ins;
-  for (OpOperand *in : g.getDpsInputOperands()) {
-    Value v = in->get();
-    auto t = cast<RankedTensorType>(v.getType());
-    if (t.getElementType() != accElem &&
-        isa<FloatType>(t.getElementType()) &&
-        t.getElementType().getIntOrFloatBitWidth() <
-            accElem.getIntOrFloatBitWidth()) {
-      Value init =
-          tensor::EmptyOp::create(rw, loc, t.getShape(), accElem);
-      AffineMap id = rw.getMultiDimIdentityMap(t.getRank());
-      auto ext = linalg::GenericOp::create(
-          rw, loc, init.getType(), ValueRange{v}, ValueRange{init},
-          ArrayRef<AffineMap>{id, id},
-          SmallVector<utils::IteratorType>(t.getRank(),
-                                           utils::IteratorType::parallel),
-          [&](OpBuilder &b, Location l, ValueRange args) {
-            Value e = arith::ExtFOp::create(b, l, accElem, args[0]);
-            linalg::YieldOp::create(b, l, e);
-          });
-      widened.push_back(ext);
-      v = ext.getResult(0);
-    }
-    ins.push_back(v);
+  Value acc = g.getDpsInitOperand(0)->get();
+  Type elem = cast<RankedTensorType>(acc.getType()).getElementType();
+  Value a = widen(rw, loc, g.getDpsInputOperand(0)->get(), elem, widened);
+  Value b = widen(rw, loc, g.getDpsInputOperand(1)->get(), elem, widened);
+  if (c.rhsTransposed) {
+    auto bType = cast<RankedTensorType>(b.getType());
+    Value init = tensor::EmptyOp::create(
+        rw, loc, ArrayRef<int64_t>{bType.getDimSize(1), bType.getDimSize(0)},
+        elem);
+    auto t = linalg::TransposeOp::create(rw, loc, b, init,
+                                         ArrayRef<int64_t>{1, 0});
+    transposes.push_back(t);
+    b = t->getResult(0);
   }
-  auto mm = linalg::MatmulOp::create(rw, loc, g.getResultTypes(), ins,
-                                     ValueRange{g.getDpsInitOperand(0)->get()});
+  auto mm = linalg::MatmulOp::create(rw, loc, g.getResultTypes(),
+                                     ValueRange{a, b}, ValueRange{acc});
   rw.replaceOp(g, mm->getResults());
   return mm;
 }
@@ -174,9 +216,9 @@ Operation *tile(RewriterBase &rw, TilingInterface op,
 ///   insert_slice %src[0, 0] [rows, C] into (fill %pad : tensor<R×C>)
 /// As buffers that is a fill and a strided copy through the runtime's
 /// generic memrefCopy, per block. Instead, one vector row at a time:
-///   row r = r < rows ? src[r, :] : splat(%pad)
-/// (the row check is explicit: a transfer_read checks bounds only along its
-/// vector's dims, and the unit row dim is dropped by later patterns).
+///   row r = src[r, :] for r < rows, splat(%pad) after
+/// (explicit loops: a transfer_read checks bounds only along its vector's
+/// dims, and the unit row dim is dropped by later patterns).
 LogicalResult vectorizePaddedLoad(RewriterBase &rw, tensor::InsertSliceOp ins) {
   auto fill = ins.getDest().getDefiningOp<linalg::FillOp>();
   RankedTensorType dst = ins.getDestType();
@@ -198,26 +240,28 @@ LogicalResult vectorizePaddedLoad(RewriterBase &rw, tensor::InsertSliceOp ins) {
   auto rowType = VectorType::get({cols}, dst.getElementType());
   Value pad = fill.getDpsInputOperand(0)->get();
   Value valid = tensor::DimOp::create(rw, loc, ins.getSource(), 0);
-  auto loop = scf::ForOp::create(
-      rw, loc, c0, cR, c1, ValueRange{init},
+  // Rows [0, valid) from the source, rows [valid, R) the pad: two loops, so
+  // that no value selects between the two (a bf16 vector phi or select is
+  // promoted to f32 by LLVM on hosts without bf16, with a call per element).
+  auto copy = scf::ForOp::create(
+      rw, loc, c0, valid, c1, ValueRange{init},
       [&](OpBuilder &b, Location l, Value r, ValueRange args) {
-        Value inside =
-            arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, r, valid);
-        auto row = scf::IfOp::create(
-            b, l, inside,
-            [&](OpBuilder &tb, Location tl) {
-              Value v = vector::TransferReadOp::create(
-                  tb, tl, rowType, ins.getSource(), ValueRange{r, c0}, pad,
-                  ArrayRef<bool>{true});
-              scf::YieldOp::create(tb, tl, v);
-            },
-            [&](OpBuilder &eb, Location el) {
-              Value v = vector::BroadcastOp::create(eb, el, rowType, pad);
-              scf::YieldOp::create(eb, el, v);
-            });
-        Value t = vector::TransferWriteOp::create(
-                      b, l, row.getResult(0), args[0], ValueRange{r, c0},
-                      ArrayRef<bool>{true})
+        Value v = vector::TransferReadOp::create(
+            b, l, rowType, ins.getSource(), ValueRange{r, c0}, pad,
+            ArrayRef<bool>{true});
+        Value t = vector::TransferWriteOp::create(b, l, v, args[0],
+                                                  ValueRange{r, c0},
+                                                  ArrayRef<bool>{true})
+                      .getResult();
+        scf::YieldOp::create(b, l, t);
+      });
+  auto loop = scf::ForOp::create(
+      rw, loc, valid, cR, c1, ValueRange{copy.getResult(0)},
+      [&](OpBuilder &b, Location l, Value r, ValueRange args) {
+        Value v = vector::BroadcastOp::create(b, l, rowType, pad);
+        Value t = vector::TransferWriteOp::create(b, l, v, args[0],
+                                                  ValueRange{r, c0},
+                                                  ArrayRef<bool>{true})
                       .getResult();
         scf::YieldOp::create(b, l, t);
       });
@@ -286,17 +330,15 @@ struct VectorizeCPUTilesPass
     // lowering.
     DenseSet<Operation *> contractionTiles;
     for (Contraction &c : contractions) {
-      if (c.rhsTransposed) {
-        transposeRhs(rw, c);
-        auto t = c.op.getDpsInputOperand(1)->get().getDefiningOp();
-        if (Operation *tt = tile(rw, cast<TilingInterface>(t), {8, 8}))
-          toVectorize.push_back(tt);
-      }
       SmallVector<linalg::LinalgOp> widened;
-      linalg::MatmulOp mm = toMatmul(rw, c.op, widened);
+      SmallVector<Operation *> transposes;
+      linalg::MatmulOp mm = toMatmul(rw, c, widened, transposes);
       for (linalg::LinalgOp w : widened)
         if (Operation *t = tile(rw, cast<TilingInterface>(w.getOperation()),
                                 {1, 0}))
+          toVectorize.push_back(t);
+      for (Operation *tr : transposes)
+        if (Operation *t = tile(rw, cast<TilingInterface>(tr), {8, 8}))
           toVectorize.push_back(t);
       if (Operation *tc = tile(rw, cast<TilingInterface>(mm.getOperation()),
                                {tileM, tileN, tileK})) {
