@@ -42,6 +42,8 @@
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <functional>
+
 namespace mlir::attn {
 #define GEN_PASS_DEF_ATTNVECTORIZECPUTILES
 #include "attn/Transforms/Passes.h.inc"
@@ -139,31 +141,29 @@ Value widen(RewriterBase &rw, Location loc, Value v, Type elem,
       t.getElementType().getIntOrFloatBitWidth() >=
           elem.getIntOrFloatBitWidth())
     return v;
+  // One elementwise op over the tile, f32 out: the bf16 round trip of P
+  // straight from its f32 source, else extf.
+  Value src = v;
+  std::function<Value(OpBuilder &, Location, Value)> body =
+      [&](OpBuilder &b, Location l, Value x) -> Value {
+    return arith::ExtFOp::create(b, l, elem, x);
+  };
+  if (Value x = bf16RoundedSource(v); x && elem.isF32()) {
+    src = x;
+    body = roundToBF16InF32;
+  }
   Value init = tensor::EmptyOp::create(rw, loc, t.getShape(), elem);
   AffineMap id = rw.getMultiDimIdentityMap(t.getRank());
-  if (Value x = bf16RoundedSource(v); x && elem.isF32()) {
-    auto round = linalg::GenericOp::create(
-        rw, loc, init.getType(), ValueRange{x}, ValueRange{init},
-        ArrayRef<AffineMap>{id, id},
-        SmallVector<utils::IteratorType>(t.getRank(),
-                                         utils::IteratorType::parallel),
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          linalg::YieldOp::create(b, l, roundToBF16InF32(b, l, args[0]));
-        });
-    created.push_back(round);
-    return round.getResult(0);
-  }
-  auto ext = linalg::GenericOp::create(
-      rw, loc, init.getType(), ValueRange{v}, ValueRange{init},
+  auto op = linalg::GenericOp::create(
+      rw, loc, init.getType(), ValueRange{src}, ValueRange{init},
       ArrayRef<AffineMap>{id, id},
       SmallVector<utils::IteratorType>(t.getRank(),
                                        utils::IteratorType::parallel),
       [&](OpBuilder &b, Location l, ValueRange args) {
-        Value e = arith::ExtFOp::create(b, l, elem, args[0]);
-        linalg::YieldOp::create(b, l, e);
+        linalg::YieldOp::create(b, l, body(b, l, args[0]));
       });
-  created.push_back(ext);
-  return ext.getResult(0);
+  created.push_back(op);
+  return op.getResult(0);
 }
 
 /// The contraction as linalg.matmul C += A·B (the named op vectorises
