@@ -368,7 +368,9 @@ std::string checkEntry(const std::string &data, std::string_view key,
 
 ReadEntry readEntry(const std::string &path, std::string_view key) {
   ReadEntry result;
-  Fd fd(openRetry(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // O_NONBLOCK: a FIFO in the entry's place must not hang the lookup (it is
+  // rejected below as not a regular file); regular files ignore the flag.
+  Fd fd(openRetry(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
   if (!fd.valid()) {
     if (errno != ENOENT && errno != ENOTDIR) {
       result.status = LookupStatus::Unreadable;
@@ -659,11 +661,13 @@ struct KernelCache::Impl {
     // Without the lock (read-only or missing directory, no flock) compute
     // anyway: the store then fails and says why, or, if it works, the
     // rename keeps the entry whole even if another process races us.
+    // Why the lock failed is not reported: the store then fails for the
+    // same reason (and says so), or works and nothing was lost.
     KeyLock lock;
-    std::string lockProblem;
+    std::string lockError;
     if (!readOnly && !directory.empty() &&
         lock.acquire(directory, pathOf(hashOf(key)) + ".lock", result.waited,
-                     lockProblem)) {
+                     lockError)) {
       // Whoever held the lock may have stored the entry meanwhile.
       found = lookup(key, /*removeBad=*/true, /*lockForRemoval=*/false);
       if (found.hit()) {

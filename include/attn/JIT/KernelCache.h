@@ -221,7 +221,11 @@ public:
   bool remove(std::string_view key, std::string *error = nullptr) const;
 
   /// The entry if there is a valid one, else compute's payload, stored. See
-  /// the file comment for concurrency; `compute` runs at most once per call.
+  /// the file comment for concurrency; `compute` runs at most once per call,
+  /// with no lock of this object held, and must not ask for the same key
+  /// again (it would wait for itself). A process forked while a computation
+  /// is in flight must not use this object (the child has no computing
+  /// thread to wait for); a fresh KernelCache in the child is fine.
   CacheResult getOrCreate(std::string_view key, const ComputeFn &compute);
 
   /// The entry files (not lock or temporary files), in no particular order.
