@@ -34,6 +34,8 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <chrono>
+
 using namespace mlir;
 using namespace mlir::attn;
 
@@ -176,9 +178,43 @@ void mlir::attn::buildGPUCodegenPipeline(OpPassManager &pm,
   buildGPUSerializePipeline(pm, opts);
 }
 
+namespace {
+/// The wall time of the top-level passes named `argument` in a run (a pass
+/// on the module itself, so its events come from the thread that runs the
+/// pass manager).
+struct PassTimer : public PassInstrumentation {
+  PassTimer(StringRef argument, double &ms) : argument(argument), ms(ms) {}
+  void runBeforePass(Pass *pass, Operation *) override {
+    if (pass->getArgument() == argument)
+      start = std::chrono::steady_clock::now();
+  }
+  void runAfterPass(Pass *pass, Operation *) override { finish(pass); }
+  void runAfterPassFailed(Pass *pass, Operation *) override { finish(pass); }
+  void finish(Pass *pass) {
+    if (pass->getArgument() == argument)
+      ms += std::chrono::duration<double, std::milli>(
+                std::chrono::steady_clock::now() - start)
+                .count();
+  }
+  StringRef argument;
+  double &ms;
+  std::chrono::steady_clock::time_point start;
+};
+
+double msSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - t0)
+      .count();
+}
+} // namespace
+
 FailureOr<CompiledKernel>
 mlir::attn::compileGPUKernel(ModuleOp module,
-                             const CodegenPipelineOptions &opts) {
+                             const CodegenPipelineOptions &opts,
+                             CompileTimings *timings) {
+  CompileTimings local;
+  if (!timings)
+    timings = &local;
   MLIRContext *ctx = module.getContext();
   if (!isSupportedChip(opts.chip))
     return module.emitError() << "unsupported chip '" << opts.chip
@@ -187,9 +223,12 @@ mlir::attn::compileGPUKernel(ModuleOp module,
   // Whether the problem writes the LSE, before the pipeline lowers it.
   bool withLse = false;
   module.walk([&](AttentionOp op) { withLse |= bool(op.getLse()); });
+  auto t0 = std::chrono::steady_clock::now();
   PassManager kernelPm(ctx);
   buildGPUKernelPipeline(kernelPm, opts);
-  if (failed(kernelPm.run(module)))
+  LogicalResult kernelResult = kernelPm.run(module);
+  timings->passesMs += msSince(t0);
+  if (failed(kernelResult))
     return failure();
   SmallVector<gpu::GPUFuncOp> kernels;
   module.walk([&](gpu::GPUFuncOp f) {
@@ -222,8 +261,15 @@ mlir::attn::compileGPUKernel(ModuleOp module,
   k.lse = k.abi == "legacy" || withLse;
 
   PassManager ptxPm(ctx);
+  double binaryMs = 0;
+  ptxPm.addInstrumentation(
+      std::make_unique<PassTimer>("gpu-module-to-binary", binaryMs));
   buildGPUSerializePipeline(ptxPm, opts);
-  if (failed(ptxPm.run(module)))
+  t0 = std::chrono::steady_clock::now();
+  LogicalResult ptxResult = ptxPm.run(module);
+  timings->llvmMs += binaryMs;
+  timings->passesMs += msSince(t0) - binaryMs;
+  if (failed(ptxResult))
     return failure();
   module.walk([&](gpu::BinaryOp bin) {
     for (Attribute a : bin.getObjects())

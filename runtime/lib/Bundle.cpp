@@ -31,6 +31,8 @@ const char *statusCodeName(StatusCode code) {
     return "CUDA error";
   case StatusCode::Internal:
     return "internal error";
+  case StatusCode::NotInBundle:
+    return "not in the bundle";
   }
   return "unknown status";
 }

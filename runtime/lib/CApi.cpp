@@ -12,6 +12,7 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <vector>
 
 struct attn_runtime {
   std::unique_ptr<attn::Runtime> rt;
@@ -131,6 +132,10 @@ void toKernelInfo(const attn::KernelChoice &c, attn_kernel_info *out) {
 
 } // namespace
 
+attn_status attn::detail::reportToC(const attn::Status &status) {
+  return report(status);
+}
+
 extern "C" {
 
 int attn_c_api_version(void) { return ATTN_C_API_VERSION; }
@@ -152,6 +157,12 @@ void attn_problem_init(attn_problem *p) {
 
 attn_status attn_runtime_create(const attn_runtime_options *options,
                                 attn_runtime **out) {
+  return attn_runtime_create_with_compiler(options, nullptr, out);
+}
+
+attn_status attn_runtime_create_with_compiler(
+    const attn_runtime_options *options, attn_compiler *compiler,
+    attn_runtime **out) {
   return guarded([&] {
     if (!out)
       return reportError(ATTN_ERROR_INVALID_ARGUMENT, "out is null");
@@ -161,6 +172,12 @@ attn_status attn_runtime_create(const attn_runtime_options *options,
       opts.bundleDir = options->bundle_dir;
     if (options && options->driver_library)
       opts.driverLibrary = options->driver_library;
+    if (compiler) {
+      if (!compiler->impl)
+        return reportError(ATTN_ERROR_INVALID_ARGUMENT,
+                           "compiler has no implementation");
+      opts.compiler = compiler->impl;
+    }
     auto handle = std::make_unique<attn_runtime>();
     if (attn_status s = report(attn::Runtime::create(opts, handle->rt)))
       return s;

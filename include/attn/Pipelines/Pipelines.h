@@ -103,10 +103,21 @@ struct CompiledKernel {
   bool lse = true;
 };
 
+/// Wall time of compileGPUKernel's stages, in milliseconds.
+struct CompileTimings {
+  /// attn.attention -> the kernel in the gpu.module (tiling, fusion,
+  /// layouts, pipelining, the per-op lowering), then NVVM -> LLVM dialect.
+  double passesMs = 0;
+  /// gpu-module-to-binary: translation to LLVM IR, LLVM's optimisation
+  /// pipeline and the NVPTX backend.
+  double llvmMs = 0;
+};
 /// Runs attn-codegen on `module` (in place) and returns its one kernel.
-/// Diagnostics go to the context's handlers.
+/// Diagnostics go to the context's handlers. `timings`, if given, receives
+/// the time of each stage.
 FailureOr<CompiledKernel> compileGPUKernel(ModuleOp module,
-                                           const CodegenPipelineOptions &opts);
+                                           const CodegenPipelineOptions &opts,
+                                           CompileTimings *timings = nullptr);
 
 /// The runtime's manifest.txt line for `k`, whose PTX is in file `ptxFile`.
 std::string manifestLine(const CompiledKernel &k, llvm::StringRef ptxFile);

@@ -25,6 +25,7 @@
 
 #include "attn/runtime/Bundle.h"
 #include "attn/runtime/KernelABI.h"
+#include "attn/runtime/KernelCompiler.h"
 #include "attn/runtime/Reference.h"
 #include "attn/runtime/Status.h"
 
@@ -124,6 +125,10 @@ struct RuntimeOptions {
   /// Empty: "libcuda.so.1". Tests point this at the stub library or a
   /// missing file to exercise the no-GPU paths.
   std::string driverLibrary;
+  /// Compiles the kernels the bundle lacks (KernelCompiler.h; libattn_jit's
+  /// attn::jit::createCompiler makes one). Null: a problem the bundle does
+  /// not hold fails with StatusCode::NotInBundle.
+  std::shared_ptr<KernelCompiler> compiler;
 };
 
 /// The bundle directory used when RuntimeOptions::bundleDir is empty, the
@@ -176,6 +181,11 @@ public:
   Status forward(const ForwardProblem &p, const void *q, const void *k,
                  const void *v, void *o, float *lse, void *stream);
 
+  /// Compile ahead: validates each problem (pointers are not looked at) and
+  /// loads the kernel it needs on `device` - compiling it first where the
+  /// bundle lacks it - so that the first forward does not wait. Stops at
+  /// the first failure; the message names the problem's index.
+  Status prepare(const std::vector<ForwardProblem> &problems, int device);
   /// The kernel of the last successful forward (any thread); false if none.
   bool lastKernel(KernelChoice &out) const;
 

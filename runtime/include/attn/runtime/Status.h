@@ -23,6 +23,7 @@ enum class StatusCode : int {
   BundleError = 5,     ///< the kernel bundle is missing or malformed
   CudaError = 6,       ///< a CUDA driver call failed
   Internal = 7,        ///< a bug or an exhausted host resource
+  NotInBundle = 8,     ///< the bundle lacks the kernel and no compiler is set
 };
 
 /// "ok", "invalid argument", ...

@@ -48,7 +48,9 @@ typedef enum attn_status {
   ATTN_ERROR_NO_DEVICE = 4,        /* a driver but no usable GPU */
   ATTN_ERROR_BUNDLE = 5,           /* kernel bundle missing or malformed */
   ATTN_ERROR_CUDA = 6,             /* a CUDA driver call failed */
-  ATTN_ERROR_INTERNAL = 7
+  ATTN_ERROR_INTERNAL = 7,
+  ATTN_ERROR_NOT_IN_BUNDLE = 8 /* the bundle lacks the kernel and the runtime
+                                  has no compiler (see attn_jit.h) */
 } attn_status;
 
 typedef enum attn_dtype {
@@ -99,6 +101,8 @@ typedef struct attn_runtime_options {
 } attn_runtime_options;
 
 typedef struct attn_runtime attn_runtime;
+/* Compiles kernels the bundle lacks; libattn_jit makes one (attn_jit.h). */
+typedef struct attn_compiler attn_compiler;
 
 ATTN_API int attn_c_api_version(void);
 /* "ok", "invalid argument", ... */
@@ -114,6 +118,12 @@ ATTN_API void attn_problem_init(attn_problem *problem);
 /* options may be NULL. */
 ATTN_API attn_status attn_runtime_create(const attn_runtime_options *options,
                                          attn_runtime **out);
+/* A runtime that asks `compiler` for every kernel its bundle lacks (NULL:
+ * none, as attn_runtime_create). The runtime shares the compiler: it may be
+ * destroyed (attn_jit_destroy) right after this call. */
+ATTN_API attn_status attn_runtime_create_with_compiler(
+    const attn_runtime_options *options, attn_compiler *compiler,
+    attn_runtime **out);
 ATTN_API void attn_runtime_destroy(attn_runtime *rt);
 /* The bundle used when options->bundle_dir is NULL: $ATTN_BUNDLE_DIR if set,
  * else <dir>/../share/attn/bundle if that has a manifest.txt, where <dir>
@@ -136,6 +146,12 @@ ATTN_API attn_status attn_forward(attn_runtime *rt, const attn_problem *problem,
 ATTN_API attn_status attn_select_kernel(attn_runtime *rt,
                                         const attn_problem *problem, int device,
                                         attn_kernel_info *out);
+/* Compile ahead: validates each of the `count` problems (pointers are not
+ * looked at), and loads, compiling where the bundle lacks it, the kernel
+ * each needs on `device`, so that the first attn_forward does not wait.
+ * Stops at the first failure (the message names the problem's index). */
+ATTN_API attn_status attn_prepare(attn_runtime *rt, const attn_problem *problems,
+                                  size_t count, int device);
 /* The kernel of the last successful attn_forward on this runtime. */
 ATTN_API attn_status attn_last_kernel(const attn_runtime *rt,
                                       attn_kernel_info *out);

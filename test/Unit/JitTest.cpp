@@ -1,0 +1,350 @@
+//===- JitTest.cpp - libattn_jit without a GPU ----------------------------===//
+//
+// The compiler half of the JIT runs anywhere: the attn pipeline to PTX, and
+// PTX to SASS with nvJitLink (part of the CUDA toolkit, no GPU needed). These
+// tests compile real kernels for head dims the bundle lacks, through a cache
+// in a fresh directory, and check what comes back: a cubin for the chip (an
+// ELF file of the CUDA machine), a launch description that matches the
+// request, cache hits, corrupt entries rebuilt, the fallbacks. Running the
+// kernels is the GPU check's job (tools/gpu-check.sh).
+//
+//===----------------------------------------------------------------------===//
+#include "attn/JIT/Jit.h"
+#include "attn/JIT/KernelCache.h"
+#include "attn/JIT/attn_jit.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <ftw.h>
+#include <iterator>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+using namespace attn;
+using namespace attn::jit;
+
+namespace {
+
+int removeOne(const char *path, const struct stat *, int, struct FTW *) {
+  return ::remove(path);
+}
+
+struct TempDir {
+  TempDir() {
+    const char *base = std::getenv("TMPDIR");
+    std::string pattern =
+        std::string(base && *base ? base : "/tmp") + "/attn-jit-XXXXXX";
+    std::vector<char> buf(pattern.begin(), pattern.end());
+    buf.push_back('\0');
+    if (!mkdtemp(buf.data()))
+      std::abort();
+    path = buf.data();
+  }
+  ~TempDir() { nftw(path.c_str(), removeOne, 16, FTW_DEPTH | FTW_PHYS); }
+  std::string path;
+};
+
+KernelRequest request(int d, bool causal = false, int ccMajor = 8,
+                      int ccMinor = 0) {
+  KernelRequest r;
+  r.dtype = DType::BF16;
+  r.headDim = r.headDimV = d;
+  r.causal = causal;
+  r.withLse = false;
+  r.ccMajor = ccMajor;
+  r.ccMinor = ccMinor;
+  return r;
+}
+
+/// Whether this machine has nvJitLink (the CUDA toolkit): without it the
+/// JIT hands PTX to the driver, which the tests below check instead.
+bool haveNvJitLink() {
+  std::vector<std::string> warnings;
+  JitOptions o;
+  o.cache = CacheMode::Off;
+  o.onWarning = [&](const std::string &w) { warnings.push_back(w); };
+  std::shared_ptr<KernelCompiler> c;
+  if (!createCompiler(o, c).ok())
+    return false;
+  CompiledImage img;
+  return c->compile(request(64), img).ok() && !img.isPtx;
+}
+
+bool isCudaElf(const std::string &image) {
+  // ELF magic, 64-bit, and e_machine 190 (EM_CUDA) at offset 18.
+  return image.size() > 20 && image.compare(0, 4, "\x7f"
+                                                  "ELF") == 0 &&
+         image[4] == 2 && uint8_t(image[18]) == 190 && image[19] == 0;
+}
+
+struct Compiled {
+  std::shared_ptr<KernelCompiler> compiler;
+  std::vector<std::string> warnings;
+  std::mutex mu;
+};
+
+std::unique_ptr<Compiled> makeCompiler(const std::string &dir,
+                                       CacheMode mode = CacheMode::ReadWrite,
+                                       bool nvJitLink = true,
+                                       const std::string &library = "") {
+  auto c = std::make_unique<Compiled>();
+  JitOptions o;
+  o.cacheDir = dir;
+  o.cache = mode;
+  o.useNvJitLink = nvJitLink;
+  o.nvJitLinkLibrary = library;
+  Compiled *raw = c.get();
+  o.onWarning = [raw](const std::string &w) {
+    std::lock_guard<std::mutex> lock(raw->mu);
+    raw->warnings.push_back(w);
+  };
+  Status s = createCompiler(o, c->compiler);
+  EXPECT_TRUE(s.ok()) << s.message();
+  return c;
+}
+
+double stage(const CompiledImage &img, const std::string &name) {
+  for (auto &[n, ms] : img.stageMs)
+    if (n == name)
+      return ms;
+  return -1;
+}
+
+size_t countEntries(const std::string &dir) {
+  KernelCache cache(KernelCacheOptions{dir, true});
+  return cache.list().size();
+}
+
+} // namespace
+
+TEST(KernelRequest, ChipAndKey) {
+  EXPECT_EQ(request(64, false, 9, 0).chip(), "sm_90a");
+  EXPECT_EQ(request(64, false, 8, 6).chip(), "sm_86");
+  EXPECT_EQ(request(64, false, 12, 0).chip(), "sm_120");
+  EXPECT_EQ(request(80, true, 9, 0).key(),
+            "dtype=bf16 head_dim=80 head_dim_v=80 causal=1 lse=0 "
+            "chip=sm_90a");
+  EXPECT_NE(request(80).key(), request(96).key());
+}
+
+TEST(Jit, CompilesAHeadDimTheBundleLacksToSass) {
+  TempDir dir;
+  auto c = makeCompiler(dir.path);
+  CompiledImage img;
+  Status s = c->compiler->compile(request(80, /*causal=*/true), img);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(img.entry.headDim, 80);
+  EXPECT_EQ(img.entry.headDimV, 80);
+  EXPECT_TRUE(img.entry.causal);
+  EXPECT_FALSE(img.entry.lse);
+  EXPECT_EQ(img.entry.abi, KernelABI::Memref);
+  EXPECT_EQ(img.entry.chip.str(), "sm_80");
+  EXPECT_GT(img.entry.threads, 0);
+  EXPECT_GT(img.entry.blockM, 0);
+  EXPECT_NE(img.entry.name.find("d80"), std::string::npos) << img.entry.name;
+  EXPECT_GE(stage(img, "passes"), 0);
+  EXPECT_GE(stage(img, "llvm"), 0);
+  if (!haveNvJitLink()) {
+    EXPECT_TRUE(img.isPtx);
+    GTEST_SKIP() << "no nvJitLink here: the image is PTX for the driver";
+  }
+  EXPECT_FALSE(img.isPtx);
+  EXPECT_TRUE(isCudaElf(img.image));
+  EXPECT_GE(stage(img, "sass"), 0);
+  EXPECT_EQ(img.origin.rfind("stored", 0), 0u) << img.origin;
+  EXPECT_EQ(countEntries(dir.path), 1u);
+  EXPECT_TRUE(c->warnings.empty());
+}
+
+TEST(Jit, SecondCompilerReadsTheCache) {
+  TempDir dir;
+  CompiledImage first, second;
+  {
+    auto c = makeCompiler(dir.path);
+    ASSERT_TRUE(c->compiler->compile(request(96), first).ok());
+  }
+  auto c = makeCompiler(dir.path);
+  Status s = c->compiler->compile(request(96), second);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(second.origin.rfind("hit", 0), 0u) << second.origin;
+  EXPECT_EQ(second.image, first.image);
+  EXPECT_EQ(second.entry.name, first.entry.name);
+  EXPECT_EQ(second.entry.smem, first.entry.smem);
+  EXPECT_LT(stage(second, "passes"), 0) << "a hit must not compile";
+  EXPECT_GE(stage(second, "cache read"), 0);
+  EXPECT_EQ(countEntries(dir.path), 1u);
+}
+
+TEST(Jit, DifferentVariantsAndChipsAreDifferentEntries) {
+  TempDir dir;
+  auto c = makeCompiler(dir.path);
+  CompiledImage img;
+  for (const KernelRequest &r :
+       {request(80), request(80, true), request(80, false, 8, 6)})
+    ASSERT_TRUE(c->compiler->compile(r, img).ok()) << r.key();
+  EXPECT_EQ(countEntries(dir.path), 3u);
+}
+
+TEST(Jit, CorruptEntryIsRebuiltWithAWarning) {
+  TempDir dir;
+  CompiledImage good;
+  {
+    auto c = makeCompiler(dir.path);
+    ASSERT_TRUE(c->compiler->compile(request(80), good).ok());
+  }
+  KernelCache cache(KernelCacheOptions{dir.path, false});
+  std::vector<CacheEntryInfo> entries = cache.list();
+  ASSERT_EQ(entries.size(), 1u);
+  // Flip one byte in the middle of the image.
+  {
+    std::fstream f(entries[0].path,
+                   std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(std::streamoff(entries[0].size / 2));
+    char b = 0;
+    f.get(b);
+    f.seekp(std::streamoff(entries[0].size / 2));
+    f.put(char(b ^ 0x10));
+  }
+  auto c = makeCompiler(dir.path);
+  CompiledImage img;
+  Status s = c->compiler->compile(request(80), img);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(img.image, good.image);
+  ASSERT_EQ(c->warnings.size(), 1u);
+  EXPECT_NE(c->warnings[0].find("rebuilt"), std::string::npos)
+      << c->warnings[0];
+  // And the rebuilt entry is good again.
+  auto again = makeCompiler(dir.path);
+  ASSERT_TRUE(again->compiler->compile(request(80), img).ok());
+  EXPECT_EQ(img.origin.rfind("hit", 0), 0u) << img.origin;
+}
+
+TEST(Jit, TruncatedEntryIsRebuilt) {
+  TempDir dir;
+  {
+    auto c = makeCompiler(dir.path);
+    CompiledImage img;
+    ASSERT_TRUE(c->compiler->compile(request(80), img).ok());
+  }
+  KernelCache cache(KernelCacheOptions{dir.path, false});
+  std::vector<CacheEntryInfo> entries = cache.list();
+  ASSERT_EQ(entries.size(), 1u);
+  ASSERT_EQ(::truncate(entries[0].path.c_str(), off_t(entries[0].size / 3)),
+            0);
+  auto c = makeCompiler(dir.path);
+  CompiledImage img;
+  ASSERT_TRUE(c->compiler->compile(request(80), img).ok());
+  EXPECT_FALSE(c->warnings.empty());
+  EXPECT_EQ(img.origin.rfind("stored", 0), 0u) << img.origin;
+}
+
+TEST(Jit, UnwritableCacheCompilesInMemoryWithAWarning) {
+  TempDir dir;
+  // A cache path below a regular file: no one, root included, can create
+  // the directory.
+  std::string file = dir.path + "/file";
+  std::ofstream(file) << "x";
+  auto c = makeCompiler(file + "/cache");
+  CompiledImage img;
+  Status s = c->compiler->compile(request(80), img);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_FALSE(img.image.empty());
+  ASSERT_FALSE(c->warnings.empty());
+  EXPECT_NE(c->warnings.back().find("from memory"), std::string::npos)
+      << c->warnings.back();
+}
+
+TEST(Jit, ReadOnlyAndOffModesStoreNothing) {
+  TempDir dir;
+  for (CacheMode mode : {CacheMode::ReadOnly, CacheMode::Off}) {
+    auto c = makeCompiler(dir.path, mode);
+    CompiledImage img;
+    ASSERT_TRUE(c->compiler->compile(request(80), img).ok());
+    EXPECT_FALSE(img.image.empty());
+  }
+  EXPECT_EQ(countEntries(dir.path), 0u);
+}
+
+TEST(Jit, WithoutNvJitLinkTheImageIsPtx) {
+  TempDir dir;
+  // Asked not to use it, and unable to find it: PTX either way, and only
+  // the second says why (a warning).
+  auto off = makeCompiler(dir.path, CacheMode::ReadWrite, /*nvJitLink=*/false);
+  CompiledImage img;
+  ASSERT_TRUE(off->compiler->compile(request(80), img).ok());
+  EXPECT_TRUE(img.isPtx);
+  EXPECT_NE(img.image.find(".visible .entry " + img.entry.name),
+            std::string::npos);
+  EXPECT_TRUE(off->warnings.empty());
+
+  auto missing = makeCompiler(dir.path, CacheMode::ReadWrite, true,
+                              dir.path + "/no-such-libnvJitLink.so");
+  CompiledImage img2;
+  ASSERT_TRUE(missing->compiler->compile(request(80), img2).ok());
+  EXPECT_TRUE(img2.isPtx);
+  EXPECT_EQ(img2.image, img.image); // the PTX entry of the first compiler
+  ASSERT_EQ(missing->warnings.size(), 1u);
+  EXPECT_NE(missing->warnings[0].find("nvJitLink not found"),
+            std::string::npos)
+      << missing->warnings[0];
+}
+
+TEST(Jit, UnsupportedRequestsSaySo) {
+  auto c = makeCompiler("", CacheMode::Off);
+  KernelRequest r = request(64);
+  r.dtype = DType::F32;
+  CompiledImage img;
+  Status s = c->compiler->compile(r, img);
+  EXPECT_EQ(s.code(), StatusCode::Unsupported) << s.message();
+  EXPECT_NE(s.message().find("unsupported"), std::string::npos);
+}
+
+TEST(Jit, ThreadsCompilingAtOnceShareOneEntryPerVariant) {
+  TempDir dir;
+  auto c = makeCompiler(dir.path);
+  constexpr int kThreads = 8;
+  std::vector<CompiledImage> images(kThreads);
+  std::vector<Status> status(kThreads);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i)
+    threads.emplace_back([&, i] {
+      // Two variants, four threads each.
+      status[i] = c->compiler->compile(request(i % 2 ? 80 : 96), images[i]);
+    });
+  for (auto &t : threads)
+    t.join();
+  for (int i = 0; i < kThreads; ++i) {
+    ASSERT_TRUE(status[i].ok()) << status[i].message();
+    EXPECT_EQ(images[i].image, images[i % 2].image);
+  }
+  EXPECT_EQ(countEntries(dir.path), 2u);
+}
+
+TEST(JitCApi, OptionsAreValidated) {
+  attn_jit_options o;
+  attn_jit_options_init(&o);
+  EXPECT_EQ(o.cache_mode, ATTN_JIT_CACHE_READ_WRITE);
+  EXPECT_EQ(o.use_nvjitlink, 1);
+  attn_compiler *c = nullptr;
+  o.reserved[2] = 1;
+  EXPECT_EQ(attn_jit_create(&o, &c), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(c, nullptr);
+  EXPECT_NE(std::string(attn_last_error_message()).find("reserved"),
+            std::string::npos);
+  attn_jit_options_init(&o);
+  o.cache_mode = 7;
+  EXPECT_EQ(attn_jit_create(&o, &c), ATTN_ERROR_INVALID_ARGUMENT);
+  attn_jit_options_init(&o);
+  o.cache_mode = ATTN_JIT_CACHE_OFF;
+  ASSERT_EQ(attn_jit_create(&o, &c), ATTN_OK) << attn_last_error_message();
+  ASSERT_NE(c, nullptr);
+  attn_jit_destroy(c);
+  EXPECT_EQ(attn_jit_create(&o, nullptr), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attn_jit_compiler_version()).find("build "),
+            std::string::npos);
+}
