@@ -109,6 +109,32 @@ int selectVariant(const std::vector<Chip> &chips, int ccMajor, int ccMinor) {
   return best;
 }
 
+bool canAssemble(const Chip &ptx, const Chip &sass) {
+  return chipRunsOn(ptx, sass.major, sass.minor) &&
+         (ptx.variant != 'a' || sass.variant == 'a');
+}
+
+bool sassRunsOn(const Chip &sass, int ccMajor, int ccMinor) {
+  if (sass.variant == 'f') // a family cubin: that major, this minor or later
+    return chipRunsOn(sass, ccMajor, ccMinor);
+  return sass.major == ccMajor && sass.minor == ccMinor;
+}
+
+int selectSass(const KernelEntry &k, int ccMajor, int ccMinor) {
+  int best = -1;
+  // An exact architecture first ('a', then plain: the 'a' cubin may use
+  // instructions the plain one cannot), then the closest family cubin.
+  auto rank = [](const Chip &c) {
+    int exactness = c.variant == 'a' ? 2 : (c.variant == 0 ? 1 : 0);
+    return std::make_tuple(exactness, c.minor);
+  };
+  for (size_t i = 0; i < k.sass.size(); ++i)
+    if (sassRunsOn(k.sass[i].chip, ccMajor, ccMinor) &&
+        (best < 0 || rank(k.sass[i].chip) > rank(k.sass[size_t(best)].chip)))
+      best = int(i);
+  return best;
+}
+
 //===----------------------------------------------------------------------===//
 // Manifest
 //===----------------------------------------------------------------------===//
@@ -177,6 +203,17 @@ public:
       k.headDimV = k.headDim;
     if (!seen.count("block_n"))
       k.blockN = 0;
+    // Only now is the line's chip known, whatever the order of the keys.
+    for (const SassImage &img : k.sass)
+      if (!canAssemble(k.chip, img.chip))
+        return error("SASS for " + img.chip.str() +
+                     " in 'sass' cannot come from this line's " + k.chip.str() +
+                     " PTX" +
+                     (k.chip.variant == 'a'
+                          ? " (architecture-specific PTX assembles only for "
+                            "its own chip)"
+                          : " (SASS is assembled for the PTX's chip or a "
+                            "later one)"));
     return Status::success();
   }
 
@@ -238,11 +275,44 @@ private:
       if (Status s = intKey(0, 1, lse); !s.ok())
         return s;
       k.lse = lse != 0;
+    } else if (key == "sass") {
+      return parseSass(value, k.sass);
     } else {
       warnings.push_back(source_ + ":" + std::to_string(line_) +
                          ": unknown key '" + key + "' ignored");
     }
     return Status::success();
+  }
+
+  // chip:file[,chip:file...]; a chip at most once. Split at the first ':'
+  // of each entry (a chip has none).
+  Status parseSass(const std::string &value, std::vector<SassImage> &out) {
+    size_t begin = 0;
+    while (true) {
+      size_t comma = value.find(',', begin);
+      std::string item =
+          value.substr(begin, comma == std::string::npos ? std::string::npos
+                                                         : comma - begin);
+      size_t colon = item.find(':');
+      if (item.empty() || colon == std::string::npos)
+        return error("bad entry '" + item +
+                     "' in 'sass': expected chip:file[,chip:file...]");
+      SassImage img;
+      std::string chip = item.substr(0, colon);
+      img.file = item.substr(colon + 1);
+      if (!parseChip(chip, img.chip))
+        return error("bad chip '" + chip +
+                     "' in 'sass': expected sm_XY, sm_XYa or sm_XYf");
+      if (img.file.empty())
+        return error("no file for " + chip + " in 'sass'");
+      for (const SassImage &o : out)
+        if (o.chip == img.chip)
+          return error(chip + " is listed twice in 'sass'");
+      out.push_back(std::move(img));
+      if (comma == std::string::npos)
+        return Status::success();
+      begin = comma + 1;
+    }
   }
 
   const std::string &source_;
@@ -297,10 +367,14 @@ Status parseManifest(const std::string &text, const std::string &source,
   return Status::success();
 }
 
+std::string bundleFilePath(const std::string &dir, const std::string &file) {
+  if (!file.empty() && file[0] == '/')
+    return file;
+  return dir.empty() ? file : dir + "/" + file;
+}
+
 std::string ptxPath(const std::string &dir, const KernelEntry &k) {
-  if (!k.ptx.empty() && k.ptx[0] == '/')
-    return k.ptx;
-  return dir.empty() ? k.ptx : dir + "/" + k.ptx;
+  return bundleFilePath(dir, k.ptx);
 }
 
 Status loadBundle(const std::string &dir, Manifest &out) {
@@ -321,13 +395,30 @@ Status loadBundle(const std::string &dir, Manifest &out) {
   m.dir = dir;
   if (Status s = parseManifest(text.str(), path, m); !s.ok())
     return s;
-  for (const KernelEntry &k : m.kernels) {
+  auto isFile = [](const std::string &p) {
     struct stat st;
+    return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  };
+  for (KernelEntry &k : m.kernels) {
     std::string ptx = ptxPath(dir, k);
-    if (::stat(ptx.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    if (!isFile(ptx))
       return Status::error(StatusCode::BundleError,
                            path + ":" + std::to_string(k.line) +
                                ": PTX file '" + ptx + "' not found");
+    // A bundle copied without its cubins (to save space, or by a tool that
+    // knows only the PTX) still runs everywhere, through the JIT.
+    std::vector<SassImage> present;
+    for (SassImage &img : k.sass) {
+      std::string file = bundleFilePath(dir, img.file);
+      if (isFile(file))
+        present.push_back(std::move(img));
+      else
+        m.warnings.push_back(path + ":" + std::to_string(k.line) +
+                             ": SASS file '" + file + "' for " +
+                             img.chip.str() + " not found: " + k.name +
+                             " will be JIT-compiled from its PTX there");
+    }
+    k.sass = std::move(present);
   }
   out = std::move(m);
   return Status::success();

@@ -82,6 +82,10 @@ struct Runtime::Impl {
     CUmodule module = nullptr;
     CUfunction fn = nullptr;
     int device = 0;
+    /// What the module came from (KernelChoice's fields of the same names):
+    /// "sass" or "ptx", the file (or what loadImage's caller named it),
+    /// and why a cubin of the bundle was not used.
+    std::string image, imageFile, fallback;
   };
 
   mutable std::mutex mu; // guards everything below
@@ -95,8 +99,24 @@ struct Runtime::Impl {
   ~Impl();
   Status queryInfo(int ordinal, DeviceInfo &out) const;
   Status getDevice(int ordinal, const Device *&out);
-  Status getKernel(const KernelEntry &k, const Device &dev, CUfunction &out);
+  Status getKernel(const KernelEntry &k, const Device &dev, const Loaded *&out);
+  /// Loads `k` from the bundle for `dev`: its cubin for the device's chip
+  /// (selectSass) if it has one, else, or if that fails to load, its PTX.
   Status loadKernel(const KernelEntry &k, const Device &dev, Loaded &out);
+  /// Loads one in-memory image of kernel `k` into `dev`'s primary context
+  /// (cuModuleLoadDataEx), looks up the entry point k.name and checks it
+  /// against the device and `k`: threads per block (k.threads), shared
+  /// memory (k.smem dynamic plus the kernel's static), raising the
+  /// dynamic shared memory limit when k.smem needs it. `image` is the bytes
+  /// of a cubin (isPtx false) or PTX text (isPtx true: JIT-compiled by the
+  /// driver, whose error log then goes into the message); `what` names the
+  /// image in messages and in KernelChoice::imageFile (a path, or e.g.
+  /// "in-process JIT"). Fills out.module, fn, device, image ("sass"/"ptx")
+  /// and imageFile; on error nothing stays loaded. The caller holds `mu`
+  /// or otherwise keeps one thread per (kernel, device).
+  Status loadImage(const KernelEntry &k, const Device &dev,
+                   const std::string &image, bool isPtx,
+                   const std::string &what, Loaded &out);
   Status queryPointer(const void *p, PointerInfo &out);
   Status deviceOf(const void *p, const char *what, const Device *&out);
 };
@@ -174,24 +194,34 @@ Status Runtime::Impl::getDevice(int ordinal, const Device *&out) {
   return Status::success();
 }
 
-Status Runtime::Impl::loadKernel(const KernelEntry &k, const Device &dev,
-                                 Loaded &out) {
-  const std::string path = ptxPath(bundle.dir, k);
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  if (in)
-    text << in.rdbuf();
-  if (!in || in.bad())
-    return Status::error(StatusCode::BundleError,
-                         "cannot read PTX file '" + path + "'");
-  const std::string ptx = text.str(); // c_str(): the NUL cuModuleLoad needs
+namespace {
 
+/// Reads a whole file of the bundle; `kind` names it in the message.
+Status readFile(const std::string &path, const char *kind, std::string &out) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  if (in)
+    bytes << in.rdbuf();
+  if (!in || in.bad()) {
+    std::string what = std::string(kind) + " file '" + path + "'";
+    return Status::error(StatusCode::BundleError, "cannot read " + what);
+  }
+  out = bytes.str();
+  return Status::success();
+}
+
+} // namespace
+
+Status Runtime::Impl::loadImage(const KernelEntry &k, const Device &dev,
+                                const std::string &image, bool isPtx,
+                                const std::string &what, Loaded &out) {
   ScopedContext scope(*drv, dev.ctx);
   if (Status s = scope.status(); !s.ok())
     return s;
 
   // The JIT's error log says which instruction or feature the device
-  // lacks; without it a failure is only "CUDA_ERROR_INVALID_PTX".
+  // lacks; without it a failure is only "CUDA_ERROR_INVALID_PTX". (For a
+  // cubin the options do no harm.)
   std::vector<char> log(8192, '\0');
   CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER,
                          CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
@@ -199,10 +229,11 @@ Status Runtime::Impl::loadKernel(const KernelEntry &k, const Device &dev,
                   reinterpret_cast<void *>(uintptr_t(log.size() - 1))};
   CUmodule module = nullptr;
   const std::string where =
-      k.name + " (" + path + ") for device " +
+      k.name + " (" + (isPtx ? "PTX " : "SASS ") + what + ") for device " +
       std::to_string(dev.info.ordinal) + " (" + dev.info.name + ", sm_" +
       std::to_string(dev.info.ccMajor) + std::to_string(dev.info.ccMinor) + ")";
-  if (CUresult r = drv->moduleLoadDataEx(&module, ptx.c_str(), 2, opts, vals);
+  // c_str(): PTX must end in a NUL; a cubin's ELF header gives its size.
+  if (CUresult r = drv->moduleLoadDataEx(&module, image.c_str(), 2, opts, vals);
       r != CUDA_SUCCESS) {
     std::string msg = "loading " + where + ": " + drv->errorText(r);
     if (r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION)
@@ -223,7 +254,7 @@ Status Runtime::Impl::loadKernel(const KernelEntry &k, const Device &dev,
       r != CUDA_SUCCESS)
     return failAndUnload(Status::error(StatusCode::BundleError,
                                        "kernel '" + k.name + "' not found in " +
-                                           path + ": " + drv->errorText(r)));
+                                           what + ": " + drv->errorText(r)));
 
   int maxThreads = 0, staticSmem = 0, regs = 0;
   const struct {
@@ -263,11 +294,46 @@ Status Runtime::Impl::loadKernel(const KernelEntry &k, const Device &dev,
   out.module = module;
   out.fn = fn;
   out.device = dev.info.ordinal;
+  out.image = isPtx ? "ptx" : "sass";
+  out.imageFile = what;
   return Status::success();
 }
 
+Status Runtime::Impl::loadKernel(const KernelEntry &k, const Device &dev,
+                                 Loaded &out) {
+  // SASS first: machine code needs no compiling, where the driver's JIT of
+  // one of these kernels' PTX takes hundreds of milliseconds in every new
+  // process. Any failure of the cubin (a driver that does not know its
+  // format, a damaged file, a device the driver will not run it on) still
+  // leaves the PTX, which is what the bundle guarantees.
+  std::string fallback;
+  if (int i = selectSass(k, dev.info.ccMajor, dev.info.ccMinor); i >= 0) {
+    const std::string path = bundleFilePath(bundle.dir, k.sass[size_t(i)].file);
+    std::string cubin;
+    Status s = readFile(path, "SASS", cubin);
+    if (s.ok())
+      s = loadImage(k, dev, cubin, /*isPtx=*/false, path, out);
+    if (s.ok())
+      return s;
+    fallback = s.message();
+  }
+  const std::string path = ptxPath(bundle.dir, k);
+  std::string ptx;
+  Status s = readFile(path, "PTX", ptx);
+  if (s.ok())
+    s = loadImage(k, dev, ptx, /*isPtx=*/true, path, out);
+  if (!s.ok()) {
+    if (fallback.empty())
+      return s;
+    return Status::error(s.code(),
+                         s.message() + "\n(tried first: " + fallback + ")");
+  }
+  out.fallback = fallback;
+  return s;
+}
+
 Status Runtime::Impl::getKernel(const KernelEntry &k, const Device &dev,
-                                CUfunction &out) {
+                                const Loaded *&out) {
   // Held across the JIT: two threads asking for the same kernel must not
   // both compile it, and module loads are rare.
   std::lock_guard<std::mutex> lock(mu);
@@ -279,7 +345,7 @@ Status Runtime::Impl::getKernel(const KernelEntry &k, const Device &dev,
       return s;
     it = kernels.emplace(key, loaded).first;
   }
-  out = it->second.fn;
+  out = &it->second;
   return Status::success();
 }
 
@@ -446,6 +512,20 @@ Status Runtime::selectKernel(const ForwardProblem &p, int device,
     return s;
   out.kernel = *k;
   out.device = info;
+  out.fallback.clear();
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  auto loaded = impl_->kernels.find(std::make_pair(k, device));
+  if (loaded != impl_->kernels.end()) {
+    out.image = loaded->second.image;
+    out.imageFile = loaded->second.imageFile;
+    out.fallback = loaded->second.fallback;
+  } else if (int i = selectSass(*k, info.ccMajor, info.ccMinor); i >= 0) {
+    out.image = "sass";
+    out.imageFile = bundleFilePath(impl_->bundle.dir, k->sass[size_t(i)].file);
+  } else {
+    out.image = "ptx";
+    out.imageFile = ptxPath(impl_->bundle.dir, *k);
+  }
   return Status::success();
 }
 
@@ -513,9 +593,10 @@ Status Runtime::forward(const ForwardProblem &p, const void *q, const void *k,
                                      dev->info.ccMinor, kernel);
       !s.ok())
     return s;
-  CUfunction fn = nullptr;
-  if (Status s = im.getKernel(*kernel, *dev, fn); !s.ok())
+  const Impl::Loaded *loaded = nullptr;
+  if (Status s = im.getKernel(*kernel, *dev, loaded); !s.ok())
     return s;
+  CUfunction fn = loaded->fn;
 
   ScopedContext scope(drv, dev->ctx);
   if (Status s = scope.status(); !s.ok())
@@ -562,6 +643,9 @@ Status Runtime::forward(const ForwardProblem &p, const void *q, const void *k,
   im.hasLast = true;
   im.last.kernel = *kernel;
   im.last.device = dev->info;
+  im.last.image = loaded->image;
+  im.last.imageFile = loaded->imageFile;
+  im.last.fallback = loaded->fallback;
   return Status::success();
 }
 

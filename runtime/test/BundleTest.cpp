@@ -2,6 +2,7 @@
 #include "TestUtil.h"
 
 #include "attn/runtime/Bundle.h"
+#include "attn/runtime/Runtime.h"
 
 #include <gtest/gtest.h>
 
@@ -92,6 +93,78 @@ TEST(SelectVariant, PicksByComputeCapability) {
   EXPECT_EQ(selectVariant({sm90a}, 8, 0), -1);
 }
 
+TEST(Chip, SassRunsOnExactlyItsChip) {
+  Chip sm80{8, 0, 0}, sm86{8, 6, 0}, sm90{9, 0, 0}, sm90a{9, 0, 'a'},
+      sm100f{10, 0, 'f'};
+  EXPECT_TRUE(sassRunsOn(sm80, 8, 0));
+  // An sm_80 cubin would run on 8.6, but the bundle's rule is exact: 8.6
+  // gets its own cubin or the PTX JIT-compiled for it.
+  EXPECT_FALSE(sassRunsOn(sm80, 8, 6));
+  EXPECT_FALSE(sassRunsOn(sm80, 9, 0));
+  EXPECT_TRUE(sassRunsOn(sm86, 8, 6));
+  EXPECT_FALSE(sassRunsOn(sm86, 8, 9));
+  EXPECT_FALSE(sassRunsOn(sm86, 8, 0));
+  EXPECT_TRUE(sassRunsOn(sm90, 9, 0));
+  EXPECT_TRUE(sassRunsOn(sm90a, 9, 0));
+  EXPECT_FALSE(sassRunsOn(sm90a, 10, 0));
+  // A family cubin runs on its family from its minor on.
+  EXPECT_TRUE(sassRunsOn(sm100f, 10, 0));
+  EXPECT_TRUE(sassRunsOn(sm100f, 10, 3));
+  EXPECT_FALSE(sassRunsOn(sm100f, 12, 0));
+  EXPECT_FALSE(sassRunsOn(sm100f, 9, 0));
+}
+
+TEST(Chip, CanAssemble) {
+  Chip sm75{7, 5, 0}, sm80{8, 0, 0}, sm86{8, 6, 0}, sm89{8, 9, 0},
+      sm90{9, 0, 0}, sm90a{9, 0, 'a'}, sm100a{10, 0, 'a'}, sm100f{10, 0, 'f'},
+      sm103{10, 3, 0}, sm120{12, 0, 0};
+  // Portable PTX: its chip and every later one, 'a' chips included.
+  for (const Chip &c : {sm80, sm86, sm89, sm90, sm90a, sm120})
+    EXPECT_TRUE(canAssemble(sm80, c)) << c.str();
+  EXPECT_FALSE(canAssemble(sm80, sm75));
+  EXPECT_FALSE(canAssemble(sm86, sm80));
+  // Architecture-specific PTX: only its own chip.
+  EXPECT_TRUE(canAssemble(sm90a, sm90a));
+  EXPECT_FALSE(canAssemble(sm90a, sm90));
+  EXPECT_FALSE(canAssemble(sm90a, sm80));
+  EXPECT_FALSE(canAssemble(sm90a, sm100a));
+  // Family PTX: its family.
+  EXPECT_TRUE(canAssemble(sm100f, sm103));
+  EXPECT_TRUE(canAssemble(sm100f, sm100a));
+  EXPECT_FALSE(canAssemble(sm100f, sm120));
+}
+
+TEST(SelectSass, ExactChipElsePtx) {
+  KernelEntry k;
+  k.chip = {8, 0, 0};
+  k.sass = {{{8, 0, 0}, "k.sm_80.cubin"},
+            {{8, 6, 0}, "k.sm_86.cubin"},
+            {{8, 9, 0}, "k.sm_89.cubin"}};
+  EXPECT_EQ(selectSass(k, 8, 0), 0);
+  EXPECT_EQ(selectSass(k, 8, 6), 1);
+  EXPECT_EQ(selectSass(k, 8, 9), 2);
+  EXPECT_EQ(selectSass(k, 8, 7), -1); // Orin: the PTX, JIT-compiled
+  EXPECT_EQ(selectSass(k, 9, 0), -1);
+  EXPECT_EQ(selectSass(k, 12, 0), -1);
+  EXPECT_EQ(selectSass(k, 7, 5), -1);
+  // 'a' before plain for the same chip, whatever the order.
+  k.chip = {9, 0, 0};
+  k.sass = {{{9, 0, 'a'}, "a"}, {{9, 0, 0}, "plain"}};
+  EXPECT_EQ(selectSass(k, 9, 0), 0);
+  std::swap(k.sass[0], k.sass[1]);
+  EXPECT_EQ(selectSass(k, 9, 0), 1);
+  // An exact cubin before a family one; the closest family one otherwise.
+  k.chip = {10, 0, 'f'};
+  k.sass = {
+      {{10, 0, 'f'}, "f100"}, {{10, 3, 0}, "103"}, {{10, 1, 'f'}, "f101"}};
+  EXPECT_EQ(selectSass(k, 10, 3), 1);
+  EXPECT_EQ(selectSass(k, 10, 1), 2);
+  EXPECT_EQ(selectSass(k, 10, 0), 0);
+  EXPECT_EQ(selectSass(k, 11, 0), -1);
+  k.sass.clear();
+  EXPECT_EQ(selectSass(k, 10, 0), -1);
+}
+
 TEST(Manifest, ParsesAGoodLine) {
   Manifest m;
   Status s = parse(std::string("# a comment\n\n   \n") + kLine, m);
@@ -145,6 +218,116 @@ TEST(Manifest, AbiAndLseKeys) {
   EXPECT_TRUE(m.warnings.empty());
   EXPECT_STREQ(kernelABIName(KernelABI::Memref), "memref");
   EXPECT_STREQ(kernelABIName(KernelABI::Legacy), "legacy");
+}
+
+TEST(Manifest, SassKey) {
+  Manifest m;
+  Status s = parse(
+      // sass= before chip=: the check against the line's PTX chip waits
+      // for the whole line.
+      "kernel name=a ptx=a.sm_80.ptx sass=sm_80:a.sm_80.cubin,sm_86:a.sm_86."
+      "cubin,sm_90a:/abs/a.sm_90a.cubin chip=sm_80 dtype=bf16 head_dim=64 "
+      "causal=0 block_m=64 threads=128 smem=0\n"
+      "kernel name=a ptx=a.sm_90a.ptx chip=sm_90a dtype=bf16 head_dim=64 "
+      "causal=0 block_m=64 threads=128 smem=0 sass=sm_90a:dir/a:b.cubin\n"
+      "kernel name=b ptx=b.ptx chip=sm_80 dtype=bf16 head_dim=64 causal=0 "
+      "block_m=64 threads=128 smem=0\n",
+      m);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(m.kernels.size(), 3u);
+  const std::vector<SassImage> &a80 = m.kernels[0].sass;
+  ASSERT_EQ(a80.size(), 3u);
+  EXPECT_EQ(a80[0].chip.str(), "sm_80");
+  EXPECT_EQ(a80[0].file, "a.sm_80.cubin");
+  EXPECT_EQ(a80[1].chip.str(), "sm_86");
+  EXPECT_EQ(a80[1].file, "a.sm_86.cubin");
+  EXPECT_EQ(a80[2].chip.str(), "sm_90a");
+  EXPECT_EQ(bundleFilePath("/b", a80[2].file), "/abs/a.sm_90a.cubin");
+  EXPECT_EQ(bundleFilePath("/b", a80[0].file), "/b/a.sm_80.cubin");
+  ASSERT_EQ(m.kernels[1].sass.size(), 1u);
+  EXPECT_EQ(m.kernels[1].sass[0].file, "dir/a:b.cubin"); // first ':' splits
+  // sass= is optional: PTX only.
+  EXPECT_TRUE(m.kernels[2].sass.empty());
+  EXPECT_TRUE(m.warnings.empty());
+}
+
+TEST(Manifest, BadSassKeys) {
+  const std::string head = "kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 "
+                           "head_dim=64 causal=0 block_m=64 threads=128 "
+                           "smem=0 ";
+  expectError("# c\n" + head + "sass=sm_80\n",
+              "manifest.txt:2: bad entry 'sm_80' in 'sass': expected "
+              "chip:file[,chip:file...]");
+  expectError(head + "sass=a.cubin\n", "bad entry 'a.cubin' in 'sass'");
+  expectError(head + "sass=sm_80:a,\n", "bad entry '' in 'sass'");
+  expectError(head + "sass=,sm_80:a\n", "bad entry '' in 'sass'");
+  expectError(head + "sass=sm_80:a,,sm_86:b\n", "bad entry '' in 'sass'");
+  expectError(head + "sass=sm_8x:a.cubin\n",
+              "manifest.txt:1: bad chip 'sm_8x' in 'sass': expected sm_XY, "
+              "sm_XYa or sm_XYf");
+  expectError(head + "sass=:a.cubin\n", "bad chip '' in 'sass'");
+  expectError(head + "sass=sm_86:\n", "no file for sm_86 in 'sass'");
+  expectError(head + "sass=sm_86:a,sm_89:b,sm_86:c\n",
+              "sm_86 is listed twice in 'sass'");
+  expectError(head + "sass=sm_80:a sass=sm_86:b\n", "duplicate key 'sass'");
+  expectError(head + "sass=\n", "empty value for 'sass'");
+  // SASS that this line's PTX cannot have produced.
+  expectError("\n" + head + "sass=sm_75:a.cubin\n",
+              "manifest.txt:2: SASS for sm_75 in 'sass' cannot come from "
+              "this line's sm_80 PTX (SASS is assembled for the PTX's chip "
+              "or a later one)");
+  expectError("kernel name=a ptx=a.ptx chip=sm_90a dtype=bf16 head_dim=64 "
+              "causal=0 block_m=64 threads=128 smem=0 "
+              "sass=sm_90a:a,sm_90:b\n",
+              "SASS for sm_90 in 'sass' cannot come from this line's sm_90a "
+              "PTX (architecture-specific PTX assembles only for its own "
+              "chip)");
+  expectError("kernel name=a ptx=a.ptx sass=sm_80:a chip=sm_86 dtype=bf16 "
+              "head_dim=64 causal=0 block_m=64 threads=128 smem=0\n",
+              "SASS for sm_80 in 'sass' cannot come from this line's sm_86 "
+              "PTX");
+}
+
+// The whole choice, as the runtime makes it for a bundle laid out like the
+// default one (attn-bundle --chips sm_80,sm_90a --sass-chips
+// sm_80,sm_86,sm_89,sm_90a): the variant by its PTX chip, then that
+// variant's SASS for exactly the device's chip, else its PTX.
+TEST(SelectSass, DefaultBundleLayout) {
+  Manifest m;
+  Status s =
+      parse("kernel name=k ptx=k.sm_80.ptx chip=sm_80 dtype=bf16 head_dim=64 "
+            "causal=0 block_m=64 threads=128 smem=0 abi=memref lse=0 "
+            "sass=sm_80:k.sm_80.cubin,sm_86:k.sm_86.cubin,sm_89:k.sm_89.cubin\n"
+            "kernel name=k ptx=k.sm_90a.ptx chip=sm_90a dtype=bf16 head_dim=64 "
+            "causal=0 block_m=64 threads=128 smem=0 abi=memref lse=0 "
+            "sass=sm_90a:k.sm_90a.cubin\n",
+            m);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ForwardProblem p;
+  p.headDim = p.headDimV = 64;
+  const struct {
+    int major, minor;
+    const char *image; // the file loaded
+  } cases[] = {
+      {8, 0, "k.sm_80.cubin"},
+      {8, 6, "k.sm_86.cubin"},
+      {8, 9, "k.sm_89.cubin"},
+      {9, 0, "k.sm_90a.cubin"},
+      // No cubin for the device: sm_80 PTX through the JIT.
+      {8, 7, "k.sm_80.ptx"},
+      {10, 0, "k.sm_80.ptx"},
+      {12, 0, "k.sm_80.ptx"},
+  };
+  for (const auto &c : cases) {
+    const KernelEntry *k = nullptr;
+    Status sel = selectKernel(m, p, c.major, c.minor, k);
+    ASSERT_TRUE(sel.ok()) << sel.message();
+    int i = selectSass(*k, c.major, c.minor);
+    EXPECT_EQ(i < 0 ? k->ptx : k->sass[size_t(i)].file, c.image)
+        << "compute capability " << c.major << "." << c.minor;
+  }
+  const KernelEntry *k = nullptr;
+  EXPECT_FALSE(selectKernel(m, p, 7, 5, k).ok());
 }
 
 TEST(Manifest, SeveralChipsCommentsTabsAndCRLF) {
@@ -261,6 +444,32 @@ TEST(Bundle, LoadsADirectory) {
   ASSERT_EQ(m.kernels.size(), 1u);
   EXPECT_EQ(ptxPath(m.dir, m.kernels[0]),
             dir.path() + "/attn_fwd_bf16_d128_causal.sm_80.ptx");
+}
+
+TEST(Bundle, MissingCubinFallsBackToPtxWithAWarning) {
+  TempDir dir;
+  dir.write("manifest.txt",
+            "# header\n"
+            "kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 head_dim=64 "
+            "causal=0 block_m=64 threads=128 smem=0 "
+            "sass=sm_80:a.sm_80.cubin,sm_86:a.sm_86.cubin\n");
+  dir.write("a.ptx", "// ptx\n");
+  dir.write("a.sm_86.cubin", "\x7f"
+                             "ELF");
+  Manifest m;
+  Status s = loadBundle(dir.path(), m);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(m.kernels.size(), 1u);
+  // The missing sm_80 cubin is gone: 8.0 gets the PTX; 8.6 its cubin.
+  ASSERT_EQ(m.kernels[0].sass.size(), 1u);
+  EXPECT_EQ(m.kernels[0].sass[0].chip.str(), "sm_86");
+  EXPECT_EQ(selectSass(m.kernels[0], 8, 0), -1);
+  EXPECT_EQ(selectSass(m.kernels[0], 8, 6), 0);
+  ASSERT_EQ(m.warnings.size(), 1u);
+  EXPECT_EQ(m.warnings[0], dir.path() + "/manifest.txt:2: SASS file '" +
+                               dir.path() +
+                               "/a.sm_80.cubin' for sm_80 not found: a will "
+                               "be JIT-compiled from its PTX there");
 }
 
 TEST(Bundle, MissingManifestOrPtx) {

@@ -6,11 +6,14 @@
 // with ATTN_REQUIRE_GPU=1 (tools/gpu-check.sh sets it) they fail instead.
 //
 //===----------------------------------------------------------------------===//
+#include "TestUtil.h"
+
 #include "attn/runtime/Reference.h"
 #include "attn/runtime/Runtime.h"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -92,6 +95,9 @@ Status upload(Runtime &rt, const std::vector<uint8_t> &packed, int64_t B,
 struct CaseResult {
   ErrorStats o, lse;
   std::string kernel;
+  /// The forward call and the synchronisation after it: on a runtime's
+  /// first call of a kernel, its module load (SASS, or PTX through the JIT).
+  double forwardMs = 0;
 };
 
 /// Runs one problem on the GPU and the reference; fills `r`. LSE is
@@ -142,12 +148,16 @@ void runCase(Runtime &rt, ForwardProblem p, Layout layout, uint64_t seed,
   p.k = tk.strides;
   p.v = tv.strides;
   p.o = to.strides;
+  auto t0 = std::chrono::steady_clock::now();
   Status s =
       rt.forward(p, tq.buf.get(), tk.buf.get(), tv.buf.get(), to.buf.get(),
                  p.withLse ? static_cast<float *>(tl.get()) : nullptr, nullptr);
   ASSERT_TRUE(s.ok()) << s.message();
   Status sync = rt.synchronize(0);
   ASSERT_TRUE(sync.ok()) << sync.message();
+  r.forwardMs = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - t0)
+                    .count();
 
   std::vector<uint8_t> got(os.size());
   ASSERT_TRUE(rt.copyToHost(got.data(), to.buf.get(), got.size()).ok());
@@ -319,6 +329,178 @@ TEST_F(Gpu, ConcurrentFirstUse) {
     EXPECT_LT(r.o.relative, tolerance(p.dtype));
     EXPECT_GT(r.o.count, 0u);
   }
+}
+
+/// The problem families of the bundle (dtype, head dims, mask), with and
+/// without LSE, whose kernel runs on device 0, small enough to run fast.
+std::vector<ForwardProblem> runnableProblems(Runtime &rt) {
+  std::set<std::tuple<DType, int, int, bool>> keys;
+  for (const KernelEntry &k : rt.bundle().kernels)
+    keys.insert({k.dtype, k.headDim, k.headDimV, k.causal});
+  std::vector<ForwardProblem> out;
+  for (auto [dtype, D, Dv, causal] : keys)
+    for (bool withLse : {true, false}) {
+      ForwardProblem p;
+      p.dtype = dtype;
+      p.headDim = D;
+      p.headDimV = Dv;
+      p.causal = causal;
+      p.withLse = withLse;
+      p.batch = 1;
+      p.headsQ = p.headsKV = 2;
+      p.seqQ = 130;
+      p.seqK = 257;
+      KernelChoice c;
+      if (rt.selectKernel(p, 0, c).ok())
+        out.push_back(p);
+    }
+  return out;
+}
+
+/// `k` as a manifest line, its PTX by absolute path in `dir`, with `sass`
+/// (a value for sass=) if not empty.
+std::string manifestLine(const KernelEntry &k, const std::string &dir,
+                         const std::string &sass) {
+  std::string line = "kernel name=" + k.name + " ptx=" + ptxPath(dir, k) +
+                     " chip=" + k.chip.str() + " dtype=" + dtypeName(k.dtype) +
+                     " head_dim=" + std::to_string(k.headDim) +
+                     " head_dim_v=" + std::to_string(k.headDimV) +
+                     " causal=" + (k.causal ? "1" : "0") +
+                     " block_m=" + std::to_string(k.blockM) +
+                     " threads=" + std::to_string(k.threads) +
+                     " smem=" + std::to_string(k.smem) +
+                     " abi=" + kernelABIName(k.abi) +
+                     " lse=" + (k.lse ? "1" : "0");
+  if (k.blockN)
+    line += " block_n=" + std::to_string(k.blockN);
+  if (!sass.empty())
+    line += " sass=" + sass;
+  return line + "\n";
+}
+
+TEST_F(Gpu, BundledKernelsLoadFromSass) {
+  // Fresh runtimes: nothing loaded yet, so each first forward loads its
+  // module, from the bundle's cubin where it has one for this chip. The
+  // second runtime reads a PTX-only copy of the same manifest, to show what
+  // the cubins save (the driver's JIT cache, ~/.nv/ComputeCache, may
+  // shorten the PTX times of a machine that ran these kernels before).
+  DeviceInfo info;
+  ASSERT_TRUE(rt->deviceInfo(0, info).ok());
+  std::unique_ptr<Runtime> fresh;
+  ASSERT_TRUE(Runtime::create({}, fresh).ok());
+  const std::string dir = fresh->bundle().dir;
+  test::TempDir ptxOnly;
+  std::string manifest;
+  for (const KernelEntry &k : fresh->bundle().kernels)
+    manifest += manifestLine(k, dir, "");
+  ptxOnly.write("manifest.txt", manifest);
+  RuntimeOptions ptxOptions;
+  ptxOptions.bundleDir = ptxOnly.path();
+  std::unique_ptr<Runtime> jit;
+  ASSERT_TRUE(Runtime::create(ptxOptions, jit).ok());
+
+  int sass = 0, ptx = 0;
+  double sassMs = 0, ptxMs = 0;
+  uint64_t seed = 77;
+  for (const ForwardProblem &p : runnableProblems(*fresh)) {
+    KernelChoice before;
+    ASSERT_TRUE(fresh->selectKernel(p, 0, before).ok());
+    const int i = selectSass(before.kernel, info.ccMajor, info.ccMinor);
+    SCOPED_TRACE(before.kernel.name + " (" + before.kernel.chip.str() + ")");
+    // Before the load: what the runtime will try.
+    EXPECT_EQ(before.image, i >= 0 ? "sass" : "ptx");
+    EXPECT_EQ(before.imageFile,
+              i >= 0 ? bundleFilePath(dir, before.kernel.sass[size_t(i)].file)
+                     : ptxPath(dir, before.kernel));
+    CaseResult r;
+    runCase(*fresh, p, Layout::BHND, seed += 3, r);
+    if (HasFatalFailure())
+      return;
+    EXPECT_LT(r.o.relative, tolerance(p.dtype));
+    KernelChoice last;
+    ASSERT_TRUE(fresh->lastKernel(last));
+    EXPECT_EQ(last.kernel.name, before.kernel.name);
+    EXPECT_EQ(last.image, before.image);
+    EXPECT_EQ(last.imageFile, before.imageFile);
+    EXPECT_EQ(last.fallback, "");
+    KernelChoice after; // once loaded: what was loaded
+    ASSERT_TRUE(fresh->selectKernel(p, 0, after).ok());
+    EXPECT_EQ(after.image, last.image);
+
+    CaseResult rj;
+    runCase(*jit, p, Layout::BHND, seed, rj);
+    if (HasFatalFailure())
+      return;
+    KernelChoice lastJit;
+    ASSERT_TRUE(jit->lastKernel(lastJit));
+    EXPECT_EQ(lastJit.image, "ptx");
+    EXPECT_LT(rj.o.relative, tolerance(p.dtype));
+    if (i >= 0) {
+      ++sass;
+      sassMs += r.forwardMs;
+      ptxMs += rj.forwardMs;
+    } else {
+      ++ptx;
+    }
+  }
+  std::printf("sm_%d%d: %d kernels loaded from SASS, %d from PTX; their "
+              "first forward calls (load, launch, sync) took %.1f ms in all, "
+              "the same kernels from PTX %.1f ms\n",
+              info.ccMajor, info.ccMinor, sass, ptx, sassMs, ptxMs);
+  if (!sass)
+    GTEST_SKIP() << "the bundle has no SASS for sm_" << info.ccMajor
+                 << info.ccMinor << " (" << ptx
+                 << " kernels from PTX): built without ptxas, or not for "
+                    "this chip";
+}
+
+TEST_F(Gpu, BrokenCubinFallsBackToPtx) {
+  // A bundle whose cubin for this chip is garbage: the driver refuses it,
+  // the runtime JIT-compiles the PTX instead, runs correctly, and says why.
+  DeviceInfo info;
+  ASSERT_TRUE(rt->deviceInfo(0, info).ok());
+  std::vector<ForwardProblem> problems = runnableProblems(*rt);
+  if (problems.empty())
+    GTEST_SKIP() << "no bundle kernel runs on this GPU";
+  const ForwardProblem p = problems.front();
+  KernelChoice choice;
+  ASSERT_TRUE(rt->selectKernel(p, 0, choice).ok());
+  const KernelEntry &k = choice.kernel;
+  // This device's chip, as the line's PTX can be assembled for it.
+  std::string chip = "sm_" + std::to_string(info.ccMajor) +
+                     std::to_string(info.ccMinor) +
+                     (k.chip.variant == 'a' ? "a" : "");
+  test::TempDir dir;
+  dir.write("bad.cubin", std::string("\x7f"
+                                     "ELF",
+                                     4) +
+                             "not a cubin");
+  dir.write("manifest.txt",
+            manifestLine(k, rt->bundle().dir,
+                         chip + ":" + dir.path() + "/bad.cubin"));
+  RuntimeOptions options;
+  options.bundleDir = dir.path();
+  std::unique_ptr<Runtime> broken;
+  Status s = Runtime::create(options, broken);
+  ASSERT_TRUE(s.ok()) << s.message();
+  KernelChoice before;
+  ASSERT_TRUE(broken->selectKernel(p, 0, before).ok());
+  EXPECT_EQ(before.image, "sass");
+  CaseResult r;
+  runCase(*broken, p, Layout::BHND, 5, r);
+  if (HasFatalFailure())
+    return;
+  EXPECT_LT(r.o.relative, tolerance(p.dtype));
+  KernelChoice last;
+  ASSERT_TRUE(broken->lastKernel(last));
+  EXPECT_EQ(last.image, "ptx");
+  EXPECT_EQ(last.imageFile, ptxPath(rt->bundle().dir, k));
+  EXPECT_NE(last.fallback.find("SASS " + dir.path() + "/bad.cubin"),
+            std::string::npos)
+      << last.fallback;
+  EXPECT_NE(last.fallback.find("CUDA_ERROR_"), std::string::npos)
+      << last.fallback;
+  std::printf("fallback: %s\n", last.fallback.c_str());
 }
 
 } // namespace

@@ -1,14 +1,23 @@
 //===- attn-bundle.cpp - ahead-of-time kernels for the runtime --*- C++ -*-===//
 //
-// Compiles one attn.attention per configuration (dtype × head dim × causal)
-// through the attn-codegen pipeline for each chip, and writes a bundle the
-// runtime loads: one PTX file per (kernel, chip) and a manifest.txt line
-// with what the launcher needs (taken from the kernel's attn.kernel
-// attribute):
+// Compiles one attn.attention per configuration (dtype × head dim × causal ×
+// LSE) through the attn-codegen pipeline for each chip, and writes a bundle
+// the runtime loads: one PTX file per (kernel, chip), with --ptxas the
+// kernel assembled by ptxas into SASS (a cubin) for every --sass-chips chip,
+// and a manifest.txt line per (kernel, PTX chip) with what the launcher
+// needs (taken from the kernel's attn.kernel attribute) and the cubins made
+// from that PTX:
 //
-//   kernel name=... ptx=... chip=sm_80 dtype=bf16 head_dim=128
+//   kernel name=... ptx=....sm_80.ptx chip=sm_80 dtype=bf16 head_dim=128
 //          head_dim_v=128 causal=1 block_m=128 block_n=64 threads=256
-//          smem=65536
+//          smem=65536 abi=memref lse=1
+//          sass=sm_80:....sm_80.cubin,sm_86:....sm_86.cubin,...
+//
+// The cubin of chip X comes from the best PTX for X: the highest PTX chip
+// that can be assembled for X (sm_80 PTX for sm_80, sm_86, sm_89; sm_90a PTX
+// for sm_90a), the choice the runtime makes (canAssemble, selectVariant in
+// runtime/include/attn/runtime/Bundle.h). ptxas runs in parallel (--jobs)
+// while later kernels are still being generated.
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Dialect/Attn/IR/AttnOps.h"
@@ -22,8 +31,17 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <deque>
+#include <tuple>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -49,6 +67,18 @@ static cl::opt<int64_t> qInRegisters("q-in-registers",
                                      cl::init(-1));
 static cl::opt<int64_t>
     kvStages("kv-stages", cl::desc("K/V shared-memory stages"), cl::init(0));
+static cl::opt<std::string>
+    ptxasPath("ptxas",
+              cl::desc("ptxas to assemble each kernel into SASS (cubins) "
+                       "with; without it the bundle is PTX only"));
+static cl::list<std::string> sassChips(
+    "sass-chips",
+    cl::desc("Chips to assemble SASS for (needs --ptxas; default: sm_80, "
+             "sm_86, sm_89, sm_90a, those that a --chips PTX serves)"),
+    cl::CommaSeparated);
+static cl::opt<unsigned>
+    jobs("jobs", cl::desc("ptxas processes at a time (0: one per core)"),
+         cl::init(0));
 
 namespace {
 OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, Type et, int64_t d,
@@ -94,6 +124,92 @@ int fail(const llvm::Twine &msg) {
   llvm::errs() << "attn-bundle: error: " << msg << "\n";
   return 1;
 }
+
+/// A chip as the manifest writes it: sm_XY, sm_XYa or sm_XYf. The same
+/// rules as the runtime's parseChip / chipRunsOn / canAssemble
+/// (runtime/lib/Bundle.cpp), which this tool does not link.
+struct Chip {
+  int major = 0, minor = 0;
+  char variant = 0;
+  std::string name;
+};
+
+bool parseChip(llvm::StringRef text, Chip &out) {
+  llvm::StringRef rest = text;
+  if (!rest.consume_front("sm_"))
+    return false;
+  char variant = 0;
+  if (rest.ends_with("a") || rest.ends_with("f")) {
+    variant = rest.back();
+    rest = rest.drop_back();
+  }
+  unsigned number = 0;
+  if (rest.size() < 2 || rest.size() > 3 || rest.getAsInteger(10, number) ||
+      number < 10 || !llvm::all_of(rest, llvm::isDigit))
+    return false;
+  out = {int(number / 10), int(number % 10), variant, text.str()};
+  return true;
+}
+
+/// Whether PTX for `ptx` can be assembled into SASS for `sass`.
+bool canAssemble(const Chip &ptx, const Chip &sass) {
+  if (ptx.variant == 'a') // architecture-specific: only that chip
+    return ptx.major == sass.major && ptx.minor == sass.minor &&
+           sass.variant == 'a';
+  if (ptx.variant == 'f') // family: that major, this minor or later
+    return ptx.major == sass.major && ptx.minor <= sass.minor;
+  return std::make_tuple(ptx.major, ptx.minor) <=
+         std::make_tuple(sass.major, sass.minor);
+}
+
+/// The PTX chip (index into `ptx`) to assemble `sass` from: of those that
+/// can be, the highest, and for equal ones the most specific; -1 if none.
+int bestPtxFor(const std::vector<Chip> &ptx, const Chip &sass) {
+  int best = -1;
+  auto key = [](const Chip &c) {
+    int specificity = c.variant == 'a' ? 2 : (c.variant == 'f' ? 1 : 0);
+    return std::make_tuple(c.major, c.minor, specificity);
+  };
+  for (size_t i = 0; i < ptx.size(); ++i)
+    if (canAssemble(ptx[i], sass) &&
+        (best < 0 || key(ptx[i]) > key(ptx[size_t(best)])))
+      best = int(i);
+  return best;
+}
+
+/// Runs `args` (args[0] the program), stdout and stderr into `output`.
+/// Returns the exit code; -1 if it could not run, -2 if it crashed (then
+/// `output` says why).
+int runTool(llvm::ArrayRef<llvm::StringRef> args, std::string &output) {
+  llvm::SmallString<128> log;
+  int fd;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("attn-bundle", "log", fd, log)) {
+    output = "cannot create a temporary file: " + ec.message();
+    return -1;
+  }
+  llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.str(),
+                                                log.str()};
+  std::string err;
+  int rc =
+      llvm::sys::ExecuteAndWait(args[0], args, std::nullopt, redirects,
+                                /*SecondsToWait=*/0, /*MemoryLimit=*/0, &err);
+  if (auto buf = llvm::MemoryBuffer::getFile(log))
+    output = (*buf)->getBuffer().str();
+  llvm::sys::fs::remove(log);
+  if (rc < 0)
+    output += err;
+  return rc;
+}
+
+/// One ptxas run: a kernel's PTX to a cubin for one chip.
+struct SassJob {
+  std::string chip, ptx, cubin; // ptx, cubin: paths
+  int rc = 0;
+  std::string output; // ptxas's messages
+};
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -109,9 +225,59 @@ int main(int argc, char **argv) {
   if (headDims.empty())
     for (int64_t d : {64, 96, 128, 256})
       headDims.push_back(d);
-  for (const std::string &c : chips)
-    if (!attn::isSupportedChip(c))
+  std::vector<Chip> ptxChips;
+  for (const std::string &c : chips) {
+    if (!attn::isSupportedChip(c) || !parseChip(c, ptxChips.emplace_back()))
       return fail("unsupported chip '" + c + "'");
+  }
+
+  // SASS: each chip paired with the PTX chip it is assembled from.
+  std::vector<std::pair<Chip, std::string>> sass;
+  if (!sassChips.empty() && ptxasPath.empty())
+    return fail("--sass-chips needs --ptxas");
+  if (!ptxasPath.empty()) {
+    bool explicitChips = !sassChips.empty();
+    if (!explicitChips)
+      for (const char *c : {"sm_80", "sm_86", "sm_89", "sm_90a"})
+        sassChips.push_back(c);
+    for (const std::string &name : sassChips) {
+      Chip c;
+      if (!parseChip(name, c))
+        return fail("bad SASS chip '" + name +
+                    "': expected sm_XY, sm_XYa or sm_XYf");
+      if (llvm::any_of(sass,
+                       [&](const auto &s) { return s.first.name == name; }))
+        return fail("SASS chip '" + name + "' is given twice");
+      int from = bestPtxFor(ptxChips, c);
+      if (from < 0) {
+        if (!explicitChips)
+          continue; // a default this bundle's PTX does not serve
+        return fail("no PTX chip in --chips can be assembled for SASS chip '" +
+                    name + "' (it needs a PTX chip at or below it, or " +
+                    "exactly it if architecture-specific)");
+      }
+      sass.push_back({c, ptxChips[size_t(from)].name});
+    }
+  }
+
+  // The ptxas version goes into the manifest: a cubin is only as good as
+  // the driver that can load it, and this says which toolkit made it.
+  std::string ptxasVersion;
+  if (!sass.empty()) {
+    std::string out;
+    if (!llvm::sys::fs::can_execute(ptxasPath))
+      return fail("ptxas '" + ptxasPath + "' is not an executable file");
+    int rc = runTool({ptxasPath, "--version"}, out);
+    if (rc != 0)
+      return fail("'" + ptxasPath + " --version' failed (exit " +
+                  llvm::Twine(rc) + "):\n" + out);
+    // "Cuda compilation tools, release 13.0, V13.0.88"
+    for (llvm::StringRef line : llvm::split(out, '\n'))
+      if (line.contains("release"))
+        ptxasVersion = line.trim().str();
+    if (ptxasVersion.empty())
+      return fail("'" + ptxasPath + " --version' printed no release:\n" + out);
+  }
   if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
     return fail("cannot create " + outDir + ": " + ec.message());
 
@@ -123,11 +289,30 @@ int main(int argc, char **argv) {
   std::string manifest =
       "# attn kernel bundle: one line per (kernel, chip). Written by "
       "attn-bundle.\n";
+  if (sass.empty()) {
+    manifest += "# PTX only: the driver JIT-compiles each kernel on first "
+                "use.\n";
+  } else {
+    manifest += "# SASS (sass=chip:cubin,...) by ptxas: " + ptxasVersion + ";";
+    for (const auto &[chip, from] : sass)
+      manifest += " " + chip.name + " from " + from + " PTX" +
+                  (&chip == &sass.back().first ? "" : ",");
+    manifest += ".\n";
+  }
+
+  // ptxas runs beside the generation of the next kernels. The jobs live in
+  // a deque (stable addresses) declared before the pool, whose destructor
+  // waits for them, so an early return leaves no task behind.
+  std::deque<SassJob> sassJobs;
+  std::atomic<bool> sassFailed{false};
+  llvm::DefaultThreadPool pool(llvm::hardware_concurrency(jobs));
   for (const std::string &chip : chips)
     for (const std::string &dt : dtypes)
       for (int64_t d : headDims)
         for (bool causal : {false, true})
           for (bool withLse : {true, false}) {
+            if (sassFailed)
+              break; // reported below, with ptxas's message
             Type et;
             if (dt == "f16")
               et = Float16Type::get(&ctx);
@@ -157,8 +342,58 @@ int main(int argc, char **argv) {
             if (ec)
               return fail("cannot write " + path + ": " + ec.message());
             os << k->ptx;
-            manifest += mlir::attn::manifestLine(*k, file);
+            os.close(); // complete before ptxas reads it
+            if (os.has_error())
+              return fail("cannot write " + path + ": " + os.error().message());
+            std::string line = mlir::attn::manifestLine(*k, file);
+            assert(!line.empty() && line.back() == '\n');
+            line.pop_back();
+            std::string sassKey;
+            for (const auto &[sassChip, from] : sass) {
+              if (from != chip)
+                continue;
+              std::string cubin = k->name + "." + sassChip.name + ".cubin";
+              sassKey += (sassKey.empty() ? " sass=" : ",") + sassChip.name +
+                         ":" + cubin;
+              SmallString<256> cubinPath(outDir);
+              llvm::sys::path::append(cubinPath, cubin);
+              SassJob &job = sassJobs.emplace_back();
+              job.chip = sassChip.name;
+              job.ptx = path.str().str();
+              job.cubin = cubinPath.str().str();
+              pool.async([&job, &sassFailed] {
+                std::string arch = "-arch=" + job.chip;
+                job.rc =
+                    runTool({ptxasPath, arch, "-O3", job.ptx, "-o", job.cubin},
+                            job.output);
+                if (job.rc != 0)
+                  sassFailed = true;
+              });
+            }
+            manifest += line + sassKey + "\n";
           }
+  pool.wait();
+  bool failedAny = false;
+  for (const SassJob &job : sassJobs) {
+    llvm::StringRef output = llvm::StringRef(job.output).rtrim();
+    if (job.rc != 0) {
+      fail("ptxas -arch=" + job.chip + " failed on " + job.ptx + " (" +
+           (job.rc == -1   ? llvm::Twine("could not run ") + ptxasPath
+            : job.rc == -2 ? llvm::Twine("crashed")
+                           : "exit " + llvm::Twine(job.rc)) +
+           "):\n" + output);
+      failedAny = true;
+    } else if (!output.empty()) {
+      // Warnings (e.g. C7517/C7519, serialised wgmma) are performance bugs
+      // in the generated code: shown, not fatal.
+      llvm::errs() << "attn-bundle: ptxas -arch=" << job.chip << " " << job.ptx
+                   << ":\n"
+                   << output << "\n";
+    }
+  }
+  if (failedAny)
+    return 1;
+
   SmallString<256> mpath(outDir);
   llvm::sys::path::append(mpath, "manifest.txt");
   std::error_code ec;
@@ -166,6 +401,10 @@ int main(int argc, char **argv) {
   if (ec)
     return fail("cannot write " + mpath + ": " + ec.message());
   os << manifest;
-  llvm::outs() << "attn-bundle: wrote " << mpath << "\n";
+  llvm::outs() << "attn-bundle: wrote " << mpath;
+  if (!sassJobs.empty())
+    llvm::outs() << " (" << sassJobs.size() << " cubins by " << ptxasVersion
+                 << ")";
+  llvm::outs() << "\n";
   return 0;
 }

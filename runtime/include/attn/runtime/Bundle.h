@@ -1,19 +1,25 @@
 //===- Bundle.h - kernel bundles: manifest and variant choice ---*- C++ -*-===//
 //
 // A kernel bundle is a directory that the compiler fills ahead of time: PTX
-// files and a manifest.txt that describes them, one kernel per line:
+// files, cubins (SASS, machine code for one chip each) and a manifest.txt
+// that describes them, one kernel per line:
 //
 //   # comment
 //   kernel name=attn_fwd_bf16_d128_causal
-//   ptx=attn_fwd_bf16_d128_causal.sm_80.ptx
+//          ptx=attn_fwd_bf16_d128_causal.sm_80.ptx
 //          chip=sm_80 dtype=bf16 head_dim=128 head_dim_v=128 causal=1
 //          block_m=128 block_n=64 threads=256 smem=98304 abi=memref lse=1
+//          sass=sm_80:attn_fwd_bf16_d128_causal.sm_80.cubin,
+//               sm_86:attn_fwd_bf16_d128_causal.sm_86.cubin
 //
-// (one line in the file). abi= (legacy, the default, or memref) says how
-// the kernel takes its parameters (KernelABI.h); lse= (1, the default, or 0)
-// whether it writes the LSE. The same kernel may appear once per chip; the
-// runtime picks the variant for the GPU it finds. Everything here is pure
-// (no CUDA) so that it can be tested on any machine.
+// (one line in the file, no spaces in the sass= list). abi= (legacy, the
+// default, or memref) says how the kernel takes its parameters
+// (KernelABI.h); lse= (1, the default, or 0) whether it writes the LSE;
+// sass= (optional) lists the cubins assembled from this line's PTX, one per
+// chip. The same kernel may appear once per chip; the runtime picks the
+// variant for the GPU it finds, then loads its SASS for that GPU if the line
+// has it, else JIT-compiles the PTX. Everything here is pure (no CUDA) so
+// that it can be tested on any machine.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ATTN_RUNTIME_BUNDLE_H
@@ -58,11 +64,36 @@ bool chipRunsOn(const Chip &chip, int ccMajor, int ccMinor);
 /// into `chips`, or -1 if none runs there.
 int selectVariant(const std::vector<Chip> &chips, int ccMajor, int ccMinor);
 
+/// Whether PTX written for `ptx` can be assembled into SASS for `sass`:
+/// chipRunsOn(ptx, sass's compute capability), and architecture-specific
+/// PTX (sm_90a) only for that same chip (plain sm_90 lacks its
+/// instructions).
+bool canAssemble(const Chip &ptx, const Chip &sass);
+
+/// Whether a cubin built for `sass` is the one to load on a device of
+/// compute capability ccMajor.ccMinor: sm_XY and sm_XYa exactly on X.Y;
+/// sm_XYf (a family cubin) on X.Z for Z >= Y. Exact, although a plain sm_80
+/// cubin would also run on 8.6: ptxas schedules for the chip it is given, a
+/// bundle that wants 8.6 carries sm_86, and a chip without its own cubin
+/// gets the PTX JIT-compiled for exactly it.
+bool sassRunsOn(const Chip &sass, int ccMajor, int ccMinor);
+
+/// One cubin of a kernel: SASS for one chip, assembled from the PTX of the
+/// manifest line that lists it.
+struct SassImage {
+  Chip chip;
+  std::string file; ///< relative to the bundle directory (or absolute)
+};
+
 /// One line of the manifest.
 struct KernelEntry {
   std::string name; ///< the PTX entry point
   std::string ptx;  ///< PTX file, relative to the bundle directory
   Chip chip;
+  /// sass=: cubins of this kernel, at most one per chip, each for a chip
+  /// that canAssemble from `chip`. Empty: the PTX is JIT-compiled wherever
+  /// the kernel runs.
+  std::vector<SassImage> sass;
   DType dtype = DType::BF16;
   int headDim = 0, headDimV = 0;
   bool causal = false;
@@ -92,11 +123,23 @@ Status parseManifest(const std::string &text, const std::string &source,
                      Manifest &out);
 
 /// Reads `dir`/manifest.txt, parses it, and checks that every PTX file it
-/// names exists.
+/// names exists (an error otherwise: the PTX is what runs anywhere). A
+/// missing cubin is not an error: it is dropped from its kernel's `sass`
+/// with a warning in Manifest::warnings, and that chip gets the PTX.
 Status loadBundle(const std::string &dir, Manifest &out);
+
+/// The path of `file`, named by the manifest, inside the bundle directory
+/// `dir` (an absolute `file` is taken as it is).
+std::string bundleFilePath(const std::string &dir, const std::string &file);
 
 /// The PTX path of `k` inside the bundle directory `dir`.
 std::string ptxPath(const std::string &dir, const KernelEntry &k);
+
+/// The cubin of `k` to load on a device of compute capability
+/// ccMajor.ccMinor (sassRunsOn; if several match, sm_XYa before sm_XY
+/// before a family cubin), as an index into k.sass; -1 if `k` has none for
+/// that device, which then JIT-compiles k's PTX.
+int selectSass(const KernelEntry &k, int ccMajor, int ccMinor);
 
 } // namespace attn
 

@@ -147,10 +147,23 @@ struct RuntimeOptions {
 /// $ATTN_BUNDLE_DIR.
 std::string defaultBundleDir();
 
-/// What ran (or would run): the manifest entry and the device.
+/// What ran (or would run): the manifest entry, the device, and the image
+/// the kernel's module was loaded from. From lastKernel: what was loaded.
+/// From Runtime::selectKernel: the same if the kernel is already loaded on
+/// that device, else what the runtime will try first.
 struct KernelChoice {
   KernelEntry kernel;
   DeviceInfo device;
+  /// "sass": the bundle's cubin for exactly this device's chip (selectSass),
+  /// loaded as machine code, no JIT. "ptx": the kernel's PTX, JIT-compiled
+  /// by the driver (no cubin for this chip, or the cubin failed to load).
+  std::string image;
+  /// The file it came from (a path in the bundle).
+  std::string imageFile;
+  /// Why the bundle's cubin for this device was not used, when image is
+  /// "ptx" because it failed to load (the driver's error, e.g.
+  /// CUDA_ERROR_NO_BINARY_FOR_GPU); empty otherwise.
+  std::string fallback;
 };
 
 class Runtime {
