@@ -431,14 +431,14 @@ def run_api(rt, job, seed):
     if c == "host_tensor":
         args, want = (q.cpu(), k, v, o), (1, "not CUDA device memory")
     elif c == "head_dim_80":
-        # A head dim the default bundle does not hold (the compiler can
-        # generate it; the runtime must say so rather than guess).
+        # A head dim the default bundle does not hold: a runtime without a
+        # compiler says so (ATTN_ERROR_NOT_IN_BUNDLE) rather than guess.
         q2, k2, v2, o2 = (torch.randn(1, 1, 16, 80, dtype=torch.bfloat16,
                                       device="cuda") for _ in range(4))
         o2.fill_(float("nan"))
         o = o2
-        args, want = (q2, k2, v2, o2), (2, "unsupported: head dim 80 (this "
-                                           "bundle has")
+        args, want = (q2, k2, v2, o2), (8, "not in the bundle: head dim 80 "
+                                           "(this bundle has")
     elif c == "output_aliases_input":
         o = q
         before = q.clone()

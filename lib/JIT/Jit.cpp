@@ -179,7 +179,6 @@ Status JitCompiler::compile(const KernelRequest &request,
                             CompiledImage &out) {
   out = CompiledImage();
   const std::string chip = codegenChip(request);
-  const NvJitLink *nvl = assembler();
 
   // The key: everything the image depends on. The canonical IR says what is
   // computed; the codegen chip and options how; the SASS arch and image
@@ -188,11 +187,43 @@ Status JitCompiler::compile(const KernelRequest &request,
   std::string ir;
   if (Status s = pipeline.canonicalIR(request, ir); !s.ok())
     return s;
-  const std::string key =
-      "attn-jit-key 1\nversion " + compilerVersion() + "\ncodegen " + chip +
-      " " + PipelineCompiler::optionsKey(chip) + "\nimage " +
-      (nvl ? "cubin " + request.chip() : std::string("ptx")) + "\n" + ir;
+  auto keyFor = [&](bool cubin) {
+    return "attn-jit-key 1\nversion " + compilerVersion() + "\ncodegen " +
+           chip + " " + PipelineCompiler::optionsKey(chip) + "\nimage " +
+           (cubin ? "cubin " + request.chip() : std::string("ptx")) + "\n" +
+           ir;
+  };
+  std::string key = keyFor(options.useNvJitLink);
   out.stageMs.push_back({"key", msSince(t0)});
+
+  // A hit needs neither nvJitLink (a 100 MB library: ~20 ms to load) nor
+  // the pipeline's context: look first, open them only on a miss.
+  bool warnedBad = false;
+  if (cache) {
+    t0 = std::chrono::steady_clock::now();
+    LookupResult hit = cache->lookup(key);
+    if (hit.hit()) {
+      std::string why;
+      if (decodePayload(hit.payload, out.entry, out.isPtx, out.image, why)) {
+        out.stageMs.push_back({"cache read", msSince(t0)});
+        out.origin = "hit " + cache->entryPath(key);
+        return Status::success();
+      }
+      warn("cache entry " + cache->entryPath(key) +
+           " is not a kernel (" + why + "); rebuilding it");
+      (void)cache->remove(key);
+    } else if (hit.status == LookupStatus::Corrupt ||
+               hit.status == LookupStatus::Unreadable) {
+      // Removed by the lookup (unless the cache is read-only); compiled
+      // and stored again below.
+      warn("cache entry " + cache->entryPath(key) + " was bad (" +
+           hit.reason + "); rebuilt");
+      warnedBad = true;
+    }
+  }
+  const NvJitLink *nvl = assembler();
+  if (options.useNvJitLink && !nvl)
+    key = keyFor(false); // no nvJitLink: the PTX entry, not the cubin's
 
   if (!cache) {
     if (Status s = build(request, chip, nvl, out); !s.ok())
@@ -218,7 +249,7 @@ Status JitCompiler::compile(const KernelRequest &request,
     return true;
   });
   double cacheMs = msSince(t0);
-  if (!r.corruption.empty())
+  if (!r.corruption.empty() && !warnedBad)
     warn("cache entry " + cache->entryPath(key) + " was bad (" +
          r.corruption + "); rebuilt");
   if (r.outcome == CacheOutcome::Failed)

@@ -1,6 +1,7 @@
 //===- PipelineCompiler.cpp - the attn pipeline, in process -----*- C++ -*-===//
 #include "PipelineCompiler.h"
 
+#include "attn/Dialect/Attn/IR/AttnDialect.h"
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Pipelines/Pipelines.h"
 
@@ -79,6 +80,24 @@ struct PipelineCompiler::Impl {
   std::unique_ptr<MLIRContext> ctx;
   std::once_flag loaded;
 
+  /// A second, small context for canonicalIR: a cache hit in a new process
+  /// must not pay for loading every dialect of the pipeline (~25 ms); this
+  /// one holds attn's (and what it depends on), func and memref. One thread
+  /// at a time (keyMu): printing a one-op module takes microseconds.
+  std::mutex keyMu;
+  std::unique_ptr<MLIRContext> keyCtx;
+  MLIRContext &keyContext() {
+    if (!keyCtx) {
+      DialectRegistry r;
+      r.insert<mlir::attn::AttnDialect, func::FuncDialect,
+               memref::MemRefDialect>();
+      keyCtx = std::make_unique<MLIRContext>(r,
+                                             MLIRContext::Threading::DISABLED);
+      keyCtx->loadAllAvailableDialects();
+    }
+    return *keyCtx;
+  }
+
   /// The context, with every dialect the pipeline can create loaded up
   /// front: a pass that loads a dialect while another thread's pass manager
   /// runs would race (MLIRContext asserts against it), so none may load
@@ -108,8 +127,8 @@ PipelineCompiler::~PipelineCompiler() = default;
 
 Status PipelineCompiler::canonicalIR(const KernelRequest &request,
                                      std::string &out) {
-  MLIRContext &ctx = impl->context();
-  OwningOpRef<ModuleOp> module = buildProblem(ctx, request);
+  std::lock_guard<std::mutex> lock(impl->keyMu);
+  OwningOpRef<ModuleOp> module = buildProblem(impl->keyContext(), request);
   out.clear();
   llvm::raw_string_ostream os(out);
   module->print(os, OpPrintingFlags().enableDebugInfo(false));

@@ -257,6 +257,22 @@ attn_status attn_select_kernel(attn_runtime *rt, const attn_problem *problem,
   });
 }
 
+attn_status attn_prepare(attn_runtime *rt, const attn_problem *problems,
+                         size_t count, int device) {
+  return guarded([&] {
+    ATTN_CHECK_RT(rt);
+    if (count && !problems)
+      return reportError(ATTN_ERROR_INVALID_ARGUMENT,
+                         "problems is null (count is not 0)");
+    std::vector<attn::ForwardProblem> list(count);
+    for (size_t i = 0; i < count; ++i)
+      if (attn::Status s = toProblem(&problems[i], list[i]); !s.ok())
+        return report(attn::Status::error(
+            s.code(), "problem " + std::to_string(i) + ": " + s.message()));
+    return report(rt->rt->prepare(list, device));
+  });
+}
+
 attn_status attn_last_kernel(const attn_runtime *rt, attn_kernel_info *out) {
   return guarded([&] {
     ATTN_CHECK_RT(rt);

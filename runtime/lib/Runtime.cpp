@@ -3,6 +3,7 @@
 
 #include "Driver.h"
 
+#include <chrono>
 #include <cinttypes>
 #include <climits>
 #include <cstdio>
@@ -58,6 +59,12 @@ Status invalid(const std::string &msg) {
   return Status::error(StatusCode::InvalidArgument, msg);
 }
 
+double msSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - t0)
+      .count();
+}
+
 /// What the driver knows about an address.
 struct PointerInfo {
   unsigned memoryType = 0; // CUmemorytype, 0 if not CUDA memory
@@ -86,7 +93,20 @@ struct Runtime::Impl {
     /// "sass" or "ptx", the file (or what loadImage's caller named it),
     /// and why a cubin of the bundle was not used.
     std::string image, imageFile, fallback;
+    /// KernelChoice::origin and stageMs.
+    std::string origin;
+    std::vector<std::pair<std::string, double>> stageMs;
   };
+  /// A kernel the bundle lacks, from the compiler: one per (request,
+  /// device). Its mutex makes one thread compile while others asking for
+  /// the same kernel wait; other kernels (and every bundled one) go on.
+  struct JitSlot {
+    std::mutex mu;
+    bool ready = false;
+    KernelEntry entry;
+    Loaded loaded;
+  };
+  std::shared_ptr<KernelCompiler> compiler;
 
   mutable std::mutex mu; // guards everything below
   // std::map: elements never move, so pointers to them stay valid after the
@@ -95,11 +115,24 @@ struct Runtime::Impl {
   std::map<std::pair<const KernelEntry *, int>, Loaded> kernels;
   bool hasLast = false;
   KernelChoice last;
+  // Slots are only added; shared_ptr keeps each at one address.
+  std::map<std::pair<std::string, int>, std::shared_ptr<JitSlot>> jitSlots;
 
   ~Impl();
   Status queryInfo(int ordinal, DeviceInfo &out) const;
   Status getDevice(int ordinal, const Device *&out);
   Status getKernel(const KernelEntry &k, const Device &dev, const Loaded *&out);
+  /// The kernel for `p` on `dev` from the compiler (compiled and loaded on
+  /// first use). `compiler` must be set.
+  Status getCompiledKernel(const ForwardProblem &p, const Device &dev,
+                           const KernelEntry *&entry, const Loaded *&out);
+  /// The bundle's kernel for `p` on `dev`, or, where the bundle lacks it
+  /// (NotInBundle) and there is a compiler, the compiler's. `candidates`
+  /// are findKernels' result, empty if it failed with `found`.
+  Status kernelFor(const ForwardProblem &p, const Device &dev,
+                   const std::vector<const KernelEntry *> &candidates,
+                   const Status &found, const KernelEntry *&entry,
+                   const Loaded *&out);
   /// Loads `k` from the bundle for `dev`: its cubin for the device's chip
   /// (selectSass) if it has one, else, or if that fails to load, its PTX.
   Status loadKernel(const KernelEntry &k, const Device &dev, Loaded &out);
@@ -124,14 +157,19 @@ struct Runtime::Impl {
 Runtime::Impl::~Impl() {
   // Errors are ignored: at process exit the driver may already be shutting
   // down (CUDA_ERROR_DEINITIALIZED), and there is no one to report to.
-  for (auto &[key, loaded] : kernels) {
+  auto unload = [&](const Loaded &loaded) {
     auto dev = devices.find(loaded.device);
-    if (dev == devices.end())
-      continue;
+    if (dev == devices.end() || !loaded.module)
+      return;
     ScopedContext scope(*drv, dev->second.ctx);
     if (scope.status().ok())
       (void)drv->moduleUnload(loaded.module);
-  }
+  };
+  for (auto &[key, loaded] : kernels)
+    unload(loaded);
+  for (auto &[key, slot] : jitSlots)
+    if (slot->ready)
+      unload(slot->loaded);
   for (auto &[ordinal, dev] : devices)
     (void)drv->primaryCtxRelease(dev.handle);
 }
@@ -341,12 +379,96 @@ Status Runtime::Impl::getKernel(const KernelEntry &k, const Device &dev,
   auto it = kernels.find(key);
   if (it == kernels.end()) {
     Loaded loaded;
+    auto t0 = std::chrono::steady_clock::now();
     if (Status s = loadKernel(k, dev, loaded); !s.ok())
       return s;
+    loaded.origin = "bundle";
+    loaded.stageMs.push_back({"load", msSince(t0)});
     it = kernels.emplace(key, loaded).first;
   }
   out = &it->second;
   return Status::success();
+}
+
+Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
+                                        const Device &dev,
+                                        const KernelEntry *&entry,
+                                        const Loaded *&out) {
+  if (dev.info.ccMajor < 8)
+    return Status::error(StatusCode::Unsupported,
+                         "unsupported: compute capability " +
+                             std::to_string(dev.info.ccMajor) + "." +
+                             std::to_string(dev.info.ccMinor) +
+                             "; needs sm_80 or later");
+  KernelRequest request;
+  request.dtype = p.dtype;
+  request.headDim = int(p.headDim);
+  request.headDimV = int(p.headDimV);
+  request.causal = p.causal;
+  request.withLse = p.withLse;
+  request.ccMajor = dev.info.ccMajor;
+  request.ccMinor = dev.info.ccMinor;
+  std::shared_ptr<JitSlot> slot;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto &s = jitSlots[{request.key(), dev.info.ordinal}];
+    if (!s)
+      s = std::make_shared<JitSlot>();
+    slot = s;
+  }
+  // Not under `mu`: a compile takes up to a second, and launches of other
+  // kernels must not wait for it.
+  std::lock_guard<std::mutex> lock(slot->mu);
+  if (!slot->ready) {
+    CompiledImage img;
+    if (Status s = compiler->compile(request, img); !s.ok())
+      return s; // not remembered: the next call tries again
+    // The runtime launches it by these fields: they must be the request's.
+    const KernelEntry &e = img.entry;
+    if (e.dtype != p.dtype || e.headDim != p.headDim ||
+        e.headDimV != p.headDimV || e.causal != p.causal ||
+        (e.abi == KernelABI::Memref && e.lse != p.withLse) ||
+        e.threads <= 0 || e.blockM <= 0)
+      return Status::error(StatusCode::Internal,
+                           compiler->describe() + " returned a kernel (" +
+                               e.name + ") that does not match " +
+                               request.key());
+    Loaded loaded;
+    auto t0 = std::chrono::steady_clock::now();
+    if (Status s = loadImage(e, dev, img.image, img.isPtx,
+                             "compiled by " + compiler->describe(), loaded);
+        !s.ok())
+      return s;
+    loaded.origin = img.origin;
+    loaded.stageMs = img.stageMs;
+    loaded.stageMs.push_back({"load", msSince(t0)});
+    slot->entry = e;
+    slot->loaded = std::move(loaded);
+    slot->ready = true;
+  }
+  entry = &slot->entry;
+  out = &slot->loaded;
+  return Status::success();
+}
+
+Status Runtime::Impl::kernelFor(
+    const ForwardProblem &p, const Device &dev,
+    const std::vector<const KernelEntry *> &candidates, const Status &found,
+    const KernelEntry *&entry, const Loaded *&out) {
+  Status s = found;
+  if (s.ok())
+    s = attn::selectVariant(candidates, dev.info.ccMajor, dev.info.ccMinor,
+                            entry);
+  if (s.ok())
+    return getKernel(*entry, dev, out);
+  if (s.code() != StatusCode::NotInBundle)
+    return s;
+  if (!compiler)
+    return Status::error(s.code(),
+                         s.message() +
+                             "; this runtime has no compiler to build it "
+                             "(RuntimeOptions::compiler, libattn_jit)");
+  return getCompiledKernel(p, dev, entry, out);
 }
 
 Status Runtime::Impl::queryPointer(const void *p, PointerInfo &out) {
@@ -489,6 +611,7 @@ Status Runtime::create(const RuntimeOptions &options,
       options.bundleDir.empty() ? defaultBundleDir() : options.bundleDir;
   if (Status s = loadBundle(dir, impl->bundle); !s.ok())
     return s;
+  impl->compiler = options.compiler;
   out.reset(new Runtime(std::move(impl)));
   return Status::success();
 }
@@ -506,25 +629,68 @@ Status Runtime::selectKernel(const ForwardProblem &p, int device,
   if (Status s = impl_->queryInfo(device, info); !s.ok())
     return s;
   const KernelEntry *k = nullptr;
-  if (Status s =
-          attn::selectKernel(impl_->bundle, p, info.ccMajor, info.ccMinor, k);
-      !s.ok())
-    return s;
+  Status s =
+      attn::selectKernel(impl_->bundle, p, info.ccMajor, info.ccMinor, k);
+  if (!s.ok()) {
+    if (s.code() != StatusCode::NotInBundle || !impl_->compiler)
+      return s;
+    // What would run is what the compiler makes: make it.
+    const Impl::Device *dev = nullptr;
+    if (Status d = impl_->getDevice(device, dev); !d.ok())
+      return d;
+    const Impl::Loaded *loaded = nullptr;
+    if (Status c = impl_->getCompiledKernel(p, *dev, k, loaded); !c.ok())
+      return c;
+    out.kernel = *k;
+    out.device = info;
+    out.image = loaded->image;
+    out.imageFile = loaded->imageFile;
+    out.fallback = loaded->fallback;
+    out.origin = loaded->origin;
+    out.stageMs = loaded->stageMs;
+    return Status::success();
+  }
   out.kernel = *k;
   out.device = info;
   out.fallback.clear();
+  out.origin.clear();
+  out.stageMs.clear();
   std::lock_guard<std::mutex> lock(impl_->mu);
   auto loaded = impl_->kernels.find(std::make_pair(k, device));
   if (loaded != impl_->kernels.end()) {
     out.image = loaded->second.image;
     out.imageFile = loaded->second.imageFile;
     out.fallback = loaded->second.fallback;
+    out.origin = loaded->second.origin;
+    out.stageMs = loaded->second.stageMs;
   } else if (int i = selectSass(*k, info.ccMajor, info.ccMinor); i >= 0) {
     out.image = "sass";
     out.imageFile = bundleFilePath(impl_->bundle.dir, k->sass[size_t(i)].file);
   } else {
     out.image = "ptx";
     out.imageFile = ptxPath(impl_->bundle.dir, *k);
+  }
+  return Status::success();
+}
+
+Status Runtime::prepare(const std::vector<ForwardProblem> &problems,
+                        int device) {
+  const Impl::Device *dev = nullptr;
+  if (Status s = impl_->getDevice(device, dev); !s.ok())
+    return s;
+  for (size_t i = 0; i < problems.size(); ++i) {
+    const ForwardProblem &p = problems[i];
+    std::vector<const KernelEntry *> candidates;
+    Status s = checkProblem(p);
+    if (s.ok()) {
+      Status found = findKernels(impl_->bundle, p, candidates);
+      const KernelEntry *entry = nullptr;
+      const Impl::Loaded *loaded = nullptr;
+      s = impl_->kernelFor(p, *dev, candidates, found, entry, loaded);
+    }
+    if (!s.ok())
+      return Status::error(s.code(),
+                           "problem " + std::to_string(i) + ": " + s.message());
   }
   return Status::success();
 }
@@ -539,9 +705,19 @@ Status Runtime::forward(const ForwardProblem &p, const void *q, const void *k,
     return s;
   if (Status s = checkPointers(p, q, k, v, o, lse); !s.ok())
     return s;
+  // What the bundle lacks may still come from the compiler; anything else
+  // is final before a driver call.
   std::vector<const KernelEntry *> candidates;
-  if (Status s = findKernels(im.bundle, p, candidates); !s.ok())
-    return s;
+  Status found = findKernels(im.bundle, p, candidates);
+  if (!found.ok() &&
+      (found.code() != StatusCode::NotInBundle || !im.compiler))
+    return found.code() == StatusCode::NotInBundle
+               ? Status::error(found.code(),
+                               found.message() +
+                                   "; this runtime has no compiler to build "
+                                   "it (RuntimeOptions::compiler, "
+                                   "libattn_jit)")
+               : found;
 
   // Every tensor must be device memory on one GPU, large enough for its
   // extent (the kernel cannot check bounds it is not told).
@@ -587,14 +763,13 @@ Status Runtime::forward(const ForwardProblem &p, const void *q, const void *k,
   const Impl::Device *dev = nullptr;
   if (Status s = im.getDevice(device, dev); !s.ok())
     return s;
-  // The problem was checked and its kernels found above: pick the variant.
+  // The problem was checked above: the bundle's variant for this device,
+  // else the compiler's kernel.
   const KernelEntry *kernel = nullptr;
-  if (Status s = attn::selectVariant(candidates, dev->info.ccMajor,
-                                     dev->info.ccMinor, kernel);
-      !s.ok())
-    return s;
   const Impl::Loaded *loaded = nullptr;
-  if (Status s = im.getKernel(*kernel, *dev, loaded); !s.ok())
+  if (Status s =
+          im.kernelFor(p, *dev, candidates, found, kernel, loaded);
+      !s.ok())
     return s;
   CUfunction fn = loaded->fn;
 
@@ -646,6 +821,8 @@ Status Runtime::forward(const ForwardProblem &p, const void *q, const void *k,
   im.last.image = loaded->image;
   im.last.imageFile = loaded->imageFile;
   im.last.fallback = loaded->fallback;
+  im.last.origin = loaded->origin;
+  im.last.stageMs = loaded->stageMs;
   return Status::success();
 }
 

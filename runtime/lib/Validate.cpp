@@ -31,6 +31,11 @@ Status invalid(const std::string &msg) {
 Status unsupported(const std::string &msg) {
   return Status::error(StatusCode::Unsupported, "unsupported: " + msg);
 }
+/// What the bundle lacks but a compiler (RuntimeOptions::compiler) may
+/// still build for the device.
+Status notInBundle(const std::string &msg) {
+  return Status::error(StatusCode::NotInBundle, "not in the bundle: " + msg);
+}
 
 std::string hex(const void *p) {
   char buf[32];
@@ -261,26 +266,26 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
         (p.headDimV != p.headDim ? " head dim v " + std::to_string(p.headDimV)
                                  : std::string());
     if (p.withLse)
-      return unsupported("LSE output for " + what +
+      return notInBundle("LSE output for " + what +
                          ": this bundle's kernels for it are built without "
                          "LSE (lse=0)");
-    return unsupported("a forward without LSE for " + what +
+    return notInBundle("a forward without LSE for " + what +
                        ": this bundle has no lse=0 kernel for it, and its "
                        "memref-ABI kernels (abi=memref lse=1) always write "
                        "the LSE; pass an LSE buffer or add an lse=0 kernel");
   }
   if (headDims.empty())
-    return unsupported(std::string("dtype ") + dtypeName(p.dtype) +
+    return notInBundle(std::string("dtype ") + dtypeName(p.dtype) +
                        " (this bundle has " + joinSet(dtypes) + ")");
   if (headDimsV.empty())
-    return unsupported("head dim " + std::to_string(p.headDim) +
+    return notInBundle("head dim " + std::to_string(p.headDim) +
                        " (this bundle has " + joinSet(headDims) + ")");
   if (masks.empty())
-    return unsupported("head dim v " + std::to_string(p.headDimV) +
+    return notInBundle("head dim v " + std::to_string(p.headDimV) +
                        " with head dim " + std::to_string(p.headDim) +
                        " (this bundle has head dim v " + joinSet(headDimsV) +
                        " for it)");
-  return unsupported(std::string(p.causal ? "causal" : "non-causal") +
+  return notInBundle(std::string(p.causal ? "causal" : "non-causal") +
                      " attention for " + dtypeName(p.dtype) + " head dim " +
                      std::to_string(p.headDim) + " (this bundle has only " +
                      (p.causal ? "non-causal" : "causal") + " kernels for it)");
@@ -312,7 +317,7 @@ Status selectVariant(const std::vector<const KernelEntry *> &candidates,
       return Status::success();
     }
   }
-  return unsupported("no kernel for compute capability " +
+  return notInBundle("no kernel for compute capability " +
                      std::to_string(ccMajor) + "." + std::to_string(ccMinor) +
                      " (" + (candidates.empty() ? "" : candidates[0]->name) +
                      " is built for " + joinSet(chipNames) + ")");

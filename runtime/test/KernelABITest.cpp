@@ -289,7 +289,7 @@ protected:
     const KernelEntry *k = nullptr;
     Status s = selectKernel(bundle, p, cc / 10, cc % 10, k);
     if (!s.ok()) {
-      EXPECT_EQ(s.code(), StatusCode::Unsupported) << s.message();
+      EXPECT_EQ(s.code(), StatusCode::NotInBundle) << s.message();
       EXPECT_EQ(k, nullptr);
       return "error: " + s.message();
     }
@@ -312,7 +312,7 @@ TEST_F(KernelChoiceByLse, MemrefKernelsMatchTheCall) {
 TEST_F(KernelChoiceByLse, NoLseZeroMemrefKernel) {
   EXPECT_EQ(choose(DType::BF16, 256, true), "m256");
   EXPECT_EQ(choose(DType::BF16, 256, false),
-            "error: unsupported: a forward without LSE for non-causal bf16 "
+            "error: not in the bundle: a forward without LSE for non-causal bf16 "
             "head dim 256: this bundle has no lse=0 kernel for it, and its "
             "memref-ABI kernels (abi=memref lse=1) always write the LSE; pass "
             "an LSE buffer or add an lse=0 kernel");
@@ -321,7 +321,7 @@ TEST_F(KernelChoiceByLse, NoLseZeroMemrefKernel) {
 TEST_F(KernelChoiceByLse, NoKernelWritesLse) {
   EXPECT_EQ(choose(DType::BF16, 32, false), "m32");
   EXPECT_EQ(choose(DType::BF16, 32, true),
-            "error: unsupported: LSE output for non-causal bf16 head dim 32: "
+            "error: not in the bundle: LSE output for non-causal bf16 head dim 32: "
             "this bundle's kernels for it are built without LSE (lse=0)");
 }
 
@@ -334,7 +334,7 @@ TEST_F(KernelChoiceByLse, LseZeroPreferredWhereItRuns) {
   EXPECT_EQ(choose(DType::F16, 64, false, 90), "h64n");
   EXPECT_EQ(choose(DType::F16, 64, true, 90), "h64");
   EXPECT_EQ(choose(DType::F16, 64, true, 80),
-            "error: unsupported: no kernel for compute capability 8.0 (h64 is "
+            "error: not in the bundle: no kernel for compute capability 8.0 (h64 is "
             "built for sm_90a)");
 }
 

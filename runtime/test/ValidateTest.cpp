@@ -82,7 +82,7 @@ TEST_F(Validate, NoVariantForTheDevice) {
   p.headDimV = 64; // only an sm_90a kernel
   const KernelEntry *k = nullptr;
   Status s = selectKernel(bundle, p, 8, 0, k);
-  EXPECT_EQ(s.code(), StatusCode::Unsupported);
+  EXPECT_EQ(s.code(), StatusCode::NotInBundle);
   EXPECT_NE(s.message().find("no kernel for compute capability 8.0 (b128v64 "
                              "is built for sm_90a)"),
             std::string::npos)
@@ -149,28 +149,28 @@ TEST_F(Validate, Scale) {
   EXPECT_DOUBLE_EQ(p.effectiveScale(), 1 / std::sqrt(128.0));
 }
 
-TEST_F(Validate, UnsupportedByTheBundle) {
+TEST_F(Validate, NotInTheBundle) {
   p.headDim = p.headDimV = 96;
-  expectError(StatusCode::Unsupported,
-              "unsupported: head dim 96 (this bundle has 64, 128)");
+  expectError(StatusCode::NotInBundle,
+              "not in the bundle: head dim 96 (this bundle has 64, 128)");
   SetUp();
   p.dtype = DType::F32;
-  expectError(StatusCode::Unsupported,
-              "unsupported: dtype f32 (this bundle has bf16, f16)");
+  expectError(StatusCode::NotInBundle,
+              "not in the bundle: dtype f32 (this bundle has bf16, f16)");
   SetUp();
   p.headDimV = 256;
-  expectError(StatusCode::Unsupported,
-              "unsupported: head dim v 256 with head dim 128 (this bundle has "
+  expectError(StatusCode::NotInBundle,
+              "not in the bundle: head dim v 256 with head dim 128 (this bundle has "
               "head dim v 64, 128 for it)");
   SetUp();
   p.dtype = DType::F16;
   p.causal = true;
-  expectError(StatusCode::Unsupported,
-              "unsupported: causal attention for f16 head dim 128 (this "
+  expectError(StatusCode::NotInBundle,
+              "not in the bundle: causal attention for f16 head dim 128 (this "
               "bundle has only non-causal kernels for it)");
   p.headDim = p.headDimV = 64;
-  expectError(StatusCode::Unsupported,
-              "unsupported: head dim 64 (this bundle has 128)");
+  expectError(StatusCode::NotInBundle,
+              "not in the bundle: head dim 64 (this bundle has 128)");
 }
 
 TEST_F(Validate, Strides) {

@@ -18,6 +18,9 @@
 #include "attn/runtime/Reference.h"
 #ifdef ATTN_HAVE_RUNTIME
 #include "attn/runtime/Runtime.h"
+#ifdef ATTN_HAVE_RUNTIME
+#include "attn/JIT/Jit.h"
+#endif
 #endif
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -48,6 +51,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <random>
 #include <thread>
 #include <unistd.h>
@@ -55,6 +59,9 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 namespace rt = ::attn; // the runtime's host helpers (no MLIR)
+#ifdef ATTN_HAVE_RUNTIME
+namespace jit = ::attn::jit;
+#endif
 
 static cl::OptionCategory category("attn-run options");
 static cl::opt<std::string> inputFile(cl::Positional,
@@ -124,6 +131,27 @@ static cl::opt<uint64_t> optHostMemoryMiB(
     cl::desc("Refuse problems whose host buffers need more than this many "
              "MiB (0: physical memory less 1/8)"),
     cl::init(0), cl::cat(category));
+static cl::opt<std::string> optBundle(
+    "bundle",
+    cl::desc("--target gpu: the kernel bundle (default: the runtime's "
+             "default bundle; 'none': every kernel through the JIT)"),
+    cl::init(""), cl::cat(category));
+static cl::opt<std::string> optCacheDir(
+    "cache-dir",
+    cl::desc("--target gpu: the JIT's kernel cache (default: "
+             "$ATTN_CACHE_DIR, else $XDG_CACHE_HOME/attn, else "
+             "~/.cache/attn)"),
+    cl::init(""), cl::cat(category));
+static cl::opt<std::string>
+    optCache("cache",
+             cl::desc("--target gpu: the JIT's cache: rw (default), ro "
+                      "(look up only) or off"),
+             cl::init("rw"), cl::cat(category));
+static cl::opt<bool> optNoNvJitLink(
+    "no-nvjitlink",
+    cl::desc("--target gpu: hand the JIT's PTX to the driver instead of "
+             "assembling it in process with nvJitLink"),
+    cl::init(false), cl::cat(category));
 static cl::opt<bool> optPrintIR("print-ir",
                                 cl::desc("Print the module before lowering"),
                                 cl::init(false), cl::cat(category));
@@ -526,6 +554,54 @@ struct GPUOutcome {
   std::string why; ///< for Unavailable
 };
 
+/// Compiles this module's own kernel (attn-codegen with --chip and the
+/// block flags, in process) into a one-kernel bundle in a new temporary
+/// directory `dir`. nullopt on success.
+std::optional<GPUOutcome> compileOwnKernel(ModuleOp module,
+                                           SmallString<128> &dir,
+                                           std::string &name,
+                                           double &compileMs) {
+  auto failed1 = [](const llvm::Twine &msg) {
+    return GPUOutcome{GPUOutcome::Failed, fail(msg), ""};
+  };
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueDirectory("attn-run-bundle", dir))
+    return failed1("cannot create a temporary directory: " + ec.message());
+  auto t0 = std::chrono::steady_clock::now();
+  OwningOpRef<ModuleOp> gpuModule(cast<ModuleOp>(module->clone()));
+  mlir::attn::CodegenPipelineOptions opts;
+  opts.chip = optChip;
+  opts.blockQ = optBlockQ;
+  opts.blockKV = optBlockKV;
+  FailureOr<mlir::attn::CompiledKernel> kernel =
+      mlir::attn::compileGPUKernel(*gpuModule, opts);
+  if (mlir::failed(kernel)) {
+    // What the GPU path does not support (reported above as
+    // "unsupported: ...") still runs on the CPU under --target auto.
+    if (optTarget == "auto")
+      return GPUOutcome{GPUOutcome::Unavailable, 0,
+                        "the GPU kernel generator does not support this "
+                        "problem"};
+    return failed1("GPU code generation failed");
+  }
+  compileMs = msSince(t0);
+  name = kernel->name;
+  std::error_code ec;
+  SmallString<128> path(dir);
+  llvm::sys::path::append(path, name + ".ptx");
+  llvm::raw_fd_ostream ptxOut(path, ec);
+  if (ec)
+    return failed1("cannot write " + path + ": " + ec.message());
+  ptxOut << kernel->ptx;
+  SmallString<128> mpath(dir);
+  llvm::sys::path::append(mpath, "manifest.txt");
+  llvm::raw_fd_ostream m(mpath, ec);
+  if (ec)
+    return failed1("cannot write " + mpath + ": " + ec.message());
+  m << mlir::attn::manifestLine(*kernel, name + ".ptx");
+  return std::nullopt;
+}
+
 /// --target gpu/auto: compiles the module's attention to PTX (the
 /// attn-codegen pipeline, in process), hands it to the runtime as a
 /// one-kernel bundle, and runs it on fresh inputs through the runtime.
@@ -556,62 +632,76 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
     return failed1("unsupported: --no-fuse on the GPU (the kernel generator "
                    "takes the fused online-softmax form); use --target cpu");
 
-  SmallString<128> dir;
-  if (std::error_code ec =
-          llvm::sys::fs::createUniqueDirectory("attn-run-bundle", dir))
-    return failed1("cannot create a temporary directory: " + ec.message());
-  auto cleanup = llvm::make_scope_exit(
-      [&] { (void)llvm::sys::fs::remove_directories(dir); });
-
-  // Compile this problem's kernel (attn-codegen, in process) into a
-  // one-kernel bundle for the runtime.
-  auto t0 = std::chrono::steady_clock::now();
-  OwningOpRef<ModuleOp> gpuModule(cast<ModuleOp>(module->clone()));
-  mlir::attn::CodegenPipelineOptions opts;
-  opts.chip = optChip;
-  opts.blockQ = optBlockQ;
-  opts.blockKV = optBlockKV;
-  FailureOr<mlir::attn::CompiledKernel> kernel =
-      mlir::attn::compileGPUKernel(*gpuModule, opts);
-  if (mlir::failed(kernel)) {
-    // What the GPU path does not support (reported above as
-    // "unsupported: ...") still runs on the CPU under --target auto.
-    if (optTarget == "auto")
-      return {GPUOutcome::Unavailable, 0,
-              "the GPU kernel generator does not support this problem"};
-    return failed1("GPU code generation failed");
-  }
-  double compileMs = msSince(t0);
-  std::string name = kernel->name;
-  {
-    std::error_code ec;
-    SmallString<128> path(dir);
-    llvm::sys::path::append(path, name + ".ptx");
-    llvm::raw_fd_ostream ptxOut(path, ec);
-    if (ec)
-      return failed1("cannot write " + path + ": " + ec.message());
-    ptxOut << kernel->ptx;
-    SmallString<128> mpath(dir);
-    llvm::sys::path::append(mpath, "manifest.txt");
-    llvm::raw_fd_ostream m(mpath, ec);
-    if (ec)
-      return failed1("cannot write " + mpath + ": " + ec.message());
-    m << mlir::attn::manifestLine(*kernel, name + ".ptx");
-  }
-  // The runtime on that bundle: on a machine without a usable GPU this is
-  // where --target auto turns to the CPU.
+  // A problem given by flags runs as an application would run it: through
+  // the runtime, from the bundle when it holds the kernel, else compiled by
+  // libattn_jit (with its disk cache) for the GPU that is present. An IR
+  // file or a tuning flag (--chip, --block-q, --block-kv) asks for this
+  // module's own kernel: compiled here into a one-kernel bundle.
+  const bool throughJit =
+      inputFile.empty() && !optChip.getNumOccurrences() &&
+      !optBlockQ.getNumOccurrences() && !optBlockKV.getNumOccurrences();
   std::unique_ptr<rt::Runtime> runtime;
-  {
+  std::string name;
+  double compileMs = 0;
+  SmallString<128> dir;
+  auto cleanup = llvm::make_scope_exit([&] {
+    if (!dir.empty())
+      (void)llvm::sys::fs::remove_directories(dir);
+  });
+  auto createRuntime = [&](rt::RuntimeOptions ropts,
+                           const jit::JitOptions *jo) -> std::optional<GPUOutcome> {
+    rt::Status st = jo ? jit::createRuntime(ropts, *jo, runtime)
+                       : rt::Runtime::create(ropts, runtime);
+    if (st.ok())
+      return std::nullopt;
+    // On a machine without a usable GPU this is where --target auto turns
+    // to the CPU.
+    bool noGpu = st.code() == rt::StatusCode::NoDriver ||
+                 st.code() == rt::StatusCode::NoDevice;
+    if (noGpu && optTarget == "auto")
+      return GPUOutcome{GPUOutcome::Unavailable, 0, st.message()};
+    return failed1(st.message());
+  };
+  if (throughJit) {
+    jit::JitOptions jo;
+    jo.cacheDir = optCacheDir;
+    if (optCache == "rw")
+      jo.cache = jit::CacheMode::ReadWrite;
+    else if (optCache == "ro")
+      jo.cache = jit::CacheMode::ReadOnly;
+    else if (optCache == "off")
+      jo.cache = jit::CacheMode::Off;
+    else
+      return failed1("unknown --cache '" + optCache +
+                     "' (expected rw, ro or off)");
+    jo.useNvJitLink = !optNoNvJitLink;
     rt::RuntimeOptions ropts;
-    ropts.bundleDir = dir.str().str();
-    rt::Status st = rt::Runtime::create(ropts, runtime);
-    if (!st.ok()) {
-      bool noGpu = st.code() == rt::StatusCode::NoDriver ||
-                   st.code() == rt::StatusCode::NoDevice;
-      if (noGpu && optTarget == "auto")
-        return {GPUOutcome::Unavailable, 0, st.message()};
-      return failed1(st.message());
+    ropts.bundleDir = optBundle;
+    if (optBundle == "none") {
+      // An empty bundle: every kernel comes from the JIT.
+      if (std::error_code ec =
+              llvm::sys::fs::createUniqueDirectory("attn-run-bundle", dir))
+        return failed1("cannot create a temporary directory: " +
+                       ec.message());
+      SmallString<128> mpath(dir);
+      llvm::sys::path::append(mpath, "manifest.txt");
+      std::error_code ec;
+      llvm::raw_fd_ostream m(mpath, ec);
+      if (ec)
+        return failed1("cannot write " + mpath + ": " + ec.message());
+      m << "# empty: attn-run --bundle none\n";
+      ropts.bundleDir = dir.str().str();
     }
+    if (auto out = createRuntime(ropts, &jo))
+      return *out;
+  } else if (auto out = compileOwnKernel(module, dir, name, compileMs)) {
+    return *out;
+  } else if (auto out2 = [&]() -> std::optional<GPUOutcome> {
+               rt::RuntimeOptions ropts;
+               ropts.bundleDir = dir.str().str();
+               return createRuntime(ropts, nullptr);
+             }()) {
+    return *out2;
   }
 
   rt::Status st;
@@ -653,9 +743,12 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
     return runtime->forward(fp, dq.get(), dk.get(), dv.get(), dO.get(), lsePtr,
                             nullptr);
   };
-  // The checked run writes into the NaN-poisoned buffers.
+  // The checked run writes into the NaN-poisoned buffers. It is also the
+  // first call: it loads (and, through the JIT, may compile) the kernel.
+  auto tFirst = std::chrono::steady_clock::now();
   if (!(st = launch()).ok() || !(st = runtime->synchronize(0)).ok())
     return failed1(st.message());
+  double firstMs = msSince(tFirst);
   if (!(st = runtime->copyToHost(os.data(), dO.get(), os.size())).ok() ||
       !(st = runtime->copyToHost(lses.data(), dl.get(), lses.size())).ok())
     return failed1(st.message());
@@ -675,17 +768,31 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
   runtime->lastKernel(choice);
   double flops = 4.0 * p.batch * p.headsQ * p.seqQ * p.seqK *
                  double(p.headDim + p.headDimV) / 2.0 * (p.causal ? 0.5 : 1.0);
+  if (name.empty())
+    name = choice.kernel.name;
   llvm::outs() << "attn-run: target=gpu (" << choice.device.name << ", "
-               << choice.kernel.chip.str() << " PTX) kernel=" << name
+               << choice.kernel.chip.str() << " "
+               << (choice.image == "sass" ? "SASS" : "PTX") << " from "
+               << choice.origin << ") kernel=" << name
                << " dtype=" << rt::dtypeName(p.dtype) << " B=" << p.batch
                << " Hq=" << p.headsQ << " Hkv=" << p.headsKV << " Nq=" << p.seqQ
                << " Nk=" << p.seqK << " D=" << p.headDim << " Dv=" << p.headDimV
                << " causal=" << p.causal << " scale=" << p.effectiveScale()
                << "\n";
-  llvm::outs() << llvm::format("  seed=%llu compile=%.1f ms run=%.3f ms "
-                               "median of %zu (%.1f TFLOP/s)\n",
-                               (unsigned long long)seed, compileMs, ms,
-                               times.size(), flops / ms * 1e-9);
+  // How the first call's time was spent: this tool's own compile (IR file
+  // or tuning flags), else the runtime's stages (the JIT's compile or cache
+  // read, then the module load).
+  std::string stages;
+  if (compileMs > 0)
+    stages += llvm::formatv(" compile={0:F1}", compileMs).str();
+  for (auto &[stage, stageMs] : choice.stageMs)
+    stages += llvm::formatv(" {0}={1:F2}", stage, stageMs).str();
+  llvm::outs() << llvm::format("  first call=%.1f ms (ms:%s)\n", firstMs,
+                               stages.c_str());
+  llvm::outs() << llvm::format("  seed=%llu run=%.3f ms median of %zu (%.1f "
+                               "TFLOP/s)\n",
+                               (unsigned long long)seed, ms, times.size(),
+                               flops / ms * 1e-9);
   if (!optCheck)
     return {GPUOutcome::Ran, 0, ""};
   return {GPUOutcome::Ran, checkOutputs(p, qv, kv, vv, os, lses), ""};

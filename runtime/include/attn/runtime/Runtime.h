@@ -164,6 +164,15 @@ struct KernelChoice {
   /// "ptx" because it failed to load (the driver's error, e.g.
   /// CUDA_ERROR_NO_BINARY_FOR_GPU); empty otherwise.
   std::string fallback;
+  /// Where the kernel came from: "bundle", or, for a kernel the bundle
+  /// lacks, the compiler's account (libattn_jit: "hit <cache entry>",
+  /// "stored <cache entry>", "compiled (cache off)", ...). Empty from
+  /// selectKernel for a bundled kernel not loaded yet.
+  std::string origin;
+  /// Milliseconds per stage of getting the module: the compiler's stages
+  /// (CompiledImage::stageMs), then "load" (cuModuleLoadDataEx and the
+  /// function checks). Empty until the kernel is loaded.
+  std::vector<std::pair<std::string, double>> stageMs;
 };
 
 class Runtime {
@@ -182,7 +191,8 @@ public:
   Status deviceInfo(int ordinal, DeviceInfo &out);
 
   /// Validates the problem and picks the kernel for `device` without
-  /// launching anything.
+  /// launching anything. A kernel the bundle lacks is compiled and loaded
+  /// (when the runtime has a compiler): what it is depends on the compile.
   Status selectKernel(const ForwardProblem &p, int device, KernelChoice &out);
 
   /// Validates everything (the problem, the pointers: device memory on one
