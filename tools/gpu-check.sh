@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one script to run on the lent GPU machine, from the repo root:
 #
-#   tools/gpu-check.sh [--quick] [--no-sanitize] [--sanitize-only]
+#   tools/gpu-check.sh [--quick] [--no-sanitize] [--sanitize-only] [--jit-only]
 #                      [--sanitize-chips all|selected] [--no-plot]
 #                      [extra gpu_check.py args, e.g. --only correctness]
 #
@@ -12,6 +12,11 @@
 # 2. runs the runtime's unit tests with the GPU tests required
 #    (ATTN_REQUIRE_GPU=1: a GPU test that cannot run fails instead of skipping);
 # 3. runs examples/embed;
+# 3b. runs tools/jit_check.py when static/ was carried (the statically linked
+#    attn-run and attn-jit-check of `tools/build-static.sh static --xz`):
+#    first call of a bundled kernel (SASS) and of its PTX, problems the
+#    bundle lacks through libattn_jit (cold, disk cache, threads, processes,
+#    damaged and read-only caches); --jit-only stops after it;
 # 4. runs tools/gpu_check.py: correctness over many shapes, then timing against
 #    torch SDPA (FlashAttention-2 and cuDNN);
 # 5. runs tools/gpu_programs.py when gpuprog/ was carried (--quick: fewer
@@ -39,6 +44,7 @@ cd "$(dirname "$0")/.." || exit 2
 
 SANITIZE=1
 SANITIZE_ONLY=0
+JIT_ONLY=0
 SANITIZE_CHIPS=all
 PLOT=1
 QUICK=0
@@ -48,6 +54,7 @@ while [ $# -gt 0 ]; do
   --sanitize) SANITIZE=1 ;;
   --no-sanitize) SANITIZE=0 ;;
   --sanitize-only) SANITIZE=1 SANITIZE_ONLY=1 ;;
+  --jit-only) JIT_ONLY=1 ;;
   --sanitize-chips)
     SANITIZE_CHIPS=${2:-}
     shift
@@ -178,6 +185,40 @@ step "examples/embed"
   --causal 2>&1 | tee -a "$OUT_DIR/embed.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || fail "attn-embed (GQA, causal, D=64)"
 
+# Start-up and the JIT (issue 14), with the statically linked tools built on
+# the build machine by `tools/build-static.sh static --xz` and carried (name
+# static in the device tool's carry list): first call of a bundled kernel,
+# problems the bundle lacks compiled in process and read from the disk cache,
+# threads and processes compiling at once, damaged and read-only caches.
+STATIC=${ATTN_STATIC_DIR:-static}
+run_jit_check() {
+  for t in attn-run attn-jit-check; do
+    if [ ! -x "$STATIC/$t" ] && [ -f "$STATIC/$t.xz" ]; then
+      xz -dc "$STATIC/$t.xz" >"$STATIC/$t" && chmod +x "$STATIC/$t"
+    fi
+  done
+  if [ -x "$STATIC/attn-run" ] && [ -x "$STATIC/attn-jit-check" ]; then
+    step "start-up and JIT (tools/jit_check.py, $STATIC)"
+    PYTHONUNBUFFERED=1 python3 tools/jit_check.py --tools "$STATIC" \
+      --bundle "$BUNDLE" --out "$OUT_DIR" 2>&1 | tee "$OUT_DIR/jit_check.log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || fail "jit_check.py"
+  else
+    echo "gpu-check: no static tools in $STATIC (tools/build-static.sh): the" \
+      "start-up and JIT step is skipped"
+  fi
+}
+if [ $JIT_ONLY -eq 1 ]; then
+  run_jit_check
+  step "summary"
+  if [ $status -eq 0 ]; then
+    echo "gpu-check: JIT only: passed (logs in $OUT_DIR)"
+  else
+    echo "gpu-check: JIT only: FAILED (logs in $OUT_DIR)"
+  fi
+  exit $status
+fi
+run_jit_check
+
 step "tools/gpu_check.py"
 PYTHONUNBUFFERED=1 python3 tools/gpu_check.py \
   --lib "$BUILD/lib/libattn_runtime_c.so" --bundle "$BUNDLE" \
@@ -228,6 +269,7 @@ if [ $PLOT -eq 1 ]; then
 fi
 
 # The tables, then the summary, last.
+[ -f "$OUT_DIR/jit_check.txt" ] && cat "$OUT_DIR/jit_check.txt"
 sed -n '/^bf16 forward, /,$p' "$OUT_DIR/gpu_check.log"
 [ -f "$OUT_DIR/gpu_programs.log" ] &&
   sed -n '/^correctness: /,$p' "$OUT_DIR/gpu_programs.log"
