@@ -9,8 +9,10 @@ cd "$(dirname "$0")/.."
 # attn-runtime.pc (its pkg-config steps are skipped without it).
 # libomp5-14: LLVM's OpenMP runtime (libomp.so.5), which attn-run's JIT loads
 # for the CPU path's threaded grid loop (there is no libomp5-22).
+# lld, libzstd-dev: the statically linked tools (tools/build-static.sh): lld
+# for --icf=all, libzstd.a so that they do not need libzstd on the target.
 PKGS=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools ninja-build cmake
-      g++ libgtest-dev pkg-config libomp5-14)
+      g++ libgtest-dev pkg-config libomp5-14 lld libzstd-dev)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

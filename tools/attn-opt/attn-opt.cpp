@@ -1,8 +1,11 @@
 //===- attn-opt.cpp - the attn optimizer driver -----------------*- C++ -*-===//
 //
-// mlir-opt with the attn dialect, passes and pipelines registered, plus every
-// upstream dialect and pass so that the lowered IR can be inspected and
-// driven by hand (--pass-pipeline, --mlir-print-ir-after-all, ...).
+// mlir-opt with the attn dialect, passes and pipelines registered, plus the
+// upstream dialects and passes that attn's pipelines use (registerAttnPasses
+// below), so that every stage of the lowered IR can be inspected and driven
+// by hand (--pass-pipeline, --mlir-print-ir-after-all, ...). Only those: the
+// statically linked attn-opt (-DATTN_STATIC_TOOLS=ON) carries no more of
+// MLIR than it registers.
 //
 // One extra mode prints the generated PTX instead of the module:
 //   attn-opt FILE --attn-codegen="chip=sm_80" --emit=ptx [-o OUT]
@@ -11,15 +14,38 @@
 #include "attn/Dialect/Attn/IR/AttnDialect.h"
 #include "attn/Pipelines/Pipelines.h"
 
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -107,8 +133,41 @@ static int emitPTX(ArrayRef<StringRef> args, DialectRegistry &registry) {
   return 0;
 }
 
+/// The upstream passes of attn's pipelines (lib/Pipelines/Pipelines.cpp),
+/// so that any stage can be replayed by name, and the generic ones
+/// (canonicalize, cse, inline, ...).
+static void registerUpstreamPasses() {
+  registerTransformsPasses();
+  // Tile level -> CPU: linalg, vectors, buffers, OpenMP, LLVM.
+  registerPass([] { return createConvertElementwiseToLinalgPass(); });
+  registerPass([] { return createConvertLinalgToLoopsPass(); });
+  registerPass([] { return arith::createArithExpandOpsPass(); });
+  registerPass([] { return bufferization::createOneShotBufferizePass(); });
+  bufferization::registerBufferizationPipelines();
+  registerPass([] { return createConvertVectorToSCFPass(); });
+  registerPass([] { return createConvertVectorToLLVMPass(); });
+  registerPass([] { return createUBToLLVMConversionPass(); });
+  registerPass([] { return createForallToParallelLoopPass(); });
+  registerPass([] { return createConvertSCFToOpenMPPass(); });
+  registerPass([] { return createLowerAffinePass(); });
+  registerPass([] { return createSCFToControlFlowPass(); });
+  registerPass([] { return memref::createExpandStridedMetadataPass(); });
+  registerPass([] { return createFinalizeMemRefToLLVMConversionPass(); });
+  registerPass([] { return createConvertMathToLLVMPass(); });
+  registerPass([] { return createArithToLLVMConversionPass(); });
+  registerPass([] { return createConvertControlFlowToLLVMPass(); });
+  registerPass([] { return createConvertFuncToLLVMPass(); });
+  registerPass([] { return createConvertOpenMPToLLVMPass(); });
+  registerPass([] { return createReconcileUnrealizedCastsPass(); });
+  // The kernel's gpu.module -> NVVM -> LLVM -> PTX.
+  registerPass([] { return createConvertGpuOpsToNVVMOps(); });
+  registerPass([] { return createConvertNVVMToLLVMPass(); });
+  registerPass([] { return createGpuNVVMAttachTarget(); });
+  registerPass([] { return createGpuModuleToBinaryPass(); });
+}
+
 int main(int argc, char **argv) {
-  mlir::registerAllPasses();
+  registerUpstreamPasses();
   mlir::attn::registerAllAttnPasses();
 
   mlir::DialectRegistry registry;
