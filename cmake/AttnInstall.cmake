@@ -96,7 +96,12 @@ if(ATTN_ENABLE_COMPILER)
     MLIRAttnToLinalg
     MLIRAttnToNVVM
     MLIRAttnGPUToNVVM
-    MLIRAttnPipelines)
+    MLIRAttnPipelines
+    # libattn_jit (attn/JIT/Jit.h) and its disk cache: the compiler a
+    # runtime uses for kernels its bundle lacks. It links attn::attn_runtime
+    # (the Runtime component).
+    attn_kernel_cache
+    attn_jit)
   foreach(lib ${ATTN_COMPILER_LIBRARIES})
     target_include_directories(${lib} INTERFACE $<INSTALL_INTERFACE:include>)
   endforeach()

@@ -194,7 +194,10 @@ STATIC=${ATTN_STATIC_DIR:-static}
 run_jit_check() {
   for t in attn-run attn-jit-check; do
     if [ ! -x "$STATIC/$t" ] && [ -f "$STATIC/$t.xz" ]; then
-      xz -dc "$STATIC/$t.xz" >"$STATIC/$t" && chmod +x "$STATIC/$t"
+      # xz(1), else Python's lzma (a machine may lack the tool).
+      { xz -dc "$STATIC/$t.xz" 2>/dev/null ||
+        python3 -c 'import lzma,sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())' \
+          "$STATIC/$t.xz"; } >"$STATIC/$t" && chmod +x "$STATIC/$t"
     fi
   done
   if [ -x "$STATIC/attn-run" ] && [ -x "$STATIC/attn-jit-check" ]; then

@@ -145,7 +145,7 @@ private:
   JitOptions options;
   PipelineCompiler pipeline;
   std::unique_ptr<KernelCache> cache;
-  std::once_flag nvOnce;
+  std::once_flag nvOnce, sweepOnce;
   std::unique_ptr<NvJitLink> nv;
 };
 
@@ -205,7 +205,7 @@ Status JitCompiler::compile(const KernelRequest &request,
     if (hit.hit()) {
       std::string why;
       if (decodePayload(hit.payload, out.entry, out.isPtx, out.image, why)) {
-        out.stageMs.push_back({"cache read", msSince(t0)});
+        out.stageMs.push_back({"cache-read", msSince(t0)});
         out.origin = "hit " + cache->entryPath(key);
         return Status::success();
       }
@@ -221,7 +221,17 @@ Status JitCompiler::compile(const KernelRequest &request,
       warnedBad = true;
     }
   }
+  // A miss: this process writes to the cache. Temporary files that crashed
+  // writers left (older than an hour: no live writer takes that long) go
+  // first, once per compiler.
+  if (cache && !cache->readOnly())
+    std::call_once(sweepOnce, [&] { (void)cache->sweepTemporaryFiles(); });
+  // Opening nvJitLink (a ~100 MB library) is timed on its own: tens of
+  // milliseconds warm, a few hundred when the page cache is cold.
+  t0 = std::chrono::steady_clock::now();
   const NvJitLink *nvl = assembler();
+  if (double ms = msSince(t0); ms > 0.05)
+    out.stageMs.push_back({"nvjitlink-open", ms});
   if (options.useNvJitLink && !nvl)
     key = keyFor(false); // no nvJitLink: the PTX entry, not the cubin's
 
@@ -273,9 +283,9 @@ Status JitCompiler::compile(const KernelRequest &request,
     double inside = 0;
     for (auto &st : built.stageMs)
       inside += st.second;
-    out.stageMs.push_back({"cache write", cacheMs - inside});
+    out.stageMs.push_back({"cache-write", cacheMs - inside});
   } else {
-    out.stageMs.push_back({"cache read", cacheMs});
+    out.stageMs.push_back({"cache-read", cacheMs});
   }
   out.origin = std::string(cacheOutcomeName(r.outcome)) +
                (r.waited ? " (waited)" : "") + " " + cache->entryPath(key);

@@ -13,10 +13,13 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <thread>
@@ -504,3 +507,174 @@ TEST_F(Gpu, BrokenCubinFallsBackToPtx) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Kernels the bundle lacks, from RuntimeOptions::compiler
+//===----------------------------------------------------------------------===//
+
+/// A compiler that serves requests from another bundle (the default one),
+/// so that the runtime's side of compiling on demand is tested without
+/// MLIR: what it asks for, when, how often, and what it does with what it
+/// gets back. Counts its calls; can be told to fail or to lie.
+class BundleCompiler : public KernelCompiler {
+public:
+  explicit BundleCompiler(const Manifest &source) : source(source) {}
+  Status compile(const KernelRequest &r, CompiledImage &out) override {
+    ++calls;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20)); // a race
+    if (!failWith.ok())
+      return failWith;
+    ForwardProblem p;
+    p.dtype = r.dtype;
+    p.headDim = r.headDim;
+    p.headDimV = r.headDimV;
+    p.causal = r.causal;
+    p.withLse = r.withLse;
+    const KernelEntry *k = nullptr;
+    if (Status s = selectKernel(source, p, r.ccMajor, r.ccMinor, k); !s.ok())
+      return Status::error(StatusCode::Unsupported, s.message());
+    out.entry = *k;
+    if (lie)
+      out.entry.headDim += 16;
+    std::ifstream in(ptxPath(source.dir, *k), std::ios::binary);
+    out.image.assign(std::istreambuf_iterator<char>(in), {});
+    out.isPtx = true;
+    out.origin = "test compiler";
+    out.stageMs = {{"test", 1.0}};
+    return Status::success();
+  }
+  std::string describe() const override { return "test compiler"; }
+
+  const Manifest &source;
+  std::atomic<int> calls{0};
+  Status failWith;
+  bool lie = false;
+};
+
+/// A runtime whose bundle holds only the kernels of head dims other than
+/// `missing`'s, with `compiler` (may be null).
+struct PartialBundle {
+  test::TempDir dir;
+  std::unique_ptr<Runtime> rt;
+  Status make(const Manifest &full, const ForwardProblem &missing,
+              std::shared_ptr<KernelCompiler> compiler) {
+    std::ifstream in(full.dir + "/manifest.txt");
+    std::string line, kept;
+    while (std::getline(in, line))
+      if (line.find(" head_dim=" + std::to_string(missing.headDim) + " ") ==
+          std::string::npos)
+        kept += line + "\n";
+    dir.write("manifest.txt", kept);
+    for (const KernelEntry &k : full.kernels)
+      if (k.headDim != missing.headDim) {
+        std::ifstream ptx(ptxPath(full.dir, k), std::ios::binary);
+        dir.write(k.ptx, std::string(std::istreambuf_iterator<char>(ptx), {}));
+      }
+    RuntimeOptions o;
+    o.bundleDir = dir.path();
+    o.compiler = std::move(compiler);
+    return Runtime::create(o, rt);
+  }
+};
+
+TEST_F(Gpu, NotInBundleWithoutACompiler) {
+  ForwardProblem p;
+  if (!firstRunnable(*rt, p))
+    GTEST_SKIP() << "no bundle kernel runs on this GPU";
+  PartialBundle pb;
+  ASSERT_TRUE(pb.make(rt->bundle(), p, nullptr).ok());
+  KernelChoice c;
+  Status s = pb.rt->selectKernel(p, 0, c);
+  EXPECT_EQ(s.code(), StatusCode::NotInBundle) << s.message();
+  CaseResult r;
+  DeviceBuffer b;
+  ASSERT_TRUE(DeviceBuffer::allocate(*pb.rt, 0, 1 << 20, b).ok());
+  char *base = static_cast<char *>(b.get());
+  p.seqQ = p.seqK = 16;
+  s = pb.rt->forward(p, base, base + (1 << 18), base + (2 << 18),
+                     base + (3 << 18), nullptr, nullptr);
+  EXPECT_EQ(s.code(), StatusCode::NotInBundle) << s.message();
+  EXPECT_NE(s.message().find("no compiler"), std::string::npos)
+      << s.message();
+}
+
+TEST_F(Gpu, CompilerServesWhatTheBundleLacksOncePerKernel) {
+  ForwardProblem p;
+  if (!firstRunnable(*rt, p))
+    GTEST_SKIP() << "no bundle kernel runs on this GPU";
+  auto compiler = std::make_shared<BundleCompiler>(rt->bundle());
+  PartialBundle pb;
+  ASSERT_TRUE(pb.make(rt->bundle(), p, compiler).ok());
+  p.seqQ = 130;
+  p.seqK = 257;
+  // Threads race for the first use: one compile, every output right.
+  constexpr int kThreads = 6;
+  CaseResult results[kThreads];
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back(
+        [&, t] { runCase(*pb.rt, p, Layout::BHND, 7 + t * 5, results[t]); });
+  for (std::thread &t : threads)
+    t.join();
+  for (const CaseResult &r : results) {
+    EXPECT_EQ(r.o.nonFinite, 0u);
+    EXPECT_LT(r.o.relative, tolerance(p.dtype));
+    EXPECT_GT(r.o.count, 0u);
+  }
+  EXPECT_EQ(compiler->calls.load(), 1);
+  KernelChoice c;
+  ASSERT_TRUE(pb.rt->lastKernel(c));
+  EXPECT_EQ(c.origin, "test compiler");
+  ASSERT_EQ(c.stageMs.size(), 2u);
+  EXPECT_EQ(c.stageMs[0].first, "test");
+  EXPECT_EQ(c.stageMs[1].first, "load");
+  EXPECT_EQ(c.image, "ptx");
+  // selectKernel and prepare reuse it.
+  ASSERT_TRUE(pb.rt->selectKernel(p, 0, c).ok());
+  ASSERT_TRUE(pb.rt->prepare({p}, 0).ok());
+  EXPECT_EQ(compiler->calls.load(), 1);
+}
+
+TEST_F(Gpu, PrepareCompilesAheadAndNamesTheFailingProblem) {
+  ForwardProblem p;
+  if (!firstRunnable(*rt, p))
+    GTEST_SKIP() << "no bundle kernel runs on this GPU";
+  auto compiler = std::make_shared<BundleCompiler>(rt->bundle());
+  PartialBundle pb;
+  ASSERT_TRUE(pb.make(rt->bundle(), p, compiler).ok());
+  ASSERT_TRUE(pb.rt->prepare({p}, 0).ok());
+  EXPECT_EQ(compiler->calls.load(), 1);
+  CaseResult r;
+  runCase(*pb.rt, p, Layout::BHND, 3, r);
+  EXPECT_LT(r.o.relative, tolerance(p.dtype));
+  EXPECT_EQ(compiler->calls.load(), 1) << "prepare's kernel was not reused";
+  ForwardProblem bad = p;
+  bad.headsKV = 3; // Hq % Hkv != 0
+  Status s = pb.rt->prepare({p, bad}, 0);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_EQ(s.message().rfind("problem 1: ", 0), 0u) << s.message();
+}
+
+TEST_F(Gpu, CompilerFailuresAndLiesAreErrors) {
+  ForwardProblem p;
+  if (!firstRunnable(*rt, p))
+    GTEST_SKIP() << "no bundle kernel runs on this GPU";
+  auto compiler = std::make_shared<BundleCompiler>(rt->bundle());
+  PartialBundle pb;
+  ASSERT_TRUE(pb.make(rt->bundle(), p, compiler).ok());
+  compiler->failWith =
+      Status::error(StatusCode::Unsupported, "unsupported: for the test");
+  KernelChoice c;
+  Status s = pb.rt->selectKernel(p, 0, c);
+  EXPECT_EQ(s.code(), StatusCode::Unsupported);
+  EXPECT_EQ(s.message(), "unsupported: for the test");
+  // Not remembered: the next call asks again, and now gets a kernel that
+  // says it is something else, which the runtime refuses to launch.
+  compiler->failWith = Status::success();
+  compiler->lie = true;
+  s = pb.rt->selectKernel(p, 0, c);
+  EXPECT_EQ(s.code(), StatusCode::Internal) << s.message();
+  EXPECT_NE(s.message().find("does not match"), std::string::npos)
+      << s.message();
+  EXPECT_EQ(compiler->calls.load(), 2);
+}

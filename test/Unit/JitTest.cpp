@@ -176,7 +176,7 @@ TEST(Jit, SecondCompilerReadsTheCache) {
   EXPECT_EQ(second.entry.name, first.entry.name);
   EXPECT_EQ(second.entry.smem, first.entry.smem);
   EXPECT_LT(stage(second, "passes"), 0) << "a hit must not compile";
-  EXPECT_GE(stage(second, "cache read"), 0);
+  EXPECT_GE(stage(second, "cache-read"), 0);
   EXPECT_EQ(countEntries(dir.path), 1u);
 }
 

@@ -59,8 +59,9 @@ struct CompiledImage {
   bool isPtx = false;
   /// Where it came from, for tools and logs: "compiled", "disk cache", ...
   std::string origin;
-  /// Milliseconds per stage ("build", "passes", "llvm", "sass", "cache
-  /// read", ...), in order; the runtime appends "load".
+  /// Milliseconds per stage ("key", "build", "passes", "llvm", "sass",
+  /// "cache-read", "cache-write", ...; names without spaces), in order; the
+  /// runtime appends "load".
   std::vector<std::pair<std::string, double>> stageMs;
   /// Things the caller should know that did not stop the compile (a corrupt
   /// cache entry rebuilt, an unwritable cache, nvJitLink missing).
