@@ -607,10 +607,17 @@ Status Runtime::create(const RuntimeOptions &options,
     return impl->drv->fail("cuDeviceGetCount", r);
   if (impl->deviceCount < 1)
     return Status::error(StatusCode::NoDevice, "no CUDA device found");
-  std::string dir =
-      options.bundleDir.empty() ? defaultBundleDir() : options.bundleDir;
-  if (Status s = loadBundle(dir, impl->bundle); !s.ok())
-    return s;
+  if (!options.useBundle) {
+    if (!options.compiler)
+      return Status::error(StatusCode::InvalidArgument,
+                           "RuntimeOptions::useBundle is false but no "
+                           "compiler is set: nothing could serve a kernel");
+  } else {
+    std::string dir =
+        options.bundleDir.empty() ? defaultBundleDir() : options.bundleDir;
+    if (Status s = loadBundle(dir, impl->bundle); !s.ok())
+      return s;
+  }
   impl->compiler = options.compiler;
   out.reset(new Runtime(std::move(impl)));
   return Status::success();

@@ -26,7 +26,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <mutex>
 #include <random>
 #include <sstream>
@@ -203,17 +202,8 @@ int main(int argc, char **argv) {
     std::fflush(stdout);
   };
   RuntimeOptions ro;
-  std::string emptyBundle;
-  if (bundle == "none") {
-    char tmpl[] = "/tmp/attn-jit-check-XXXXXX";
-    if (!mkdtemp(tmpl))
-      return usage("cannot create a temporary directory");
-    emptyBundle = tmpl;
-    std::ofstream(emptyBundle + "/manifest.txt") << "# empty\n";
-    ro.bundleDir = emptyBundle;
-  } else {
-    ro.bundleDir = bundle;
-  }
+  ro.bundleDir = bundle == "none" ? "" : bundle;
+  ro.useBundle = bundle != "none";
   std::unique_ptr<Runtime> rt;
   if (Status s = jit::createRuntime(ro, jo, rt); !s.ok()) {
     std::fprintf(stderr, "attn-jit-check: error: %s\n", s.message().c_str());
@@ -275,10 +265,6 @@ int main(int argc, char **argv) {
     std::printf("  %-18s %-40s %s %s ms:%s\n", v.text.c_str(),
                 c.kernel.name.c_str(), c.image.c_str(),
                 c.origin.empty() ? "-" : c.origin.c_str(), stages.c_str());
-  }
-  if (!emptyBundle.empty()) {
-    std::remove((emptyBundle + "/manifest.txt").c_str());
-    rmdir(emptyBundle.c_str());
   }
   std::printf("attn-jit-check: pid %d, %d threads x %d rounds, %zu variants: "
               "%d passed, %d failed, %d warnings: %s\n",

@@ -677,21 +677,8 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
     jo.useNvJitLink = !optNoNvJitLink;
     rt::RuntimeOptions ropts;
     ropts.bundleDir = optBundle;
-    if (optBundle == "none") {
-      // An empty bundle: every kernel comes from the JIT.
-      if (std::error_code ec =
-              llvm::sys::fs::createUniqueDirectory("attn-run-bundle", dir))
-        return failed1("cannot create a temporary directory: " +
-                       ec.message());
-      SmallString<128> mpath(dir);
-      llvm::sys::path::append(mpath, "manifest.txt");
-      std::error_code ec;
-      llvm::raw_fd_ostream m(mpath, ec);
-      if (ec)
-        return failed1("cannot write " + mpath + ": " + ec.message());
-      m << "# empty: attn-run --bundle none\n";
-      ropts.bundleDir = dir.str().str();
-    }
+    // 'none': no bundle, every kernel from the JIT.
+    ropts.useBundle = optBundle != "none";
     if (auto out = createRuntime(ropts, &jo))
       return *out;
   } else if (auto out = compileOwnKernel(module, dir, name, compileMs)) {

@@ -129,6 +129,9 @@ struct RuntimeOptions {
   /// attn::jit::createCompiler makes one). Null: a problem the bundle does
   /// not hold fails with StatusCode::NotInBundle.
   std::shared_ptr<KernelCompiler> compiler;
+  /// false: no bundle at all (bundleDir is ignored); every kernel comes
+  /// from `compiler`, which must then be set.
+  bool useBundle = true;
 };
 
 /// The bundle directory used when RuntimeOptions::bundleDir is empty, the
