@@ -6,7 +6,7 @@
 # without LLVM/MLIR (the lent GPU machine: glibc 2.36+; attn-run's CPU path
 # would still want libmlir_c_runner_utils and libomp, its GPU path does not).
 #
-#   tools/build-static.sh OUT_DIR [--xz]
+#   tools/build-static.sh OUT_DIR [--xz|--xz-only] [--tools attn-run,attn-jit-check]
 #
 # --xz also writes OUT_DIR/<tool>.xz (xz -9, about a minute per tool), the
 # smallest thing to carry (unpack with xz -d).
@@ -16,19 +16,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-usage() { echo "usage: $0 OUT_DIR [--xz]" >&2; exit 2; }
+usage() { echo "usage: $0 OUT_DIR [--xz|--xz-only] [--tools a,b,...]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 out=$1; shift
 xz=0
-for a in "$@"; do
-  case $a in
+TOOLS=(attn-opt attn-run attn-bundle attn-jit-check)
+while [ $# -gt 0 ]; do
+  case $1 in
     --xz) xz=1 ;;
+    # Only the .xz files stay in OUT_DIR (what travels to the GPU machine).
+    --xz-only) xz=2 ;;
+    # The GPU check needs attn-run and attn-jit-check only (the carry limit
+    # is 64 MiB): --tools attn-run,attn-jit-check.
+    --tools) [ $# -ge 2 ] || usage; IFS=, read -r -a TOOLS <<<"$2"; shift ;;
     *) usage ;;
   esac
+  shift
 done
 
 B=${ATTN_STATIC_BUILD_DIR:-build-static}
-TOOLS=(attn-opt attn-run attn-bundle)
 
 if [ ! -f "$B/build.ninja" ]; then
   cmake -G Ninja -S . -B "$B" \
@@ -68,6 +74,9 @@ for t in "${TOOLS[@]}"; do
       bad=1
     fi
   done
+  if ((xz == 2)); then
+    rm -f "$out/$t"
+  fi
 done
 if ((xz)); then
   echo "build-static: $(mib $total) MiB as .xz in $out"

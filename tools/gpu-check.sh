@@ -13,7 +13,8 @@
 #    (ATTN_REQUIRE_GPU=1: a GPU test that cannot run fails instead of skipping);
 # 3. runs examples/embed;
 # 3b. runs tools/jit_check.py when static/ was carried (the statically linked
-#    attn-run and attn-jit-check of `tools/build-static.sh static --xz`):
+#    attn-run and attn-jit-check of `tools/build-static.sh static
+#    --xz-only --tools attn-run,attn-jit-check`):
 #    first call of a bundled kernel (SASS) and of its PTX, problems the
 #    bundle lacks through libattn_jit (cold, disk cache, threads, processes,
 #    damaged and read-only caches); --jit-only stops after it;
@@ -186,7 +187,9 @@ step "examples/embed"
 [ "${PIPESTATUS[0]}" -eq 0 ] || fail "attn-embed (GQA, causal, D=64)"
 
 # Start-up and the JIT (issue 14), with the statically linked tools built on
-# the build machine by `tools/build-static.sh static --xz` and carried (name
+# the build machine by
+#   tools/build-static.sh static --xz-only --tools attn-run,attn-jit-check
+# (27 MiB of .xz) and carried (name
 # static in the device tool's carry list): first call of a bundled kernel,
 # problems the bundle lacks compiled in process and read from the disk cache,
 # threads and processes compiling at once, damaged and read-only caches.

@@ -107,10 +107,19 @@ def chip_bundles(bundle, workdir):
         with open(os.path.join(d, "manifest.txt"), "w") as f:
             f.writelines(header + lines)
         for line in lines:
-            ptx = re.search(r"\bptx=(\S+)", line).group(1)
-            dst = os.path.join(d, ptx)
-            if not os.path.lexists(dst):
-                os.symlink(os.path.abspath(os.path.join(bundle, ptx)), dst)
+            # The PTX and the line's cubins (sass=chip:file,...): on a GPU of
+            # one of those chips the runtime runs the cubin, which is then
+            # what the tools check; elsewhere the PTX through the JIT.
+            files = [re.search(r"\bptx=(\S+)", line).group(1)]
+            m = re.search(r"\bsass=(\S+)", line)
+            if m:
+                files += [item.split(":", 1)[1]
+                          for item in m.group(1).split(",")]
+            for name in files:
+                dst = os.path.join(d, name)
+                if not os.path.lexists(dst):
+                    os.symlink(os.path.abspath(os.path.join(bundle, name)),
+                               dst)
         out[chip] = d
     return out
 
