@@ -145,12 +145,17 @@ def main():
 
     print("=== 2. problems the bundle lacks (libattn_jit)")
     cache = os.path.join(work, "cache")
-    for dt, d, causal in (("bf16", "80", True), ("f16", "192", False),
-                          ("bf16", "112", True)):
-        name = f"{dt} d{d}{' causal' if causal else ''}"
-        flags = ["--dtype", dt, "--head-dim", d, "--seq-q", "700",
-                 "--seq-k", "900", "--heads", "4", "--kv-heads", "2",
-                 "--cache-dir", cache] + (["--causal"] if causal else [])
+    # Head dims the bundle lacks, and Dv != D (no bundle kernel has it).
+    for dt, d, dv, causal in (("bf16", "80", "80", True),
+                              ("f16", "192", "192", False),
+                              ("bf16", "112", "112", True),
+                              ("bf16", "128", "64", True)):
+        name = f"{dt} d{d}{'' if dv == d else ' dv' + dv}" + \
+            (" causal" if causal else "")
+        flags = ["--dtype", dt, "--head-dim", d, "--head-dim-v", dv,
+                 "--seq-q", "700", "--seq-k", "900", "--heads", "4",
+                 "--kv-heads", "2", "--cache-dir", cache] + \
+            (["--causal"] if causal else [])
         ok, first, st, origin, _ = attn_run(tools, flags, env)
         record(f"{name}: cold compile + load, check",
                f"{first:.0f} ms ({fmt_stages(st)})", "< 1000 ms",
