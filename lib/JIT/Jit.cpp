@@ -17,12 +17,6 @@
 namespace attn::jit {
 namespace {
 
-double msSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now() - t0)
-      .count();
-}
-
 /// The chip the code generator targets for a device: the device's own where
 /// attn generates code for it, else the newest one whose PTX runs there
 /// (sm_80's mma.sync kernels run on every later GPU; sm_90a code runs only

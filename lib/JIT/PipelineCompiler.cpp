@@ -21,12 +21,6 @@ using namespace mlir;
 namespace attn::jit {
 namespace {
 
-double msSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now() - t0)
-      .count();
-}
-
 /// Diagnostics of the compile running on this thread. The context is shared
 /// by every thread, so one handler serves them all and files each message
 /// under the thread that raised it.

@@ -10,10 +10,18 @@
 
 #include "attn/runtime/KernelCompiler.h"
 
+#include <chrono>
 #include <memory>
 #include <string>
 
 namespace attn::jit {
+
+/// Milliseconds since `t0` (the JIT's stage timings).
+inline double msSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - t0)
+      .count();
+}
 
 struct PtxKernel {
   KernelEntry entry; ///< entry.ptx is left empty

@@ -63,9 +63,6 @@ struct CompiledImage {
   /// "cache-read", "cache-write", ...; names without spaces), in order; the
   /// runtime appends "load".
   std::vector<std::pair<std::string, double>> stageMs;
-  /// Things the caller should know that did not stop the compile (a corrupt
-  /// cache entry rebuilt, an unwritable cache, nvJitLink missing).
-  std::vector<std::string> warnings;
 };
 
 class KernelCompiler {
