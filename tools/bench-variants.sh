@@ -3,6 +3,7 @@
 # attn-bundle with different tuning knobs) side by side with torch SDPA, in
 # one run, so that variants compare on the same GPU at the same moment.
 #   tools/bench-variants.sh [N ...]      (default N: 2048 8192)
+# TIMING_D="64 128 256" picks the head dims (default: gpu_check.py's).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT_DIR=${OUT:-$PWD/build-gpu/bench-out}
@@ -18,7 +19,7 @@ for b in bundles/*/; do
   name=$(basename "$b")
   echo "=== $name"
   PYTHONUNBUFFERED=1 python3 tools/gpu_check.py --lib build-gpu/lib/libattn_runtime_c.so \
-    --bundle "$b" --only timing --timing-n "${NS[@]}" --out "$OUT_DIR/$name.json" \
+    --bundle "$b" --only timing --timing-n "${NS[@]}" ${TIMING_D:+--timing-d $TIMING_D} --out "$OUT_DIR/$name.json" \
     >"$OUT_DIR/$name.log" 2>&1
   sed -n '/^bf16 forward, /,$p' "$OUT_DIR/$name.log"
 done

@@ -36,19 +36,9 @@ func.func @attention(%q: memref<?x?x?x{d}x{t}>, %k: memref<?x?x?x{d}x{t}>,
 
 def compile_one(opt, src, pipeline, out_ptx):
     """Returns the kernel's attn.kernel info and entry name."""
-    # The kernel level only (the same passes attn-codegen runs before
-    # serialising): its gpu.func carries the launch facts.
-    opts = dict(kv.split("=", 1) for kv in pipeline.split())
-    passes = [f"--attn-select-gpu-blocks=chip={opts['chip']} "
-              f"block-q={opts.get('block-q', 0)} "
-              f"block-kv={opts.get('block-kv', 0)}",
-              f"--attn-tile-attention=target={opts['chip']}",
-              "--attn-fuse-online-softmax", "--canonicalize", "--cse",
-              "--attn-assign-layouts=m-tiles=%s q-in-registers=%s" % (
-                  opts.get("m-tiles", 0), opts.get("q-in-registers", -1)),
-              "--attn-pipeline-kv-loop=stages=%s" % max(
-                  2, int(opts.get("kv-stages", 2))),
-              "--convert-attn-gpu-to-nvvm"]
+    # The kernel level only (attn-codegen's passes before serialising): its
+    # gpu.func carries the launch facts.
+    passes = [f"--attn-gpu-kernel-pipeline={pipeline}"]
     mlir = subprocess.run([opt, "-"] + passes, input=src,
                           capture_output=True, text=True)
     if mlir.returncode:

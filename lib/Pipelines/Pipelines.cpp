@@ -46,8 +46,11 @@ void mlir::attn::buildTilingPipeline(OpPassManager &pm,
   tileOpts.blockQ = opts.blockQ;
   tileOpts.blockKV = opts.blockKV;
   pm.addPass(createAttnTileAttention(tileOpts));
-  if (opts.fuse)
-    pm.addPass(createAttnFuseOnlineSoftmax());
+  if (opts.fuse) {
+    AttnFuseOnlineSoftmaxOptions fuse;
+    fuse.rescaleThreshold = opts.rescaleThreshold;
+    pm.addPass(createAttnFuseOnlineSoftmax(fuse));
+  }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -126,7 +129,15 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   AttnTileAttentionOptions tileOpts;
   tileOpts.target = opts.chip;
   pm.addPass(createAttnTileAttention(tileOpts));
-  pm.addPass(createAttnFuseOnlineSoftmax());
+  AttnFuseOnlineSoftmaxOptions fuse;
+  // Lazy rescaling: the per-op backend skips O·α where α = 1, i.e. in every
+  // key block that does not raise a row's max by more than 8/c (P <= 256).
+  // The legacy builder recognises only the eager form.
+  if (opts.rescaleThreshold >= 0)
+    fuse.rescaleThreshold = opts.rescaleThreshold;
+  else if (opts.backend == "layouts")
+    fuse.rescaleThreshold = 8.0;
+  pm.addPass(createAttnFuseOnlineSoftmax(fuse));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (opts.backend == "layouts") {
@@ -307,6 +318,11 @@ void mlir::attn::registerAttnPipelines() {
         }
         buildGPUCodegenPipeline(pm, opts);
       });
+  PassPipelineRegistration<CodegenPipelineOptions>(
+      "attn-gpu-kernel-pipeline",
+      "attn.attention to the GPU kernel level (attn-codegen up to the "
+      "gpu.module in the NVVM dialect, before LLVM and PTX)",
+      buildGPUKernelPipeline);
   PassPipelineRegistration<TilingPipelineOptions>(
       "attn-tile-pipeline",
       "attn.attention to the tile level: IO-aware tiling and online-softmax "

@@ -24,6 +24,13 @@
 // RUN: not attn-opt %s --attn-cpu-pipeline="block-q=3" 2>&1 | FileCheck %s --check-prefix=BQ3
 // RUN: not attn-opt %s --attn-tile-pipeline="target=sm_12" 2>&1 | FileCheck %s --check-prefix=SM12
 
+// RUN: not attn-opt %s --attn-fuse-online-softmax="rescale-threshold=16" 2>&1 | FileCheck %s --check-prefix=TAU16
+// TAU16: error: pass option rescale-threshold must be in [0, 15], got 16
+// RUN: not attn-opt %s --attn-fuse-online-softmax="rescale-threshold=-1" 2>&1 | FileCheck %s --check-prefix=TAUNEG
+// TAUNEG: error: pass option rescale-threshold must be in [0, 15], got -1
+// RUN: not attn-opt %s --attn-cpu-pipeline="rescale-threshold=nan" 2>&1 | FileCheck %s --check-prefix=TAUNAN
+// TAUNAN: error: pass option rescale-threshold must be in [0, 15], got nan
+
 // Options the command-line parser rejects.
 // RUN: not attn-opt %s --attn-tile-attention="block-q=abc" 2>&1 | FileCheck %s --check-prefix=NOTINT
 // NOTINT: for the --block-q option: 'abc' value invalid for long argument!

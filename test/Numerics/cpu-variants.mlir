@@ -16,6 +16,11 @@
 // RUN: attn-run --dtype bf16 --head-dim 128 --seq-q 130 --causal --block-q 32 --block-kv 16 --check | FileCheck %s
 // RUN: attn-run --dtype f32 --head-dim 64 --seq-q 130 --seq-k 77 --causal --block-q 16 --block-kv 16 --no-fuse --check | FileCheck %s
 // RUN: attn-run --dtype f16 --head-dim 64 --seq-q 17 --seq-k 1000 --no-fuse --block-kv 64 --check | FileCheck %s
+// Lazy rescaling (the GPU pipeline's form, rescale-threshold 8): a large
+// scale moves the row maxima by more than 8/c between blocks, the default
+// one mostly not.
+// RUN: attn-run --dtype f32 --head-dim 64 --seq-q 130 --seq-k 300 --causal --block-kv 16 --scale 4 --rescale-threshold 8 --check | FileCheck %s
+// RUN: attn-run --dtype bf16 --head-dim 64 --seq-q 130 --seq-k 300 --block-kv 16 --rescale-threshold 8 --check | FileCheck %s
 // RUN: attn-run --dtype f32 --head-dim 64 --seq-q 1 --seq-k 1 --causal --check | FileCheck %s
 // RUN: attn-run --dtype f32 --head-dim 64 --seq-q 1000 --seq-k 1 --causal --check | FileCheck %s
 

@@ -4,5 +4,7 @@
 // CHECK-DAG: --attn-fuse-online-softmax
 // CHECK-DAG: --attn-tile-attention
 // CHECK-DAG: --attn-tile-pipeline
+// CHECK-DAG: --attn-gpu-kernel-pipeline
+// CHECK-DAG: --attn-codegen
 // CHECK-DAG: --convert-attn-to-linalg
 // CHECK-DAG: --one-shot-bufferize

@@ -67,6 +67,11 @@ static cl::opt<int64_t> qInRegisters("q-in-registers",
                                      cl::init(-1));
 static cl::opt<int64_t>
     kvStages("kv-stages", cl::desc("K/V shared-memory stages"), cl::init(0));
+static cl::opt<double> rescaleThreshold(
+    "rescale-threshold",
+    cl::desc("Online softmax: powers of two a row max may grow before O is "
+             "rescaled (-1: the backend's default)"),
+    cl::init(-1.0));
 static cl::opt<std::string>
     ptxasPath("ptxas",
               cl::desc("ptxas to assemble each kernel into SASS (cubins) "
@@ -329,6 +334,7 @@ int main(int argc, char **argv) {
             opts.mTiles = mTiles;
             opts.qInRegisters = qInRegisters;
             opts.kvStages = kvStages;
+            opts.rescaleThreshold = rescaleThreshold;
             FailureOr<mlir::attn::CompiledKernel> k =
                 mlir::attn::compileGPUKernel(*module, opts);
             if (failed(k))

@@ -126,6 +126,12 @@ static cl::opt<bool>
     optNoFuse("no-fuse",
               cl::desc("Run the naive three-pass tiled softmax (no fusion)"),
               cl::init(false), cl::cat(category));
+static cl::opt<double> optRescaleThreshold(
+    "rescale-threshold",
+    cl::desc("CPU path: the fused softmax moves a row's reference max only "
+             "when a key block raises it by more than this many powers of "
+             "two (0: always; the GPU pipeline uses 8)"),
+    cl::init(0.0), cl::cat(category));
 static cl::opt<uint64_t> optHostMemoryMiB(
     "host-memory-limit",
     cl::desc("Refuse problems whose host buffers need more than this many "
@@ -631,6 +637,9 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
   if (optNoFuse)
     return failed1("unsupported: --no-fuse on the GPU (the kernel generator "
                    "takes the fused online-softmax form); use --target cpu");
+  if (optRescaleThreshold.getNumOccurrences())
+    return failed1("unsupported: --rescale-threshold on the GPU (its "
+                   "pipeline fixes it at 8); use --target cpu");
 
   // A problem given by flags runs as an application would run it: through
   // the runtime, from the bundle when it holds the kernel, else compiled by
@@ -933,6 +942,7 @@ int main(int argc, char **argv) {
     opts.blockQ = optBlockQ;
     opts.blockKV = optBlockKV;
     opts.fuse = !optNoFuse;
+    opts.rescaleThreshold = optRescaleThreshold;
     opts.threads = threads;
     mlir::attn::buildCPUPipeline(pm, opts);
     if (failed(pm.run(*module)))

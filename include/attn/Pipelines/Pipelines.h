@@ -25,6 +25,12 @@ struct TilingPipelineOptions
                     llvm::cl::desc("Fuse the softmax into one online pass "
                                    "(off: keep the naive three-pass form)"),
                     llvm::cl::init(true)};
+  Option<double> rescaleThreshold{
+      *this, "rescale-threshold",
+      llvm::cl::desc("attn-fuse-online-softmax's τ: move a row's reference "
+                     "max only when a block raises it by more than τ/c (0: "
+                     "always)"),
+      llvm::cl::init(0.0)};
   Option<unsigned> threads{
       *this, "threads",
       llvm::cl::desc("CPU pipeline: OpenMP threads that run the grid of "
@@ -71,6 +77,11 @@ struct CodegenPipelineOptions
   Option<int64_t> kvStages{*this, "kv-stages",
                            llvm::cl::desc("K/V shared-memory stages (0: auto)"),
                            llvm::cl::init(0)};
+  Option<double> rescaleThreshold{
+      *this, "rescale-threshold",
+      llvm::cl::desc("attn-fuse-online-softmax's τ (-1: the backend's "
+                     "default)"),
+      llvm::cl::init(-1.0)};
 };
 
 /// The GPU chips the code generator accepts.

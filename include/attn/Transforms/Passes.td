@@ -61,11 +61,30 @@ def AttnFuseOnlineSoftmax : Pass<"attn-fuse-online-softmax"> {
     A' = α·A + P·V
     O  = A / l                       (once, after the loop)
     ```
+
+    With `rescale-threshold` τ > 0 the reference max moves lazily: only a
+    row whose block max exceeds it by more than τ/c takes the new max, so
+    that α = 1 in most blocks (every P stays <= 2^τ, and A, l keep their
+    scale). This is exact: O = A / l and the LSE = m·scale + log(l) use the
+    same reference m. A backend that skips a multiplication by one (the GPU
+    one does) then rescales A only when a row's max grew by more than τ/c:
+
+    ```
+    mb = max(m, rowmax(S))
+    m' = (mb − m)·c > τ ? mb : m
+    ```
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
     "::mlir::attn::AttnDialect"
+  ];
+  let options = [
+    Option<"rescaleThreshold", "rescale-threshold", "double",
+           /*default=*/"0.0",
+           "τ: move a row's reference max only when its block max exceeds it "
+           "by more than τ/c (0: always; at most 15, so that P <= 2^τ fits "
+           "f16)">
   ];
 }
 
@@ -76,10 +95,11 @@ def AttnSelectGPUBlocks : Pass<"attn-select-gpu-blocks"> {
     Sets `block_q`/`block_kv` (unless the op has them) and `target` (unless
     the op has one) on every `attn.attention`, for the GPU `chip`. The
     tensor-core kernel has its own budget, which the generic FlashAttention
-    rule does not see: Br = 128 (4 warps of two 16-row m-tiles), and
-    Bc = 64 keys for head dim 64, 32 for head dim 128, so that the S and O
-    fragments fit in 255 registers per thread (measured fastest on an H200;
-    results/PERF-NOTES.md). The `block-q`/`block-kv` options override it.
+    rule does not see: Br = 128 and Bc = 64 keys (32 for head dims 65 to
+    96), so that the S and O fragments of two 16-row m-tiles per warp fit in
+    255 registers per thread up to head dim 128 (one m-tile per warp, 8
+    warps, above it); measured fastest on an H100 and H200
+    (results/PERF-NOTES.md). The `block-q`/`block-kv` options override it.
   }];
   let dependentDialects = ["::mlir::attn::AttnDialect"];
   let options = [
@@ -108,9 +128,14 @@ def AttnAssignLayouts : Pass<"attn-assign-layouts"> {
     canonicalisation folds the redundant ones.
 
     MT (m-tiles per warp) and where Q lives follow a register estimate,
-    MT·(D/2 + Bc/2 + [D/4 if Q in registers]) + 95 <= 255 (calibrated on
+    MT·(D/2 + Bc/2 + [D/4 if Q in registers]) + 63 <= 255 (calibrated on
     ptxas's counts): the first of (2, shared), (2, registers),
     (1, registers), (1, shared) that fits; the options override it.
+
+    With two m-tiles, D >= 128 and Bc >= 64, the loop's rescale of its
+    accumulator, `A·broadcast(α)`, is marked `attn.skip_unit_factors`: the
+    lowering multiplies only where a row's α is not 1 (with lazy rescaling,
+    rarely). Measured to pay there and to cost elsewhere.
     A tile shape the layouts cannot hold is reported as unsupported.
   }];
   let dependentDialects = ["::mlir::attn::AttnDialect"];

@@ -5,6 +5,10 @@
 //
 //   arith / math op, tensor.splat   the same op on the vectors (a constant
 //                                   or splat becomes a vector splat)
+//   arith.mulf by a broadcast row   the same, skipped by a branch when all
+//     vector (A·α)                  of the thread's row factors are 1 (the
+//                                   online softmax's α in a block that
+//                                   leaves the row maxima where they were)
 //   attn.reduce                     row r of the thread: fold its elements
 //                                   of the row, then shfl.bfly 1, 2 across
 //                                   the quad that shares the row
@@ -19,6 +23,7 @@
 #include "PatternsCommon.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <limits>
@@ -79,6 +84,76 @@ struct ElementwiseLowering : public ConversionPattern {
     st.addTypes(types);
     st.addAttributes(op->getAttrs());
     rewriter.replaceOp(op, rewriter.create(st)->getResults());
+    return success();
+  }
+};
+
+/// A' = A·broadcast(α) on an #attn.mma tile, α a row vector in its slice,
+/// marked attn.skip_unit_factors (by attn-assign-layouts, where it pays):
+/// each thread multiplies its elements by its rows' factors only if one of
+/// them is not 1 (x·1 = x for every float, so skipping is exact). With the
+/// online softmax's lazy rescaling α is 1 in most key blocks, and the
+/// branch saves one FMUL per element of O.
+struct RowScaleLowering : public OpConversionPattern<arith::MulFOp> {
+  RowScaleLowering(TileTypeConverter &tc, MLIRContext *ctx)
+      : OpConversionPattern<arith::MulFOp>(tc, ctx, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(arith::MulFOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op->hasAttr(kSkipUnitFactorsAttrName))
+      return rewriter.notifyMatchFailure(op, "not marked");
+    auto t = dyn_cast<RankedTensorType>(op.getType());
+    if (!t || !isa_and_nonnull<MmaLayoutAttr>(t.getEncoding()))
+      return op.emitError() << "unsupported: " << kSkipUnitFactorsAttrName
+                            << " on " << op.getType()
+                            << " (expected an #attn.mma tile)";
+    // Which operand is the broadcast row vector.
+    BroadcastOp bcast;
+    Value factors, other; // per element: α of its row, and A
+    for (auto [i, v] : llvm::enumerate(op->getOperands()))
+      if (auto b = v.getDefiningOp<BroadcastOp>()) {
+        bcast = b;
+        factors = adaptor.getOperands()[i];
+        other = adaptor.getOperands()[1 - i];
+        break;
+      }
+    if (!bcast)
+      return op.emitError() << "unsupported: " << kSkipUnitFactorsAttrName
+                            << " without an attn.broadcast operand";
+    Value rows = rewriter.getRemappedValue(bcast.getInput());
+    if (!rows || !isa<VectorType>(rows.getType()) ||
+        !isa<VectorType>(factors.getType()) ||
+        !isa<VectorType>(other.getType()))
+      return rewriter.notifyMatchFailure(op, "operands not converted");
+    Location loc = op.getLoc();
+    auto rowsTy = cast<VectorType>(rows.getType());
+    // any(α_r != 1) over the thread's rows (unordered: a NaN factor
+    // multiplies, so that it propagates).
+    Value one = arith::ConstantOp::create(
+        rewriter, loc, rowsTy,
+        DenseElementsAttr::get(rowsTy, rewriter.getF32FloatAttr(1.0f)));
+    Value differs = arith::CmpFOp::create(rewriter, loc,
+                                          arith::CmpFPredicate::UNE, rows, one);
+    Value any = vector::ReductionOp::create(
+        rewriter, loc, vector::CombiningKind::OR, differs);
+    auto ifOp = scf::IfOp::create(
+        rewriter, loc, any,
+        [&](OpBuilder &b, Location l) {
+          // One scalar multiplication per element, not one vector op: LLVM
+          // speculates a single (vector) instruction out of the branch,
+          // and the branch would save nothing.
+          Emitter e(b, l);
+          auto vt = cast<VectorType>(other.getType());
+          SmallVector<Value> prods;
+          for (int64_t i = 0; i < vt.getNumElements(); ++i)
+            prods.push_back(arith::MulFOp::create(b, l, e.extract(factors, i),
+                                                  e.extract(other, i),
+                                                  op.getFastmathAttr()));
+          scf::YieldOp::create(b, l, e.fromElements(vt, prods));
+        },
+        [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, other); });
+    rewriter.replaceOp(op, ifOp.getResults());
     return success();
   }
 };
@@ -232,5 +307,5 @@ void mlir::attn::gpu_lowering::populateRegisterOpPatterns(
     TileTypeConverter &tc, const KernelInfo &, RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ElementwiseLowering, ReduceLowering, BroadcastLowering,
-               MaskLowering>(tc, ctx);
+               MaskLowering, RowScaleLowering>(tc, ctx);
 }

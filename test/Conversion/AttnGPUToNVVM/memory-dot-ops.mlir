@@ -6,25 +6,29 @@
 #sh = #attn.shared<swizzle = 8, pad = 0>
 
 // load_tile into #attn.shared: a barrier (earlier readers done), 16-byte
-// cp.async chunks zero-filled past `rows`, commit, wait 0, barrier. The
-// allocation puts Q at 0 and K at 16·64·2 = 2048 bytes.
+// cp.async chunks zero-filled past `rows` (Q: a run-time count; K's constant
+// count covers the tile, so its copies have no source size), commit, wait
+// 0, barrier. The allocation puts Q at 0 and K at 16·64·2 = 2048 bytes.
 // S = Q·Kᵀ over K = 64 columns: 4 k-steps; per k-step one ldmatrix.x4 of A
 // and, per pair of n-tiles, one ldmatrix.x4 of B and 2 mma.sync.
 // CHECK-LABEL: gpu.func @qk_kernel
 // CHECK-SAME:    attn.kernel = {abi = "memref", block_m = 16 : i64, block_n = 16 : i64, causal = false, dtype = "bf16", head_dim = 64 : i64, smem_bytes = 4096 : i64, threads = 32 : i64}
 // CHECK:         nvvm.barrier0
-// CHECK:         nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}}
+// CHECK-COUNT-4: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}} :
 // CHECK:         nvvm.cp.async.commit.group
 // CHECK-NEXT:    nvvm.cp.async.wait.group 0
 // CHECK-NEXT:    nvvm.barrier0
+// CHECK:         nvvm.barrier0
+// CHECK-COUNT-4: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg : !llvm.ptr<3>, !llvm.ptr<1>
+// CHECK:         nvvm.cp.async.commit.group
 // CHECK-COUNT-8: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
 // CHECK-NOT:     nvvm.mma.sync
-func.func @qk(%q: memref<?x64xbf16>, %k: memref<?x64xbf16>, %s: memref<?x16xf32>) {
+func.func @qk(%q: memref<?x64xbf16>, %k: memref<?x64xbf16>, %s: memref<?x16xf32>, %nq: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c16 = arith.constant 16 : index
   scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
-    %qt = attn.load_tile %q[%c0] rows %c16 : memref<?x64xbf16> -> tensor<16x64xbf16, #sh>
+    %qt = attn.load_tile %q[%c0] rows %nq : memref<?x64xbf16> -> tensor<16x64xbf16, #sh>
     %kt = attn.load_tile %k[%c0] rows %c16 : memref<?x64xbf16> -> tensor<16x64xbf16, #sh>
     %z = arith.constant dense<0.0> : tensor<16x16xf32, #mma>
     %st = attn.dot %qt, %kt, %z {rhs_transposed} : tensor<16x64xbf16, #sh>, tensor<16x64xbf16, #sh> -> tensor<16x16xf32, #mma>

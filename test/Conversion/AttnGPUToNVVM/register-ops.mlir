@@ -90,3 +90,36 @@ func.func @cap(%s: memref<?x16xf32>) {
   }
   return
 }
+
+// -----
+
+#mma = #attn.mma<warps = 1>
+#row = #attn.slice<#attn.mma<warps = 1>>
+
+// A·broadcast(α) marked attn.skip_unit_factors (attn-assign-layouts marks
+// the online softmax's rescale where it pays): any(α_r != 1) over the
+// thread's 2 rows, then one multiply per element only in that branch.
+// Unmarked, the same product is one vector multiply.
+// CHECK-LABEL: gpu.func @rescale_kernel
+// CHECK:         %[[NE:.*]] = arith.cmpf une, %{{.*}}, %{{.*}} : vector<2xf32>
+// CHECK:         %[[ANY:.*]] = vector.reduction <or>, %[[NE]] : vector<2xi1> into i1
+// CHECK:         scf.if %[[ANY]] -> (vector<8xf32>) {
+// CHECK-COUNT-8:   arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK:           vector.from_elements
+// CHECK:         } else {
+// CHECK:         arith.mulf %{{.*}}, %{{.*}} : vector<8xf32>
+// CHECK-NOT:     scf.if {{.*}} -> (vector<8xf32>)
+func.func @rescale(%s: memref<?x16xf32>, %a: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %t = attn.load_tile %s[%c0] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32, #mma>
+    %r = attn.load_tile %a[%c0] rows %c16 : memref<?xf32> -> tensor<16xf32, #row>
+    %rb = attn.broadcast %r : tensor<16xf32, #row> -> tensor<16x16xf32, #mma>
+    %x = arith.mulf %rb, %t {attn.skip_unit_factors} : tensor<16x16xf32, #mma>
+    %y = arith.mulf %rb, %x : tensor<16x16xf32, #mma>
+    attn.store_tile %y, %s[%c0] rows %c16 : tensor<16x16xf32, #mma>, memref<?x16xf32>
+  }
+  return
+}

@@ -104,6 +104,12 @@ LogicalResult AttnDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a unit attribute on an scf.for";
     return success();
   }
+  if (name == kSkipUnitFactorsAttrName) {
+    if (!isa<arith::MulFOp>(op) || !isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << kSkipUnitFactorsAttrName
+                             << "' must be a unit attribute on an arith.mulf";
+    return success();
+  }
   if (name == kKernelInfoAttrName) {
     if (!isa<DictionaryAttr>(attr.getValue()))
       return op->emitError()

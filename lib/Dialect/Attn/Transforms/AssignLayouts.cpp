@@ -63,15 +63,17 @@ struct AssignLayoutsPass
   /// m-tiles per warp and where a shared-memory lhs lives: the options, else
   /// the first choice whose estimated registers per thread fit in 255. The
   /// estimate counts the f32 accumulators (S: Bc/2, O: D/2 per m-tile), Q's
-  /// A fragments when they stay in registers (D/4 per m-tile) and ~95 for
+  /// A fragments when they stay in registers (D/4 per m-tile) and 63 for
   /// addresses, softmax state and temporaries (calibrated on ptxas's counts
-  /// for the mma.sync kernels).
+  /// for the mma.sync kernels: the tightest one admitted, two m-tiles at
+  /// D = 128 with Bc = 64, takes 255 registers on sm_90a and spills 16
+  /// bytes outside the key/value loop).
   FailureOr<WarpTiling> chooseTiling(Operation *grid, int64_t rows, int64_t d,
                                      int64_t bc, int64_t extraCols) {
     // extraCols: columns of the other 2-d tiles a loop iteration reads into
     // registers (a score bias, say): C/2 registers per m-tile each.
     auto regs = [&](int64_t mt, bool qr) {
-      return mt * (d / 2 + bc / 2 + extraCols / 2 + (qr ? d / 4 : 0)) + 95;
+      return mt * (d / 2 + bc / 2 + extraCols / 2 + (qr ? d / 4 : 0)) + 63;
     };
     for (int64_t mt : {2, 1}) {
       if (mTiles && mt != mTiles)
@@ -140,6 +142,37 @@ struct AssignLayoutsPass
     }
   }
 
+  /// A loop-carried accumulator rescaled by a row vector each iteration,
+  /// A' = A·broadcast(α) (the online softmax), gets kSkipUnitFactorsAttr:
+  /// the lowering then multiplies a thread's elements only when one of its
+  /// rows' factors is not 1. That pays where the kernel is issue bound and
+  /// O is large: two m-tiles per warp, D >= 128 and Bc >= 64 (measured on an
+  /// H100, results/PERF-NOTES.md v9: +3-5% at D = 128 with Bc = 64; −1 to
+  /// −3% with Bc = 32, and −4% at D = 256 with one m-tile, where
+  /// shared-memory bandwidth bounds the kernel and the branch only keeps
+  /// ptxas from hoisting the V fragments' loads above the softmax).
+  static void markSkippableRescales(scf::ForallOp grid, const WarpTiling &t,
+                                    int64_t d, int64_t bc) {
+    if (t.mTiles < 2 || d < 128 || bc < 64)
+      return;
+    grid.getBody()->walk([&](arith::MulFOp mul) {
+      auto loop = dyn_cast<scf::ForOp>(mul->getParentOp());
+      auto ty = dyn_cast<RankedTensorType>(mul.getType());
+      if (!loop || !ty || ty.getRank() != 2)
+        return;
+      for (auto [x, y] : {std::pair{mul.getLhs(), mul.getRhs()},
+                          std::pair{mul.getRhs(), mul.getLhs()}}) {
+        auto arg = dyn_cast<BlockArgument>(y);
+        if (x.getDefiningOp<BroadcastOp>() && arg &&
+            arg.getOwner() == loop.getBody() && arg.getArgNumber() > 0) {
+          mul->setAttr(kSkipUnitFactorsAttrName,
+                       UnitAttr::get(mul.getContext()));
+          return;
+        }
+      }
+    });
+  }
+
   LogicalResult assign(scf::ForallOp grid) {
     MLIRContext *ctx = grid.getContext();
     divisionsToReciprocals(grid);
@@ -180,6 +213,7 @@ struct AssignLayoutsPass
     FailureOr<WarpTiling> tiling = chooseTiling(grid, rows, d, bc, extraCols);
     if (failed(tiling))
       return failure();
+    markSkippableRescales(grid, *tiling, d, bc);
     // Tile constants hoisted out of the grid (canonicalisation does that)
     // come back in, one copy per grid, so that they can take its layouts.
     llvm::DenseMap<Value, Value> localCopy;

@@ -11,7 +11,10 @@
 //   l' = α·l + rowsum(P)
 //   A' = α·A + P·V
 //
-// and, after the last segment, O = A / l (deferred normalisation). A
+// and, after the last segment, O = A / l (deferred normalisation). With
+// rescale-threshold τ > 0, m' = (mb − m)·c > τ ? mb : m (mb the max above):
+// the reference max lags the true one by at most τ/c, P <= 2^τ, and α = 1
+// in every block that does not move it (see the pass description). A
 // constant scale comes from the loops' attn.softmax_scale and c is folded
 // into constant tiles; a run-time scale s (loops without the attribute) is
 // read from the sum and pv passes' exp(tensor.splat(s)·(S − m)), and c is
@@ -32,6 +35,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Transforms/Passes.h"
+
+#include <cstdio>
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -441,7 +446,7 @@ LogicalResult checkBodies(NaiveSoftmax &n, DominanceInfo &dom) {
   return success();
 }
 
-LogicalResult fuse(NaiveSoftmax &n, DominanceInfo &dom) {
+LogicalResult fuse(NaiveSoftmax &n, DominanceInfo &dom, double tau) {
   if (failed(verifyNaive(n)) || failed(checkBodies(n, dom)))
     return failure();
   scf::ForOp firstLoop = n.maxLoops.front();
@@ -512,6 +517,21 @@ LogicalResult fuse(NaiveSoftmax &n, DominanceInfo &dom) {
           // m' = max(m, rowmax(S))
           Value rowMax = ReduceOp::create(lb, bl, rowType, ReduceKind::Max, s);
           Value mNew = arith::MaximumFOp::create(lb, bl, mOld, rowMax);
+          if (tau > 0) {
+            // Lazy rescaling: m' = (mb − m)·c > τ ? mb : m with
+            // mb = max(m, rowmax(S)). A row keeps its reference max m while
+            // its scores stay below m + τ/c, so P = exp2((S − m)·c) <= 2^τ
+            // and α = exp2(0) = 1. The first key seen always moves it
+            // ((mb − (−inf))·c = +inf > τ); a row with no key yet stays at
+            // −inf ((−inf − (−inf))·c is NaN, and NaN > τ is false).
+            Value grow = arith::CmpFOp::create(
+                lb, bl, arith::CmpFPredicate::OGT,
+                arith::MulFOp::create(
+                    lb, bl, arith::SubFOp::create(lb, bl, mNew, mOld),
+                    cTile(lb, bl, rowType)),
+                splat(lb, bl, rowType, tau));
+            mNew = arith::SelectOp::create(lb, bl, grow, mNew, mOld);
+          }
           // mSafe' = (m' == -inf) ? 0 : m'  (no key seen yet: keep exp2 of
           // masked scores at exp2(-inf) = 0 rather than NaN).
           auto ninf = APFloat::getInf(APFloat::IEEEsingle(), true);
@@ -592,6 +612,21 @@ LogicalResult fuse(NaiveSoftmax &n, DominanceInfo &dom) {
 
 struct FuseOnlineSoftmaxPass
     : public attn::impl::AttnFuseOnlineSoftmaxBase<FuseOnlineSoftmaxPass> {
+  using Base::Base;
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    // P <= 2^τ feeds the P·V product in the input's element type: 2^15
+    // is the largest power of two below f16's 65504.
+    if (!(rescaleThreshold >= 0 && rescaleThreshold <= 15)) {
+      char text[32];
+      std::snprintf(text, sizeof(text), "%g", double(rescaleThreshold));
+      return emitError(UnknownLoc::get(ctx))
+             << "pass option rescale-threshold must be in [0, 15], got "
+             << text;
+    }
+    return success();
+  }
+
   void runOnOperation() override {
     // Group the tagged loops by the block they live in (one block per
     // program of the tiled grid).
@@ -610,7 +645,7 @@ struct FuseOnlineSoftmaxPass
     });
     DominanceInfo dom(getOperation());
     for (auto &[block, n] : groups) {
-      if (failed(fuse(n, dom)))
+      if (failed(fuse(n, dom, rescaleThreshold)))
         return signalPassFailure();
       // The naive form's between-pass values (such as its l == 0 guard) may
       // now be dead.

@@ -43,18 +43,37 @@ struct SelectGPUBlocksPass
       Builder b(op.getContext());
       if (!op.getTargetAttr())
         op.setTargetAttr(target);
-      // The mma.sync kernel runs 4 warps of two 16-row m-tiles (one K/V
-      // fragment from shared memory feeds two mma.sync: the shared-memory
-      // bandwidth, not the tensor cores, bounds one m-tile per warp on
-      // Hopper). Per thread that holds O (2·Dv/2 f32) and S (2·Bc/2 f32),
-      // so Bc shrinks as D grows: 64 keys at D = 64, 32 at D = 128.
-      // Measured on an H200 (results/PERF-NOTES.md): these beat 128x64 / 128x128
-      // with one m-tile and 128x32 / 64x64 blocks.
-      // Past D = 128 the O fragments of two m-tiles no longer fit: one
-      // m-tile per warp, Br = 64.
+      // The mma.sync kernel runs warps of 16-row m-tiles, two per warp
+      // where the O and S fragments fit (one K/V fragment from shared
+      // memory feeds two mma.sync: shared-memory bandwidth, not the tensor
+      // cores, bounds one m-tile per warp on Hopper). Per thread that holds
+      // O (Dv/2 f32 per m-tile) and S (Bc/2): Br = 128 and Bc = 64, as
+      // FlashAttention-2 on sm_90, at D = 64 and 128 (4 warps of two
+      // m-tiles; Q re-read from shared memory) and at D = 256 (8 warps of
+      // one m-tile: O alone is 128 registers); Bc = 32 at D = 96 (padded
+      // rows; 64 unmeasured there), and at D = 128 off Hopper (sm_80
+      // spills the 128x64 kernel; no Ampere to measure). Measured on an H100
+      // (results/PERF-NOTES.md, v9): at D = 128, 128x64 with lazy
+      // rescaling beats 128x32 by 2-5%; at D = 256, 128x64 with 8 warps
+      // beats 64x32 with 4 by 4-8%.
+      // A chip whose shared memory cannot hold Q (Br·D) and the two-slot
+      // K/V ring (2·2·Bc·D) of 16-bit elements takes 64x32 (sm_80 and
+      // sm_86/89 at D = 256).
       int64_t d = std::max(op.getHeadDim(), op.getValueHeadDim());
-      int64_t bq = blockQ ? int64_t(blockQ) : (d <= 128 ? 128 : 64);
-      int64_t bkv = blockKV ? int64_t(blockKV) : (d <= 64 ? 64 : 32);
+      bool hopper = chip == "sm_90" || chip == "sm_90a";
+      int64_t bq = 128, bkv = d > 64 && d <= 96 ? 32 : 64;
+      // Unmeasured off Hopper, where ptxas spills the 128x64 kernel at
+      // D = 128: the 128x32 blocks measured before.
+      if (!hopper && d > 96 && d <= 128)
+        bkv = 32;
+      if ((bq * d + 4 * bkv * d) * 2 > target.getSmemPerBlock()) {
+        bq = 64;
+        bkv = 32;
+      }
+      if (blockQ)
+        bq = blockQ;
+      if (blockKV)
+        bkv = blockKV;
       if (!op.getBlockQAttr())
         op.setBlockQAttr(b.getI64IntegerAttr(bq));
       if (!op.getBlockKvAttr())

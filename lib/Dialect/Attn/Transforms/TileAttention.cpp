@@ -160,7 +160,9 @@ std::tuple<Value, Value, Value> emitScores(OpBuilder &b, Location loc,
   IndexMath im{b, loc};
   Value bc = im.cst(pc.blocks.blockKV);
   Value kvStart = im.mul(kb, bc);
-  Value kvRows = im.min(im.sub(pc.nk, kvStart), bc);
+  // An unmasked segment holds whole blocks only (it ends at or before
+  // floor(Nk / Bc)): Bc rows, a constant the backends need not bound-check.
+  Value kvRows = masked ? im.min(im.sub(pc.nk, kvStart), bc) : bc;
   int64_t d = pc.op.getHeadDim();
   auto kType =
       RankedTensorType::get({pc.blocks.blockKV, d}, pc.op.getElementType());

@@ -1,4 +1,15 @@
-// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_80" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -verify-diagnostics | FileCheck %s
+// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_80" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -verify-diagnostics | FileCheck %s --implicit-check-not=attn.skip_unit_factors
+// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -verify-diagnostics | FileCheck %s --check-prefix=SKIP
+//
+// On sm_90a (D = 128: Bc = 64, two m-tiles) the loops' rescale A·α is marked
+// for the lowering to skip where α = 1; with Bc = 32 (sm_80) it is not.
+// SKIP-LABEL: func.func @attention
+// SKIP:         scf.for
+// SKIP:           arith.mulf %{{.*}}, %{{.*}} {attn.skip_unit_factors} : tensor<128x128xf32, #attn.mma<warps = 4>>
+// SKIP:         scf.for
+// SKIP:           arith.mulf %{{.*}}, %{{.*}} {attn.skip_unit_factors} : tensor<128x128xf32, #attn.mma<warps = 4>>
+// SKIP-NOT:     attn.skip_unit_factors
+// SKIP:         attn.store_tile
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_80" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts="m-tiles=1 q-in-registers=1" -verify-diagnostics | FileCheck %s --check-prefix=QREG
 // RUN: not attn-opt %s -attn-assign-layouts="m-tiles=3" 2>&1 | FileCheck %s --check-prefix=BADOPT
 

@@ -1,14 +1,18 @@
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" | FileCheck %s
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_80 block-q=64 block-kv=16" | FileCheck %s --check-prefix=OPT
 // RUN: not attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_75" 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_86" | FileCheck %s --check-prefix=AMPERE
 
-// The mma.sync kernel's blocks: Br = 128 (4 warps × two 16-row m-tiles),
-// Bc = 64 keys at D = 64 and 32 at D = 128 (registers for S and O); the chip
-// becomes the op's target. Options override the heuristic; attributes the op
+// The mma.sync kernel's blocks: Br = 128 and Bc = 64 (Bc = 32 at D = 96,
+// and at D = 128 off Hopper); 64x32 where Q and two K/V slots do not fit the
+// chip's shared memory (D = 256 on sm_86: 101376 bytes); the chip becomes
+// the op's target. Options override the heuristic; attributes the op
 // already has are kept.
 
 // CHECK-LABEL: func.func @d64
 // CHECK:         attn.attention {{.*}} {block_kv = 64 : i64, block_q = 128 : i64, target = #attn.target<arch = "sm_90a", smem_per_block = 232448, num_sms = 132>}
+// AMPERE-LABEL: func.func @d64
+// AMPERE:         attn.attention {{.*}} {block_kv = 64 : i64, block_q = 128 : i64, target = #attn.target<arch = "sm_86"
 // OPT-LABEL:   func.func @d64
 // OPT:           attn.attention {{.*}} {block_kv = 16 : i64, block_q = 64 : i64, target = #attn.target<arch = "sm_80", smem_per_block = 166912, num_sms = 108>}
 // CHIP:        error: unsupported chip 'sm_75' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)
@@ -23,7 +27,9 @@ func.func @d64(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
 // -----
 
 // CHECK-LABEL: func.func @d128
-// CHECK:         attn.attention {{.*}} {block_kv = 32 : i64, block_q = 128 : i64, causal, target = #attn.target<arch = "sm_90a"
+// CHECK:         attn.attention {{.*}} {block_kv = 64 : i64, block_q = 128 : i64, causal, target = #attn.target<arch = "sm_90a"
+// AMPERE-LABEL: func.func @d128
+// AMPERE:         attn.attention {{.*}} {block_kv = 32 : i64, block_q = 128 : i64, causal, target = #attn.target<arch = "sm_86"
 func.func @d128(%q: memref<?x?x?x128xf16>, %k: memref<?x?x?x128xf16>,
                 %v: memref<?x?x?x128xf16>, %o: memref<?x?x?x128xf16>) {
   attn.attention %q, %k, %v into %o {causal}
@@ -34,9 +40,38 @@ func.func @d128(%q: memref<?x?x?x128xf16>, %k: memref<?x?x?x128xf16>,
 
 // -----
 
+// (128 + 4·64)·256·2 = 196608 bytes: fits sm_90a's 232448, not sm_86's.
+// CHECK-LABEL: func.func @d256
+// CHECK:         attn.attention {{.*}} {block_kv = 64 : i64, block_q = 128 : i64, target = #attn.target<arch = "sm_90a"
+// AMPERE-LABEL: func.func @d256
+// AMPERE:         attn.attention {{.*}} {block_kv = 32 : i64, block_q = 64 : i64, target = #attn.target<arch = "sm_86"
+func.func @d256(%q: memref<?x?x?x256xbf16>, %k: memref<?x?x?x256xbf16>,
+                %v: memref<?x?x?x256xbf16>, %o: memref<?x?x?x256xbf16>) {
+  attn.attention %q, %k, %v into %o
+      : memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>,
+        memref<?x?x?x256xbf16>
+  return
+}
+
+// -----
+
+// D = 96: padded rows, Bc = 32.
+// CHECK-LABEL: func.func @d96
+// CHECK:         attn.attention {{.*}} {block_kv = 32 : i64, block_q = 128 : i64, target = #attn.target<arch = "sm_90a"
+func.func @d96(%q: memref<?x?x?x96xf16>, %k: memref<?x?x?x96xf16>,
+               %v: memref<?x?x?x96xf16>, %o: memref<?x?x?x96xf16>) {
+  attn.attention %q, %k, %v into %o
+      : memref<?x?x?x96xf16>, memref<?x?x?x96xf16>, memref<?x?x?x96xf16>,
+        memref<?x?x?x96xf16>
+  return
+}
+
+// -----
+
 // An op's own blocks and target are kept.
 // CHECK-LABEL: func.func @given
 // CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 64 : i64, target = #attn.target<arch = "sm_86", smem_per_block = 101376, num_sms = 84>}
+// AMPERE-LABEL: func.func @given
 func.func @given(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
                  %v: memref<?x?x?x64xbf16>, %o: memref<?x?x?x64xbf16>) {
   attn.attention %q, %k, %v into %o {block_q = 64 : i64, block_kv = 128 : i64,

@@ -25,6 +25,12 @@ constexpr llvm::StringLiteral kSoftmaxScaleAttrName = "attn.softmax_scale";
 /// `attn.online_softmax` on an scf.for: the loop is a fused (one-pass) online
 /// softmax loop with iter_args (m, l, acc).
 constexpr llvm::StringLiteral kOnlineSoftmaxAttrName = "attn.online_softmax";
+/// `attn.skip_unit_factors` on an arith.mulf of a laid-out tile by a
+/// broadcast row vector (the online softmax's A·α): the GPU lowering skips a
+/// thread's multiplications when all its rows' factors are 1 (set by
+/// attn-assign-layouts where that pays).
+constexpr llvm::StringLiteral kSkipUnitFactorsAttrName =
+    "attn.skip_unit_factors";
 /// `attn.kernel` on a generated GPU kernel: what a launcher needs
 /// (block_m, block_n, threads, smem_bytes, head_dim, dtype, causal).
 constexpr llvm::StringLiteral kKernelInfoAttrName = "attn.kernel";
