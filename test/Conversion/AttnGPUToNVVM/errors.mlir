@@ -62,3 +62,21 @@ func.func @captured_load(%s: memref<?x16xf32>, %n: memref<index>) {
   }
   return
 }
+
+// -----
+
+// attn.skip_unit_factors on a product with no broadcast row operand: the
+// lowering cannot know which rows' factors to test.
+#mma = #attn.mma<warps = 1>
+func.func @skip_without_broadcast(%s: memref<?x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %t = attn.load_tile %s[%c0] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32, #mma>
+    // expected-error @+1 {{unsupported: attn.skip_unit_factors without an attn.broadcast operand}}
+    %u = arith.mulf %t, %t {attn.skip_unit_factors} : tensor<16x16xf32, #mma>
+    attn.store_tile %u, %s[%c0] rows %c16 : tensor<16x16xf32, #mma>, memref<?x16xf32>
+  }
+  return
+}

@@ -609,6 +609,22 @@ func.func @online_softmax_placement() attributes {attn.online_softmax} {
 
 // -----
 
+func.func @skip_unit_factors_placement(%x: f32) -> f32 {
+  // expected-error @+1 {{'attn.skip_unit_factors' must be a unit attribute on an arith.mulf}}
+  %y = arith.addf %x, %x {attn.skip_unit_factors} : f32
+  return %y : f32
+}
+
+// -----
+
+func.func @skip_unit_factors_value(%x: f32) -> f32 {
+  // expected-error @+1 {{'attn.skip_unit_factors' must be a unit attribute on an arith.mulf}}
+  %y = arith.mulf %x, %x {attn.skip_unit_factors = 1 : i32} : f32
+  return %y : f32
+}
+
+// -----
+
 // expected-error @+1 {{unknown attn dialect attribute 'attn.block_q'}}
 func.func @unknown_dialect_attribute() attributes {attn.block_q = 64 : i64} {
   return
