@@ -524,12 +524,14 @@ LogicalResult fuse(NaiveSoftmax &n, DominanceInfo &dom, double tau) {
             // and α = exp2(0) = 1. The first key seen always moves it
             // ((mb − (−inf))·c = +inf > τ); a row with no key yet stays at
             // −inf ((−inf − (−inf))·c is NaN, and NaN > τ is false).
+            // One statement per op: the IR's order must not depend on the
+            // compiler's argument evaluation order.
+            Value cRow = cTile(lb, bl, rowType);
+            Value tauRow = splat(lb, bl, rowType, tau);
+            Value rise = arith::SubFOp::create(lb, bl, mNew, mOld);
+            Value riseC = arith::MulFOp::create(lb, bl, rise, cRow);
             Value grow = arith::CmpFOp::create(
-                lb, bl, arith::CmpFPredicate::OGT,
-                arith::MulFOp::create(
-                    lb, bl, arith::SubFOp::create(lb, bl, mNew, mOld),
-                    cTile(lb, bl, rowType)),
-                splat(lb, bl, rowType, tau));
+                lb, bl, arith::CmpFPredicate::OGT, riseC, tauRow);
             mNew = arith::SelectOp::create(lb, bl, grow, mNew, mOld);
           }
           // mSafe' = (m' == -inf) ? 0 : m'  (no key seen yet: keep exp2 of
