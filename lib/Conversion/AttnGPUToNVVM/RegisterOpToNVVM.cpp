@@ -17,7 +17,9 @@
 //   attn.mask                       hidden = kj >= kv_len, or (causal)
 //                                   kj > qi + (kv_len − q_len), with qi, kj
 //                                   each element's (row, column) from the
-//                                   layout; hidden scores become −inf
+//                                   layout, tested as a constant offset
+//                                   against a per-thread scalar; hidden
+//                                   scores become −inf
 //
 //===----------------------------------------------------------------------===//
 #include "PatternsCommon.h"
@@ -269,24 +271,35 @@ struct MaskLowering : public RegisterPattern<MaskOp> {
                                        DenseIntElementsAttr::get(vi, v))
           .getResult();
     };
-    // qi = q_start + (warp row + g) + row offset; kj = kv_start + 2q + col
-    // offset.
-    Value qi = e.add(e.to32(adaptor.getQStart()), e.add(c.warpRow0, c.g));
-    Value kj = e.add(e.to32(adaptor.getKvStart()), e.mul(c.q, e.c32(2)));
-    Value rows =
-        arith::AddIOp::create(rewriter, loc, splat(qi), constVec(rowOff));
-    Value cols =
-        arith::AddIOp::create(rewriter, loc, splat(kj), constVec(colOff));
+    // Element i of the thread sits at qi = qBase + rowOff[i] and
+    // kj = kBase + colOff[i], with qBase = q_start + warp row + g and
+    // kBase = kv_start + 2q. Both tests move the thread's scalars to one
+    // side, so each element compares a compile-time constant against a
+    // scalar (an immediate operand): no per-element row or column register
+    // lives through the key/value loop.
+    //   kj >= kv_len                  <=>  colOff[i] >= kv_len − kBase
+    // (One op per statement: argument evaluation order is the compiler's.)
+    Value qStart = e.to32(adaptor.getQStart());
+    Value qBase = e.add(qStart, e.add(c.warpRow0, c.g));
+    Value kvStart = e.to32(adaptor.getKvStart());
+    Value kBase = e.add(kvStart, e.mul(c.q, e.c32(2)));
     Value kvLen = e.to32(adaptor.getKvLen());
+    Value colsLeft = splat(e.sub(kvLen, kBase));
+    Value colConst = constVec(colOff);
     Value hidden = arith::CmpIOp::create(
-        rewriter, loc, arith::CmpIPredicate::sge, cols, splat(kvLen));
+        rewriter, loc, arith::CmpIPredicate::sge, colConst, colsLeft);
     if (op.getCausal()) {
       // Bottom-right aligned: key kj is visible to query qi iff
-      // kj <= qi + (kv_len − q_len).
+      // kj <= qi + (kv_len − q_len), i.e. hidden iff
+      //   colOff[i] − rowOff[i] > qBase + (kv_len − q_len) − kBase.
+      SmallVector<int32_t> diff;
+      for (int64_t i = 0; i < n; ++i)
+        diff.push_back(colOff[i] - rowOff[i]);
       Value diag = e.sub(kvLen, e.to32(adaptor.getQLen()));
-      Value last = arith::AddIOp::create(rewriter, loc, rows, splat(diag));
+      Value bound = splat(e.sub(e.add(qBase, diag), kBase));
+      Value diffConst = constVec(diff);
       Value future = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::sgt, cols, last);
+          rewriter, loc, arith::CmpIPredicate::sgt, diffConst, bound);
       hidden = arith::OrIOp::create(rewriter, loc, hidden, future);
     }
     auto vf = VectorType::get({n}, e.f32());

@@ -5,7 +5,8 @@
 // its row slice 2. Elementwise ops stay whole-vector ops; exp2 becomes ex2
 // per element; attn.reduce folds in-thread then shuffles over the quad
 // (bfly 1, 2); attn.broadcast is a register permutation; attn.mask compares
-// each element's (row, col).
+// each element's constant (col) and (col - row) offsets against one scalar
+// per thread.
 
 #mma = #attn.mma<warps = 1>
 #row = #attn.slice<#attn.mma<warps = 1>>
@@ -14,11 +15,17 @@
 // CHECK:         gpu.launch_func @attn_kernels::@softmax_row_kernel blocks in (%{{.*}}, %c1, %c1) threads in (%c32, %c1, %c1)
 // CHECK:       gpu.func @softmax_row_kernel
 // CHECK-SAME:    known_block_size = array<i32: 32, 1, 1>
+// Element i's column offset 8n + e%2 and column minus row offset (row
+// 8·(e/2)) in a 1x2 tile of n-tiles, e = i % 4, n = i / 4.
+// CHECK-DAG:     %[[DIFF:.*]] = arith.constant dense<[0, 1, -8, -7, 8, 9, 0, 1]> : vector<8xi32>
+// CHECK-DAG:     %[[COLS:.*]] = arith.constant dense<[0, 1, 0, 1, 8, 9, 8, 9]> : vector<8xi32>
 // Two llvm.loads of an f32 pair per row half and n-tile = 4 loads.
 // CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
-// The mask: one compare per element vector, causal adds the diagonal.
-// CHECK:         arith.cmpi sge, %{{.*}} : vector<8xi32>
-// CHECK:         arith.cmpi sgt, %{{.*}} : vector<8xi32>
+// The mask: one compare per element vector, causal adds the diagonal:
+// hidden iff kv_len - kBase <= col, or qBase + (kv_len - q_len) - kBase <
+// col - row.
+// CHECK:         arith.cmpi sle, %{{.*}}, %[[COLS]] : vector<8xi32>
+// CHECK:         arith.cmpi slt, %{{.*}}, %[[DIFF]] : vector<8xi32>
 // CHECK:         arith.select %{{.*}} : vector<8xi1>, vector<8xf32>
 // reduce max: per row half, 3 in-thread maxes then 2 shuffles.
 // CHECK-COUNT-2: nvvm.shfl.sync  bfly
