@@ -141,6 +141,13 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (opts.backend == "layouts") {
+    // Partial row sums take 4 more registers a thread (two m-tiles): where
+    // O is wider than 64 columns the kernels are at 255 and ptxas spills.
+    if (opts.deferRowSums) {
+      AttnDeferRowSumsOptions defer;
+      defer.maxColumns = 64;
+      pm.addPass(createAttnDeferRowSums(defer));
+    }
     AttnAssignLayoutsOptions layouts;
     layouts.mTiles = opts.mTiles;
     layouts.qInRegisters = opts.qInRegisters;

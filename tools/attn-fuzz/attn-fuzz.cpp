@@ -41,6 +41,8 @@ const char *const kStages[] = {
     "attn-cpu-pipeline",
     "attn-select-gpu-blocks",
     "attn-assign-layouts",
+    "attn-defer-row-sums",
+    "attn-tile-attention,attn-fuse-online-softmax,attn-defer-row-sums",
     "attn-pipeline-kv-loop",
     "convert-attn-gpu-to-nvvm",
     "attn-assign-layouts,attn-pipeline-kv-loop,convert-attn-gpu-to-nvvm",

@@ -82,6 +82,11 @@ struct CodegenPipelineOptions
       llvm::cl::desc("attn-fuse-online-softmax's τ (-1: the backend's "
                      "default)"),
       llvm::cl::init(-1.0)};
+  Option<bool> deferRowSums{
+      *this, "defer-row-sums",
+      llvm::cl::desc("attn-defer-row-sums: the row sum's cross-lane "
+                     "reduction once after the loop instead of per block"),
+      llvm::cl::init(true)};
 };
 
 /// The GPU chips the code generator accepts.

@@ -147,6 +147,46 @@ def AttnAssignLayouts : Pass<"attn-assign-layouts"> {
   ];
 }
 
+def AttnDeferRowSums : Pass<"attn-defer-row-sums"> {
+  let summary = "Carry the online softmax's row sum as per-column-group "
+                "partial sums, reduced once after the loop";
+  let description = [{
+    The fused loop's `l' = α·l + rowsum(P)` becomes `L' = broadcast(α)·L +
+    reduce_groups(P)` with `L: [R, width]` (`attn.reduce sum` into column
+    groups: the columns congruent mod `width`), and the loop's result `l` is
+    `attn.reduce sum L` after the loop. Exact up to the order of the
+    additions: α does not depend on the column. On the GPU, with `width` the
+    8 columns of a tensor-core n-tile, the per-block reduce is each thread's
+    own fold and the cross-lane shuffles of the row sum run once, after the
+    loop. A row sum whose start value is neither a zero splat nor the row
+    sum of a loop this pass rewrote is left alone, and so is every loop that
+    carries a 2-d tile wider than `max-columns` (when > 0): the GPU pipeline
+    uses 64, since at D >= 128 the accumulator already fills the registers
+    and the partial sums' extra registers spill (ptxas).
+
+    Example (in a fused loop):
+
+    ```mlir
+    %s = attn.reduce sum %p : tensor<64x64xf32> -> tensor<64xf32>
+    %x = arith.mulf %alpha, %l : tensor<64xf32>
+    %l2 = arith.addf %x, %s : tensor<64xf32>
+    // becomes
+    %s8 = attn.reduce sum %p : tensor<64x64xf32> -> tensor<64x8xf32>
+    %a8 = attn.broadcast %alpha : tensor<64xf32> -> tensor<64x8xf32>
+    %x8 = arith.mulf %a8, %L : tensor<64x8xf32>
+    %L2 = arith.addf %x8, %s8 : tensor<64x8xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::attn::AttnDialect",
+                           "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"width", "width", "int64_t", /*default=*/"8",
+           "Column groups of the partial sums (the GPU's n-tile: 8)">,
+    Option<"maxColumns", "max-columns", "int64_t", /*default=*/"0",
+           "Only in loops carrying no 2-d tile with more columns (0: any)">
+  ];
+}
+
 def AttnPipelineKVLoop : Pass<"attn-pipeline-kv-loop"> {
   let summary = "Software-pipeline the shared-memory tile loads of the "
                 "key/value loops";

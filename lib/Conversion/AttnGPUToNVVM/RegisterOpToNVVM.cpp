@@ -11,7 +11,9 @@
 //                                   leaves the row maxima where they were)
 //   attn.reduce                     row r of the thread: fold its elements
 //                                   of the row, then shfl.bfly 1, 2 across
-//                                   the quad that shares the row
+//                                   the quad that shares the row; into
+//                                   column groups of whole n-tiles: the
+//                                   thread's fold only
 //   attn.broadcast                  a register permutation: element (t,n,e)
 //                                   takes row value (t, e/2)
 //   attn.mask                       hidden = kj >= kv_len, or (causal)
@@ -175,11 +177,14 @@ struct ReduceLowering : public RegisterPattern<ReduceOp> {
     auto out = cast<RankedTensorType>(op.getType());
     auto mma = dyn_cast_or_null<MmaLayoutAttr>(in.getEncoding());
     auto slice = dyn_cast_or_null<SliceLayoutAttr>(out.getEncoding());
-    if (!mma || !slice || slice.getParent() != mma)
+    bool groups = out.getRank() == 2 && out.getEncoding() == mma &&
+                  out.getDimSize(1) % 8 == 0;
+    if (!mma || !(groups || (slice && slice.getParent() == mma)))
       return op.emitError()
              << "unsupported: attn.reduce from " << in << " to " << out
-             << " (the GPU lowering reduces #attn.mma rows "
-                "into their #attn.slice)";
+             << " (the GPU lowering reduces #attn.mma rows into their "
+                "#attn.slice, or into column groups of whole n-tiles in "
+                "the same #attn.mma)";
     Location loc = op.getLoc();
     Emitter e(rewriter, loc);
     bool isMax = op.getKind() == ReduceKind::Max;
@@ -193,6 +198,26 @@ struct ReduceLowering : public RegisterPattern<ReduceOp> {
     };
     int64_t MT = mma.getMTiles(in.getDimSize(0)), NT = in.getDimSize(1) / 8;
     Value v = adaptor.getInput();
+    if (groups) {
+      // Column groups of whole n-tiles: element (t, n', e) of the result
+      // folds the thread's elements (t, n' + G·k, e), G = W / 8 n-tiles per
+      // group. All in-thread: no shuffles.
+      int64_t G = out.getDimSize(1) / 8;
+      SmallVector<Value> parts;
+      for (int64_t t = 0; t < MT; ++t)
+        for (int64_t n0 = 0; n0 < G; ++n0)
+          for (int64_t el = 0; el < 4; ++el) {
+            Value acc;
+            for (int64_t n = n0; n < NT; n += G) {
+              Value x = e.extract(v, (t * NT + n) * 4 + el);
+              acc = acc ? combine(acc, x) : x;
+            }
+            parts.push_back(acc);
+          }
+      rewriter.replaceOp(
+          op, e.fromElements(getTypeConverter()->convertType(out), parts));
+      return success();
+    }
     SmallVector<Value> rows;
     for (int64_t t = 0; t < MT; ++t)
       for (int64_t h = 0; h < 2; ++h) {

@@ -237,19 +237,38 @@ struct ReduceLowering : OpRewritePattern<ReduceOp> {
                                 APFloat::getInf(APFloat::IEEEsingle(), true))
               : rw.getZeroAttr(rw.getF32Type());
     Value acc = filled(rw, loc, type, init);
+    auto body = [&](OpBuilder &b, Location l, ValueRange args) {
+      Value r = isMax ? Value(arith::MaximumFOp::create(b, l, args[1], args[0]))
+                      : Value(arith::AddFOp::create(b, l, args[1], args[0]));
+      linalg::YieldOp::create(b, l, r);
+    };
+    if (type.getRank() == 2) {
+      // result[i, w] = reduce_k input[i, w + W·k]: the input seen as
+      // [R, C/W, W] (column k·W + w at (k, w)), reduced over loop k.
+      auto in = cast<RankedTensorType>(op.getInput().getType());
+      int64_t width = type.getDimSize(1);
+      auto split = RankedTensorType::get(
+          {in.getDimSize(0), in.getDimSize(1) / width, width},
+          in.getElementType());
+      Value groups = tensor::ExpandShapeOp::create(
+          rw, loc, split, op.getInput(),
+          ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+      AffineExpr i, k, w;
+      bindDims(ctx, i, k, w);
+      rw.replaceOpWithNewOp<linalg::GenericOp>(
+          op, type, ValueRange{groups}, ValueRange{acc},
+          ArrayRef<AffineMap>{AffineMap::get(3, 0, {i, k, w}, ctx),
+                              AffineMap::get(3, 0, {i, w}, ctx)},
+          iterators({false, true, false}), body);
+      return success();
+    }
     AffineExpr i, j;
     bindDims(ctx, i, j);
     rw.replaceOpWithNewOp<linalg::GenericOp>(
         op, type, ValueRange{op.getInput()}, ValueRange{acc},
         ArrayRef<AffineMap>{AffineMap::get(2, 0, {i, j}, ctx),
                             AffineMap::get(2, 0, {i}, ctx)},
-        iterators({false, true}),
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Value r =
-              isMax ? Value(arith::MaximumFOp::create(b, l, args[1], args[0]))
-                    : Value(arith::AddFOp::create(b, l, args[1], args[0]));
-          linalg::YieldOp::create(b, l, r);
-        });
+        iterators({false, true}), body);
     return success();
   }
 };

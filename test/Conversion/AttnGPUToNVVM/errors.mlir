@@ -80,3 +80,20 @@ func.func @skip_without_broadcast(%s: memref<?x16xf32>) {
   }
   return
 }
+
+// -----
+
+// Column groups narrower than an n-tile would need lanes to exchange parts.
+#mma = #attn.mma<warps = 1>
+func.func @reduce_half_ntile(%s: memref<?x16xf32>, %l: memref<?x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %t = attn.load_tile %s[%c0] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32, #mma>
+    // expected-error @+1 {{unsupported: attn.reduce from 'tensor<16x16xf32, #attn.mma<warps = 1>>' to 'tensor<16x4xf32, #attn.mma<warps = 1>>' (the GPU lowering reduces #attn.mma rows into their #attn.slice, or into column groups of whole n-tiles in the same #attn.mma)}}
+    %r = attn.reduce sum %t : tensor<16x16xf32, #mma> -> tensor<16x4xf32, #mma>
+    attn.store_tile %r, %l[%c0] rows %c16 : tensor<16x4xf32, #mma>, memref<?x4xf32>
+  }
+  return
+}

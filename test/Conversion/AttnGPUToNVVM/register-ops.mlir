@@ -55,6 +55,31 @@ func.func @softmax_row(%s: memref<?x16xf32>, %o: memref<?x16xf32>) {
 // -----
 
 #mma = #attn.mma<warps = 1>
+
+// reduce sum into column groups of one n-tile (16x32 -> 16x8): each thread
+// adds its element e of n-tiles 0..3 (16 elements -> 4), no shuffles.
+// CHECK-LABEL: gpu.func @column_groups_kernel
+// CHECK-NOT:     nvvm.shfl.sync
+// CHECK-COUNT-12: arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK-NOT:     arith.addf
+// CHECK:         vector.from_elements %{{.*}} : vector<4xf32>
+// CHECK-NOT:     nvvm.shfl.sync
+// CHECK:         gpu.return
+func.func @column_groups(%s: memref<?x32xf32>, %l: memref<?x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %t = attn.load_tile %s[%c0] rows %c16 : memref<?x32xf32> -> tensor<16x32xf32, #mma>
+    %r = attn.reduce sum %t : tensor<16x32xf32, #mma> -> tensor<16x8xf32, #mma>
+    attn.store_tile %r, %l[%c0] rows %c16 : tensor<16x8xf32, #mma>, memref<?x8xf32>
+  }
+  return
+}
+
+// -----
+
+#mma = #attn.mma<warps = 1>
 #row = #attn.slice<#attn.mma<warps = 1>>
 
 // reduce sum uses adds; a 1-d store writes from lane q = 0 of each quad.

@@ -122,6 +122,22 @@ func.func @rows(%s: tensor<16x32xf32>, %m: tensor<16xf32>) -> (tensor<16xf32>, t
 
 // -----
 
+// Column groups: result[i, w] = Σ_k s[i, w + 8k], with s seen as
+// [16, 4, 8] (column 8k + w at (k, w)) and loops (i, k, w).
+
+// CHECK-DAG:   #[[IN:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG:   #[[OUT:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-LABEL: func.func @column_groups
+// CHECK:         %[[G:.*]] = tensor.expand_shape %arg0 {{\[}}[0], [1, 2]] output_shape [16, 4, 8] : tensor<16x32xf32> into tensor<16x4x8xf32>
+// CHECK:         linalg.generic {indexing_maps = [#[[IN]], #[[OUT]]], iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[G]] : tensor<16x4x8xf32>) outs(%{{.*}} : tensor<16x8xf32>)
+// CHECK:           arith.addf
+func.func @column_groups(%s: tensor<16x32xf32>) -> tensor<16x8xf32> {
+  %g = attn.reduce sum %s : tensor<16x32xf32> -> tensor<16x8xf32>
+  return %g : tensor<16x8xf32>
+}
+
+// -----
+
 // The problem-level op has no linalg form of its own: it must be tiled first.
 
 func.func @untiled(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,

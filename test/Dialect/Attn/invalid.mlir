@@ -494,8 +494,25 @@ func.func @reduce_input(%s: tensor<64xf32>) {
 
 // One value per row (64), not per column (32).
 func.func @reduce_result(%s: tensor<64x32xf32>) {
-  // expected-error @+1 {{'attn.reduce' op result must be tensor<64xf32> (one value per row), got 'tensor<32xf32>'}}
+  // expected-error @+1 {{'attn.reduce' op result must be tensor<64xf32> (one value per row) or tensor<64xWxf32> with W dividing the input's 32 columns, got 'tensor<32xf32>'}}
   %0 = attn.reduce sum %s : tensor<64x32xf32> -> tensor<32xf32>
+  return
+}
+
+// -----
+
+// Column groups must divide the columns.
+func.func @reduce_groups(%s: tensor<64x32xf32>) {
+  // expected-error @+1 {{'attn.reduce' op result must be tensor<64xf32> (one value per row) or tensor<64xWxf32> with W dividing the input's 32 columns, got 'tensor<64x12xf32>'}}
+  %0 = attn.reduce sum %s : tensor<64x32xf32> -> tensor<64x12xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_group_rows(%s: tensor<64x32xf32>) {
+  // expected-error @+1 {{'attn.reduce' op result must be tensor<64xf32> (one value per row) or tensor<64xWxf32> with W dividing the input's 32 columns, got 'tensor<32x8xf32>'}}
+  %0 = attn.reduce sum %s : tensor<64x32xf32> -> tensor<32x8xf32>
   return
 }
 

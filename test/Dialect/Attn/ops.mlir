@@ -305,10 +305,15 @@ func.func @mask(%s: tensor<64x32xf32>, %q0: index, %nq: index, %k0: index,
 // CHECK-NEXT: attn.reduce max %{{.*}} : tensor<64x32xf32> -> tensor<64xf32>
 // CHECK-NEXT: attn.reduce sum %{{.*}} : tensor<64x32xf32> -> tensor<64xf32>
 // CHECK-NEXT: attn.reduce max %{{.*}} : tensor<1x1xf32> -> tensor<1xf32>
+// Column groups: 8 sums a row (the columns congruent mod 8), or all 32.
+// CHECK-NEXT: attn.reduce sum %{{.*}} : tensor<64x32xf32> -> tensor<64x8xf32>
+// CHECK-NEXT: attn.reduce max %{{.*}} : tensor<64x32xf32> -> tensor<64x32xf32>
 func.func @reduce(%s: tensor<64x32xf32>, %t: tensor<1x1xf32>) {
   %m = attn.reduce max %s : tensor<64x32xf32> -> tensor<64xf32>
   %l = attn.reduce sum %s : tensor<64x32xf32> -> tensor<64xf32>
   %u = attn.reduce max %t : tensor<1x1xf32> -> tensor<1xf32>
+  %g = attn.reduce sum %s : tensor<64x32xf32> -> tensor<64x8xf32>
+  %a = attn.reduce max %s : tensor<64x32xf32> -> tensor<64x32xf32>
   return
 }
 

@@ -339,10 +339,18 @@ LogicalResult ReduceOp::verify() {
     return emitOpError() << "input must be a static 2-d f32 tile, got " << in;
   if (failed(verifyNonEmpty(*this, "input", in)))
     return failure();
-  if (out.getRank() != 1 || out.getDimSize(0) != in.getDimSize(0) ||
+  bool rowValues = out.getRank() == 1;
+  // [R, W]: W column groups per row (the columns congruent mod W).
+  bool columnGroups = out.getRank() == 2 && out.hasStaticShape() &&
+                      out.getDimSize(1) > 0 &&
+                      in.getDimSize(1) % out.getDimSize(1) == 0;
+  if (!(rowValues || columnGroups) || out.getDimSize(0) != in.getDimSize(0) ||
       !out.getElementType().isF32())
     return emitOpError() << "result must be tensor<" << in.getDimSize(0)
-                         << "xf32> (one value per row), got " << out;
+                         << "xf32> (one value per row) or tensor<"
+                         << in.getDimSize(0)
+                         << "xWxf32> with W dividing the input's "
+                         << in.getDimSize(1) << " columns, got " << out;
   return success();
 }
 

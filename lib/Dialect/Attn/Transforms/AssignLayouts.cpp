@@ -160,6 +160,14 @@ struct AssignLayoutsPass
       auto ty = dyn_cast<RankedTensorType>(mul.getType());
       if (!loop || !ty || ty.getRank() != 2)
         return;
+      // The accumulator of a product (O), not a small carried tile such as
+      // attn-defer-row-sums' partial row sums.
+      bool accumulates = llvm::any_of(mul->getUses(), [](OpOperand &use) {
+        auto dot = dyn_cast<DotOp>(use.getOwner());
+        return dot && use.get() == dot.getAcc();
+      });
+      if (!accumulates)
+        return;
       for (auto [x, y] : {std::pair{mul.getLhs(), mul.getRhs()},
                           std::pair{mul.getRhs(), mul.getLhs()}}) {
         auto arg = dyn_cast<BlockArgument>(y);

@@ -225,10 +225,18 @@ def Attn_ReduceOp : Attn_Op<"reduce", [Pure]> {
     `result[i] = max_j input[i, j]` or `Σ_j input[i, j]`. The max of a row of
     -inf is -inf.
 
+    With a 2-d result `[R, W]` (W divides the input's C columns) the row is
+    reduced in W column groups, each of the columns congruent mod W:
+    `result[i, w] = max_k input[i, w + W·k]` (or the sum). Reducing that
+    result's rows gives the full row reduction; the GPU path uses it to keep
+    per-thread partial row sums through a loop (attn-defer-row-sums), with
+    W the width of one tensor-core n-tile.
+
     Example:
 
     ```mlir
     %rowmax = attn.reduce max %s : tensor<64x64xf32> -> tensor<64xf32>
+    %parts = attn.reduce sum %p : tensor<64x64xf32> -> tensor<64x8xf32>
     ```
   }];
   let arguments = (ins Attn_ReduceKindAttr:$kind, AnyRankedTensor:$input);
