@@ -94,7 +94,6 @@ if(ATTN_ENABLE_COMPILER)
     MLIRAttnDialect
     MLIRAttnTransforms
     MLIRAttnToLinalg
-    MLIRAttnToNVVM
     MLIRAttnGPUToNVVM
     MLIRAttnPipelines
     # libattn_jit (attn/JIT/Jit.h) and its disk cache: the compiler a

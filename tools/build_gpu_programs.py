@@ -3,7 +3,7 @@
 on the build machine, with build/bin/attn-opt):
 
   * attention problems (attn.attention: f16/bf16, head dims, causal or not)
-    through `attn-opt --attn-codegen="chip=... backend=..."`;
+    through `attn-opt --attn-codegen="chip=..."`;
   * hand-written tile-level programs under test/GPU/programs/*.mlir (the
     score path opened up: soft-cap, bias), each with a `// program:` line
     of JSON naming its variant and arguments, through the same pipeline.
@@ -62,14 +62,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--chip", default="sm_90a")
-    ap.add_argument("--backend", default="layouts")
     ap.add_argument("--opt", default=os.path.join(ROOT, "build/bin/attn-opt"))
     ap.add_argument("--head-dims", default="64,128,256")
     ap.add_argument("--dtypes", default="bf16,f16")
     ap.add_argument("--extra", default="", help="more pipeline options")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
-    pipe = f"chip={a.chip} backend={a.backend} {a.extra}".strip()
+    pipe = f"chip={a.chip} {a.extra}".strip()
     progs = []
     for t in a.dtypes.split(","):
         for d in map(int, a.head_dims.split(",")):

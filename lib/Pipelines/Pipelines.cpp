@@ -130,43 +130,31 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   tileOpts.target = opts.chip;
   pm.addPass(createAttnTileAttention(tileOpts));
   AttnFuseOnlineSoftmaxOptions fuse;
-  // Lazy rescaling: the per-op backend skips O·α where α = 1, i.e. in every
-  // key block that does not raise a row's max by more than 8/c (P <= 256).
-  // The legacy builder recognises only the eager form.
-  if (opts.rescaleThreshold >= 0)
-    fuse.rescaleThreshold = opts.rescaleThreshold;
-  else if (opts.backend == "layouts")
-    fuse.rescaleThreshold = 8.0;
+  // Lazy rescaling: the backend skips O·α where α = 1, i.e. in every key
+  // block that does not raise a row's max by more than 8/c (P <= 256).
+  fuse.rescaleThreshold =
+      opts.rescaleThreshold >= 0 ? double(opts.rescaleThreshold) : 8.0;
   pm.addPass(createAttnFuseOnlineSoftmax(fuse));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  if (opts.backend == "layouts") {
-    // Partial row sums take 4 more registers a thread (two m-tiles): where
-    // O is wider than 64 columns the kernels are at 255 and ptxas spills.
-    if (opts.deferRowSums) {
-      AttnDeferRowSumsOptions defer;
-      defer.maxColumns = 64;
-      pm.addPass(createAttnDeferRowSums(defer));
-    }
-    AttnAssignLayoutsOptions layouts;
-    layouts.mTiles = opts.mTiles;
-    layouts.qInRegisters = opts.qInRegisters;
-    pm.addPass(createAttnAssignLayouts(layouts));
-    // The legacy kernel's 1 stage (K of block j+1 during P·V_j) has no
-    // counterpart here: 0 and 1 mean the default two-slot ring.
-    AttnPipelineKVLoopOptions pipe;
-    pipe.stages = opts.kvStages > 1 ? int64_t(opts.kvStages) : 2;
-    pm.addPass(createAttnPipelineKVLoop(pipe));
-    pm.addPass(createConvertAttnGPUToNVVM());
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createCSEPass());
-    return;
+  // Partial row sums take 4 more registers a thread (two m-tiles): where
+  // O is wider than 64 columns the kernels are at 255 and ptxas spills.
+  if (opts.deferRowSums) {
+    AttnDeferRowSumsOptions defer;
+    defer.maxColumns = 64;
+    pm.addPass(createAttnDeferRowSums(defer));
   }
-  ConvertAttnToNVVMOptions conv;
-  conv.mTiles = opts.mTiles;
-  conv.qInRegisters = opts.qInRegisters;
-  conv.kvStages = opts.kvStages;
-  pm.addPass(createConvertAttnToNVVM(conv));
+  AttnAssignLayoutsOptions layouts;
+  layouts.mTiles = opts.mTiles;
+  layouts.qInRegisters = opts.qInRegisters;
+  pm.addPass(createAttnAssignLayouts(layouts));
+  // kv-stages 0 and 1 mean the default two-slot ring.
+  AttnPipelineKVLoopOptions pipe;
+  pipe.stages = opts.kvStages > 1 ? int64_t(opts.kvStages) : 2;
+  pm.addPass(createAttnPipelineKVLoop(pipe));
+  pm.addPass(createConvertAttnGPUToNVVM());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
 }
 
 void mlir::attn::buildGPUSerializePipeline(OpPassManager &pm,
@@ -276,7 +264,7 @@ mlir::attn::compileGPUKernel(ModuleOp module,
     k.causal = c.getValue();
   if (auto a = dyn_cast_or_null<StringAttr>(info.get("abi")))
     k.abi = a.str();
-  k.lse = k.abi == "legacy" || withLse;
+  k.lse = withLse;
 
   PassManager ptxPm(ctx);
   double binaryMs = 0;

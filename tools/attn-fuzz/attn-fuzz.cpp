@@ -47,12 +47,11 @@ const char *const kStages[] = {
     "convert-attn-gpu-to-nvvm",
     "attn-assign-layouts,attn-pipeline-kv-loop,convert-attn-gpu-to-nvvm",
     "convert-attn-to-linalg",
-    "convert-attn-to-nvvm",
     // One stage, split over two lines (the parentheses say so to clang).
     ("attn-tile-pipeline{target=sm_80},attn-select-gpu-blocks,"
      "attn-assign-layouts,attn-pipeline-kv-loop,convert-attn-gpu-to-nvvm"),
     "attn-codegen{chip=sm_80}",
-    "attn-codegen{chip=sm_90a backend=legacy}",
+    "attn-codegen{chip=sm_90a}",
 };
 constexpr size_t kNumStages = sizeof(kStages) / sizeof(kStages[0]);
 

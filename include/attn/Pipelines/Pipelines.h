@@ -68,12 +68,6 @@ struct CodegenPipelineOptions
       *this, "q-in-registers",
       llvm::cl::desc("Q fragments in registers: 1, 0 (-1: auto)"),
       llvm::cl::init(-1)};
-  Option<std::string> backend{
-      *this, "backend",
-      llvm::cl::desc("GPU backend: 'layouts' (attn-assign-layouts, "
-                     "attn-pipeline-kv-loop, convert-attn-gpu-to-nvvm: one "
-                     "pattern per tile op) or 'legacy' (convert-attn-to-nvvm)"),
-      llvm::cl::init("layouts")};
   Option<int64_t> kvStages{*this, "kv-stages",
                            llvm::cl::desc("K/V shared-memory stages (0: auto)"),
                            llvm::cl::init(0)};
@@ -93,7 +87,8 @@ struct CodegenPipelineOptions
 bool isSupportedChip(llvm::StringRef chip);
 
 /// attn.attention -> the tile level (blocks for the chip) -> a GPU kernel
-/// (convert-attn-to-nvvm); stops before lowering the gpu.module.
+/// (layouts, pipelining, convert-attn-gpu-to-nvvm); stops before lowering
+/// the gpu.module.
 void buildGPUKernelPipeline(OpPassManager &pm,
                             const CodegenPipelineOptions &opts);
 
@@ -112,10 +107,9 @@ struct CompiledKernel {
   int64_t blockM = 0, blockN = 0, threads = 0, smemBytes = 0, headDim = 0;
   bool causal = false;
   /// The kernel's parameter list (runtime/include/attn/runtime/KernelABI.h):
-  /// "memref" (the function's arguments as memref descriptors) or "legacy".
-  std::string abi = "legacy";
-  /// Whether the kernel writes the LSE (memref-ABI kernels always do when
-  /// they have the operand; legacy ones skip a null pointer).
+  /// "memref", the function's arguments as memref descriptors.
+  std::string abi = "memref";
+  /// Whether the kernel writes the LSE (it does when it has the operand).
   bool lse = true;
 };
 

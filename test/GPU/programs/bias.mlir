@@ -7,7 +7,7 @@
 // register; the GPU check compares the kernel with float64.
 // program: {"variant": "bias", "dtype": "bf16", "head_dim": 128, "causal": false, "args": ["q", "k", "v", "o", "lse", "bias"], "bench": false}
 // RUN: attn-opt %s -attn-assign-layouts -attn-pipeline-kv-loop -convert-attn-gpu-to-nvvm | FileCheck %s --check-prefix=IR
-// RUN: attn-opt %s --attn-codegen="chip=sm_90a backend=layouts" --emit=ptx -o %t.ptx
+// RUN: attn-opt %s --attn-codegen="chip=sm_90a" --emit=ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // IR-LABEL: gpu.func @attention_kernel
 // IR-SAME:    %{{.*}}: memref<?x?x?x?xf32>

@@ -8,7 +8,7 @@
 // GPU check (tools/gpu_programs.py) compares it with float64.
 // program: {"variant": "softcap", "softcap": 8.0, "dtype": "bf16", "head_dim": 128, "causal": false, "args": ["q", "k", "v", "o", "lse"], "bench": false}
 // RUN: attn-opt %s -attn-assign-layouts -attn-pipeline-kv-loop -convert-attn-gpu-to-nvvm | FileCheck %s --check-prefix=IR
-// RUN: attn-opt %s --attn-codegen="chip=sm_90a backend=layouts" --emit=ptx -o %t.ptx
+// RUN: attn-opt %s --attn-codegen="chip=sm_90a" --emit=ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // IR-LABEL: gpu.func @attention_kernel
 // IR:         arith.andi %{{.*}}, %c2147483647_i32 : i32

@@ -2,7 +2,7 @@
 //
 // The first step of the GPU backend: every tile tensor of a tile-level grid
 // gets a layout encoding in its type, which the per-op lowering
-// (convert-attn-to-nvvm) reads:
+// (convert-attn-gpu-to-nvvm) reads:
 //
 //   2-d register tile           #attn.mma<warps = W>     (mma.sync fragments)
 //   1-d register tile           #attn.slice<#attn.mma<...>> (one per row)
