@@ -22,6 +22,14 @@
 // RUN: not attn-run --head-dim-v 0 2>&1 | FileCheck %s --check-prefix=DV0
 // DV0: attn-run: error: head-dim-v must be >= 1, got 0
 
+// --more-seq: every length valid, the problem from flags, the CPU path.
+// RUN: not attn-run --seq-q 4 --more-seq 17,0 2>&1 | FileCheck %s --check-prefix=MORE0
+// MORE0: attn-run: error: --more-seq 0: seq-q must be >= 1, got 0
+// RUN: not attn-run %attn_src_root/examples/attention.mlir --more-seq 17 2>&1 | FileCheck %s --check-prefix=MOREFILE
+// MOREFILE: attn-run: error: --more-seq needs the problem from flags, not an input file
+// RUN: not attn-run --target gpu --more-seq 17 2>&1 | FileCheck %s --check-prefix=MOREGPU
+// MOREGPU: attn-run: error: --more-seq is for the CPU path (--target cpu)
+
 // GQA/MQA: Hq must be a multiple of Hkv.
 // RUN: not attn-run --heads 6 --kv-heads 4 2>&1 | FileCheck %s --check-prefix=GQA
 // GQA: attn-run: error: heads (6) must be a multiple of kv-heads (4)

@@ -3,19 +3,24 @@
 // fresh random N(0,1) inputs with NaN-poisoned outputs, and compares O and
 // LSE with a float64 reference (relative error bound 1e-2 for bf16).
 // Sequence lengths 1, 17, 128, 130, 1000 (not multiples of the block too),
-// causal and not, batch and heads > 1.
+// causal and not, batch and heads > 1; one compile per RUN line (the kernel
+// takes any shape), five runs on fresh inputs, each checked.
 //
-// RUN: attn-run --dtype bf16 --head-dim 64 --seq-q 1 --batch 2 --heads 3  --check | FileCheck %s
-// RUN: attn-run --dtype bf16 --head-dim 64 --seq-q 1 --batch 2 --heads 3 --causal --check | FileCheck %s
-// RUN: attn-run --dtype bf16 --head-dim 64 --seq-q 17 --batch 2 --heads 3  --check | FileCheck %s
-// RUN: attn-run --dtype bf16 --head-dim 64 --seq-q 17 --batch 2 --heads 3 --causal --check | FileCheck %s
-// RUN: attn-run --dtype bf16 --head-dim 64 --seq-q 128 --batch 2 --heads 3  --check | FileCheck %s
-// RUN: attn-run --dtype bf16 --head-dim 64 --seq-q 128 --batch 2 --heads 3 --causal --check | FileCheck %s
-// RUN: attn-run --dtype bf16 --head-dim 64 --seq-q 130 --batch 2 --heads 3  --check | FileCheck %s
-// RUN: attn-run --dtype bf16 --head-dim 64 --seq-q 130 --batch 2 --heads 3 --causal --check | FileCheck %s
-// RUN: attn-run --dtype bf16 --head-dim 64 --seq-q 1000 --batch 1 --heads 2  --check | FileCheck %s
-// RUN: attn-run --dtype bf16 --head-dim 64 --seq-q 1000 --batch 1 --heads 2 --causal --check | FileCheck %s
+// RUN: attn-run --dtype bf16 --head-dim 64 --seq-q 1 --more-seq 17,128,130,1000 --batch 2 --heads 3 --check | FileCheck %s
+// RUN: attn-run --dtype bf16 --head-dim 64 --seq-q 1 --more-seq 17,128,130,1000 --batch 2 --heads 3 --causal --check | FileCheck %s
 
-// CHECK: check O:
-// CHECK: check LSE:
-// CHECK: PASS
+// CHECK:       Nq=1 Nk=1
+// CHECK:       check O:
+// CHECK:       check LSE:
+// CHECK:       PASS
+// CHECK:       same kernel, Nq=17 Nk=17
+// CHECK:       PASS
+// CHECK:       same kernel, Nq=128 Nk=128
+// CHECK:       PASS
+// CHECK:       same kernel, Nq=130 Nk=130
+// CHECK:       PASS
+// CHECK:       same kernel, Nq=1000 Nk=1000
+// CHECK:       check O:
+// CHECK:       check LSE:
+// CHECK:       PASS
+// CHECK-NOT:   FAIL

@@ -113,6 +113,13 @@ static cl::opt<int>
                        "warm-ups (default 10); on the CPU after 1 warm-up "
                        "(not given or 1: one cold call)"),
               cl::init(10), cl::cat(category));
+static cl::list<int64_t> optMoreSeq(
+    "more-seq",
+    cl::desc("CPU, problem from flags: after the run at --seq-q, run the same "
+             "compiled kernel at each of these query lengths (key lengths "
+             "too, unless --seq-k is given), each on fresh inputs and with "
+             "its own --check: one compile for several shapes"),
+    cl::CommaSeparated, cl::cat(category));
 static cl::opt<bool> optCheck("check",
                               cl::desc("Compare with a float64 reference"),
                               cl::init(false), cl::cat(category));
@@ -799,6 +806,10 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
 #endif
 }
 
+int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
+                const std::string &symbol, bool dynamicScale, uint64_t seed,
+                double compileMs);
+
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   // libLLVM registers an undocumented -threads of its own (a cl::opt<int>):
@@ -857,6 +868,13 @@ int main(int argc, char **argv) {
     p.scale = optScale.getNumOccurrences() ? double(optScale) : 0.0;
     if (std::string why = p.validate(); !why.empty())
       return fail(why);
+    for (int64_t n : optMoreSeq) {
+      rt::Problem q = p;
+      q.seqQ = n;
+      q.seqK = optSeqK.getNumOccurrences() ? p.seqK : n;
+      if (std::string why = q.validate(); !why.empty())
+        return fail("--more-seq " + std::to_string(n) + ": " + why);
+    }
     module = buildModule(ctx, p);
     if (failed(mlir::verify(module->getOperation())))
       return fail("the problem does not form a valid attn.attention");
@@ -880,6 +898,9 @@ int main(int argc, char **argv) {
       return fail(why);
     if (failed(checkBufferLayouts(op, p)))
       return 1;
+    if (optMoreSeq.getNumOccurrences())
+      return fail("--more-seq needs the problem from flags, not an input "
+                  "file");
     entryName = fn.getSymName().str();
     optLse.setValue(static_cast<bool>(op.getLse()));
     dynamicScale = static_cast<bool>(op.getDynamicScale());
@@ -889,6 +910,12 @@ int main(int argc, char **argv) {
   // not fit in memory (it would be killed, or swap for hours).
   if (double limit = hostMemoryLimit(); limit > 0) {
     double need = hostBytes(p, optCheck);
+    for (int64_t n : optMoreSeq) { // --more-seq: the largest shape counts
+      rt::Problem q = p;
+      q.seqQ = n;
+      q.seqK = optSeqK.getNumOccurrences() ? p.seqK : n;
+      need = std::max(need, hostBytes(q, optCheck));
+    }
     if (need > limit)
       return fail(llvm::formatv("problem too large for this machine: its "
                                 "host buffers need {0:F1} GiB, but {1} "
@@ -901,6 +928,8 @@ int main(int argc, char **argv) {
                       .str());
   }
 
+  if (optTarget != "cpu" && optMoreSeq.getNumOccurrences())
+    return fail("--more-seq is for the CPU path (--target cpu)");
   if (optTarget != "cpu") {
     GPUOutcome g = runOnGPU(ctx, *module, p);
     if (g.status != GPUOutcome::Unavailable || optTarget == "gpu")
@@ -992,9 +1021,35 @@ int main(int argc, char **argv) {
     return fail("JIT failed: " + llvm::toString(fn.takeError()));
   double compileMs = msSince(t0);
 
-  // Fresh random inputs (N(0,1), rounded to the dtype); poisoned outputs.
-  uint64_t seed =
+  // The kernel's shapes are dynamic: the same code runs every length.
+  uint64_t firstSeed =
       optSeed.getNumOccurrences() ? uint64_t(optSeed) : std::random_device{}();
+  SmallVector<int64_t> seqs = {p.seqQ};
+  llvm::append_range(seqs, optMoreSeq);
+  int status = 0;
+  for (auto [run, n] : llvm::enumerate(seqs)) {
+    if (run > 0) {
+      p.seqQ = n;
+      if (!optSeqK.getNumOccurrences())
+        p.seqK = n;
+      llvm::outs() << "attn-run: same kernel, Nq=" << p.seqQ
+                   << " Nk=" << p.seqK << "\n";
+    }
+    // Each shape its own inputs: seeds 3·run apart (Q, K, V take 3).
+    int rc = runAndCheck(p, **engine, symbol, dynamicScale,
+                         firstSeed + 3 * run, compileMs);
+    if (rc != 0)
+      status = rc;
+  }
+  return status;
+}
+
+/// One call of the compiled kernel on fresh random inputs (and the --repeat
+/// timed calls), then --check's comparison.
+int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
+                const std::string &symbol, bool dynamicScale, uint64_t seed,
+                double compileMs) {
+  // Fresh random inputs (N(0,1), rounded to the dtype); poisoned outputs.
   std::vector<double> qv, kv, vv;
   std::vector<uint8_t> qs, ks, vs, os, lses;
   rt::fillRandom(p.dtype, seed, p.numQ(), qv, qs);
@@ -1023,7 +1078,7 @@ int main(int argc, char **argv) {
   // rewrites the same outputs.
   auto call = [&]() -> double {
     auto t = std::chrono::steady_clock::now();
-    if (llvm::Error err = (*engine)->invokePacked(symbol, args)) {
+    if (llvm::Error err = engine.invokePacked(symbol, args)) {
       llvm::errs() << "attn-run: error: run failed: "
                    << llvm::toString(std::move(err)) << "\n";
       return -1;
