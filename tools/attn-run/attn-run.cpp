@@ -192,6 +192,15 @@ MemRefDesc<N> describe(void *data, std::array<int64_t, N> shape) {
   return d;
 }
 
+/// `p` at --more-seq length n: Nq = n, and Nk = n unless --seq-k fixed it.
+rt::Problem atSeq(const rt::Problem &p, int64_t n) {
+  rt::Problem q = p;
+  q.seqQ = n;
+  if (!optSeqK.getNumOccurrences())
+    q.seqK = n;
+  return q;
+}
+
 int fail(const llvm::Twine &msg) {
   llvm::errs() << "attn-run: error: " << msg << "\n";
   return 1;
@@ -868,13 +877,9 @@ int main(int argc, char **argv) {
     p.scale = optScale.getNumOccurrences() ? double(optScale) : 0.0;
     if (std::string why = p.validate(); !why.empty())
       return fail(why);
-    for (int64_t n : optMoreSeq) {
-      rt::Problem q = p;
-      q.seqQ = n;
-      q.seqK = optSeqK.getNumOccurrences() ? p.seqK : n;
-      if (std::string why = q.validate(); !why.empty())
+    for (int64_t n : optMoreSeq)
+      if (std::string why = atSeq(p, n).validate(); !why.empty())
         return fail("--more-seq " + std::to_string(n) + ": " + why);
-    }
     module = buildModule(ctx, p);
     if (failed(mlir::verify(module->getOperation())))
       return fail("the problem does not form a valid attn.attention");
@@ -910,12 +915,8 @@ int main(int argc, char **argv) {
   // not fit in memory (it would be killed, or swap for hours).
   if (double limit = hostMemoryLimit(); limit > 0) {
     double need = hostBytes(p, optCheck);
-    for (int64_t n : optMoreSeq) { // --more-seq: the largest shape counts
-      rt::Problem q = p;
-      q.seqQ = n;
-      q.seqK = optSeqK.getNumOccurrences() ? p.seqK : n;
-      need = std::max(need, hostBytes(q, optCheck));
-    }
+    for (int64_t n : optMoreSeq) // --more-seq: the largest shape counts
+      need = std::max(need, hostBytes(atSeq(p, n), optCheck));
     if (need > limit)
       return fail(llvm::formatv("problem too large for this machine: its "
                                 "host buffers need {0:F1} GiB, but {1} "
@@ -1028,15 +1029,12 @@ int main(int argc, char **argv) {
   llvm::append_range(seqs, optMoreSeq);
   int status = 0;
   for (auto [run, n] : llvm::enumerate(seqs)) {
-    if (run > 0) {
-      p.seqQ = n;
-      if (!optSeqK.getNumOccurrences())
-        p.seqK = n;
-      llvm::outs() << "attn-run: same kernel, Nq=" << p.seqQ
-                   << " Nk=" << p.seqK << "\n";
-    }
+    rt::Problem shape = run ? atSeq(p, n) : p;
+    if (run > 0)
+      llvm::outs() << "attn-run: same kernel, Nq=" << shape.seqQ
+                   << " Nk=" << shape.seqK << "\n";
     // Each shape its own inputs: seeds 3·run apart (Q, K, V take 3).
-    int rc = runAndCheck(p, **engine, symbol, dynamicScale,
+    int rc = runAndCheck(shape, **engine, symbol, dynamicScale,
                          firstSeed + 3 * run, compileMs);
     if (rc != 0)
       status = rc;

@@ -53,15 +53,6 @@ struct RowSum {
   Value alpha;
 };
 
-/// Whether `v` is a splat constant 0.
-bool isZeroSplat(Value v) {
-  DenseElementsAttr d;
-  if (!matchPattern(v, m_Constant(&d)) || !d.isSplat())
-    return false;
-  auto f = dyn_cast<FloatAttr>(d.getSplatValue<Attribute>());
-  return f && f.getValue().isZero();
-}
-
 /// The pattern of the file comment at iter_arg `index`, if it matches.
 std::optional<RowSum> matchRowSum(scf::ForOp loop, unsigned index,
                                   int64_t width) {
@@ -145,7 +136,7 @@ struct AttnDeferRowSumsPass
         prev && prev.getInput().getType() == groupType &&
         prev.getKind() == ReduceKind::Sum) {
       groupInit = prev.getInput();
-    } else if (isZeroSplat(init)) {
+    } else if (matchPattern(init, m_AnyZeroFloat())) {
       OpBuilder b(loop);
       groupInit = arith::ConstantOp::create(
           b, loc, groupType,
