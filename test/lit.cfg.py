@@ -16,6 +16,7 @@ config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%attn_src_root", config.attn_src_root))
 config.substitutions.append(("%attn_obj_root", config.attn_obj_root))
+config.substitutions.append(("%attn_bundle_dir", config.attn_bundle_dir))
 config.substitutions.append(("%attn_version", config.attn_version))
 # Configuring and building programs against an installed prefix
 # (Tools/install-package.test) with this build's CMake, generator and

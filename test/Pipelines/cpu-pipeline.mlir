@@ -6,6 +6,7 @@
 // RUN: attn-opt %s -attn-cpu-pipeline="threads=4" | FileCheck %s --check-prefix=THREADS
 // RUN: attn-opt %s -attn-cpu-pipeline="threads=4" | mlir-translate --mlir-to-llvmir \
 // RUN:   | FileCheck %s --check-prefix=LLVMIR
+// RUN: attn-opt %s -attn-cpu-pipeline | FileCheck %s --check-prefix=BF16MEM
 // RUN: attn-opt %s -attn-tile-pipeline | FileCheck %s --check-prefix=TILE \
 // RUN:   --implicit-check-not=attn.softmax_pass
 // RUN: attn-opt %s -attn-tile-pipeline="fuse=false" | FileCheck %s --check-prefix=NAIVE
@@ -53,6 +54,18 @@
 // LLVMIR-LABEL: define internal void @attention..omp_par(
 // LLVMIR:         call void @__kmpc_dispatch_init_8u(
 // LLVMIR:         call i32 @__kmpc_dispatch_next_8u(
+
+// bf16 tiles move through memory as i16 vectors (attn-legalize-bf16-memory:
+// LLVM splits bf16 vector loads and stores into one move per element on
+// hosts without native bf16), and are bitcast to bf16 in registers.
+// BF16MEM-LABEL: llvm.func @attention
+// BF16MEM-NOT:   llvm.load {{.*}} -> vector<{{[0-9]+}}xbf16>
+// BF16MEM-NOT:   llvm.store {{.*}} : vector<{{[0-9]+}}xbf16>
+// BF16MEM:       llvm.load {{.*}} -> vector<128xi16>
+// BF16MEM-NEXT:  llvm.bitcast {{.*}} : vector<128xi16> to vector<128xbf16>
+// BF16MEM-NOT:   llvm.load {{.*}} -> vector<{{[0-9]+}}xbf16>
+// BF16MEM-NOT:   llvm.store {{.*}} : vector<{{[0-9]+}}xbf16>
+// BF16MEM-LABEL: llvm.func @_mlir_ciface_attention
 
 // The tiling pipeline stops at the tile level, fused (no attn.softmax_pass
 // anywhere: the RUN line's implicit CHECK-NOT)...

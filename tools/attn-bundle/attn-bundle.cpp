@@ -17,7 +17,12 @@
 // that can be assembled for X (sm_80 PTX for sm_80, sm_86, sm_89; sm_90a PTX
 // for sm_90a), the choice the runtime makes (canAssemble, selectVariant in
 // runtime/include/attn/runtime/Bundle.h). ptxas runs in parallel (--jobs)
-// while later kernels are still being generated.
+// while later kernels are still being generated, with -v: its resource
+// usage per cubin goes to ptxas-report.txt beside the manifest,
+//
+//   <kernel> <chip> <registers> <spill store bytes> <spill load bytes>
+//
+// (tools/ptxas-check.sh --report checks it: no spills).
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Dialect/Attn/IR/AttnOps.h"
@@ -72,10 +77,10 @@ static cl::opt<double> rescaleThreshold(
     cl::desc("Online softmax: powers of two a row max may grow before O is "
              "rescaled (-1: the backend's default)"),
     cl::init(-1.0));
-static cl::opt<bool> deferRowSums(
-    "defer-row-sums",
-    cl::desc("Row sums reduced across lanes once, after the loop"),
-    cl::init(true));
+static cl::opt<bool>
+    deferRowSums("defer-row-sums",
+                 cl::desc("Row sums reduced across lanes once, after the loop"),
+                 cl::init(true));
 static cl::opt<std::string>
     ptxasPath("ptxas",
               cl::desc("ptxas to assemble each kernel into SASS (cubins) "
@@ -214,10 +219,50 @@ int runTool(llvm::ArrayRef<llvm::StringRef> args, std::string &output) {
 
 /// One ptxas run: a kernel's PTX to a cubin for one chip.
 struct SassJob {
-  std::string chip, ptx, cubin; // ptx, cubin: paths
+  std::string kernel, chip, ptx, cubin; // ptx, cubin: paths
   int rc = 0;
   std::string output; // ptxas's messages
 };
+
+/// What ptxas -v reports for the one kernel of a PTX file, and its other
+/// messages (warnings). The -v lines are
+///   ptxas info    : Function properties for attention_kernel
+///       8 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads
+///   ptxas info    : Used 255 registers, used 1 barriers, 384 bytes cmem[0]
+struct PtxasUsage {
+  int64_t registers = -1, spillStores = -1, spillLoads = -1;
+  std::string messages;
+};
+
+/// The integer just before `word` in `line` ("255 registers" -> 255), or -1.
+int64_t numberBefore(llvm::StringRef line, llvm::StringRef word) {
+  size_t at = line.find(word);
+  if (at == llvm::StringRef::npos)
+    return -1;
+  llvm::StringRef head = line.take_front(at).rtrim();
+  llvm::StringRef digits =
+      head.take_back(head.size() - head.find_last_not_of("0123456789") - 1);
+  int64_t n;
+  return digits.getAsInteger(10, n) ? -1 : n;
+}
+
+PtxasUsage parsePtxasOutput(llvm::StringRef output) {
+  PtxasUsage u;
+  llvm::SmallVector<llvm::StringRef> lines;
+  output.split(lines, '\n', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  for (llvm::StringRef line : lines) {
+    if (line.contains("bytes spill stores")) {
+      u.spillStores = numberBefore(line, " bytes spill stores");
+      u.spillLoads = numberBefore(line, " bytes spill loads");
+    } else if (line.starts_with("ptxas info")) {
+      if (line.contains(" registers"))
+        u.registers = numberBefore(line, " registers");
+    } else {
+      u.messages += line.str() + "\n";
+    }
+  }
+  return u;
+}
 
 } // namespace
 
@@ -369,14 +414,15 @@ int main(int argc, char **argv) {
               SmallString<256> cubinPath(outDir);
               llvm::sys::path::append(cubinPath, cubin);
               SassJob &job = sassJobs.emplace_back();
+              job.kernel = k->name;
               job.chip = sassChip.name;
               job.ptx = path.str().str();
               job.cubin = cubinPath.str().str();
               pool.async([&job, &sassFailed] {
                 std::string arch = "-arch=" + job.chip;
-                job.rc =
-                    runTool({ptxasPath, arch, "-O3", job.ptx, "-o", job.cubin},
-                            job.output);
+                job.rc = runTool(
+                    {ptxasPath, arch, "-O3", "-v", job.ptx, "-o", job.cubin},
+                    job.output);
                 if (job.rc != 0)
                   sassFailed = true;
               });
@@ -385,8 +431,24 @@ int main(int argc, char **argv) {
           }
   pool.wait();
   bool failedAny = false;
+  std::string report =
+      "# ptxas -v per cubin, written by attn-bundle (" + ptxasVersion +
+      ").\n# kernel chip registers spill-store-bytes spill-load-bytes\n";
   for (const SassJob &job : sassJobs) {
-    llvm::StringRef output = llvm::StringRef(job.output).rtrim();
+    PtxasUsage usage = parsePtxasOutput(job.output);
+    llvm::StringRef output =
+        llvm::StringRef(job.rc != 0 ? job.output : usage.messages).rtrim();
+    if (job.rc == 0 && (usage.registers < 0 || usage.spillStores < 0 ||
+                        usage.spillLoads < 0)) {
+      fail("ptxas -arch=" + job.chip + " -v on " + job.ptx +
+           " printed no register or spill counts:\n" + job.output);
+      failedAny = true;
+      continue;
+    }
+    report += job.kernel + " " + job.chip + " " +
+              std::to_string(usage.registers) + " " +
+              std::to_string(usage.spillStores) + " " +
+              std::to_string(usage.spillLoads) + "\n";
     if (job.rc != 0) {
       fail("ptxas -arch=" + job.chip + " failed on " + job.ptx + " (" +
            (job.rc == -1   ? llvm::Twine("could not run ") + ptxasPath
@@ -412,6 +474,14 @@ int main(int argc, char **argv) {
   if (ec)
     return fail("cannot write " + mpath + ": " + ec.message());
   os << manifest;
+  if (!sassJobs.empty()) {
+    SmallString<256> rpath(outDir);
+    llvm::sys::path::append(rpath, "ptxas-report.txt");
+    llvm::raw_fd_ostream ros(rpath, ec);
+    if (ec)
+      return fail("cannot write " + rpath + ": " + ec.message());
+    ros << report;
+  }
   llvm::outs() << "attn-bundle: wrote " << mpath;
   if (!sassJobs.empty())
     llvm::outs() << " (" << sassJobs.size() << " cubins by " << ptxasVersion

@@ -278,4 +278,29 @@ def AttnFinishOpenMPGrid : Pass<"attn-finish-openmp-grid", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def AttnLegalizeBF16Memory : Pass<"attn-legalize-bf16-memory"> {
+  let summary = "Load and store bf16 vectors as i16 vectors (the CPU path, "
+                "hosts without native bf16)";
+  let description = [{
+    Runs on the LLVM dialect at the end of the CPU pipeline. Each
+    `llvm.load` of a `vector<N x bf16>` becomes a load of `vector<N x i16>`
+    followed by `llvm.bitcast` to bf16, and each `llvm.store` of one stores
+    the bitcast to i16; alignment, volatility and ordering are kept. The
+    bytes moved are the same. Why: on x86 without AVX512-BF16 LLVM's backend
+    splits a bf16 vector load or store into one 16-bit move per element
+    (slow code, and after loop unrolling basic blocks large enough that the
+    machine scheduler takes seconds), while i16 vectors move as whole
+    registers. Scalar bf16 accesses are left alone.
+
+    Example:
+    ```mlir
+    %v = llvm.load %p {alignment = 2 : i64} : !llvm.ptr -> vector<128xbf16>
+    // becomes
+    %i = llvm.load %p {alignment = 2 : i64} : !llvm.ptr -> vector<128xi16>
+    %v = llvm.bitcast %i : vector<128xi16> to vector<128xbf16>
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // ATTN_TRANSFORMS_PASSES_TD
