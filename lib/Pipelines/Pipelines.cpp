@@ -81,7 +81,13 @@ void mlir::attn::buildCPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createAttnHoistVectorTransfers());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createConvertVectorToSCFPass());
-  pm.addPass(createConvertVectorToLLVMPass());
+  // Row sums (l += rowsum(P)) as a tree of vector adds: an ordered
+  // reduction is 128 dependent scalar adds per row (~450 cycles), ~8% of
+  // the f32 kernel's time. The order of a sum of positive terms changes
+  // its last bits only.
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  vectorToLLVM.reassociateFPReductions = true;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   pm.addPass(createUBToLLVMConversionPass());
   bufferization::buildBufferDeallocationPipeline(pm);
   // Buffers -> loops -> LLVM.

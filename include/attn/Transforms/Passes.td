@@ -259,7 +259,10 @@ def AttnHoistVectorTransfers : Pass<"attn-hoist-vector-transfers", "::mlir::func
     out of the loop that reads and writes it each iteration (the register
     tile of a contraction across its k loop), through
     `linalg::hoistRedundantVectorTransfers`. Runs on buffers, after
-    one-shot bufferization.
+    one-shot bufferization; first folds the loop iter_args that each
+    iteration yields unchanged (bufferization threads the accumulator's
+    buffer through the loops that way), since only transfers of a
+    loop-invariant buffer move.
   }];
 }
 
