@@ -33,6 +33,13 @@
 // CHECK:                 vector.transfer_read %[[ACC]]
 // CHECK-COUNT-32:        vector.fma {{.*}} : vector<16xf32>
 // CHECK:                 vector.transfer_write {{.*}}, %[[ACC]]
+// The output tile's valid rows go to O one vector row at a time (no
+// memref.copy through the runtime's generic copy).
+// CHECK:           %[[OV:.*]] = memref.subview %arg3
+// CHECK:           scf.for %[[R:.*]] = %c0 to %{{.*}} step %c1 {
+// CHECK-NEXT:        %[[ROW:.*]] = vector.transfer_read %{{.*}}[%[[R]], %c0], %{{.*}} {in_bounds = [true]} : tensor<16x32xf32>, vector<32xf32>
+// CHECK-NEXT:        vector.transfer_write %[[ROW]], %[[OV]][%[[R]], %c0] {in_bounds = [true]} : vector<32xf32>, memref<?x32xf32, strided<[32, 1], offset: ?>>
+// CHECK-NOT:       bufferization.materialize_in_destination
 
 // Smaller register tiles from the options.
 // SMALL-LABEL: func.func @attention
