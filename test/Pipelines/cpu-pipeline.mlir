@@ -7,6 +7,7 @@
 // RUN: attn-opt %s -attn-cpu-pipeline="threads=4" | mlir-translate --mlir-to-llvmir \
 // RUN:   | FileCheck %s --check-prefix=LLVMIR
 // RUN: attn-opt %s -attn-cpu-pipeline | FileCheck %s --check-prefix=BF16MEM
+// RUN: attn-opt %s -attn-cpu-pipeline | FileCheck %s --check-prefix=ROWSUM
 // RUN: attn-opt %s -attn-tile-pipeline | FileCheck %s --check-prefix=TILE \
 // RUN:   --implicit-check-not=attn.softmax_pass
 // RUN: attn-opt %s -attn-tile-pipeline="fuse=false" | FileCheck %s --check-prefix=NAIVE
@@ -66,6 +67,14 @@
 // BF16MEM-NOT:   llvm.load {{.*}} -> vector<{{[0-9]+}}xbf16>
 // BF16MEM-NOT:   llvm.store {{.*}} : vector<{{[0-9]+}}xbf16>
 // BF16MEM-LABEL: llvm.func @_mlir_ciface_attention
+
+// The row sums (l' = α·l + rowsum(P), once per loop) reduce as a tree
+// (reassoc): an ordered fadd reduction is one dependent scalar add per
+// element on the host.
+// ROWSUM-LABEL:  llvm.func @attention
+// ROWSUM-COUNT-2: llvm.intr.vector.reduce.fadd"({{.*}}) <{fastmathFlags = #llvm.fastmath<reassoc>}>
+// ROWSUM-NOT:    llvm.intr.vector.reduce.fadd
+// ROWSUM-LABEL:  llvm.func @_mlir_ciface_attention
 
 // The tiling pipeline stops at the tile level, fused (no attn.softmax_pass
 // anywhere: the RUN line's implicit CHECK-NOT)...
