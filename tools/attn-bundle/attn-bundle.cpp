@@ -77,10 +77,10 @@ static cl::opt<double> rescaleThreshold(
     cl::desc("Online softmax: powers of two a row max may grow before O is "
              "rescaled (-1: the backend's default)"),
     cl::init(-1.0));
-static cl::opt<bool>
-    deferRowSums("defer-row-sums",
-                 cl::desc("Row sums reduced across lanes once, after the loop"),
-                 cl::init(true));
+static cl::opt<bool> deferRowSums(
+    "defer-row-sums",
+    cl::desc("Row sums reduced across lanes once, after the loop"),
+    cl::init(true));
 static cl::opt<std::string>
     ptxasPath("ptxas",
               cl::desc("ptxas to assemble each kernel into SASS (cubins) "

@@ -2,11 +2,9 @@
 //
 // After bufferization, the k loop of a vectorised register tile reads the
 // accumulator from its buffer and writes it back every step:
-//   for k { acc = transfer_read C; acc' = fma(...acc...); transfer_write acc',
-//   C }
+//   for k { acc = transfer_read C; acc' = fma(...acc...); transfer_write acc', C }
 // Hoisting the pair out of the loop carries acc in registers instead:
-//   acc = transfer_read C; for k { acc = fma(...acc...) }; transfer_write acc,
-//   C
+//   acc = transfer_read C; for k { acc = fma(...acc...) }; transfer_write acc, C
 // One-shot bufferization (with allow-return-allocs-from-loops) threads C
 // through the loops as an iter_arg that each iteration yields unchanged,
 //   scf.for ... iter_args(%c = %C) -> memref { ...; scf.yield %c }

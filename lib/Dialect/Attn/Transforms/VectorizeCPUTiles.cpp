@@ -107,8 +107,9 @@ Value bf16RoundedSource(Value v) {
   auto tr = dyn_cast<arith::TruncFOp>(&body.front());
   auto y = dyn_cast<linalg::YieldOp>(body.getTerminator());
   if (!tr || &*std::next(body.begin()) != y.getOperation() ||
-      y.getOperand(0) != tr.getResult() || tr.getIn() != body.getArgument(0) ||
-      !tr.getIn().getType().isF32() || tr.getRoundingmodeAttr())
+      y.getOperand(0) != tr.getResult() ||
+      tr.getIn() != body.getArgument(0) || !tr.getIn().getType().isF32() ||
+      tr.getRoundingmodeAttr())
     return {};
   return g.getDpsInputOperand(0)->get();
 }
@@ -186,8 +187,8 @@ linalg::MatmulOp toMatmul(RewriterBase &rw, const Contraction &c,
     Value init = tensor::EmptyOp::create(
         rw, loc, ArrayRef<int64_t>{bType.getDimSize(1), bType.getDimSize(0)},
         elem);
-    auto t =
-        linalg::TransposeOp::create(rw, loc, b, init, ArrayRef<int64_t>{1, 0});
+    auto t = linalg::TransposeOp::create(rw, loc, b, init,
+                                         ArrayRef<int64_t>{1, 0});
     transposes.push_back(t);
     b = t->getResult(0);
   }
@@ -199,7 +200,8 @@ linalg::MatmulOp toMatmul(RewriterBase &rw, const Contraction &c,
 
 /// Tiles `op` with `sizes` (0: that loop is not tiled) into scf.for loops
 /// and replaces it; returns the tiled op, or null if tiling failed.
-Operation *tile(RewriterBase &rw, TilingInterface op, ArrayRef<int64_t> sizes) {
+Operation *tile(RewriterBase &rw, TilingInterface op,
+                ArrayRef<int64_t> sizes) {
   scf::SCFTilingOptions opts;
   opts.setTileSizes(getAsIndexOpFoldResult(op.getContext(), sizes));
   opts.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
@@ -234,8 +236,8 @@ LogicalResult vectorizePaddedLoad(RewriterBase &rw, tensor::InsertSliceOp ins) {
   Value c0 = arith::ConstantIndexOp::create(rw, loc, 0);
   Value c1 = arith::ConstantIndexOp::create(rw, loc, 1);
   Value cR = arith::ConstantIndexOp::create(rw, loc, rows);
-  Value init =
-      tensor::EmptyOp::create(rw, loc, dst.getShape(), dst.getElementType());
+  Value init = tensor::EmptyOp::create(rw, loc, dst.getShape(),
+                                       dst.getElementType());
   auto rowType = VectorType::get({cols}, dst.getElementType());
   Value pad = fill.getDpsInputOperand(0)->get();
   Value valid = tensor::DimOp::create(rw, loc, ins.getSource(), 0);
@@ -245,11 +247,12 @@ LogicalResult vectorizePaddedLoad(RewriterBase &rw, tensor::InsertSliceOp ins) {
   auto copy = scf::ForOp::create(
       rw, loc, c0, valid, c1, ValueRange{init},
       [&](OpBuilder &b, Location l, Value r, ValueRange args) {
-        Value v = vector::TransferReadOp::create(b, l, rowType, ins.getSource(),
-                                                 ValueRange{r, c0}, pad,
-                                                 ArrayRef<bool>{true});
-        Value t = vector::TransferWriteOp::create(
-                      b, l, v, args[0], ValueRange{r, c0}, ArrayRef<bool>{true})
+        Value v = vector::TransferReadOp::create(
+            b, l, rowType, ins.getSource(), ValueRange{r, c0}, pad,
+            ArrayRef<bool>{true});
+        Value t = vector::TransferWriteOp::create(b, l, v, args[0],
+                                                  ValueRange{r, c0},
+                                                  ArrayRef<bool>{true})
                       .getResult();
         scf::YieldOp::create(b, l, t);
       });
@@ -257,8 +260,9 @@ LogicalResult vectorizePaddedLoad(RewriterBase &rw, tensor::InsertSliceOp ins) {
       rw, loc, valid, cR, c1, ValueRange{copy.getResult(0)},
       [&](OpBuilder &b, Location l, Value r, ValueRange args) {
         Value v = vector::BroadcastOp::create(b, l, rowType, pad);
-        Value t = vector::TransferWriteOp::create(
-                      b, l, v, args[0], ValueRange{r, c0}, ArrayRef<bool>{true})
+        Value t = vector::TransferWriteOp::create(b, l, v, args[0],
+                                                  ValueRange{r, c0},
+                                                  ArrayRef<bool>{true})
                       .getResult();
         scf::YieldOp::create(b, l, t);
       });
@@ -281,10 +285,11 @@ LogicalResult vectorizeTileStore(RewriterBase &rw,
   if (!slice || !view || view.getType().getRank() != 2)
     return failure();
   RankedTensorType tile = slice.getSourceType();
-  int64_t cols = tile.getRank() == 2 ? tile.getDimSize(1) : 0;
   if (!tile.hasStaticShape() || tile.getRank() != 2 ||
-      slice.getResultType().getRank() != 2 ||
-      slice.getResultType().getDimSize(1) != cols ||
+      slice.getResultType().getRank() != 2)
+    return failure();
+  int64_t cols = tile.getDimSize(1);
+  if (slice.getResultType().getDimSize(1) != cols ||
       view.getType().getDimSize(1) != cols ||
       !llvm::all_of(slice.getMixedOffsets(), isZeroInteger) ||
       !llvm::all_of(slice.getMixedStrides(), isOneInteger))
@@ -383,8 +388,8 @@ struct VectorizeCPUTilesPass
       SmallVector<Operation *> transposes;
       linalg::MatmulOp mm = toMatmul(rw, c, widened, transposes);
       for (linalg::LinalgOp w : widened)
-        if (Operation *t =
-                tile(rw, cast<TilingInterface>(w.getOperation()), {1, 0}))
+        if (Operation *t = tile(rw, cast<TilingInterface>(w.getOperation()),
+                                {1, 0}))
           toVectorize.push_back(t);
       for (Operation *tr : transposes)
         if (Operation *t = tile(rw, cast<TilingInterface>(tr), {8, 8}))
@@ -396,8 +401,8 @@ struct VectorizeCPUTilesPass
       }
     }
     for (linalg::LinalgOp op : rowOps)
-      if (Operation *t =
-              tile(rw, cast<TilingInterface>(op.getOperation()), {1, 0}))
+      if (Operation *t = tile(rw, cast<TilingInterface>(op.getOperation()),
+                              {1, 0}))
         toVectorize.push_back(t);
     // 1-D ops (m, l, α) vectorise whole.
     func.walk([&](linalg::LinalgOp op) {
