@@ -157,9 +157,10 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   layouts.mTiles = opts.mTiles;
   layouts.qInRegisters = opts.qInRegisters;
   pm.addPass(createAttnAssignLayouts(layouts));
-  // kv-stages 0 and 1 mean the default two-slot ring.
+  // kv-stages 0 means the default two-slot ring; 1 one slot per load
+  // (phases); others go to the pass, which rejects what is out of range.
   AttnPipelineKVLoopOptions pipe;
-  pipe.stages = opts.kvStages > 1 ? int64_t(opts.kvStages) : 2;
+  pipe.stages = opts.kvStages == 0 ? 2 : int64_t(opts.kvStages);
   pm.addPass(createAttnPipelineKVLoop(pipe));
   pm.addPass(createConvertAttnGPUToNVVM());
   pm.addPass(createCanonicalizerPass());

@@ -3,6 +3,8 @@
 // RUN: not attn-opt %s --attn-codegen="chip=sm_80 backend=legacy" --emit=ptx 2>&1 | FileCheck %s --check-prefix=LEGACY
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a" --emit=ptx -o %t.ptx && FileCheck %s --check-prefix=SM90 < %t.ptx
 // RUN: not attn-opt %s --attn-codegen="chip=sm_75" --emit=ptx 2>&1 | FileCheck %s --check-prefix=BADCHIP
+// RUN: attn-opt %s --attn-codegen="chip=sm_90a kv-stages=1" --emit=ptx | FileCheck %s --check-prefix=ONESLOT
+// RUN: not attn-opt %s --attn-codegen="chip=sm_90a kv-stages=-1" --emit=ptx 2>&1 | FileCheck %s --check-prefix=BADSTAGES
 
 // The whole pipeline down to PTX: the instructions we meant are there.
 // CHECK:       .version 8.0
@@ -29,6 +31,16 @@
 // SM90:        mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 
 // BADCHIP: attn-opt: error: unsupported chip 'sm_75' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)
+
+// One slot per K/V tile: two waits per key/value loop (K, then V), each
+// for every group (two loops: unmasked, masked), never one that leaves a
+// group in flight.
+// ONESLOT:         .target sm_90a
+// ONESLOT-NOT:     cp.async.wait_group{{[[:space:]]+}}{{[1-9]}}
+// ONESLOT-COUNT-4: cp.async.wait_group{{[[:space:]]+}}0;
+// ONESLOT-NOT:     cp.async.wait_group
+
+// BADSTAGES: error: pass option stages must be in [1, 8], got -1
 
 func.func @attention(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
                      %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>,

@@ -71,7 +71,7 @@ static cl::opt<int64_t> qInRegisters("q-in-registers",
                                      cl::desc("Q fragments in registers"),
                                      cl::init(-1));
 static cl::opt<int64_t>
-    kvStages("kv-stages", cl::desc("K/V shared-memory stages"), cl::init(0));
+    kvStages("kv-stages", cl::desc("K/V shared-memory stages (0: auto, 2; 1: one slot per load)"), cl::init(0));
 static cl::opt<double> rescaleThreshold(
     "rescale-threshold",
     cl::desc("Online softmax: powers of two a row max may grow before O is "

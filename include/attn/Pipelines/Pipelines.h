@@ -68,9 +68,11 @@ struct CodegenPipelineOptions
       *this, "q-in-registers",
       llvm::cl::desc("Q fragments in registers: 1, 0 (-1: auto)"),
       llvm::cl::init(-1)};
-  Option<int64_t> kvStages{*this, "kv-stages",
-                           llvm::cl::desc("K/V shared-memory stages (0: auto)"),
-                           llvm::cl::init(0)};
+  Option<int64_t> kvStages{
+      *this, "kv-stages",
+      llvm::cl::desc("K/V shared-memory stages (0: auto, 2; 1: one slot per "
+                     "load, K and V in phases)"),
+      llvm::cl::init(0)};
   Option<double> rescaleThreshold{
       *this, "rescale-threshold",
       llvm::cl::desc("attn-fuse-online-softmax's τ (-1: the backend's "

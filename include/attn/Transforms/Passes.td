@@ -202,13 +202,20 @@ def AttnPipelineKVLoop : Pass<"attn-pipeline-kv-loop"> {
     block j from its slot (`attn.ring_slot`). Every iteration commits one
     copy group, empty past the loop's end, so that the wait counts stay
     exact.
+
+    `stages=1` keeps one slot per load, as FlashAttention-2 does: the loads
+    are grouped into phases by where the body reads them (K, then V), every
+    phase waits (`attn.async_wait 0`) after the previous phase's last read
+    and then starts the next phase's block (the first phase's next block
+    after the last phase's wait), so one phase's copy overlaps the previous
+    phase's compute. A loop with fewer than two phases is left alone.
   }];
   let dependentDialects = ["::mlir::attn::AttnDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect"];
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"2",
-           "Ring slots per loaded tile (>= 2)">
+           "Ring slots per loaded tile (1: one slot, phases; >= 2: ring)">
   ];
 }
 

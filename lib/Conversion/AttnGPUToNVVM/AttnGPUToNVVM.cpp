@@ -188,19 +188,17 @@ void mlir::attn::gpu_lowering::emitTileCopy(Emitter &e, const KernelInfo &info,
     v = v.getDefiningOp()->getOperand(0);
   std::optional<int64_t> constRows = getConstantIntValue(v);
   bool whole = constRows && *constRows >= st.rows;
-  auto copyChunk = [&](Value r, Value chunk) {
+  auto copyChunk = [&](Value r, Value chunk, Value dst) {
     Value gOff = e.add(e.mul(e.add(row0, r), stride), e.mul(chunk, e.c32(8)));
     if (whole) {
-      NVVM::CpAsyncOp::create(b, loc, e.gepBytes(sTile, st.offset(e, r, chunk)),
-                              e.gep(e.gptr(), elemTy, gBase, gOff), 16,
-                              NVVM::LoadCacheModifierKind::CG, Value());
+      NVVM::CpAsyncOp::create(b, loc, dst, e.gep(e.gptr(), elemTy, gBase, gOff),
+                              16, NVVM::LoadCacheModifierKind::CG, Value());
       return;
     }
     // Out-of-range rows read 0 bytes (zero-fill) from the tile's base.
     Value inRange = e.cmp(arith::CmpIPredicate::slt, r, valid);
     Value src =
         e.gep(e.gptr(), elemTy, gBase, e.select(inRange, gOff, e.c32(0)));
-    Value dst = e.gepBytes(sTile, st.offset(e, r, chunk));
     NVVM::CpAsyncOp::create(b, loc, dst, src, 16,
                             NVVM::LoadCacheModifierKind::CG,
                             e.select(inRange, e.c32(16), e.c32(0)));
@@ -211,8 +209,30 @@ void mlir::attn::gpu_lowering::emitTileCopy(Emitter &e, const KernelInfo &info,
     Value r0 = e.udiv(tid, e.c32(chunksPerRow));
     Value chunk = e.urem(tid, e.c32(chunksPerRow));
     int64_t passes = llvm::divideCeil(st.rows, rowsPerPass);
+    // Pass p's shared address, row r = r0 + p·R (R = rowsPerPass):
+    //   off(r) = r·rowBytes + (chunk ^ (r mod 8))·16
+    //          = off(r0 + k) + (p·R − k)·rowBytes,   k = p·R mod 8,
+    // since (r0 + p·R) mod 8 = (r0 + k) mod 8: one lane base per k and an
+    // immediate per pass. Used where R is not a multiple of 8 (4-row passes:
+    // 64x256 tiles over 128 threads): the swizzle's XOR is then not the
+    // same in every pass, and with one address per pass kept live across
+    // the key/value loop (16 x 64 bits) ptxas spilled 560 bytes. Where R is
+    // a multiple of 8 (every default kernel) the per-pass form is kept: the
+    // lane bases measured the same there (H100, D = 128/256, ±2%) and ptxas,
+    // at 255 registers, then spilled 8-52 bytes in three other kernels
+    // (results/PERF-NOTES.md, v11).
+    bool laneBases = st.layout.getSwizzle() && rowsPerPass % 8 != 0;
+    DenseMap<int64_t, Value> laneDst;
     for (int64_t p = 0; p < passes; ++p) {
       Value r = e.add(r0, e.c32(p * rowsPerPass));
+      Value dst;
+      if (laneBases) {
+        int64_t k = (p * rowsPerPass) % 8;
+        Value &base = laneDst[k];
+        if (!base)
+          base = e.gepBytes(sTile, st.offset(e, e.add(r0, e.c32(k)), chunk));
+        dst = e.gepBytes(base, e.c32((p * rowsPerPass - k) * st.rowBytes));
+      }
       OpBuilder::InsertionGuard guard(b);
       if (st.rows % rowsPerPass) {
         // More threads than chunks: the extra threads idle.
@@ -220,7 +240,9 @@ void mlir::attn::gpu_lowering::emitTileCopy(Emitter &e, const KernelInfo &info,
             b, loc, e.cmp(arith::CmpIPredicate::slt, r, e.c32(st.rows)), false);
         b.setInsertionPointToStart(inTile.thenBlock());
       }
-      copyChunk(r, chunk);
+      if (!dst)
+        dst = e.gepBytes(sTile, st.offset(e, r, chunk));
+      copyChunk(r, chunk, dst);
     }
     return;
   }
@@ -235,7 +257,9 @@ void mlir::attn::gpu_lowering::emitTileCopy(Emitter &e, const KernelInfo &info,
           b, loc, e.cmp(arith::CmpIPredicate::slt, i, e.c32(total)), false);
       b.setInsertionPointToStart(inTile.thenBlock());
     }
-    copyChunk(e.udiv(i, e.c32(chunksPerRow)), e.urem(i, e.c32(chunksPerRow)));
+    Value r = e.udiv(i, e.c32(chunksPerRow)),
+          chunk = e.urem(i, e.c32(chunksPerRow));
+    copyChunk(r, chunk, e.gepBytes(sTile, st.offset(e, r, chunk)));
   }
 }
 

@@ -122,3 +122,45 @@ func.func @ring(%k: memref<?x64xbf16>, %o: memref<?x64xbf16>, %slot: index) {
   }
   return
 }
+
+// -----
+
+#sh = #attn.shared<swizzle = 8, pad = 0>
+#mma = #attn.mma<warps = 4>
+
+// 64 rows of 256 bf16 (32 chunks of 16 bytes) over 128 threads: 4 rows per
+// pass, so pass p's swizzle term is (r0 + 4p) mod 8, one of two values. The
+// copy addresses from two lane bases, rows r0 and r0 + 4, plus an
+// immediate (p - p mod 2) * 4 rows * 512 bytes, instead of 16 swizzled
+// addresses kept live.
+// CHECK-LABEL: gpu.func @ring_lane_bases_kernel
+// CHECK:         %[[B0:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK:         nvvm.cp.async.shared.global %[[B0]], %{{.*}}, 16
+// CHECK:         %[[B1:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK:         nvvm.cp.async.shared.global %[[B1]], %{{.*}}, 16
+// CHECK:         %[[P2:.*]] = llvm.getelementptr %[[B0]][4096]
+// CHECK:         nvvm.cp.async.shared.global %[[P2]],
+// CHECK:         %[[P3:.*]] = llvm.getelementptr %[[B1]][4096]
+// CHECK:         nvvm.cp.async.shared.global %[[P3]],
+// CHECK-COUNT-10: nvvm.cp.async.shared.global
+// CHECK:         %[[P14:.*]] = llvm.getelementptr %[[B0]][28672]
+// CHECK:         nvvm.cp.async.shared.global %[[P14]],
+// CHECK:         %[[P15:.*]] = llvm.getelementptr %[[B1]][28672]
+// CHECK:         nvvm.cp.async.shared.global %[[P15]],
+// CHECK-NOT:     nvvm.cp.async.shared.global
+// CHECK:         nvvm.cp.async.commit.group
+func.func @ring_lane_bases(%k: memref<?x256xbf16>, %o: memref<?x256xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %r = attn.alloc_ring : !attn.ring<1, tensor<64x256xbf16, #sh>>
+    attn.async_load_tile %k[%c0] rows %c64, %r[%c0] : memref<?x256xbf16>, !attn.ring<1, tensor<64x256xbf16, #sh>>
+    attn.async_commit
+    attn.async_wait 0
+    %t = attn.ring_slot %r[%c0] : !attn.ring<1, tensor<64x256xbf16, #sh>>
+    %tr = attn.convert_layout %t : tensor<64x256xbf16, #sh> -> tensor<64x256xbf16, #mma>
+    attn.store_tile %tr, %o[%c0] rows %c64 : tensor<64x256xbf16, #mma>, memref<?x256xbf16>
+  }
+  return
+}

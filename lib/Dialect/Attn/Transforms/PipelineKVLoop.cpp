@@ -29,6 +29,29 @@
 // S − 2 groups still in flight hold blocks j + 1 .. j + S − 2, none in slot
 // j mod S or (j − 1) mod S.
 //
+// S = 1 (one slot per load, FlashAttention-2's schedule): the loads are
+// grouped into phases by where their tiles are read (K by S = Q·Kᵀ, then V
+// by O += P·V), and each phase's next block travels while the phases before
+// it compute. With phases P_1 .. P_n (n >= 2) in body order:
+//
+//   if (lb < ub) async_load_tile P_1 block lb          (prologue)
+//   async_commit
+//   scf.for j = lb to ub step 1 {
+//     async_wait 0                  P_1 block j landed; iteration j − 1 done
+//     async_load_tile P_2 block j;  async_commit
+//     ... reads of P_1's slots (S = Q·Kᵀ) ...
+//     async_wait 0                  P_2 block j landed; P_1's reads done
+//     if (j + 1 < ub) async_load_tile P_1 block j + 1;  async_commit   (n = 2)
+//     ... reads of P_2's slots (O += P·V) ...
+//   }
+//
+// Exactly one group is in flight at each wait, so every wait is `0`. A
+// phase's slots are refilled right after the first wait that follows its
+// last read in the iteration (P_n's at the top of the next one), so no
+// thread can still be reading them. Half the shared memory of S = 2: where
+// that admits a second program per SM (D = 256), the other program's
+// tensor-core work hides both the loads and the prologue and epilogue.
+//
 //===----------------------------------------------------------------------===//
 #include "attn/Transforms/Passes.h"
 
@@ -71,6 +94,10 @@ struct LoopPlan {
   Block *gridBody = nullptr;
   /// Whether the prologue must wait for all copies and all threads first.
   bool leadingWait = false;
+  /// One slot per load (S = 1): indices into `loads` per phase, in body
+  /// order, and the body op after which each phase's last read is done.
+  std::vector<SmallVector<unsigned, 2>> phases;
+  std::vector<Operation *> phaseEnd;
 
   bool usesRing(const RingKey &k) const { return llvm::is_contained(keys, k); }
   bool sharesRingWith(const LoopPlan &o) const {
@@ -125,11 +152,77 @@ bool fitsRing(LoadTileOp load) {
          tile.getDimSize(0) % 8 == 0 && tile.getDimSize(1) % 8 == 0;
 }
 
+/// The body ops (direct children of `body`) that read `tile` in shared
+/// memory: its users, and the users of shared-memory tiles made from it.
+SmallVector<Operation *> sharedReaders(Value tile, Block *body) {
+  SmallVector<Operation *> readers;
+  SmallVector<Value> worklist{tile};
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (!seen.insert(user).second)
+        continue;
+      if (Operation *a = body->findAncestorOpInBlock(*user))
+        readers.push_back(a);
+      for (Value r : user->getResults())
+        if (auto t = dyn_cast<RankedTensorType>(r.getType()))
+          if (isa_and_nonnull<SharedLayoutAttr>(t.getEncoding()))
+            worklist.push_back(r);
+    }
+  }
+  return readers;
+}
+
+/// Groups the loads of `plan` into phases for one slot per load: loads
+/// whose reads interleave in the body share a phase; phases follow each
+/// other in body order. False (the loop is left alone) where a load is never
+/// read or fewer than two phases remain: one phase could only be refilled
+/// after an extra barrier at the end of the body, and would overlap nothing.
+bool planPhases(LoopPlan &plan) {
+  Block *body = plan.loop.getBody();
+  DenseMap<Operation *, unsigned> pos;
+  for (auto [i, op] : llvm::enumerate(*body))
+    pos[&op] = i;
+  struct Range {
+    unsigned first, last, load;
+  };
+  SmallVector<Range> ranges;
+  for (auto [i, load] : llvm::enumerate(plan.loads)) {
+    SmallVector<Operation *> readers = sharedReaders(load.getResult(), body);
+    if (readers.empty() || llvm::is_contained(readers, body->getTerminator()))
+      return false;
+    Range r{~0u, 0, unsigned(i)};
+    for (Operation *op : readers) {
+      r.first = std::min(r.first, pos[op]);
+      r.last = std::max(r.last, pos[op]);
+    }
+    ranges.push_back(r);
+  }
+  llvm::stable_sort(
+      ranges, [](const Range &a, const Range &b) { return a.first < b.first; });
+  SmallVector<Operation *> ops =
+      llvm::map_to_vector(*body, [](Operation &op) { return &op; });
+  unsigned last = 0;
+  for (const Range &r : ranges) {
+    if (plan.phases.empty() || r.first > last) {
+      plan.phases.emplace_back();
+      last = r.last;
+    } else {
+      last = std::max(last, r.last);
+    }
+    plan.phases.back().push_back(r.load);
+    plan.phaseEnd.resize(plan.phases.size());
+    plan.phaseEnd.back() = ops[last];
+  }
+  return plan.phases.size() >= 2;
+}
+
 /// Plans `loop`, or returns nothing when it is left alone: not a unit-step
 /// index loop, no shared-memory load that streams with the induction
 /// variable, or such a load whose next block cannot be addressed ahead of
 /// time.
-std::optional<LoopPlan> planLoop(scf::ForOp loop) {
+std::optional<LoopPlan> planLoop(scf::ForOp loop, bool singleSlot) {
   Value iv = loop.getInductionVar();
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());
   if (!iv.getType().isIndex() || !step || *step != 1)
@@ -209,6 +302,8 @@ std::optional<LoopPlan> planLoop(scf::ForOp loop) {
   }
   if (plan.loads.empty())
     return std::nullopt;
+  if (singleSlot && !planPhases(plan))
+    return std::nullopt;
   // Slice ops are direct children of the body (they feed direct children),
   // so body order is a valid cloning order.
   for (Operation &op : body->without_terminator())
@@ -250,6 +345,15 @@ bool startsClean(const LoopPlan &plan,
       const LoopPlan *p = plans.lookup(prev);
       if (!p || !p->sameRingsAs(plan))
         return false;
+      // One slot per load: P's last phase may still be read when P ends;
+      // L's prologue fills its first phase's slots.
+      if (!plan.phases.empty() &&
+          llvm::any_of(plan.phases.front(), [&](unsigned i) {
+            return llvm::any_of(p->phases.back(), [&](unsigned k) {
+              return p->keys[k] == plan.keys[i];
+            });
+          }))
+        return false;
       scf::ForOp prevLoop = p->loop, loop = plan.loop;
       return prevLoop.getUpperBound() == loop.getLowerBound();
     }
@@ -270,17 +374,18 @@ struct PipelineKVLoopPass
   using Base::Base;
 
   LogicalResult initialize(MLIRContext *ctx) override {
-    // One slot is being read while the others fill; the ring type allows 8.
-    if (stages < 2 || stages > 8)
+    // One slot per load (phases), or one slot read while the others fill;
+    // the ring type allows 8.
+    if (stages < 1 || stages > 8)
       return emitError(UnknownLoc::get(ctx))
-             << "pass option stages must be in [2, 8], got " << int64_t(stages);
+             << "pass option stages must be in [1, 8], got " << int64_t(stages);
     return success();
   }
 
   void runOnOperation() override {
-    SmallVector<LoopPlan> plans;
+    std::vector<LoopPlan> plans;
     getOperation()->walk([&](scf::ForOp loop) {
-      if (std::optional<LoopPlan> p = planLoop(loop))
+      if (std::optional<LoopPlan> p = planLoop(loop, stages == 1))
         plans.push_back(std::move(*p));
     });
     DenseMap<Operation *, const LoopPlan *> byLoop;
@@ -288,7 +393,7 @@ struct PipelineKVLoopPass
       byLoop[p.loop] = &p;
     // A loop nested in a pipelined loop on the same ring would refill the
     // slot the outer iteration is still reading: leave the inner one alone.
-    SmallVector<LoopPlan> kept;
+    std::vector<LoopPlan> kept;
     for (LoopPlan &p : plans) {
       bool clash = false;
       for (Operation *a = p.loop->getParentOp(); a && !clash;
@@ -379,30 +484,86 @@ private:
   }
 
   /// Emits, at `b`'s insertion point, the copies of block `block` into slot
-  /// `block mod S` of each ring, guarded by `block < ub`.
+  /// `block mod S` of each ring (of the loads `which`, default all), guarded
+  /// by `block < ub` unless `guarded` is false (block j inside the loop).
   void emitPrefetch(OpBuilder &b, LoopPlan &plan, ArrayRef<Value> ringOf,
-                    Value block, Value numSlots) {
+                    Value block, Value numSlots,
+                    std::optional<ArrayRef<unsigned>> which = std::nullopt,
+                    bool guarded = true) {
     scf::ForOp loop = plan.loop;
     Location loc = loop.getLoc();
-    auto pred = loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
-                                      : arith::CmpIPredicate::slt;
-    Value exists =
-        arith::CmpIOp::create(b, loc, pred, block, loop.getUpperBound());
-    auto guard = scf::IfOp::create(b, loc, exists, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard g(b);
-    b.setInsertionPoint(guard.thenBlock()->getTerminator());
+    if (guarded) {
+      auto pred = loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                                        : arith::CmpIPredicate::slt;
+      Value exists =
+          arith::CmpIOp::create(b, loc, pred, block, loop.getUpperBound());
+      auto guard = scf::IfOp::create(b, loc, exists, /*withElseRegion=*/false);
+      b.setInsertionPoint(guard.thenBlock()->getTerminator());
+    }
     IRMapping map;
     map.map(loop.getInductionVar(), block);
     for (Operation *op : plan.slice)
       b.clone(*op, map);
     // Blocks are >= 0 (lb >= 0), so the unsigned remainder is exact.
-    Value slot = arith::RemUIOp::create(b, loc, block, numSlots);
-    for (auto [load, ring] : llvm::zip_equal(plan.loads, ringOf)) {
+    Value slot = stages == 1
+                     ? arith::ConstantIndexOp::create(b, loc, 0).getResult()
+                     : arith::RemUIOp::create(b, loc, block, numSlots);
+    for (auto [i, load] : llvm::enumerate(plan.loads)) {
+      if (which && !llvm::is_contained(*which, unsigned(i)))
+        continue;
       SmallVector<Value> indices = llvm::map_to_vector(
           load.getIndices(), [&](Value v) { return map.lookupOrDefault(v); });
       AsyncLoadTileOp::create(b, load.getLoc(), load.getSource(), indices,
-                              map.lookupOrDefault(load.getRows()), ring, slot);
+                              map.lookupOrDefault(load.getRows()), ringOf[i],
+                              slot);
     }
+  }
+
+  /// S = 1: the phase schedule of the file comment.
+  void pipelineSingleSlot(LoopPlan &plan, ArrayRef<Value> ringOf) {
+    scf::ForOp loop = plan.loop;
+    Location loc = loop.getLoc();
+    OpBuilder b(loop);
+    if (plan.leadingWait)
+      AsyncWaitOp::create(b, loc, 0);
+    emitPrefetch(b, plan, ringOf, loop.getLowerBound(), Value(),
+                 plan.phases.front());
+    AsyncCommitOp::create(b, loc);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+
+    Value iv = loop.getInductionVar();
+    size_t n = plan.phases.size();
+    for (size_t p = 0; p < n; ++p) {
+      // Phase p's wait: at the top for the first, else after the last read
+      // of the phase before it.
+      if (p == 0)
+        b.setInsertionPointToStart(loop.getBody());
+      else
+        b.setInsertionPointAfter(plan.phaseEnd[p - 1]);
+      AsyncWaitOp::create(b, loc, 0);
+      if (p + 1 < n) {
+        emitPrefetch(b, plan, ringOf, iv, Value(), plan.phases[p + 1],
+                     /*guarded=*/false);
+      } else {
+        Value next = arith::AddIOp::create(b, loc, iv, one);
+        emitPrefetch(b, plan, ringOf, next, Value(), plan.phases.front());
+      }
+      AsyncCommitOp::create(b, loc);
+      Value slot = arith::ConstantIndexOp::create(b, loc, 0);
+      // The slots are read from here on (the phase's first read comes
+      // later); the original address computation is left to DCE.
+      for (unsigned i : plan.phases[p]) {
+        LoadTileOp load = plan.loads[i];
+        Value tile = RingSlotOp::create(b, load.getLoc(), load.getType(),
+                                        ringOf[i], slot);
+        load.replaceAllUsesWith(tile);
+      }
+    }
+    // (Erased only now: the last phase's refill of the first phase reads
+    // their addresses.)
+    for (LoadTileOp load : plan.loads)
+      load.erase();
   }
 
   void pipeline(LoopPlan &plan, Rings &rings) {
@@ -411,6 +572,9 @@ private:
     SmallVector<Value> ringOf;
     for (auto [load, key] : llvm::zip_equal(plan.loads, plan.keys))
       ringOf.push_back(getRing(rings, plan.gridBody, key, load));
+
+    if (stages == 1)
+      return pipelineSingleSlot(plan, ringOf);
 
     OpBuilder b(loop);
     Value numSlots = arith::ConstantIndexOp::create(b, loc, stages);

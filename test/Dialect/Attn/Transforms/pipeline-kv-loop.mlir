@@ -1,7 +1,10 @@
 // RUN: attn-opt %s -split-input-file -allow-unregistered-dialect -attn-pipeline-kv-loop | FileCheck %s
 // RUN: attn-opt %s -split-input-file -allow-unregistered-dialect -attn-pipeline-kv-loop=stages=3 | FileCheck %s --check-prefix=S3
+// RUN: attn-opt %s -split-input-file -allow-unregistered-dialect -attn-pipeline-kv-loop=stages=1 | FileCheck %s --check-prefix=S1
 // RUN: not attn-opt %s -split-input-file -allow-unregistered-dialect -attn-pipeline-kv-loop=stages=9 2>&1 | FileCheck %s --check-prefix=BADOPT
-// BADOPT: pass option stages must be in [2, 8], got 9
+// RUN: not attn-opt %s -split-input-file -allow-unregistered-dialect -attn-pipeline-kv-loop=stages=0 2>&1 | FileCheck %s --check-prefix=BADOPT0
+// BADOPT: pass option stages must be in [1, 8], got 9
+// BADOPT0: pass option stages must be in [1, 8], got 0
 
 // Laid-out tile programs as attn-assign-layouts leaves them (the online
 // softmax is abridged: the pass only looks at the loads and their indices).
@@ -100,6 +103,54 @@
 // S3:             attn.ring_slot %[[KR]][%[[SL]]] : !attn.ring<3,
 // S3:             attn.ring_slot %[[VR]][%[[SL]]] : !attn.ring<3,
 // S3:           scf.yield
+
+// S = 1: one slot per load. K is read by S = Q·Kᵀ, V by O += P·V: two
+// phases. The prologue starts K's block lb; the top of iteration j waits
+// for it (with Q) and starts V's block j; after the last read of K (the
+// dot) the second wait makes V's block j visible and lets K's slot take
+// block j + 1. Every wait leaves no group pending.
+// S1-LABEL: func.func @one_loop
+// S1-SAME:      (%[[QM:[^:]*]]: memref<?x?x?x128xbf16>, %[[KM:[^:]*]]: memref<?x?x?x128xbf16>, %[[VM:[^:]*]]: memref<?x?x?x128xbf16>
+// S1:           %[[NK:.*]] = memref.dim %[[KM]], %{{.*}}
+// S1:           %[[KB:.*]] = arith.ceildivsi %[[NK]], %{{.*}}
+// S1:           scf.forall
+// S1-NEXT:        %[[KR:.*]] = attn.alloc_ring : !attn.ring<1, tensor<32x128xbf16, #attn.shared<swizzle = 8, pad = 0>>>
+// S1-NEXT:        %[[VR:.*]] = attn.alloc_ring : !attn.ring<1, tensor<32x128xbf16, #attn.shared<swizzle = 8, pad = 0>>>
+// S1:             attn.async_load_tile %[[QM]]
+// S1-NEXT:        attn.async_commit
+// S1-NEXT:        %[[Q:.*]] = attn.ring_slot
+// S1-NEXT:        %[[IN0:.*]] = arith.cmpi slt, %[[LB:.*]], %[[KB]] : index
+// S1-NEXT:        scf.if %[[IN0]] {
+// S1:               attn.async_load_tile %[[KM]]{{.*}}, %[[KR]][%{{.*}}]
+// S1-NEXT:        }
+// S1-NEXT:        attn.async_commit
+// S1-NEXT:        %[[C1:.*]] = arith.constant 1 : index
+// S1-NEXT:        scf.for %[[J:.*]] = %[[LB]] to %[[KB]] step
+// S1-NEXT:          attn.async_wait 0
+// S1-NEXT:          %[[ROW:.*]] = arith.muli %[[J]], %{{.*}} : index
+// S1-NEXT:          arith.subi
+// S1-NEXT:          %[[N:.*]] = arith.minsi
+// S1-NEXT:          %[[Z:.*]] = arith.constant 0 : index
+// S1-NEXT:          attn.async_load_tile %[[VM]][%{{.*}}, %{{.*}}, %[[ROW]]] rows %[[N]], %[[VR]][%[[Z]]]
+// S1-NEXT:          attn.async_commit
+// S1-NEXT:          %[[Z1:.*]] = arith.constant 0 : index
+// S1-NEXT:          %[[K:.*]] = attn.ring_slot %[[KR]][%[[Z1]]]
+// S1-NOT:           attn.async_wait
+// S1:               %[[S:.*]] = attn.dot %[[Q]], %[[K]]
+// S1-NEXT:          attn.async_wait 0
+// S1-NEXT:          %[[NEXT:.*]] = arith.addi %[[J]], %[[C1]] : index
+// S1-NEXT:          %[[IN:.*]] = arith.cmpi slt, %[[NEXT]], %[[KB]] : index
+// S1-NEXT:          scf.if %[[IN]] {
+// S1-NEXT:            %[[ROWN:.*]] = arith.muli %[[NEXT]], %{{.*}} : index
+// S1:                 attn.async_load_tile %[[KM]][%{{.*}}, %{{.*}}, %[[ROWN]]] rows %{{.*}}, %[[KR]][%{{.*}}]
+// S1-NEXT:          }
+// S1-NEXT:          attn.async_commit
+// S1-NEXT:          %[[Z2:.*]] = arith.constant 0 : index
+// S1-NEXT:          %[[V:.*]] = attn.ring_slot %[[VR]][%[[Z2]]]
+// S1-NOT:           attn.async_wait
+// S1-NOT:           attn.load_tile
+// S1:               attn.dot %{{.*}}, %[[V]], %{{.*}}
+// S1-NEXT:          scf.yield
 
 #mma = #attn.mma<warps = 4>
 #row = #attn.slice<#attn.mma<warps = 4>>
@@ -232,6 +283,37 @@ func.func @one_loop(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
 // S3-NEXT:      arith.constant 2 : index
 // S3-NEXT:      scf.for %{{.*}} = %[[MID]] to %[[END]]
 // S3-NEXT:        attn.async_wait 1
+
+// S = 1: when the unmasked loop ends, only V's slot (its last phase) may
+// still be read, so the masked loop's prologue refills K's slot with no
+// wait before it.
+// S1-LABEL: func.func @chained_loops
+// S1:           scf.forall
+// S1-NEXT:        %[[KR:.*]] = attn.alloc_ring : !attn.ring<1,
+// S1-NEXT:        %[[VR:.*]] = attn.alloc_ring : !attn.ring<1,
+// S1:             scf.for
+// S1-NEXT:          attn.async_wait 0
+// S1:               attn.async_load_tile %{{.*}}, %[[VR]]
+// S1:               attn.async_wait 0
+// S1:               attn.async_load_tile %{{.*}}, %[[KR]]
+// S1:               scf.yield
+// S1-NEXT:        }
+// S1-NOT:         attn.async_wait
+// S1:             scf.if
+// S1-NEXT:          arith.muli
+// S1:               attn.async_load_tile %{{.*}}, %[[KR]]
+// S1-NEXT:        }
+// S1-NEXT:        attn.async_commit
+// S1-NEXT:        arith.constant 1 : index
+// S1-NEXT:        scf.for
+// S1-NEXT:          attn.async_wait 0
+// S1:               attn.async_load_tile %{{.*}}, %[[VR]]
+// S1:               attn.ring_slot %[[KR]]
+// S1:               attn.async_wait 0
+// S1:               attn.ring_slot %[[VR]]
+// S1-NEXT:          attn.mask
+// S1-NOT:         attn.load_tile
+// S1:             attn.store_tile
 
 #mma = #attn.mma<warps = 4>
 #row = #attn.slice<#attn.mma<warps = 4>>
@@ -411,6 +493,14 @@ func.func @invariant_load(%k: memref<?x?x?x128xbf16>, %q: tensor<128x128xbf16, #
 // S3-NEXT:    attn.async_wait 0
 // S3-NEXT:    arith.cmpi slt, %arg5, %arg6 : index
 
+// S = 1: one load per iteration is one phase, which could only be refilled
+// after another barrier at the end of the body: both loops are left alone.
+// S1-LABEL: func.func @unrelated_loops
+// S1-NOT:       attn.alloc_ring
+// S1-NOT:       attn.async_
+// S1-COUNT-2:   attn.load_tile
+// S1:           return
+
 #mma = #attn.mma<warps = 4>
 #smem = #attn.shared<swizzle = 8, pad = 0>
 func.func @unrelated_loops(%k: memref<?x?x?x128xbf16>, %q: tensor<128x128xbf16, #smem>,
@@ -544,6 +634,26 @@ func.func @left_alone(%k: memref<?x?x?x128xbf16>, %q: tensor<128x128xbf16, #smem
 // S3-LABEL: func.func @two_blocks_per_iteration
 // S3-COUNT-2:  attn.alloc_ring : !attn.ring<3,
 
+// S = 1: the two blocks are read by consecutive dots, so they are two
+// phases: the second block travels while the first is multiplied.
+// S1-LABEL: func.func @two_blocks_per_iteration
+// S1:           %[[R0:.*]] = attn.alloc_ring : !attn.ring<1,
+// S1-NEXT:      %[[R1:.*]] = attn.alloc_ring : !attn.ring<1,
+// S1:           scf.if
+// S1:             attn.async_load_tile %{{.*}}, %[[R0]]
+// S1-NEXT:      }
+// S1-NEXT:      attn.async_commit
+// S1:           scf.for
+// S1-NEXT:        attn.async_wait 0
+// S1:             attn.async_load_tile %{{.*}}, %[[R1]]
+// S1:             %[[T:.*]] = attn.ring_slot %[[R0]]
+// S1:             attn.dot %{{.*}}, %[[T]]
+// S1-NEXT:        attn.async_wait 0
+// S1:             scf.if
+// S1:               attn.async_load_tile %{{.*}}, %[[R0]]
+// S1:             %[[U:.*]] = attn.ring_slot %[[R1]]
+// S1-NEXT:        attn.dot %{{.*}}, %[[U]]
+
 #mma = #attn.mma<warps = 4>
 #smem = #attn.shared<swizzle = 8, pad = 0>
 func.func @two_blocks_per_iteration(%k: memref<?x?x?x128xbf16>,
@@ -568,4 +678,33 @@ func.func @two_blocks_per_iteration(%k: memref<?x?x?x128xbf16>,
     scf.yield %s2 : tensor<128x32xf32, #mma>
   }
   return %r : tensor<128x32xf32, #mma>
+}
+
+// -----
+
+// S = 1: K and V read by one op form one phase (their reads interleave), so
+// the loop is left alone; with S = 2 it is pipelined as usual.
+// CHECK-LABEL: func.func @one_phase
+// CHECK:         attn.alloc_ring : !attn.ring<2,
+// CHECK-NOT:     attn.load_tile
+// S1-LABEL: func.func @one_phase
+// S1-NOT:       attn.alloc_ring
+// S1-COUNT-2:   attn.load_tile
+// S1-NOT:       attn.async_wait
+
+#smem = #attn.shared<swizzle = 8, pad = 0>
+func.func @one_phase(%k: memref<?x?x?x128xbf16>, %v: memref<?x?x?x128xbf16>,
+                     %h: index, %nb: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  scf.for %j = %c0 to %nb step %c1 {
+    %row = arith.muli %j, %c32 : index
+    %t = attn.load_tile %k[%h, %h, %row] rows %c32
+        : memref<?x?x?x128xbf16> -> tensor<32x128xbf16, #smem>
+    %u = attn.load_tile %v[%h, %h, %row] rows %c32
+        : memref<?x?x?x128xbf16> -> tensor<32x128xbf16, #smem>
+    "test.use"(%t, %u) : (tensor<32x128xbf16, #smem>, tensor<32x128xbf16, #smem>) -> ()
+  }
+  return
 }
