@@ -162,7 +162,9 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   AttnPipelineKVLoopOptions pipe;
   pipe.stages = opts.kvStages == 0 ? 2 : int64_t(opts.kvStages);
   pm.addPass(createAttnPipelineKVLoop(pipe));
-  pm.addPass(createConvertAttnGPUToNVVM());
+  ConvertAttnGPUToNVVMOptions convert;
+  convert.groupBlocks = opts.groupBlocks;
+  pm.addPass(createConvertAttnGPUToNVVM(convert));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

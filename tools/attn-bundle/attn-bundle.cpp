@@ -72,6 +72,12 @@ static cl::opt<int64_t> qInRegisters("q-in-registers",
                                      cl::init(-1));
 static cl::opt<int64_t>
     kvStages("kv-stages", cl::desc("K/V shared-memory stages (0: auto, 2; 1: one slot per load)"), cl::init(0));
+static cl::opt<int64_t> groupBlocks(
+    "group-blocks",
+    cl::desc("Causal block order: thread blocks per group of heads run "
+             "longest first (-1: 4 per SM; 0: one head's query blocks "
+             "together)"),
+    cl::init(-1));
 static cl::opt<double> rescaleThreshold(
     "rescale-threshold",
     cl::desc("Online softmax: powers of two a row max may grow before O is "
@@ -385,6 +391,7 @@ int main(int argc, char **argv) {
             opts.kvStages = kvStages;
             opts.rescaleThreshold = rescaleThreshold;
             opts.deferRowSums = deferRowSums;
+            opts.groupBlocks = groupBlocks;
             FailureOr<mlir::attn::CompiledKernel> k =
                 mlir::attn::compileGPUKernel(*module, opts);
             if (failed(k))

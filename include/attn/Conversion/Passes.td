@@ -30,9 +30,27 @@ def ConvertAttnGPUToNVVM : Pass<"convert-attn-gpu-to-nvvm", "::mlir::ModuleOp"> 
     `gpu.launch_func` of it. The kernel takes the enclosing function's
     arguments, in order (memrefs as MLIR memref descriptors: see
     runtime/include/attn/runtime/KernelABI.h); the grid is
-    (iterations of the grid's last dim, ..., of its first), the last
-    one in reverse so that the longest causal query blocks start first;
-    a block has 32·W threads (the warps of the `#attn.mma` layout).
+    (iterations of the grid's last dim, ..., of its first) and a block has
+    32·W threads (the warps of the `#attn.mma` layout).
+
+    Which (batch, head, query block) a thread block runs: blocks start in
+    launch order L = x + X·(y + Y·z). Without a causal mask every query block
+    costs the same and block L runs query block X - 1 - x of head y of batch
+    z: the blocks of one head run together and share its K and V in L2.
+    With a causal mask query block t reads t + 1 key blocks, and that order
+    leaves a tail: the last heads' longest blocks start late. Instead the
+    B·H heads are split into equal groups of about `group-blocks` thread
+    blocks (several waves), and inside a group the query blocks run from
+    the last (most work) to the first, the group's heads innermost: the
+    longest blocks start first and each group ends on its shortest ones
+    (longest-processing-time-first, as FlashAttention-3 schedules causal
+    tiles). About (resident blocks) / G of each head's query blocks run at
+    once and share its K and V in L2.
+
+      G = ceil(B·H / ceil(B·H / ceil(group-blocks / T)))   (T = X)
+      g = L / (G·T),  r = L % (G·T),  Gg = min(G, B·H - g·G)
+      query block = T - 1 - r / Gg,  n = g·G + r % Gg
+      batch = n / H,  head = n % H
     Scalar values the grid reads from outside are recomputed in the kernel
     from the arguments (only side-effect-free ops; else unsupported).
 
@@ -58,6 +76,12 @@ def ConvertAttnGPUToNVVM : Pass<"convert-attn-gpu-to-nvvm", "::mlir::ModuleOp"> 
     Anything else in a grid (an op on a tile without a layout, a layout pair
     convert_layout cannot move between) is reported as unsupported.
   }];
+  let options = [
+    Option<"groupBlocks", "group-blocks", "int64_t", /*default=*/"-1",
+           "Causal programs: thread blocks per group of heads run longest "
+           "first (-1: 4 per SM of the grid's target, else 528; 0: the "
+           "query blocks of one head together, the last first)">
+  ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
     "::mlir::NVVM::NVVMDialect", "::mlir::arith::ArithDialect",

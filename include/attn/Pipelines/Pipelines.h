@@ -83,6 +83,12 @@ struct CodegenPipelineOptions
       llvm::cl::desc("attn-defer-row-sums: the row sum's cross-lane "
                      "reduction once after the loop instead of per block"),
       llvm::cl::init(true)};
+  Option<int64_t> groupBlocks{
+      *this, "group-blocks",
+      llvm::cl::desc("Causal block order: thread blocks per group of heads "
+                     "run longest first (-1: 4 per SM; 0: one head's query "
+                     "blocks together)"),
+      llvm::cl::init(-1)};
 };
 
 /// The GPU chips the code generator accepts.
