@@ -164,6 +164,7 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   pm.addPass(createAttnPipelineKVLoop(pipe));
   ConvertAttnGPUToNVVMOptions convert;
   convert.groupBlocks = opts.groupBlocks;
+  convert.fragmentPrefetch = opts.fragmentPrefetch;
   pm.addPass(createConvertAttnGPUToNVVM(convert));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -78,6 +78,11 @@ static cl::opt<int64_t> groupBlocks(
              "longest first (-1: 4 per SM; 0: one head's query blocks "
              "together)"),
     cl::init(-1));
+static cl::opt<int64_t> fragmentPrefetch(
+    "fragment-prefetch",
+    cl::desc("attn.dot: B-fragment ldmatrix issued this many steps before "
+             "the mma.sync that reads it (-1: the backend's default)"),
+    cl::init(-1));
 static cl::opt<double> rescaleThreshold(
     "rescale-threshold",
     cl::desc("Online softmax: powers of two a row max may grow before O is "
@@ -392,6 +397,7 @@ int main(int argc, char **argv) {
             opts.rescaleThreshold = rescaleThreshold;
             opts.deferRowSums = deferRowSums;
             opts.groupBlocks = groupBlocks;
+            opts.fragmentPrefetch = fragmentPrefetch;
             FailureOr<mlir::attn::CompiledKernel> k =
                 mlir::attn::compileGPUKernel(*module, opts);
             if (failed(k))

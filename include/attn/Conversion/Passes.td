@@ -80,7 +80,13 @@ def ConvertAttnGPUToNVVM : Pass<"convert-attn-gpu-to-nvvm", "::mlir::ModuleOp"> 
     Option<"groupBlocks", "group-blocks", "int64_t", /*default=*/"-1",
            "Causal programs: thread blocks per group of heads run longest "
            "first (-1: 4 per SM of the grid's target, else 528; 0: the "
-           "query blocks of one head together, the last first)">
+           "query blocks of one head together, the last first)">,
+    Option<"fragmentPrefetch", "fragment-prefetch", "int64_t",
+           /*default=*/"-1",
+           "attn.dot: issue each B-fragment ldmatrix this many (k-step, "
+           "n-tile pair) steps before the mma.sync that reads it (-1: by "
+           "head dim: 0 up to 64, 4 up to 128, else 8; 0: right before "
+           "it)">
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",

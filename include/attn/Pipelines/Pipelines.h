@@ -89,6 +89,12 @@ struct CodegenPipelineOptions
                      "run longest first (-1: 4 per SM; 0: one head's query "
                      "blocks together)"),
       llvm::cl::init(-1)};
+  Option<int64_t> fragmentPrefetch{
+      *this, "fragment-prefetch",
+      llvm::cl::desc("attn.dot: B-fragment ldmatrix issued this many steps "
+                     "before the mma.sync that reads it (-1: the backend's "
+                     "default)"),
+      llvm::cl::init(-1)};
 };
 
 /// The GPU chips the code generator accepts.

@@ -605,6 +605,14 @@ struct ConvertAttnGPUToNVVMPass
       }
     });
     grid.getBody()->walk([&](MaskOp m) { causal |= m.getCausal(); });
+    // B fragments loaded ahead of their mma.sync (H100, bf16, two runs vs
+    // none ahead): D = 128: 4 steps +2-5% (8: the same, and sm_80's kernel
+    // spills); D = 256: 8 steps +0-2% (4: -1%); D = 64: 4 and 8 cost 1-2%
+    // without LSE or mask (PERF-NOTES v13).
+    info.fragmentPrefetch = fragmentPrefetch >= 0 ? fragmentPrefetch
+                            : headDim <= 64       ? 0
+                            : headDim <= 128      ? 4
+                                                  : 8;
     auto target = grid->getAttrOfType<TargetAttr>(kTargetAttrName);
     // Causal: heads in groups of about `blocks` thread blocks, longest
     // query blocks first. 4 per SM: two to four waves (1-2 resident blocks

@@ -44,8 +44,10 @@ struct SharedAFragments {
 };
 
 struct DotLowering : public OpConversionPattern<DotOp> {
-  DotLowering(TileTypeConverter &tc, const KernelInfo &, MLIRContext *ctx)
-      : OpConversionPattern<DotOp>(tc, ctx) {}
+  DotLowering(TileTypeConverter &tc, const KernelInfo &info,
+              MLIRContext *ctx)
+      : OpConversionPattern<DotOp>(tc, ctx), info(info) {}
+  const KernelInfo &info;
 
   LogicalResult
   matchAndRewrite(DotOp op, OpAdaptor adaptor,
@@ -139,18 +141,31 @@ struct DotLowering : public OpConversionPattern<DotOp> {
         acc[(t * NT + n) * 4 + el] =
             LLVM::ExtractValueOp::create(rewriter, loc, r, el);
     };
-    for (int64_t kk = 0; kk < KS; ++kk) {
-      SmallVector<SmallVector<Value, 4>> a;
-      for (int64_t t = 0; t < MT; ++t)
-        a.push_back(aFrag(t, kk));
-      for (int64_t p = 0; p < NT / 2; ++p) {
-        SmallVector<Value, 4> bq =
-            trans ? ldmatrix4(e, rhs.at(e, rlb, 16 * kk, 2 * p), true)
-                  : ldmatrix4(e, rhs.at(e, rlb, 16 * p, 2 * kk), false);
-        for (int64_t t = 0; t < MT; ++t) {
-          mmaSync(a[t], bq[0], bq[1], t, 2 * p);
-          mmaSync(a[t], bq[2], bq[3], t, 2 * p + 1);
-        }
+    // Steps s = (kk, p) in order: one B ldmatrix.x4 (n-tiles 2p, 2p + 1 of
+    // k-step kk), then its 2·MT mma.sync. The loads of step s + ahead are
+    // issued before the mma of step s (the A fragments of k-step kk with
+    // the load of (kk, 0)), so that ldmatrix's latency overlaps mma.
+    const int64_t pairs = NT / 2, steps = KS * pairs;
+    const int64_t ahead = std::clamp<int64_t>(info.fragmentPrefetch, 0, steps);
+    SmallVector<SmallVector<Value, 4>> bq(steps);
+    SmallVector<SmallVector<SmallVector<Value, 4>>> a(KS);
+    auto load = [&](int64_t s) {
+      int64_t kk = s / pairs, p = s % pairs;
+      if (p == 0)
+        for (int64_t t = 0; t < MT; ++t)
+          a[kk].push_back(aFrag(t, kk));
+      bq[s] = trans ? ldmatrix4(e, rhs.at(e, rlb, 16 * kk, 2 * p), true)
+                    : ldmatrix4(e, rhs.at(e, rlb, 16 * p, 2 * kk), false);
+    };
+    for (int64_t s = 0; s < ahead; ++s)
+      load(s);
+    for (int64_t s = 0; s < steps; ++s) {
+      if (s + ahead < steps)
+        load(s + ahead);
+      int64_t kk = s / pairs, p = s % pairs;
+      for (int64_t t = 0; t < MT; ++t) {
+        mmaSync(a[kk][t], bq[s][0], bq[s][1], t, 2 * p);
+        mmaSync(a[kk][t], bq[s][2], bq[s][3], t, 2 * p + 1);
       }
     }
     rewriter.replaceOp(

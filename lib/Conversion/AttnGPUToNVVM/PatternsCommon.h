@@ -39,6 +39,9 @@ public:
 /// Per-kernel facts the patterns read.
 struct KernelInfo {
   int64_t warps = 4;
+  /// attn.dot: B-fragment loads (ldmatrix.x4) issued this many steps ahead
+  /// of the mma.sync that reads them.
+  int64_t fragmentPrefetch = 0;
   int64_t threads() const { return 32 * warps; }
 };
 
