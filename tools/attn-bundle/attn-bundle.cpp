@@ -51,59 +51,63 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
+static cl::OptionCategory category("attn-bundle options");
 static cl::opt<std::string> outDir("out-dir", cl::desc("Bundle directory"),
-                                   cl::Required);
+                                   cl::Required, cl::cat(category));
 static cl::list<std::string> chips("chips", cl::desc("GPU chips"),
-                                   cl::CommaSeparated);
+                                   cl::CommaSeparated, cl::cat(category));
 static cl::list<std::string> dtypes("dtypes", cl::desc("f16, bf16"),
-                                    cl::CommaSeparated);
+                                    cl::CommaSeparated, cl::cat(category));
 static cl::list<int64_t> headDims("head-dims", cl::desc("Head dims"),
-                                  cl::CommaSeparated);
+                                  cl::CommaSeparated, cl::cat(category));
 // Tuning knobs (defaults: the compiler's heuristics), for benchmarking
 // variants against each other.
 static cl::opt<int64_t> blockQ("block-q", cl::desc("Query block rows"),
-                               cl::init(0));
+                               cl::init(0), cl::cat(category));
 static cl::opt<int64_t> blockKV("block-kv", cl::desc("Key/value block rows"),
-                                cl::init(0));
+                                cl::init(0), cl::cat(category));
 static cl::opt<int64_t> mTiles("m-tiles", cl::desc("16-row m-tiles per warp"),
-                               cl::init(0));
+                               cl::init(0), cl::cat(category));
 static cl::opt<int64_t> qInRegisters("q-in-registers",
                                      cl::desc("Q fragments in registers"),
-                                     cl::init(-1));
-static cl::opt<int64_t>
-    kvStages("kv-stages", cl::desc("K/V shared-memory stages (0: auto, 2; 1: one slot per load)"), cl::init(0));
+                                     cl::init(-1), cl::cat(category));
+static cl::opt<int64_t> kvStages(
+    "kv-stages",
+    cl::desc("K/V shared-memory stages (0: auto, 2; 1: one slot per load)"),
+    cl::init(0), cl::cat(category));
 static cl::opt<int64_t> groupBlocks(
     "group-blocks",
     cl::desc("Causal block order: thread blocks per group of heads run "
              "longest first (-1: 4 per SM; 0: one head's query blocks "
              "together)"),
-    cl::init(-1));
+    cl::init(-1), cl::cat(category));
 static cl::opt<int64_t> fragmentPrefetch(
     "fragment-prefetch",
     cl::desc("attn.dot: B-fragment ldmatrix issued this many steps before "
              "the mma.sync that reads it (-1: the backend's default)"),
-    cl::init(-1));
+    cl::init(-1), cl::cat(category));
 static cl::opt<double> rescaleThreshold(
     "rescale-threshold",
     cl::desc("Online softmax: powers of two a row max may grow before O is "
              "rescaled (-1: the backend's default)"),
-    cl::init(-1.0));
-static cl::opt<bool> deferRowSums(
-    "defer-row-sums",
-    cl::desc("Row sums reduced across lanes once, after the loop"),
-    cl::init(true));
+    cl::init(-1.0), cl::cat(category));
+static cl::opt<bool>
+    deferRowSums("defer-row-sums",
+                 cl::desc("Row sums reduced across lanes once, after the loop"),
+                 cl::init(true), cl::cat(category));
 static cl::opt<std::string>
     ptxasPath("ptxas",
               cl::desc("ptxas to assemble each kernel into SASS (cubins) "
-                       "with; without it the bundle is PTX only"));
+                       "with; without it the bundle is PTX only"),
+              cl::cat(category));
 static cl::list<std::string> sassChips(
     "sass-chips",
     cl::desc("Chips to assemble SASS for (needs --ptxas; default: sm_80, "
              "sm_86, sm_89, sm_90a, those that a --chips PTX serves)"),
-    cl::CommaSeparated);
+    cl::CommaSeparated, cl::cat(category));
 static cl::opt<unsigned>
     jobs("jobs", cl::desc("ptxas processes at a time (0: one per core)"),
-         cl::init(0));
+         cl::init(0), cl::cat(category));
 
 namespace {
 OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, Type et, int64_t d,
@@ -279,6 +283,7 @@ PtxasUsage parsePtxasOutput(llvm::StringRef output) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
+  cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv,
                               "attn-bundle: ahead-of-time GPU kernels\n");
   if (chips.empty())
