@@ -2,7 +2,7 @@
 # The one script to run on the lent GPU machine, from the repo root:
 #
 #   tools/gpu-check.sh [--quick] [--no-sanitize] [--sanitize-only] [--jit-only]
-#                      [--sanitize-chips all|selected] [--no-plot]
+#                      [--sanitize-chips all|selected] [--no-plot] [--no-mosaic]
 #                      [extra gpu_check.py args, e.g. --only correctness]
 #
 # 1. builds the runtime there with its CMake (no MLIR: -DATTN_ENABLE_COMPILER=OFF)
@@ -18,8 +18,10 @@
 #    first call of a bundled kernel (SASS) and of its PTX, problems the
 #    bundle lacks through libattn_jit (cold, disk cache, threads, processes,
 #    damaged and read-only caches); --jit-only stops after it;
-# 4. runs tools/gpu_check.py: correctness over many shapes, then timing against
-#    torch SDPA (FlashAttention-2 and cuDNN);
+# 4. runs tools/gpu_check.py: correctness over many shapes, then timing (bf16
+#    and f16) against torch SDPA (FlashAttention-2 and cuDNN) and, for f16,
+#    Mosaic GPU (tools/bench_mosaic.py, run first when jax is there; a
+#    reference, not a failure when it cannot run; --no-mosaic skips it);
 # 5. runs tools/gpu_programs.py when gpuprog/ was carried (--quick: fewer
 #    shapes there too);
 # 6. (--sanitize, the default) runs tools/sanitize_gpu.py: every kernel family
@@ -48,6 +50,7 @@ SANITIZE_ONLY=0
 JIT_ONLY=0
 SANITIZE_CHIPS=all
 PLOT=1
+MOSAIC=1
 QUICK=0
 ARGS=()
 while [ $# -gt 0 ]; do
@@ -62,6 +65,7 @@ while [ $# -gt 0 ]; do
     ;;
   --sanitize-chips=*) SANITIZE_CHIPS=${1#*=} ;;
   --no-plot) PLOT=0 ;;
+  --no-mosaic) MOSAIC=0 ;;
   --quick) QUICK=1 ARGS+=("$1") ;;
   *) ARGS+=("$1") ;;
   esac
@@ -225,10 +229,30 @@ if [ $JIT_ONLY -eq 1 ]; then
 fi
 run_jit_check
 
+# Timing: bf16 and f16 unless the arguments say which; f16 beside Mosaic
+# GPU (Hopper; jax on the machine), at the criteria's sizes.
+TIMING_ARGS=()
+case " ${ARGS[*]} " in
+*" --only correctness "* | *" --only=correctness "*) MOSAIC=0 ;;
+*" --timing-dtypes "*) ;;
+*) TIMING_ARGS+=(--timing-dtypes bf16 f16) ;;
+esac
+if [ $MOSAIC -eq 1 ]; then
+  step "Mosaic GPU (tools/bench_mosaic.py)"
+  MOSAIC_ARGS=()
+  [ $QUICK -eq 1 ] && MOSAIC_ARGS=(--d 64 128 --n 4096)
+  rm -f "$OUT_DIR/mosaic.json"
+  XLA_PYTHON_CLIENT_PREALLOCATE=false PYTHONUNBUFFERED=1 timeout 420 \
+    python3 tools/bench_mosaic.py --out "$OUT_DIR/mosaic.json" \
+    "${MOSAIC_ARGS[@]}" 2>&1 | tee "$OUT_DIR/mosaic.log"
+  [ -f "$OUT_DIR/mosaic.json" ] &&
+    TIMING_ARGS+=(--mosaic "$OUT_DIR/mosaic.json")
+fi
+
 step "tools/gpu_check.py"
 PYTHONUNBUFFERED=1 python3 tools/gpu_check.py \
   --lib "$BUILD/lib/libattn_runtime_c.so" --bundle "$BUNDLE" \
-  --out "$OUT_DIR/gpu_check.json" "${ARGS[@]}" 2>&1 |
+  --out "$OUT_DIR/gpu_check.json" "${TIMING_ARGS[@]}" "${ARGS[@]}" 2>&1 |
   tee "$OUT_DIR/gpu_check.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || fail "gpu_check.py"
 

@@ -256,15 +256,16 @@ def api_checks():
              "misaligned", "too_small", "host_overhead")]
 
 
-def timing_configs(quick, ns=None, ds=None):
+def timing_configs(quick, ns=None, ds=None, dtypes=None):
     out = []
-    for D in (ds or (64, 128, 256)):
-        for causal in (False, True):
-            for N in (ns or ((1024, 4096) if quick else
-                             (512, 1024, 2048, 4096, 8192, 16384))):
-                out.append(dict(kind="timing", dtype="bf16", D=D,
-                                causal=causal, N=N, B=16384 // N,
-                                H=2048 // D))
+    for dtype in (dtypes or ("bf16",)):
+        for D in (ds or (64, 128, 256)):
+            for causal in (False, True):
+                for N in (ns or ((1024, 4096) if quick else
+                                 (512, 1024, 2048, 4096, 8192, 16384))):
+                    out.append(dict(kind="timing", dtype=dtype, D=D,
+                                    causal=causal, N=N, B=16384 // N,
+                                    H=2048 // D))
     return out
 
 
@@ -525,8 +526,9 @@ def run_timing(rt, job, seed):
     gen.manual_seed(seed)
     B, H, N, D, causal = job["B"], job["H"], job["N"], job["D"], \
         job["causal"]
+    tdtype = {"bf16": torch.bfloat16, "f16": torch.float16}[job["dtype"]]
     q, k, v = (torch.randn(B, H, N, D, device="cuda", generator=gen,
-                           dtype=torch.float32).to(torch.bfloat16)
+                           dtype=torch.float32).to(tdtype)
                for _ in range(3))
     o = torch.empty_like(q)
     flops = 4.0 * B * H * N * N * D / (2 if causal else 1)
@@ -634,6 +636,8 @@ def run_jobs(args, jobs, results_path):
             cmd += ["--timing-n"] + [str(n) for n in args.timing_n]
         if args.timing_d:
             cmd += ["--timing-d"] + [str(d) for d in args.timing_d]
+        if args.timing_dtypes:
+            cmd += ["--timing-dtypes"] + args.timing_dtypes
         proc = subprocess.Popen(cmd)
         current, last_event = None, time.time()
         fatal = None
@@ -720,7 +724,12 @@ def main():
     ap.add_argument("--timing-n", type=int, nargs="+",
                     help="sequence lengths to time (default: 512..16k)")
     ap.add_argument("--timing-d", type=int, nargs="+",
-                    help="head dims to time (default: 64 128)")
+                    help="head dims to time (default: 64 128 256)")
+    ap.add_argument("--timing-dtypes", nargs="+", choices=("bf16", "f16"),
+                    help="dtypes to time (default: bf16)")
+    ap.add_argument("--mosaic", metavar="JSON",
+                    help="Mosaic GPU's times (tools/bench_mosaic.py --out): "
+                    "a column beside the matching timing rows")
     ap.add_argument("--case-timeout", type=float, default=300,
                     help="seconds without progress before a case counts as "
                     "hung")
@@ -733,7 +742,8 @@ def main():
     if args.only != "timing":
         jobs += correctness_cases(args.quick) + api_checks()
     if args.only != "correctness":
-        jobs += timing_configs(args.quick, args.timing_n, args.timing_d)
+        jobs += timing_configs(args.quick, args.timing_n, args.timing_d,
+                               args.timing_dtypes)
     if args.worker:
         return worker(args, jobs)
 
@@ -763,8 +773,21 @@ def main():
     timing = [r for r in rows if r["kind"] == "timing"]
     failed = [r for r in corr if not r["ok"] and not r.get("unsupported")]
     unsupported = [r for r in corr if r.get("unsupported")]
+    if args.mosaic and timing:
+        try:
+            with open(args.mosaic) as f:
+                mrows = json.load(f).get("rows", [])
+        except (OSError, ValueError) as e:
+            print(f"gpu_check: no Mosaic GPU column: {args.mosaic}: {e}")
+            mrows = []
+        for r in timing:
+            for m in mrows:
+                if (m.get("dtype"), m.get("D"), m.get("causal"), m.get("N")) \
+                        == (r["dtype"], r["D"], r["causal"], r["N"]) \
+                        and "tflops" in m:
+                    r["mosaic_tflops"] = m["tflops"]
     for r in timing:
-        for n in ("fa2", "cudnn"):
+        for n in ("fa2", "cudnn", "mosaic"):
             if "ours_tflops" in r and f"{n}_tflops" in r:
                 r[f"ours_over_{n}"] = r["ours_tflops"] / r[f"{n}_tflops"]
 
@@ -772,8 +795,9 @@ def main():
         json.dump(dict(device=dev, torch=torch.__version__, seed=args.seed,
                        correctness=corr, timing=timing), f, indent=1)
     csv_path = os.path.splitext(args.out)[0] + ".csv"
-    cols = ["D", "causal", "N", "B", "H", "ours_tflops", "fa2_tflops",
-            "cudnn_tflops", "ours_over_fa2", "ours_over_cudnn", "ours_ms",
+    cols = ["dtype", "D", "causal", "N", "B", "H", "ours_tflops",
+            "fa2_tflops", "cudnn_tflops", "mosaic_tflops", "ours_over_fa2",
+            "ours_over_cudnn", "ours_over_mosaic", "ours_ms",
             "fa2_ms", "cudnn_ms", "ours_vs_fa2_rel", "kernel", "error"]
     with open(csv_path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
@@ -794,24 +818,31 @@ def main():
     for r in unsupported[:5]:
         print(f"  unsupported {describe(r)}: {r.get('error', '')}")
     print(f"rows written to {args.out} and {csv_path}")
-    if timing:
+    def fmt(r, key, spec):
+        return format(r[key], spec) if key in r else "-"
+    for dtype in dict.fromkeys(r["dtype"] for r in timing):
+        rows_d = [r for r in timing if r["dtype"] == dtype]
+        mosaic = any("mosaic_tflops" in r for r in rows_d)
         print()
-        print(f"bf16 forward, B*N = 16384, H*D = 2048, {dev} (TFLOP/s; "
+        print(f"{dtype} forward, B*N = 16384, H*D = 2048, {dev} (TFLOP/s; "
               "causal FLOPs halved)")
         hdr = (f"{'D':>4} {'mask':>6} {'N':>6} {'ours':>7} {'FA2':>7} "
-               f"{'cuDNN':>7} {'ours/FA2':>9} {'ours/cuDNN':>11}")
+               f"{'cuDNN':>7}" + (f" {'Mosaic':>7}" if mosaic else "") +
+               f" {'ours/FA2':>9} {'ours/cuDNN':>11}" +
+               (f" {'ours/Mosaic':>12}" if mosaic else ""))
         print(hdr)
         print("-" * len(hdr))
-
-        def fmt(r, key, spec):
-            return format(r[key], spec) if key in r else "-"
-        for r in timing:
+        for r in rows_d:
             print(f"{r['D']:>4} {'causal' if r['causal'] else 'full':>6} "
                   f"{r['N']:>6} {fmt(r, 'ours_tflops', '7.1f'):>7} "
                   f"{fmt(r, 'fa2_tflops', '7.1f'):>7} "
-                  f"{fmt(r, 'cudnn_tflops', '7.1f'):>7} "
-                  f"{fmt(r, 'ours_over_fa2', '9.2f'):>9} "
-                  f"{fmt(r, 'ours_over_cudnn', '11.2f'):>11}")
+                  f"{fmt(r, 'cudnn_tflops', '7.1f'):>7}" +
+                  (f" {fmt(r, 'mosaic_tflops', '7.1f'):>7}" if mosaic
+                   else "") +
+                  f" {fmt(r, 'ours_over_fa2', '9.2f'):>9} "
+                  f"{fmt(r, 'ours_over_cudnn', '11.2f'):>11}" +
+                  (f" {fmt(r, 'ours_over_mosaic', '12.2f'):>12}" if mosaic
+                   else ""))
     return 1 if failed else 0
 
 
