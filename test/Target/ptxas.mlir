@@ -7,8 +7,9 @@
 // Four sm_90a kernels, f16/bf16 D = 128 non-causal with and without LSE
 // (the 128x64 blocks of two m-tiles per warp that fill all 255 registers),
 // spill 16 bytes: since attn.dot loads B fragments 4 steps ahead of their
-// mma (fragment-prefetch), one 4-byte value is stored and reloaded once per
-// key/value iteration of each loop (seen in the SASS); measured faster than
+// mma (fragment-prefetch), one row's running sum l (l' = α·l + rowsum) is
+// stored and reloaded once per key/value iteration of each loop (seen in
+// the SASS: one STL and one LDL per iteration); measured faster than
 // without the prefetch (0-8 bytes, outside the loops): PERF-NOTES v13. Any
 // other spill, or a larger one, fails.
 // REQUIRES: ptxas
