@@ -256,7 +256,7 @@ def api_checks():
              "misaligned", "too_small", "host_overhead")]
 
 
-def timing_configs(quick, ns=None, ds=None, dtypes=None):
+def timing_configs(quick, ns=None, ds=None, dtypes=None, lse=False):
     out = []
     for dtype in (dtypes or ("bf16",)):
         for D in (ds or (64, 128, 256)):
@@ -265,7 +265,7 @@ def timing_configs(quick, ns=None, ds=None, dtypes=None):
                                  (512, 1024, 2048, 4096, 8192, 16384))):
                     out.append(dict(kind="timing", dtype=dtype, D=D,
                                     causal=causal, N=N, B=16384 // N,
-                                    H=2048 // D))
+                                    H=2048 // D, lse=lse))
     return out
 
 
@@ -531,12 +531,14 @@ def run_timing(rt, job, seed):
                            dtype=torch.float32).to(tdtype)
                for _ in range(3))
     o = torch.empty_like(q)
+    lse = (torch.empty(B, H, N, device="cuda", dtype=torch.float32)
+           if job.get("lse") else None)
     flops = 4.0 * B * H * N * N * D / (2 if causal else 1)
     stream = torch.cuda.current_stream().cuda_stream or None
     res = dict(flops=flops)
 
     def ours():
-        rt.forward(q, k, v, o, None, causal=causal, stream=stream)
+        rt.forward(q, k, v, o, lse, causal=causal, stream=stream)
 
     try:
         ours()
@@ -638,6 +640,8 @@ def run_jobs(args, jobs, results_path):
             cmd += ["--timing-d"] + [str(d) for d in args.timing_d]
         if args.timing_dtypes:
             cmd += ["--timing-dtypes"] + args.timing_dtypes
+        if args.timing_lse:
+            cmd.append("--timing-lse")
         proc = subprocess.Popen(cmd)
         current, last_event = None, time.time()
         fatal = None
@@ -727,6 +731,9 @@ def main():
                     help="head dims to time (default: 64 128 256)")
     ap.add_argument("--timing-dtypes", nargs="+", choices=("bf16", "f16"),
                     help="dtypes to time (default: bf16)")
+    ap.add_argument("--timing-lse", action="store_true",
+                    help="time attn writing the log-sum-exp too (SDPA's "
+                    "forward computes it either way)")
     ap.add_argument("--mosaic", metavar="JSON",
                     help="Mosaic GPU's times (tools/bench_mosaic.py --out): "
                     "a column beside the matching timing rows")
@@ -743,7 +750,7 @@ def main():
         jobs += correctness_cases(args.quick) + api_checks()
     if args.only != "correctness":
         jobs += timing_configs(args.quick, args.timing_n, args.timing_d,
-                               args.timing_dtypes)
+                               args.timing_dtypes, args.timing_lse)
     if args.worker:
         return worker(args, jobs)
 
@@ -824,8 +831,9 @@ def main():
         rows_d = [r for r in timing if r["dtype"] == dtype]
         mosaic = any("mosaic_tflops" in r for r in rows_d)
         print()
+        with_lse = ", attn writing LSE" if args.timing_lse else ""
         print(f"{dtype} forward, B*N = 16384, H*D = 2048, {dev} (TFLOP/s; "
-              "causal FLOPs halved)")
+              f"causal FLOPs halved{with_lse})")
         hdr = (f"{'D':>4} {'mask':>6} {'N':>6} {'ours':>7} {'FA2':>7} "
                f"{'cuDNN':>7}" + (f" {'Mosaic':>7}" if mosaic else "") +
                f" {'ours/FA2':>9} {'ours/cuDNN':>11}" +
