@@ -506,33 +506,12 @@ struct ConvertAttnGPUToNVVMPass
     }
     // In 32 bits (grid dimensions are below 2^31): the results stay live to
     // the epilogue, and 64-bit values would take two registers each.
-    Type i32 = b.getI32Type();
+    Emitter e(b, loc);
     auto u32 = [&](Value v) -> Value {
-      return arith::IndexCastUIOp::create(b, loc, i32, v);
+      return arith::IndexCastUIOp::create(b, loc, e.i32(), v);
     };
     auto index = [&](Value v) -> Value {
       return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
-    };
-    auto c32 = [&](int64_t v) -> Value {
-      return arith::ConstantIntOp::create(b, loc, i32, v);
-    };
-    auto mul = [&](Value l, Value r) -> Value {
-      return arith::MulIOp::create(b, loc, l, r);
-    };
-    auto add = [&](Value l, Value r) -> Value {
-      return arith::AddIOp::create(b, loc, l, r);
-    };
-    auto sub = [&](Value l, Value r) -> Value {
-      return arith::SubIOp::create(b, loc, l, r);
-    };
-    auto div = [&](Value l, Value r) -> Value {
-      return arith::DivUIOp::create(b, loc, l, r);
-    };
-    auto ceilDiv = [&](Value l, Value r) -> Value {
-      return arith::CeilDivUIOp::create(b, loc, l, r);
-    };
-    auto rem = [&](Value l, Value r) -> Value {
-      return arith::RemUIOp::create(b, loc, l, r);
     };
     // Causal: query block t costs t + 1 key blocks. Longest first inside
     // equal groups of G heads (T = X query blocks a head, Y·Z heads):
@@ -542,22 +521,22 @@ struct ConvertAttnGPUToNVVMPass
     Value x = u32(bx), y = u32(by), z = u32(bz), nx32 = u32(nx);
     Value ny = u32(gridDim(gpu::Dimension::y));
     Value nz = u32(gridDim(gpu::Dimension::z));
-    Value heads = mul(ny, nz);
-    Value linear = add(x, mul(nx32, add(y, mul(ny, z))));
-    Value groups = ceilDiv(
-        heads, ceilDiv(c32(std::min<int64_t>(groupBlocks, INT32_MAX)), nx32));
-    Value groupHeads = ceilDiv(heads, groups);
-    Value groupSize = mul(groupHeads, nx32);
-    Value g = div(linear, groupSize);
-    Value r = rem(linear, groupSize);
-    Value firstHead = mul(g, groupHeads);
-    Value headsHere =
-        arith::MinUIOp::create(b, loc, groupHeads, sub(heads, firstHead));
-    Value n = add(firstHead, rem(r, headsHere));
-    map.map(grid.getInductionVar(0), index(div(n, ny)));
-    map.map(grid.getInductionVar(1), index(rem(n, ny)));
+    Value heads = e.mul(ny, nz);
+    Value linear = e.add(x, e.mul(nx32, e.add(y, e.mul(ny, z))));
+    Value groups = e.uceilDiv(
+        heads,
+        e.uceilDiv(e.c32(std::min<int64_t>(groupBlocks, INT32_MAX)), nx32));
+    Value groupHeads = e.uceilDiv(heads, groups);
+    Value groupSize = e.mul(groupHeads, nx32);
+    Value g = e.udiv(linear, groupSize);
+    Value r = e.urem(linear, groupSize);
+    Value firstHead = e.mul(g, groupHeads);
+    Value headsHere = e.umin(groupHeads, e.sub(heads, firstHead));
+    Value n = e.add(firstHead, e.urem(r, headsHere));
+    map.map(grid.getInductionVar(0), index(e.udiv(n, ny)));
+    map.map(grid.getInductionVar(1), index(e.urem(n, ny)));
     map.map(grid.getInductionVar(2),
-            index(sub(sub(nx32, c32(1)), div(r, headsHere))));
+            index(e.sub(e.sub(nx32, e.c32(1)), e.udiv(r, headsHere))));
   }
 
   LogicalResult outline(scf::ForallOp grid, ModuleOp top, int64_t index) {

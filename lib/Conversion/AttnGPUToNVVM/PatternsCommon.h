@@ -67,6 +67,10 @@ struct Emitter {
   Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
   Value udiv(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
   Value urem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
+  Value uceilDiv(Value x, Value y) {
+    return arith::CeilDivUIOp::create(b, loc, x, y);
+  }
+  Value umin(Value x, Value y) { return arith::MinUIOp::create(b, loc, x, y); }
   Value xori(Value x, Value y) { return arith::XOrIOp::create(b, loc, x, y); }
   Value cmp(arith::CmpIPredicate p, Value x, Value y) {
     return arith::CmpIOp::create(b, loc, p, x, y);
