@@ -392,6 +392,34 @@ struct ConvertAttnGPUToNVVMPass
     return gm;
   }
 
+  /// Every tile load and store addresses a row as consecutive elements
+  /// (16-byte cp.async chunks, element pairs): the memref's innermost stride
+  /// must be 1, known when the kernel is compiled. A strided innermost
+  /// dimension would be read as if it were contiguous.
+  LogicalResult checkRowAccess(scf::ForallOp grid) {
+    WalkResult r = grid.getBody()->walk([&](Operation *op) {
+      Value mem;
+      if (auto l = dyn_cast<LoadTileOp>(op))
+        mem = l.getSource();
+      else if (auto s = dyn_cast<StoreTileOp>(op))
+        mem = s.getDest();
+      else if (auto a = dyn_cast<AsyncLoadTileOp>(op))
+        mem = a.getSource();
+      else
+        return WalkResult::advance();
+      auto t = dyn_cast<MemRefType>(mem.getType());
+      if (t && !t.isLastDimUnitStride()) {
+        op->emitError() << "unsupported: " << t
+                        << " on the GPU: the innermost stride must be 1 "
+                           "(statically); rows are read and written as "
+                           "consecutive elements";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return failure(r.wasInterrupted());
+  }
+
   /// The warps of the program's mma layout (every register tile has it).
   FailureOr<int64_t> programWarps(scf::ForallOp grid) {
     int64_t warps = 0;
@@ -549,6 +577,8 @@ struct ConvertAttnGPUToNVVMPass
                             "(batch, head, query block) scf.forall grid");
     FailureOr<int64_t> warps = programWarps(grid);
     if (failed(warps))
+      return failure();
+    if (failed(checkRowAccess(grid)))
       return failure();
     KernelInfo info;
     info.warps = *warps;

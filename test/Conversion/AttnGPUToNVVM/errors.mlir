@@ -97,3 +97,37 @@ func.func @reduce_half_ntile(%s: memref<?x16xf32>, %l: memref<?x4xf32>) {
   }
   return
 }
+
+// -----
+
+// Rows are copied as consecutive elements: a dynamic innermost stride would
+// be read as if it were 1.
+#mma = #attn.mma<warps = 1>
+func.func @strided_rows(%s: memref<?x16xf32, strided<[?, ?], offset: ?>>,
+                        %d: memref<?x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    // expected-error @+1 {{unsupported: 'memref<?x16xf32, strided<[?, ?], offset: ?>>' on the GPU: the innermost stride must be 1 (statically)}}
+    %t = attn.load_tile %s[%c0] rows %c16 : memref<?x16xf32, strided<[?, ?], offset: ?>> -> tensor<16x16xf32, #mma>
+    attn.store_tile %t, %d[%c0] rows %c16 : tensor<16x16xf32, #mma>, memref<?x16xf32>
+  }
+  return
+}
+
+// -----
+
+#mma = #attn.mma<warps = 1>
+func.func @strided_store(%s: memref<?x16xf32>,
+                         %d: memref<?x16xf32, strided<[32, 2]>>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %t = attn.load_tile %s[%c0] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32, #mma>
+    // expected-error @+1 {{unsupported: 'memref<?x16xf32, strided<[32, 2]>>' on the GPU: the innermost stride must be 1 (statically)}}
+    attn.store_tile %t, %d[%c0] rows %c16 : tensor<16x16xf32, #mma>, memref<?x16xf32, strided<[32, 2]>>
+  }
+  return
+}
