@@ -186,9 +186,9 @@ void mlir::attn::buildGPUSerializePipeline(OpPassManager &pm,
   target.features = "+ptx80";
   target.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(target));
-  GpuModuleToBinaryPassOptions bin;
-  bin.compilationTarget = "isa";
-  pm.addPass(createGpuModuleToBinaryPass(bin));
+  AttnGPUModuleToBinaryOptions bin;
+  bin.format = "isa";
+  pm.addPass(createAttnGPUModuleToBinary(bin));
 }
 
 void mlir::attn::buildGPUCodegenPipeline(OpPassManager &pm,
@@ -282,7 +282,7 @@ mlir::attn::compileGPUKernel(ModuleOp module,
   PassManager ptxPm(ctx);
   double binaryMs = 0;
   ptxPm.addInstrumentation(
-      std::make_unique<PassTimer>("gpu-module-to-binary", binaryMs));
+      std::make_unique<PassTimer>("attn-gpu-module-to-binary", binaryMs));
   buildGPUSerializePipeline(ptxPm, opts);
   t0 = std::chrono::steady_clock::now();
   LogicalResult ptxResult = ptxPm.run(module);

@@ -96,4 +96,48 @@ def ConvertAttnGPUToNVVM : Pass<"convert-attn-gpu-to-nvvm", "::mlir::ModuleOp"> 
   ];
 }
 
+def AttnGPUModuleToBinary : Pass<"attn-gpu-module-to-binary",
+                                 "::mlir::ModuleOp"> {
+  let summary = "gpu-module-to-binary with attn's NVPTX code generation "
+                "settings";
+  let description = [{
+    Serialises the `gpu.module`s as upstream `gpu-module-to-binary` does
+    (their NVVM target attributes say the chip, features and optimisation
+    level), with one difference: where one of them holds a kernel whose
+    `attn.kernel` register_estimate (attn-assign-layouts' count for its warp
+    tiling) reaches `lsr-register-limit`, LLVM's loop strength reduction is
+    off while they are translated. At the register limit, LSR turns
+    each cp.async pass's address ((row0 + r_p)·stride, one per pass and
+    tile, with a run-time stride) into its own loop-carried induction
+    variable: 8 per K or V tile at D = 128, registers the mma accumulators
+    need, and ptxas spilled (16 bytes per iteration on sm_90a). Without it
+    each address is one multiply-add from the block's row. The decision is
+    recorded as `attn.lsr = false` on the `gpu.binary` ops.
+
+    LLVM's options are process-wide: while a module is translated with LSR
+    off, anything else the process compiles with LLVM (another thread's CPU
+    kernel) also runs without it; the setting is restored when the last
+    such translation ends. LLVM's own `-disable-lsr`, when given, stays in
+    force for every module.
+
+    Example:
+      gpu.module @attn_kernels [#nvvm.target<chip = "sm_90a">] {
+        gpu.func @k() kernel attributes {attn.kernel = {register_estimate = 255 : i64, ...}}
+      }
+    becomes
+      gpu.binary @attn_kernels {attn.lsr = false} [#gpu.object<...>]
+  }];
+  let options = [
+    Option<"format", "format", "std::string", /*default=*/"\"isa\"",
+           "What each module becomes, as gpu-module-to-binary's format "
+           "option (offloading/llvm, assembly/isa, binary/bin, "
+           "fatbinary/fatbin)">,
+    Option<"lsrRegisterLimit", "lsr-register-limit", "int64_t",
+           /*default=*/"255",
+           "Loop strength reduction is off for a module with a kernel "
+           "whose register estimate is at least this (0: never)">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // ATTN_CONVERSION_PASSES_TD

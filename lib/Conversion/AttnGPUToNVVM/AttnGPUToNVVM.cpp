@@ -668,18 +668,20 @@ struct ConvertAttnGPUToNVVMPass
              << " offers " << target.getSmemPerBlock()
              << "; use fewer pipeline stages or smaller blocks";
 
-    fn->setAttr(
-        kKernelInfoAttrName,
-        mb.getDictionaryAttr({
-            mb.getNamedAttr("block_m", mb.getI64IntegerAttr(blockM)),
-            mb.getNamedAttr("block_n", mb.getI64IntegerAttr(blockN)),
-            mb.getNamedAttr("threads", mb.getI64IntegerAttr(info.threads())),
-            mb.getNamedAttr("smem_bytes", mb.getI64IntegerAttr(smemBytes)),
-            mb.getNamedAttr("head_dim", mb.getI64IntegerAttr(headDim)),
-            mb.getNamedAttr("dtype", mb.getStringAttr(dtype)),
-            mb.getNamedAttr("causal", mb.getBoolAttr(causal)),
-            mb.getNamedAttr("abi", mb.getStringAttr("memref")),
-        }));
+    SmallVector<NamedAttribute> kernelInfo = {
+        mb.getNamedAttr("block_m", mb.getI64IntegerAttr(blockM)),
+        mb.getNamedAttr("block_n", mb.getI64IntegerAttr(blockN)),
+        mb.getNamedAttr("threads", mb.getI64IntegerAttr(info.threads())),
+        mb.getNamedAttr("smem_bytes", mb.getI64IntegerAttr(smemBytes)),
+        mb.getNamedAttr("head_dim", mb.getI64IntegerAttr(headDim)),
+        mb.getNamedAttr("dtype", mb.getStringAttr(dtype)),
+        mb.getNamedAttr("causal", mb.getBoolAttr(causal)),
+        mb.getNamedAttr("abi", mb.getStringAttr("memref")),
+    };
+    // What attn-gpu-module-to-binary needs to know of the register budget.
+    if (auto regs = grid->getAttrOfType<IntegerAttr>(kRegisterEstimateAttrName))
+      kernelInfo.push_back(mb.getNamedAttr("register_estimate", regs));
+    fn->setAttr(kKernelInfoAttrName, mb.getDictionaryAttr(kernelInfo));
 
     // The per-op lowering of the kernel body.
     if (failed(lowerKernel(fn, info)))

@@ -642,6 +642,30 @@ func.func @skip_unit_factors_value(%x: f32) -> f32 {
 
 // -----
 
+// expected-error @+1 {{'attn.register_estimate' must be a positive integer on an scf.forall}}
+func.func @register_estimate_placement() attributes {attn.register_estimate = 255 : i64} {
+  return
+}
+
+// -----
+
+func.func @register_estimate_value() {
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'attn.register_estimate' must be a positive integer on an scf.forall}}
+  scf.forall (%i) in (%c1) {
+  } {attn.register_estimate = 0 : i64}
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'attn.lsr' must be a bool}}
+func.func @lsr_value() attributes {attn.lsr = 0 : i32} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{unknown attn dialect attribute 'attn.block_q'}}
 func.func @unknown_dialect_attribute() attributes {attn.block_q = 64 : i64} {
   return

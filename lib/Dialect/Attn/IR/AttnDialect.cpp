@@ -110,6 +110,19 @@ LogicalResult AttnDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a unit attribute on an arith.mulf";
     return success();
   }
+  if (name == kRegisterEstimateAttrName) {
+    auto i = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<scf::ForallOp>(op) || !i || i.getInt() <= 0)
+      return op->emitError() << "'" << kRegisterEstimateAttrName
+                             << "' must be a positive integer on an "
+                                "scf.forall";
+    return success();
+  }
+  if (name == kLSRAttrName) {
+    if (!isa<BoolAttr>(attr.getValue()))
+      return op->emitError() << "'" << kLSRAttrName << "' must be a bool";
+    return success();
+  }
   if (name == kKernelInfoAttrName) {
     if (!isa<DictionaryAttr>(attr.getValue()))
       return op->emitError()

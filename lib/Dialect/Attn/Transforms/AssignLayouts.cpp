@@ -41,6 +41,8 @@ struct WarpTiling {
   int64_t mTiles = 1;
   bool qInRegisters = true;
   int64_t warps = 4;
+  /// chooseTiling's estimate of the registers per thread.
+  int64_t registers = 0;
 };
 
 struct AssignLayoutsPass
@@ -93,6 +95,7 @@ struct AssignLayoutsPass
         t.mTiles = mt;
         t.qInRegisters = qr;
         t.warps = rows / (16 * mt);
+        t.registers = regs(mt, qr);
         if (t.warps < 1 || t.warps > 32)
           continue;
         return t;
@@ -222,6 +225,8 @@ struct AssignLayoutsPass
     if (failed(tiling))
       return failure();
     markSkippableRescales(grid, *tiling, d, bc);
+    grid->setAttr(kRegisterEstimateAttrName,
+                  Builder(ctx).getI64IntegerAttr(tiling->registers));
     // Tile constants hoisted out of the grid (canonicalisation does that)
     // come back in, one copy per grid, so that they can take its layouts.
     llvm::DenseMap<Value, Value> localCopy;

@@ -31,6 +31,15 @@ constexpr llvm::StringLiteral kOnlineSoftmaxAttrName = "attn.online_softmax";
 /// attn-assign-layouts where that pays).
 constexpr llvm::StringLiteral kSkipUnitFactorsAttrName =
     "attn.skip_unit_factors";
+/// `attn.register_estimate` on a GPU grid (scf.forall): the registers per
+/// thread attn-assign-layouts estimated for the warp tiling it chose (an
+/// i64; 255 is the hardware's limit). Carried into `attn.kernel` as
+/// register_estimate; attn-gpu-module-to-binary reads it.
+constexpr llvm::StringLiteral kRegisterEstimateAttrName =
+    "attn.register_estimate";
+/// `attn.lsr = false` on a gpu.binary: attn-gpu-module-to-binary translated
+/// it with LLVM's loop strength reduction off.
+constexpr llvm::StringLiteral kLSRAttrName = "attn.lsr";
 /// `attn.kernel` on a generated GPU kernel: what a launcher needs
 /// (block_m, block_n, threads, smem_bytes, head_dim, dtype, causal).
 constexpr llvm::StringLiteral kKernelInfoAttrName = "attn.kernel";
