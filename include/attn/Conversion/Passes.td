@@ -114,11 +114,13 @@ def AttnGPUModuleToBinary : Pass<"attn-gpu-module-to-binary",
     each address is one multiply-add from the block's row. The decision is
     recorded as `attn.lsr = false` on the `gpu.binary` ops.
 
-    LLVM's options are process-wide: while a module is translated with LSR
-    off, anything else the process compiles with LLVM (another thread's CPU
-    kernel) also runs without it; the setting is restored when the last
-    such translation ends. LLVM's own `-disable-lsr`, when given, stays in
-    force for every module.
+    LLVM's options are process-wide, so this pass's translations in one
+    process run one at a time (libattn_jit compiles kernels on several
+    threads; each one's PTX must not depend on another's setting), and the
+    setting is restored after each. Other LLVM code generation in the
+    process at that moment (a CPU kernel on another thread) would also run
+    without LSR. LLVM's own `-disable-lsr`, when given, stays in force for
+    every module.
 
     Example:
       gpu.module @attn_kernels [#nvvm.target<chip = "sm_90a">] {

@@ -25,63 +25,31 @@ using namespace mlir::attn;
 
 namespace {
 
-/// Sets LLVM's `-disable-lsr` while alive. The option is process-wide: the
-/// scopes are counted under a lock, the first one in sets it (keeping what
-/// it was) and the last one out restores that.
-class ScopedDisableLSR {
-public:
-  /// Fails when this LLVM has no such option (the NVPTX code generator,
-  /// which registers it, is not linked in).
-  static FailureOr<ScopedDisableLSR> create() {
-    std::lock_guard<std::mutex> lock(mutex());
-    if (!option())
-      return failure();
-    if (depth()++ == 0) {
-      saved() = option()->getValue();
-      option()->setValue(true);
-    }
-    return ScopedDisableLSR();
-  }
-  ScopedDisableLSR(ScopedDisableLSR &&other) { other.active = false; }
-  ScopedDisableLSR(const ScopedDisableLSR &) = delete;
-  ~ScopedDisableLSR() {
-    if (!active)
-      return;
-    std::lock_guard<std::mutex> lock(mutex());
-    if (--depth() == 0)
-      option()->setValue(saved());
-  }
+/// LLVM's `-disable-lsr` (a process-wide cl::opt), or null if this LLVM
+/// has none (the NVPTX code generator, which registers it, is not linked).
+llvm::cl::opt<bool> *disableLSROption() {
+  auto &options = llvm::cl::getRegisteredOptions();
+  auto it = options.find("disable-lsr");
+  return it == options.end() ? nullptr
+                             : static_cast<llvm::cl::opt<bool> *>(it->second);
+}
 
-private:
-  ScopedDisableLSR() = default;
-  static llvm::cl::opt<bool> *option() {
-    auto &options = llvm::cl::getRegisteredOptions();
-    auto it = options.find("disable-lsr");
-    return it == options.end() ? nullptr
-                               : static_cast<llvm::cl::opt<bool> *>(it->second);
-  }
-  static std::mutex &mutex() {
-    static std::mutex m;
-    return m;
-  }
-  static int &depth() {
-    static int d = 0;
-    return d;
-  }
-  static bool &saved() {
-    static bool s = false;
-    return s;
-  }
-  bool active = true;
-};
+/// Held while this pass translates: the option is global, and two
+/// translations at once (libattn_jit compiles different kernels on
+/// different threads) would otherwise see each other's setting, and their
+/// PTX would depend on timing.
+std::mutex &translationMutex() {
+  static std::mutex m;
+  return m;
+}
 
 struct GPUModuleToBinaryPass
     : public attn::impl::AttnGPUModuleToBinaryBase<GPUModuleToBinaryPass> {
   using Base::Base;
 
   LogicalResult initialize(MLIRContext *ctx) override {
-    if (!llvm::is_contained({"offloading", "llvm", "assembly", "isa",
-                             "binary", "bin", "fatbinary", "fatbin"},
+    if (!llvm::is_contained({"offloading", "llvm", "assembly", "isa", "binary",
+                             "bin", "fatbinary", "fatbin"},
                             StringRef(format)))
       return emitError(UnknownLoc::get(ctx))
              << "pass option format must be offloading, llvm, assembly, "
@@ -116,17 +84,21 @@ struct GPUModuleToBinaryPass
     GpuModuleToBinaryPassOptions bin;
     bin.compilationTarget = format;
     pm.addPass(createGpuModuleToBinaryPass(bin));
-    std::optional<ScopedDisableLSR> scope;
-    if (noLSR) {
-      FailureOr<ScopedDisableLSR> s = ScopedDisableLSR::create();
-      if (failed(s)) {
-        module.emitError("LLVM has no -disable-lsr option (is the NVPTX "
-                         "code generator linked in?)");
-        return signalPassFailure();
-      }
-      scope.emplace(std::move(*s));
+    std::lock_guard<std::mutex> lock(translationMutex());
+    llvm::cl::opt<bool> *option = disableLSROption();
+    if (noLSR && !option) {
+      module.emitError("LLVM has no -disable-lsr option (is the NVPTX code "
+                       "generator linked in?)");
+      return signalPassFailure();
     }
-    if (failed(runPipeline(pm, module)))
+    // A -disable-lsr given to the tool stays in force.
+    bool saved = option && option->getValue();
+    if (noLSR)
+      option->setValue(true);
+    LogicalResult translated = runPipeline(pm, module);
+    if (option)
+      option->setValue(saved);
+    if (failed(translated))
       return signalPassFailure();
     if (noLSR)
       module.walk([&](gpu::BinaryOp bin) {
