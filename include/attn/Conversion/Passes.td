@@ -105,13 +105,17 @@ def AttnGPUModuleToBinary : Pass<"attn-gpu-module-to-binary",
     (their NVVM target attributes say the chip, features and optimisation
     level), with one difference: where one of them holds a kernel whose
     `attn.kernel` register_estimate (attn-assign-layouts' count for its warp
-    tiling) reaches `lsr-register-limit`, LLVM's loop strength reduction is
-    off while they are translated. At the register limit, LSR turns
-    each cp.async pass's address ((row0 + r_p)·stride, one per pass and
-    tile, with a run-time stride) into its own loop-carried induction
-    variable: 8 per K or V tile at D = 128, registers the mma accumulators
-    need, and ptxas spilled (16 bytes per iteration on sm_90a). Without it
-    each address is one multiply-add from the block's row. The decision is
+    tiling) reaches `lsr-register-limit` and whose tile copies have a
+    run-time row stride (`dynamic_row_stride`, set by
+    convert-attn-gpu-to-nvvm; assumed when absent), LLVM's loop strength
+    reduction is off while they are translated. There, LSR turns each
+    cp.async pass's address ((row0 + r_p)·stride, one per pass and tile)
+    into its own loop-carried induction variable: 8 per K or V tile at
+    D = 128, registers the mma accumulators need, and ptxas spilled (16
+    bytes per iteration on sm_90a). Without it each address is one
+    multiply-add from the block's row. With a static row stride the pass
+    offsets are immediates and LSR is left on (off, the same kernel with
+    identity-layout memrefs spilled 12 bytes). The decision is
     recorded as `attn.lsr = false` on the `gpu.binary` ops.
 
     LLVM's options are process-wide, so this pass's translations in one

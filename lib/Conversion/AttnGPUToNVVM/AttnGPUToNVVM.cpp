@@ -420,6 +420,31 @@ struct ConvertAttnGPUToNVVMPass
     return failure(r.wasInterrupted());
   }
 
+  /// Whether a tile the grid copies into shared memory (attn.load_tile to
+  /// #attn.shared, attn.async_load_tile) comes from a memref whose row
+  /// stride (the second-innermost) is unknown when the kernel is compiled.
+  static bool hasDynamicRowStride(scf::ForallOp grid) {
+    bool dynamic = false;
+    grid.getBody()->walk([&](Operation *op) {
+      Value mem;
+      if (auto l = dyn_cast<LoadTileOp>(op)) {
+        if (isa_and_nonnull<SharedLayoutAttr>(
+                cast<RankedTensorType>(l.getType()).getEncoding()))
+          mem = l.getSource();
+      } else if (auto a = dyn_cast<AsyncLoadTileOp>(op)) {
+        mem = a.getSource();
+      }
+      auto t = mem ? dyn_cast<MemRefType>(mem.getType()) : MemRefType();
+      if (!t || t.getRank() < 2)
+        return;
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      dynamic |= failed(t.getStridesAndOffset(strides, offset)) ||
+                 ShapedType::isDynamic(strides[strides.size() - 2]);
+    });
+    return dynamic;
+  }
+
   /// The warps of the program's mma layout (every register tile has it).
   FailureOr<int64_t> programWarps(scf::ForallOp grid) {
     int64_t warps = 0;
@@ -678,9 +703,14 @@ struct ConvertAttnGPUToNVVMPass
         mb.getNamedAttr("causal", mb.getBoolAttr(causal)),
         mb.getNamedAttr("abi", mb.getStringAttr("memref")),
     };
-    // What attn-gpu-module-to-binary needs to know of the register budget.
+    // What attn-gpu-module-to-binary needs to know of the register budget,
+    // and whether a tile copy's row stride is a run-time value (then each
+    // copy pass's address is a separate product that LSR may turn into an
+    // induction variable; a static stride folds into immediates).
     if (auto regs = grid->getAttrOfType<IntegerAttr>(kRegisterEstimateAttrName))
       kernelInfo.push_back(mb.getNamedAttr("register_estimate", regs));
+    kernelInfo.push_back(mb.getNamedAttr(
+        "dynamic_row_stride", mb.getBoolAttr(hasDynamicRowStride(grid))));
     fn->setAttr(kKernelInfoAttrName, mb.getDictionaryAttr(kernelInfo));
 
     // The per-op lowering of the kernel body.

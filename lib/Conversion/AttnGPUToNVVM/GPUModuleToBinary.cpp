@@ -59,8 +59,8 @@ struct GPUModuleToBinaryPass
   }
 
   /// Whether a kernel in `module`'s gpu.modules reaches the register limit
-  /// (a gpu.func, or the llvm.func it has become by now: both keep
-  /// attn.kernel).
+  /// and copies tiles with a run-time row stride (a gpu.func, or the
+  /// llvm.func it has become by now: both keep attn.kernel).
   bool atRegisterLimit(ModuleOp module) {
     if (lsrRegisterLimit <= 0)
       return false;
@@ -71,7 +71,13 @@ struct GPUModuleToBinaryPass
         auto regs =
             info ? dyn_cast_or_null<IntegerAttr>(info.get("register_estimate"))
                  : IntegerAttr();
-        found |= regs && regs.getInt() >= lsrRegisterLimit;
+        // Without the flag (a kernel not from convert-attn-gpu-to-nvvm, or
+        // an older one), run-time strides are assumed.
+        auto dyn =
+            info ? dyn_cast_or_null<BoolAttr>(info.get("dynamic_row_stride"))
+                 : BoolAttr();
+        found |= regs && regs.getInt() >= lsrRegisterLimit &&
+                 (!dyn || dyn.getValue());
       });
     });
     return found;

@@ -37,6 +37,30 @@ gpu.module @below_limit [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80
 
 // -----
 
+// At the limit, but its tile copies have a compile-time row stride (the
+// pass offsets are immediates): LSR stays on.
+// CHECK-LABEL: gpu.binary @static_stride
+// CHECK-NOT:     attn.lsr
+// CHECK-SAME:    [#gpu.object
+gpu.module @static_stride [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">] {
+  llvm.func @k() attributes {nvvm.kernel, attn.kernel = {dynamic_row_stride = false, register_estimate = 255 : i64}} {
+    llvm.return
+  }
+}
+
+// -----
+
+// At the limit with run-time strides (as without the flag above): LSR off.
+// CHECK-LABEL: gpu.binary @dynamic_stride
+// CHECK-SAME:    {attn.lsr = false}
+gpu.module @dynamic_stride [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">] {
+  llvm.func @k() attributes {nvvm.kernel, attn.kernel = {dynamic_row_stride = true, register_estimate = 255 : i64}} {
+    llvm.return
+  }
+}
+
+// -----
+
 // A kernel without an estimate (not from attn-assign-layouts): defaults.
 // CHECK-LABEL: gpu.binary @no_estimate
 // CHECK-NOT:     attn.lsr

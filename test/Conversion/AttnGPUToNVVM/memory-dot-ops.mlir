@@ -12,7 +12,7 @@
 // S = Q·Kᵀ over K = 64 columns: 4 k-steps; per k-step one ldmatrix.x4 of A
 // and, per pair of n-tiles, one ldmatrix.x4 of B and 2 mma.sync.
 // CHECK-LABEL: gpu.func @qk_kernel
-// CHECK-SAME:    attn.kernel = {abi = "memref", block_m = 16 : i64, block_n = 16 : i64, causal = false, dtype = "bf16", head_dim = 64 : i64, smem_bytes = 4096 : i64, threads = 32 : i64}
+// CHECK-SAME:    attn.kernel = {abi = "memref", block_m = 16 : i64, block_n = 16 : i64, causal = false, dtype = "bf16", dynamic_row_stride = false, head_dim = 64 : i64, smem_bytes = 4096 : i64, threads = 32 : i64}
 // CHECK:         nvvm.barrier0
 // CHECK-COUNT-4: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}} :
 // CHECK:         nvvm.cp.async.commit.group
@@ -161,6 +161,26 @@ func.func @ring_lane_bases(%k: memref<?x256xbf16>, %o: memref<?x256xbf16>) {
     %t = attn.ring_slot %r[%c0] : !attn.ring<1, tensor<64x256xbf16, #sh>>
     %tr = attn.convert_layout %t : tensor<64x256xbf16, #sh> -> tensor<64x256xbf16, #mma>
     attn.store_tile %tr, %o[%c0] rows %c64 : tensor<64x256xbf16, #mma>, memref<?x256xbf16>
+  }
+  return
+}
+
+// -----
+
+// A row stride known only at run time (the runtime's memrefs) is recorded in
+// attn.kernel for attn-gpu-module-to-binary.
+// CHECK-LABEL: gpu.func @strided_kernel
+// CHECK-SAME:    dynamic_row_stride = true
+#sh = #attn.shared<swizzle = 8, pad = 0>
+#mma = #attn.mma<warps = 1>
+func.func @strided(%k: memref<?x64xbf16, strided<[?, 1], offset: ?>>, %s: memref<?x64xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %kt = attn.load_tile %k[%c0] rows %c16 : memref<?x64xbf16, strided<[?, 1], offset: ?>> -> tensor<16x64xbf16, #sh>
+    %r = attn.convert_layout %kt : tensor<16x64xbf16, #sh> -> tensor<16x64xbf16, #mma>
+    attn.store_tile %r, %s[%c0] rows %c16 : tensor<16x64xbf16, #mma>, memref<?x64xbf16>
   }
   return
 }
