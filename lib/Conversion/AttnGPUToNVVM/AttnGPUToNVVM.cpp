@@ -392,22 +392,35 @@ struct ConvertAttnGPUToNVVMPass
     return gm;
   }
 
+  /// The memref a tile load or store reads or writes (null for other ops);
+  /// `copied`: whether it is a copy into shared memory (attn.load_tile to
+  /// #attn.shared, attn.async_load_tile), as opposed to registers.
+  static Value tileMemref(Operation *op, bool *copied = nullptr) {
+    bool toShared = false;
+    Value mem;
+    if (auto l = dyn_cast<LoadTileOp>(op)) {
+      mem = l.getSource();
+      toShared = isa_and_nonnull<SharedLayoutAttr>(
+          cast<RankedTensorType>(l.getType()).getEncoding());
+    } else if (auto s = dyn_cast<StoreTileOp>(op)) {
+      mem = s.getDest();
+    } else if (auto a = dyn_cast<AsyncLoadTileOp>(op)) {
+      mem = a.getSource();
+      toShared = true;
+    }
+    if (copied)
+      *copied = toShared;
+    return mem;
+  }
+
   /// Every tile load and store addresses a row as consecutive elements
   /// (16-byte cp.async chunks, element pairs): the memref's innermost stride
   /// must be 1, known when the kernel is compiled. A strided innermost
   /// dimension would be read as if it were contiguous.
   LogicalResult checkRowAccess(scf::ForallOp grid) {
     WalkResult r = grid.getBody()->walk([&](Operation *op) {
-      Value mem;
-      if (auto l = dyn_cast<LoadTileOp>(op))
-        mem = l.getSource();
-      else if (auto s = dyn_cast<StoreTileOp>(op))
-        mem = s.getDest();
-      else if (auto a = dyn_cast<AsyncLoadTileOp>(op))
-        mem = a.getSource();
-      else
-        return WalkResult::advance();
-      auto t = dyn_cast<MemRefType>(mem.getType());
+      Value mem = tileMemref(op);
+      auto t = mem ? dyn_cast<MemRefType>(mem.getType()) : MemRefType();
       if (t && !t.isLastDimUnitStride()) {
         op->emitError() << "unsupported: " << t
                         << " on the GPU: the innermost stride must be 1 "
@@ -420,21 +433,15 @@ struct ConvertAttnGPUToNVVMPass
     return failure(r.wasInterrupted());
   }
 
-  /// Whether a tile the grid copies into shared memory (attn.load_tile to
-  /// #attn.shared, attn.async_load_tile) comes from a memref whose row
-  /// stride (the second-innermost) is unknown when the kernel is compiled.
+  /// Whether a tile the grid copies into shared memory comes from a memref
+  /// whose row stride (the second-innermost) is unknown when the kernel is
+  /// compiled.
   static bool hasDynamicRowStride(scf::ForallOp grid) {
     bool dynamic = false;
     grid.getBody()->walk([&](Operation *op) {
-      Value mem;
-      if (auto l = dyn_cast<LoadTileOp>(op)) {
-        if (isa_and_nonnull<SharedLayoutAttr>(
-                cast<RankedTensorType>(l.getType()).getEncoding()))
-          mem = l.getSource();
-      } else if (auto a = dyn_cast<AsyncLoadTileOp>(op)) {
-        mem = a.getSource();
-      }
-      auto t = mem ? dyn_cast<MemRefType>(mem.getType()) : MemRefType();
+      bool copied = false;
+      Value mem = tileMemref(op, &copied);
+      auto t = copied ? dyn_cast<MemRefType>(mem.getType()) : MemRefType();
       if (!t || t.getRank() < 2)
         return;
       SmallVector<int64_t> strides;

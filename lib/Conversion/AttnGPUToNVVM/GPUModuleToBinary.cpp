@@ -1,5 +1,4 @@
-//===- GPUModuleToBinary.cpp - gpu-module-to-binary, attn's settings -*- C++
-//-*-===//
+//===- GPUModuleToBinary.cpp - gpu-module-to-binary, attn's way -*- C++ -*-===//
 //
 // Upstream gpu-module-to-binary, run as a nested pipeline, with LLVM's loop
 // strength reduction off where a kernel sits at the register limit
@@ -65,20 +64,16 @@ struct GPUModuleToBinaryPass
     if (lsrRegisterLimit <= 0)
       return false;
     bool found = false;
-    module.walk([&](gpu::GPUModuleOp gm) {
-      gm.walk([&](Operation *fn) {
-        auto info = fn->getAttrOfType<DictionaryAttr>(kKernelInfoAttrName);
-        auto regs =
-            info ? dyn_cast_or_null<IntegerAttr>(info.get("register_estimate"))
-                 : IntegerAttr();
-        // Without the flag (a kernel not from convert-attn-gpu-to-nvvm, or
-        // an older one), run-time strides are assumed.
-        auto dyn =
-            info ? dyn_cast_or_null<BoolAttr>(info.get("dynamic_row_stride"))
-                 : BoolAttr();
-        found |= regs && regs.getInt() >= lsrRegisterLimit &&
-                 (!dyn || dyn.getValue());
-      });
+    module.walk([&](Operation *fn) {
+      auto info = fn->getAttrOfType<DictionaryAttr>(kKernelInfoAttrName);
+      if (!info)
+        return;
+      auto regs = dyn_cast_or_null<IntegerAttr>(info.get("register_estimate"));
+      // Without the flag (a kernel not from convert-attn-gpu-to-nvvm, or an
+      // older one), run-time strides are assumed.
+      auto dyn = dyn_cast_or_null<BoolAttr>(info.get("dynamic_row_stride"));
+      found |=
+          regs && regs.getInt() >= lsrRegisterLimit && (!dyn || dyn.getValue());
     });
     return found;
   }
