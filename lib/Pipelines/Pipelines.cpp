@@ -134,6 +134,7 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   select.chip = opts.chip;
   select.blockQ = opts.blockQ;
   select.blockKV = opts.blockKV;
+  select.wgmma = opts.wgmma;
   pm.addPass(createAttnSelectGPUBlocks(select));
   AttnTileAttentionOptions tileOpts;
   tileOpts.target = opts.chip;
@@ -156,6 +157,7 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   AttnAssignLayoutsOptions layouts;
   layouts.mTiles = opts.mTiles;
   layouts.qInRegisters = opts.qInRegisters;
+  layouts.wgmma = opts.wgmma;
   pm.addPass(createAttnAssignLayouts(layouts));
   // kv-stages 0 means the default two-slot ring; 1 one slot per load
   // (phases); others go to the pass, which rejects what is out of range.

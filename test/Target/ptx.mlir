@@ -4,6 +4,7 @@
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a" --emit=ptx -o %t.ptx && FileCheck %s --check-prefix=SM90 < %t.ptx
 // RUN: not attn-opt %s --attn-codegen="chip=sm_75" --emit=ptx 2>&1 | FileCheck %s --check-prefix=BADCHIP
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a kv-stages=1" --emit=ptx | FileCheck %s --check-prefix=ONESLOT
+// RUN: attn-opt %s --attn-codegen="chip=sm_90a wgmma=0" --emit=ptx | FileCheck %s --check-prefix=MMASYNC
 // RUN: not attn-opt %s --attn-codegen="chip=sm_90a kv-stages=-1" --emit=ptx 2>&1 | FileCheck %s --check-prefix=BADSTAGES
 
 // The whole pipeline down to PTX: the instructions we meant are there.
@@ -27,8 +28,32 @@
 
 // LEGACY:      backend
 
+// sm_90a: Hopper's warpgroup MMA, 256 threads (two warpgroups of 64 query
+// rows). Each copy group is fenced into the async proxy before the barrier
+// that publishes it (wgmma reads shared memory through that proxy); each
+// dot is a wgmma.fence, its k-steps (S = Q·Kᵀ: 8 of k16 from two
+// descriptors; O += P·V: 8, P from registers), one commit and a wait.
 // SM90:        .target sm_90a
-// SM90:        mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// SM90:        .extern .shared .align 1024 .b8 attn_smem[];
+// SM90:        .maxntid 256, 1, 1
+// SM90:        cp.async.wait_group 0;
+// SM90-NEXT:   fence.proxy.async.shared::cta;
+// SM90-NEXT:   bar.sync 0;
+// SM90:        wgmma.fence.sync.aligned;
+// SM90-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, {{ *}}1, 0, {{ *}}0;
+// SM90:        wgmma.commit_group.sync.aligned;
+// SM90-NEXT:   wgmma.wait_group.sync.aligned 0;
+// SM90:        wgmma.fence.sync.aligned;
+// SM90-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, %p{{[0-9]+}}, 1, 1, 1;
+// SM90:        wgmma.commit_group.sync.aligned;
+// SM90-NEXT:   wgmma.wait_group.sync.aligned 0;
+// SM90-NOT:    mma.sync.aligned
+
+// wgmma=0 keeps sm_90a on mma.sync (128 threads, two m-tiles per warp).
+// MMASYNC:     .target sm_90a
+// MMASYNC:     .maxntid 128, 1, 1
+// MMASYNC:     mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// MMASYNC-NOT: wgmma
 
 // BADCHIP: attn-opt: error: unsupported chip 'sm_75' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)
 

@@ -68,6 +68,11 @@ struct CodegenPipelineOptions
       *this, "q-in-registers",
       llvm::cl::desc("Q fragments in registers: 1, 0 (-1: auto)"),
       llvm::cl::init(-1)};
+  Option<int64_t> wgmma{
+      *this, "wgmma",
+      llvm::cl::desc("Hopper warpgroup MMA (sm_90a): 1, 0 (-1: where the chip "
+                     "has it and the head dims are multiples of 64)"),
+      llvm::cl::init(-1)};
   Option<int64_t> kvStages{
       *this, "kv-stages",
       llvm::cl::desc("K/V shared-memory stages (0: auto, 2; 1: one slot per "

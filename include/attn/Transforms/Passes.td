@@ -100,6 +100,10 @@ def AttnSelectGPUBlocks : Pass<"attn-select-gpu-blocks"> {
     255 registers per thread up to head dim 128 (one m-tile per warp, 8
     warps, above it); measured fastest on an H100 and H200
     (results/PERF-NOTES.md). The `block-q`/`block-kv` options override it.
+
+    Where the chip has warpgroup MMA (sm_90a) and the head dims are
+    multiples of 64, the blocks are wgmma's: Br = 128 (two warpgroups),
+    Bc = 128 up to D = 128 and 64 above (O takes D/2 registers a thread).
   }];
   let dependentDialects = ["::mlir::attn::AttnDialect"];
   let options = [
@@ -108,7 +112,10 @@ def AttnSelectGPUBlocks : Pass<"attn-select-gpu-blocks"> {
     Option<"blockQ", "block-q", "int64_t", /*default=*/"0",
            "Query block rows (0: heuristic)">,
     Option<"blockKV", "block-kv", "int64_t", /*default=*/"0",
-           "Key/value block rows (0: heuristic)">
+           "Key/value block rows (0: heuristic)">,
+    Option<"wgmma", "wgmma", "int64_t", /*default=*/"-1",
+           "Blocks for Hopper's warpgroup MMA: 1, 0 (-1: where the chip has "
+           "it and the head dims are multiples of 64)">
   ];
 }
 
@@ -132,6 +139,14 @@ def AttnAssignLayouts : Pass<"attn-assign-layouts"> {
     ptxas's counts): the first of (2, shared), (2, registers),
     (1, registers), (1, shared) that fits; the options override it.
 
+    On a target with warpgroup MMA (sm_90a), where every dot operand is
+    16-bit, the query block is a multiple of 64 rows and each shared tile a
+    multiple of 64 columns, the layouts are those of wgmma instead:
+    `#attn.mma<warps = Br/16, version = 3>` (one warpgroup per 64 query
+    rows, one m-tile per warp) and `#attn.shared<..., slab = 128>` for every
+    shared tile (128-byte-swizzled column slabs, what wgmma's descriptors
+    and TMA read and write); Q stays in shared memory (wgmma reads it there).
+
     With two m-tiles, D >= 128 and Bc >= 64, the loop's rescale of its
     accumulator, `A·broadcast(α)`, is marked `attn.skip_unit_factors`: the
     lowering multiplies only where a row's α is not 1 (with lazy rescaling,
@@ -143,7 +158,10 @@ def AttnAssignLayouts : Pass<"attn-assign-layouts"> {
     Option<"mTiles", "m-tiles", "int64_t", /*default=*/"0",
            "16-row m-tiles per warp: 1 or 2 (0: heuristic)">,
     Option<"qInRegisters", "q-in-registers", "int64_t", /*default=*/"-1",
-           "Keep Q's fragments in registers: 1, 0 (-1: heuristic)">
+           "Keep Q's fragments in registers: 1, 0 (-1: heuristic)">,
+    Option<"wgmma", "wgmma", "int64_t", /*default=*/"-1",
+           "Hopper warpgroup MMA layouts: 1, 0 (-1: where the target has "
+           "wgmma and the tiles allow it)">
   ];
 }
 

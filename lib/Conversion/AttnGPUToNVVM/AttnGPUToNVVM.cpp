@@ -95,8 +95,19 @@ SharedTile::SharedTile(RankedTensorType t)
       rowBytes(layout.getRowBytes(
           cols, t.getElementType().getIntOrFloatBitWidth() / 8)) {}
 
+int64_t SharedTile::chunkGroupBytes(int64_t group) const {
+  // Chunks 8g .. 8g + 7: slab g, or bytes 128g .. of the row.
+  return group * (layout.getSlab() ? rows * layout.getSlab() : 128);
+}
+
 Value SharedTile::offset(Emitter &e, Value row, Value chunk) const {
   Value rowOff = e.mul(row, e.c32(rowBytes));
+  if (layout.getSlab()) {
+    // Slab chunk / 8, rows of 128 bytes in it, chunk' = (chunk % 8) ^ (row % 8).
+    Value slabOff = e.mul(e.udiv(chunk, e.c32(8)), e.c32(chunkGroupBytes(1)));
+    Value sw = e.xori(e.urem(chunk, e.c32(8)), e.urem(row, e.c32(8)));
+    return e.add(e.add(slabOff, rowOff), e.mul(sw, e.c32(16)));
+  }
   if (!layout.getSwizzle())
     return e.add(rowOff, e.mul(chunk, e.c32(16)));
   // chunk' = chunk ^ (row % 8): ldmatrix's 8 rows hit 8 bank groups.
@@ -126,7 +137,7 @@ Value SharedTile::at(Emitter &e, const LaneBase &lb, int64_t row,
   assert(row % 8 == 0 && chunk % 2 == 0 && "constant part misaligned");
   if (!layout.getSwizzle())
     return e.gepBytes(lb.ptr[0], e.c32(row * rowBytes + chunk * 16));
-  int64_t imm = row * rowBytes + (chunk & ~int64_t(7)) * 16;
+  int64_t imm = row * rowBytes + chunkGroupBytes(chunk / 8);
   return e.gepBytes(lb.ptr[(chunk & 7) / 2], e.c32(imm));
 }
 
@@ -492,26 +503,37 @@ struct ConvertAttnGPUToNVVMPass
   /// Gives each shared-memory owner its byte offset (128-byte aligned, no
   /// reuse: everything lives for the whole program). Returns the total.
   int64_t allocateSharedMemory(gpu::GPUFuncOp fn) {
-    int64_t top = 0;
+    int64_t top = 0, maxAlign = 16;
     OpBuilder b(fn.getContext());
     fn.walk([&](Operation *op) {
-      int64_t bytes = 0;
+      int64_t bytes = 0, align = 128;
       if (auto ring = dyn_cast<AllocRingOp>(op)) {
         auto t = cast<RingType>(ring.getType());
         bytes = t.getStages() * t.getSlotBytes();
+        align = t.getLayout().getBaseAlignment();
       } else if (auto load = dyn_cast<LoadTileOp>(op)) {
         auto t = cast<RankedTensorType>(load.getType());
         if (!isa_and_nonnull<SharedLayoutAttr>(t.getEncoding()))
           return;
         int64_t eb = t.getElementType().getIntOrFloatBitWidth() / 8;
-        bytes = t.getDimSize(0) * cast<SharedLayoutAttr>(t.getEncoding())
-                                      .getRowBytes(t.getDimSize(1), eb);
+        auto layout = cast<SharedLayoutAttr>(t.getEncoding());
+        bytes = layout.getTileBytes(t.getDimSize(0), t.getDimSize(1), eb);
+        align = layout.getBaseAlignment();
       } else {
         return;
       }
+      top = llvm::alignTo(top, align);
+      maxAlign = std::max(maxAlign, align);
       op->setAttr(kSmemOffsetAttr, b.getI64IntegerAttr(top));
       top += llvm::alignTo(bytes, 128);
     });
+    // The offsets are relative to the dynamic shared memory's base: it
+    // must be as aligned as the most aligned tile (a slab tile's swizzle
+    // atoms are 1024-byte aligned in the address the hardware swizzles).
+    auto global = fn->getParentOfType<gpu::GPUModuleOp>()
+                      .lookupSymbol<LLVM::GlobalOp>(kSmemSymbol);
+    if (global.getAlignment().value_or(0) < uint64_t(maxAlign))
+      global.setAlignment(maxAlign);
     return top;
   }
 
@@ -614,6 +636,11 @@ struct ConvertAttnGPUToNVVMPass
       return failure();
     KernelInfo info;
     info.warps = *warps;
+    grid.getBody()->walk([&](DotOp dot) {
+      auto acc = cast<RankedTensorType>(dot.getType());
+      if (auto m = dyn_cast_or_null<MmaLayoutAttr>(acc.getEncoding()))
+        info.warpgroupMma |= m.isWarpgroup();
+    });
     Location loc = grid.getLoc();
 
     gpu::GPUModuleOp gm = kernelModule(top);
@@ -759,6 +786,7 @@ struct ConvertAttnGPUToNVVMPass
     scf::populateSCFStructuralTypeConversionsAndLegality(tc, patterns, target);
     populateMemoryOpPatterns(tc, info, patterns);
     populateDotOpPatterns(tc, info, patterns);
+    populateWarpgroupDotPatterns(tc, info, patterns);
     populateRegisterOpPatterns(tc, info, patterns);
     // A pattern that cannot lower its op says why ("unsupported: ...");
     // the framework's "failed to legalize" that follows adds nothing.

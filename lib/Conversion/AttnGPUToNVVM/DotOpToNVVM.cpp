@@ -56,6 +56,8 @@ struct DotLowering : public OpConversionPattern<DotOp> {
     auto rhsTy = cast<RankedTensorType>(op.getRhs().getType());
     auto accTy = cast<RankedTensorType>(op.getAcc().getType());
     auto mma = dyn_cast_or_null<MmaLayoutAttr>(accTy.getEncoding());
+    if (mma && mma.isWarpgroup())
+      return rewriter.notifyMatchFailure(op, "wgmma accumulator");
     Type et = lhsTy.getElementType();
     if (!mma || !isa_and_nonnull<SharedLayoutAttr>(rhsTy.getEncoding()) ||
         !(et.isBF16() || et.isF16()))

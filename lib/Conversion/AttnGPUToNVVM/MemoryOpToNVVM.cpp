@@ -32,6 +32,16 @@ template <typename OpTy> struct TilePattern : public OpConversionPattern<OpTy> {
   const KernelInfo &info;
 };
 
+/// cp.async writes shared memory through the generic proxy, wgmma reads it
+/// through the async proxy: each thread fences its completed copies into
+/// the async proxy before the barrier that publishes them.
+void fenceForWarpgroupMma(OpBuilder &b, Location loc, const KernelInfo &info) {
+  if (info.warpgroupMma)
+    NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
+                               NVVM::SharedSpaceAttr::get(
+                                   b.getContext(), NVVM::SharedSpace::shared_cta));
+}
+
 int64_t smemOffset(Operation *op) {
   auto a = op->getAttrOfType<IntegerAttr>(kSmemOffsetAttr);
   assert(a && "shared memory was not allocated");
@@ -58,6 +68,7 @@ struct LoadTileToShared : public TilePattern<LoadTileOp> {
                  g.row0, e.to32(adaptor.getRows()), sTile);
     NVVM::CpAsyncCommitGroupOp::create(rewriter, op.getLoc());
     NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), 0);
+    fenceForWarpgroupMma(rewriter, op.getLoc(), info);
     NVVM::Barrier0Op::create(rewriter, op.getLoc());
     rewriter.replaceOp(op, sTile);
     return success();
@@ -290,6 +301,7 @@ struct AsyncWaitLowering : public TilePattern<AsyncWaitOp> {
   matchAndRewrite(AsyncWaitOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), op.getPending());
+    fenceForWarpgroupMma(rewriter, op.getLoc(), info);
     rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
     return success();
   }

@@ -42,6 +42,10 @@ struct KernelInfo {
   /// attn.dot: B-fragment loads (ldmatrix.x4) issued this many steps ahead
   /// of the mma.sync that reads them.
   int64_t fragmentPrefetch = 0;
+  /// The kernel's dots run on wgmma (#attn.mma version 3): shared memory
+  /// that ordinary stores or cp.async wrote must be fenced into the async
+  /// proxy (fence.proxy.async) before wgmma reads it.
+  bool warpgroupMma = false;
   int64_t threads() const { return 32 * warps; }
 };
 
@@ -141,6 +145,9 @@ struct SharedTile {
   SharedLayoutAttr layout;
   int64_t rows, cols, rowBytes;
   SharedTile(RankedTensorType t);
+  /// Byte offset of chunk 8·`group` of row 0 (a slab's start, or 128·group
+  /// bytes into the row).
+  int64_t chunkGroupBytes(int64_t group) const;
   /// Byte offset of (row, chunk), both runtime i32 values.
   Value offset(Emitter &e, Value row, Value chunk) const;
   /// ldmatrix addressing: a lane reads row laneRow + R, chunk laneChunk + C
@@ -182,6 +189,8 @@ void populateMemoryOpPatterns(TileTypeConverter &tc, const KernelInfo &info,
                               RewritePatternSet &patterns);
 void populateDotOpPatterns(TileTypeConverter &tc, const KernelInfo &info,
                            RewritePatternSet &patterns);
+void populateWarpgroupDotPatterns(TileTypeConverter &tc, const KernelInfo &info,
+                                  RewritePatternSet &patterns);
 void populateRegisterOpPatterns(TileTypeConverter &tc, const KernelInfo &info,
                                 RewritePatternSet &patterns);
 

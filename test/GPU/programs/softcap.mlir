@@ -16,7 +16,10 @@
 // IR:         arith.ori
 // IR-NOT:     math.tanh
 // PTX:        .entry attention_kernel
-// PTX:        mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// On sm_90a: S = Q·Kᵀ (128x32 blocks) on wgmma with both operands in
+// shared memory, O += P·V with P from registers.
+// PTX:        wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, {{ *}}1, 0, {{ *}}0;
+// PTX:        wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, %p{{[0-9]+}}, 1, 1, 1;
 // PTX:        ex2.approx.ftz.f32
 func.func @attention(%arg0: memref<?x?x?x128xbf16>, %arg1: memref<?x?x?x128xbf16>, %arg2: memref<?x?x?x128xbf16>, %arg3: memref<?x?x?x128xbf16>, %arg4: memref<?x?x?xf32>) {
     %cst = arith.constant dense<0.0883883461> : tensor<128xf32>

@@ -13,9 +13,17 @@ using namespace mlir::attn;
 
 LogicalResult
 MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                      int64_t warps) {
+                      int64_t warps, int64_t version) {
   if (warps < 1 || warps > 32)
     return emitError() << "#attn.mma needs 1 to 32 warps, got " << warps;
+  if (version != 2 && version != 3)
+    return emitError() << "#attn.mma version must be 2 (mma.sync) or 3 "
+                          "(wgmma), got "
+                       << version;
+  if (version == 3 && warps % 4)
+    return emitError() << "#attn.mma version 3 (wgmma) needs whole "
+                          "warpgroups (warps a multiple of 4), got "
+                       << warps;
   return success();
 }
 
@@ -33,12 +41,17 @@ MmaLayoutAttr::verifyShape(function_ref<InFlightDiagnostic()> emitError,
   if (shape[1] % 8)
     return emitError() << "#attn.mma needs columns in multiples of 8, got "
                        << shape[1];
+  if (isWarpgroup() && shape[0] != rowsPerWarpGroup)
+    return emitError() << "#attn.mma version 3 (wgmma) holds one 16-row "
+                          "m-tile per warp: "
+                       << rowsPerWarpGroup << " rows with " << getWarps()
+                       << " warps, got " << shape[0];
   return success();
 }
 
 LogicalResult
 SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                         int64_t swizzle, int64_t pad) {
+                         int64_t swizzle, int64_t pad, int64_t slab) {
   if (swizzle != 0 && swizzle != 8)
     return emitError() << "#attn.shared swizzle must be 0 or 8, got "
                        << swizzle;
@@ -48,6 +61,12 @@ SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << pad;
   if (swizzle && pad)
     return emitError() << "#attn.shared is swizzled or padded, not both";
+  if (slab != 0 && slab != 128)
+    return emitError() << "#attn.shared slab must be 0 (whole rows) or 128 "
+                          "bytes, got "
+                       << slab;
+  if (slab && swizzle != 8)
+    return emitError() << "#attn.shared slabs of 128 bytes need swizzle = 8";
   return success();
 }
 
@@ -81,6 +100,11 @@ static LogicalResult verifyLayout(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "#attn.shared holds 2-d tiles of 16-bit elements "
                             "with rows and columns in multiples of 8, got "
                          << t;
+    auto shared = cast<SharedLayoutAttr>(enc);
+    if (shared.getSlab() && (t.getDimSize(1) * bits / 8) % shared.getSlab())
+      return emitError() << "#attn.shared slabs of " << shared.getSlab()
+                         << " bytes need rows of a multiple of that, got "
+                         << t;
     return success();
   }
   return success();
@@ -108,7 +132,7 @@ SharedLayoutAttr RingType::getLayout() const {
 int64_t RingType::getSlotBytes() const {
   RankedTensorType t = getTile();
   int64_t eb = t.getElementType().getIntOrFloatBitWidth() / 8;
-  return t.getDimSize(0) * getLayout().getRowBytes(t.getDimSize(1), eb);
+  return getLayout().getTileBytes(t.getDimSize(0), t.getDimSize(1), eb);
 }
 
 //===----------------------------------------------------------------------===//

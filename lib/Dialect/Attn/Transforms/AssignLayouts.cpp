@@ -41,6 +41,8 @@ struct WarpTiling {
   int64_t mTiles = 1;
   bool qInRegisters = true;
   int64_t warps = 4;
+  /// Hopper warpgroup MMA (#attn.mma version 3, slab shared tiles).
+  bool wgmma = false;
   /// chooseTiling's estimate of the registers per thread.
   int64_t registers = 0;
 };
@@ -59,7 +61,38 @@ struct AssignLayoutsPass
              << "pass option q-in-registers must be -1 (heuristic), 0 or 1, "
                 "got "
              << int64_t(qInRegisters);
+    if (wgmma < -1 || wgmma > 1)
+      return emitError(UnknownLoc::get(ctx))
+             << "pass option wgmma must be -1 (heuristic), 0 or 1, got "
+             << int64_t(wgmma);
     return success();
+  }
+
+  /// Why the program's tiles cannot take wgmma layouts (empty: they can).
+  /// wgmma reads 16-bit operands from 128-byte-swizzled slabs (rows of a
+  /// multiple of 64 elements), writes 64-row accumulators per warpgroup
+  /// and takes N up to 256 per instruction (larger N is split).
+  static std::string wgmmaObstacle(scf::ForallOp grid, ArrayRef<DotOp> dots,
+                                   int64_t rows) {
+    if (rows % 64 || rows > 256)
+      return "query blocks of " + std::to_string(rows) +
+             " rows (wgmma needs 64, 128, 192 or 256: 64 per warpgroup)";
+    for (DotOp dot : dots)
+      for (Value v : {dot.getLhs(), dot.getRhs()}) {
+        auto t = cast<RankedTensorType>(v.getType());
+        if (t.getElementType().getIntOrFloatBitWidth() != 16)
+          return "a dot operand of " +
+                 std::to_string(t.getElementType().getIntOrFloatBitWidth()) +
+                 "-bit elements (wgmma layouts are for f16/bf16)";
+        if (v == dot.getRhs() && t.getDimSize(1) % 64)
+          return "a dot operand of " + std::to_string(t.getDimSize(1)) +
+                 " columns (wgmma's 128-byte slabs need multiples of 64)";
+        if (v == dot.getLhs() && v.getDefiningOp<LoadTileOp>() &&
+            t.getDimSize(1) % 64)
+          return "a dot operand of " + std::to_string(t.getDimSize(1)) +
+                 " columns (wgmma's 128-byte slabs need multiples of 64)";
+      }
+    return "";
   }
 
   /// m-tiles per warp and where a shared-memory lhs lives: the options, else
@@ -221,7 +254,26 @@ struct AssignLayoutsPass
           load->getParentOfType<scf::ForOp>())
         extraCols += t.getDimSize(1);
     });
-    FailureOr<WarpTiling> tiling = chooseTiling(grid, rows, d, bc, extraCols);
+    auto target = grid->getAttrOfType<TargetAttr>(kTargetAttrName);
+    bool targetHasWgmma = target && target.hasWarpgroupMma();
+    std::string obstacle = wgmmaObstacle(grid, dots, rows);
+    if (wgmma == 1 && !obstacle.empty())
+      return grid.emitError() << "unsupported: wgmma layouts with " << obstacle;
+    FailureOr<WarpTiling> tiling;
+    if (wgmma == 1 || (wgmma == -1 && targetHasWgmma && obstacle.empty())) {
+      // One warpgroup per 64 query rows, one 16-row m-tile per warp: per
+      // thread S (Bc/2 f32), O (D/2 f32) and the other register tiles'
+      // columns, Q read from shared memory by wgmma.
+      WarpTiling t;
+      t.wgmma = true;
+      t.mTiles = 1;
+      t.qInRegisters = false;
+      t.warps = rows / 16;
+      t.registers = d / 2 + bc / 2 + extraCols / 2 + 63;
+      tiling = t;
+    } else {
+      tiling = chooseTiling(grid, rows, d, bc, extraCols);
+    }
     if (failed(tiling))
       return failure();
     markSkippableRescales(grid, *tiling, d, bc);
@@ -254,7 +306,7 @@ struct AssignLayoutsPass
     if (captured.wasInterrupted())
       return failure();
 
-    auto mma = MmaLayoutAttr::get(ctx, tiling->warps);
+    auto mma = MmaLayoutAttr::get(ctx, tiling->warps, tiling->wgmma ? 3 : 2);
     auto slice = SliceLayoutAttr::get(ctx, mma);
     auto registerLayout = [&](RankedTensorType t) -> Attribute {
       return t.getRank() == 2 ? Attribute(mma) : Attribute(slice);
@@ -282,7 +334,10 @@ struct AssignLayoutsPass
         setEncoding(v, registerLayout(t));
         return;
       }
-      setEncoding(v, SharedLayoutAttr::getFor(ctx, t.getDimSize(1)));
+      setEncoding(v, tiling->wgmma
+                         ? SharedLayoutAttr::get(ctx, /*swizzle=*/8, /*pad=*/0,
+                                                 /*slab=*/128)
+                         : SharedLayoutAttr::getFor(ctx, t.getDimSize(1)));
       // A lhs kept in registers, and every use outside attn.dot, reads the
       // tile through a conversion to the register layout.
       for (OpOperand &use : v.getUses()) {

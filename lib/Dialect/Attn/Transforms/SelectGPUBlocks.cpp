@@ -21,6 +21,10 @@ struct SelectGPUBlocksPass
       return emitError(UnknownLoc::get(ctx))
              << "unsupported chip '" << chip
              << "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)";
+    if (wgmma < -1 || wgmma > 1)
+      return emitError(UnknownLoc::get(ctx))
+             << "pass option wgmma must be -1 (heuristic), 0 or 1, got "
+             << int64_t(wgmma);
     for (auto [name, v] : {std::pair{"block-q", int64_t(blockQ)},
                            std::pair{"block-kv", int64_t(blockKV)}})
       if (v != 0 && (v < 16 || v > 256 || !llvm::isPowerOf2_64(v)))
@@ -66,6 +70,15 @@ struct SelectGPUBlocksPass
       // D = 128: the 128x32 blocks measured before.
       if (!hopper && d > 96 && d <= 128)
         bkv = 32;
+      // sm_90a's warpgroup MMA (attn-assign-layouts takes it where the
+      // head dims are multiples of 64): 128 query rows (two warpgroups of
+      // 64) and 128-row K/V blocks up to D = 128, as FlashAttention-3; at
+      // D = 256 O alone is 128 registers per thread, and 64-row K/V blocks
+      // keep S at 32.
+      bool wgmmaFits = op.getHeadDim() % 64 == 0 &&
+                       op.getValueHeadDim() % 64 == 0;
+      if (wgmma == 1 || (wgmma == -1 && target.hasWarpgroupMma() && wgmmaFits))
+        bkv = d <= 128 ? 128 : 64;
       if ((bq * d + 4 * bkv * d) * 2 > target.getSmemPerBlock()) {
         bq = 64;
         bkv = 32;

@@ -1,8 +1,10 @@
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_80" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -verify-diagnostics | FileCheck %s --implicit-check-not=attn.skip_unit_factors
-// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -verify-diagnostics | FileCheck %s --check-prefix=SKIP
+// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a block-kv=64" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts="wgmma=0" -verify-diagnostics | FileCheck %s --check-prefix=SKIP
+// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -verify-diagnostics | FileCheck %s --check-prefix=WGMMA --implicit-check-not=attn.skip_unit_factors
 //
-// On sm_90a (D = 128: Bc = 64, two m-tiles) the loops' rescale A·α is marked
-// for the lowering to skip where α = 1; with Bc = 32 (sm_80) it is not.
+// On sm_90a with mma.sync (D = 128: Bc = 64, two m-tiles) the loops'
+// rescale A·α is marked for the lowering to skip where α = 1; with Bc = 32
+// (sm_80) it is not.
 // SKIP-LABEL: func.func @attention
 // SKIP:         scf.for
 // SKIP:           arith.mulf %{{.*}}, %{{.*}} {attn.skip_unit_factors} : tensor<128x128xf32, #attn.mma<warps = 4>>
@@ -12,6 +14,23 @@
 // SKIP:         attn.store_tile
 // The register estimate of that tiling, 2·(D/2 + Bc/2) + 63: at the limit.
 // SKIP:         } {attn.register_estimate = 255 : i64
+// On sm_90a by default, wgmma layouts (Br = Bc = 128): the register tiles
+// are #attn.mma version 3 over 8 warps (two warpgroups of 64 rows, one
+// m-tile per warp), Q, K and V sit in 128-byte-swizzled slabs, Q is read by
+// wgmma from there (no conversion to registers), and the register estimate
+// is D/2 + Bc/2 + 63.
+// WGMMA-LABEL: func.func @attention
+// WGMMA:         scf.forall
+// WGMMA-DAG:       arith.constant dense<0.000000e+00> : tensor<128x128xf32, #attn.mma<warps = 8, version = 3>>
+// WGMMA-DAG:       arith.constant dense<0xFF800000> : tensor<128xf32, #attn.slice<#attn.mma<warps = 8, version = 3>>>
+// WGMMA:           %[[Q:.*]] = attn.load_tile %{{.*}} -> tensor<128x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>
+// WGMMA-NOT:       attn.convert_layout
+// WGMMA:           scf.for
+// WGMMA:             %[[K:.*]] = attn.load_tile %{{.*}} -> tensor<128x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>
+// WGMMA:             attn.dot %[[Q]], %[[K]], %{{.*}} {rhs_transposed} : tensor<128x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>, tensor<128x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>> -> tensor<128x128xf32, #attn.mma<warps = 8, version = 3>>
+// WGMMA:             arith.truncf %{{.*}} : tensor<128x128xf32, #attn.mma<warps = 8, version = 3>> to tensor<128x128xbf16, #attn.mma<warps = 8, version = 3>>
+// WGMMA:             attn.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x128xbf16, #attn.mma<warps = 8, version = 3>>, tensor<128x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>> -> tensor<128x128xf32, #attn.mma<warps = 8, version = 3>>
+// WGMMA:         } {attn.register_estimate = 191 : i64
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_80" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts="m-tiles=1 q-in-registers=1" -verify-diagnostics | FileCheck %s --check-prefix=QREG
 // RUN: not attn-opt %s -attn-assign-layouts="m-tiles=3" 2>&1 | FileCheck %s --check-prefix=BADOPT
 

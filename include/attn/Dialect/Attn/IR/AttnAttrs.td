@@ -41,6 +41,9 @@ def Attn_TargetAttr : AttrDef<Attn_Dialect, "Target"> {
   let extraClassDeclaration = [{
     /// True for NVIDIA GPU targets (sm_*).
     bool isGPU() const { return getArch().starts_with("sm_"); }
+    /// Hopper's architecture-specific instructions (wgmma, setmaxnreg):
+    /// sm_90a only; PTX for it runs on no other chip.
+    bool hasWarpgroupMma() const { return getArch() == "sm_90a"; }
     /// A known target by name ("cpu", "sm_80", ...), or null.
     static TargetAttr getKnown(::mlir::MLIRContext *ctx, ::llvm::StringRef name);
   }];
@@ -75,14 +78,36 @@ def Attn_MmaLayoutAttr : AttrDef<Attn_Dialect, "MmaLayout"> {
 
     Example: `tensor<128x64xf32, #attn.mma<warps = 4>>` (MT = 2, 64 floats
     per thread).
+
+    `version` names the tensor-core instruction that produces and reads the
+    tile: 2 for `mma.sync` (the default), 3 for Hopper's warpgroup MMA
+    (`wgmma.mma_async.m64nNk16`, sm_90a). Version 3 needs one m-tile per
+    warp (R = 16·warps) and whole warpgroups (warps a multiple of 4): then
+    warpgroup G = w / 4 owns rows [64·G, 64·G + 64), and the order above
+    (MT = 1) is exactly wgmma's accumulator register order d[4·n + e] for
+    an m64nC instruction, and, for a 16-bit tile, its A-from-registers
+    operand (k-step kk: n-tiles 2·kk, 2·kk+1). Every per-op pattern that
+    reads the layout (reduce, broadcast, mask, loads, stores) is the same
+    for both versions; only `attn.dot` differs.
+
+    Example: `tensor<128x128xf32, #attn.mma<warps = 8, version = 3>>` (two
+    warpgroups of 64 rows, 64 floats per thread).
   }];
-  let parameters = (ins "int64_t":$warps);
+  let parameters = (ins "int64_t":$warps,
+                        DefaultValuedParameter<"int64_t", "2">:$version);
+  let builders = [
+    AttrBuilder<(ins "int64_t":$warps), [{
+      return $_get($_ctxt, warps, 2);
+    }]>
+  ];
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// 16-row m-tiles per warp for a tile of `rows` rows.
     int64_t getMTiles(int64_t rows) const { return rows / (16 * getWarps()); }
     int64_t getThreads() const { return 32 * getWarps(); }
+    /// Hopper warpgroup MMA (wgmma) instead of mma.sync.
+    bool isWarpgroup() const { return getVersion() == 3; }
     /// Elements one thread holds of a tile of this shape.
     int64_t getElementsPerThread(::llvm::ArrayRef<int64_t> shape) const {
       return getMTiles(shape[0]) * (shape[1] / 8) * 4;
@@ -133,16 +158,42 @@ def Attn_SharedLayoutAttr : AttrDef<Attn_Dialect, "SharedLayout"> {
     `attn.convert_layout`.
 
     Example: `tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0>>`.
+
+    With `slab = 128` (bytes) the tile is stored as column slabs of 128
+    bytes (64 16-bit elements): slab s holds columns [64·s, 64·s + 64) of
+    every row, rows 128 bytes apart, the slabs one after another
+    (`rows·128` bytes each), and in each slab chunk c of row r sits at
+    chunk position `c ^ (r % 8)`. Each 8-row group is one 1024-byte
+    swizzle atom: the layout wgmma's shared-memory descriptors call
+    "128-byte swizzle" and that a TMA copy with CU_TENSOR_MAP_SWIZZLE_128B
+    and a 64-column box writes. It needs `swizzle = 8`, no padding, a
+    multiple of 64 columns and a 1024-byte aligned base.
+
+    Example: `tensor<128x128xbf16, #attn.shared<swizzle = 8, pad = 0,
+    slab = 128>>` (two slabs of 16 KiB).
   }];
-  let parameters = (ins "int64_t":$swizzle, "int64_t":$pad);
+  let parameters = (ins "int64_t":$swizzle, "int64_t":$pad,
+                        DefaultValuedParameter<"int64_t", "0">:$slab);
+  let builders = [
+    AttrBuilder<(ins "int64_t":$swizzle, "int64_t":$pad), [{
+      return $_get($_ctxt, swizzle, pad, 0);
+    }]>
+  ];
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// Bytes from one row to the next for rows of `cols` elements of
     /// `elemBytes` bytes.
     int64_t getRowBytes(int64_t cols, int64_t elemBytes) const {
-      return cols * elemBytes + getPad();
+      return getSlab() ? getSlab() : cols * elemBytes + getPad();
     }
+    /// Bytes of the whole tile of `rows` rows of `cols` elements.
+    int64_t getTileBytes(int64_t rows, int64_t cols, int64_t elemBytes) const {
+      return getSlab() ? rows * cols * elemBytes
+                       : rows * getRowBytes(cols, elemBytes);
+    }
+    /// Alignment the tile's base needs (the swizzle atom of a slab tile).
+    int64_t getBaseAlignment() const { return getSlab() ? 1024 : 128; }
     /// The layout attn picks for a [rows, cols] tile of 16-bit elements:
     /// the XOR swizzle where a row is a multiple of 8 chunks, else one
     /// chunk of padding.

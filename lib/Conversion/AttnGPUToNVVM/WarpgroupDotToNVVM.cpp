@@ -1,0 +1,258 @@
+//===- WarpgroupDotToNVVM.cpp - attn.dot on Hopper's warpgroup MMA -*- C++ -*-//
+//
+//   attn.dot  acc[M,N] += lhs[M,K] · rhs   (#attn.mma<version = 3>, f32)
+//
+// Warpgroup G (warps 4G .. 4G+3) owns accumulator rows [64G, 64G + 64); one
+// wgmma.mma_async.m64nNk16 per k-step kk (16 columns of lhs) and per chunk
+// of at most 256 accumulator columns:
+//
+//   lhs in #attn.shared<slab = 128> (Q): a shared-memory descriptor of rows
+//     64G.. (K-major: 16 elements of each row per k-step)
+//   lhs in #attn.mma<version = 3> (P, 16-bit): four registers per k-step,
+//     n-tiles 2kk and 2kk+1 of the thread's elements packed in pairs (the
+//     register A operand has mma.sync's A-fragment layout per warp). MLIR's
+//     nvvm.wgmma.mma_async takes descriptors only: this form is one
+//     wgmma instruction in an llvm.inline_asm.
+//   rhs in #attn.shared<slab = 128>: rhs_transposed ([N, K], K) K-major,
+//     else ([K, N], V) N-major (imm-trans-b = 1)
+//
+// Descriptors (PTX ISA "Matrix Descriptor Format"; 64-bit): bits 0-13 start
+// address >> 4, 16-29 leading byte offset >> 4, 32-45 stride byte offset >> 4,
+// 62-63 swizzle (1 = 128 bytes). In a slab tile every 8 rows of a slab form
+// a 1024-byte swizzle atom (8 rows x 128 bytes):
+//   K-major  (Q, K): stride offset 1024 (next 8 rows); the leading offset is
+//            unused (K stays inside one 128-byte row per k-step); k-step kk
+//            starts at slab kk/4, byte 32·(kk % 4) of the row
+//   N-major  (V):    stride offset 1024 (next 8 rows of K), leading offset
+//            rows·128 (next slab: the next 64 columns of N); k-step kk
+//            starts 16 rows = 2048 bytes further
+//
+// The sequence per dot: wgmma.fence (the accumulator registers were
+// written by ordinary instructions), the wgmma of every k-step, one
+// commit_group, wait_group 0 (the result is read right after). A zero
+// constant accumulator is not read: the first wgmma runs with scale-d = 0.
+//
+//===----------------------------------------------------------------------===//
+#include "PatternsCommon.h"
+
+
+using namespace mlir;
+using namespace mlir::attn;
+using namespace mlir::attn::gpu_lowering;
+
+namespace {
+
+/// The shared-memory matrix descriptor of a slab tile at `addr` (an
+/// addrspace(3) pointer) with the given leading and stride byte offsets.
+Value descriptor(Emitter &e, Value addr, int64_t leadingBytes,
+                 int64_t strideBytes) {
+  OpBuilder &b = e.b;
+  Type i64 = b.getI64Type();
+  auto c64 = [&](uint64_t v) -> Value {
+    return LLVM::ConstantOp::create(b, e.loc, i64,
+                                    b.getI64IntegerAttr(int64_t(v)));
+  };
+  Value a = LLVM::PtrToIntOp::create(b, e.loc, i64, addr);
+  // start address: bits 0-13 hold (addr & 0x3FFFF) >> 4.
+  Value start = LLVM::LShrOp::create(
+      b, e.loc, LLVM::AndOp::create(b, e.loc, a, c64(0x3FFFF)), c64(4));
+  uint64_t fixed = (uint64_t((leadingBytes >> 4) & 0x3FFF) << 16) |
+                   (uint64_t((strideBytes >> 4) & 0x3FFF) << 32) |
+                   (uint64_t(1) << 62);
+  return LLVM::OrOp::create(b, e.loc, start, c64(fixed));
+}
+
+bool isZeroConstant(Value v) {
+  auto cst = v.getDefiningOp<arith::ConstantOp>();
+  if (!cst)
+    return false;
+  auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
+  return dense && dense.isSplat() &&
+         dense.getSplatValue<APFloat>().isPosZero();
+}
+
+struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
+  WarpgroupDotLowering(TileTypeConverter &tc, const KernelInfo &info,
+                       MLIRContext *ctx)
+      : OpConversionPattern<DotOp>(tc, ctx, /*benefit=*/2), info(info) {}
+  const KernelInfo &info;
+
+  LogicalResult
+  matchAndRewrite(DotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto lhsTy = cast<RankedTensorType>(op.getLhs().getType());
+    auto rhsTy = cast<RankedTensorType>(op.getRhs().getType());
+    auto accTy = cast<RankedTensorType>(op.getAcc().getType());
+    auto mma = dyn_cast_or_null<MmaLayoutAttr>(accTy.getEncoding());
+    if (!mma || !mma.isWarpgroup())
+      return rewriter.notifyMatchFailure(op, "not a warpgroup accumulator");
+    auto slab = [](RankedTensorType t) {
+      auto s = dyn_cast_or_null<SharedLayoutAttr>(t.getEncoding());
+      return s && s.getSlab() == 128;
+    };
+    Type et = lhsTy.getElementType();
+    auto lhsRegs = dyn_cast_or_null<MmaLayoutAttr>(lhsTy.getEncoding());
+    if (!(et.isBF16() || et.isF16()) || rhsTy.getElementType() != et ||
+        !accTy.getElementType().isF32() || !slab(rhsTy) ||
+        !(slab(lhsTy) || lhsRegs == mma))
+      return op.emitError()
+             << "unsupported: attn.dot on wgmma needs f16/bf16 operands, the "
+                "rhs in #attn.shared slabs, the lhs there or in the "
+                "accumulator's layout, and f32 accumulators, got "
+             << lhsTy << ", " << rhsTy << ", " << accTy;
+    const int64_t N = accTy.getDimSize(1),
+                  K = lhsTy.getDimSize(1);
+    if (K % 16 || N % 8)
+      return op.emitError() << "unsupported: attn.dot on wgmma needs K in "
+                               "multiples of 16 and N in multiples of 8, got "
+                               "K = "
+                            << K << ", N = " << N;
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Emitter e(rewriter, loc);
+    Type f32 = e.f32();
+    const int64_t KS = K / 16;
+    const bool kMajorB = op.getRhsTransposed();
+    SharedTile rhs(rhsTy);
+    // This warpgroup's 64 rows of the lhs.
+    Value wg = e.udiv(e.tid(), e.c32(128));
+
+    // Accumulator chunks of at most 256 columns (one instruction's N).
+    SmallVector<int64_t> chunkCols;
+    for (int64_t n0 = 0; n0 < N; n0 += 256)
+      chunkCols.push_back(std::min<int64_t>(256, N - n0));
+
+    bool zeroAcc = isZeroConstant(op.getAcc());
+    Value accVec = adaptor.getAcc();
+    SmallVector<Value> acc; // the thread's N/2 accumulators, (n, e) order
+    for (int64_t i = 0; i < N / 2; ++i)
+      acc.push_back(zeroAcc ? e.cf(0.0f) : e.extract(accVec, i));
+
+    auto ptxType = et.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+
+    // lhs in shared memory: this warpgroup's rows start 64 rows into every
+    // slab.
+    std::optional<SharedTile> lhsTile;
+    Value lhsBase, lhsVec = adaptor.getLhs();
+    if (!lhsRegs) {
+      lhsTile.emplace(lhsTy);
+      lhsBase = e.gepBytes(adaptor.getLhs(),
+                           e.mul(wg, e.c32(64 * lhsTile->rowBytes)));
+    }
+
+    int64_t n0 = 0;
+    for (int64_t cols : chunkCols) {
+      // Elements (n, e) of this chunk: n-tiles n0/8 .. (n0 + cols)/8.
+      int64_t first = n0 / 2, count = cols / 2;
+      auto structTy = LLVM::LLVMStructType::getLiteral(
+          ctx, SmallVector<Type>(count, f32));
+      for (int64_t kk = 0; kk < KS; ++kk) {
+        // rhs k-step kk, columns n0 .. n0 + cols.
+        Value bAddr;
+        int64_t lead = 0;
+        if (kMajorB) {
+          // [N, K]: rows n0.., slab kk/4, 32 bytes per k-step in the row.
+          bAddr = e.gepBytes(adaptor.getRhs(),
+                             e.c32(n0 * rhs.rowBytes +
+                                   rhs.chunkGroupBytes(kk / 4) +
+                                   32 * (kk % 4)));
+        } else {
+          // [K, N]: rows 16kk.., slab n0/64; the next 64 columns of N are
+          // one slab further.
+          bAddr = e.gepBytes(adaptor.getRhs(),
+                             e.c32(16 * kk * rhs.rowBytes +
+                                   rhs.chunkGroupBytes(n0 / 64)));
+          lead = rhs.chunkGroupBytes(1);
+        }
+        Value bDesc = descriptor(e, bAddr, lead, 1024);
+        bool scaleD = !(zeroAcc && kk == 0);
+        SmallVector<Value> in(acc.begin() + first,
+                              acc.begin() + first + count);
+        Value result;
+        if (!lhsRegs) {
+          Value aAddr = e.gepBytes(
+              lhsBase,
+              e.c32(lhsTile->chunkGroupBytes(kk / 4) + 32 * (kk % 4)));
+          Value aDesc = descriptor(e, aAddr, 0, 1024);
+          Value inout = LLVM::PoisonOp::create(rewriter, loc, structTy);
+          for (int64_t i = 0; i < count; ++i)
+            inout = LLVM::InsertValueOp::create(rewriter, loc, inout, in[i], i);
+          result = NVVM::WgmmaMmaAsyncOp::create(
+              rewriter, loc, structTy, inout, aDesc, bDesc,
+              NVVM::MMAShapeAttr::get(ctx, 64, cols, 16),
+              NVVM::WGMMATypesAttr::get(ctx, ptxType),
+              NVVM::WGMMATypesAttr::get(ctx, ptxType),
+              NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+              NVVM::WGMMAScaleOutAttr::get(ctx, scaleD
+                                                    ? NVVM::WGMMAScaleOut::one
+                                                    : NVVM::WGMMAScaleOut::zero),
+              NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+              NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+              NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+              NVVM::MMALayoutAttr::get(ctx, kMajorB ? NVVM::MMALayout::col
+                                                    : NVVM::MMALayout::row),
+              /*satfinite=*/nullptr);
+        } else {
+          // A from registers: n-tiles 2kk, 2kk+1 of the thread's elements
+          // (rows g, g + 8; columns 2q, 2q + 1 and + 8), packed in pairs.
+          auto at = [&](int64_t n, int64_t el) { return n * 4 + el; };
+          SmallVector<Value, 4> a = {
+              e.pack2(lhsVec, at(2 * kk, 0), at(2 * kk, 1)),
+              e.pack2(lhsVec, at(2 * kk, 2), at(2 * kk, 3)),
+              e.pack2(lhsVec, at(2 * kk + 1, 0), at(2 * kk + 1, 1)),
+              e.pack2(lhsVec, at(2 * kk + 1, 2), at(2 * kk + 1, 3))};
+          // {d...}, {a0..a3}, b-desc, scale-d, imm-scale-a, imm-scale-b,
+          // imm-trans-b: outputs $0..$count-1 (tied to the inputs of the
+          // same number), then the A registers, the descriptor and the
+          // scale-d predicate.
+          std::string asmStr;
+          llvm::raw_string_ostream os(asmStr);
+          os << "wgmma.mma_async.sync.aligned.m64n" << cols << "k16.f32."
+             << (et.isBF16() ? "bf16.bf16" : "f16.f16") << " {";
+          for (int64_t i = 0; i < count; ++i)
+            os << (i ? ", " : "") << "$" << i;
+          os << "}, {$" << 2 * count << ", $" << 2 * count + 1 << ", $"
+             << 2 * count + 2 << ", $" << 2 * count + 3 << "}, $"
+             << 2 * count + 4 << ", $" << 2 * count + 5 << ", 1, 1, "
+             << (kMajorB ? 0 : 1) << ";";
+          std::string constraints;
+          for (int64_t i = 0; i < count; ++i)
+            constraints += "=f,";
+          for (int64_t i = 0; i < count; ++i)
+            constraints += std::to_string(i) + ",";
+          constraints += "r,r,r,r,l,b";
+          SmallVector<Value> operands(in);
+          operands.append(a.begin(), a.end());
+          operands.push_back(bDesc);
+          operands.push_back(LLVM::ConstantOp::create(
+              rewriter, loc, rewriter.getI1Type(),
+              rewriter.getBoolAttr(scaleD)));
+          result = LLVM::InlineAsmOp::create(
+                       rewriter, loc, structTy, operands, asmStr, constraints,
+                       /*has_side_effects=*/true, /*is_align_stack=*/false,
+                       LLVM::tailcallkind::TailCallKind::None,
+                       /*asm_dialect=*/LLVM::AsmDialectAttr(),
+                       /*operand_attrs=*/ArrayAttr())
+                       .getResult(0);
+        }
+        for (int64_t i = 0; i < count; ++i)
+          acc[first + i] = LLVM::ExtractValueOp::create(rewriter, loc, result, i);
+      }
+      n0 += cols;
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
+    rewriter.replaceOp(
+        op, e.fromElements(getTypeConverter()->convertType(accTy), acc));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::attn::gpu_lowering::populateWarpgroupDotPatterns(
+    TileTypeConverter &tc, const KernelInfo &info,
+    RewritePatternSet &patterns) {
+  patterns.add<WarpgroupDotLowering>(tc, info, patterns.getContext());
+}
