@@ -47,3 +47,38 @@ func.func @async_type(%k: memref<?x?x?x64xf16>, %i: index,
   attn.async_load_tile %k[%i, %i, %i] rows %i, %r[%i] : memref<?x?x?x64xf16>, !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>>
   return
 }
+
+// -----
+
+// expected-error @+1 {{#attn.mma version must be 2 (mma.sync) or 3 (wgmma), got 4}}
+func.func private @f(tensor<64x8xf32, #attn.mma<warps = 4, version = 4>>)
+
+// -----
+
+// expected-error @+1 {{#attn.mma version 3 (wgmma) needs whole warpgroups (warps a multiple of 4), got 6}}
+func.func private @f(tensor<96x8xf32, #attn.mma<warps = 6, version = 3>>)
+
+// -----
+
+// expected-error @+1 {{#attn.shared slab must be 0 (whole rows) or 128 bytes, got 64}}
+func.func private @f(tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 64>>)
+
+// -----
+
+// expected-error @+1 {{#attn.shared slabs of 128 bytes need swizzle = 8}}
+func.func private @f(tensor<64x64xbf16, #attn.shared<swizzle = 0, pad = 0, slab = 128>>)
+
+// -----
+
+// A slab tile's rows are whole slabs: 96 columns of bf16 are 1.5.
+// expected-error @+1 {{#attn.shared slabs of 128 bytes need rows of a multiple of that, got 'tensor<64x96xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>'}}
+func.func private @f(!attn.ring<2, tensor<64x96xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>)
+
+// -----
+
+// wgmma accumulators: one 16-row m-tile per warp (64 rows per warpgroup).
+func.func @f(%t: tensor<128x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>) {
+  // expected-error @+1 {{'attn.convert_layout' op #attn.mma version 3 (wgmma) holds one 16-row m-tile per warp: 64 rows with 4 warps, got 128}}
+  %c = attn.convert_layout %t : tensor<128x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>> -> tensor<128x64xbf16, #attn.mma<warps = 4, version = 3>>
+  return
+}

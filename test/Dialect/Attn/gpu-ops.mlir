@@ -30,3 +30,17 @@ func.func @slice(%s: tensor<64x32xf32, #attn.mma<warps = 4>>)
   %m = attn.reduce max %s : tensor<64x32xf32, #attn.mma<warps = 4>> -> tensor<64xf32, #attn.slice<#attn.mma<warps = 4>>>
   return %m : tensor<64xf32, #attn.slice<#attn.mma<warps = 4>>>
 }
+
+// -----
+
+// Hopper layouts: wgmma accumulators (version 3) and 128-byte slabs; the
+// defaults (version 2, slab 0) are not printed.
+// CHECK-LABEL: func.func private @hopper
+// CHECK-SAME:    tensor<128x128xf32, #attn.mma<warps = 8, version = 3>>
+// CHECK-SAME:    !attn.ring<2, tensor<128x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+// CHECK-SAME:    tensor<64x64xf32, #attn.mma<warps = 4>>
+// CHECK-SAME:    tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>
+func.func private @hopper(tensor<128x128xf32, #attn.mma<warps = 8, version = 3>>,
+                          !attn.ring<2, tensor<128x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>,
+                          tensor<64x64xf32, #attn.mma<warps = 4, version = 2>>,
+                          tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 0>>)

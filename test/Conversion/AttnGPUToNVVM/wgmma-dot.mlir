@@ -1,0 +1,80 @@
+// RUN: attn-opt %s -split-input-file -convert-attn-gpu-to-nvvm -canonicalize -verify-diagnostics | FileCheck %s
+
+// attn.dot on Hopper's warpgroup MMA, one warpgroup (64-row tiles).
+// Shared tiles in 128-byte slabs sit at 1024-byte aligned offsets (Q at 0,
+// K at 8192, V at 16384) and the kernel's dynamic shared memory is aligned
+// to 1024. Every cp.async group is fenced into the async proxy before the
+// barrier that publishes it.
+//
+// S = Q·Kᵀ (K = 64: 4 k-steps of m64n64k16, both operands by descriptor;
+// the zero accumulator is not read: scale-d = 0 in the first step). The
+// descriptors' fixed bits: swizzle 128 B (1 << 62) | stride 1024 >> 4 at
+// bit 32 = 4611686293305294848 (K-major: no leading offset), and for V
+// (N-major) the leading offset 64 rows · 128 B = 8192 >> 4 at bit 16 on top:
+// 4611686293338849280.
+// O = P·V: P (the truncated scores, in the accumulator layout) from
+// registers, one wgmma per k-step as inline PTX (MLIR's nvvm op takes
+// descriptors only), imm-trans-b = 1 (V is N-major).
+// CHECK-LABEL: gpu.module @attn_kernels
+// CHECK:         llvm.mlir.global external @attn_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
+// CHECK-LABEL: gpu.func @qk_pv_kernel
+// CHECK-SAME:    smem_bytes = 32768 : i64, threads = 128 : i64
+// CHECK-DAG:     %[[VDESC:.*]] = llvm.mlir.constant(4611686293338849280 : i64) : i64
+// CHECK-DAG:     %[[KDESC:.*]] = llvm.mlir.constant(4611686293305294848 : i64) : i64
+// CHECK:         nvvm.cp.async.wait.group 0
+// CHECK-NEXT:    nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT:    nvvm.barrier0
+// CHECK:         nvvm.wgmma.fence.aligned
+// CHECK:         llvm.or %{{.*}}, %[[KDESC]] : i64
+// CHECK:         nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %{{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK-COUNT-3: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %{{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK-NOT:     nvvm.wgmma.mma_async
+// CHECK:         nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT:    nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK:         arith.truncf %{{.*}} : vector<32xf32> to vector<32xbf16>
+// CHECK:         nvvm.wgmma.fence.aligned
+// CHECK:         llvm.or %{{.*}}, %[[VDESC]] : i64
+// CHECK:         llvm.inline_asm has_side_effects "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0, {{.*}}, $63}, {$128, $129, $130, $131}, $132, $133, 1, 1, 1;", "{{(=f,)+}}{{([0-9]+,)+}}r,r,r,r,l,b"
+// CHECK-COUNT-3: llvm.inline_asm has_side_effects "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK-NOT:     llvm.inline_asm
+// CHECK:         nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT:    nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT:     nvvm.mma.sync
+#acc = #attn.mma<warps = 4, version = 3>
+#sl = #attn.shared<swizzle = 8, pad = 0, slab = 128>
+func.func @qk_pv(%q: memref<?x64xbf16>, %k: memref<?x64xbf16>, %v: memref<?x128xbf16>, %o: memref<?x128xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %qt = attn.load_tile %q[%c0] rows %n : memref<?x64xbf16> -> tensor<64x64xbf16, #sl>
+    %kt = attn.load_tile %k[%c0] rows %c64 : memref<?x64xbf16> -> tensor<64x64xbf16, #sl>
+    %vt = attn.load_tile %v[%c0] rows %c64 : memref<?x128xbf16> -> tensor<64x128xbf16, #sl>
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %s = attn.dot %qt, %kt, %z {rhs_transposed} : tensor<64x64xbf16, #sl>, tensor<64x64xbf16, #sl> -> tensor<64x64xf32, #acc>
+    %p = arith.truncf %s : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+    %a = arith.constant dense<1.0> : tensor<64x128xf32, #acc>
+    %r = attn.dot %p, %vt, %a : tensor<64x64xbf16, #acc>, tensor<64x128xbf16, #sl> -> tensor<64x128xf32, #acc>
+    attn.store_tile %r, %o[%c0] rows %n : tensor<64x128xf32, #acc>, memref<?x128xf32>
+  }
+  return
+}
+
+// -----
+
+#acc = #attn.mma<warps = 4, version = 3>
+#sh = #attn.shared<swizzle = 8, pad = 0>
+
+// wgmma reads slab tiles only: a whole-row swizzled tile is reported.
+func.func @not_slab(%q: memref<?x64xbf16>, %o: memref<?x64xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %qt = attn.load_tile %q[%c0] rows %n : memref<?x64xbf16> -> tensor<64x64xbf16, #sh>
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    // expected-error @+1 {{unsupported: attn.dot on wgmma needs f16/bf16 operands, the rhs in #attn.shared slabs, the lhs there or in the accumulator's layout, and f32 accumulators}}
+    %s = attn.dot %qt, %qt, %z {rhs_transposed} : tensor<64x64xbf16, #sh>, tensor<64x64xbf16, #sh> -> tensor<64x64xf32, #acc>
+    attn.store_tile %s, %o[%c0] rows %n : tensor<64x64xf32, #acc>, memref<?x64xf32>
+  }
+  return
+}
