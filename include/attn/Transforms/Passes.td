@@ -102,8 +102,9 @@ def AttnSelectGPUBlocks : Pass<"attn-select-gpu-blocks"> {
     (results/PERF-NOTES.md). The `block-q`/`block-kv` options override it.
 
     Where the chip has warpgroup MMA (sm_90a) and the head dims are
-    multiples of 64, the blocks are wgmma's: Br = 128 (two warpgroups),
-    Bc = 128 up to D = 128 and 64 above (O takes D/2 registers a thread).
+    multiples of 64, the blocks are wgmma's: 64x128 at D = 64 (one
+    warpgroup a program, three programs an SM), 128x128 at D = 128 (two
+    warpgroups) and 128x64 above (O takes D/2 registers a thread).
   }];
   let dependentDialects = ["::mlir::attn::AttnDialect"];
   let options = [

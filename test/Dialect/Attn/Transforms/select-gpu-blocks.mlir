@@ -5,13 +5,14 @@
 
 // The mma.sync kernel's blocks: Br = 128 and Bc = 64 (Bc = 32 at D = 96,
 // and at D = 128 off Hopper); on sm_90a, where head dims of a multiple of 64
-// take wgmma, Bc = 128 up to D = 128 and 64 at D = 256; 64x32 where Q and two K/V slots do not fit the
+// take wgmma, 64x128 at D = 64, 128x128 at D = 128 and 128x64 at D = 256;
+// 64x32 where Q and two K/V slots do not fit the
 // chip's shared memory (D = 256 on sm_86: 101376 bytes); the chip becomes
 // the op's target. Options override the heuristic; attributes the op
 // already has are kept.
 
 // CHECK-LABEL: func.func @d64
-// CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 128 : i64, target = #attn.target<arch = "sm_90a", smem_per_block = 232448, num_sms = 132>}
+// CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 64 : i64, target = #attn.target<arch = "sm_90a", smem_per_block = 232448, num_sms = 132>}
 // AMPERE-LABEL: func.func @d64
 // AMPERE:         attn.attention {{.*}} {block_kv = 64 : i64, block_q = 128 : i64, target = #attn.target<arch = "sm_86"
 // OPT-LABEL:   func.func @d64
