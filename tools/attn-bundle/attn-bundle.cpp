@@ -71,6 +71,11 @@ static cl::opt<int64_t> mTiles("m-tiles", cl::desc("16-row m-tiles per warp"),
 static cl::opt<int64_t> qInRegisters("q-in-registers",
                                      cl::desc("Q fragments in registers"),
                                      cl::init(-1), cl::cat(category));
+static cl::opt<int64_t> wgmma(
+    "wgmma",
+    cl::desc("sm_90a warpgroup MMA: 1, 0 (-1: where head dims are multiples "
+             "of 64)"),
+    cl::init(-1), cl::cat(category));
 static cl::opt<int64_t> kvStages(
     "kv-stages",
     cl::desc("K/V shared-memory stages (0: auto, 2; 1: one slot per load)"),
@@ -398,6 +403,7 @@ int main(int argc, char **argv) {
             opts.blockKV = blockKV;
             opts.mTiles = mTiles;
             opts.qInRegisters = qInRegisters;
+            opts.wgmma = wgmma;
             opts.kvStages = kvStages;
             opts.rescaleThreshold = rescaleThreshold;
             opts.deferRowSums = deferRowSums;
