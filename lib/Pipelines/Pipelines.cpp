@@ -163,6 +163,7 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   // (phases); others go to the pass, which rejects what is out of range.
   AttnPipelineKVLoopOptions pipe;
   pipe.stages = opts.kvStages == 0 ? 2 : int64_t(opts.kvStages);
+  pipe.mbarriers = opts.mbarriers;
   pm.addPass(createAttnPipelineKVLoop(pipe));
   ConvertAttnGPUToNVVMOptions convert;
   convert.groupBlocks = opts.groupBlocks;

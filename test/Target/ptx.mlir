@@ -5,6 +5,7 @@
 // RUN: not attn-opt %s --attn-codegen="chip=sm_75" --emit=ptx 2>&1 | FileCheck %s --check-prefix=BADCHIP
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a kv-stages=1" --emit=ptx | FileCheck %s --check-prefix=ONESLOT
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a wgmma=0" --emit=ptx | FileCheck %s --check-prefix=MMASYNC
+// RUN: attn-opt %s --attn-codegen="chip=sm_90a mbarriers=0" --emit=ptx | FileCheck %s --check-prefix=GROUPS
 // RUN: not attn-opt %s --attn-codegen="chip=sm_90a kv-stages=-1" --emit=ptx 2>&1 | FileCheck %s --check-prefix=BADSTAGES
 
 // The whole pipeline down to PTX: the instructions we meant are there.
@@ -29,25 +30,44 @@
 // LEGACY:      backend
 
 // sm_90a: Hopper's warpgroup MMA, 256 threads (two warpgroups of 64 query
-// rows). Each copy group is fenced into the async proxy before the barrier
-// that publishes it (wgmma reads shared memory through that proxy); each
-// dot is a wgmma.fence, its k-steps (S = Q·Kᵀ: 8 of k16 from two
-// descriptors; O += P·V: 8, P from registers), one commit and a wait.
+// rows). The K/V rings are synchronised per slot: thread 0 initialises two
+// mbarriers per slot (expecting all 256 threads), each thread signs its
+// copies with cp.async.mbarrier.arrive.noinc, waits for a slot with
+// try_wait.parity, fences into the async proxy (wgmma reads shared memory
+// through it) and releases the slot with mbarrier.arrive right after the
+// wgmma that read it. Each dot is a wgmma.fence, its k-steps (S = Q·Kᵀ: 8
+// of k16 from two descriptors; O += P·V: 8, P from registers), one commit
+// and a wait.
 // SM90:        .target sm_90a
 // SM90:        .extern .shared .align 1024 .b8 attn_smem[];
 // SM90:        .maxntid 256, 1, 1
-// SM90:        cp.async.wait_group 0;
-// SM90-NEXT:   fence.proxy.async.shared::cta;
-// SM90-NEXT:   bar.sync 0;
+// SM90:        mbarrier.init.shared.b64 [attn_smem+65536], %r{{[0-9]+}};
+// SM90:        bar.sync 0;
+// SM90:        cp.async.mbarrier.arrive.noinc.shared.b64
+// SM90:        mbarrier.try_wait.parity.shared.b64
+// SM90:        fence.proxy.async.shared::cta;
+// SM90-NOT:    cp.async.wait_group
 // SM90:        wgmma.fence.sync.aligned;
 // SM90-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, {{ *}}1, 0, {{ *}}0;
 // SM90:        wgmma.commit_group.sync.aligned;
 // SM90-NEXT:   wgmma.wait_group.sync.aligned 0;
+// SM90-NEXT:   mbarrier.arrive.shared.b64
 // SM90:        wgmma.fence.sync.aligned;
 // SM90-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, %p{{[0-9]+}}, 1, 1, 1;
 // SM90:        wgmma.commit_group.sync.aligned;
 // SM90-NEXT:   wgmma.wait_group.sync.aligned 0;
+// SM90-NEXT:   mbarrier.arrive.shared.b64
 // SM90-NOT:    mma.sync.aligned
+// SM90-NOT:    cp.async.wait_group
+
+// mbarriers=0: copy groups; each is fenced into the async proxy before the
+// program-wide barrier that publishes it.
+// GROUPS:      .target sm_90a
+// GROUPS-NOT:  mbarrier
+// GROUPS:      cp.async.wait_group 0;
+// GROUPS-NEXT: fence.proxy.async.shared::cta;
+// GROUPS-NEXT: bar.sync 0;
+// GROUPS:      wgmma.mma_async
 
 // wgmma=0 keeps sm_90a on mma.sync (128 threads, two m-tiles per warp).
 // MMASYNC:     .target sm_90a

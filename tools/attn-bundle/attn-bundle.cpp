@@ -76,6 +76,11 @@ static cl::opt<int64_t> wgmma(
     cl::desc("sm_90a warpgroup MMA: 1, 0 (-1: where head dims are multiples "
              "of 64)"),
     cl::init(-1), cl::cat(category));
+static cl::opt<int64_t> mbarriers(
+    "mbarriers",
+    cl::desc("K/V rings synchronised per slot: 1, 0 (-1: wgmma programs of "
+             "several warpgroups)"),
+    cl::init(-1), cl::cat(category));
 static cl::opt<int64_t> kvStages(
     "kv-stages",
     cl::desc("K/V shared-memory stages (0: auto, 2; 1: one slot per load)"),
@@ -404,6 +409,7 @@ int main(int argc, char **argv) {
             opts.mTiles = mTiles;
             opts.qInRegisters = qInRegisters;
             opts.wgmma = wgmma;
+            opts.mbarriers = mbarriers;
             opts.kvStages = kvStages;
             opts.rescaleThreshold = rescaleThreshold;
             opts.deferRowSums = deferRowSums;

@@ -73,6 +73,12 @@ struct CodegenPipelineOptions
       llvm::cl::desc("Hopper warpgroup MMA (sm_90a): 1, 0 (-1: where the chip "
                      "has it and the head dims are multiples of 64)"),
       llvm::cl::init(-1)};
+  Option<int64_t> mbarriers{
+      *this, "mbarriers",
+      llvm::cl::desc("K/V rings synchronised per slot (mbarriers) instead of "
+                     "copy groups and program-wide barriers: 1, 0 (-1: for "
+                     "wgmma programs)"),
+      llvm::cl::init(-1)};
   Option<int64_t> kvStages{
       *this, "kv-stages",
       llvm::cl::desc("K/V shared-memory stages (0: auto, 2; 1: one slot per "

@@ -228,13 +228,29 @@ def AttnPipelineKVLoop : Pass<"attn-pipeline-kv-loop"> {
     and then starts the next phase's block (the first phase's next block
     after the last phase's wait), so one phase's copy overlaps the previous
     phase's compute. A loop with fewer than two phases is left alone.
+
+    With `mbarriers` (by default where the rings hold 128-byte slab tiles
+    and the program has more than one warpgroup, i.e. wgmma programs of
+    more than 64 rows, stages >= 2, and every pipelined loop starts where
+    the previous one on its rings ended), the slots are synchronised one by
+    one instead of by copy groups and program-wide barriers: block b goes
+    to slot b mod S as fill (b − base)/S of that slot (base: the first
+    loop's lower bound). Before filling, `attn.ring_acquire` waits until
+    every thread released the slot's previous fill; after its copies each
+    thread signs `attn.async_arrive`; iteration j waits for its block with
+    `attn.ring_wait` and releases each slot after the last op that reads it
+    (`attn.ring_release`). Q's one-slot ring is waited for before each loop
+    that reads it.
   }];
   let dependentDialects = ["::mlir::attn::AttnDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect"];
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"2",
-           "Ring slots per loaded tile (1: one slot, phases; >= 2: ring)">
+           "Ring slots per loaded tile (1: one slot, phases; >= 2: ring)">,
+    Option<"mbarriers", "mbarriers", "int64_t", /*default=*/"-1",
+           "Per-slot barriers instead of copy groups: 1, 0 (-1: for rings of "
+           "128-byte slab tiles in programs of several warpgroups)">
   ];
 }
 

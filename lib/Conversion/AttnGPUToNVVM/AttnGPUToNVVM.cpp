@@ -141,6 +141,12 @@ Value SharedTile::at(Emitter &e, const LaneBase &lb, int64_t row,
   return e.gepBytes(lb.ptr[(chunk & 7) / 2], e.c32(imm));
 }
 
+bool mlir::attn::gpu_lowering::ringHasBarriers(AllocRingOp ring) {
+  return llvm::any_of(ring->getUsers(), [](Operation *user) {
+    return isa<AsyncArriveOp, RingWaitOp, RingReleaseOp, RingAcquireOp>(user);
+  });
+}
+
 SmallVector<Value, 4> mlir::attn::gpu_lowering::ldmatrix4(Emitter &e, Value ptr,
                                                           bool trans) {
   MLIRContext *ctx = e.b.getContext();
@@ -510,6 +516,9 @@ struct ConvertAttnGPUToNVVMPass
       if (auto ring = dyn_cast<AllocRingOp>(op)) {
         auto t = cast<RingType>(ring.getType());
         bytes = t.getStages() * t.getSlotBytes();
+        // Two mbarriers (8 bytes each) per slot after the slots.
+        if (ringHasBarriers(ring))
+          bytes += 16 * t.getStages();
         align = t.getLayout().getBaseAlignment();
       } else if (auto load = dyn_cast<LoadTileOp>(op)) {
         auto t = cast<RankedTensorType>(load.getType());

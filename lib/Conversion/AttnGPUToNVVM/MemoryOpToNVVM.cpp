@@ -252,13 +252,42 @@ struct StoreTileFromRegisters : public TilePattern<StoreTileOp> {
   }
 };
 
+/// The mbarrier of `slot` of a ring with per-slot barriers: after the
+/// slots, `stages` "full" barriers, then `stages` "empty" ones (8 bytes
+/// each).
+Value barrierAddress(Emitter &e, Value ring, Value slot, RingType t,
+                     bool empty) {
+  int64_t first = t.getStages() * (t.getSlotBytes() + (empty ? 8 : 0));
+  return e.gepBytes(ring, e.add(e.c32(first), e.mul(e.to32(slot), e.c32(8))));
+}
+
 struct AllocRingLowering : public TilePattern<AllocRingOp> {
   using TilePattern::TilePattern;
   LogicalResult
   matchAndRewrite(AllocRingOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Emitter e(rewriter, op.getLoc());
-    rewriter.replaceOp(op, e.smemAt(op, smemOffset(op)));
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    Value ring = e.smemAt(op, smemOffset(op));
+    if (ringHasBarriers(op)) {
+      // Thread 0 initialises every slot's barriers, each expecting one
+      // arrival per thread of the program; the barrier publishes them.
+      auto t = cast<RingType>(op.getType());
+      Value first = e.cmp(arith::CmpIPredicate::eq, e.tid(), e.c32(0));
+      auto ifOp = scf::IfOp::create(rewriter, loc, first, false);
+      {
+        OpBuilder::InsertionGuard g(rewriter);
+        rewriter.setInsertionPointToStart(ifOp.thenBlock());
+        Value count = e.c32(info.threads());
+        for (int64_t s = 0; s < t.getStages(); ++s)
+          for (bool empty : {false, true})
+            NVVM::MBarrierInitOp::create(
+                rewriter, loc, barrierAddress(e, ring, e.c32(s), t, empty),
+                count, Value());
+      }
+      NVVM::Barrier0Op::create(rewriter, loc);
+    }
+    rewriter.replaceOp(op, ring);
     return success();
   }
 };
@@ -267,6 +296,87 @@ struct AllocRingLowering : public TilePattern<AllocRingOp> {
 Value slotAddress(Emitter &e, Value ring, Value slot, RingType t) {
   return e.gepBytes(ring, e.mul(e.to32(slot), e.c32(t.getSlotBytes())));
 }
+
+/// Waits (mbarrier.try_wait.parity in a loop) until the phase of parity
+/// `parity` of the barrier at `addr` has completed.
+void waitParity(Emitter &e, Value addr, Value parity) {
+  NVVM::MBarrierTryWaitParityOp::create(e.b, e.loc, addr, parity,
+                                        e.c32(10000000));
+}
+
+struct AsyncArriveLowering : public TilePattern<AsyncArriveOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(AsyncArriveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op.getLoc());
+    auto t = cast<RingType>(op.getRing().getType());
+    NVVM::CpAsyncMBarrierArriveOp::create(
+        rewriter, op.getLoc(),
+        barrierAddress(e, adaptor.getRing(), adaptor.getSlot(), t, false),
+        /*noinc=*/true);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct RingWaitLowering : public TilePattern<RingWaitOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(RingWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op.getLoc());
+    auto t = cast<RingType>(op.getRing().getType());
+    // Fill k completes the barrier's phase k, of parity k mod 2.
+    Value parity = arith::AndIOp::create(rewriter, op.getLoc(),
+                                         e.to32(adaptor.getFill()), e.c32(1));
+    waitParity(e,
+               barrierAddress(e, adaptor.getRing(), adaptor.getSlot(), t,
+                              false),
+               parity);
+    fenceForWarpgroupMma(rewriter, op.getLoc(), info);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct RingReleaseLowering : public TilePattern<RingReleaseOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(RingReleaseOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op.getLoc());
+    auto t = cast<RingType>(op.getRing().getType());
+    NVVM::MBarrierArriveOp::create(
+        rewriter, op.getLoc(), rewriter.getI64Type(),
+        barrierAddress(e, adaptor.getRing(), adaptor.getSlot(), t, true),
+        Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct RingAcquireLowering : public TilePattern<RingAcquireOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(RingAcquireOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op.getLoc());
+    auto t = cast<RingType>(op.getRing().getType());
+    // Fill k needs phase k − 1 of "empty" done: parity (k − 1) mod 2 =
+    // (k mod 2) ^ 1. For k = 0 that names the phase before the first, which
+    // try_wait.parity reports complete at once.
+    Value parity = e.xori(arith::AndIOp::create(rewriter, op.getLoc(),
+                                                e.to32(adaptor.getFill()),
+                                                e.c32(1)),
+                          e.c32(1));
+    waitParity(e,
+               barrierAddress(e, adaptor.getRing(), adaptor.getSlot(), t, true),
+               parity);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
 
 struct AsyncLoadTileLowering : public TilePattern<AsyncLoadTileOp> {
   using TilePattern::TilePattern;
@@ -327,5 +437,7 @@ void mlir::attn::gpu_lowering::populateMemoryOpPatterns(
   MLIRContext *ctx = patterns.getContext();
   patterns.add<LoadTileToShared, LoadTileToRegisters, StoreTileFromRegisters,
                AllocRingLowering, AsyncLoadTileLowering, AsyncCommitLowering,
-               AsyncWaitLowering, RingSlotLowering>(tc, info, ctx);
+               AsyncWaitLowering, RingSlotLowering, AsyncArriveLowering,
+               RingWaitLowering, RingReleaseLowering, RingAcquireLowering>(
+      tc, info, ctx);
 }

@@ -185,6 +185,11 @@ struct GlobalRows {
 GlobalRows globalRows(Emitter &e, Value source, ValueRange indices,
                       bool lastIndexIsRow = true);
 
+/// Whether a ring (attn.alloc_ring) is synchronised per slot: some op
+/// waits for, releases or signs one of its slots (then it carries two
+/// mbarriers per slot after its slots).
+bool ringHasBarriers(AllocRingOp ring);
+
 void populateMemoryOpPatterns(TileTypeConverter &tc, const KernelInfo &info,
                               RewritePatternSet &patterns);
 void populateDotOpPatterns(TileTypeConverter &tc, const KernelInfo &info,

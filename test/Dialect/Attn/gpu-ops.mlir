@@ -44,3 +44,24 @@ func.func private @hopper(tensor<128x128xf32, #attn.mma<warps = 8, version = 3>>
                           !attn.ring<2, tensor<128x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>,
                           tensor<64x64xf32, #attn.mma<warps = 4, version = 2>>,
                           tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 0>>)
+
+// -----
+
+// Per-slot ring synchronisation.
+// CHECK-LABEL: func.func @ring_barriers
+// CHECK:         attn.ring_acquire %{{.*}}[%arg1] fill %arg2 : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+// CHECK-NEXT:    attn.async_load_tile
+// CHECK-NEXT:    attn.async_arrive %{{.*}}[%arg1] : !attn.ring<2,
+// CHECK-NEXT:    attn.ring_wait %{{.*}}[%arg1] fill %arg2 : !attn.ring<2,
+// CHECK-NEXT:    attn.ring_slot
+// CHECK-NEXT:    attn.ring_release %{{.*}}[%arg1] : !attn.ring<2,
+func.func @ring_barriers(%m: memref<?x?x?x128xbf16>, %i: index, %k: index) {
+  %r = attn.alloc_ring : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  attn.ring_acquire %r[%i] fill %k : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  attn.async_load_tile %m[%i, %i, %i] rows %i, %r[%i] : memref<?x?x?x128xbf16>, !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  attn.async_arrive %r[%i] : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  attn.ring_wait %r[%i] fill %k : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  %t = attn.ring_slot %r[%i] : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  attn.ring_release %r[%i] : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  return
+}

@@ -379,6 +379,10 @@ struct PipelineKVLoopPass
     if (stages < 1 || stages > 8)
       return emitError(UnknownLoc::get(ctx))
              << "pass option stages must be in [1, 8], got " << int64_t(stages);
+    if (mbarriers < -1 || mbarriers > 1)
+      return emitError(UnknownLoc::get(ctx))
+             << "pass option mbarriers must be -1 (heuristic), 0 or 1, got "
+             << int64_t(mbarriers);
     return success();
   }
 
@@ -409,6 +413,41 @@ struct PipelineKVLoopPass
     for (LoopPlan &p : kept)
       p.leadingWait = !startsClean(p, byLoop);
 
+    // Per-slot barriers: wgmma programs (slab tiles) by default. Fill
+    // numbers count from the first loop on a ring, so every loop must
+    // continue where the one before it on its rings ended (no leading
+    // wait), and a ring must not serve loops of two grids.
+    // They pay where a program has several warpgroups (measured on an H100,
+    // N = 4k / 16k: +4–10% at D = 128 and 256 with two); a program of one
+    // warpgroup (D = 64) has no other warpgroup to drift from and loses
+    // 2–6% to the barrier waits.
+    bool slabs = llvm::any_of(kept, [](const LoopPlan &p) {
+      return llvm::any_of(p.loads, [](LoadTileOp l) {
+        auto enc = cast<SharedLayoutAttr>(l.getType().getEncoding());
+        return enc.getSlab() != 0;
+      });
+    });
+    int64_t warps = 0;
+    for (LoopPlan &p : kept)
+      p.loop->walk([&](Operation *op) {
+        for (Type t : op->getResultTypes())
+          if (auto rt = dyn_cast<RankedTensorType>(t))
+            if (auto m = dyn_cast_or_null<MmaLayoutAttr>(rt.getEncoding()))
+              warps = std::max(warps, m.getWarps());
+      });
+    useBarriers = stages >= 2 && (mbarriers == 1 ||
+                                  (mbarriers == -1 && slabs && warps > 4));
+    if (useBarriers &&
+        llvm::any_of(kept, [](const LoopPlan &p) { return p.leadingWait; })) {
+      if (mbarriers == 1) {
+        kept.front().loop.emitError(
+            "unsupported: per-slot barriers (mbarriers=1) where a key/value "
+            "loop does not continue the previous one on its rings");
+        return signalPassFailure();
+      }
+      useBarriers = false;
+    }
+
     Rings rings;
     for (LoopPlan &p : kept)
       pipeline(p, rings);
@@ -438,7 +477,8 @@ struct PipelineKVLoopPass
         auto loop = use.getOwner()->getParentOfType<scf::ForOp>();
         while (loop && loop->getBlock() != load->getBlock())
           loop = loop->getParentOfType<scf::ForOp>();
-        return loop && isa<AsyncWaitOp>(loop.getBody()->front());
+        return loop && (useBarriers ? pipelinedLoops.contains(loop)
+                                    : isa<AsyncWaitOp>(loop.getBody()->front()));
       });
       if (ok)
         loads.push_back(load);
@@ -451,7 +491,24 @@ struct PipelineKVLoopPass
       Value slot = arith::ConstantIndexOp::create(b, loc, 0);
       AsyncLoadTileOp::create(b, loc, load.getSource(), load.getIndices(),
                               load.getRows(), ring, slot);
-      AsyncCommitOp::create(b, loc);
+      if (!useBarriers) {
+        AsyncCommitOp::create(b, loc);
+      } else {
+        // Its only fill (0): every thread signs after its copies; each loop
+        // that reads it waits for it first (after the loop's prologue).
+        AsyncArriveOp::create(b, loc, ring, slot);
+        llvm::SmallSetVector<Operation *, 2> readers;
+        for (Operation *user : load->getUsers()) {
+          auto loop = user->getParentOfType<scf::ForOp>();
+          while (loop->getBlock() != load->getBlock())
+            loop = loop->getParentOfType<scf::ForOp>();
+          readers.insert(loop);
+        }
+        for (Operation *loop : readers) {
+          OpBuilder wb(loop);
+          RingWaitOp::create(wb, loc, ring, slot, slot);
+        }
+      }
       load.replaceAllUsesWith(
           RingSlotOp::create(b, loc, load.getType(), ring, slot).getResult());
       load.erase();
@@ -459,6 +516,13 @@ struct PipelineKVLoopPass
   }
 
 private:
+  /// Whether the rings are synchronised per slot (mbarriers).
+  bool useBarriers = false;
+  /// The loops pipelined so far, and for each ring the lower bound of the
+  /// first loop that used it (fill numbers count from there).
+  llvm::SmallPtrSet<Operation *, 4> pipelinedLoops;
+  DenseMap<Value, Value> ringBase;
+
   /// The rings created so far, by grid body and key, and the last ring op of
   /// each grid body (new rings go after it, in creation order).
   struct Rings {
@@ -514,10 +578,24 @@ private:
         continue;
       SmallVector<Value> indices = llvm::map_to_vector(
           load.getIndices(), [&](Value v) { return map.lookupOrDefault(v); });
+      if (useBarriers)
+        RingAcquireOp::create(b, load.getLoc(), ringOf[i], slot,
+                              fillOf(b, loc, ringOf[i], block, numSlots));
       AsyncLoadTileOp::create(b, load.getLoc(), load.getSource(), indices,
                               map.lookupOrDefault(load.getRows()), ringOf[i],
                               slot);
+      if (useBarriers)
+        AsyncArriveOp::create(b, load.getLoc(), ringOf[i], slot);
     }
+  }
+
+  /// Fill number of block `block` in its slot: (block − base) / S.
+  Value fillOf(OpBuilder &b, Location loc, Value ring, Value block,
+               Value numSlots) {
+    Value base = ringBase.lookup(ring);
+    assert(base && "ring without a first loop");
+    return arith::DivUIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, block, base), numSlots);
   }
 
   /// S = 1: the phase schedule of the file comment.
@@ -566,6 +644,64 @@ private:
       load.erase();
   }
 
+  /// S >= 2 with per-slot barriers (see the pass description):
+  ///
+  ///   for i in [0, S − 1): if (lb + i < ub) fill(lb + i)       (prologue)
+  ///   scf.for j {
+  ///     if (j + S − 1 < ub) fill(j + S − 1)
+  ///     ring_wait slot(j) fill (j − base)/S
+  ///     ... reads of slot(j) ...;  ring_release slot(j)   (after the last)
+  ///   }
+  ///   fill(b): ring_acquire slot(b) fill (b − base)/S; copies; async_arrive
+  ///
+  /// The refill of block j + S − 1 goes to the slot of block j − 1, which
+  /// every thread released by the end of iteration j − 1.
+  void pipelineWithBarriers(LoopPlan &plan, ArrayRef<Value> ringOf) {
+    scf::ForOp loop = plan.loop;
+    Location loc = loop.getLoc();
+    OpBuilder b(loop);
+    Value numSlots = arith::ConstantIndexOp::create(b, loc, stages);
+    Value lb = loop.getLowerBound();
+    for (int64_t i = 0; i < stages - 1; ++i) {
+      Value block = lb;
+      if (i != 0)
+        block = arith::AddIOp::create(
+            b, loc, lb, arith::ConstantIndexOp::create(b, loc, i));
+      emitPrefetch(b, plan, ringOf, block, numSlots);
+    }
+    Value ahead = arith::ConstantIndexOp::create(b, loc, stages - 1);
+    Value iv = loop.getInductionVar();
+    b.setInsertionPointToStart(loop.getBody());
+    Value next = arith::AddIOp::create(b, loc, iv, ahead);
+    emitPrefetch(b, plan, ringOf, next, numSlots);
+    Value slot = arith::RemUIOp::create(b, loc, iv, numSlots);
+    Block *body = loop.getBody();
+    DenseMap<Operation *, unsigned> pos;
+    for (auto [i, op] : llvm::enumerate(*body))
+      pos[&op] = i;
+    for (auto [load, ring] : llvm::zip_equal(plan.loads, ringOf)) {
+      // The last direct child of the body that reads the tile.
+      Operation *lastReader = nullptr;
+      for (Operation *r : sharedReaders(load.getResult(), body))
+        if (!lastReader || pos[r] > pos[lastReader])
+          lastReader = r;
+      b.setInsertionPoint(load);
+      RingWaitOp::create(b, load.getLoc(), ring, slot,
+                         fillOf(b, loc, ring, iv, numSlots));
+      Value tile =
+          RingSlotOp::create(b, load.getLoc(), load.getType(), ring, slot);
+      load.replaceAllUsesWith(tile);
+      if (lastReader) {
+        b.setInsertionPointAfter(lastReader);
+        RingReleaseOp::create(b, load.getLoc(), ring, slot);
+      } else {
+        b.setInsertionPoint(body->getTerminator());
+        RingReleaseOp::create(b, load.getLoc(), ring, slot);
+      }
+      load.erase();
+    }
+  }
+
   void pipeline(LoopPlan &plan, Rings &rings) {
     scf::ForOp loop = plan.loop;
     Location loc = loop.getLoc();
@@ -575,6 +711,12 @@ private:
 
     if (stages == 1)
       return pipelineSingleSlot(plan, ringOf);
+    pipelinedLoops.insert(loop);
+    for (Value ring : ringOf)
+      if (!ringBase.count(ring))
+        ringBase[ring] = loop.getLowerBound();
+    if (useBarriers)
+      return pipelineWithBarriers(plan, ringOf);
 
     OpBuilder b(loop);
     Value numSlots = arith::ConstantIndexOp::create(b, loc, stages);

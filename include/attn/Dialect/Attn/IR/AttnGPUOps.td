@@ -125,4 +125,78 @@ def Attn_RingSlotOp : Attn_Op<"ring_slot", [
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Rings synchronised per slot (mbarriers) instead of per copy group
+//===----------------------------------------------------------------------===//
+//
+// A ring whose slots are waited for with attn.ring_wait carries two barriers
+// per slot: "full" (every thread's copies into the slot landed) and "empty"
+// (every thread is done reading the slot). Slot s is filled again and again;
+// fill k of a slot is its k-th (from 0). With them no thread waits for the
+// whole program at each block, only for the slot it needs: the warpgroups of
+// a program may drift apart by up to the ring's depth.
+
+def Attn_AsyncArriveOp : Attn_Op<"async_arrive"> {
+  let summary = "Count this thread's copies into a slot towards its fill";
+  let description = [{
+    Once every copy this thread has started so far has landed, the thread
+    counts as arrived at slot `slot`'s current fill (cp.async.mbarrier.arrive
+    .noinc on its "full" barrier). A fill is complete when every thread of
+    the program has arrived, whether or not it copied anything.
+
+    Example: `attn.async_arrive %ring[%slot] : !attn.ring<2, tensor<...>>`
+  }];
+  let arguments = (ins Arg<Attn_RingType, "", [MemWrite]>:$ring, Index:$slot);
+  let assemblyFormat = [{
+    $ring `[` $slot `]` attr-dict `:` qualified(type($ring))
+  }];
+}
+
+def Attn_RingWaitOp : Attn_Op<"ring_wait"> {
+  let summary = "Wait until a slot's fill has landed";
+  let description = [{
+    Waits until fill `fill` of slot `slot` is complete (every thread arrived
+    with attn.async_arrive and their copies landed); the slot's tile is then
+    visible to this thread.
+
+    Example: `attn.ring_wait %ring[%slot] fill %k : !attn.ring<2, tensor<...>>`
+  }];
+  let arguments = (ins Arg<Attn_RingType, "", [MemRead, MemWrite]>:$ring,
+                   Index:$slot, Index:$fill);
+  let assemblyFormat = [{
+    $ring `[` $slot `]` `fill` $fill attr-dict `:` qualified(type($ring))
+  }];
+}
+
+def Attn_RingReleaseOp : Attn_Op<"ring_release"> {
+  let summary = "This thread is done reading a slot";
+  let description = [{
+    Arrives at slot `slot`'s "empty" barrier: the thread will not read the
+    slot's current fill again. The slot may be refilled once every thread
+    has released it (attn.ring_acquire).
+
+    Example: `attn.ring_release %ring[%slot] : !attn.ring<2, tensor<...>>`
+  }];
+  let arguments = (ins Arg<Attn_RingType, "", [MemRead, MemWrite]>:$ring,
+                   Index:$slot);
+  let assemblyFormat = [{
+    $ring `[` $slot `]` attr-dict `:` qualified(type($ring))
+  }];
+}
+
+def Attn_RingAcquireOp : Attn_Op<"ring_acquire"> {
+  let summary = "Wait until a slot may be filled for the given time";
+  let description = [{
+    Before fill `fill` (k) of slot `slot`: waits until every thread has
+    released fill k − 1; fill 0 does not wait.
+
+    Example: `attn.ring_acquire %ring[%slot] fill %k : !attn.ring<2, tensor<...>>`
+  }];
+  let arguments = (ins Arg<Attn_RingType, "", [MemRead, MemWrite]>:$ring,
+                   Index:$slot, Index:$fill);
+  let assemblyFormat = [{
+    $ring `[` $slot `]` `fill` $fill attr-dict `:` qualified(type($ring))
+  }];
+}
+
 #endif // ATTN_DIALECT_ATTN_IR_ATTNGPUOPS_TD
