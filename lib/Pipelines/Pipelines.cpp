@@ -165,6 +165,8 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   pipe.stages = opts.kvStages == 0 ? 2 : int64_t(opts.kvStages);
   pipe.mbarriers = opts.mbarriers;
   pm.addPass(createAttnPipelineKVLoop(pipe));
+  if (opts.pingpong)
+    pm.addPass(createAttnAlternateWarpgroups());
   ConvertAttnGPUToNVVMOptions convert;
   convert.groupBlocks = opts.groupBlocks;
   convert.fragmentPrefetch = opts.fragmentPrefetch;

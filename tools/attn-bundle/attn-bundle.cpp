@@ -81,6 +81,11 @@ static cl::opt<int64_t> mbarriers(
     cl::desc("K/V rings synchronised per slot: 1, 0 (-1: wgmma programs of "
              "several warpgroups)"),
     cl::init(-1), cl::cat(category));
+static cl::opt<bool> pingpong(
+    "pingpong",
+    cl::desc("Warpgroups of a wgmma program take turns at issuing their "
+             "products"),
+    cl::init(false), cl::cat(category));
 static cl::opt<int64_t> kvStages(
     "kv-stages",
     cl::desc("K/V shared-memory stages (0: auto, 2; 1: one slot per load)"),
@@ -410,6 +415,7 @@ int main(int argc, char **argv) {
             opts.qInRegisters = qInRegisters;
             opts.wgmma = wgmma;
             opts.mbarriers = mbarriers;
+            opts.pingpong = pingpong;
             opts.kvStages = kvStages;
             opts.rescaleThreshold = rescaleThreshold;
             opts.deferRowSums = deferRowSums;

@@ -79,6 +79,11 @@ struct CodegenPipelineOptions
                      "copy groups and program-wide barriers: 1, 0 (-1: for "
                      "wgmma programs)"),
       llvm::cl::init(-1)};
+  Option<bool> pingpong{
+      *this, "pingpong",
+      llvm::cl::desc("attn-alternate-warpgroups: the warpgroups of a wgmma "
+                     "program take turns at Q·Kᵀ"),
+      llvm::cl::init(false)};
   Option<int64_t> kvStages{
       *this, "kv-stages",
       llvm::cl::desc("K/V shared-memory stages (0: auto, 2; 1: one slot per "

@@ -254,6 +254,24 @@ def AttnPipelineKVLoop : Pass<"attn-pipeline-kv-loop"> {
   ];
 }
 
+def AttnAlternateWarpgroups : Pass<"attn-alternate-warpgroups"> {
+  let summary = "Let the warpgroups of a wgmma program take turns at issuing "
+                "their products (ping-pong)";
+  let description = [{
+    In each laid-out GPU program of several warpgroups (`#attn.mma` version
+    3 with more than 4 warps), every product of every key/value loop (an
+    `attn.dot` directly in an `scf.for` directly in the program) becomes
+    asynchronous and its issue is wrapped in `attn.await_turn` /
+    `attn.pass_turn`, followed by `attn.dot_wait` (slot releases move after
+    the wait), with `attn.start_turns` at the program's start and
+    `attn.end_turns` at its end: the warpgroups issue their products one
+    after the other, so one warpgroup's softmax runs while the next one's
+    products occupy the tensor cores (FlashAttention-3's ping-pong). Runs
+    after attn-pipeline-kv-loop; other programs are left alone.
+  }];
+  let dependentDialects = ["::mlir::attn::AttnDialect"];
+}
+
 def AttnVectorizeCPUTiles : Pass<"attn-vectorize-cpu-tiles", "::mlir::func::FuncOp"> {
   let summary = "Tile the CPU path's linalg tile ops to registers and "
                 "vectorise them";

@@ -58,6 +58,9 @@ struct DotLowering : public OpConversionPattern<DotOp> {
     auto mma = dyn_cast_or_null<MmaLayoutAttr>(accTy.getEncoding());
     if (mma && mma.isWarpgroup())
       return rewriter.notifyMatchFailure(op, "wgmma accumulator");
+    if (op.getAsync())
+      return op.emitError("unsupported: an asynchronous attn.dot on mma.sync "
+                          "(only wgmma products run asynchronously)");
     Type et = lhsTy.getElementType();
     if (!mma || !isa_and_nonnull<SharedLayoutAttr>(rhsTy.getEncoding()) ||
         !(et.isBF16() || et.isF16()))

@@ -429,6 +429,57 @@ struct RingSlotLowering : public TilePattern<RingSlotOp> {
   }
 };
 
+/// Warpgroups taking turns: warpgroup w waits at named barrier 1 + w and
+/// passes the turn by arriving at barrier 1 + (w + 1) mod G; each barrier
+/// counts the 128 threads of the warpgroup that waits and the 128 of the
+/// one that passes. Barrier 0 stays the program-wide one.
+template <typename OpTy>
+struct TurnLowering : public TilePattern<OpTy> {
+  using TilePattern<OpTy>::TilePattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    int64_t groups = this->info.warps / 4;
+    if (groups < 2) {
+      rewriter.eraseOp(op);
+      return success();
+    }
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    Value wg = e.udiv(e.tid(), e.c32(128));
+    Value pair = e.c32(256);
+    auto next = [&] { return e.urem(e.add(wg, e.c32(1)), e.c32(groups)); };
+    auto namedBarrier = [&](Value id) {
+      NVVM::BarrierOp::create(rewriter, loc, Type(), id, pair,
+                              NVVM::BarrierReductionAttr(), Value());
+    };
+    auto onlyIn = [&](int64_t group, auto body) {
+      auto ifOp = scf::IfOp::create(
+          rewriter, loc, e.cmp(arith::CmpIPredicate::eq, wg, e.c32(group)),
+          false);
+      OpBuilder::InsertionGuard g(rewriter);
+      rewriter.setInsertionPointToStart(ifOp.thenBlock());
+      body();
+    };
+    if (isa<StartTurnsOp>(op)) {
+      // The last warpgroup passes the first turn to warpgroup 0.
+      onlyIn(groups - 1, [&] {
+        NVVM::BarrierArriveOp::create(rewriter, loc, e.c32(1), pair);
+      });
+    } else if (isa<AwaitTurnOp>(op)) {
+      namedBarrier(e.add(wg, e.c32(1)));
+    } else if (isa<PassTurnOp>(op)) {
+      NVVM::BarrierArriveOp::create(rewriter, loc, e.add(next(), e.c32(1)),
+                                    pair);
+    } else {
+      // Warpgroup 0 takes back the turn the last one passed.
+      onlyIn(0, [&] { namedBarrier(e.c32(1)); });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::attn::gpu_lowering::populateMemoryOpPatterns(
@@ -438,6 +489,8 @@ void mlir::attn::gpu_lowering::populateMemoryOpPatterns(
   patterns.add<LoadTileToShared, LoadTileToRegisters, StoreTileFromRegisters,
                AllocRingLowering, AsyncLoadTileLowering, AsyncCommitLowering,
                AsyncWaitLowering, RingSlotLowering, AsyncArriveLowering,
-               RingWaitLowering, RingReleaseLowering, RingAcquireLowering>(
-      tc, info, ctx);
+               RingWaitLowering, RingReleaseLowering, RingAcquireLowering,
+               TurnLowering<StartTurnsOp>, TurnLowering<AwaitTurnOp>,
+               TurnLowering<PassTurnOp>, TurnLowering<EndTurnsOp>>(tc, info,
+                                                                   ctx);
 }

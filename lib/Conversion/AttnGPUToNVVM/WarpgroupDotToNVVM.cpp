@@ -242,9 +242,55 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
       n0 += cols;
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
+    // An async product's registers are in flight: attn.dot_wait waits.
+    if (!op.getAsync())
+      NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
     rewriter.replaceOp(
         op, e.fromElements(getTypeConverter()->convertType(accTy), acc));
+    return success();
+  }
+};
+
+/// attn.dot_wait: wgmma.wait_group N as one inline instruction that takes
+/// the product's registers as tied operands, so that no read of them can be
+/// scheduled above the wait.
+struct DotWaitLowering : public OpConversionPattern<DotWaitOp> {
+  DotWaitLowering(TileTypeConverter &tc, const KernelInfo &, MLIRContext *ctx)
+      : OpConversionPattern<DotWaitOp>(tc, ctx) {}
+
+  LogicalResult
+  matchAndRewrite(DotWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto vecTy = dyn_cast<VectorType>(adaptor.getInput().getType());
+    if (!vecTy || !vecTy.getElementType().isF32())
+      return op.emitError() << "unsupported: attn.dot_wait on " << op.getType()
+                            << " (expected a wgmma accumulator)";
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    int64_t n = vecTy.getNumElements();
+    SmallVector<Value> in;
+    for (int64_t i = 0; i < n; ++i)
+      in.push_back(e.extract(adaptor.getInput(), i));
+    std::string constraints;
+    for (int64_t i = 0; i < n; ++i)
+      constraints += "=f,";
+    for (int64_t i = 0; i < n; ++i)
+      constraints += std::to_string(i) + (i + 1 < n ? "," : "");
+    auto structTy = LLVM::LLVMStructType::getLiteral(
+        rewriter.getContext(), SmallVector<Type>(n, e.f32()));
+    Value r = LLVM::InlineAsmOp::create(
+                  rewriter, loc, structTy, in,
+                  "wgmma.wait_group.sync.aligned " +
+                      std::to_string(op.getPending()) + ";",
+                  constraints, /*has_side_effects=*/true,
+                  /*is_align_stack=*/false,
+                  LLVM::tailcallkind::TailCallKind::None,
+                  LLVM::AsmDialectAttr(), ArrayAttr())
+                  .getResult(0);
+    SmallVector<Value> out;
+    for (int64_t i = 0; i < n; ++i)
+      out.push_back(LLVM::ExtractValueOp::create(rewriter, loc, r, i));
+    rewriter.replaceOp(op, e.fromElements(vecTy, out));
     return success();
   }
 };
@@ -254,5 +300,6 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
 void mlir::attn::gpu_lowering::populateWarpgroupDotPatterns(
     TileTypeConverter &tc, const KernelInfo &info,
     RewritePatternSet &patterns) {
-  patterns.add<WarpgroupDotLowering>(tc, info, patterns.getContext());
+  patterns.add<WarpgroupDotLowering, DotWaitLowering>(tc, info,
+                                                      patterns.getContext());
 }

@@ -154,6 +154,9 @@ SmallVector<utils::IteratorType> iterators(ArrayRef<bool> reduction) {
 struct DotLowering : OpRewritePattern<DotOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(DotOp op, PatternRewriter &rw) const override {
+    if (op.getAsync())
+      return op.emitError("unsupported: an asynchronous attn.dot (a Hopper "
+                          "GPU schedule) on the CPU path");
     MLIRContext *ctx = rw.getContext();
     AffineExpr i, j, k;
     bindDims(ctx, i, j, k);

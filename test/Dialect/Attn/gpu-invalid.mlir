@@ -82,3 +82,19 @@ func.func @f(%t: tensor<128x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 1
   %c = attn.convert_layout %t : tensor<128x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>> -> tensor<128x64xbf16, #attn.mma<warps = 4, version = 3>>
   return
 }
+
+// -----
+
+func.func @f(%a: tensor<64x64xbf16>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-error @+1 {{'attn.dot' op with async: its result is in flight and may only be read through attn.dot_wait, not by 'func.return'}}
+  %s = attn.dot %a, %a, %c {async, rhs_transposed} : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+  return %s : tensor<64x64xf32>
+}
+
+// -----
+
+func.func @f(%c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-error @+1 {{'attn.dot_wait' op waits for an attn.dot {async}; the input is not one}}
+  %w = attn.dot_wait %c {pending = 0} : tensor<64x64xf32>
+  return %w : tensor<64x64xf32>
+}

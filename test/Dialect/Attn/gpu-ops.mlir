@@ -65,3 +65,23 @@ func.func @ring_barriers(%m: memref<?x?x?x128xbf16>, %i: index, %k: index) {
   attn.ring_release %r[%i] : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
   return
 }
+
+// -----
+
+// Asynchronous products and warpgroup turns.
+// CHECK-LABEL: func.func @async_turns
+// CHECK:         attn.start_turns
+// CHECK-NEXT:    attn.await_turn
+// CHECK-NEXT:    %[[S:.*]] = attn.dot %arg0, %arg0, %arg1 {async, rhs_transposed}
+// CHECK-NEXT:    attn.pass_turn
+// CHECK-NEXT:    %[[W:.*]] = attn.dot_wait %[[S]] {pending = 1 : i64} : tensor<64x64xf32>
+// CHECK-NEXT:    attn.end_turns
+func.func @async_turns(%a: tensor<64x64xbf16>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  attn.start_turns
+  attn.await_turn
+  %s = attn.dot %a, %a, %c {async, rhs_transposed} : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+  attn.pass_turn
+  %w = attn.dot_wait %s {pending = 1} : tensor<64x64xf32>
+  attn.end_turns
+  return %w : tensor<64x64xf32>
+}

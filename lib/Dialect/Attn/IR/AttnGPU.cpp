@@ -186,3 +186,10 @@ LogicalResult AsyncLoadTileOp::verify() {
     return emitOpError() << "source must have a strided layout";
   return success();
 }
+
+LogicalResult DotWaitOp::verify() {
+  auto dot = getInput().getDefiningOp<DotOp>();
+  if (!dot || !dot.getAsync())
+    return emitOpError("waits for an attn.dot {async}; the input is not one");
+  return success();
+}

@@ -296,6 +296,12 @@ LogicalResult StoreTileOp::verify() {
 }
 
 LogicalResult DotOp::verify() {
+  if (getAsync())
+    for (Operation *user : getResult().getUsers())
+      if (!isa<DotWaitOp>(user))
+        return emitOpError() << "with async: its result is in flight and may "
+                                "only be read through attn.dot_wait, not by '"
+                             << user->getName() << "'";
   auto lhs = cast<RankedTensorType>(getLhs().getType());
   auto rhs = cast<RankedTensorType>(getRhs().getType());
   auto acc = cast<RankedTensorType>(getAcc().getType());

@@ -199,4 +199,70 @@ def Attn_RingAcquireOp : Attn_Op<"ring_acquire"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Warpgroups taking turns (ping-pong)
+//===----------------------------------------------------------------------===//
+//
+// In a program of G warpgroups, the code between attn.await_turn and
+// attn.pass_turn runs in one warpgroup at a time, in the order 0, 1, ...,
+// G − 1, 0, ... (FlashAttention-3's ping-pong: while one warpgroup's matrix
+// products run, the other computes its softmax). Every warpgroup must run
+// the same number of await/pass pairs, between one attn.start_turns and one
+// attn.end_turns. In a program of one warpgroup they do nothing.
+
+def Attn_StartTurnsOp : Attn_Op<"start_turns"> {
+  let summary = "Give warpgroup 0 the first turn";
+  let description = [{
+    Once per program, before any attn.await_turn. Example: `attn.start_turns`
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Attn_AwaitTurnOp : Attn_Op<"await_turn"> {
+  let summary = "Wait until it is this warpgroup's turn";
+  let description = [{
+    Example: `attn.await_turn`
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Attn_PassTurnOp : Attn_Op<"pass_turn"> {
+  let summary = "Give the turn to the next warpgroup";
+  let description = [{
+    Example: `attn.pass_turn`
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Attn_EndTurnsOp : Attn_Op<"end_turns"> {
+  let summary = "Take back the last turn";
+  let description = [{
+    Once per program, after the last attn.pass_turn: warpgroup 0 takes the
+    turn the last warpgroup passed, so that no barrier arrival is left
+    pending. Example: `attn.end_turns`
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Attn_DotWaitOp : Attn_Op<"dot_wait", [AllTypesMatch<["input", "result"]>]> {
+  let summary = "Wait for an asynchronous attn.dot";
+  let description = [{
+    The value of the `attn.dot {async}` that produced `input`, once at most
+    `pending` asynchronous products started after it are still running
+    (wgmma.wait_group). Until then the product's registers may not be read.
+
+    Example:
+
+    ```mlir
+    %s = attn.dot_wait %s0 {pending = 0}
+        : tensor<128x128xf32, #attn.mma<warps = 8, version = 3>>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input,
+                   ConfinedAttr<I64Attr, [IntMinValue<0>]>:$pending);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
 #endif // ATTN_DIALECT_ATTN_IR_ATTNGPUOPS_TD

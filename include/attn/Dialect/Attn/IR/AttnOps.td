@@ -184,9 +184,14 @@ def Attn_DotOp : Attn_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
     %s = attn.dot %q, %k, %zero {rhs_transposed}
         : tensor<64x128xbf16>, tensor<64x128xbf16> -> tensor<64x64xf32>
     ```
+
+    With `async` (a GPU schedule on Hopper's wgmma, set after layouts) the
+    product is only started: its result may be used only by `attn.dot_wait`,
+    which gives the finished value.
   }];
   let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
-                   AnyRankedTensor:$acc, UnitAttr:$rhs_transposed);
+                   AnyRankedTensor:$acc, UnitAttr:$rhs_transposed,
+                   UnitAttr:$async);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs `,` $acc attr-dict `:` type($lhs) `,` type($rhs) `->`

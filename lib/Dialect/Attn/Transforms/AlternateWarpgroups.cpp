@@ -1,0 +1,110 @@
+//===- AlternateWarpgroups.cpp - ping-pong between warpgroups ---*- C++ -*-===//
+//
+// The warpgroups of a wgmma program run the same schedule. Left alone they
+// tend to reach Q·Kᵀ together, then compute their softmax together while
+// the tensor cores idle. Taking turns at issuing the products staggers
+// them:
+//
+//   attn.start_turns                        (program start)
+//   scf.for j {
+//     attn.await_turn
+//     S' = attn.dot Q, K_j {rhs_transposed, async}
+//     attn.pass_turn
+//     S = attn.dot_wait S'
+//     softmax(S) ...                        (runs under the next warpgroup's
+//     attn.await_turn                        products)
+//     O' = attn.dot P, V_j {async}
+//     attn.pass_turn
+//     O = attn.dot_wait O'
+//   }
+//
+// On the tensor cores the products then come as S_0, S_1, PV_0, PV_1, ...:
+// warpgroup 0's softmax runs under warpgroup 1's Q·Kᵀ, and the other way.
+//   attn.end_turns                          (program end)
+//
+//===----------------------------------------------------------------------===//
+#include "attn/Transforms/Passes.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace mlir::attn {
+#define GEN_PASS_DEF_ATTNALTERNATEWARPGROUPS
+#include "attn/Transforms/Passes.h.inc"
+} // namespace mlir::attn
+
+using namespace mlir;
+using namespace mlir::attn;
+
+namespace {
+
+/// The warps of the program's wgmma accumulators, or 0.
+int64_t wgmmaWarps(scf::ForallOp grid) {
+  int64_t warps = 0;
+  grid.getBody()->walk([&](DotOp dot) {
+    auto t = cast<RankedTensorType>(dot.getType());
+    if (auto m = dyn_cast_or_null<MmaLayoutAttr>(t.getEncoding()))
+      if (m.isWarpgroup())
+        warps = std::max(warps, m.getWarps());
+  });
+  return warps;
+}
+
+struct AlternateWarpgroupsPass
+    : public attn::impl::AttnAlternateWarpgroupsBase<AlternateWarpgroupsPass> {
+  void runOnOperation() override {
+    getOperation()->walk([&](scf::ForallOp grid) {
+      if (wgmmaWarps(grid) <= 4)
+        return;
+      Block *body = grid.getBody();
+      SmallVector<DotOp> turns;
+      for (Operation &op : *body) {
+        auto loop = dyn_cast<scf::ForOp>(op);
+        if (!loop)
+          continue;
+        for (Operation &inner : *loop.getBody())
+          if (auto dot = dyn_cast<DotOp>(inner))
+            if (!dot.getAsync())
+              turns.push_back(dot);
+      }
+      if (turns.empty())
+        return;
+      OpBuilder b(grid.getContext());
+      b.setInsertionPointToStart(body);
+      StartTurnsOp::create(b, grid.getLoc());
+      b.setInsertionPoint(body->getTerminator());
+      EndTurnsOp::create(b, grid.getLoc());
+      for (DotOp dot : turns) {
+        // await_turn; dot {async}; pass_turn; dot_wait: the turn covers
+        // issuing the product, not waiting for it. Slot releases that
+        // followed the product move after the wait (its reads of shared
+        // memory end there).
+        b.setInsertionPoint(dot);
+        AwaitTurnOp::create(b, dot.getLoc());
+        b.setInsertionPointAfter(dot);
+        PassTurnOp::create(b, dot.getLoc());
+        auto wait = DotWaitOp::create(b, dot.getLoc(), dot.getType(),
+                                      dot.getResult(), b.getI64IntegerAttr(0));
+        dot.getResult().replaceAllUsesExcept(wait.getResult(), wait);
+        dot.setAsync(true);
+        Operation *after = wait;
+        for (Operation *next = wait->getNextNode();
+             next && isa<RingReleaseOp>(next);) {
+          Operation *follow = next->getNextNode();
+          next->moveAfter(after);
+          after = next;
+          next = follow;
+        }
+        // (The release right after the dot, before the turn ops.)
+        for (Operation *prev = dot->getNextNode(); prev != wait;) {
+          Operation *follow = prev->getNextNode();
+          if (isa<RingReleaseOp>(prev)) {
+            prev->moveAfter(after);
+            after = prev;
+          }
+          prev = follow;
+        }
+      }
+    });
+  }
+};
+} // namespace

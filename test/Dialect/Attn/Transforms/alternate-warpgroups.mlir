@@ -1,0 +1,51 @@
+// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-alternate-warpgroups | FileCheck %s
+
+// bf16, D = 128, causal: two warpgroups (128x128 blocks), two key/value
+// loops. Every product is issued in turn and waited for after passing the
+// turn; the K and V slots are released after the waits.
+// CHECK-LABEL: func.func @d128
+// CHECK:         scf.forall
+// CHECK-NEXT:      attn.start_turns
+// CHECK:           scf.for
+// CHECK:             attn.ring_wait %[[KR:[0-9]+]][%[[SL:[0-9]+]]]
+// CHECK:             attn.await_turn
+// CHECK-NEXT:        %[[S:.*]] = attn.dot %{{.*}} {async, rhs_transposed}
+// CHECK-NEXT:        attn.pass_turn
+// CHECK-NEXT:        attn.dot_wait %[[S]] {pending = 0 : i64}
+// CHECK-NEXT:        attn.ring_release %[[KR]][%[[SL]]]
+// CHECK:             attn.ring_wait %[[VR:[0-9]+]][%[[SL]]]
+// CHECK:             attn.await_turn
+// CHECK-NEXT:        %[[O:.*]] = attn.dot %{{.*}} {async}
+// CHECK-NEXT:        attn.pass_turn
+// CHECK-NEXT:        attn.dot_wait %[[O]] {pending = 0 : i64}
+// CHECK-NEXT:        attn.ring_release %[[VR]][%[[SL]]]
+// CHECK:             scf.yield
+// CHECK:           scf.for
+// CHECK:             attn.await_turn
+// CHECK:             attn.await_turn
+// CHECK:             scf.yield
+// CHECK:           attn.end_turns
+// CHECK-NEXT:    } {attn.register_estimate
+func.func @d128(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
+                %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
+  attn.attention %q, %k, %v into %o {causal}
+      : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+        memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>
+  return
+}
+
+// -----
+
+// D = 64: one warpgroup a program (64x128 blocks): nothing to alternate.
+// CHECK-LABEL: func.func @d64
+// CHECK-NOT:     turn
+// CHECK-NOT:     {async
+// CHECK-NOT:     dot_wait
+// CHECK:         return
+func.func @d64(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
+               %v: memref<?x?x?x64xbf16>, %o: memref<?x?x?x64xbf16>) {
+  attn.attention %q, %k, %v into %o
+      : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+        memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}
