@@ -152,9 +152,12 @@ def AttnAssignLayouts : Pass<"attn-assign-layouts"> {
     accumulator, `A·broadcast(α)`, is marked `attn.skip_unit_factors`: the
     lowering multiplies only where a row's α is not 1 (with lazy rescaling,
     rarely). Measured to pay there and to cost elsewhere.
+    The softmax exponent `(S − broadcast(m))·c` (c a constant) becomes
+    `math.fma(S, c, broadcast(−m·c))`: one fused multiply-add per score.
     A tile shape the layouts cannot hold is reported as unsupported.
   }];
-  let dependentDialects = ["::mlir::attn::AttnDialect"];
+  let dependentDialects = ["::mlir::attn::AttnDialect",
+                           "::mlir::math::MathDialect"];
   let options = [
     Option<"mTiles", "m-tiles", "int64_t", /*default=*/"0",
            "16-row m-tiles per warp: 1 or 2 (0: heuristic)">,

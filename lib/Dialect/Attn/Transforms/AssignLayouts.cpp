@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 #include "attn/Transforms/Passes.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -178,6 +179,50 @@ struct AssignLayoutsPass
     }
   }
 
+  /// (x − broadcast(m))·c with c a splat constant -> fma(x, c,
+  /// broadcast(−m·c)): the online softmax's exponent (S − m)·c, one FFMA per
+  /// score instead of FADD + FMUL (the product m·c once per row). The
+  /// result differs by one rounding (of m·c and of the fused product),
+  /// as in FlashAttention's exp2(x·c − m·c). A −inf score stays −inf.
+  static void scaledDifferencesToFma(scf::ForallOp grid) {
+    SmallVector<arith::MulFOp> muls;
+    grid.getBody()->walk([&](arith::MulFOp mul) {
+      auto ty = dyn_cast<RankedTensorType>(mul.getType());
+      auto sub = mul.getLhs().getDefiningOp<arith::SubFOp>();
+      auto cst = mul.getRhs().getDefiningOp<arith::ConstantOp>();
+      auto dense = cst ? dyn_cast<DenseElementsAttr>(cst.getValue())
+                       : DenseElementsAttr();
+      if (!ty || ty.getRank() != 2 || !sub || !sub->hasOneUse() || !dense ||
+          !dense.isSplat() || !sub.getRhs().getDefiningOp<BroadcastOp>())
+        return;
+      muls.push_back(mul);
+    });
+    for (arith::MulFOp mul : muls) {
+      auto sub = mul.getLhs().getDefiningOp<arith::SubFOp>();
+      auto bc = sub.getRhs().getDefiningOp<BroadcastOp>();
+      auto cst = mul.getRhs().getDefiningOp<arith::ConstantOp>();
+      OpBuilder b(mul);
+      Location loc = mul.getLoc();
+      Value row = bc.getInput();
+      auto rowTy = cast<RankedTensorType>(row.getType());
+      auto c = cast<DenseElementsAttr>(cst.getValue()).getSplatValue<APFloat>();
+      // −m·c per row: m times the constant −c.
+      Value negC = arith::ConstantOp::create(
+          b, loc, rowTy,
+          DenseElementsAttr::get(rowTy, b.getFloatAttr(rowTy.getElementType(),
+                                                       -c.convertToDouble())));
+      Value offset = arith::MulFOp::create(b, loc, row, negC);
+      Value offsetB = BroadcastOp::create(b, loc, bc.getType(), offset);
+      Value fma = math::FmaOp::create(b, loc, sub.getLhs(), mul.getRhs(),
+                                      offsetB);
+      mul.replaceAllUsesWith(fma);
+      mul.erase();
+      sub.erase();
+      if (bc->use_empty())
+        bc.erase();
+    }
+  }
+
   /// A loop-carried accumulator rescaled by a row vector each iteration,
   /// A' = A·broadcast(α) (the online softmax), gets kSkipUnitFactorsAttr:
   /// the lowering then multiplies a thread's elements only when one of its
@@ -220,6 +265,7 @@ struct AssignLayoutsPass
   LogicalResult assign(scf::ForallOp grid) {
     MLIRContext *ctx = grid.getContext();
     divisionsToReciprocals(grid);
+    scaledDifferencesToFma(grid);
     // The program's dots fix the row count of the register tiles: every
     // accumulator has the query block's rows.
     SmallVector<DotOp> dots;
