@@ -103,7 +103,8 @@ int64_t SharedTile::chunkGroupBytes(int64_t group) const {
 Value SharedTile::offset(Emitter &e, Value row, Value chunk) const {
   Value rowOff = e.mul(row, e.c32(rowBytes));
   if (layout.getSlab()) {
-    // Slab chunk / 8, rows of 128 bytes in it, chunk' = (chunk % 8) ^ (row % 8).
+    // Slab chunk / 8, rows of 128 bytes in it, chunk' = (chunk % 8) ^ (row %
+    // 8).
     Value slabOff = e.mul(e.udiv(chunk, e.c32(8)), e.c32(chunkGroupBytes(1)));
     Value sw = e.xori(e.urem(chunk, e.c32(8)), e.urem(row, e.c32(8)));
     return e.add(e.add(slabOff, rowOff), e.mul(sw, e.c32(16)));
@@ -539,8 +540,9 @@ struct ConvertAttnGPUToNVVMPass
     // The offsets are relative to the dynamic shared memory's base: it
     // must be as aligned as the most aligned tile (a slab tile's swizzle
     // atoms are 1024-byte aligned in the address the hardware swizzles).
-    auto global = fn->getParentOfType<gpu::GPUModuleOp>()
-                      .lookupSymbol<LLVM::GlobalOp>(kSmemSymbol);
+    auto global =
+        fn->getParentOfType<gpu::GPUModuleOp>().lookupSymbol<LLVM::GlobalOp>(
+            kSmemSymbol);
     if (global.getAlignment().value_or(0) < uint64_t(maxAlign))
       global.setAlignment(maxAlign);
     return top;

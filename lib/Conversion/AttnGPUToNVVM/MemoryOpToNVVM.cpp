@@ -37,9 +37,10 @@ template <typename OpTy> struct TilePattern : public OpConversionPattern<OpTy> {
 /// the async proxy before the barrier that publishes them.
 void fenceForWarpgroupMma(OpBuilder &b, Location loc, const KernelInfo &info) {
   if (info.warpgroupMma)
-    NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
-                               NVVM::SharedSpaceAttr::get(
-                                   b.getContext(), NVVM::SharedSpace::shared_cta));
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
 }
 
 int64_t smemOffset(Operation *op) {
@@ -330,10 +331,9 @@ struct RingWaitLowering : public TilePattern<RingWaitOp> {
     // Fill k completes the barrier's phase k, of parity k mod 2.
     Value parity = arith::AndIOp::create(rewriter, op.getLoc(),
                                          e.to32(adaptor.getFill()), e.c32(1));
-    waitParity(e,
-               barrierAddress(e, adaptor.getRing(), adaptor.getSlot(), t,
-                              false),
-               parity);
+    waitParity(
+        e, barrierAddress(e, adaptor.getRing(), adaptor.getSlot(), t, false),
+        parity);
     fenceForWarpgroupMma(rewriter, op.getLoc(), info);
     rewriter.eraseOp(op);
     return success();
@@ -366,10 +366,10 @@ struct RingAcquireLowering : public TilePattern<RingAcquireOp> {
     // Fill k needs phase k − 1 of "empty" done: parity (k − 1) mod 2 =
     // (k mod 2) ^ 1. For k = 0 that names the phase before the first, which
     // try_wait.parity reports complete at once.
-    Value parity = e.xori(arith::AndIOp::create(rewriter, op.getLoc(),
-                                                e.to32(adaptor.getFill()),
-                                                e.c32(1)),
-                          e.c32(1));
+    Value parity =
+        e.xori(arith::AndIOp::create(rewriter, op.getLoc(),
+                                     e.to32(adaptor.getFill()), e.c32(1)),
+               e.c32(1));
     waitParity(e,
                barrierAddress(e, adaptor.getRing(), adaptor.getSlot(), t, true),
                parity);
@@ -433,8 +433,7 @@ struct RingSlotLowering : public TilePattern<RingSlotOp> {
 /// passes the turn by arriving at barrier 1 + (w + 1) mod G; each barrier
 /// counts the 128 threads of the warpgroup that waits and the 128 of the
 /// one that passes. Barrier 0 stays the program-wide one.
-template <typename OpTy>
-struct TurnLowering : public TilePattern<OpTy> {
+template <typename OpTy> struct TurnLowering : public TilePattern<OpTy> {
   using TilePattern<OpTy>::TilePattern;
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor,

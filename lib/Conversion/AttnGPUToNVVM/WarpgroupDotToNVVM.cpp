@@ -35,7 +35,6 @@
 //===----------------------------------------------------------------------===//
 #include "PatternsCommon.h"
 
-
 using namespace mlir;
 using namespace mlir::attn;
 using namespace mlir::attn::gpu_lowering;
@@ -67,8 +66,7 @@ bool isZeroConstant(Value v) {
   if (!cst)
     return false;
   auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
-  return dense && dense.isSplat() &&
-         dense.getSplatValue<APFloat>().isPosZero();
+  return dense && dense.isSplat() && dense.getSplatValue<APFloat>().isPosZero();
 }
 
 struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
@@ -100,8 +98,7 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
                 "rhs in #attn.shared slabs, the lhs there or in the "
                 "accumulator's layout, and f32 accumulators, got "
              << lhsTy << ", " << rhsTy << ", " << accTy;
-    const int64_t N = accTy.getDimSize(1),
-                  K = lhsTy.getDimSize(1);
+    const int64_t N = accTy.getDimSize(1), K = lhsTy.getDimSize(1);
     if (K % 16 || N % 8)
       return op.emitError() << "unsupported: attn.dot on wgmma needs K in "
                                "multiples of 16 and N in multiples of 8, got "
@@ -145,35 +142,33 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
     for (int64_t cols : chunkCols) {
       // Elements (n, e) of this chunk: n-tiles n0/8 .. (n0 + cols)/8.
       int64_t first = n0 / 2, count = cols / 2;
-      auto structTy = LLVM::LLVMStructType::getLiteral(
-          ctx, SmallVector<Type>(count, f32));
+      auto structTy =
+          LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(count, f32));
       for (int64_t kk = 0; kk < KS; ++kk) {
         // rhs k-step kk, columns n0 .. n0 + cols.
         Value bAddr;
         int64_t lead = 0;
         if (kMajorB) {
           // [N, K]: rows n0.., slab kk/4, 32 bytes per k-step in the row.
-          bAddr = e.gepBytes(adaptor.getRhs(),
-                             e.c32(n0 * rhs.rowBytes +
-                                   rhs.chunkGroupBytes(kk / 4) +
-                                   32 * (kk % 4)));
+          bAddr =
+              e.gepBytes(adaptor.getRhs(),
+                         e.c32(n0 * rhs.rowBytes + rhs.chunkGroupBytes(kk / 4) +
+                               32 * (kk % 4)));
         } else {
           // [K, N]: rows 16kk.., slab n0/64; the next 64 columns of N are
           // one slab further.
-          bAddr = e.gepBytes(adaptor.getRhs(),
-                             e.c32(16 * kk * rhs.rowBytes +
-                                   rhs.chunkGroupBytes(n0 / 64)));
+          bAddr =
+              e.gepBytes(adaptor.getRhs(), e.c32(16 * kk * rhs.rowBytes +
+                                                 rhs.chunkGroupBytes(n0 / 64)));
           lead = rhs.chunkGroupBytes(1);
         }
         Value bDesc = descriptor(e, bAddr, lead, 1024);
         bool scaleD = !(zeroAcc && kk == 0);
-        SmallVector<Value> in(acc.begin() + first,
-                              acc.begin() + first + count);
+        SmallVector<Value> in(acc.begin() + first, acc.begin() + first + count);
         Value result;
         if (!lhsRegs) {
           Value aAddr = e.gepBytes(
-              lhsBase,
-              e.c32(lhsTile->chunkGroupBytes(kk / 4) + 32 * (kk % 4)));
+              lhsBase, e.c32(lhsTile->chunkGroupBytes(kk / 4) + 32 * (kk % 4)));
           Value aDesc = descriptor(e, aAddr, 0, 1024);
           Value inout = LLVM::PoisonOp::create(rewriter, loc, structTy);
           for (int64_t i = 0; i < count; ++i)
@@ -184,9 +179,9 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
               NVVM::WGMMATypesAttr::get(ctx, ptxType),
               NVVM::WGMMATypesAttr::get(ctx, ptxType),
               NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
-              NVVM::WGMMAScaleOutAttr::get(ctx, scaleD
-                                                    ? NVVM::WGMMAScaleOut::one
-                                                    : NVVM::WGMMAScaleOut::zero),
+              NVVM::WGMMAScaleOutAttr::get(ctx,
+                                           scaleD ? NVVM::WGMMAScaleOut::one
+                                                  : NVVM::WGMMAScaleOut::zero),
               NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
               NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
               NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
@@ -225,9 +220,9 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
           SmallVector<Value> operands(in);
           operands.append(a.begin(), a.end());
           operands.push_back(bDesc);
-          operands.push_back(LLVM::ConstantOp::create(
-              rewriter, loc, rewriter.getI1Type(),
-              rewriter.getBoolAttr(scaleD)));
+          operands.push_back(
+              LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
+                                       rewriter.getBoolAttr(scaleD)));
           result = LLVM::InlineAsmOp::create(
                        rewriter, loc, structTy, operands, asmStr, constraints,
                        /*has_side_effects=*/true, /*is_align_stack=*/false,
@@ -237,7 +232,8 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
                        .getResult(0);
         }
         for (int64_t i = 0; i < count; ++i)
-          acc[first + i] = LLVM::ExtractValueOp::create(rewriter, loc, result, i);
+          acc[first + i] =
+              LLVM::ExtractValueOp::create(rewriter, loc, result, i);
       }
       n0 += cols;
     }
@@ -278,15 +274,15 @@ struct DotWaitLowering : public OpConversionPattern<DotWaitOp> {
       constraints += std::to_string(i) + (i + 1 < n ? "," : "");
     auto structTy = LLVM::LLVMStructType::getLiteral(
         rewriter.getContext(), SmallVector<Type>(n, e.f32()));
-    Value r = LLVM::InlineAsmOp::create(
-                  rewriter, loc, structTy, in,
-                  "wgmma.wait_group.sync.aligned " +
-                      std::to_string(op.getPending()) + ";",
-                  constraints, /*has_side_effects=*/true,
-                  /*is_align_stack=*/false,
-                  LLVM::tailcallkind::TailCallKind::None,
-                  LLVM::AsmDialectAttr(), ArrayAttr())
-                  .getResult(0);
+    Value r =
+        LLVM::InlineAsmOp::create(rewriter, loc, structTy, in,
+                                  "wgmma.wait_group.sync.aligned " +
+                                      std::to_string(op.getPending()) + ";",
+                                  constraints, /*has_side_effects=*/true,
+                                  /*is_align_stack=*/false,
+                                  LLVM::tailcallkind::TailCallKind::None,
+                                  LLVM::AsmDialectAttr(), ArrayAttr())
+            .getResult(0);
     SmallVector<Value> out;
     for (int64_t i = 0; i < n; ++i)
       out.push_back(LLVM::ExtractValueOp::create(rewriter, loc, r, i));

@@ -103,8 +103,7 @@ static LogicalResult verifyLayout(function_ref<InFlightDiagnostic()> emitError,
     auto shared = cast<SharedLayoutAttr>(enc);
     if (shared.getSlab() && (t.getDimSize(1) * bits / 8) % shared.getSlab())
       return emitError() << "#attn.shared slabs of " << shared.getSlab()
-                         << " bytes need rows of a multiple of that, got "
-                         << t;
+                         << " bytes need rows of a multiple of that, got " << t;
     return success();
   }
   return success();

@@ -213,8 +213,8 @@ struct AssignLayoutsPass
                                                        -c.convertToDouble())));
       Value offset = arith::MulFOp::create(b, loc, row, negC);
       Value offsetB = BroadcastOp::create(b, loc, bc.getType(), offset);
-      Value fma = math::FmaOp::create(b, loc, sub.getLhs(), mul.getRhs(),
-                                      offsetB);
+      Value fma =
+          math::FmaOp::create(b, loc, sub.getLhs(), mul.getRhs(), offsetB);
       mul.replaceAllUsesWith(fma);
       mul.erase();
       sub.erase();

@@ -435,8 +435,8 @@ struct PipelineKVLoopPass
             if (auto m = dyn_cast_or_null<MmaLayoutAttr>(rt.getEncoding()))
               warps = std::max(warps, m.getWarps());
       });
-    useBarriers = stages >= 2 && (mbarriers == 1 ||
-                                  (mbarriers == -1 && slabs && warps > 4));
+    useBarriers = stages >= 2 &&
+                  (mbarriers == 1 || (mbarriers == -1 && slabs && warps > 4));
     if (useBarriers &&
         llvm::any_of(kept, [](const LoopPlan &p) { return p.leadingWait; })) {
       if (mbarriers == 1) {
@@ -477,8 +477,9 @@ struct PipelineKVLoopPass
         auto loop = use.getOwner()->getParentOfType<scf::ForOp>();
         while (loop && loop->getBlock() != load->getBlock())
           loop = loop->getParentOfType<scf::ForOp>();
-        return loop && (useBarriers ? pipelinedLoops.contains(loop)
-                                    : isa<AsyncWaitOp>(loop.getBody()->front()));
+        return loop &&
+               (useBarriers ? pipelinedLoops.contains(loop)
+                            : isa<AsyncWaitOp>(loop.getBody()->front()));
       });
       if (ok)
         loads.push_back(load);

@@ -80,8 +80,8 @@ struct SelectGPUBlocksPass
       // reads K and V for half the rows: L2-bound), so 128 query rows (two
       // warpgroups) and 128-row K/V blocks; at D = 256 O alone is 128
       // registers per thread, and 64-row K/V blocks keep S at 32.
-      bool wgmmaFits = op.getHeadDim() % 64 == 0 &&
-                       op.getValueHeadDim() % 64 == 0;
+      bool wgmmaFits =
+          op.getHeadDim() % 64 == 0 && op.getValueHeadDim() % 64 == 0;
       if (wgmma == 1 ||
           (wgmma == -1 && target.hasWarpgroupMma() && wgmmaFits)) {
         bq = d <= 64 ? 64 : 128;
