@@ -298,11 +298,20 @@ Value slotAddress(Emitter &e, Value ring, Value slot, RingType t) {
   return e.gepBytes(ring, e.mul(e.to32(slot), e.c32(t.getSlotBytes())));
 }
 
-/// Waits (mbarrier.try_wait.parity in a loop) until the phase of parity
-/// `parity` of the barrier at `addr` has completed.
-void waitParity(Emitter &e, Value addr, Value parity) {
-  NVVM::MBarrierTryWaitParityOp::create(e.b, e.loc, addr, parity,
-                                        e.c32(10000000));
+/// Waits (mbarrier.try_wait.parity in a loop) for a phase of a slot's
+/// barrier. Fill k of a slot completes phase k of its "full" barrier, of
+/// parity k mod 2 (attn.ring_wait). Fill k may start once phase k − 1 of
+/// "empty" completed: parity (k mod 2) ^ 1; for k = 0 that names the phase
+/// before the first, which try_wait.parity reports complete at once
+/// (attn.ring_acquire).
+void waitForFill(Emitter &e, Value ring, Value slot, Value fill, RingType t,
+                 bool empty) {
+  Value parity = arith::AndIOp::create(e.b, e.loc, e.to32(fill), e.c32(1));
+  if (empty)
+    parity = e.xori(parity, e.c32(1));
+  NVVM::MBarrierTryWaitParityOp::create(e.b, e.loc,
+                                        barrierAddress(e, ring, slot, t, empty),
+                                        parity, e.c32(10000000));
 }
 
 struct AsyncArriveLowering : public TilePattern<AsyncArriveOp> {
@@ -327,13 +336,8 @@ struct RingWaitLowering : public TilePattern<RingWaitOp> {
   matchAndRewrite(RingWaitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Emitter e(rewriter, op.getLoc());
-    auto t = cast<RingType>(op.getRing().getType());
-    // Fill k completes the barrier's phase k, of parity k mod 2.
-    Value parity = arith::AndIOp::create(rewriter, op.getLoc(),
-                                         e.to32(adaptor.getFill()), e.c32(1));
-    waitParity(
-        e, barrierAddress(e, adaptor.getRing(), adaptor.getSlot(), t, false),
-        parity);
+    waitForFill(e, adaptor.getRing(), adaptor.getSlot(), adaptor.getFill(),
+                cast<RingType>(op.getRing().getType()), /*empty=*/false);
     fenceForWarpgroupMma(rewriter, op.getLoc(), info);
     rewriter.eraseOp(op);
     return success();
@@ -362,17 +366,8 @@ struct RingAcquireLowering : public TilePattern<RingAcquireOp> {
   matchAndRewrite(RingAcquireOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Emitter e(rewriter, op.getLoc());
-    auto t = cast<RingType>(op.getRing().getType());
-    // Fill k needs phase k − 1 of "empty" done: parity (k − 1) mod 2 =
-    // (k mod 2) ^ 1. For k = 0 that names the phase before the first, which
-    // try_wait.parity reports complete at once.
-    Value parity =
-        e.xori(arith::AndIOp::create(rewriter, op.getLoc(),
-                                     e.to32(adaptor.getFill()), e.c32(1)),
-               e.c32(1));
-    waitParity(e,
-               barrierAddress(e, adaptor.getRing(), adaptor.getSlot(), t, true),
-               parity);
+    waitForFill(e, adaptor.getRing(), adaptor.getSlot(), adaptor.getFill(),
+                cast<RingType>(op.getRing().getType()), /*empty=*/true);
     rewriter.eraseOp(op);
     return success();
   }

@@ -61,6 +61,17 @@ Value descriptor(Emitter &e, Value addr, int64_t leadingBytes,
   return LLVM::OrOp::create(b, e.loc, start, c64(fixed));
 }
 
+/// Inline-asm constraints for `n` f32 outputs tied to the first `n` inputs
+/// ("=f,...,0,1,..."), then `rest` (without a leading comma; may be empty).
+std::string tiedF32Constraints(int64_t n, StringRef rest) {
+  std::string c;
+  for (int64_t i = 0; i < n; ++i)
+    c += "=f,";
+  for (int64_t i = 0; i < n; ++i)
+    c += std::to_string(i) + (i + 1 < n || !rest.empty() ? "," : "");
+  return c + rest.str();
+}
+
 bool isZeroConstant(Value v) {
   auto cst = v.getDefiningOp<arith::ConstantOp>();
   if (!cst)
@@ -211,12 +222,7 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
              << 2 * count + 2 << ", $" << 2 * count + 3 << "}, $"
              << 2 * count + 4 << ", $" << 2 * count + 5 << ", 1, 1, "
              << (kMajorB ? 0 : 1) << ";";
-          std::string constraints;
-          for (int64_t i = 0; i < count; ++i)
-            constraints += "=f,";
-          for (int64_t i = 0; i < count; ++i)
-            constraints += std::to_string(i) + ",";
-          constraints += "r,r,r,r,l,b";
+          std::string constraints = tiedF32Constraints(count, "r,r,r,r,l,b");
           SmallVector<Value> operands(in);
           operands.append(a.begin(), a.end());
           operands.push_back(bDesc);
@@ -267,11 +273,7 @@ struct DotWaitLowering : public OpConversionPattern<DotWaitOp> {
     SmallVector<Value> in;
     for (int64_t i = 0; i < n; ++i)
       in.push_back(e.extract(adaptor.getInput(), i));
-    std::string constraints;
-    for (int64_t i = 0; i < n; ++i)
-      constraints += "=f,";
-    for (int64_t i = 0; i < n; ++i)
-      constraints += std::to_string(i) + (i + 1 < n ? "," : "");
+    std::string constraints = tiedF32Constraints(n, "");
     auto structTy = LLVM::LLVMStructType::getLiteral(
         rewriter.getContext(), SmallVector<Type>(n, e.f32()));
     Value r =

@@ -75,9 +75,10 @@ struct AlternateWarpgroupsPass
       EndTurnsOp::create(b, grid.getLoc());
       for (DotOp dot : turns) {
         // await_turn; dot {async}; pass_turn; dot_wait: the turn covers
-        // issuing the product, not waiting for it. Slot releases that
-        // followed the product move after the wait (its reads of shared
-        // memory end there).
+        // issuing the product, not waiting for it. The turn and the wait go
+        // right after the product, so a slot release that followed it (as
+        // attn-pipeline-kv-loop places them) now follows the wait, where
+        // the product's reads of shared memory end.
         b.setInsertionPoint(dot);
         AwaitTurnOp::create(b, dot.getLoc());
         b.setInsertionPointAfter(dot);
@@ -86,23 +87,6 @@ struct AlternateWarpgroupsPass
                                       dot.getResult(), b.getI64IntegerAttr(0));
         dot.getResult().replaceAllUsesExcept(wait.getResult(), wait);
         dot.setAsync(true);
-        Operation *after = wait;
-        for (Operation *next = wait->getNextNode();
-             next && isa<RingReleaseOp>(next);) {
-          Operation *follow = next->getNextNode();
-          next->moveAfter(after);
-          after = next;
-          next = follow;
-        }
-        // (The release right after the dot, before the turn ops.)
-        for (Operation *prev = dot->getNextNode(); prev != wait;) {
-          Operation *follow = prev->getNextNode();
-          if (isa<RingReleaseOp>(prev)) {
-            prev->moveAfter(after);
-            after = prev;
-          }
-          prev = follow;
-        }
       }
     });
   }

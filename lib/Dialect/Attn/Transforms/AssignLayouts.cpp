@@ -73,8 +73,7 @@ struct AssignLayoutsPass
   /// wgmma reads 16-bit operands from 128-byte-swizzled slabs (rows of a
   /// multiple of 64 elements), writes 64-row accumulators per warpgroup
   /// and takes N up to 256 per instruction (larger N is split).
-  static std::string wgmmaObstacle(scf::ForallOp grid, ArrayRef<DotOp> dots,
-                                   int64_t rows) {
+  static std::string wgmmaObstacle(ArrayRef<DotOp> dots, int64_t rows) {
     if (rows % 64 || rows > 256)
       return "query blocks of " + std::to_string(rows) +
              " rows (wgmma needs 64, 128, 192 or 256: 64 per warpgroup)";
@@ -302,7 +301,7 @@ struct AssignLayoutsPass
     });
     auto target = grid->getAttrOfType<TargetAttr>(kTargetAttrName);
     bool targetHasWgmma = target && target.hasWarpgroupMma();
-    std::string obstacle = wgmmaObstacle(grid, dots, rows);
+    std::string obstacle = wgmmaObstacle(dots, rows);
     if (wgmma == 1 && !obstacle.empty())
       return grid.emitError() << "unsupported: wgmma layouts with " << obstacle;
     FailureOr<WarpTiling> tiling;

@@ -645,64 +645,21 @@ private:
       load.erase();
   }
 
-  /// S >= 2 with per-slot barriers (see the pass description):
+  /// S >= 2. With copy groups (the file comment):
   ///
-  ///   for i in [0, S − 1): if (lb + i < ub) fill(lb + i)       (prologue)
+  ///   prologue: for i in [0, S − 1): fill(lb + i); async_commit
   ///   scf.for j {
-  ///     if (j + S − 1 < ub) fill(j + S − 1)
-  ///     ring_wait slot(j) fill (j − base)/S
-  ///     ... reads of slot(j) ...;  ring_release slot(j)   (after the last)
+  ///     async_wait S − 2;  fill(j + S − 1);  async_commit
+  ///     ... reads of slot(j) ...
   ///   }
-  ///   fill(b): ring_acquire slot(b) fill (b − base)/S; copies; async_arrive
+  ///   fill(b): if (b < ub) async_load_tile block b -> slot(b)
   ///
-  /// The refill of block j + S − 1 goes to the slot of block j − 1, which
-  /// every thread released by the end of iteration j − 1.
-  void pipelineWithBarriers(LoopPlan &plan, ArrayRef<Value> ringOf) {
-    scf::ForOp loop = plan.loop;
-    Location loc = loop.getLoc();
-    OpBuilder b(loop);
-    Value numSlots = arith::ConstantIndexOp::create(b, loc, stages);
-    Value lb = loop.getLowerBound();
-    for (int64_t i = 0; i < stages - 1; ++i) {
-      Value block = lb;
-      if (i != 0)
-        block = arith::AddIOp::create(
-            b, loc, lb, arith::ConstantIndexOp::create(b, loc, i));
-      emitPrefetch(b, plan, ringOf, block, numSlots);
-    }
-    Value ahead = arith::ConstantIndexOp::create(b, loc, stages - 1);
-    Value iv = loop.getInductionVar();
-    b.setInsertionPointToStart(loop.getBody());
-    Value next = arith::AddIOp::create(b, loc, iv, ahead);
-    emitPrefetch(b, plan, ringOf, next, numSlots);
-    Value slot = arith::RemUIOp::create(b, loc, iv, numSlots);
-    Block *body = loop.getBody();
-    DenseMap<Operation *, unsigned> pos;
-    for (auto [i, op] : llvm::enumerate(*body))
-      pos[&op] = i;
-    for (auto [load, ring] : llvm::zip_equal(plan.loads, ringOf)) {
-      // The last direct child of the body that reads the tile.
-      Operation *lastReader = nullptr;
-      for (Operation *r : sharedReaders(load.getResult(), body))
-        if (!lastReader || pos[r] > pos[lastReader])
-          lastReader = r;
-      b.setInsertionPoint(load);
-      RingWaitOp::create(b, load.getLoc(), ring, slot,
-                         fillOf(b, loc, ring, iv, numSlots));
-      Value tile =
-          RingSlotOp::create(b, load.getLoc(), load.getType(), ring, slot);
-      load.replaceAllUsesWith(tile);
-      if (lastReader) {
-        b.setInsertionPointAfter(lastReader);
-        RingReleaseOp::create(b, load.getLoc(), ring, slot);
-      } else {
-        b.setInsertionPoint(body->getTerminator());
-        RingReleaseOp::create(b, load.getLoc(), ring, slot);
-      }
-      load.erase();
-    }
-  }
-
+  /// With per-slot barriers (the pass description) there are no commits
+  /// and no program-wide wait: fill(b) is ring_acquire slot(b) fill
+  /// (b − base)/S, the copies, async_arrive; each load's tile is waited for
+  /// (ring_wait) where it was loaded and released (ring_release) after its
+  /// last reader. The refill of block j + S − 1 goes to the slot of block
+  /// j − 1, which every thread released in iteration j − 1.
   void pipeline(LoopPlan &plan, Rings &rings) {
     scf::ForOp loop = plan.loop;
     Location loc = loop.getLoc();
@@ -716,16 +673,14 @@ private:
     for (Value ring : ringOf)
       if (!ringBase.count(ring))
         ringBase[ring] = loop.getLowerBound();
-    if (useBarriers)
-      return pipelineWithBarriers(plan, ringOf);
 
     OpBuilder b(loop);
     Value numSlots = arith::ConstantIndexOp::create(b, loc, stages);
     if (plan.leadingWait)
       AsyncWaitOp::create(b, loc, 0);
-    // Prologue. The commit is unconditional: a loop shorter than S − 1
-    // blocks still commits S − 1 groups, which keeps the in-loop count of
-    // S − 2 pending groups exact.
+    // Prologue. With groups the commit is unconditional: a loop shorter
+    // than S − 1 blocks still commits S − 1 groups, which keeps the in-loop
+    // count of S − 2 pending groups exact.
     Value lb = loop.getLowerBound();
     for (int64_t i = 0; i < stages - 1; ++i) {
       Value block = lb;
@@ -733,25 +688,48 @@ private:
         block = arith::AddIOp::create(
             b, loc, lb, arith::ConstantIndexOp::create(b, loc, i));
       emitPrefetch(b, plan, ringOf, block, numSlots);
-      AsyncCommitOp::create(b, loc);
+      if (!useBarriers)
+        AsyncCommitOp::create(b, loc);
     }
     Value ahead = arith::ConstantIndexOp::create(b, loc, stages - 1);
 
     // Steady state, at the top of iteration j.
     Value iv = loop.getInductionVar();
     b.setInsertionPointToStart(loop.getBody());
-    AsyncWaitOp::create(b, loc, stages - 2);
+    if (!useBarriers)
+      AsyncWaitOp::create(b, loc, stages - 2);
     Value next = arith::AddIOp::create(b, loc, iv, ahead);
     emitPrefetch(b, plan, ringOf, next, numSlots);
-    AsyncCommitOp::create(b, loc);
+    if (!useBarriers)
+      AsyncCommitOp::create(b, loc);
     Value slot = arith::RemUIOp::create(b, loc, iv, numSlots);
+    Block *body = loop.getBody();
+    DenseMap<Operation *, unsigned> pos;
+    for (auto [i, op] : llvm::enumerate(*body))
+      pos[&op] = i;
     // The slot is read where the block was loaded; the original address
     // computation is left to DCE when nothing else uses it.
     for (auto [load, ring] : llvm::zip_equal(plan.loads, ringOf)) {
+      // The last direct child of the body that reads the tile.
+      Operation *lastReader = nullptr;
+      if (useBarriers)
+        for (Operation *r : sharedReaders(load.getResult(), body))
+          if (!lastReader || pos[r] > pos[lastReader])
+            lastReader = r;
       b.setInsertionPoint(load);
+      if (useBarriers)
+        RingWaitOp::create(b, load.getLoc(), ring, slot,
+                           fillOf(b, loc, ring, iv, numSlots));
       Value tile =
           RingSlotOp::create(b, load.getLoc(), load.getType(), ring, slot);
       load.replaceAllUsesWith(tile);
+      if (useBarriers) {
+        if (lastReader)
+          b.setInsertionPointAfter(lastReader);
+        else
+          b.setInsertionPoint(body->getTerminator());
+        RingReleaseOp::create(b, load.getLoc(), ring, slot);
+      }
       load.erase();
     }
   }
