@@ -383,6 +383,10 @@ struct PipelineKVLoopPass
       return emitError(UnknownLoc::get(ctx))
              << "pass option mbarriers must be -1 (heuristic), 0 or 1, got "
              << int64_t(mbarriers);
+    if (mbarriers == 1 && stages == 1)
+      return emitError(UnknownLoc::get(ctx))
+             << "unsupported: mbarriers=1 with stages=1 (per-slot barriers "
+                "serve rings of two or more slots)";
     return success();
   }
 

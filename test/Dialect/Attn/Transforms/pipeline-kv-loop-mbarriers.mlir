@@ -1,7 +1,9 @@
 // RUN: attn-opt %s -split-input-file -allow-unregistered-dialect -attn-pipeline-kv-loop=mbarriers=1 -verify-diagnostics | FileCheck %s --check-prefix=MB
 // RUN: attn-opt %s -split-input-file -allow-unregistered-dialect -attn-pipeline-kv-loop | FileCheck %s --check-prefix=AUTO
 // RUN: not attn-opt %s -split-input-file -allow-unregistered-dialect -attn-pipeline-kv-loop=mbarriers=2 2>&1 | FileCheck %s --check-prefix=BADMB
+// RUN: not attn-opt %s -split-input-file -allow-unregistered-dialect -attn-pipeline-kv-loop="mbarriers=1 stages=1" 2>&1 | FileCheck %s --check-prefix=ONESLOT
 // BADMB: pass option mbarriers must be -1 (heuristic), 0 or 1, got 2
+// ONESLOT: unsupported: mbarriers=1 with stages=1 (per-slot barriers serve rings of two or more slots)
 
 // The program of pipeline-kv-loop.mlir's @one_loop (mma.sync layouts, 4
 // warps): copy groups by default (per-slot barriers are for wgmma programs
