@@ -6,6 +6,7 @@
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a kv-stages=1" --emit=ptx | FileCheck %s --check-prefix=ONESLOT
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a wgmma=0" --emit=ptx | FileCheck %s --check-prefix=MMASYNC
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a mbarriers=0" --emit=ptx | FileCheck %s --check-prefix=GROUPS
+// RUN: attn-opt %s --attn-codegen="chip=sm_90a rotate=1" --emit=ptx | FileCheck %s --check-prefix=ROTATE
 // RUN: not attn-opt %s --attn-codegen="chip=sm_90a kv-stages=-1" --emit=ptx 2>&1 | FileCheck %s --check-prefix=BADSTAGES
 
 // The whole pipeline down to PTX: the instructions we meant are there.
@@ -59,6 +60,18 @@
 // SM90-NEXT:   mbarrier.arrive.shared.b64
 // SM90-NOT:    mma.sync.aligned
 // SM90-NOT:    cp.async.wait_group
+
+// rotate=1: in the rotated loop S_j and P_{j-1}·V_{j-1} are committed as two
+// groups, S_j is waited for alone (one group left in flight) and K's slot
+// released, then P·V is waited for and V's slot released.
+// ROTATE:      wgmma.commit_group.sync.aligned;
+// ROTATE:      wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, %p{{[0-9]+}}, 1, 1, 1;
+// ROTATE:      wgmma.commit_group.sync.aligned;
+// ROTATE-NEXT: // begin inline asm
+// ROTATE-NEXT: wgmma.wait_group.sync.aligned 1;
+// ROTATE:      mbarrier.arrive.shared.b64
+// ROTATE:      wgmma.wait_group.sync.aligned 0;
+// ROTATE:      mbarrier.arrive.shared.b64
 
 // mbarriers=0: copy groups; each is fenced into the async proxy before the
 // program-wide barrier that publishes it.

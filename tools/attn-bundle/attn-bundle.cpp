@@ -81,6 +81,11 @@ static cl::opt<int64_t> mbarriers(
     cl::desc("K/V rings synchronised per slot: 1, 0 (-1: wgmma programs of "
              "several warpgroups)"),
     cl::init(-1), cl::cat(category));
+static cl::opt<bool>
+    rotate("rotate",
+           cl::desc("Each block's softmax under the next block's Q·Kᵀ (wgmma "
+                    "loops on per-slot barriers)"),
+           cl::init(false), cl::cat(category));
 static cl::opt<bool> pingpong(
     "pingpong",
     cl::desc("Warpgroups of a wgmma program take turns at issuing their "
@@ -415,6 +420,7 @@ int main(int argc, char **argv) {
             opts.qInRegisters = qInRegisters;
             opts.wgmma = wgmma;
             opts.mbarriers = mbarriers;
+            opts.rotate = rotate;
             opts.pingpong = pingpong;
             opts.kvStages = kvStages;
             opts.rescaleThreshold = rescaleThreshold;

@@ -257,6 +257,41 @@ def AttnPipelineKVLoop : Pass<"attn-pipeline-kv-loop"> {
   ];
 }
 
+def AttnRotateKVLoop : Pass<"attn-rotate-kv-loop"> {
+  let summary = "Issue each key block's Q·Kᵀ before the previous block's "
+                "P·V, so the softmax runs under the tensor cores";
+  let description = [{
+    Rotates every wgmma key/value loop (two `attn.dot` directly in an
+    `scf.for`, `#attn.mma` version 3, V on a ring with per-slot barriers) by
+    half an iteration: iteration j issues S_j = Q·K_jᵀ and then O += P_{j-1}·V_{j-1},
+    both asynchronous, waits for S_j alone (`attn.dot_wait {pending = 1}`)
+    and computes block j's softmax while P·V runs; O's rescale by α_j
+    follows the wait for P·V. A(lb) is peeled before the loop and
+    P_{ub-1}·V_{ub-1} after it, each under `lb < ub`. V's refill moves after
+    the release of its slot (a block later than before); K's stays.
+    FlashAttention-3's intra-warpgroup overlap. Runs after
+    attn-pipeline-kv-loop; other loops (copy groups, mma.sync, other
+    shapes) are left alone.
+
+    Example (the loop body, after):
+
+    ```mlir
+    %s0 = attn.dot %q, %k, %zero {async, rhs_transposed} : ...
+    %o0 = attn.dot %p_prev, %v_prev, %o_prev {async} : ...
+    %s = attn.dot_wait %s0 {pending = 1} : ...
+    ... softmax of %s ...
+    %o = attn.dot_wait %o0 {pending = 0} : ...
+    attn.ring_release %vring[%prev_slot] : ...
+    ```
+
+    Loops with an `attn.mask` (the causal diagonal, a ragged end: a trip or
+    two) are left alone.
+  }];
+  let dependentDialects = ["::mlir::attn::AttnDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def AttnAlternateWarpgroups : Pass<"attn-alternate-warpgroups"> {
   let summary = "Let the warpgroups of a wgmma program take turns at issuing "
                 "their products (ping-pong)";

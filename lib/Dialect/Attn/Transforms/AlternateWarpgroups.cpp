@@ -57,22 +57,44 @@ struct AlternateWarpgroupsPass
         return;
       Block *body = grid.getBody();
       SmallVector<DotOp> turns;
+      // Products already asynchronous (attn-rotate-kv-loop issues S_j and
+      // P_{j-1}·V_{j-1} back to back): one turn from the first issue to
+      // the last, waits included where they already are.
+      SmallVector<std::pair<DotOp, DotOp>> spans;
       for (Operation &op : *body) {
         auto loop = dyn_cast<scf::ForOp>(op);
         if (!loop)
           continue;
+        SmallVector<DotOp> issued;
         for (Operation &inner : *loop.getBody())
-          if (auto dot = dyn_cast<DotOp>(inner))
-            if (!dot.getAsync())
+          if (auto dot = dyn_cast<DotOp>(inner)) {
+            if (dot.getAsync())
+              issued.push_back(dot);
+            else
               turns.push_back(dot);
+          }
+        if (issued.empty())
+          continue;
+        bool oneRun = true;
+        for (Operation *op = issued.front(); op != issued.back();
+             op = op->getNextNode())
+          oneRun &= !isa<DotWaitOp>(op);
+        if (oneRun)
+          spans.emplace_back(issued.front(), issued.back());
       }
-      if (turns.empty())
+      if (turns.empty() && spans.empty())
         return;
       OpBuilder b(grid.getContext());
       b.setInsertionPointToStart(body);
       StartTurnsOp::create(b, grid.getLoc());
       b.setInsertionPoint(body->getTerminator());
       EndTurnsOp::create(b, grid.getLoc());
+      for (auto [first, last] : spans) {
+        b.setInsertionPoint(first);
+        AwaitTurnOp::create(b, first.getLoc());
+        b.setInsertionPointAfter(last);
+        PassTurnOp::create(b, last.getLoc());
+      }
       for (DotOp dot : turns) {
         // await_turn; dot {async}; pass_turn; dot_wait: the turn covers
         // issuing the product, not waiting for it. The turn and the wait go

@@ -55,6 +55,8 @@
 //===----------------------------------------------------------------------===//
 #include "attn/Transforms/Passes.h"
 
+#include "LoopUtils.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -124,18 +126,6 @@ Block *gridBodyOf(Operation *grid) {
   if (grid->getNumRegions() == 0 || grid->getRegion(0).empty())
     return nullptr;
   return &grid->getRegion(0).front();
-}
-
-/// Ops that may be re-evaluated for another block: no memory effects, no
-/// regions, scalar results. They are cloned under the "block exists" guard,
-/// so a division or the like runs only where the original would have.
-bool isClonableScalar(Operation *op) {
-  if (op->getNumRegions() != 0 || op->hasTrait<OpTrait::IsTerminator>() ||
-      !isMemoryEffectFree(op))
-    return false;
-  return llvm::all_of(op->getResultTypes(), [](Type t) {
-    return isa<IndexType, IntegerType, FloatType>(t);
-  });
 }
 
 /// Whether `load` has a valid async form: attn.load_tile also accepts 1-d
