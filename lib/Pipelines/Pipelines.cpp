@@ -280,6 +280,7 @@ mlir::attn::compileGPUKernel(ModuleOp module,
   k.threads = getInt("threads");
   k.smemBytes = getInt("smem_bytes");
   k.headDim = getInt("head_dim");
+  k.headDimV = getInt("head_dim_v");
   if (auto d = dyn_cast_or_null<StringAttr>(info.get("dtype")))
     k.dtype = d.str();
   if (auto c = dyn_cast_or_null<BoolAttr>(info.get("causal")))
@@ -312,7 +313,7 @@ std::string mlir::attn::manifestLine(const CompiledKernel &k,
                                      llvm::StringRef ptxFile) {
   return (llvm::Twine("kernel name=") + k.name + " ptx=" + ptxFile + " chip=" +
           k.chip + " dtype=" + k.dtype + " head_dim=" + llvm::Twine(k.headDim) +
-          " head_dim_v=" + llvm::Twine(k.headDim) + " causal=" +
+          " head_dim_v=" + llvm::Twine(k.headDimV) + " causal=" +
           llvm::Twine(k.causal ? 1 : 0) + " block_m=" + llvm::Twine(k.blockM) +
           " block_n=" + llvm::Twine(k.blockN) + " threads=" +
           llvm::Twine(k.threads) + " smem=" + llvm::Twine(k.smemBytes) +

@@ -139,7 +139,8 @@ void buildGPUCodegenPipeline(OpPassManager &pm,
 /// attn.kernel attribute).
 struct CompiledKernel {
   std::string name, ptx, dtype, chip;
-  int64_t blockM = 0, blockN = 0, threads = 0, smemBytes = 0, headDim = 0;
+  int64_t blockM = 0, blockN = 0, threads = 0, smemBytes = 0, headDim = 0,
+          headDimV = 0;
   bool causal = false;
   /// The kernel's parameter list (runtime/include/attn/runtime/KernelABI.h):
   /// "memref", the function's arguments as memref descriptors.

@@ -669,12 +669,15 @@ struct ConvertAttnGPUToNVVMPass
 
     // What a launcher needs (bundles, tools) and the block order: read off
     // the program.
-    int64_t blockM = 0, blockN = 0, headDim = 0;
+    int64_t blockM = 0, blockN = 0, headDim = 0, headDimV = 0;
     bool causal = false;
     std::string dtype;
     grid.getBody()->walk([&](DotOp dot) {
       auto acc = cast<RankedTensorType>(dot.getType());
       blockM = acc.getDimSize(0);
+      // O += P·V: its accumulator's columns are V's head dim.
+      if (!dot.getRhsTransposed() && !headDimV)
+        headDimV = acc.getDimSize(1);
       if (dot.getRhsTransposed() && !blockN) {
         blockN = acc.getDimSize(1);
         auto lhs = cast<RankedTensorType>(dot.getLhs().getType());
@@ -744,6 +747,7 @@ struct ConvertAttnGPUToNVVMPass
         mb.getNamedAttr("threads", mb.getI64IntegerAttr(info.threads())),
         mb.getNamedAttr("smem_bytes", mb.getI64IntegerAttr(smemBytes)),
         mb.getNamedAttr("head_dim", mb.getI64IntegerAttr(headDim)),
+        mb.getNamedAttr("head_dim_v", mb.getI64IntegerAttr(headDimV)),
         mb.getNamedAttr("dtype", mb.getStringAttr(dtype)),
         mb.getNamedAttr("causal", mb.getBoolAttr(causal)),
         mb.getNamedAttr("abi", mb.getStringAttr("memref")),
