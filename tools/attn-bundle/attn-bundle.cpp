@@ -60,61 +60,14 @@ static cl::list<std::string> dtypes("dtypes", cl::desc("f16, bf16"),
                                     cl::CommaSeparated, cl::cat(category));
 static cl::list<int64_t> headDims("head-dims", cl::desc("Head dims"),
                                   cl::CommaSeparated, cl::cat(category));
-// Tuning knobs (defaults: the compiler's heuristics), for benchmarking
-// variants against each other.
-static cl::opt<int64_t> blockQ("block-q", cl::desc("Query block rows"),
-                               cl::init(0), cl::cat(category));
-static cl::opt<int64_t> blockKV("block-kv", cl::desc("Key/value block rows"),
-                                cl::init(0), cl::cat(category));
-static cl::opt<int64_t> mTiles("m-tiles", cl::desc("16-row m-tiles per warp"),
-                               cl::init(0), cl::cat(category));
-static cl::opt<int64_t> qInRegisters("q-in-registers",
-                                     cl::desc("Q fragments in registers"),
-                                     cl::init(-1), cl::cat(category));
-static cl::opt<int64_t> wgmma(
-    "wgmma",
-    cl::desc("sm_90a warpgroup MMA: 1, 0 (-1: where head dims are multiples "
-             "of 64)"),
-    cl::init(-1), cl::cat(category));
-static cl::opt<int64_t> mbarriers(
-    "mbarriers",
-    cl::desc("K/V rings synchronised per slot: 1, 0 (-1: wgmma programs of "
-             "several warpgroups)"),
-    cl::init(-1), cl::cat(category));
-static cl::opt<bool>
-    rotate("rotate",
-           cl::desc("Each block's softmax under the next block's Q·Kᵀ (wgmma "
-                    "loops on per-slot barriers)"),
-           cl::init(false), cl::cat(category));
-static cl::opt<bool> pingpong(
-    "pingpong",
-    cl::desc("Warpgroups of a wgmma program take turns at issuing their "
-             "products"),
-    cl::init(false), cl::cat(category));
-static cl::opt<int64_t> kvStages(
-    "kv-stages",
-    cl::desc("K/V shared-memory stages (0: auto, 2; 1: one slot per load)"),
-    cl::init(0), cl::cat(category));
-static cl::opt<int64_t> groupBlocks(
-    "group-blocks",
-    cl::desc("Causal block order: thread blocks per group of heads run "
-             "longest first (-1: 4 per SM; 0: one head's query blocks "
-             "together)"),
-    cl::init(-1), cl::cat(category));
-static cl::opt<int64_t> fragmentPrefetch(
-    "fragment-prefetch",
-    cl::desc("attn.dot: B-fragment ldmatrix issued this many steps before "
-             "the mma.sync that reads it (-1: the backend's default)"),
-    cl::init(-1), cl::cat(category));
-static cl::opt<double> rescaleThreshold(
-    "rescale-threshold",
-    cl::desc("Online softmax: powers of two a row max may grow before O is "
-             "rescaled (-1: the backend's default)"),
-    cl::init(-1.0), cl::cat(category));
-static cl::opt<bool>
-    deferRowSums("defer-row-sums",
-                 cl::desc("Row sums reduced across lanes once, after the loop"),
-                 cl::init(true), cl::cat(category));
+// Tuning knobs: attn-codegen's own options (the pipeline's defaults are the
+// product's), as one string, e.g. --codegen="kv-stages=1 pingpong=1". The
+// chip comes from --chips.
+static cl::opt<std::string>
+    codegen("codegen",
+            cl::desc("attn-codegen pipeline options for every kernel "
+                     "(attn-opt --help lists them; not chip)"),
+            cl::init(""), cl::cat(category));
 static cl::opt<std::string>
     ptxasPath("ptxas",
               cl::desc("ptxas to assemble each kernel into SASS (cubins) "
@@ -306,6 +259,15 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv,
                               "attn-bundle: ahead-of-time GPU kernels\n");
+  // The knobs, parsed once by the pipeline's own option struct: an unknown
+  // option or a bad value is its error message.
+  std::unique_ptr<attn::CodegenPipelineOptions> knobs =
+      attn::CodegenPipelineOptions::createFromString(codegen);
+  if (!knobs)
+    return fail("bad --codegen options '" + codegen + "'");
+  for (StringRef opt : llvm::split(StringRef(codegen), ' '))
+    if (opt.trim().starts_with("chip="))
+      return fail("--codegen: the chip comes from --chips");
   if (chips.empty())
     chips.push_back("sm_80");
   if (dtypes.empty()) {
@@ -412,21 +374,8 @@ int main(int argc, char **argv) {
               return fail("unsupported dtype '" + dt + "' (f16, bf16)");
             OwningOpRef<ModuleOp> module =
                 buildProblem(ctx, et, d, causal, withLse);
-            attn::CodegenPipelineOptions opts;
+            attn::CodegenPipelineOptions &opts = *knobs;
             opts.chip = chip;
-            opts.blockQ = blockQ;
-            opts.blockKV = blockKV;
-            opts.mTiles = mTiles;
-            opts.qInRegisters = qInRegisters;
-            opts.wgmma = wgmma;
-            opts.mbarriers = mbarriers;
-            opts.rotate = rotate;
-            opts.pingpong = pingpong;
-            opts.kvStages = kvStages;
-            opts.rescaleThreshold = rescaleThreshold;
-            opts.deferRowSums = deferRowSums;
-            opts.groupBlocks = groupBlocks;
-            opts.fragmentPrefetch = fragmentPrefetch;
             FailureOr<mlir::attn::CompiledKernel> k =
                 mlir::attn::compileGPUKernel(*module, opts);
             if (failed(k))
