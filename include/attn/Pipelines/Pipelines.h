@@ -79,11 +79,12 @@ struct CodegenPipelineOptions
                      "copy groups and program-wide barriers: 1, 0 (-1: for "
                      "wgmma programs)"),
       llvm::cl::init(-1)};
-  Option<bool> rotate{
+  Option<int64_t> rotate{
       *this, "rotate",
       llvm::cl::desc("attn-rotate-kv-loop: each block's softmax under the "
-                     "next block's Q·Kᵀ (wgmma loops on per-slot barriers)"),
-      llvm::cl::init(false)};
+                     "next block's Q·Kᵀ (wgmma loops on per-slot barriers): "
+                     "1, 0 (-1: programs without a causal mask, Dv >= 256)"),
+      llvm::cl::init(-1)};
   Option<bool> pingpong{
       *this, "pingpong",
       llvm::cl::desc("attn-alternate-warpgroups: the warpgroups of a wgmma "

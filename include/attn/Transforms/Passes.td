@@ -285,11 +285,20 @@ def AttnRotateKVLoop : Pass<"attn-rotate-kv-loop"> {
     ```
 
     Loops with an `attn.mask` (the causal diagonal, a ragged end: a trip or
-    two) are left alone.
+    two) are left alone; with `causal-programs=0`, so are all loops of a
+    program with a causal mask, and loops whose P·V accumulator has fewer
+    than `min-columns` columns (the softmax hides under P·V, whose length
+    grows with Dv).
   }];
   let dependentDialects = ["::mlir::attn::AttnDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"causalPrograms", "causal-programs", "int64_t", /*default=*/"1",
+           "Rotate the loops of programs with a causal mask: 1, 0">,
+    Option<"minColumns", "min-columns", "int64_t", /*default=*/"0",
+           "Leave loops whose P·V accumulator is narrower alone">
+  ];
 }
 
 def AttnAlternateWarpgroups : Pass<"attn-alternate-warpgroups"> {

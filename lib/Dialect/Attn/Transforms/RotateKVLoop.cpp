@@ -91,7 +91,7 @@ struct Rotation {
 
 /// The rotation of `loop`, or nothing when it is not a wgmma key/value
 /// loop of the shape above on per-slot barriers.
-std::optional<Rotation> planRotation(scf::ForOp loop) {
+std::optional<Rotation> planRotation(scf::ForOp loop, int64_t minColumns) {
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());
   if (!loop.getInductionVar().getType().isIndex() || !step || *step != 1)
     return std::nullopt;
@@ -120,6 +120,8 @@ std::optional<Rotation> planRotation(scf::ForOp loop) {
   for (DotOp d : dots)
     if (d.getAsync() || !isWarpgroupAccumulator(d.getType()))
       return std::nullopt;
+  if (r.pvDot.getType().getDimSize(1) < minColumns)
+    return std::nullopt;
   // O = P·V + Õ is carried to the next iteration and read nowhere else.
   if (!r.pvDot->hasOneUse() || r.pvDot->use_begin()->getOwner() != yield)
     return std::nullopt;
@@ -399,10 +401,28 @@ void rotate(Rotation &r) {
 
 struct RotateKVLoopPass
     : public attn::impl::AttnRotateKVLoopBase<RotateKVLoopPass> {
+  using Base::Base;
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    if (causalPrograms != 0 && causalPrograms != 1)
+      return emitError(UnknownLoc::get(ctx))
+             << "pass option causal-programs must be 0 or 1 (the pipelines' "
+                "rotate: -1, 0 or 1), got "
+             << int64_t(causalPrograms);
+    return success();
+  }
   void runOnOperation() override {
     SmallVector<Rotation> plans;
     getOperation()->walk([&](scf::ForOp loop) {
-      if (std::optional<Rotation> r = planRotation(loop))
+      if (causalPrograms == 0) {
+        auto grid = loop->getParentOfType<scf::ForallOp>();
+        bool causal = false;
+        if (grid)
+          grid.getBody()->walk([&](MaskOp m) { causal |= m.getCausal(); });
+        if (causal)
+          return;
+      }
+      if (std::optional<Rotation> r = planRotation(loop, minColumns))
         plans.push_back(std::move(*r));
     });
     for (Rotation &r : plans)

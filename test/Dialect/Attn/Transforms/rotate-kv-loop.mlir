@@ -1,5 +1,10 @@
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-rotate-kv-loop | FileCheck %s
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-rotate-kv-loop -attn-alternate-warpgroups | FileCheck %s --check-prefix=TURNS
+// The pipelines' default (rotate=-1): programs without a causal mask whose
+// P·V accumulator has at least 256 columns.
+// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-rotate-kv-loop="causal-programs=0 min-columns=256" | FileCheck %s --check-prefix=DEFAULT
+// RUN: not attn-opt %s -attn-rotate-kv-loop="causal-programs=2" 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: pass option causal-programs must be 0 or 1 (the pipelines' rotate: -1, 0 or 1), got 2
 
 // bf16, D = 128, not causal: two warpgroups on per-slot barriers. The
 // unmasked loop is rotated by half an iteration:
@@ -71,6 +76,10 @@
 // CHECK-NOT:       {async
 // CHECK:           scf.yield
 
+// DEFAULT-LABEL: func.func @d128
+// DEFAULT-NOT:     {async
+// DEFAULT:         return
+
 // With turns (attn-alternate-warpgroups after): one turn covers both issues.
 // TURNS-LABEL: func.func @d128
 // TURNS:         attn.start_turns
@@ -108,5 +117,40 @@ func.func @d64(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
   attn.attention %q, %k, %v into %o
       : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
         memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}
+
+// -----
+
+// D = 256 (128x64 blocks): rotated by default without a causal mask, not
+// with one.
+// CHECK-LABEL: func.func @d256
+// CHECK:         attn.dot %{{.*}} {async, rhs_transposed}
+// DEFAULT-LABEL: func.func @d256
+// DEFAULT:         scf.for
+// DEFAULT:           attn.dot %{{.*}} {async, rhs_transposed}
+// DEFAULT-NEXT:      arith.subi
+// DEFAULT:           attn.dot %{{.*}} {async}
+// DEFAULT:         return
+func.func @d256(%q: memref<?x?x?x256xbf16>, %k: memref<?x?x?x256xbf16>,
+                %v: memref<?x?x?x256xbf16>, %o: memref<?x?x?x256xbf16>) {
+  attn.attention %q, %k, %v into %o
+      : memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>,
+        memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @d256_causal
+// CHECK:         attn.dot %{{.*}} {async, rhs_transposed}
+// DEFAULT-LABEL: func.func @d256_causal
+// DEFAULT-NOT:     {async
+// DEFAULT:         return
+func.func @d256_causal(%q: memref<?x?x?x256xbf16>, %k: memref<?x?x?x256xbf16>,
+                       %v: memref<?x?x?x256xbf16>, %o: memref<?x?x?x256xbf16>) {
+  attn.attention %q, %k, %v into %o {causal}
+      : memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>,
+        memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>
   return
 }
