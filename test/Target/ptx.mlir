@@ -1,7 +1,8 @@
 // RUN: attn-opt %s --attn-codegen="chip=sm_80" --emit=ptx | FileCheck %s
 // The legacy builder is gone: its option is an unknown one.
 // RUN: not attn-opt %s --attn-codegen="chip=sm_80 backend=legacy" --emit=ptx 2>&1 | FileCheck %s --check-prefix=LEGACY
-// RUN: attn-opt %s --attn-codegen="chip=sm_90a" --emit=ptx -o %t.ptx && FileCheck %s --check-prefix=SM90 < %t.ptx
+// RUN: attn-opt %s --attn-codegen="chip=sm_90a producer=0" --emit=ptx -o %t.ptx && FileCheck %s --check-prefix=SM90 < %t.ptx
+// RUN: attn-opt %s --attn-codegen="chip=sm_90a" --emit=ptx | FileCheck %s --check-prefix=SPEC
 // RUN: not attn-opt %s --attn-codegen="chip=sm_75" --emit=ptx 2>&1 | FileCheck %s --check-prefix=BADCHIP
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a kv-stages=1" --emit=ptx | FileCheck %s --check-prefix=ONESLOT
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a wgmma=0" --emit=ptx | FileCheck %s --check-prefix=MMASYNC
@@ -60,6 +61,29 @@
 // SM90-NEXT:   mbarrier.arrive.shared.b64
 // SM90-NOT:    mma.sync.aligned
 // SM90-NOT:    cp.async.wait_group
+
+// By default a producer warpgroup (attn-specialize-warpgroups): 384
+// threads, one block per multiprocessor (the register cap setmaxnreg
+// needs); after the rings' barriers are initialised the consumers raise
+// their registers to 208 and run the products, the producer lowers its own
+// to 80 and issues every copy, signing each slot's fill.
+// SPEC:        .target sm_90a
+// SPEC:        .maxntid 384, 1, 1
+// SPEC-NEXT:   .minnctapersm 1
+// SPEC:        mbarrier.init.shared.b64
+// SPEC:        bar.sync 0;
+// SPEC-NOT:    cp.async.cg
+// SPEC:        setmaxnreg.inc.sync.aligned.u32 208;
+// SPEC-NOT:    cp.async
+// SPEC:        mbarrier.try_wait.parity.shared.b64
+// SPEC:        wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// SPEC:        mbarrier.arrive.shared.b64
+// SPEC-NOT:    cp.async
+// SPEC:        setmaxnreg.dec.sync.aligned.u32 80;
+// SPEC-NOT:    wgmma
+// SPEC:        cp.async.cg.shared.global
+// SPEC:        cp.async.mbarrier.arrive.noinc.shared.b64
+// SPEC-NOT:    wgmma
 
 // rotate=1: in the rotated loop S_j and P_{j-1}·V_{j-1} are committed as two
 // groups, S_j is waited for alone (one group left in flight) and K's slot

@@ -90,6 +90,18 @@ struct CodegenPipelineOptions
       llvm::cl::desc("attn-alternate-warpgroups: the warpgroups of a wgmma "
                      "program take turns at Q·Kᵀ"),
       llvm::cl::init(false)};
+  Option<int64_t> producer{
+      *this, "producer",
+      llvm::cl::desc("attn-specialize-warpgroups: producer warpgroups that "
+                     "issue the copies into the rings of a wgmma program "
+                     "(setmaxnreg): 1, 0 (-1: wgmma programs whose loops "
+                     "are not rotated or ping-pong)"),
+      llvm::cl::init(-1)};
+  Option<int64_t> producerRegisters{
+      *this, "producer-registers",
+      llvm::cl::desc("Registers per producer thread (setmaxnreg; 0: leave; "
+                     "-1: attn-specialize-warpgroups' default)"),
+      llvm::cl::init(-1)};
   Option<int64_t> kvStages{
       *this, "kv-stages",
       llvm::cl::desc("K/V shared-memory stages (0: auto, 2; 1: one slot per "

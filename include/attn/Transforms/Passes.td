@@ -319,6 +319,65 @@ def AttnAlternateWarpgroups : Pass<"attn-alternate-warpgroups"> {
   let dependentDialects = ["::mlir::attn::AttnDialect"];
 }
 
+def AttnSpecializeWarpgroups : Pass<"attn-specialize-warpgroups"> {
+  let summary = "Give a wgmma program's copies into its rings to one more "
+                "warpgroup (a producer)";
+  let description = [{
+    In each laid-out wgmma program whose copies all go into rings
+    synchronised per slot (attn-pipeline-kv-loop with mbarriers), the body
+    after the ring allocations becomes the consumer region of an
+    `attn.warp_specialize`, without its `attn.ring_acquire`,
+    `attn.async_load_tile` and `attn.async_arrive`; the producer region gets
+    those ops alone, inside copies of the loops and guards around them (no
+    loop-carried values) and the scalar arithmetic they need. The consumers
+    no longer issue copies nor wait for slots to be released, and are not
+    tied to each other through the ring (FlashAttention-3's producer
+    warpgroup). The producer's registers go to the consumers: with
+    `consumer-registers=-1`, floor8((65536 − 128·P) / consumer threads), at
+    most 256. Runs last before convert-attn-gpu-to-nvvm; other programs
+    (copy groups, mma.sync, and with `overlapped-programs=0` programs with
+    asynchronous products) are left alone.
+
+    Example (the loop, after):
+
+    ```mlir
+    attn.warp_specialize registers(consumers = 208, producer = 80) {
+      %r:3 = scf.for %j = %c0 to %n step %c1 iter_args(...) {
+        attn.ring_wait %kring[%slot] fill %fill : ...
+        ...
+      }
+      ...
+    } producer {
+      scf.for %j = %c0 to %n step %c1 {
+        scf.if %more {
+          attn.ring_acquire %kring[%next] fill %nfill : ...
+          attn.async_load_tile %k[%b, %h, %row] rows %c128, %kring[%next] : ...
+          attn.async_arrive %kring[%next] : ...
+        }
+      }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::attn::AttnDialect",
+                           "::mlir::scf::SCFDialect"];
+  let options = [
+    Option<"warpgroups", "warpgroups", "int64_t", /*default=*/"1",
+           "Producer warpgroups (1)">,
+    Option<"overlappedPrograms", "overlapped-programs", "int64_t",
+           /*default=*/"1",
+           "Specialise programs whose loops already overlap their products "
+           "with the softmax (attn-rotate-kv-loop, attn-alternate-"
+           "warpgroups: asynchronous attn.dot): 1, 0">,
+    Option<"producerRegisters", "producer-registers", "int64_t",
+           /*default=*/"80",
+           "Registers per producer thread (setmaxnreg; 0: leave)">,
+    Option<"consumerRegisters", "consumer-registers", "int64_t",
+           /*default=*/"-1",
+           "Registers per consumer thread (setmaxnreg; -1: what the "
+           "producer leaves; 0: leave)">
+  ];
+}
+
 def AttnVectorizeCPUTiles : Pass<"attn-vectorize-cpu-tiles", "::mlir::func::FuncOp"> {
   let summary = "Tile the CPU path's linalg tile ops to registers and "
                 "vectorise them";

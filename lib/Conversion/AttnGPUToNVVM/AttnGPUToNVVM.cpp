@@ -193,10 +193,14 @@ void mlir::attn::gpu_lowering::emitTileCopy(Emitter &e, const KernelInfo &info,
                                             Value sTile) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
-  int64_t threads = info.threads();
+  // In a warp-specialised program only the producer copies: its threads
+  // count from 0 here.
+  int64_t threads = info.copyThreads();
   int64_t chunksPerRow = st.cols / 8;
   int64_t total = st.rows * chunksPerRow;
   Value tid = e.tid();
+  if (info.producerWarps)
+    tid = e.sub(tid, e.c32(32 * info.warps));
   // A constant row count that covers the tile (the key/value blocks of an
   // unmasked segment): every row is in range, no per-row bound to test or
   // keep in a register.
@@ -652,6 +656,8 @@ struct ConvertAttnGPUToNVVMPass
       if (auto m = dyn_cast_or_null<MmaLayoutAttr>(acc.getEncoding()))
         info.warpgroupMma |= m.isWarpgroup();
     });
+    // A producer warpgroup after the consumers (attn-specialize-warpgroups).
+    grid.getBody()->walk([&](WarpSpecializeOp) { info.producerWarps = 4; });
     Location loc = grid.getLoc();
 
     gpu::GPUModuleOp gm = kernelModule(top);
@@ -666,6 +672,10 @@ struct ConvertAttnGPUToNVVMPass
     fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), mb.getUnitAttr());
     fn.setKnownBlockSizeAttr(
         mb.getDenseI32ArrayAttr({static_cast<int32_t>(info.threads()), 1, 1}));
+    // setmaxnreg takes effect only under a register cap at entry: one block
+    // per multiprocessor (.minnctapersm 1 with the block size).
+    if (info.producerWarps)
+      fn->setAttr("nvvm.minctasm", mb.getI32IntegerAttr(1));
 
     // What a launcher needs (bundles, tools) and the block order: read off
     // the program.

@@ -14,6 +14,9 @@
 //   attn.async_commit            cp.async.commit_group
 //   attn.async_wait N            cp.async.wait_group N; bar.sync
 //   attn.ring_slot               ring + s · slot bytes
+//   attn.warp_specialize         if (tid < consumers) { setmaxnreg.inc;
+//                                consumers } else { setmaxnreg.dec;
+//                                producer }
 //
 //===----------------------------------------------------------------------===//
 #include "PatternsCommon.h"
@@ -60,6 +63,10 @@ struct LoadTileToShared : public TilePattern<LoadTileOp> {
     if (op.getCols())
       return op.emitError("unsupported: a column window loaded into shared "
                           "memory (windows load into registers)");
+    if (info.producerWarps)
+      return op.emitError("unsupported: a tile loaded into shared memory "
+                          "with a program-wide barrier in a warp-specialised "
+                          "program (the producer does not take part)");
     Emitter e(rewriter, op.getLoc());
     Value sTile = e.smemAt(op, smemOffset(op));
     // Earlier readers of this buffer (a previous loop iteration) are done.
@@ -271,20 +278,22 @@ struct AllocRingLowering : public TilePattern<AllocRingOp> {
     Emitter e(rewriter, loc);
     Value ring = e.smemAt(op, smemOffset(op));
     if (ringHasBarriers(op)) {
-      // Thread 0 initialises every slot's barriers, each expecting one
-      // arrival per thread of the program; the barrier publishes them.
+      // Thread 0 initialises every slot's barriers; the barrier publishes
+      // them. "full" expects one arrival per copying thread (the
+      // producer's, or every thread), "empty" one per reading thread (the
+      // consumers', or every thread).
       auto t = cast<RingType>(op.getType());
       Value first = e.cmp(arith::CmpIPredicate::eq, e.tid(), e.c32(0));
       auto ifOp = scf::IfOp::create(rewriter, loc, first, false);
       {
         OpBuilder::InsertionGuard g(rewriter);
         rewriter.setInsertionPointToStart(ifOp.thenBlock());
-        Value count = e.c32(info.threads());
+        int64_t readers = info.producerWarps ? 32 * info.warps : info.threads();
         for (int64_t s = 0; s < t.getStages(); ++s)
           for (bool empty : {false, true})
             NVVM::MBarrierInitOp::create(
                 rewriter, loc, barrierAddress(e, ring, e.c32(s), t, empty),
-                count, Value());
+                e.c32(empty ? readers : info.copyThreads()), Value());
       }
       NVVM::Barrier0Op::create(rewriter, loc);
     }
@@ -424,6 +433,47 @@ struct RingSlotLowering : public TilePattern<RingSlotOp> {
   }
 };
 
+/// Consumers: tid < 32 · warps, their registers raised; the producer: the
+/// warpgroup after them, its registers lowered first (the consumers'
+/// increase waits until the multiprocessor has the registers).
+struct WarpSpecializeLowering : public TilePattern<WarpSpecializeOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(WarpSpecializeOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    // setmaxnreg moves registers within the block's allocation (R =
+    // floor8(65536 / threads) each): asking for more waits forever.
+    int64_t launch = std::min<int64_t>(255, 65536 / info.threads() / 8 * 8);
+    int64_t c = op.getConsumerRegisters() ? op.getConsumerRegisters() : launch;
+    int64_t p = op.getProducerRegisters() ? op.getProducerRegisters() : launch;
+    if (c * 32 * info.warps + p * 32 * info.producerWarps >
+        launch * info.threads())
+      return op.emitError() << "unsupported: " << c << " registers for each of "
+                            << 32 * info.warps << " consumer threads and " << p
+                            << " for each producer thread exceed the block's "
+                            << launch * info.threads() << " (" << launch
+                            << " for each of " << info.threads() << " threads)";
+    Emitter e(rewriter, loc);
+    Value consumer =
+        e.cmp(arith::CmpIPredicate::ult, e.tid(), e.c32(32 * info.warps));
+    auto ifOp = scf::IfOp::create(rewriter, loc, consumer, true);
+    auto role = [&](Region &region, Block *block, int64_t regs,
+                    NVVM::SetMaxRegisterAction action) {
+      rewriter.setInsertionPointToStart(block);
+      if (regs)
+        NVVM::SetMaxRegisterOp::create(rewriter, loc, regs, action);
+      rewriter.inlineBlockBefore(&region.front(), block->getTerminator());
+    };
+    role(op.getConsumers(), ifOp.thenBlock(), op.getConsumerRegisters(),
+         NVVM::SetMaxRegisterAction::increase);
+    role(op.getProducer(), ifOp.elseBlock(), op.getProducerRegisters(),
+         NVVM::SetMaxRegisterAction::decrease);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// Warpgroups taking turns: warpgroup w waits at named barrier 1 + w and
 /// passes the turn by arriving at barrier 1 + (w + 1) mod G; each barrier
 /// counts the 128 threads of the warpgroup that waits and the 128 of the
@@ -485,6 +535,6 @@ void mlir::attn::gpu_lowering::populateMemoryOpPatterns(
                AsyncWaitLowering, RingSlotLowering, AsyncArriveLowering,
                RingWaitLowering, RingReleaseLowering, RingAcquireLowering,
                TurnLowering<StartTurnsOp>, TurnLowering<AwaitTurnOp>,
-               TurnLowering<PassTurnOp>, TurnLowering<EndTurnsOp>>(tc, info,
-                                                                   ctx);
+               TurnLowering<PassTurnOp>, TurnLowering<EndTurnsOp>,
+               WarpSpecializeLowering>(tc, info, ctx);
 }

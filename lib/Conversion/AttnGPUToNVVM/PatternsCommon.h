@@ -46,7 +46,16 @@ struct KernelInfo {
   /// that ordinary stores or cp.async wrote must be fenced into the async
   /// proxy (fence.proxy.async) before wgmma reads it.
   bool warpgroupMma = false;
-  int64_t threads() const { return 32 * warps; }
+  /// Warps of the producer of an attn.warp_specialize (0: none), numbered
+  /// after the `warps` of the register layouts (the consumers).
+  int64_t producerWarps = 0;
+  /// Threads of the launch: consumers and producer.
+  int64_t threads() const { return 32 * (warps + producerWarps); }
+  /// Threads that copy tiles into shared memory: the producer's if there
+  /// is one, else all.
+  int64_t copyThreads() const {
+    return producerWarps ? 32 * producerWarps : threads();
+  }
 };
 
 /// Small emitters; `b` inserts where the pattern is.

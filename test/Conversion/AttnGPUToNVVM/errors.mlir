@@ -131,3 +131,44 @@ func.func @strided_store(%s: memref<?x16xf32>,
   }
   return
 }
+
+// -----
+
+// Registers beyond the block's allocation (168 for each of 384 threads):
+// setmaxnreg would wait forever.
+#acc = #attn.mma<warps = 8, version = 3>
+func.func @ws_registers(%o: memref<?x64xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    // expected-error @+1 {{unsupported: 240 registers for each of 256 consumer threads and 168 for each producer thread exceed the block's 64512 (168 for each of 384 threads)}}
+    attn.warp_specialize registers(consumers = 240, producer = 0) {
+      %z = arith.constant dense<0.0> : tensor<128x64xf32, #acc>
+      attn.store_tile %z, %o[%c0] rows %n : tensor<128x64xf32, #acc>, memref<?x64xf32>
+    } producer {
+    }
+  }
+  return
+}
+
+// -----
+
+// A tile loaded into shared memory synchronises the whole program, which
+// the producer does not join.
+#acc = #attn.mma<warps = 8, version = 3>
+#sl = #attn.shared<swizzle = 8, pad = 0, slab = 128>
+func.func @ws_load_tile(%q: memref<?x64xbf16>, %o: memref<?x128xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    attn.warp_specialize registers(consumers = 0, producer = 0) {
+      // expected-error @+1 {{unsupported: a tile loaded into shared memory with a program-wide barrier in a warp-specialised program (the producer does not take part)}}
+      %qt = attn.load_tile %q[%c0] rows %n : memref<?x64xbf16> -> tensor<128x64xbf16, #sl>
+      %z = arith.constant dense<0.0> : tensor<128x128xf32, #acc>
+      %s = attn.dot %qt, %qt, %z {rhs_transposed} : tensor<128x64xbf16, #sl>, tensor<128x64xbf16, #sl> -> tensor<128x128xf32, #acc>
+      attn.store_tile %s, %o[%c0] rows %n : tensor<128x128xf32, #acc>, memref<?x128xf32>
+    } producer {
+    }
+  }
+  return
+}

@@ -98,3 +98,48 @@ func.func @f(%c: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %w = attn.dot_wait %c {pending = 0} : tensor<64x64xf32>
   return %w : tensor<64x64xf32>
 }
+
+// -----
+
+func.func @f() {
+  // expected-error @+1 {{'attn.warp_specialize' op producer_registers must be 0 or a multiple of 8 in [24, 256], got 20}}
+  attn.warp_specialize registers(consumers = 240, producer = 20) {
+  } producer {
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-error @+1 {{'attn.warp_specialize' op must be the last op of its block (both roles run to the end of the program)}}
+  attn.warp_specialize registers(consumers = 0, producer = 0) {
+  } producer {
+  }
+  %c = arith.constant 0 : index
+  return
+}
+
+// -----
+
+func.func @f(%m: memref<?x?x?x128xbf16>, %i: index) {
+  %r = attn.alloc_ring : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  attn.warp_specialize registers(consumers = 0, producer = 0) {
+    // expected-error @+1 {{'attn.async_arrive' op belongs to the producer of an attn.warp_specialize, not to its consumers}}
+    attn.async_arrive %r[%i] : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  } producer {
+  }
+  return
+}
+
+// -----
+
+func.func @f(%i: index) {
+  %r = attn.alloc_ring : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  attn.warp_specialize registers(consumers = 0, producer = 0) {
+  } producer {
+    // expected-error @+1 {{'attn.ring_release' op cannot run in the producer of an attn.warp_specialize (it only copies into rings: no tiles, waits or releases)}}
+    attn.ring_release %r[%i] : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  }
+  return
+}

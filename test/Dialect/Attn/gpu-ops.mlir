@@ -85,3 +85,30 @@ func.func @async_turns(%a: tensor<64x64xbf16>, %c: tensor<64x64xf32>) -> tensor<
   attn.end_turns
   return %w : tensor<64x64xf32>
 }
+
+// -----
+
+// A producer warpgroup: the consumers read and release, the producer fills.
+// CHECK-LABEL: func.func @warp_specialize
+// CHECK:         %[[R:.*]] = attn.alloc_ring
+// CHECK-NEXT:    attn.warp_specialize registers(consumers = 240, producer = 24) {
+// CHECK-NEXT:      attn.ring_wait %[[R]][%arg1] fill %arg2
+// CHECK-NEXT:      attn.ring_release %[[R]][%arg1]
+// CHECK-NEXT:    } producer {
+// CHECK-NEXT:      attn.ring_acquire %[[R]][%arg1] fill %arg2
+// CHECK-NEXT:      attn.async_load_tile %arg0[%arg1, %arg1, %arg1] rows %arg1, %[[R]][%arg1]
+// CHECK-NEXT:      attn.async_arrive %[[R]][%arg1]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return
+func.func @warp_specialize(%m: memref<?x?x?x128xbf16>, %i: index, %k: index) {
+  %r = attn.alloc_ring : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  attn.warp_specialize registers(consumers = 240, producer = 24) {
+    attn.ring_wait %r[%i] fill %k : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+    attn.ring_release %r[%i] : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  } producer {
+    attn.ring_acquire %r[%i] fill %k : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+    attn.async_load_tile %m[%i, %i, %i] rows %i, %r[%i] : memref<?x?x?x128xbf16>, !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+    attn.async_arrive %r[%i] : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  }
+  return
+}

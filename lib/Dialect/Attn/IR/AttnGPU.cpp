@@ -192,3 +192,44 @@ LogicalResult DotWaitOp::verify() {
     return emitOpError("waits for an attn.dot {async}; the input is not one");
   return success();
 }
+
+LogicalResult WarpSpecializeOp::verify() {
+  // setmaxnreg takes 24 to 256 registers, a multiple of 8.
+  for (auto [name, n] : {std::pair<StringRef, int64_t>{"consumer_registers",
+                                                       getConsumerRegisters()},
+                         {"producer_registers", getProducerRegisters()}})
+    if (n != 0 && (n < 24 || n > 256 || n % 8 != 0))
+      return emitOpError() << name
+                           << " must be 0 or a multiple of 8 in [24, 256], got "
+                           << n;
+  Operation *next = getOperation()->getNextNode();
+  if (next && !next->hasTrait<OpTrait::IsTerminator>())
+    return emitOpError("must be the last op of its block (both roles run to "
+                       "the end of the program)");
+  if ((*this)->getParentOfType<WarpSpecializeOp>())
+    return emitOpError("cannot be nested in another attn.warp_specialize");
+  // Each ring's barriers count the threads of one role: fills the
+  // producer's, releases the consumers'.
+  WalkResult consumers = getConsumers().walk([&](Operation *op) {
+    if (isa<AsyncLoadTileOp, AsyncArriveOp, RingAcquireOp>(op)) {
+      op->emitOpError("belongs to the producer of an attn.warp_specialize, "
+                      "not to its consumers");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (consumers.wasInterrupted())
+    return failure();
+  WalkResult producer = getProducer().walk([&](Operation *op) {
+    bool tile = llvm::any_of(op->getResultTypes(),
+                             [](Type t) { return isa<RankedTensorType>(t); });
+    if (tile || isa<RingWaitOp, RingReleaseOp, AsyncWaitOp>(op)) {
+      op->emitOpError("cannot run in the producer of an attn.warp_specialize "
+                      "(it only copies into rings: no tiles, waits or "
+                      "releases)");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(producer.wasInterrupted());
+}

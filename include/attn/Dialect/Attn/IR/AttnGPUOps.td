@@ -265,4 +265,49 @@ def Attn_DotWaitOp : Attn_Op<"dot_wait", [AllTypesMatch<["input", "result"]>]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Warp specialisation
+//===----------------------------------------------------------------------===//
+
+def Attn_WarpSpecializeOp : Attn_Op<"warp_specialize", [
+    SingleBlock, NoTerminator, RecursiveMemoryEffects]> {
+  let summary = "Split a program into consumer warpgroups and a producer "
+                "warpgroup";
+  let description = [{
+    The program's warps (those its register layouts name: the consumers)
+    run `consumers`; one more warpgroup (4 warps), numbered after them, runs
+    `producer`. The producer issues the copies into the rings synchronised
+    per slot (`attn.ring_acquire`, `attn.async_load_tile`,
+    `attn.async_arrive`); the consumers wait for fills, read the slots and
+    release them. A fill is complete once the producer's 128 threads have
+    arrived; a slot may be refilled once every consumer thread released it.
+    Each role first sets its registers per thread (setmaxnreg):
+    `consumer_registers` raised, `producer_registers` lowered; 0 leaves the
+    budget as the launch gave it. Both regions run to the end of the
+    program: the op is the last one of its block.
+
+    Example:
+
+    ```mlir
+    attn.warp_specialize registers(consumers = 232, producer = 40) {
+      attn.ring_wait %kring[%slot] fill %fill : !attn.ring<2, tensor<...>>
+      ...
+      attn.ring_release %kring[%slot] : !attn.ring<2, tensor<...>>
+    } producer {
+      attn.ring_acquire %kring[%slot] fill %fill : !attn.ring<2, tensor<...>>
+      attn.async_load_tile %k[%b, %h, %row] rows %n, %kring[%slot] : ...
+      attn.async_arrive %kring[%slot] : !attn.ring<2, tensor<...>>
+    }
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>]>:$consumer_registers,
+                   ConfinedAttr<I64Attr, [IntMinValue<0>]>:$producer_registers);
+  let regions = (region SizedRegion<1>:$consumers, SizedRegion<1>:$producer);
+  let assemblyFormat = [{
+    `registers` `(` `consumers` `=` $consumer_registers `,` `producer` `=`
+    $producer_registers `)` $consumers `producer` $producer attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // ATTN_DIALECT_ATTN_IR_ATTNGPUOPS_TD

@@ -1,0 +1,307 @@
+//===- SpecializeWarpgroups.cpp - a producer warpgroup for the copies -----===//
+//
+// After attn-pipeline-kv-loop every warpgroup of a wgmma program both copies
+// the next key/value blocks into the rings and computes: a warpgroup that
+// refills a slot waits there until every warpgroup released it, so the
+// consumers are tied to each other through the ring (H100, D = 128: 7% of
+// the stall samples at the ring's waits, 4.4% at V's acquire alone). This
+// pass gives the copies to one more warpgroup (FlashAttention-3's producer):
+//
+//   %rings = attn.alloc_ring ...                     (hoisted, shared)
+//   attn.warp_specialize registers(consumers = C, producer = P) {
+//     the program without its ring_acquire / async_load_tile / async_arrive
+//   } producer {
+//     the same control flow (loops, guards) with only those copies and the
+//     index arithmetic they need; no loop-carried values
+//   }
+//
+// The producer runs ahead of the consumers by up to a ring's depth; each
+// consumer warpgroup waits only for the fills it reads. The producer's
+// registers go to the consumers (setmaxnreg). setmaxnreg moves registers
+// within the block's allocation, R = floor8(65536 / T) per thread of the T
+// launched: a request beyond it waits forever. So
+//   C = floor8((R·T − 128·P) / consumer threads), at most 256.
+// P = 80 by default: cp.async producers of 128x128 tiles spilled at 72
+// (4 bytes; each thread keeps its 32 copy addresses), 56 and 24 (456
+// bytes); two consumer warpgroups then get 208, enough for D = 128 and 256.
+//
+//===----------------------------------------------------------------------===//
+#include "attn/Transforms/Passes.h"
+
+#include "LoopUtils.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::attn {
+#define GEN_PASS_DEF_ATTNSPECIALIZEWARPGROUPS
+#include "attn/Transforms/Passes.h.inc"
+} // namespace mlir::attn
+
+using namespace mlir;
+using namespace mlir::attn;
+
+namespace {
+
+/// The warps of the program's wgmma accumulators, or 0.
+int64_t wgmmaWarps(scf::ForallOp grid) {
+  int64_t warps = 0;
+  grid.getBody()->walk([&](DotOp dot) {
+    auto t = cast<RankedTensorType>(dot.getType());
+    if (auto m = dyn_cast_or_null<MmaLayoutAttr>(t.getEncoding()))
+      if (m.isWarpgroup())
+        warps = std::max(warps, m.getWarps());
+  });
+  return warps;
+}
+
+bool isProducerOp(Operation *op) {
+  return isa<RingAcquireOp, AsyncLoadTileOp, AsyncArriveOp>(op);
+}
+
+/// Whether every copy of the program goes into a ring synchronised per
+/// slot: no copy groups, no program-wide waits, no tile loaded straight
+/// into shared memory (each of those synchronises all threads, and the
+/// producer would not take part).
+bool copiesOnSlotBarriers(scf::ForallOp grid) {
+  bool anyFill = false;
+  WalkResult r = grid.getBody()->walk([&](Operation *op) {
+    if (isa<AsyncCommitOp, AsyncWaitOp, WarpSpecializeOp>(op))
+      return WalkResult::interrupt();
+    if (auto load = dyn_cast<LoadTileOp>(op))
+      if (isa_and_nonnull<SharedLayoutAttr>(load.getType().getEncoding()))
+        return WalkResult::interrupt();
+    anyFill |= isa<AsyncArriveOp>(op);
+    return WalkResult::advance();
+  });
+  return !r.wasInterrupted() && anyFill;
+}
+
+struct Specializer {
+  Region &consumers;
+  llvm::SetVector<Operation *> keep;
+
+  /// The producer's ops: the copies, every op their operands come from,
+  /// and the loops and guards around them (with their bounds and
+  /// conditions, not their loop-carried values).
+  LogicalResult collect() {
+    SmallVector<Operation *> work;
+    auto add = [&](Operation *op) {
+      if (keep.insert(op))
+        work.push_back(op);
+    };
+    consumers.walk([&](Operation *op) {
+      if (isProducerOp(op))
+        add(op);
+    });
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val();
+      for (Operation *p = op->getParentOp(); p != consumers.getParentOp();
+           p = p->getParentOp()) {
+        if (!isa<scf::ForOp, scf::IfOp>(p))
+          return op->emitError("unsupported: a copy inside '")
+                 << p->getName()
+                 << "' (the producer follows scf.for and scf.if)";
+        add(p);
+      }
+      SmallVector<Value> operands;
+      if (auto loop = dyn_cast<scf::ForOp>(op))
+        operands = {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
+      else if (auto guard = dyn_cast<scf::IfOp>(op))
+        operands = {guard.getCondition()};
+      else
+        operands = llvm::to_vector(op->getOperands());
+      for (Value v : operands) {
+        if (auto arg = dyn_cast<BlockArgument>(v)) {
+          Operation *owner = arg.getOwner()->getParentOp();
+          if (!consumers.isAncestor(arg.getParentRegion()))
+            continue;
+          auto loop = dyn_cast<scf::ForOp>(owner);
+          if (!loop || arg != loop.getInductionVar())
+            return op->emitError(
+                "unsupported: a copy whose operands depend on a value "
+                "carried by a loop (the producer keeps no loop state)");
+          add(loop);
+          continue;
+        }
+        Operation *def = v.getDefiningOp();
+        if (!consumers.isAncestor(def->getParentRegion()))
+          continue;
+        if (!isClonableScalar(def) && !isProducerOp(def))
+          return op->emitError("unsupported: a copy whose operands come from '")
+                 << def->getName()
+                 << "' (the producer computes only scalar arithmetic)";
+        add(def);
+      }
+    }
+    return success();
+  }
+
+  /// Clones the kept ops of `src`, in order, at `b`: loops without their
+  /// loop-carried values, guards without results.
+  void cloneKept(Block &src, OpBuilder &b, IRMapping &map) {
+    for (Operation &op : src) {
+      if (!keep.contains(&op))
+        continue;
+      if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        auto copy = scf::ForOp::create(
+            b, loop.getLoc(), map.lookupOrDefault(loop.getLowerBound()),
+            map.lookupOrDefault(loop.getUpperBound()),
+            map.lookupOrDefault(loop.getStep()), ValueRange(), nullptr,
+            loop.getUnsignedCmp());
+        map.map(loop.getInductionVar(), copy.getInductionVar());
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPoint(copy.getBody()->getTerminator());
+        cloneKept(*loop.getBody(), b, map);
+        continue;
+      }
+      if (auto guard = dyn_cast<scf::IfOp>(op)) {
+        bool elseKept =
+            !guard.getElseRegion().empty() &&
+            llvm::any_of(guard.getElseRegion().front(),
+                         [&](Operation &o) { return keep.contains(&o); });
+        auto copy = scf::IfOp::create(b, guard.getLoc(), TypeRange(),
+                                      map.lookupOrDefault(guard.getCondition()),
+                                      elseKept);
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPoint(copy.thenBlock()->getTerminator());
+        cloneKept(*guard.thenBlock(), b, map);
+        if (elseKept) {
+          b.setInsertionPoint(copy.elseBlock()->getTerminator());
+          cloneKept(*guard.elseBlock(), b, map);
+        }
+        continue;
+      }
+      b.clone(op, map);
+    }
+  }
+};
+
+struct SpecializeWarpgroupsPass
+    : public attn::impl::AttnSpecializeWarpgroupsBase<
+          SpecializeWarpgroupsPass> {
+  using Base::Base;
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    if (overlappedPrograms != 0 && overlappedPrograms != 1)
+      return emitError(UnknownLoc::get(ctx))
+             << "pass option overlapped-programs must be 0 or 1, got "
+             << int64_t(overlappedPrograms);
+    if (warpgroups != 1)
+      return emitError(UnknownLoc::get(ctx))
+             << "unsupported: " << int64_t(warpgroups)
+             << " producer warpgroups (pass option warpgroups; one is "
+                "supported)";
+    auto valid = [](int64_t n) { return n >= 24 && n <= 256 && n % 8 == 0; };
+    if (!valid(producerRegisters) && producerRegisters != 0)
+      return emitError(UnknownLoc::get(ctx))
+             << "pass option producer-registers must be 0 or a multiple of 8 "
+                "in [24, 256], got "
+             << int64_t(producerRegisters);
+    if (!valid(consumerRegisters) && consumerRegisters != 0 &&
+        consumerRegisters != -1)
+      return emitError(UnknownLoc::get(ctx))
+             << "pass option consumer-registers must be -1, 0 or a multiple "
+                "of 8 in [24, 256], got "
+             << int64_t(consumerRegisters);
+    return success();
+  }
+
+  LogicalResult specialize(scf::ForallOp grid, int64_t warps) {
+    Block *body = grid.getBody();
+    // C = floor8((R·T − 128·P) / consumer threads), at most 256, with
+    // R = floor8(65536 / T) the launch's registers per thread; none
+    // raised where P is left as launched.
+    int64_t consumerThreads = 32 * warps, threads = consumerThreads + 128;
+    int64_t launchRegs = std::min<int64_t>(255, 65536 / threads / 8 * 8);
+    int64_t budget = launchRegs * threads;
+    int64_t consumerRegs = consumerRegisters;
+    if (consumerRegs == -1)
+      consumerRegs =
+          producerRegisters == 0
+              ? 0
+              : std::min<int64_t>(256, (budget - 128 * producerRegisters) /
+                                           consumerThreads / 8 * 8);
+    int64_t p = producerRegisters ? producerRegisters : launchRegs;
+    int64_t c = consumerRegs ? consumerRegs : launchRegs;
+    if (c * consumerThreads + 128 * p > budget)
+      return grid.emitError()
+             << "unsupported: " << c << " registers for each of "
+             << consumerThreads << " consumer threads and " << p
+             << " for each of 128 producer threads exceed the " << budget
+             << " the launch of " << threads << " threads holds (" << launchRegs
+             << " each; setmaxnreg would wait forever)";
+
+    // The rings are shared by both roles: allocated before the split.
+    OpBuilder b(grid.getContext());
+    Operation *lastRing = nullptr;
+    for (Operation &op : llvm::make_early_inc_range(*body)) {
+      if (!isa<AllocRingOp>(op))
+        continue;
+      if (lastRing)
+        op.moveAfter(lastRing);
+      else
+        op.moveBefore(body, body->begin());
+      lastRing = &op;
+    }
+    Operation *first = nullptr;
+    for (Operation &op : body->without_terminator())
+      if (!isa<AllocRingOp>(op)) {
+        first = &op;
+        break;
+      }
+    b.setInsertionPoint(body->getTerminator());
+    auto ws = WarpSpecializeOp::create(b, grid.getLoc(), consumerRegs,
+                                       producerRegisters);
+    Block *cBlock = b.createBlock(&ws.getConsumers());
+    Block *pBlock = b.createBlock(&ws.getProducer());
+    // Everything else (from the first op that is not a ring) is the
+    // consumers' program.
+    for (Operation *op = first; op && op != ws.getOperation();) {
+      Operation *next = op->getNextNode();
+      op->moveBefore(cBlock, cBlock->end());
+      op = next;
+    }
+
+    Specializer s{ws.getConsumers(), {}};
+    if (failed(s.collect()))
+      return failure();
+    IRMapping map;
+    OpBuilder pb = OpBuilder::atBlockEnd(pBlock);
+    s.cloneKept(*cBlock, pb, map);
+
+    // The consumers lose the copies; what only they needed goes with them.
+    SmallVector<Operation *> copies;
+    ws.getConsumers().walk([&](Operation *op) {
+      if (isProducerOp(op))
+        copies.push_back(op);
+    });
+    for (Operation *op : copies)
+      op->erase();
+    IRRewriter rewriter(grid.getContext());
+    (void)runRegionDCE(rewriter, ws.getConsumers());
+    return success();
+  }
+
+  void runOnOperation() override {
+    SmallVector<std::pair<scf::ForallOp, int64_t>> grids;
+    getOperation()->walk([&](scf::ForallOp grid) {
+      int64_t warps = wgmmaWarps(grid);
+      if (!warps || !copiesOnSlotBarriers(grid))
+        return;
+      bool overlapped = false;
+      grid.getBody()->walk([&](DotOp dot) { overlapped |= dot.getAsync(); });
+      if (overlapped && overlappedPrograms == 0)
+        return;
+      grids.emplace_back(grid, warps);
+    });
+    for (auto [grid, warps] : grids)
+      if (failed(specialize(grid, warps)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,102 @@
+// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-specialize-warpgroups | FileCheck %s
+// With rotation, and the pipelines' default that leaves overlapped programs
+// alone:
+// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-rotate-kv-loop -attn-specialize-warpgroups | FileCheck %s --check-prefix=ROT
+// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-rotate-kv-loop -attn-specialize-warpgroups="overlapped-programs=0" | FileCheck %s --check-prefix=NOROT
+// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-specialize-warpgroups="producer-registers=24" | FileCheck %s --check-prefix=REGS
+// RUN: not attn-opt %s -attn-specialize-warpgroups="warpgroups=2" 2>&1 | FileCheck %s --check-prefix=BADWG
+// RUN: not attn-opt %s -attn-specialize-warpgroups="producer-registers=30" 2>&1 | FileCheck %s --check-prefix=BADREGS
+// RUN: not attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-specialize-warpgroups="producer-registers=168 consumer-registers=200" 2>&1 | FileCheck %s --check-prefix=OVER
+// BADWG: unsupported: 2 producer warpgroups (pass option warpgroups; one is supported)
+// BADREGS: pass option producer-registers must be 0 or a multiple of 8 in [24, 256], got 30
+// OVER: unsupported: 200 registers for each of 256 consumer threads and 168 for each of 128 producer threads exceed the 64512 the launch of 384 threads holds (168 each; setmaxnreg would wait forever)
+
+// bf16, D = 128: two consumer warpgroups on per-slot barriers. The rings
+// are allocated first (both roles use them); the consumers keep the waits,
+// the products and the releases, without a single copy; the producer gets
+// Q's copy, the prologue's fills of block 0, and a copy of each loop (no
+// loop-carried values) with its refills and their guards. The consumers
+// get the registers the producer gives up: (168·384 − 128·80) / 256 → 208.
+// CHECK-LABEL: func.func @d128
+// CHECK:         scf.forall
+// CHECK-NEXT:      %[[KR:.*]] = attn.alloc_ring : !attn.ring<2
+// CHECK-NEXT:      %[[VR:.*]] = attn.alloc_ring : !attn.ring<2
+// CHECK-NEXT:      %[[QR:.*]] = attn.alloc_ring : !attn.ring<1
+// CHECK-NEXT:      attn.warp_specialize registers(consumers = 208, producer = 80) {
+// CHECK-NOT:         attn.async_load_tile
+// CHECK-NOT:         attn.ring_acquire
+// CHECK-NOT:         attn.async_arrive
+// CHECK:             attn.ring_wait %[[QR]]
+// CHECK:             scf.for {{.*}} iter_args
+// CHECK:               attn.ring_wait %[[KR]]
+// CHECK:               attn.dot
+// CHECK:               attn.ring_release %[[KR]]
+// CHECK:               attn.ring_wait %[[VR]]
+// CHECK:               attn.dot
+// CHECK:               attn.ring_release %[[VR]]
+// CHECK:             scf.for {{.*}} iter_args
+// CHECK:             attn.store_tile
+// CHECK:           } producer {
+// CHECK-NOT:         attn.ring_wait
+// CHECK-NOT:         attn.dot
+// CHECK-NOT:         attn.ring_release
+// CHECK:             attn.async_load_tile %{{.*}}, %[[QR]]
+// CHECK-NEXT:        attn.async_arrive %[[QR]]
+// CHECK:             scf.if
+// CHECK:               attn.ring_acquire %[[KR]]
+// CHECK-NEXT:          attn.async_load_tile %{{.*}}, %[[KR]]
+// CHECK-NEXT:          attn.async_arrive %[[KR]]
+// CHECK:               attn.ring_acquire %[[VR]]
+// CHECK:             scf.for %[[J:[^ ]*]] = {{[^ ]*}} to {{[^ ]*}} step {{[^ ]*}} {
+// CHECK-NEXT:          %[[NEXT:.*]] = arith.addi %[[J]]
+// CHECK-NEXT:          %[[MORE:.*]] = arith.cmpi slt, %[[NEXT]]
+// CHECK-NEXT:          scf.if %[[MORE]] {
+// CHECK:                 attn.ring_acquire %[[KR]]
+// CHECK:                 attn.ring_acquire %[[VR]]
+// CHECK:             scf.for
+// CHECK-NOT:         attn.store_tile
+// CHECK:           }
+// CHECK-NEXT:      }
+// REGS-LABEL: func.func @d128
+// REGS:         attn.warp_specialize registers(consumers = 240, producer = 24)
+func.func @d128(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
+                %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
+  attn.attention %q, %k, %v into %o
+      : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+        memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>
+  return
+}
+
+// -----
+
+// D = 256, rotated: the prologue and epilogue guards carry the softmax
+// state; the producer keeps only their fills.
+// ROT-LABEL: func.func @d256
+// ROT:         attn.warp_specialize
+// ROT:           attn.dot {{.*}} {async, rhs_transposed}
+// ROT:         } producer {
+// ROT-NOT:       attn.dot
+// ROT:           attn.async_load_tile
+// NOROT-LABEL: func.func @d256
+// NOROT-NOT:   attn.warp_specialize
+func.func @d256(%q: memref<?x?x?x256xbf16>, %k: memref<?x?x?x256xbf16>,
+                %v: memref<?x?x?x256xbf16>, %o: memref<?x?x?x256xbf16>) {
+  attn.attention %q, %k, %v into %o
+      : memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>,
+        memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>
+  return
+}
+
+// -----
+
+// D = 64 copies in groups (program-wide waits): left alone.
+// CHECK-LABEL: func.func @d64
+// CHECK-NOT:     attn.warp_specialize
+// CHECK:         attn.async_commit
+func.func @d64(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
+               %v: memref<?x?x?x64xbf16>, %o: memref<?x?x?x64xbf16>) {
+  attn.attention %q, %k, %v into %o
+      : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+        memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}
