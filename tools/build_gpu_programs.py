@@ -54,8 +54,13 @@ def compile_one(opt, src, pipeline, out_ptx):
     if ptx.returncode:
         sys.exit(f"attn-opt --emit=ptx failed:\n{ptx.stderr}")
     num = lambda k: int(info[k].split(":")[0]) if k in info else 0
+    # Bulk copies: the tensor maps the launcher encodes, as (argument, box
+    # rows) pairs, passed after the function's arguments.
+    maps = re.search(r"tensor_maps = array<i64: ([0-9, ]+)>", m.group(2))
+    flat = [int(x) for x in maps.group(1).split(",")] if maps else []
     return {"kernel": m.group(1), "block_m": num("block_m"),
-            "threads": num("threads"), "smem": num("smem_bytes")}
+            "threads": num("threads"), "smem": num("smem_bytes"),
+            "tensor_maps": [flat[i:i + 2] for i in range(0, len(flat), 2)]}
 
 
 def main():

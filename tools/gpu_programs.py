@@ -48,8 +48,35 @@ def check(rc, what):
                            f"({name.value.decode() if name.value else '?'})")
 
 
+# cuTensorMapEncodeTiled's enums (cuda.h).
+TMA_DTYPE = {torch.float16: 6, torch.bfloat16: 9}
+TMA_SWIZZLE_128B, TMA_L2_256B = 3, 3
+
+
+def tensor_map(t, box_rows):
+    """The CUtensorMap (128 bytes) of a [.., rows, cols] 16-bit tensor for
+    bulk copies of box_rows x 64 (one 128-byte slab), 128-byte swizzled,
+    zeros past the end (KernelABI.h)."""
+    rank = t.dim()
+    dims = (ctypes.c_uint64 * rank)(*reversed(t.shape))
+    strides = (ctypes.c_uint64 * (rank - 1))(
+        *[s * t.element_size() for s in reversed(t.stride()[:-1])])
+    box = (ctypes.c_uint32 * rank)(*([64, box_rows] + [1] * (rank - 2)))
+    ones = (ctypes.c_uint32 * rank)(*([1] * rank))
+    # CUtensorMap is 64-byte aligned (alignas(64) in cuda.h).
+    buf = (ctypes.c_uint8 * 192)()
+    m = (ctypes.c_uint64 * 16).from_buffer(buf, -ctypes.addressof(buf) % 64)
+    m.buf = buf
+    check(cuda.cuTensorMapEncodeTiled(
+        ctypes.byref(m), TMA_DTYPE[t.dtype], rank,
+        ctypes.c_void_p(t.data_ptr()), dims, strides, box, ones, 0,
+        TMA_SWIZZLE_128B, TMA_L2_256B, 0), "cuTensorMapEncodeTiled")
+    return m
+
+
 class Kernel:
-    def __init__(self, ptx_path, name, smem):
+    def __init__(self, ptx_path, name, smem, tensor_maps=()):
+        self.tensor_maps = tensor_maps
         torch.cuda.init()
         torch.zeros(1, device="cuda")  # makes the primary context current
         data = open(ptx_path, "rb").read() + b"\0"
@@ -80,6 +107,8 @@ class Kernel:
                 keep += [ctypes.c_int64(s) for s in a.stride()]
             else:
                 keep.append(ctypes.c_float(a))
+        for arg, rows in self.tensor_maps:
+            keep.append(tensor_map(args[arg], rows))
         params = (ctypes.c_void_p * len(keep))(
             *[ctypes.cast(ctypes.byref(k), ctypes.c_void_p) for k in keep])
         stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
@@ -229,7 +258,8 @@ def main():
     for p in progs:
         if a.only and a.only not in p["name"]:
             continue
-        kern = Kernel(os.path.join(a.dir, p["ptx"]), p["kernel"], p["smem"])
+        kern = Kernel(os.path.join(a.dir, p["ptx"]), p["kernel"], p["smem"],
+                          p.get("tensor_maps", ()))
         for shape in shapes:
             if p["variant"] == "bias" and shape[3] * shape[4] > 1 << 24:
                 continue
@@ -248,7 +278,8 @@ def main():
         for p in progs:
             if not p.get("bench") or (a.only and a.only not in p["name"]):
                 continue
-            kern = Kernel(os.path.join(a.dir, p["ptx"]), p["kernel"], p["smem"])
+            kern = Kernel(os.path.join(a.dir, p["ptx"]), p["kernel"], p["smem"],
+                          p.get("tensor_maps", ()))
             ns = [int(x) for x in a.ns.split(",")] if a.ns else (
                 [4096] if a.quick else [2048, 4096, 8192, 16384])
             for n in ns:

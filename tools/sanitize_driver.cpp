@@ -44,6 +44,7 @@
 //       -L build-gpu/lib -lattn_runtime_c -ldl -Wl,-rpath,<lib dir>
 //
 //===----------------------------------------------------------------------===//
+#include "attn/runtime/KernelABI.h"
 #include "attn/runtime/attn.h"
 
 #include <dlfcn.h>
@@ -517,6 +518,11 @@ struct Cuda {
   CUresult (*memcpyHtoD)(CUdeviceptr, const void *, size_t) = nullptr;
   CUresult (*memcpyDtoH)(void *, CUdeviceptr, size_t) = nullptr;
   CUresult (*getErrorName)(CUresult, const char **) = nullptr;
+  // cuTensorMapEncodeTiled, its enums as ints (cuda.h is not included).
+  CUresult (*tensorMapEncodeTiled)(void *, int, unsigned, void *,
+                                   const uint64_t *, const uint64_t *,
+                                   const uint32_t *, const uint32_t *, int,
+                                   int, int, int) = nullptr;
   int device = 0;
   void *ctx = nullptr;
 
@@ -551,6 +557,7 @@ struct Cuda {
     get(memcpyHtoD, "cuMemcpyHtoD_v2");
     get(memcpyDtoH, "cuMemcpyDtoH_v2");
     get(getErrorName, "cuGetErrorName");
+    get(tensorMapEncodeTiled, "cuTensorMapEncodeTiled");
     if (!ok)
       return false;
     return check(init(0), "cuInit", err) &&
@@ -587,6 +594,8 @@ struct Program {
   double softcap = 0, scale = 0;
   int blockM = 0, threads = 0, smem = 0;
   std::vector<std::string> args;
+  /// tensor_maps= (KernelABI.h): CUtensorMaps after the arguments.
+  std::vector<attn::TensorMapSpec> tensorMaps;
 };
 
 bool readPrograms(const std::string &path, std::vector<Program> &out,
@@ -616,6 +625,11 @@ bool readPrograms(const std::string &path, std::vector<Program> &out,
     p.variant = var == "softcap" ? Variant::Softcap
                 : var == "bias"  ? Variant::Bias
                                  : Variant::Plain;
+    if (kv.count("tensor_maps") &&
+        !attn::parseTensorMaps(kv["tensor_maps"], p.tensorMaps)) {
+      err = "bad tensor_maps in program line: " + line;
+      return false;
+    }
     std::stringstream as(kv["args"]);
     std::string a;
     while (std::getline(as, a, ','))
@@ -705,10 +719,17 @@ int runProgramCase(Cuda &cu, void *fn, const Program &pg, const Shape &s0,
   std::vector<size_t> starts; // index into words of each parameter
   std::vector<float> floats;
   std::vector<std::pair<bool, size_t>> order; // (is float, index)
+  // Each argument's memref (sizes, strides), for its tensor map.
+  struct Memref {
+    Cuda::CUdeviceptr ptr = 0;
+    std::vector<int64_t> sizes, strides;
+  };
+  std::vector<Memref> memrefs;
   auto memref = [&](Cuda::CUdeviceptr ptr, std::vector<int64_t> sizes) {
     std::vector<int64_t> strides(sizes.size(), 1);
     for (size_t i = sizes.size() - 1; i-- > 0;)
       strides[i] = strides[i + 1] * sizes[i + 1];
+    memrefs.push_back({ptr, sizes, strides});
     std::vector<int64_t> w = {int64_t(ptr), int64_t(ptr), 0};
     w.insert(w.end(), sizes.begin(), sizes.end());
     w.insert(w.end(), strides.begin(), strides.end());
@@ -731,6 +752,7 @@ int runProgramCase(Cuda &cu, void *fn, const Program &pg, const Shape &s0,
     else if (a == "bias")
       memref(db, {s.B, s.Hq, s.Nq, s.Nk});
     else if (a == "scale") {
+      memrefs.push_back({}); // argument numbers count the scale too
       order.push_back({true, floats.size()});
       floats.push_back(float(in.scale));
     } else {
@@ -742,6 +764,32 @@ int runProgramCase(Cuda &cu, void *fn, const Program &pg, const Shape &s0,
   for (auto [isFloat, i] : order)
     params.push_back(isFloat ? static_cast<void *>(&floats[i])
                              : static_cast<void *>(&words[i]));
+  // Tensor maps, after the arguments (KernelABI.h), as the runtime encodes
+  // them: 128-byte swizzle, zeros past the end.
+  attn::KernelParams maps;
+  for (const attn::TensorMapSpec &m : pg.tensorMaps) {
+    attn::TensorMapGeometry g;
+    const Memref *mr = size_t(m.arg) < memrefs.size() && memrefs[m.arg].ptr
+                           ? &memrefs[m.arg]
+                           : nullptr;
+    if (!mr || !attn::tensorMapGeometry(mr->sizes, mr->strides, 2, m.boxRows,
+                                        g)) {
+      err += "no tensor map of argument " + std::to_string(m.arg) + "; ";
+      ok = false;
+      break;
+    }
+    alignas(64) unsigned char map[attn::kTensorMapBytes];
+    const uint32_t unit[5] = {1, 1, 1, 1, 1};
+    const int type = pg.dtype == ATTN_DTYPE_F16 ? 6 : 9; // FLOAT16, BFLOAT16
+    ok = ok && cu.check(cu.tensorMapEncodeTiled(
+                            map, type, g.rank, reinterpret_cast<void *>(mr->ptr),
+                            g.dims, g.strides, g.box, unit, /*interleave=*/0,
+                            /*swizzle 128B=*/3, /*L2 256B=*/3, /*oob=*/0),
+                        "cuTensorMapEncodeTiled", err);
+    maps.addTensorMap(map);
+  }
+  void **mapParams = maps.data();
+  params.insert(params.end(), mapParams, mapParams + maps.size());
 
   std::vector<uint16_t> oBits(oCount);
   std::vector<float> lse(lseCount);

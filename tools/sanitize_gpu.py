@@ -81,6 +81,9 @@ def programs_spec(programs_dir, path):
                 variant=p.get("variant", "plain"), block_m=p["block_m"],
                 threads=p["threads"], smem=p["smem"],
                 args=",".join(p["args"]))
+            if p.get("tensor_maps"):
+                words["tensor_maps"] = ",".join(
+                    f"{a}:{r}" for a, r in p["tensor_maps"])
             if p.get("softcap"):
                 words["softcap"] = p["softcap"]
             if p.get("scale"):

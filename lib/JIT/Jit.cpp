@@ -39,15 +39,10 @@ std::string codegenChip(const KernelRequest &r) {
 constexpr const char *kPayloadMagic = "attn-jit-kernel 1";
 
 std::string manifestLine(const KernelEntry &e) {
-  std::ostringstream os;
-  os << "kernel name=" << e.name << " ptx=jit chip=" << e.chip.str()
-     << " dtype=" << dtypeName(e.dtype) << " head_dim=" << e.headDim
-     << " head_dim_v=" << e.headDimV << " causal=" << (e.causal ? 1 : 0)
-     << " block_m=" << e.blockM << " block_n=" << e.blockN
-     << " threads=" << e.threads << " smem=" << e.smem
-     << " abi=" << (e.abi == KernelABI::Memref ? "memref" : "legacy")
-     << " lse=" << (e.lse ? 1 : 0);
-  return os.str();
+  KernelEntry line = e;
+  line.ptx = "jit";
+  line.sass.clear();
+  return formatManifestLine(line);
 }
 
 std::string encodePayload(const KernelEntry &e, bool isPtx,

@@ -183,6 +183,10 @@ Status PipelineCompiler::compile(const KernelRequest &request,
   e.smem = int(k->smemBytes);
   e.abi = k->abi == "memref" ? KernelABI::Memref : KernelABI::Legacy;
   e.lse = k->lse;
+  if (!k->tensorMaps.empty() && !parseTensorMaps(k->tensorMaps, e.tensorMaps))
+    return Status::error(StatusCode::Internal,
+                         "attn-jit: the compiler wrote tensor_maps=" +
+                             k->tensorMaps);
   // What the kernel says it computes must be what was asked for: the
   // runtime launches it by these fields.
   if (k->dtype != dtypeName(request.dtype) || k->headDim != request.headDim ||

@@ -1,5 +1,6 @@
 //===- Pipelines.cpp - attn pass pipelines ----------------------*- C++ -*-===//
 #include "attn/Pipelines/Pipelines.h"
+#include "attn/runtime/KernelABI.h"
 
 #include "attn/Conversion/Passes.h"
 #include "attn/Dialect/Attn/IR/AttnDialect.h"
@@ -186,6 +187,7 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
     AttnSpecializeWarpgroupsOptions specialize;
     specialize.warpgroups = opts.producer == -1 ? 1 : int64_t(opts.producer);
     specialize.overlappedPrograms = opts.producer == -1 ? 0 : 1;
+    specialize.bulkCopies = opts.bulkCopies;
     if (opts.producerRegisters != -1)
       specialize.producerRegisters = opts.producerRegisters;
     pm.addPass(createAttnSpecializeWarpgroups(specialize));
@@ -307,6 +309,20 @@ mlir::attn::compileGPUKernel(ModuleOp module,
   if (auto a = dyn_cast_or_null<StringAttr>(info.get("abi")))
     k.abi = a.str();
   k.lse = withLse;
+  // Bulk copies: (function argument, box rows) pairs; the arguments of
+  // attn.attention's function are q, k, v, o in the ABI's order.
+  if (auto maps =
+          dyn_cast_or_null<DenseI64ArrayAttr>(info.get("tensor_maps"))) {
+    std::vector<::attn::TensorMapSpec> specs;
+    for (size_t i = 0; i + 1 < size_t(maps.size()); i += 2) {
+      if (maps[i] < 0 || maps[i] > 3)
+        return kernels[0].emitError()
+               << "unsupported: a tensor map of kernel argument " << maps[i]
+               << " (the attention ABI has maps of q, k, v and o only)";
+      specs.push_back({int(maps[i]), int(maps[i + 1])});
+    }
+    k.tensorMaps = ::attn::formatTensorMaps(specs);
+  }
 
   PassManager ptxPm(ctx);
   double binaryMs = 0;
@@ -336,7 +352,9 @@ std::string mlir::attn::manifestLine(const CompiledKernel &k,
           llvm::Twine(k.causal ? 1 : 0) + " block_m=" + llvm::Twine(k.blockM) +
           " block_n=" + llvm::Twine(k.blockN) + " threads=" +
           llvm::Twine(k.threads) + " smem=" + llvm::Twine(k.smemBytes) +
-          " abi=" + k.abi + " lse=" + llvm::Twine(k.lse ? 1 : 0) + "\n")
+          " abi=" + k.abi + " lse=" + llvm::Twine(k.lse ? 1 : 0) +
+          (k.tensorMaps.empty() ? "" : " tensor_maps=") + k.tensorMaps +
+          "\n")
       .str();
 }
 

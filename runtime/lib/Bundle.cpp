@@ -203,6 +203,9 @@ public:
       k.headDimV = k.headDim;
     if (!seen.count("block_n"))
       k.blockN = 0;
+    if (!k.tensorMaps.empty() && k.abi != KernelABI::Memref)
+      return error("'tensor_maps' needs abi=memref (the maps follow the "
+                   "memref parameters)");
     // Only now is the line's chip known, whatever the order of the keys.
     for (const SassImage &img : k.sass)
       if (!canAssemble(k.chip, img.chip))
@@ -277,6 +280,12 @@ private:
       k.lse = lse != 0;
     } else if (key == "sass") {
       return parseSass(value, k.sass);
+    } else if (key == "tensor_maps") {
+      if (!parseTensorMaps(value, k.tensorMaps))
+        return error("bad value '" + value +
+                     "' for 'tensor_maps': expected ARG:ROWS[,ARG:ROWS...] "
+                     "with ARG a memref argument in [0, 3] (q, k, v, o), "
+                     "each once, and ROWS in [1, 256]");
     } else {
       warnings.push_back(source_ + ":" + std::to_string(line_) +
                          ": unknown key '" + key + "' ignored");
@@ -371,6 +380,27 @@ std::string bundleFilePath(const std::string &dir, const std::string &file) {
   if (!file.empty() && file[0] == '/')
     return file;
   return dir.empty() ? file : dir + "/" + file;
+}
+
+std::string formatManifestLine(const KernelEntry &k) {
+  std::string line =
+      "kernel name=" + k.name + " ptx=" + k.ptx + " chip=" + k.chip.str() +
+      " dtype=" + dtypeName(k.dtype) + " head_dim=" +
+      std::to_string(k.headDim) + " head_dim_v=" + std::to_string(k.headDimV) +
+      " causal=" + (k.causal ? "1" : "0") +
+      " block_m=" + std::to_string(k.blockM) +
+      (k.blockN ? " block_n=" + std::to_string(k.blockN) : "") +
+      " threads=" + std::to_string(k.threads) +
+      " smem=" + std::to_string(k.smem) + " abi=" + kernelABIName(k.abi) +
+      " lse=" + (k.lse ? "1" : "0");
+  if (!k.tensorMaps.empty())
+    line += " tensor_maps=" + formatTensorMaps(k.tensorMaps);
+  std::string sass;
+  for (const SassImage &img : k.sass)
+    sass += (sass.empty() ? "" : ",") + img.chip.str() + ":" + img.file;
+  if (!sass.empty())
+    line += " sass=" + sass;
+  return line;
 }
 
 std::string ptxPath(const std::string &dir, const KernelEntry &k) {

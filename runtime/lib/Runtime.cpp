@@ -3,6 +3,7 @@
 
 #include "Driver.h"
 
+#include <array>
 #include <chrono>
 #include <cinttypes>
 #include <climits>
@@ -63,6 +64,46 @@ double msSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now() - t0)
       .count();
+}
+
+/// Encodes the kernel's tensor maps (its manifest's tensor_maps=, in order)
+/// for the memrefs `ptrs` (q, k, v, o) of `shape` and appends them to
+/// `params` (KernelABI.h). A map that cannot be encoded is an error that
+/// names its tensor: nothing is launched.
+Status appendTensorMaps(const Driver &drv, const KernelEntry &kernel,
+                        const AttentionShape &shape,
+                        std::array<const void *, 4> ptrs,
+                        KernelParams &params) {
+  static const char *const names[] = {"q", "k", "v", "o"};
+  for (const TensorMapSpec &m : kernel.tensorMaps) {
+    AttentionArgument a = attentionArgument(shape, m.arg);
+    TensorMapGeometry g;
+    const size_t elementBytes = dtypeSize(kernel.dtype);
+    if (!tensorMapGeometry(a.sizes, I64Array(a.strides, 4), elementBytes,
+                           m.boxRows, g))
+      return invalid(std::string("unsupported: ") + names[m.arg] +
+                     " cannot be read by bulk tensor copies (kernel " +
+                     kernel.name +
+                     "): a stride is not a multiple of 16 bytes or the "
+                     "tensor is empty");
+    alignas(64) CUtensorMap map;
+    const CUtensorMapDataType type = kernel.dtype == DType::F16
+                                         ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                         : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    const cuuint32_t unit[5] = {1, 1, 1, 1, 1};
+    if (CUresult r = drv.tensorMapEncodeTiled(
+            &map, type, g.rank, const_cast<void *>(ptrs[m.arg]), g.dims,
+            g.strides, g.box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
+            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+        r != CUDA_SUCCESS)
+      return drv.fail(std::string("cuTensorMapEncodeTiled (") + names[m.arg] +
+                          " of " + kernel.name + ")",
+                      r);
+    static_assert(sizeof(CUtensorMap) == kTensorMapBytes);
+    params.addTensorMap(&map);
+  }
+  return Status::success();
 }
 
 /// What the driver knows about an address.
@@ -809,8 +850,12 @@ Status Runtime::forward(const ForwardProblem &p, const void *q, const void *k,
         "kernel " + kernel->name + " (abi=memref lse=" +
             (kernel->lse ? "1" : "0") + ") chosen for a " +
             (lse ? "forward with LSE" : "forward without LSE"));
-  KernelParams params = attentionKernelParams(
-      kernel->abi, kernelShape(p), q, k, v, o, lse, float(p.effectiveScale()));
+  const AttentionShape shape = kernelShape(p);
+  KernelParams params = attentionKernelParams(kernel->abi, shape, q, k, v, o,
+                                              lse, float(p.effectiveScale()));
+  if (Status s = appendTensorMaps(drv, *kernel, shape, {q, k, v, o}, params);
+      !s.ok())
+    return s;
   const unsigned gridX =
       unsigned((p.seqQ + kernel->blockM - 1) / kernel->blockM);
   if (CUresult r = drv.launchKernel(

@@ -251,6 +251,46 @@ TEST(Manifest, SassKey) {
   EXPECT_TRUE(m.warnings.empty());
 }
 
+TEST(Manifest, TensorMapsKey) {
+  Manifest m;
+  Status s = parse(
+      "kernel name=a ptx=a.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=0 "
+      "block_m=128 threads=384 smem=166016 abi=memref "
+      "tensor_maps=0:128,1:128,2:64\n"
+      "kernel name=b ptx=b.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=0 "
+      "block_m=128 threads=384 smem=166016 abi=memref\n",
+      m);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(m.kernels.size(), 2u);
+  const std::vector<TensorMapSpec> want = {{0, 128}, {1, 128}, {2, 64}};
+  EXPECT_EQ(m.kernels[0].tensorMaps, want);
+  EXPECT_TRUE(m.kernels[1].tensorMaps.empty());
+  // The writer's line parses back to the same entry.
+  Manifest again;
+  ASSERT_TRUE(parse(formatManifestLine(m.kernels[0]) + "\n", again).ok());
+  ASSERT_EQ(again.kernels.size(), 1u);
+  EXPECT_EQ(again.kernels[0].tensorMaps, want);
+  EXPECT_EQ(formatManifestLine(m.kernels[0]),
+            formatManifestLine(again.kernels[0]));
+  EXPECT_EQ(formatTensorMaps(want), "0:128,1:128,2:64");
+}
+
+TEST(Manifest, BadTensorMapsKeys) {
+  const std::string head = "kernel name=a ptx=a.ptx chip=sm_90a dtype=bf16 "
+                           "head_dim=128 causal=0 block_m=128 threads=384 "
+                           "smem=0 abi=memref tensor_maps=";
+  expectError(head + "\n", "empty value for 'tensor_maps'");
+  for (const char *bad : {"1", "1:", ":128", "4:128", "1:0", "1:257",
+                          "1:128,", "1:128,1:64", "1:128;2:128", "-1:128",
+                          "1:12345", "01234:1"})
+    expectError(head + bad + "\n", "bad value '" + std::string(bad) +
+                                      "' for 'tensor_maps'");
+  // The maps follow the memref parameters: a legacy kernel has none.
+  expectError("kernel name=a ptx=a.ptx chip=sm_90a dtype=bf16 head_dim=128 "
+              "causal=0 block_m=128 threads=384 smem=0 tensor_maps=1:128\n",
+              "'tensor_maps' needs abi=memref");
+}
+
 TEST(Manifest, BadSassKeys) {
   const std::string head = "kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 "
                            "head_dim=64 causal=0 block_m=64 threads=128 "

@@ -364,21 +364,13 @@ std::vector<ForwardProblem> runnableProblems(Runtime &rt) {
 /// (a value for sass=) if not empty.
 std::string manifestLine(const KernelEntry &k, const std::string &dir,
                          const std::string &sass) {
-  std::string line = "kernel name=" + k.name + " ptx=" + ptxPath(dir, k) +
-                     " chip=" + k.chip.str() + " dtype=" + dtypeName(k.dtype) +
-                     " head_dim=" + std::to_string(k.headDim) +
-                     " head_dim_v=" + std::to_string(k.headDimV) +
-                     " causal=" + (k.causal ? "1" : "0") +
-                     " block_m=" + std::to_string(k.blockM) +
-                     " threads=" + std::to_string(k.threads) +
-                     " smem=" + std::to_string(k.smem) +
-                     " abi=" + kernelABIName(k.abi) +
-                     " lse=" + (k.lse ? "1" : "0");
-  if (k.blockN)
-    line += " block_n=" + std::to_string(k.blockN);
+  KernelEntry line = k;
+  line.ptx = ptxPath(dir, k);
+  line.sass.clear();
+  std::string text = formatManifestLine(line);
   if (!sass.empty())
-    line += " sass=" + sass;
-  return line + "\n";
+    text += " sass=" + sass;
+  return text + "\n";
 }
 
 TEST_F(Gpu, BundledKernelsLoadFromSass) {

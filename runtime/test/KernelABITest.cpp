@@ -106,6 +106,85 @@ TEST(KernelParams, ScalarsAndMismatchedMemref) {
   EXPECT_TRUE(KernelParams().empty());
 }
 
+TEST(KernelParams, TensorMapsByValueAligned) {
+  KernelParams p;
+  p.addI64(7);
+  unsigned char map[kTensorMapBytes];
+  for (size_t i = 0; i < sizeof(map); ++i)
+    map[i] = static_cast<unsigned char>(i * 3 + 1);
+  p.addTensorMap(map);
+  p.addF32(2.5f);
+  p.addTensorMap(map);
+  ASSERT_EQ(p.size(), 4u);
+  EXPECT_EQ(p.kind(1), KernelParams::Kind::TensorMap);
+  void **data = p.data();
+  for (size_t i : {size_t(1), size_t(3)}) {
+    // cuLaunchKernel reads 128 bytes from the slot: a copy, 64-byte aligned.
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(data[i]) % 64, 0u);
+    EXPECT_NE(data[i], static_cast<void *>(map));
+    EXPECT_EQ(std::memcmp(data[i], map, sizeof(map)), 0);
+  }
+  EXPECT_NE(data[1], data[3]);
+  EXPECT_EQ(*static_cast<int64_t *>(data[0]), 7);
+  EXPECT_EQ(*static_cast<float *>(data[2]), 2.5f);
+  // A copy owns its maps.
+  KernelParams copy = p;
+  void **copied = copy.data();
+  EXPECT_NE(copied[1], data[1]);
+  EXPECT_EQ(std::memcmp(copied[1], map, sizeof(map)), 0);
+}
+
+TEST(TensorMapGeometry, InnermostFirstInBytes) {
+  // K [B=2, H=4, N=1000, D=128] bf16 in [B, N, H, D] storage: element
+  // strides (N·H·D, D, H·D, 1).
+  const int64_t sizes[4] = {2, 4, 1000, 128};
+  const int64_t strides[4] = {1000 * 4 * 128, 128, 4 * 128, 1};
+  TensorMapGeometry g;
+  ASSERT_TRUE(tensorMapGeometry(sizes, strides, 2, 64, g));
+  EXPECT_EQ(g.rank, 4u);
+  const uint64_t dims[4] = {128, 1000, 4, 2};
+  const uint64_t bytes[3] = {4 * 128 * 2, 128 * 2, 1000 * 4 * 128 * 2};
+  const uint32_t box[4] = {64, 64, 1, 1}; // 128 bytes of columns
+  for (int d = 0; d < 4; ++d) {
+    EXPECT_EQ(g.dims[d], dims[d]) << d;
+    EXPECT_EQ(g.box[d], box[d]) << d;
+  }
+  for (int d = 0; d < 3; ++d)
+    EXPECT_EQ(g.strides[d], bytes[d]) << d;
+}
+
+TEST(TensorMapGeometry, UnitDimsAndBadStrides) {
+  // A dim of extent 1 comes with stride 0 (AttentionShape): it gets the
+  // span of the dims inside it, a multiple of 16 bytes.
+  const int64_t sizes[4] = {1, 1, 300, 64};
+  const int64_t zeros[4] = {0, 0, 64, 1};
+  TensorMapGeometry g;
+  ASSERT_TRUE(tensorMapGeometry(sizes, zeros, 2, 128, g));
+  EXPECT_EQ(g.strides[0], 128u);           // N: 64 bf16
+  EXPECT_EQ(g.strides[1], 128u * 300);     // H (extent 1): N's span
+  EXPECT_EQ(g.strides[2], 128u * 300);     // B (extent 1): H's span
+  // A stepped stride that is not a multiple of 16 bytes, a zero size, a
+  // rank out of 2..5: no map.
+  const int64_t odd[4] = {0, 0, 68, 1};
+  EXPECT_FALSE(tensorMapGeometry(sizes, odd, 2, 128, g));
+  const int64_t empty[4] = {1, 1, 0, 64};
+  EXPECT_FALSE(tensorMapGeometry(empty, zeros, 2, 128, g));
+  const int64_t one[1] = {64};
+  EXPECT_FALSE(tensorMapGeometry(I64Array(one, 1), I64Array(one, 1), 2, 64, g));
+}
+
+TEST(TensorMapSpec, AttentionArguments) {
+  AttentionShape s;
+  s.batch = 2, s.headsQ = 8, s.headsKV = 2, s.seqQ = 100, s.seqK = 300;
+  s.headDim = 192, s.headDimV = 128;
+  EXPECT_EQ(attentionArgument(s, 0).sizes[3], 192);
+  EXPECT_EQ(attentionArgument(s, 1).sizes[1], 2);
+  EXPECT_EQ(attentionArgument(s, 2).sizes[2], 300);
+  EXPECT_EQ(attentionArgument(s, 2).sizes[3], 128);
+  EXPECT_EQ(attentionArgument(s, 3).sizes[2], 100);
+  EXPECT_EQ(attentionArgument(s, 3).strides, s.o);
+}
+
 TEST(KernelParams, ValuesNeverMove) {
   KernelParams p;
   p.addI64(42);

@@ -102,6 +102,11 @@ struct CodegenPipelineOptions
       llvm::cl::desc("Registers per producer thread (setmaxnreg; 0: leave; "
                      "-1: attn-specialize-warpgroups' default)"),
       llvm::cl::init(-1)};
+  Option<int64_t> bulkCopies{
+      *this, "bulk-copies",
+      llvm::cl::desc("The producer's copies as bulk tensor copies (TMA): 1, "
+                     "0 (-1: on sm_90 and later)"),
+      llvm::cl::init(-1)};
   Option<int64_t> kvStages{
       *this, "kv-stages",
       llvm::cl::desc("K/V shared-memory stages (0: auto, 2; 1: one slot per "
@@ -160,6 +165,10 @@ struct CompiledKernel {
   std::string abi = "memref";
   /// Whether the kernel writes the LSE (it does when it has the operand).
   bool lse = true;
+  /// The tensor maps it takes after its memrefs (bulk copies), as the
+  /// manifest's tensor_maps= value (runtime KernelABI.h's
+  /// formatTensorMaps); empty for none.
+  std::string tensorMaps;
 };
 
 /// Wall time of compileGPUKernel's stages, in milliseconds.

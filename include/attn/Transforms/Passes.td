@@ -332,7 +332,9 @@ def AttnSpecializeWarpgroups : Pass<"attn-specialize-warpgroups"> {
     loop-carried values) and the scalar arithmetic they need. The consumers
     no longer issue copies nor wait for slots to be released, and are not
     tied to each other through the ring (FlashAttention-3's producer
-    warpgroup). The producer's registers go to the consumers: with
+    warpgroup). Where the target has them, the copies become bulk tensor
+    copies (`{bulk}`: TMA, issued by one producer thread). The producer's
+    registers go to the consumers: with
     `consumer-registers=-1`, floor8((65536 − 128·P) / consumer threads), at
     most 256. Runs last before convert-attn-gpu-to-nvvm; other programs
     (copy groups, mma.sync, and with `overlapped-programs=0` programs with
@@ -369,8 +371,13 @@ def AttnSpecializeWarpgroups : Pass<"attn-specialize-warpgroups"> {
            "with the softmax (attn-rotate-kv-loop, attn-alternate-"
            "warpgroups: asynchronous attn.dot): 1, 0">,
     Option<"producerRegisters", "producer-registers", "int64_t",
-           /*default=*/"80",
-           "Registers per producer thread (setmaxnreg; 0: leave)">,
+           /*default=*/"-1",
+           "Registers per producer thread (setmaxnreg; 0: leave; -1: 24 "
+           "with bulk copies, 80 with cp.async)">,
+    Option<"bulkCopies", "bulk-copies", "int64_t", /*default=*/"-1",
+           "Bulk tensor copies (TMA, attn.async_load_tile {bulk}): 1, 0 "
+           "(-1: where the target is sm_90 or later and every copy "
+           "qualifies)">,
     Option<"consumerRegisters", "consumer-registers", "int64_t",
            /*default=*/"-1",
            "Registers per consumer thread (setmaxnreg; -1: what the "

@@ -388,6 +388,10 @@ namespace {
 
 /// Whether `t` is a tile with a GPU layout.
 bool isLaidOut(Type t) {
+  // A ring holds shared-memory tiles: a program that allocates one is a
+  // GPU program, whatever else it does.
+  if (auto ring = dyn_cast<RingType>(t))
+    return isLaidOut(ring.getTile());
   auto rt = dyn_cast<RankedTensorType>(t);
   return rt && rt.getEncoding() &&
          isa<MmaLayoutAttr, SliceLayoutAttr, SharedLayoutAttr>(
@@ -660,6 +664,37 @@ struct ConvertAttnGPUToNVVMPass
     grid.getBody()->walk([&](WarpSpecializeOp) { info.producerWarps = 4; });
     Location loc = grid.getLoc();
 
+    // Bulk copies: one tensor map per source memref (an argument of the
+    // function), passed after the function's arguments; its box is the
+    // tile's rows by one 128-byte slab (64 16-bit columns).
+    SmallVector<std::pair<unsigned, int64_t>> maps; // func arg, box rows
+    WalkResult bulkOk = grid.getBody()->walk([&](AsyncLoadTileOp load) {
+      if (!load.getBulk())
+        return WalkResult::advance();
+      auto arg = dyn_cast<BlockArgument>(load.getSource());
+      if (!arg || arg.getOwner() != &func.getBody().front()) {
+        load.emitError("unsupported: a bulk copy from a memref that is not "
+                       "an argument of the function (the launcher encodes "
+                       "tensor maps of the arguments)");
+        return WalkResult::interrupt();
+      }
+      int64_t rows =
+          cast<RingType>(load.getRing().getType()).getTile().getDimSize(0);
+      for (auto [a, r] : maps)
+        if (a == arg.getArgNumber()) {
+          if (r == rows)
+            return WalkResult::advance();
+          load.emitError() << "unsupported: bulk copies of " << r << " and "
+                           << rows << " rows from one memref (one tensor map "
+                           << "a source)";
+          return WalkResult::interrupt();
+        }
+      maps.emplace_back(arg.getArgNumber(), rows);
+      return WalkResult::advance();
+    });
+    if (bulkOk.wasInterrupted())
+      return failure();
+
     gpu::GPUModuleOp gm = kernelModule(top);
     std::string name = (func.getName() + "_kernel" +
                         (index ? "_" + std::to_string(index) : std::string()))
@@ -667,9 +702,20 @@ struct ConvertAttnGPUToNVVMPass
     if (gm.lookupSymbol(name))
       return grid.emitError() << "kernel '" << name << "' exists already";
     OpBuilder mb = OpBuilder::atBlockEnd(gm.getBody());
-    auto fn = gpu::GPUFuncOp::create(
-        mb, loc, name, mb.getFunctionType(func.getArgumentTypes(), {}));
+    SmallVector<Type> argTypes(func.getArgumentTypes());
+    auto ptrType = LLVM::LLVMPointerType::get(mb.getContext());
+    for (auto [arg, rows] : maps) {
+      info.tensorMaps[arg] = argTypes.size();
+      argTypes.push_back(ptrType);
+    }
+    auto fn = gpu::GPUFuncOp::create(mb, loc, name,
+                                     mb.getFunctionType(argTypes, {}));
     fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), mb.getUnitAttr());
+    // CUtensorMap is 64-byte aligned; attn-gpu-module-to-binary makes these
+    // parameters by-value grid constants (the GPU lowering keeps only the
+    // alignment of a kernel argument's attributes).
+    for (auto [arg, idx] : info.tensorMaps)
+      fn.setArgAttr(idx, "llvm.align", mb.getI64IntegerAttr(64));
     fn.setKnownBlockSizeAttr(
         mb.getDenseI32ArrayAttr({static_cast<int32_t>(info.threads()), 1, 1}));
     // setmaxnreg takes effect only under a register cap at entry: one block
@@ -762,6 +808,13 @@ struct ConvertAttnGPUToNVVMPass
         mb.getNamedAttr("causal", mb.getBoolAttr(causal)),
         mb.getNamedAttr("abi", mb.getStringAttr("memref")),
     };
+    if (!maps.empty()) {
+      SmallVector<int64_t> flat;
+      for (auto [arg, rows] : maps)
+        flat.append({int64_t(arg), rows});
+      kernelInfo.push_back(
+          mb.getNamedAttr("tensor_maps", mb.getDenseI64ArrayAttr(flat)));
+    }
     // What attn-gpu-module-to-binary needs to know of the register budget,
     // and whether a tile copy's row stride is a run-time value (then each
     // copy pass's address is a separate product that LSR may turn into an
@@ -786,9 +839,14 @@ struct ConvertAttnGPUToNVVMPass
     Value threads = arith::ConstantIndexOp::create(hb, loc, info.threads());
     Value smem = arith::ConstantOp::create(
         hb, loc, hb.getI32IntegerAttr(static_cast<int32_t>(smemBytes)));
+    SmallVector<Value> launchArgs(func.getArguments());
+    for (auto [arg, rows] : maps)
+      launchArgs.push_back(TensorMapOp::create(hb, loc, ptrType,
+                                               func.getArgument(arg), rows,
+                                               /*box_cols=*/64));
     gpu::LaunchFuncOp::create(hb, loc, fn, gpu::KernelDim3{gx, gy, gz},
                               gpu::KernelDim3{threads, c1, c1}, smem,
-                              func.getArguments());
+                              launchArgs);
     Block *hostBlock = grid->getBlock();
     grid.erase();
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*hostBlock)))

@@ -9,6 +9,8 @@
 #include "attn/Dialect/Attn/IR/AttnDialect.h"
 
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/CommandLine.h"
 
@@ -78,8 +80,44 @@ struct GPUModuleToBinaryPass
     return found;
   }
 
+  /// A kernel's tensor maps (attn.kernel tensor_maps: pairs of source
+  /// argument and box rows) are its trailing arguments: CUtensorMaps passed
+  /// by value, read in place as grid constants (.param .align 64 .b8 [128],
+  /// its address taken with cvta.param). The GPU lowering drops such
+  /// argument attributes, so they are set here, on the LLVM function.
+  LogicalResult markTensorMaps(ModuleOp module) {
+    WalkResult r = module.walk([&](LLVM::LLVMFuncOp fn) {
+      auto info = fn->getAttrOfType<DictionaryAttr>(kKernelInfoAttrName);
+      auto maps = info ? dyn_cast_or_null<DenseI64ArrayAttr>(
+                             info.get("tensor_maps"))
+                       : nullptr;
+      if (!maps)
+        return WalkResult::advance();
+      unsigned n = maps.size() / 2, args = fn.getNumArguments();
+      MLIRContext *ctx = fn.getContext();
+      auto mapType = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), 128);
+      for (unsigned i = args - n; i < args; ++i) {
+        if (!isa<LLVM::LLVMPointerType>(fn.getArgument(i).getType())) {
+          fn.emitError("tensor map argument ")
+              << i << " is not a pointer after the GPU lowering";
+          return WalkResult::interrupt();
+        }
+        fn.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                      TypeAttr::get(mapType));
+        fn.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                      IntegerAttr::get(IntegerType::get(ctx, 64), 64));
+        fn.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
+                      UnitAttr::get(ctx));
+      }
+      return WalkResult::advance();
+    });
+    return failure(r.wasInterrupted());
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(markTensorMaps(module)))
+      return signalPassFailure();
     bool noLSR = atRegisterLimit(module);
     OpPassManager pm(ModuleOp::getOperationName());
     GpuModuleToBinaryPassOptions bin;

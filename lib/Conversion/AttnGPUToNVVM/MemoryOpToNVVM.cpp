@@ -269,6 +269,24 @@ Value barrierAddress(Emitter &e, Value ring, Value slot, RingType t,
   return e.gepBytes(ring, e.add(e.c32(first), e.mul(e.to32(slot), e.c32(8))));
 }
 
+/// Whether a ring is filled by bulk tensor copies (then every fill of it
+/// is; checked by the patterns).
+bool filledByBulkCopies(Value ring) {
+  return llvm::any_of(ring.getUsers(), [](Operation *user) {
+    auto load = dyn_cast<AsyncLoadTileOp>(user);
+    return load && load.getBulk();
+  });
+}
+
+/// `scf.if` on the one thread that issues bulk copies (the producer's
+/// first, or thread 0); the builder is left in its body.
+void onlyBulkCopier(Emitter &e, const KernelInfo &info) {
+  Value first = e.c32(info.producerWarps ? 32 * info.warps : 0);
+  auto ifOp = scf::IfOp::create(
+      e.b, e.loc, e.cmp(arith::CmpIPredicate::eq, e.tid(), first), false);
+  e.b.setInsertionPointToStart(ifOp.thenBlock());
+}
+
 struct AllocRingLowering : public TilePattern<AllocRingOp> {
   using TilePattern::TilePattern;
   LogicalResult
@@ -288,12 +306,16 @@ struct AllocRingLowering : public TilePattern<AllocRingOp> {
       {
         OpBuilder::InsertionGuard g(rewriter);
         rewriter.setInsertionPointToStart(ifOp.thenBlock());
+        // A ring filled by bulk copies: one thread arrives for each fill,
+        // announcing its bytes.
         int64_t readers = info.producerWarps ? 32 * info.warps : info.threads();
+        int64_t writers =
+            filledByBulkCopies(op.getResult()) ? 1 : info.copyThreads();
         for (int64_t s = 0; s < t.getStages(); ++s)
           for (bool empty : {false, true})
             NVVM::MBarrierInitOp::create(
                 rewriter, loc, barrierAddress(e, ring, e.c32(s), t, empty),
-                e.c32(empty ? readers : info.copyThreads()), Value());
+                e.c32(empty ? readers : writers), Value());
       }
       NVVM::Barrier0Op::create(rewriter, loc);
     }
@@ -330,10 +352,21 @@ struct AsyncArriveLowering : public TilePattern<AsyncArriveOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Emitter e(rewriter, op.getLoc());
     auto t = cast<RingType>(op.getRing().getType());
-    NVVM::CpAsyncMBarrierArriveOp::create(
-        rewriter, op.getLoc(),
-        barrierAddress(e, adaptor.getRing(), adaptor.getSlot(), t, false),
-        /*noinc=*/true);
+    Value full =
+        barrierAddress(e, adaptor.getRing(), adaptor.getSlot(), t, false);
+    if (filledByBulkCopies(op.getRing())) {
+      // The copying thread arrives once for the fill and expects the
+      // slot's bytes: a bulk copy writes its whole box (zeros past the
+      // source), and the fill completes when they all landed.
+      OpBuilder::InsertionGuard g(rewriter);
+      onlyBulkCopier(e, info);
+      NVVM::MBarrierArriveExpectTxOp::create(
+          rewriter, op.getLoc(), Type(), full, e.c32(t.getSlotBytes()),
+          NVVM::MemScopeKind::CTA, false, Value());
+    } else {
+      NVVM::CpAsyncMBarrierArriveOp::create(rewriter, op.getLoc(), full,
+                                            /*noinc=*/true);
+    }
     rewriter.eraseOp(op);
     return success();
   }
@@ -384,12 +417,60 @@ struct RingAcquireLowering : public TilePattern<RingAcquireOp> {
 
 struct AsyncLoadTileLowering : public TilePattern<AsyncLoadTileOp> {
   using TilePattern::TilePattern;
+
+  /// One bulk tensor copy per 128-byte slab (64 columns) of the tile, from
+  /// the source's tensor map at coordinates (innermost first) column 64·s,
+  /// the indices reversed; slab s lands at s · rows · 128 bytes, 128-byte
+  /// swizzled as #attn.shared slabs are. Issued by one thread, completing
+  /// on the slot's "full" barrier.
+  LogicalResult bulkCopy(AsyncLoadTileOp op, OpAdaptor adaptor, Emitter &e,
+                         RingType rt, Value dst,
+                         ConversionPatternRewriter &rewriter) const {
+    auto arg = dyn_cast<BlockArgument>(op.getSource());
+    auto fn = op->getParentOfType<gpu::GPUFuncOp>();
+    auto it = arg ? info.tensorMaps.find(arg.getArgNumber())
+                  : info.tensorMaps.end();
+    if (!fn || it == info.tensorMaps.end())
+      return op.emitError("unsupported: a bulk copy without a tensor map "
+                          "of its source (a kernel argument)");
+    Value map = fn.getArgument(it->second);
+    SharedTile st(rt.getTile());
+    Value full = barrierAddress(e, adaptor.getRing(), adaptor.getSlot(), rt,
+                                /*empty=*/false);
+    SmallVector<Value> coords = {Value()};
+    for (Value i : llvm::reverse(adaptor.getIndices()))
+      coords.push_back(e.to32(i));
+    OpBuilder::InsertionGuard g(rewriter);
+    onlyBulkCopier(e, info);
+    auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
+    for (int64_t slab = 0; slab < st.cols / 64; ++slab) {
+      coords[0] = e.c32(64 * slab);
+      Value to = LLVM::AddrSpaceCastOp::create(
+          rewriter, op.getLoc(), clusterPtr,
+          e.gepBytes(dst, e.c32(st.chunkGroupBytes(slab))));
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          rewriter, op.getLoc(), to, map, coords, full, ValueRange(), Value(),
+          Value(), NVVM::TMALoadModeAttr(), BoolAttr(),
+          NVVM::CTAGroupKindAttr(), Value());
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+
   LogicalResult
   matchAndRewrite(AsyncLoadTileOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Emitter e(rewriter, op.getLoc());
     auto rt = cast<RingType>(op.getRing().getType());
     Value dst = slotAddress(e, adaptor.getRing(), adaptor.getSlot(), rt);
+    if (op.getBulk())
+      return bulkCopy(op, adaptor, e, rt, dst, rewriter);
+    if (llvm::any_of(op.getRing().getUsers(), [](Operation *u) {
+          auto l = dyn_cast<AsyncLoadTileOp>(u);
+          return l && l.getBulk();
+        }))
+      return op.emitError("unsupported: copies and bulk copies into one "
+                          "ring (its fills are counted one way)");
     GlobalRows g = globalRows(e, adaptor.getSource(), adaptor.getIndices());
     emitTileCopy(e, info, SharedTile(rt.getTile()),
                  rt.getTile().getElementType(), g.base, g.stride, g.row0,

@@ -56,6 +56,10 @@ struct KernelInfo {
   int64_t copyThreads() const {
     return producerWarps ? 32 * producerWarps : threads();
   }
+  /// Bulk tensor copies (attn.async_load_tile {bulk}): the kernel argument
+  /// number of each source memref -> that of its tensor map (a trailing
+  /// !llvm.ptr argument, the grid-constant CUtensorMap's address).
+  llvm::SmallDenseMap<unsigned, unsigned> tensorMaps;
 };
 
 /// Small emitters; `b` inserts where the pattern is.

@@ -172,3 +172,43 @@ func.func @ws_load_tile(%q: memref<?x64xbf16>, %o: memref<?x128xf32>, %n: index)
   }
   return
 }
+
+// -----
+
+// A bulk copy reads through a tensor map the launcher encodes from a kernel
+// argument: a view made inside the function has none.
+!ring = !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+func.func @bulk_from_view(%k: memref<?x?x64xbf16>, %o: memref<?x8xf32>, %j: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %view = memref.subview %k[0, 0, 0] [1, 64, 64] [1, 1, 1] : memref<?x?x64xbf16> to memref<64x64xbf16, strided<[64, 1]>>
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %r = attn.alloc_ring : !ring
+    // expected-error @+1 {{unsupported: a bulk copy from a memref that is not an argument of the function (the launcher encodes tensor maps of the arguments)}}
+    attn.async_load_tile %view[%j] rows %c64, %r[%c0] {bulk} : memref<64x64xbf16, strided<[64, 1]>>, !ring
+    %z = arith.constant dense<0.0> : tensor<16x8xf32, #attn.mma<warps = 1>>
+    attn.store_tile %z, %o[%c0] rows %c1 : tensor<16x8xf32, #attn.mma<warps = 1>>, memref<?x8xf32>
+  }
+  return
+}
+
+// -----
+
+// A ring's fills are counted one way: by every copying thread (cp.async) or
+// by the bytes of one thread's bulk copies.
+!ring = !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+func.func @bulk_and_copies(%k: memref<?x?x64xbf16>, %o: memref<?x8xf32>, %j: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %r = attn.alloc_ring : !ring
+    attn.async_load_tile %k[%b, %j] rows %c64, %r[%c0] {bulk} : memref<?x?x64xbf16>, !ring
+    // expected-error @+1 {{unsupported: copies and bulk copies into one ring (its fills are counted one way)}}
+    attn.async_load_tile %k[%b, %j] rows %c64, %r[%c1] : memref<?x?x64xbf16>, !ring
+    %z = arith.constant dense<0.0> : tensor<16x8xf32, #attn.mma<warps = 1>>
+    attn.store_tile %z, %o[%c0] rows %c1 : tensor<16x8xf32, #attn.mma<warps = 1>>, memref<?x8xf32>
+  }
+  return
+}

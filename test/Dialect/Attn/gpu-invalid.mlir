@@ -143,3 +143,37 @@ func.func @f(%i: index) {
   }
   return
 }
+
+// -----
+
+func.func @bulk_not_slabs(%k: memref<?x?x?x64xbf16>, %i: index,
+                          %r: !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>>) {
+  // expected-error @+1 {{bulk copies fill 16-bit #attn.shared tiles of 128-byte slabs, got 'tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>'}}
+  attn.async_load_tile %k[%i, %i, %i] rows %i, %r[%i] {bulk} : memref<?x?x?x64xbf16>, !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>>
+  return
+}
+
+// -----
+
+func.func @bulk_rank(%k: memref<?x?x?x?x?x64xbf16>, %i: index,
+                     %r: !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>) {
+  // expected-error @+1 {{bulk copies read sources of rank 2 to 5, got 6}}
+  attn.async_load_tile %k[%i, %i, %i, %i, %i] rows %i, %r[%i] {bulk} : memref<?x?x?x?x?x64xbf16>, !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  return
+}
+
+// -----
+
+func.func @tensor_map_box(%k: memref<?x?x128xbf16>) -> !llvm.ptr {
+  // expected-error @+1 {{box dimensions are at most 256, got [512, 64]}}
+  %m = attn.tensor_map %k box [512, 64] : memref<?x?x128xbf16> -> !llvm.ptr
+  return %m : !llvm.ptr
+}
+
+// -----
+
+func.func @tensor_map_type(%k: memref<?x?x128xbf16>) -> !llvm.ptr<1> {
+  // expected-error @+1 {{the map is passed as a generic !llvm.ptr, got '!llvm.ptr<1>'}}
+  %m = attn.tensor_map %k box [64, 64] : memref<?x?x128xbf16> -> !llvm.ptr<1>
+  return %m : !llvm.ptr<1>
+}

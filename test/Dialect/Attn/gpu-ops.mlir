@@ -112,3 +112,16 @@ func.func @warp_specialize(%m: memref<?x?x?x128xbf16>, %i: index, %k: index) {
   }
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @bulk
+// CHECK:         attn.async_load_tile %arg0[%arg1, %arg1, %arg2] rows %arg2, %{{.*}}[%arg1] {bulk} : memref<?x?x?x128xbf16>, !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+// CHECK:         %{{.*}} = attn.tensor_map %arg0 box[64, 64] : memref<?x?x?x128xbf16> -> !llvm.ptr
+func.func @bulk(%k: memref<?x?x?x128xbf16>, %i: index, %n: index) -> !llvm.ptr {
+  %r = attn.alloc_ring : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  attn.async_load_tile %k[%i, %i, %n] rows %n, %r[%i] {bulk}
+      : memref<?x?x?x128xbf16>, !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  %m = attn.tensor_map %k box [64, 64] : memref<?x?x?x128xbf16> -> !llvm.ptr
+  return %m : !llvm.ptr
+}

@@ -2,6 +2,7 @@
 //-*-===//
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/IR/Builders.h"
 
 using namespace mlir;
@@ -183,6 +184,17 @@ LogicalResult AsyncLoadTileOp::verify() {
                          << tile.getDimSize(1) << ")";
   if (!mem.isStrided())
     return emitOpError() << "source must have a strided layout";
+  if (getBulk()) {
+    auto layout = dyn_cast_or_null<SharedLayoutAttr>(tile.getEncoding());
+    if (!layout || layout.getSlab() != 128 ||
+        tile.getElementType().getIntOrFloatBitWidth() != 16)
+      return emitOpError() << "bulk copies fill 16-bit #attn.shared tiles of "
+                              "128-byte slabs, got "
+                           << tile;
+    if (mem.getRank() > 5)
+      return emitOpError() << "bulk copies read sources of rank 2 to 5, got "
+                           << mem.getRank();
+  }
   return success();
 }
 
@@ -232,4 +244,16 @@ LogicalResult WarpSpecializeOp::verify() {
     return WalkResult::advance();
   });
   return failure(producer.wasInterrupted());
+}
+
+LogicalResult TensorMapOp::verify() {
+  auto ptr = dyn_cast<LLVM::LLVMPointerType>(getMap().getType());
+  if (!ptr || ptr.getAddressSpace() != 0)
+    return emitOpError("the map is passed as a generic !llvm.ptr, got ")
+           << getMap().getType();
+  // A box dimension is at most 256 elements (cuTensorMapEncodeTiled).
+  if (getBoxRows() > 256 || getBoxCols() > 256)
+    return emitOpError("box dimensions are at most 256, got [")
+           << getBoxRows() << ", " << getBoxCols() << "]";
+  return success();
 }

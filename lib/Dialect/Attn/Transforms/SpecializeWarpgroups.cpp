@@ -21,16 +21,21 @@
 // within the block's allocation, R = floor8(65536 / T) per thread of the T
 // launched: a request beyond it waits forever. So
 //   C = floor8((R·T − 128·P) / consumer threads), at most 256.
-// P = 80 by default: cp.async producers of 128x128 tiles spilled at 72
+// P = 80 for a producer of cp.async copies: 128x128 tiles spilled at 72
 // (4 bytes; each thread keeps its 32 copy addresses), 56 and 24 (456
-// bytes); two consumer warpgroups then get 208, enough for D = 128 and 256.
+// bytes); two consumer warpgroups then get 208. With bulk tensor copies
+// (TMA: one thread issues a copy per 128-byte slab of a tile, completing on
+// the slot's barrier) the producer needs few registers: P = 24, C = 240.
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Transforms/Passes.h"
 
 #include "LoopUtils.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -78,6 +83,40 @@ bool copiesOnSlotBarriers(scf::ForallOp grid) {
     return WalkResult::advance();
   });
   return !r.wasInterrupted() && anyFill;
+}
+
+/// Whether `load` may be one bulk tensor copy per slab: a 16-bit tile of
+/// 128-byte slabs from a source of rank 2 to 5, and `rows` either the
+/// tile's rows (a whole block) or min(dim(source, row dim) − row, tile
+/// rows): a bulk copy reads as zero only the rows past the source's end.
+bool bulkCopyable(AsyncLoadTileOp load) {
+  RankedTensorType tile = cast<RingType>(load.getRing().getType()).getTile();
+  auto layout = dyn_cast_or_null<SharedLayoutAttr>(tile.getEncoding());
+  auto mem = cast<MemRefType>(load.getSource().getType());
+  if (!layout || layout.getSlab() != 128 ||
+      tile.getElementType().getIntOrFloatBitWidth() != 16 ||
+      mem.getRank() > 5)
+    return false;
+  int64_t tileRows = tile.getDimSize(0);
+  std::optional<int64_t> whole = getConstantIntValue(load.getRows());
+  if (whole)
+    return *whole == tileRows;
+  auto min = load.getRows().getDefiningOp<arith::MinSIOp>();
+  if (!min)
+    return false;
+  for (auto [left, bound] : {std::pair{min.getLhs(), min.getRhs()},
+                             std::pair{min.getRhs(), min.getLhs()}}) {
+    std::optional<int64_t> c = getConstantIntValue(bound);
+    auto sub = left.getDefiningOp<arith::SubIOp>();
+    if (!c || *c != tileRows || !sub || sub.getRhs() != load.getIndices().back())
+      continue;
+    auto dim = sub.getLhs().getDefiningOp<memref::DimOp>();
+    std::optional<int64_t> axis = dim ? dim.getConstantIndex() : std::nullopt;
+    if (dim && dim.getSource() == load.getSource() && axis &&
+        *axis == mem.getRank() - 2)
+      return true;
+  }
+  return false;
 }
 
 struct Specializer {
@@ -190,16 +229,21 @@ struct SpecializeWarpgroupsPass
       return emitError(UnknownLoc::get(ctx))
              << "pass option overlapped-programs must be 0 or 1, got "
              << int64_t(overlappedPrograms);
+    if (bulkCopies < -1 || bulkCopies > 1)
+      return emitError(UnknownLoc::get(ctx))
+             << "pass option bulk-copies must be -1, 0 or 1, got "
+             << int64_t(bulkCopies);
     if (warpgroups != 1)
       return emitError(UnknownLoc::get(ctx))
              << "unsupported: " << int64_t(warpgroups)
              << " producer warpgroups (pass option warpgroups; one is "
                 "supported)";
     auto valid = [](int64_t n) { return n >= 24 && n <= 256 && n % 8 == 0; };
-    if (!valid(producerRegisters) && producerRegisters != 0)
+    if (!valid(producerRegisters) && producerRegisters != 0 &&
+        producerRegisters != -1)
       return emitError(UnknownLoc::get(ctx))
-             << "pass option producer-registers must be 0 or a multiple of 8 "
-                "in [24, 256], got "
+             << "pass option producer-registers must be -1, 0 or a multiple "
+                "of 8 in [24, 256], got "
              << int64_t(producerRegisters);
     if (!valid(consumerRegisters) && consumerRegisters != 0 &&
         consumerRegisters != -1)
@@ -212,6 +256,30 @@ struct SpecializeWarpgroupsPass
 
   LogicalResult specialize(scf::ForallOp grid, int64_t warps) {
     Block *body = grid.getBody();
+    // Bulk tensor copies where the target has them (sm_90 and later) and
+    // every copy of the program qualifies; forced, every copy must.
+    SmallVector<AsyncLoadTileOp> loads;
+    body->walk([&](AsyncLoadTileOp load) { loads.push_back(load); });
+    bool bulk = false;
+    if (bulkCopies != 0) {
+      auto target = grid->getAttrOfType<TargetAttr>(kTargetAttrName);
+      bool hasTMA = target && target.getArch().starts_with("sm_9");
+      bool all = llvm::all_of(loads, bulkCopyable);
+      if (bulkCopies == 1 && !all)
+        for (AsyncLoadTileOp load : loads)
+          if (!bulkCopyable(load))
+            return load.emitError(
+                "unsupported: a bulk copy of this load (bulk-copies=1): it "
+                "needs a 16-bit tile of 128-byte slabs, a source of rank 2 "
+                "to 5, and rows = min(rows left in the source, tile rows) "
+                "or the tile's rows");
+      bulk = bulkCopies == 1 || (hasTMA && all);
+    }
+    // The producer's registers: a bulk producer computes a few
+    // coordinates; a cp.async one keeps its copies' addresses.
+    int64_t producerRegs = producerRegisters;
+    if (producerRegs == -1)
+      producerRegs = bulk ? 24 : 80;
     // C = floor8((R·T − 128·P) / consumer threads), at most 256, with
     // R = floor8(65536 / T) the launch's registers per thread; none
     // raised where P is left as launched.
@@ -221,11 +289,11 @@ struct SpecializeWarpgroupsPass
     int64_t consumerRegs = consumerRegisters;
     if (consumerRegs == -1)
       consumerRegs =
-          producerRegisters == 0
+          producerRegs == 0
               ? 0
-              : std::min<int64_t>(256, (budget - 128 * producerRegisters) /
+              : std::min<int64_t>(256, (budget - 128 * producerRegs) /
                                            consumerThreads / 8 * 8);
-    int64_t p = producerRegisters ? producerRegisters : launchRegs;
+    int64_t p = producerRegs ? producerRegs : launchRegs;
     int64_t c = consumerRegs ? consumerRegs : launchRegs;
     if (c * consumerThreads + 128 * p > budget)
       return grid.emitError()
@@ -254,8 +322,11 @@ struct SpecializeWarpgroupsPass
         break;
       }
     b.setInsertionPoint(body->getTerminator());
+    if (bulk)
+      for (AsyncLoadTileOp load : loads)
+        load.setBulk(true);
     auto ws = WarpSpecializeOp::create(b, grid.getLoc(), consumerRegs,
-                                       producerRegisters);
+                                       producerRegs);
     Block *cBlock = b.createBlock(&ws.getConsumers());
     Block *pBlock = b.createBlock(&ws.getProducer());
     // Everything else (from the first op that is not a ring) is the

@@ -404,9 +404,18 @@ struct TileAttentionPass
             p = arith::TruncFOp::create(
                 lb, loc, RankedTensorType::get({br, blocks.blockKV}, elemType),
                 p);
+          // A masked block's V rows are bounded by V's own length (equal
+          // to K's): a copy that zero-fills past the source's end (a bulk
+          // tensor copy) then reads exactly the rows the op names.
+          Value vRows = kvRows;
+          if (!getConstantIntValue(kvRows)) {
+            IndexMath im{lb, loc};
+            vRows = im.min(im.sub(im.dim(op.getValue(), 2), kvStart),
+                           im.cst(blocks.blockKV));
+          }
           Value vTile =
               LoadTileOp::create(lb, loc, vType, op.getValue(),
-                                 ValueRange{pc.b, pc.kvHead, kvStart}, kvRows);
+                                 ValueRange{pc.b, pc.kvHead, kvStart}, vRows);
           return DotOp::create(lb, loc, accType, p, vTile, accOld,
                                /*rhs_transposed=*/false);
         });

@@ -16,7 +16,8 @@
 // default, or memref) says how the kernel takes its parameters
 // (KernelABI.h); lse= (1, the default, or 0) whether it writes the LSE;
 // sass= (optional) lists the cubins assembled from this line's PTX, one per
-// chip. The same kernel may appear once per chip; the runtime picks the
+// chip; tensor_maps= (optional, abi=memref) the tensor maps the kernel takes
+// after its memrefs (KernelABI.h). The same kernel may appear once per chip; the runtime picks the
 // variant for the GPU it finds, then loads its SASS for that GPU if the line
 // has it, else JIT-compiles the PTX. Everything here is pure (no CUDA) so
 // that it can be tested on any machine.
@@ -105,8 +106,16 @@ struct KernelEntry {
   /// Whether the kernel writes the LSE (lse=, default 1). A memref-ABI
   /// kernel has an lse argument exactly when this is set.
   bool lse = true;
+  /// tensor_maps=: the CUtensorMaps the kernel takes after its memref
+  /// parameters, one per memref it reads with bulk copies (KernelABI.h).
+  std::vector<TensorMapSpec> tensorMaps;
   int line = 0; ///< line in manifest.txt, for messages
 };
+
+/// `k` as one manifest line (no newline): every key parseManifest reads,
+/// sass= and tensor_maps= only where `k` has them. The one writer of the
+/// format for whatever holds a KernelEntry (the JIT's cache, tools, tests).
+std::string formatManifestLine(const KernelEntry &k);
 
 struct Manifest {
   std::string dir; ///< the bundle directory; empty for parsed text

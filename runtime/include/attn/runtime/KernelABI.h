@@ -42,6 +42,16 @@
 // Both: grid (ceil(Nq / block_m), Hq, B), block (threads, 1, 1), dynamic
 // shared memory smem bytes, all from the manifest.
 //
+// Tensor maps (manifest key tensor_maps=ARG:ROWS[,ARG:ROWS...], memref ABI
+// only): a kernel that reads a memref argument ARG (0 q, 1 k, 2 v, 3 o)
+// with bulk tensor copies (TMA) takes, after the list above, one
+// CUtensorMap per entry, in order: 128 bytes passed by value (a grid
+// constant). Each describes its memref as the kernel sees it (sizes and
+// strides, innermost first) for boxes of ROWS rows by 128 bytes of
+// columns, 128-byte swizzled, elements past the end read as zero
+// (tensorMapGeometry below; the launcher encodes it with
+// cuTensorMapEncodeTiled).
+//
 //===----------------------------------------------------------------------===//
 #ifndef ATTN_RUNTIME_KERNELABI_H
 #define ATTN_RUNTIME_KERNELABI_H
@@ -130,13 +140,23 @@ private:
 class KernelParams {
 public:
   /// What a slot holds, for tests and tools that inspect the list.
-  enum class Kind : uint8_t { Ptr, I64, I32, F32 };
+  enum class Kind : uint8_t { Ptr, I64, I32, F32, TensorMap };
 
   /// A device pointer, passed as a 64-bit value.
   void addPtr(const void *ptr) {
     add(Kind::Ptr, uint64_t(reinterpret_cast<uintptr_t>(ptr)));
   }
   void addI64(int64_t value) { add(Kind::I64, value); }
+  /// A CUtensorMap (kTensorMapBytes, passed by value), copied into a
+  /// 64-byte aligned slot of its own.
+  void addTensorMap(const void *map) {
+    maps_.emplace_back();
+    std::memcpy(maps_.back().bytes, map, sizeof(maps_.back().bytes));
+    Slot s{};
+    s.kind = Kind::TensorMap;
+    s.map = maps_.size() - 1;
+    slots_.push_back(s);
+  }
   void addI32(int32_t value) { add(Kind::I32, value); }
   void addF32(float value) { add(Kind::F32, value); }
 
@@ -164,7 +184,8 @@ public:
   void **data() {
     ptrs_.resize(slots_.size());
     for (size_t i = 0; i < slots_.size(); ++i)
-      ptrs_[i] = slots_[i].bytes;
+      ptrs_[i] = slots_[i].kind == Kind::TensorMap ? maps_[slots_[i].map].bytes
+                                                   : slots_[i].bytes;
     return ptrs_.data();
   }
   size_t size() const { return slots_.size(); }
@@ -189,6 +210,10 @@ private:
     // from the slot's address, which is where memcpy put them.
     alignas(8) unsigned char bytes[8];
     Kind kind;
+    size_t map; ///< Kind::TensorMap: its index in maps_
+  };
+  struct alignas(64) MapSlot {
+    unsigned char bytes[128];
   };
 
   template <typename T> void add(Kind kind, T value) {
@@ -200,8 +225,112 @@ private:
   }
 
   std::deque<Slot> slots_;
+  std::deque<MapSlot> maps_;
   std::vector<void *> ptrs_;
 };
+
+/// A CUtensorMap's size (cuda.h: 128 bytes, 64-byte aligned).
+constexpr size_t kTensorMapBytes = 128;
+
+/// One tensor_maps= entry: the kernel reads memref argument `arg` (0 q,
+/// 1 k, 2 v, 3 o) with bulk copies of `boxRows` rows.
+struct TensorMapSpec {
+  int arg = 0;
+  int boxRows = 0;
+  bool operator==(const TensorMapSpec &o) const {
+    return arg == o.arg && boxRows == o.boxRows;
+  }
+};
+
+/// The manifest value: "1:128,2:64"; empty for none.
+inline std::string formatTensorMaps(const std::vector<TensorMapSpec> &maps) {
+  std::string out;
+  for (const TensorMapSpec &m : maps)
+    out += (out.empty() ? "" : ",") + std::to_string(m.arg) + ":" +
+           std::to_string(m.boxRows);
+  return out;
+}
+
+/// Parses formatTensorMaps' text: ARG in [0, 3], ROWS in [1, 256] (a tensor
+/// map's box dimension), each ARG at most once. False, with `out` left
+/// empty, for anything else.
+inline bool parseTensorMaps(const std::string &text,
+                            std::vector<TensorMapSpec> &out) {
+  out.clear();
+  size_t i = 0;
+  auto number = [&](int lo, int hi, int &v) {
+    size_t start = i;
+    long long n = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9' && i - start < 4)
+      n = n * 10 + (text[i++] - '0');
+    v = int(n);
+    return i > start && n >= lo && n <= hi;
+  };
+  while (true) {
+    TensorMapSpec m;
+    bool ok = number(0, 3, m.arg) && i < text.size() && text[i++] == ':' &&
+              number(1, 256, m.boxRows);
+    for (const TensorMapSpec &o : out)
+      ok &= o.arg != m.arg;
+    if (!ok) {
+      out.clear();
+      return false;
+    }
+    out.push_back(m);
+    if (i == text.size())
+      return true;
+    if (text[i++] != ',') {
+      out.clear();
+      return false;
+    }
+  }
+}
+
+/// What cuTensorMapEncodeTiled takes for one tensor_maps= entry, innermost
+/// dimension first: the memref's sizes, its strides in bytes (dims 1..rank-1;
+/// the innermost is contiguous) and the box (128 bytes of columns by
+/// `boxRows` rows, one along every outer dim).
+struct TensorMapGeometry {
+  uint32_t rank = 0;
+  uint64_t dims[5] = {};
+  uint64_t strides[4] = {};
+  uint32_t box[5] = {};
+};
+
+/// The geometry of a row-major memref of `sizes` and element `strides`
+/// (outermost first, innermost stride 1) of `elementBytes`-byte elements.
+/// A dim of extent 1 is never stepped over and may come with any stride
+/// (AttentionShape passes 0): it gets the span of the dims inside it, which
+/// a tensor map accepts. False if the memref is not 2-5 dims, a stride of
+/// a stepped dim is not a multiple of 16 bytes, or a size is 0.
+inline bool tensorMapGeometry(I64Array sizes, I64Array strides,
+                              size_t elementBytes, int boxRows,
+                              TensorMapGeometry &out) {
+  const size_t rank = sizes.size();
+  if (rank < 2 || rank > 5 || strides.size() != rank || !elementBytes ||
+      128 % elementBytes)
+    return false;
+  out = TensorMapGeometry{};
+  out.rank = uint32_t(rank);
+  uint64_t span = uint64_t(sizes[rank - 1]) * elementBytes;
+  for (size_t d = 0; d < rank; ++d) {
+    const size_t from = rank - 1 - d; // the memref dim of tensor map dim d
+    if (sizes[from] <= 0)
+      return false;
+    out.dims[d] = uint64_t(sizes[from]);
+    out.box[d] = d == 0 ? uint32_t(128 / elementBytes)
+                        : d == 1 ? uint32_t(boxRows) : 1u;
+    if (d == 0)
+      continue;
+    uint64_t bytes = sizes[from] == 1 ? (span + 15) / 16 * 16
+                                      : uint64_t(strides[from]) * elementBytes;
+    if (strides[from] < 0 || bytes % 16 || bytes >= (uint64_t(1) << 40))
+      return false;
+    out.strides[d - 1] = bytes;
+    span = bytes * uint64_t(sizes[from]);
+  }
+  return true;
+}
 
 /// Sizes and element strides of one attention launch: Q [B, Hq, Nq, D],
 /// K [B, Hkv, Nk, D], V [B, Hkv, Nk, Dv], O [B, Hq, Nq, Dv],
@@ -218,19 +347,40 @@ struct AttentionShape {
   int64_t lse[3] = {0, 0, 1};
 };
 
+/// The sizes and element strides of memref argument `arg` (0 q, 1 k, 2 v,
+/// 3 o) of an attention kernel; `arg` must be in [0, 3].
+struct AttentionArgument {
+  int64_t sizes[4];
+  const int64_t *strides;
+};
+inline AttentionArgument attentionArgument(const AttentionShape &s, int arg) {
+  switch (arg) {
+  case 0:
+    return {{s.batch, s.headsQ, s.seqQ, s.headDim}, s.q};
+  case 1:
+    return {{s.batch, s.headsKV, s.seqK, s.headDim}, s.k};
+  case 2:
+    return {{s.batch, s.headsKV, s.seqK, s.headDimV}, s.v};
+  default:
+    return {{s.batch, s.headsQ, s.seqQ, s.headDimV}, s.o};
+  }
+}
+
 /// The memref-ABI parameters of an attention kernel. `lse` null: the kernel
 /// was built with lse=0 and has no lse argument (45 parameters); otherwise
-/// 54.
+/// 54. Tensor maps (tensor_maps=) are the launcher's to append.
 inline KernelParams memrefAttentionParams(const AttentionShape &s,
                                           const void *q, const void *k,
                                           const void *v, void *o, float *lse,
                                           float scale) {
   KernelParams p;
   // The lengths below always agree; the results are for [[nodiscard]].
-  bool ok = p.addMemref(q, {s.batch, s.headsQ, s.seqQ, s.headDim}, s.q);
-  ok &= p.addMemref(k, {s.batch, s.headsKV, s.seqK, s.headDim}, s.k);
-  ok &= p.addMemref(v, {s.batch, s.headsKV, s.seqK, s.headDimV}, s.v);
-  ok &= p.addMemref(o, {s.batch, s.headsQ, s.seqQ, s.headDimV}, s.o);
+  bool ok = true;
+  const void *ptrs[4] = {q, k, v, o};
+  for (int arg = 0; arg < 4; ++arg) {
+    AttentionArgument a = attentionArgument(s, arg);
+    ok &= p.addMemref(ptrs[arg], a.sizes, I64Array(a.strides, 4));
+  }
   if (lse)
     ok &= p.addMemref(lse, {s.batch, s.headsQ, s.seqQ}, s.lse);
   (void)ok;

@@ -3,26 +3,31 @@
 // alone:
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-rotate-kv-loop -attn-specialize-warpgroups | FileCheck %s --check-prefix=ROT
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-rotate-kv-loop -attn-specialize-warpgroups="overlapped-programs=0" | FileCheck %s --check-prefix=NOROT
-// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-specialize-warpgroups="producer-registers=24" | FileCheck %s --check-prefix=REGS
+// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-specialize-warpgroups="bulk-copies=0" | FileCheck %s --check-prefix=CPASYNC
+// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-specialize-warpgroups="bulk-copies=0 producer-registers=24" | FileCheck %s --check-prefix=REGS
 // RUN: not attn-opt %s -attn-specialize-warpgroups="warpgroups=2" 2>&1 | FileCheck %s --check-prefix=BADWG
 // RUN: not attn-opt %s -attn-specialize-warpgroups="producer-registers=30" 2>&1 | FileCheck %s --check-prefix=BADREGS
 // RUN: not attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-specialize-warpgroups="producer-registers=168 consumer-registers=200" 2>&1 | FileCheck %s --check-prefix=OVER
 // BADWG: unsupported: 2 producer warpgroups (pass option warpgroups; one is supported)
-// BADREGS: pass option producer-registers must be 0 or a multiple of 8 in [24, 256], got 30
+// BADREGS: pass option producer-registers must be -1, 0 or a multiple of 8 in [24, 256], got 30
+// RUN: not attn-opt %s -attn-specialize-warpgroups="bulk-copies=2" 2>&1 | FileCheck %s --check-prefix=BADBULK
+// BADBULK: pass option bulk-copies must be -1, 0 or 1, got 2
 // OVER: unsupported: 200 registers for each of 256 consumer threads and 168 for each of 128 producer threads exceed the 64512 the launch of 384 threads holds (168 each; setmaxnreg would wait forever)
 
 // bf16, D = 128: two consumer warpgroups on per-slot barriers. The rings
 // are allocated first (both roles use them); the consumers keep the waits,
 // the products and the releases, without a single copy; the producer gets
 // Q's copy, the prologue's fills of block 0, and a copy of each loop (no
-// loop-carried values) with its refills and their guards. The consumers
-// get the registers the producer gives up: (168·384 − 128·80) / 256 → 208.
+// loop-carried values) with its refills and their guards. On sm_90a every
+// copy is a whole tile or a tile cut at the source's end, so all of them
+// become bulk tensor copies ({bulk}); such a producer keeps 24 registers
+// and the consumers get (168·384 − 128·24) / 256 → 240.
 // CHECK-LABEL: func.func @d128
 // CHECK:         scf.forall
 // CHECK-NEXT:      %[[KR:.*]] = attn.alloc_ring : !attn.ring<2
 // CHECK-NEXT:      %[[VR:.*]] = attn.alloc_ring : !attn.ring<2
 // CHECK-NEXT:      %[[QR:.*]] = attn.alloc_ring : !attn.ring<1
-// CHECK-NEXT:      attn.warp_specialize registers(consumers = 208, producer = 80) {
+// CHECK-NEXT:      attn.warp_specialize registers(consumers = 240, producer = 24) {
 // CHECK-NOT:         attn.async_load_tile
 // CHECK-NOT:         attn.ring_acquire
 // CHECK-NOT:         attn.async_arrive
@@ -40,11 +45,11 @@
 // CHECK-NOT:         attn.ring_wait
 // CHECK-NOT:         attn.dot
 // CHECK-NOT:         attn.ring_release
-// CHECK:             attn.async_load_tile %{{.*}}, %[[QR]]
+// CHECK:             attn.async_load_tile %{{.*}}, %[[QR]][%{{.*}}] {bulk}
 // CHECK-NEXT:        attn.async_arrive %[[QR]]
 // CHECK:             scf.if
 // CHECK:               attn.ring_acquire %[[KR]]
-// CHECK-NEXT:          attn.async_load_tile %{{.*}}, %[[KR]]
+// CHECK-NEXT:          attn.async_load_tile %{{.*}}, %[[KR]][%{{.*}}] {bulk}
 // CHECK-NEXT:          attn.async_arrive %[[KR]]
 // CHECK:               attn.ring_acquire %[[VR]]
 // CHECK:             scf.for %[[J:[^ ]*]] = {{[^ ]*}} to {{[^ ]*}} step {{[^ ]*}} {
@@ -55,8 +60,18 @@
 // CHECK:                 attn.ring_acquire %[[VR]]
 // CHECK:             scf.for
 // CHECK-NOT:         attn.store_tile
-// CHECK:           }
+// CHECK:           {{^ +}$}}
 // CHECK-NEXT:      }
+// With cp.async the producer keeps each thread's copy addresses: 80
+// registers, 208 for the consumers; REGS forces a cp.async producer down
+// to 24.
+// CPASYNC-LABEL: func.func @d128
+// CPASYNC:         attn.warp_specialize registers(consumers = 208, producer = 80) {
+// CPASYNC:         } producer {
+// CPASYNC-NOT:       {bulk}
+// CPASYNC:           attn.async_load_tile
+// CPASYNC-NOT:       {bulk}
+// CPASYNC:         {{^ +}$}}
 // REGS-LABEL: func.func @d128
 // REGS:         attn.warp_specialize registers(consumers = 240, producer = 24)
 func.func @d128(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,

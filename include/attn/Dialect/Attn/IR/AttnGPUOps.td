@@ -60,6 +60,15 @@ def Attn_AsyncLoadTileOp : Attn_Op<"async_load_tile"> {
     the program, after an `attn.async_wait` that leaves fewer groups pending
     than were committed after it. `slot` must be in [0, stages).
 
+    With `bulk` the copy is one bulk tensor copy (TMA) per 128-byte column
+    slab, issued by one thread, from a tensor map of `source` that the
+    launcher passes with the kernel; it completes on the slot's "full"
+    barrier (the ring's fills are then signed with their bytes, by
+    `attn.async_arrive`), not in a copy group. Rows past the source's end
+    read as zero, so `rows` must be what remains of the source from the
+    row index (at most the tile's rows) or the tile's rows. The tile must be
+    a 16-bit #attn.shared tile of 128-byte slabs, the source of rank 2 to 5.
+
     Example:
 
     ```mlir
@@ -70,7 +79,8 @@ def Attn_AsyncLoadTileOp : Attn_Op<"async_load_tile"> {
   }];
   let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$source,
                    Variadic<Index>:$indices, Index:$rows,
-                   Arg<Attn_RingType, "", [MemWrite]>:$ring, Index:$slot);
+                   Arg<Attn_RingType, "", [MemWrite]>:$ring, Index:$slot,
+                   UnitAttr:$bulk);
   let assemblyFormat = [{
     $source `[` $indices `]` `rows` $rows `,` $ring `[` $slot `]` attr-dict
     `:` type($source) `,` qualified(type($ring))
@@ -142,7 +152,9 @@ def Attn_AsyncArriveOp : Attn_Op<"async_arrive"> {
     Once every copy this thread has started so far has landed, the thread
     counts as arrived at slot `slot`'s current fill (cp.async.mbarrier.arrive
     .noinc on its "full" barrier). A fill is complete when every thread of
-    the program has arrived, whether or not it copied anything.
+    the program has arrived, whether or not it copied anything. On a ring
+    filled by bulk copies one thread arrives for all, announcing the slot's
+    bytes (mbarrier.arrive.expect_tx); the fill is complete when they landed.
 
     Example: `attn.async_arrive %ring[%slot] : !attn.ring<2, tensor<...>>`
   }];
@@ -306,6 +318,35 @@ def Attn_WarpSpecializeOp : Attn_Op<"warp_specialize", [
   let assemblyFormat = [{
     `registers` `(` `consumers` `=` $consumer_registers `,` `producer` `=`
     $producer_registers `)` $consumers `producer` $producer attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Attn_TensorMapOp : Attn_Op<"tensor_map", [Pure]> {
+  let summary = "The tensor map a launcher encodes for bulk copies from a "
+                "memref";
+  let description = [{
+    Host side of a kernel launch: the CUtensorMap (128 bytes, passed by
+    value as a grid-constant kernel parameter) that describes `source` for
+    bulk tensor copies of boxes of `box_rows` rows by `box_cols` columns
+    (innermost), 128-byte swizzled, out-of-range elements read as zero.
+    The launcher (the runtime, KernelABI.h) encodes it from the memref it
+    passes; the op names it in the host IR.
+
+    Example:
+
+    ```mlir
+    %map = attn.tensor_map %k box [128, 64]
+        : memref<?x?x?x128xbf16> -> !llvm.ptr
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$source,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$box_rows,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$box_cols);
+  let results = (outs AnyType:$map);
+  let assemblyFormat = [{
+    $source `box` `[` $box_rows `,` $box_cols `]` attr-dict `:`
+    type($source) `->` type($map)
   }];
   let hasVerifier = 1;
 }
