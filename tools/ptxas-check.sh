@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks a kernel bundle's register use and spills, per (kernel, arch), and
-# fails on any ptxas error or spilled byte, except that --allow-spill N lets
+# fails on any ptxas error, spilled byte or "Potential Performance Loss" note
+# (wgmma serialised, setmaxnreg ignored), except that --allow-spill N lets
 # a kernel spill up to N bytes (status "small"; the last line counts them,
 # so that a test can pin the number).
 #
@@ -28,10 +29,10 @@ n=0 nok=0 nsmall=0 nfail=0
 
 # One (kernel, arch) row: its status from the spill bytes ("" = ptxas
 # failed or reported nothing).
-row() { # kernel arch regs spill
+row() { # kernel arch regs spill [performance-warnings]
   local ok=ok
   n=$((n + 1))
-  if ! [ "${4:-x}" -le "$allow" ] 2>/dev/null; then
+  if ! [ "${4:-x}" -le "$allow" ] 2>/dev/null || [ "${5:-0}" != 0 ]; then
     ok=FAIL
     status=1
     nfail=$((nfail + 1))
@@ -51,11 +52,11 @@ if [ $report = 1 ]; then
     echo "ptxas-check: no $file (the bundle was built without --ptxas)" >&2
     exit 1
   fi
-  while read -r kernel arch regs stores loads; do
+  while read -r kernel arch regs stores loads perf; do
     case "$kernel" in '#'* | '') continue ;; esac
     spill=$stores
     [ "${loads:-0}" -gt "${spill:-0}" ] 2>/dev/null && spill=$loads
-    row "$kernel" "$arch" "$regs" "$spill"
+    row "$kernel" "$arch" "$regs" "$spill" "${perf:-0}"
   done <"$file"
 else
   for f in "$dir"/*.ptx; do
@@ -67,12 +68,13 @@ else
       log=$("$ptxas" -arch="$arch" -v "$f" -o /dev/null 2>&1)
       rc=$?
       regs=$(grep -o 'Used [0-9]* registers' <<<"$log" | grep -o '[0-9]*' | head -1)
+      perf=$(grep -c 'Potential Performance Loss' <<<"$log")
       spill=$(grep -o '[0-9]* bytes spill stores' <<<"$log" | grep -o '^[0-9]*' | head -1)
       if [ $rc -ne 0 ]; then
         echo "$log" >&2
         spill=
       fi
-      row "$(basename "$f" .ptx)" "$arch" "$regs" "$spill"
+      row "$(basename "$f" .ptx)" "$arch" "$regs" "$spill" "$perf"
     done
   done
 fi

@@ -1,7 +1,7 @@
 // RUN: attn-opt %s --attn-codegen="chip=sm_80" --emit=ptx | FileCheck %s
 // The legacy builder is gone: its option is an unknown one.
 // RUN: not attn-opt %s --attn-codegen="chip=sm_80 backend=legacy" --emit=ptx 2>&1 | FileCheck %s --check-prefix=LEGACY
-// RUN: attn-opt %s --attn-codegen="chip=sm_90a producer=0" --emit=ptx -o %t.ptx && FileCheck %s --check-prefix=SM90 < %t.ptx
+// RUN: attn-opt %s --attn-codegen="chip=sm_90a producer=0 rotate=0" --emit=ptx -o %t.ptx && FileCheck %s --check-prefix=SM90 < %t.ptx
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a" --emit=ptx | FileCheck %s --check-prefix=SPEC
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a bulk-copies=0" --emit=ptx | FileCheck %s --check-prefix=CPASYNC
 // RUN: not attn-opt %s --attn-codegen="chip=sm_75" --emit=ptx 2>&1 | FileCheck %s --check-prefix=BADCHIP
@@ -70,7 +70,9 @@
 // to 24 and one of its threads issues every copy as bulk tensor copies
 // (TMA) from the tensor maps of q, k and v (grid-constant parameters after
 // the memrefs, their addresses taken in the parameter space), announcing
-// each fill's bytes on the slot's barrier.
+// each fill's bytes on the slot's barrier. The consumers' unmasked loop is
+// rotated (attn-rotate-kv-loop): S_j waited for alone while P·V of block
+// j − 1 runs on.
 // SPEC:        .target sm_90a
 // SPEC:        .param .align 64 .b8 attention_kernel_param_53[128],
 // SPEC-NEXT:   .param .align 64 .b8 attention_kernel_param_54[128],
@@ -87,6 +89,7 @@
 // SPEC:        mbarrier.try_wait.parity.shared.b64
 // SPEC:        wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // SPEC:        mbarrier.arrive.shared.b64
+// SPEC:        wgmma.wait_group.sync.aligned 1;
 // SPEC-NOT:    cp.async
 // SPEC:        setmaxnreg.dec.sync.aligned.u32 24;
 // SPEC-NOT:    wgmma

@@ -21,6 +21,7 @@
 // usage per cubin goes to ptxas-report.txt beside the manifest,
 //
 //   <kernel> <chip> <registers> <spill store bytes> <spill load bytes>
+//   <ptxas "Potential Performance Loss" notes: wgmma serialised, ...>
 //
 // (tools/ptxas-check.sh --report checks it: no spills).
 //
@@ -219,6 +220,9 @@ struct SassJob {
 ///   ptxas info    : Used 255 registers, used 1 barriers, 384 bytes cmem[0]
 struct PtxasUsage {
   int64_t registers = -1, spillStores = -1, spillLoads = -1;
+  /// "Potential Performance Loss" notes (C7508 setmaxnreg ignored, C7513 /
+  /// C7517 / C7519 wgmma serialised or waits injected).
+  int64_t perfWarnings = 0;
   std::string messages;
 };
 
@@ -239,7 +243,10 @@ PtxasUsage parsePtxasOutput(llvm::StringRef output) {
   llvm::SmallVector<llvm::StringRef> lines;
   output.split(lines, '\n', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
   for (llvm::StringRef line : lines) {
-    if (line.contains("bytes spill stores")) {
+    if (line.contains("Potential Performance Loss")) {
+      ++u.perfWarnings;
+      u.messages += line.str() + "\n";
+    } else if (line.contains("bytes spill stores")) {
       u.spillStores = numberBefore(line, " bytes spill stores");
       u.spillLoads = numberBefore(line, " bytes spill loads");
     } else if (line.starts_with("ptxas info")) {
@@ -424,7 +431,8 @@ int main(int argc, char **argv) {
   bool failedAny = false;
   std::string report =
       "# ptxas -v per cubin, written by attn-bundle (" + ptxasVersion +
-      ").\n# kernel chip registers spill-store-bytes spill-load-bytes\n";
+      ").\n# kernel chip registers spill-store-bytes spill-load-bytes "
+      "performance-warnings\n";
   for (const SassJob &job : sassJobs) {
     PtxasUsage usage = parsePtxasOutput(job.output);
     llvm::StringRef output =
@@ -439,7 +447,8 @@ int main(int argc, char **argv) {
     report += job.kernel + " " + job.chip + " " +
               std::to_string(usage.registers) + " " +
               std::to_string(usage.spillStores) + " " +
-              std::to_string(usage.spillLoads) + "\n";
+              std::to_string(usage.spillLoads) + " " +
+              std::to_string(usage.perfWarnings) + "\n";
     if (job.rc != 0) {
       fail("ptxas -arch=" + job.chip + " failed on " + job.ptx + " (" +
            (job.rc == -1   ? llvm::Twine("could not run ") + ptxasPath

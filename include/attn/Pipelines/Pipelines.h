@@ -82,8 +82,8 @@ struct CodegenPipelineOptions
   Option<int64_t> rotate{
       *this, "rotate",
       llvm::cl::desc("attn-rotate-kv-loop: each block's softmax under the "
-                     "next block's Q·Kᵀ (wgmma loops on per-slot barriers): "
-                     "1, 0 (-1: programs without a causal mask, Dv >= 256)"),
+                     "next block's Q·Kᵀ (wgmma loops on per-slot barriers, "
+                     "without a mask): 1, 0 (-1: as 1)"),
       llvm::cl::init(-1)};
   Option<bool> pingpong{
       *this, "pingpong",
@@ -94,8 +94,7 @@ struct CodegenPipelineOptions
       *this, "producer",
       llvm::cl::desc("attn-specialize-warpgroups: producer warpgroups that "
                      "issue the copies into the rings of a wgmma program "
-                     "(setmaxnreg): 1, 0 (-1: wgmma programs whose loops "
-                     "are not rotated or ping-pong)"),
+                     "(setmaxnreg): 1, 0 (-1: as 1)"),
       llvm::cl::init(-1)};
   Option<int64_t> producerRegisters{
       *this, "producer-registers",

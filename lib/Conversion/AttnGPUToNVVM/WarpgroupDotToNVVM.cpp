@@ -72,6 +72,45 @@ std::string tiedF32Constraints(int64_t n, StringRef rest) {
   return c + rest.str();
 }
 
+/// Replaces each of `f32s` and `b32s` by its value passed through one
+/// empty side-effecting inline asm with tied operands: their definitions
+/// stay above the point where it is emitted.
+void pinRegisters(Emitter &e, MutableArrayRef<Value> f32s,
+                  MutableArrayRef<Value> b32s) {
+  const size_t n = f32s.size() + b32s.size();
+  if (!n)
+    return;
+  SmallVector<Type> types;
+  SmallVector<Value> operands;
+  std::string constraints;
+  for (Value v : f32s) {
+    types.push_back(v.getType());
+    operands.push_back(v);
+    constraints += "=f,";
+  }
+  for (Value v : b32s) {
+    types.push_back(v.getType());
+    operands.push_back(v);
+    constraints += "=r,";
+  }
+  for (size_t i = 0; i < n; ++i)
+    constraints += std::to_string(i) + (i + 1 < n ? "," : "");
+  auto structTy = LLVM::LLVMStructType::getLiteral(e.b.getContext(), types);
+  Value pinned =
+      LLVM::InlineAsmOp::create(e.b, e.loc, structTy, operands, "",
+                                constraints, /*has_side_effects=*/true,
+                                /*is_align_stack=*/false,
+                                LLVM::tailcallkind::TailCallKind::None,
+                                /*asm_dialect=*/LLVM::AsmDialectAttr(),
+                                /*operand_attrs=*/ArrayAttr())
+          .getResult(0);
+  size_t i = 0;
+  for (Value &v : f32s)
+    v = LLVM::ExtractValueOp::create(e.b, e.loc, pinned, i++);
+  for (Value &v : b32s)
+    v = LLVM::ExtractValueOp::create(e.b, e.loc, pinned, i++);
+}
+
 bool isZeroConstant(Value v) {
   auto cst = v.getDefiningOp<arith::ConstantOp>();
   if (!cst)
@@ -137,12 +176,35 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
       acc.push_back(zeroAcc ? e.cf(0.0f) : e.extract(accVec, i));
 
     auto ptxType = et.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    // A from registers: per k-step kk the n-tiles 2kk, 2kk+1 of the
+    // thread's elements (rows g, g + 8; columns 2q, 2q + 1 and + 8),
+    // packed in pairs.
+    SmallVector<Value> aRegs;
+    if (lhsRegs) {
+      Value lhsVec = adaptor.getLhs();
+      auto at = [&](int64_t n, int64_t el) { return n * 4 + el; };
+      for (int64_t kk = 0; kk < KS; ++kk)
+        for (int64_t n : {2 * kk, 2 * kk + 1})
+          for (int64_t el : {0, 2})
+            aRegs.push_back(e.pack2(lhsVec, at(n, el), at(n, el + 1)));
+    }
+    // Every register a wgmma reads is written before the wgmma.fence that
+    // opens its sequence: ptxas serialises the asynchronous products where
+    // an ordinary instruction defines one of their input registers between
+    // the fence and the wgmma (warning C7513). LLVM would sink the packs
+    // and the accumulator's rescale below the fence, so their values pass
+    // through an empty side-effecting inline asm ahead of it (a compiler
+    // barrier on those registers, no instruction: CUTLASS's
+    // warpgroup_fence_operand).
+    // A zero accumulator too: with scale-d = 0 its registers are still the
+    // instruction's inputs, and the zeros' moves would land after the fence.
+    pinRegisters(e, acc, aRegs);
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
 
     // lhs in shared memory: this warpgroup's rows start 64 rows into every
     // slab.
     std::optional<SharedTile> lhsTile;
-    Value lhsBase, lhsVec = adaptor.getLhs();
+    Value lhsBase;
     if (!lhsRegs) {
       lhsTile.emplace(lhsTy);
       lhsBase = e.gepBytes(adaptor.getLhs(),
@@ -200,14 +262,7 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
                                                     : NVVM::MMALayout::row),
               /*satfinite=*/nullptr);
         } else {
-          // A from registers: n-tiles 2kk, 2kk+1 of the thread's elements
-          // (rows g, g + 8; columns 2q, 2q + 1 and + 8), packed in pairs.
-          auto at = [&](int64_t n, int64_t el) { return n * 4 + el; };
-          SmallVector<Value, 4> a = {
-              e.pack2(lhsVec, at(2 * kk, 0), at(2 * kk, 1)),
-              e.pack2(lhsVec, at(2 * kk, 2), at(2 * kk, 3)),
-              e.pack2(lhsVec, at(2 * kk + 1, 0), at(2 * kk + 1, 1)),
-              e.pack2(lhsVec, at(2 * kk + 1, 2), at(2 * kk + 1, 3))};
+          ArrayRef<Value> a = ArrayRef<Value>(aRegs).slice(4 * kk, 4);
           // {d...}, {a0..a3}, b-desc, scale-d, imm-scale-a, imm-scale-b,
           // imm-trans-b: outputs $0..$count-1 (tied to the inputs of the
           // same number), then the A registers, the descriptor and the

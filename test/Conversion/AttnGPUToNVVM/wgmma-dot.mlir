@@ -24,6 +24,10 @@
 // CHECK:         nvvm.cp.async.wait.group 0
 // CHECK-NEXT:    nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT:    nvvm.barrier0
+// Every register a wgmma reads is defined above its fence: the values pass
+// through an empty side-effecting inline asm first (the 32 accumulators of
+// S, zeros included; then O's 64 and P's 16 packed registers).
+// CHECK:         llvm.inline_asm has_side_effects "", "{{(=f,)+([0-9]+,)+}}31" {{.*}} -> !llvm.struct<({{(f32, )+}}f32)>
 // CHECK:         nvvm.wgmma.fence.aligned
 // CHECK:         llvm.or %{{.*}}, %[[KDESC]] : i64
 // CHECK:         nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %{{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
@@ -32,6 +36,8 @@
 // CHECK:         nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT:    nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:         arith.truncf %{{.*}} : vector<32xf32> to vector<32xbf16>
+// CHECK:         llvm.inline_asm has_side_effects "", "{{(=f,)+(=r,)+([0-9]+,)+}}79" {{.*}} -> !llvm.struct<({{(f32, )+(i32, )+}}i32)>
+// CHECK-NOT:     llvm.bitcast
 // CHECK:         nvvm.wgmma.fence.aligned
 // CHECK:         llvm.or %{{.*}}, %[[VDESC]] : i64
 // CHECK:         llvm.inline_asm has_side_effects "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0, {{.*}}, $63}, {$128, $129, $130, $131}, $132, $133, 1, 1, 1;", "{{(=f,)+}}{{([0-9]+,)+}}r,r,r,r,l,b"

@@ -15,8 +15,9 @@
 //     S' = attn.dot Q, K_j {async}              issue S_j
 //     O' = attn.dot P_prev, V_{j-1}, Õ {async}  issue B(j − 1) behind it
 //     S  = attn.dot_wait S' {pending = 1}       S_j done, P·V may run on
-//     m, l, α, P_j = softmax step(S)            ... under B(j − 1)
+//     m, l, α, P̃_j = softmax step(S)           ... under B(j − 1)
 //     O  = attn.dot_wait O' {pending = 0}
+//     P_j = truncf P̃_j                        (not into P_prev's registers)
 //     release V_{j-1};  refill V's ring
 //     Õ  = α·O
 //   }
@@ -371,7 +372,15 @@ void rotate(Rotation &r) {
     for (Operation &op : body->without_terminator())
       if (r.vFills.contains(&op))
         cloneFill(lbld, cast<scf::IfOp>(op), map, r.vRing, /*keepV=*/true);
-    scf::YieldOp::create(lbld, loc, carried(map));
+    auto yield = scf::YieldOp::create(lbld, loc, carried(map));
+    // P_j (the next iteration's register operand of P·V) is converted after
+    // B(j − 1) is done: converted earlier, LLVM may give it the registers
+    // of P_{j-1}, which the product in flight still reads, and ptxas then
+    // serialises every wgmma of the loop (warning C7513).
+    if (Operation *def = yield.getOperands().back().getDefiningOp())
+      if (def->getBlock() == nb && def->hasOneUse() &&
+          def->isBeforeInBlock(oDone))
+        def->moveAfter(oDone);
     eraseDeadOps(*nb);
   }
 

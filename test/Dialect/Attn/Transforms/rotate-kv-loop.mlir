@@ -50,8 +50,11 @@
 // CHECK-NEXT:      %[[S:.*]] = attn.dot_wait %[[SA]] {pending = 1 : i64}
 // CHECK-NEXT:      attn.ring_release %[[KR]][%[[SL]]]
 // CHECK-NEXT:      attn.reduce max %[[S]]
-// CHECK:           %[[P:.*]] = arith.truncf
-// CHECK-NEXT:      %[[O:.*]] = attn.dot_wait %[[OA]] {pending = 0 : i64}
+// P_j is converted once B(j − 1) is done, not into P_{j-1}'s registers,
+// which the product in flight reads:
+// CHECK-NOT:       arith.truncf
+// CHECK:           %[[O:.*]] = attn.dot_wait %[[OA]] {pending = 0 : i64}
+// CHECK-NEXT:      %[[P:.*]] = arith.truncf
 // CHECK-NEXT:      attn.ring_release %[[VR]][%[[PSL]]]
 // CHECK-NEXT:      %[[OS:.*]] = arith.mulf %{{.*}}, %[[O]]
 // CHECK-NEXT:      scf.if
