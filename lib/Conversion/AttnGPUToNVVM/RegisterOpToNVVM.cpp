@@ -162,6 +162,99 @@ struct RowScaleLowering : public OpConversionPattern<arith::MulFOp> {
   }
 };
 
+/// E = (x − broadcast(m))·c on an #attn.mma tile, c a splat, marked
+/// attn.fused_exponent (the online softmax's exponent, attn-assign-layouts).
+/// A thread whose rows all have |m·c| <= 2^12 computes
+///   E = fma(x, c, −(m·c))                    one FFMA per element
+/// (m·c rounded once per row: the exponent moves by at most 2^12 · 2^-24 =
+/// 2^-12, below bf16's and f16's rounding of P); any other thread (huge
+/// scores or scales, or a NaN) computes the exact E = (x − m)·c.
+struct FusedExponentLowering : public OpConversionPattern<arith::MulFOp> {
+  FusedExponentLowering(TileTypeConverter &tc, MLIRContext *ctx)
+      : OpConversionPattern<arith::MulFOp>(tc, ctx, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(arith::MulFOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op->hasAttr(kFusedExponentAttrName))
+      return rewriter.notifyMatchFailure(op, "not marked");
+    auto t = dyn_cast<RankedTensorType>(op.getType());
+    auto sub = op.getLhs().getDefiningOp<arith::SubFOp>();
+    auto bcast = sub ? sub.getRhs().getDefiningOp<BroadcastOp>() : nullptr;
+    if (!t || !isa_and_nonnull<MmaLayoutAttr>(t.getEncoding()) || !bcast)
+      return op.emitError() << "unsupported: " << kFusedExponentAttrName
+                            << " on " << op.getType()
+                            << " (expected (x − attn.broadcast m)·c on an "
+                               "#attn.mma tile)";
+    Value x = rewriter.getRemappedValue(sub.getLhs());
+    Value mElems = rewriter.getRemappedValue(bcast.getResult());
+    Value mRows = rewriter.getRemappedValue(bcast.getInput());
+    Value cElems = adaptor.getRhs();
+    if (!x || !mElems || !mRows || !isa<VectorType>(x.getType()) ||
+        !isa<VectorType>(mElems.getType()) ||
+        !isa<VectorType>(mRows.getType()) ||
+        !isa<VectorType>(cElems.getType()))
+      return rewriter.notifyMatchFailure(op, "operands not converted");
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    // c is a splat: every element holds it.
+    Value c = e.extract(cElems, 0);
+    auto rowsTy = cast<VectorType>(mRows.getType());
+    // all(|m_r·c| <= 2^12) over the thread's rows (ordered: NaN fails).
+    Value limit = arith::ConstantOp::create(
+        rewriter, loc, rowsTy,
+        DenseElementsAttr::get(rowsTy, rewriter.getF32FloatAttr(4096.0f)));
+    Value cRows = vector::BroadcastOp::create(rewriter, loc, rowsTy, c);
+    Value mc = arith::MulFOp::create(rewriter, loc, mRows, cRows);
+    // −2^12 <= m·c <= 2^12 as two comparisons: an absolute value would
+    // become a libdevice call, and the kernel must not depend on libdevice.
+    Value negLimit = arith::NegFOp::create(rewriter, loc, limit);
+    Value small = arith::AndIOp::create(
+        rewriter, loc,
+        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLE, mc,
+                              limit),
+        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGE, mc,
+                              negLimit));
+    Value fused = vector::ReductionOp::create(
+        rewriter, loc, vector::CombiningKind::AND, small);
+    auto vt = cast<VectorType>(x.getType());
+    auto fm = op.getFastmathAttr();
+    // Scalar operations per element in each branch: LLVM would speculate a
+    // single vector instruction out of it.
+    auto ifOp = scf::IfOp::create(
+        rewriter, loc, fused,
+        [&](OpBuilder &b, Location l) {
+          Emitter be(b, l);
+          SmallVector<Value> out;
+          for (int64_t i = 0; i < vt.getNumElements(); ++i) {
+            // −(m·c): the same row's m is one value, so one product a row.
+            Value off = arith::NegFOp::create(
+                b, l, arith::MulFOp::create(b, l, be.extract(mElems, i), c, fm));
+            // llvm.fma by name: math.fma and llvm.intr.fma would become
+            // libdevice's __nv_fmaf.
+            out.push_back(LLVM::CallIntrinsicOp::create(
+                              b, l, be.f32(), b.getStringAttr("llvm.fma.f32"),
+                              ValueRange{be.extract(x, i), c, off})
+                              .getResult(0));
+          }
+          scf::YieldOp::create(b, l, be.fromElements(vt, out));
+        },
+        [&](OpBuilder &b, Location l) {
+          Emitter be(b, l);
+          SmallVector<Value> out;
+          for (int64_t i = 0; i < vt.getNumElements(); ++i)
+            out.push_back(arith::MulFOp::create(
+                b, l,
+                arith::SubFOp::create(b, l, be.extract(x, i),
+                                      be.extract(mElems, i), fm),
+                c, fm));
+          scf::YieldOp::create(b, l, be.fromElements(vt, out));
+        });
+    rewriter.replaceOp(op, ifOp.getResults());
+    return success();
+  }
+};
+
 template <typename OpTy>
 struct RegisterPattern : public OpConversionPattern<OpTy> {
   RegisterPattern(TileTypeConverter &tc, MLIRContext *ctx)
@@ -345,5 +438,5 @@ void mlir::attn::gpu_lowering::populateRegisterOpPatterns(
     TileTypeConverter &tc, const KernelInfo &, RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ElementwiseLowering, ReduceLowering, BroadcastLowering,
-               MaskLowering, RowScaleLowering>(tc, ctx);
+               MaskLowering, RowScaleLowering, FusedExponentLowering>(tc, ctx);
 }

@@ -212,3 +212,22 @@ func.func @bulk_and_copies(%k: memref<?x?x64xbf16>, %o: memref<?x8xf32>, %j: ind
   }
   return
 }
+
+// -----
+
+// attn.fused_exponent marks (x − attn.broadcast m)·c: anything else is an
+// error, not a silently different product.
+#mma = #attn.mma<warps = 1>
+func.func @fused_exponent_shape(%s: memref<?x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %t = attn.load_tile %s[%c0] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32, #mma>
+    %k = arith.constant dense<0.5> : tensor<16x16xf32, #mma>
+    // expected-error @+1 {{unsupported: attn.fused_exponent on 'tensor<16x16xf32, #attn.mma<warps = 1>>' (expected (x − attn.broadcast m)·c on an #attn.mma tile)}}
+    %e = arith.mulf %t, %k {attn.fused_exponent} : tensor<16x16xf32, #mma>
+    attn.store_tile %e, %s[%c0] rows %c16 : tensor<16x16xf32, #mma>, memref<?x16xf32>
+  }
+  return
+}

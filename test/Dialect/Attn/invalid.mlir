@@ -775,3 +775,11 @@ func.func @parse_target_missing_parameter() attributes {
     attn.target = #attn.target<arch = "cpu", smem_per_block = 4096>} {
   return
 }
+
+// -----
+
+func.func @fused_exponent_placement(%x: f32) -> f32 {
+  // expected-error @+1 {{'attn.fused_exponent' must be a unit attribute on an arith.mulf}}
+  %y = arith.subf %x, %x {attn.fused_exponent} : f32
+  return %y : f32
+}

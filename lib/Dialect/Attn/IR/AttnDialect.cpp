@@ -104,9 +104,9 @@ LogicalResult AttnDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a unit attribute on an scf.for";
     return success();
   }
-  if (name == kSkipUnitFactorsAttrName) {
+  if (name == kSkipUnitFactorsAttrName || name == kFusedExponentAttrName) {
     if (!isa<arith::MulFOp>(op) || !isa<UnitAttr>(attr.getValue()))
-      return op->emitError() << "'" << kSkipUnitFactorsAttrName
+      return op->emitError() << "'" << name
                              << "' must be a unit attribute on an arith.mulf";
     return success();
   }

@@ -18,6 +18,7 @@
 #include "attn/Transforms/Passes.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -178,48 +179,28 @@ struct AssignLayoutsPass
     }
   }
 
-  /// (x − broadcast(m))·c with c a splat constant -> fma(x, c,
-  /// broadcast(−m·c)): the online softmax's exponent (S − m)·c, one FFMA per
-  /// score instead of FADD + FMUL (the product m·c once per row). The
-  /// result differs by one rounding (of m·c and of the fused product),
-  /// as in FlashAttention's exp2(x·c − m·c). A −inf score stays −inf.
-  static void scaledDifferencesToFma(scf::ForallOp grid) {
-    SmallVector<arith::MulFOp> muls;
+  /// (x − broadcast(m))·c with c a splat (a constant, or tensor.splat of a
+  /// run-time scale) gets kFusedExponentAttr: the online softmax's exponent
+  /// (S − m)·c, which the GPU lowering computes as fma(x, c, −m·c), one
+  /// FFMA per score instead of FADD + FMUL (the product m·c once per row),
+  /// in each thread whose rows all have |m·c| <= 2^12, so that the rounding
+  /// of m·c moves an exponent by at most 2^-12 (FlashAttention's
+  /// exp2(x·c − m·c)); other threads keep the exact form. A −inf score stays
+  /// −inf either way.
+  static void markFusedExponents(scf::ForallOp grid) {
     grid.getBody()->walk([&](arith::MulFOp mul) {
       auto ty = dyn_cast<RankedTensorType>(mul.getType());
       auto sub = mul.getLhs().getDefiningOp<arith::SubFOp>();
-      auto cst = mul.getRhs().getDefiningOp<arith::ConstantOp>();
+      Operation *c = mul.getRhs().getDefiningOp();
+      auto cst = dyn_cast_or_null<arith::ConstantOp>(c);
       auto dense = cst ? dyn_cast<DenseElementsAttr>(cst.getValue())
                        : DenseElementsAttr();
-      if (!ty || ty.getRank() != 2 || !sub || !sub->hasOneUse() || !dense ||
-          !dense.isSplat() || !sub.getRhs().getDefiningOp<BroadcastOp>())
+      bool splat = (dense && dense.isSplat()) || isa_and_nonnull<tensor::SplatOp>(c);
+      if (!ty || ty.getRank() != 2 || !sub || !sub->hasOneUse() || !splat ||
+          !sub.getRhs().getDefiningOp<BroadcastOp>())
         return;
-      muls.push_back(mul);
+      mul->setAttr(kFusedExponentAttrName, UnitAttr::get(mul.getContext()));
     });
-    for (arith::MulFOp mul : muls) {
-      auto sub = mul.getLhs().getDefiningOp<arith::SubFOp>();
-      auto bc = sub.getRhs().getDefiningOp<BroadcastOp>();
-      auto cst = mul.getRhs().getDefiningOp<arith::ConstantOp>();
-      OpBuilder b(mul);
-      Location loc = mul.getLoc();
-      Value row = bc.getInput();
-      auto rowTy = cast<RankedTensorType>(row.getType());
-      auto c = cast<DenseElementsAttr>(cst.getValue()).getSplatValue<APFloat>();
-      // −m·c per row: m times the constant −c.
-      Value negC = arith::ConstantOp::create(
-          b, loc, rowTy,
-          DenseElementsAttr::get(rowTy, b.getFloatAttr(rowTy.getElementType(),
-                                                       -c.convertToDouble())));
-      Value offset = arith::MulFOp::create(b, loc, row, negC);
-      Value offsetB = BroadcastOp::create(b, loc, bc.getType(), offset);
-      Value fma =
-          math::FmaOp::create(b, loc, sub.getLhs(), mul.getRhs(), offsetB);
-      mul.replaceAllUsesWith(fma);
-      mul.erase();
-      sub.erase();
-      if (bc->use_empty())
-        bc.erase();
-    }
   }
 
   /// A loop-carried accumulator rescaled by a row vector each iteration,
@@ -264,7 +245,7 @@ struct AssignLayoutsPass
   LogicalResult assign(scf::ForallOp grid) {
     MLIRContext *ctx = grid.getContext();
     divisionsToReciprocals(grid);
-    scaledDifferencesToFma(grid);
+    markFusedExponents(grid);
     // The program's dots fix the row count of the register tiles: every
     // accumulator has the query block's rows.
     SmallVector<DotOp> dots;

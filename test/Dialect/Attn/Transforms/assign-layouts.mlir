@@ -28,10 +28,11 @@
 // WGMMA:           scf.for
 // WGMMA:             %[[K:.*]] = attn.load_tile %{{.*}} -> tensor<128x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>
 // WGMMA:             attn.dot %[[Q]], %[[K]], %{{.*}} {rhs_transposed} : tensor<128x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>, tensor<128x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>> -> tensor<128x128xf32, #attn.mma<warps = 8, version = 3>>
-// The exponent (S − m)·c as one fma per score: S·c + broadcast(m·(−c)).
-// WGMMA:             %[[OFF:.*]] = arith.mulf %{{.*}}, %{{.*}} : tensor<128xf32, #attn.slice<#attn.mma<warps = 8, version = 3>>>
-// WGMMA-NEXT:        %[[OFFB:.*]] = attn.broadcast %[[OFF]]
-// WGMMA-NEXT:        %[[E:.*]] = math.fma %{{.*}}, %{{.*}}, %[[OFFB]] : tensor<128x128xf32, #attn.mma<warps = 8, version = 3>>
+// The exponent (S − m)·c is marked for the lowering's one fma per score
+// (S·c − m·c where every row of a thread has |m·c| <= 2^12).
+// WGMMA:             %[[MB:.*]] = attn.broadcast %{{.*}} : tensor<128xf32, #attn.slice<#attn.mma<warps = 8, version = 3>>> -> tensor<128x128xf32, #attn.mma<warps = 8, version = 3>>
+// WGMMA-NEXT:        %[[D:.*]] = arith.subf %{{.*}}, %[[MB]] : tensor<128x128xf32, #attn.mma<warps = 8, version = 3>>
+// WGMMA-NEXT:        %[[E:.*]] = arith.mulf %[[D]], %{{.*}} {attn.fused_exponent} : tensor<128x128xf32, #attn.mma<warps = 8, version = 3>>
 // WGMMA-NEXT:        math.exp2 %[[E]]
 // WGMMA:             arith.truncf %{{.*}} : tensor<128x128xf32, #attn.mma<warps = 8, version = 3>> to tensor<128x128xbf16, #attn.mma<warps = 8, version = 3>>
 // WGMMA:             attn.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x128xbf16, #attn.mma<warps = 8, version = 3>>, tensor<128x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>> -> tensor<128x128xf32, #attn.mma<warps = 8, version = 3>>

@@ -31,6 +31,11 @@ constexpr llvm::StringLiteral kOnlineSoftmaxAttrName = "attn.online_softmax";
 /// attn-assign-layouts where that pays).
 constexpr llvm::StringLiteral kSkipUnitFactorsAttrName =
     "attn.skip_unit_factors";
+/// `attn.fused_exponent` on an arith.mulf (x − broadcast(m))·c of a
+/// laid-out tile, c a splat (set by attn-assign-layouts): the GPU lowering
+/// computes fma(x, c, −m·c) in each thread whose rows all have |m·c| <=
+/// 2^12, and the exact form elsewhere.
+constexpr llvm::StringLiteral kFusedExponentAttrName = "attn.fused_exponent";
 /// `attn.register_estimate` on a GPU grid (scf.forall): the registers per
 /// thread attn-assign-layouts estimated for the warp tiling it chose (an
 /// i64; 255 is the hardware's limit). Carried into `attn.kernel` as
