@@ -63,9 +63,9 @@ def tensor_map(t, box_rows):
         *[s * t.element_size() for s in reversed(t.stride()[:-1])])
     box = (ctypes.c_uint32 * rank)(*([64, box_rows] + [1] * (rank - 2)))
     ones = (ctypes.c_uint32 * rank)(*([1] * rank))
-    # CUtensorMap is 64-byte aligned (alignas(64) in cuda.h).
-    buf = (ctypes.c_uint8 * 192)()
-    m = (ctypes.c_uint64 * 16).from_buffer(buf, -ctypes.addressof(buf) % 64)
+    # CUtensorMap is 128-byte aligned (alignas(128) in cuda.h).
+    buf = (ctypes.c_uint8 * 256)()
+    m = (ctypes.c_uint64 * 16).from_buffer(buf, -ctypes.addressof(buf) % 128)
     m.buf = buf
     check(cuda.cuTensorMapEncodeTiled(
         ctypes.byref(m), TMA_DTYPE[t.dtype], rank,

@@ -521,8 +521,8 @@ struct Cuda {
   // cuTensorMapEncodeTiled, its enums as ints (cuda.h is not included).
   CUresult (*tensorMapEncodeTiled)(void *, int, unsigned, void *,
                                    const uint64_t *, const uint64_t *,
-                                   const uint32_t *, const uint32_t *, int,
-                                   int, int, int) = nullptr;
+                                   const uint32_t *, const uint32_t *, int, int,
+                                   int, int) = nullptr;
   int device = 0;
   void *ctx = nullptr;
 
@@ -772,20 +772,21 @@ int runProgramCase(Cuda &cu, void *fn, const Program &pg, const Shape &s0,
     const Memref *mr = size_t(m.arg) < memrefs.size() && memrefs[m.arg].ptr
                            ? &memrefs[m.arg]
                            : nullptr;
-    if (!mr || !attn::tensorMapGeometry(mr->sizes, mr->strides, 2, m.boxRows,
-                                        g)) {
+    if (!mr ||
+        !attn::tensorMapGeometry(mr->sizes, mr->strides, 2, m.boxRows, g)) {
       err += "no tensor map of argument " + std::to_string(m.arg) + "; ";
       ok = false;
       break;
     }
-    alignas(64) unsigned char map[attn::kTensorMapBytes];
+    alignas(128) unsigned char map[attn::kTensorMapBytes];
     const uint32_t unit[5] = {1, 1, 1, 1, 1};
     const int type = pg.dtype == ATTN_DTYPE_F16 ? 6 : 9; // FLOAT16, BFLOAT16
-    ok = ok && cu.check(cu.tensorMapEncodeTiled(
-                            map, type, g.rank, reinterpret_cast<void *>(mr->ptr),
-                            g.dims, g.strides, g.box, unit, /*interleave=*/0,
-                            /*swizzle 128B=*/3, /*L2 256B=*/3, /*oob=*/0),
-                        "cuTensorMapEncodeTiled", err);
+    ok =
+        ok && cu.check(cu.tensorMapEncodeTiled(
+                           map, type, g.rank, reinterpret_cast<void *>(mr->ptr),
+                           g.dims, g.strides, g.box, unit, /*interleave=*/0,
+                           /*swizzle 128B=*/3, /*L2 256B=*/3, /*oob=*/0),
+                       "cuTensorMapEncodeTiled", err);
     maps.addTensorMap(map);
   }
   void **mapParams = maps.data();

@@ -4,8 +4,8 @@
 #include "NvJitLink.h"
 #include "PipelineCompiler.h"
 
-#include "attn/JIT/KernelCache.h"
 #include "attn/JIT/JitBuildId.h"
+#include "attn/JIT/KernelCache.h"
 
 #include "llvm/Config/llvm-config.h"
 
@@ -65,8 +65,8 @@ bool decodePayload(const std::string &payload, KernelEntry &e, bool &isPtx,
     return false;
   }
   Manifest m;
-  if (Status s = parseManifest(payload.substr(l1 + 1, l2 - l1 - 1),
-                               "cache entry", m);
+  if (Status s =
+          parseManifest(payload.substr(l1 + 1, l2 - l1 - 1), "cache entry", m);
       !s.ok() || m.kernels.size() != 1) {
     why = s.ok() ? "no kernel line" : s.message();
     return false;
@@ -76,8 +76,7 @@ bool decodePayload(const std::string &payload, KernelEntry &e, bool &isPtx,
   std::string word, kind;
   size_t size = 0;
   if (!(imageLine >> word >> kind >> size) || word != "image" ||
-      (kind != "ptx" && kind != "cubin") ||
-      size != payload.size() - (l3 + 1)) {
+      (kind != "ptx" && kind != "cubin") || size != payload.size() - (l3 + 1)) {
     why = "bad image line";
     return false;
   }
@@ -138,9 +137,8 @@ private:
   std::unique_ptr<NvJitLink> nv;
 };
 
-Status JitCompiler::build(const KernelRequest &request,
-                          const std::string &chip, const NvJitLink *nvl,
-                          CompiledImage &out) {
+Status JitCompiler::build(const KernelRequest &request, const std::string &chip,
+                          const NvJitLink *nvl, CompiledImage &out) {
   PtxKernel k;
   if (Status s = pipeline.compile(request, chip, k); !s.ok())
     return s;
@@ -156,16 +154,15 @@ Status JitCompiler::build(const KernelRequest &request,
   auto t0 = std::chrono::steady_clock::now();
   std::string cubin;
   if (Status s = nvl->assemble(k.ptx, request.chip(), cubin); !s.ok())
-    return Status::error(s.code(), "attn-jit: PTX to SASS (" +
-                                       nvl->describe() + "): " + s.message());
+    return Status::error(s.code(), "attn-jit: PTX to SASS (" + nvl->describe() +
+                                       "): " + s.message());
   out.stageMs.push_back({"sass", msSince(t0)});
   out.image = std::move(cubin);
   out.isPtx = false;
   return Status::success();
 }
 
-Status JitCompiler::compile(const KernelRequest &request,
-                            CompiledImage &out) {
+Status JitCompiler::compile(const KernelRequest &request, CompiledImage &out) {
   out = CompiledImage();
   const std::string chip = codegenChip(request);
 
@@ -179,8 +176,7 @@ Status JitCompiler::compile(const KernelRequest &request,
   auto keyFor = [&](bool cubin) {
     return "attn-jit-key 1\nversion " + compilerVersion() + "\ncodegen " +
            chip + " " + PipelineCompiler::optionsKey(chip) + "\nimage " +
-           (cubin ? "cubin " + request.chip() : std::string("ptx")) + "\n" +
-           ir;
+           (cubin ? "cubin " + request.chip() : std::string("ptx")) + "\n" + ir;
   };
   std::string key = keyFor(options.useNvJitLink);
   out.stageMs.push_back({"key", msSince(t0)});
@@ -198,15 +194,15 @@ Status JitCompiler::compile(const KernelRequest &request,
         out.origin = "hit " + cache->entryPath(key);
         return Status::success();
       }
-      warn("cache entry " + cache->entryPath(key) +
-           " is not a kernel (" + why + "); rebuilding it");
+      warn("cache entry " + cache->entryPath(key) + " is not a kernel (" + why +
+           "); rebuilding it");
       (void)cache->remove(key);
     } else if (hit.status == LookupStatus::Corrupt ||
                hit.status == LookupStatus::Unreadable) {
       // Removed by the lookup (unless the cache is read-only); compiled
       // and stored again below.
-      warn("cache entry " + cache->entryPath(key) + " was bad (" +
-           hit.reason + "); rebuilt");
+      warn("cache entry " + cache->entryPath(key) + " was bad (" + hit.reason +
+           "); rebuilt");
       warnedBad = true;
     }
   }
@@ -237,35 +233,35 @@ Status JitCompiler::compile(const KernelRequest &request,
   CompiledImage built;
   Status buildStatus;
   t0 = std::chrono::steady_clock::now();
-  CacheResult r = cache->getOrCreate(key, [&](std::string &payload,
-                                              std::string &error) {
-    buildStatus = build(request, chip, nvl, built);
-    if (!buildStatus.ok()) {
-      error = buildStatus.message();
-      return false;
-    }
-    payload = encodePayload(built.entry, built.isPtx, built.image);
-    return true;
-  });
+  CacheResult r =
+      cache->getOrCreate(key, [&](std::string &payload, std::string &error) {
+        buildStatus = build(request, chip, nvl, built);
+        if (!buildStatus.ok()) {
+          error = buildStatus.message();
+          return false;
+        }
+        payload = encodePayload(built.entry, built.isPtx, built.image);
+        return true;
+      });
   double cacheMs = msSince(t0);
   if (!r.corruption.empty() && !warnedBad)
-    warn("cache entry " + cache->entryPath(key) + " was bad (" +
-         r.corruption + "); rebuilt");
+    warn("cache entry " + cache->entryPath(key) + " was bad (" + r.corruption +
+         "); rebuilt");
   if (r.outcome == CacheOutcome::Failed)
     return buildStatus.ok()
                ? Status::error(StatusCode::Internal, "attn-jit: " + r.error)
                : buildStatus;
   if (r.outcome == CacheOutcome::NotStored)
-    warn("could not store " + request.key() + " in the cache (" +
-         r.storeError + "); using it from memory");
+    warn("could not store " + request.key() + " in the cache (" + r.storeError +
+         "); using it from memory");
 
   std::string why;
   if (!decodePayload(r.payload, out.entry, out.isPtx, out.image, why))
     return Status::error(StatusCode::Internal,
                          "attn-jit: cache entry " + cache->entryPath(key) +
                              " passed its checks but is not a kernel: " + why);
-  bool compiledHere = r.outcome == CacheOutcome::Stored ||
-                      r.outcome == CacheOutcome::NotStored;
+  bool compiledHere =
+      r.outcome == CacheOutcome::Stored || r.outcome == CacheOutcome::NotStored;
   if (compiledHere) {
     for (auto &st : built.stageMs)
       out.stageMs.push_back(st);
@@ -285,8 +281,8 @@ Status JitCompiler::compile(const KernelRequest &request,
 
 const std::string &compilerVersion() {
   static const std::string version = std::string("attn ") + ATTN_JIT_VERSION +
-                                     " build " + ATTN_JIT_BUILD_ID +
-                                     " llvm " + LLVM_VERSION_STRING;
+                                     " build " + ATTN_JIT_BUILD_ID + " llvm " +
+                                     LLVM_VERSION_STRING;
   return version;
 }
 

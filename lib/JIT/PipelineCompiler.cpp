@@ -85,8 +85,8 @@ struct PipelineCompiler::Impl {
       DialectRegistry r;
       r.insert<mlir::attn::AttnDialect, func::FuncDialect,
                memref::MemRefDialect>();
-      keyCtx = std::make_unique<MLIRContext>(r,
-                                             MLIRContext::Threading::DISABLED);
+      keyCtx =
+          std::make_unique<MLIRContext>(r, MLIRContext::Threading::DISABLED);
       keyCtx->loadAllAvailableDialects();
     }
     return *keyCtx;

@@ -354,8 +354,7 @@ std::string mlir::attn::manifestLine(const CompiledKernel &k,
           " block_n=" + llvm::Twine(k.blockN) + " threads=" +
           llvm::Twine(k.threads) + " smem=" + llvm::Twine(k.smemBytes) +
           " abi=" + k.abi + " lse=" + llvm::Twine(k.lse ? 1 : 0) +
-          (k.tensorMaps.empty() ? "" : " tensor_maps=") + k.tensorMaps +
-          "\n")
+          (k.tensorMaps.empty() ? "" : " tensor_maps=") + k.tensorMaps + "\n")
       .str();
 }
 

@@ -383,16 +383,17 @@ std::string bundleFilePath(const std::string &dir, const std::string &file) {
 }
 
 std::string formatManifestLine(const KernelEntry &k) {
-  std::string line =
-      "kernel name=" + k.name + " ptx=" + k.ptx + " chip=" + k.chip.str() +
-      " dtype=" + dtypeName(k.dtype) + " head_dim=" +
-      std::to_string(k.headDim) + " head_dim_v=" + std::to_string(k.headDimV) +
-      " causal=" + (k.causal ? "1" : "0") +
-      " block_m=" + std::to_string(k.blockM) +
-      (k.blockN ? " block_n=" + std::to_string(k.blockN) : "") +
-      " threads=" + std::to_string(k.threads) +
-      " smem=" + std::to_string(k.smem) + " abi=" + kernelABIName(k.abi) +
-      " lse=" + (k.lse ? "1" : "0");
+  std::string line = "kernel name=" + k.name + " ptx=" + k.ptx +
+                     " chip=" + k.chip.str() + " dtype=" + dtypeName(k.dtype) +
+                     " head_dim=" + std::to_string(k.headDim) +
+                     " head_dim_v=" + std::to_string(k.headDimV) +
+                     " causal=" + (k.causal ? "1" : "0") +
+                     " block_m=" + std::to_string(k.blockM) +
+                     (k.blockN ? " block_n=" + std::to_string(k.blockN) : "") +
+                     " threads=" + std::to_string(k.threads) +
+                     " smem=" + std::to_string(k.smem) +
+                     " abi=" + kernelABIName(k.abi) +
+                     " lse=" + (k.lse ? "1" : "0");
   if (!k.tensorMaps.empty())
     line += " tensor_maps=" + formatTensorMaps(k.tensorMaps);
   std::string sass;

@@ -86,7 +86,7 @@ Status appendTensorMaps(const Driver &drv, const KernelEntry &kernel,
                      kernel.name +
                      "): a stride is not a multiple of 16 bytes or the "
                      "tensor is empty");
-    alignas(64) CUtensorMap map;
+    CUtensorMap map; // aligned as cuda.h declares it
     const CUtensorMapDataType type = kernel.dtype == DType::F16
                                          ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                          : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
@@ -436,11 +436,10 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
                                         const KernelEntry *&entry,
                                         const Loaded *&out) {
   if (dev.info.ccMajor < 8)
-    return Status::error(StatusCode::Unsupported,
-                         "unsupported: compute capability " +
-                             std::to_string(dev.info.ccMajor) + "." +
-                             std::to_string(dev.info.ccMinor) +
-                             "; needs sm_80 or later");
+    return Status::error(
+        StatusCode::Unsupported,
+        "unsupported: compute capability " + std::to_string(dev.info.ccMajor) +
+            "." + std::to_string(dev.info.ccMinor) + "; needs sm_80 or later");
   KernelRequest request;
   request.dtype = p.dtype;
   request.headDim = int(p.headDim);
@@ -468,8 +467,8 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
     const KernelEntry &e = img.entry;
     if (e.dtype != p.dtype || e.headDim != p.headDim ||
         e.headDimV != p.headDimV || e.causal != p.causal ||
-        (e.abi == KernelABI::Memref && e.lse != p.withLse) ||
-        e.threads <= 0 || e.blockM <= 0)
+        (e.abi == KernelABI::Memref && e.lse != p.withLse) || e.threads <= 0 ||
+        e.blockM <= 0)
       return Status::error(StatusCode::Internal,
                            compiler->describe() + " returned a kernel (" +
                                e.name + ") that does not match " +
@@ -492,10 +491,11 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
   return Status::success();
 }
 
-Status Runtime::Impl::kernelFor(
-    const ForwardProblem &p, const Device &dev,
-    const std::vector<const KernelEntry *> &candidates, const Status &found,
-    const KernelEntry *&entry, const Loaded *&out) {
+Status
+Runtime::Impl::kernelFor(const ForwardProblem &p, const Device &dev,
+                         const std::vector<const KernelEntry *> &candidates,
+                         const Status &found, const KernelEntry *&entry,
+                         const Loaded *&out) {
   Status s = found;
   if (s.ok())
     s = attn::selectVariant(candidates, dev.info.ccMajor, dev.info.ccMinor,
@@ -505,10 +505,9 @@ Status Runtime::Impl::kernelFor(
   if (s.code() != StatusCode::NotInBundle)
     return s;
   if (!compiler)
-    return Status::error(s.code(),
-                         s.message() +
-                             "; this runtime has no compiler to build it "
-                             "(RuntimeOptions::compiler, libattn_jit)");
+    return Status::error(
+        s.code(), s.message() + "; this runtime has no compiler to build it "
+                                "(RuntimeOptions::compiler, libattn_jit)");
   return getCompiledKernel(p, dev, entry, out);
 }
 
@@ -757,8 +756,7 @@ Status Runtime::forward(const ForwardProblem &p, const void *q, const void *k,
   // is final before a driver call.
   std::vector<const KernelEntry *> candidates;
   Status found = findKernels(im.bundle, p, candidates);
-  if (!found.ok() &&
-      (found.code() != StatusCode::NotInBundle || !im.compiler))
+  if (!found.ok() && (found.code() != StatusCode::NotInBundle || !im.compiler))
     return found.code() == StatusCode::NotInBundle
                ? Status::error(found.code(),
                                found.message() +
@@ -815,8 +813,7 @@ Status Runtime::forward(const ForwardProblem &p, const void *q, const void *k,
   // else the compiler's kernel.
   const KernelEntry *kernel = nullptr;
   const Impl::Loaded *loaded = nullptr;
-  if (Status s =
-          im.kernelFor(p, *dev, candidates, found, kernel, loaded);
+  if (Status s = im.kernelFor(p, *dev, candidates, found, kernel, loaded);
       !s.ok())
     return s;
   CUfunction fn = loaded->fn;

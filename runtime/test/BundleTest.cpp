@@ -280,11 +280,11 @@ TEST(Manifest, BadTensorMapsKeys) {
                            "head_dim=128 causal=0 block_m=128 threads=384 "
                            "smem=0 abi=memref tensor_maps=";
   expectError(head + "\n", "empty value for 'tensor_maps'");
-  for (const char *bad : {"1", "1:", ":128", "4:128", "1:0", "1:257",
-                          "1:128,", "1:128,1:64", "1:128;2:128", "-1:128",
-                          "1:12345", "01234:1"})
-    expectError(head + bad + "\n", "bad value '" + std::string(bad) +
-                                      "' for 'tensor_maps'");
+  for (const char *bad :
+       {"1", "1:", ":128", "4:128", "1:0", "1:257", "1:128,", "1:128,1:64",
+        "1:128;2:128", "-1:128", "1:12345", "01234:1"})
+    expectError(head + bad + "\n",
+                "bad value '" + std::string(bad) + "' for 'tensor_maps'");
   // The maps follow the memref parameters: a legacy kernel has none.
   expectError("kernel name=a ptx=a.ptx chip=sm_90a dtype=bf16 head_dim=128 "
               "causal=0 block_m=128 threads=384 smem=0 tensor_maps=1:128\n",

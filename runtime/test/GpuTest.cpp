@@ -586,8 +586,7 @@ TEST_F(Gpu, NotInBundleWithoutACompiler) {
   s = pb.rt->forward(p, base, base + (1 << 18), base + (2 << 18),
                      base + (3 << 18), nullptr, nullptr);
   EXPECT_EQ(s.code(), StatusCode::NotInBundle) << s.message();
-  EXPECT_NE(s.message().find("no compiler"), std::string::npos)
-      << s.message();
+  EXPECT_NE(s.message().find("no compiler"), std::string::npos) << s.message();
 }
 
 TEST_F(Gpu, CompilerServesWhatTheBundleLacksOncePerKernel) {

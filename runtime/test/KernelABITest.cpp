@@ -119,8 +119,9 @@ TEST(KernelParams, TensorMapsByValueAligned) {
   EXPECT_EQ(p.kind(1), KernelParams::Kind::TensorMap);
   void **data = p.data();
   for (size_t i : {size_t(1), size_t(3)}) {
-    // cuLaunchKernel reads 128 bytes from the slot: a copy, 64-byte aligned.
-    EXPECT_EQ(reinterpret_cast<uintptr_t>(data[i]) % 64, 0u);
+    // cuLaunchKernel reads 128 bytes from the slot: a copy, aligned as
+    // cuda.h aligns CUtensorMap.
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(data[i]) % 128, 0u);
     EXPECT_NE(data[i], static_cast<void *>(map));
     EXPECT_EQ(std::memcmp(data[i], map, sizeof(map)), 0);
   }
@@ -160,9 +161,9 @@ TEST(TensorMapGeometry, UnitDimsAndBadStrides) {
   const int64_t zeros[4] = {0, 0, 64, 1};
   TensorMapGeometry g;
   ASSERT_TRUE(tensorMapGeometry(sizes, zeros, 2, 128, g));
-  EXPECT_EQ(g.strides[0], 128u);           // N: 64 bf16
-  EXPECT_EQ(g.strides[1], 128u * 300);     // H (extent 1): N's span
-  EXPECT_EQ(g.strides[2], 128u * 300);     // B (extent 1): H's span
+  EXPECT_EQ(g.strides[0], 128u);       // N: 64 bf16
+  EXPECT_EQ(g.strides[1], 128u * 300); // H (extent 1): N's span
+  EXPECT_EQ(g.strides[2], 128u * 300); // B (extent 1): H's span
   // A stepped stride that is not a multiple of 16 bytes, a zero size, a
   // rank out of 2..5: no map.
   const int64_t odd[4] = {0, 0, 68, 1};
@@ -390,18 +391,20 @@ TEST_F(KernelChoiceByLse, MemrefKernelsMatchTheCall) {
 
 TEST_F(KernelChoiceByLse, NoLseZeroMemrefKernel) {
   EXPECT_EQ(choose(DType::BF16, 256, true), "m256");
-  EXPECT_EQ(choose(DType::BF16, 256, false),
-            "error: not in the bundle: a forward without LSE for non-causal bf16 "
-            "head dim 256: this bundle has no lse=0 kernel for it, and its "
-            "memref-ABI kernels (abi=memref lse=1) always write the LSE; pass "
-            "an LSE buffer or add an lse=0 kernel");
+  EXPECT_EQ(
+      choose(DType::BF16, 256, false),
+      "error: not in the bundle: a forward without LSE for non-causal bf16 "
+      "head dim 256: this bundle has no lse=0 kernel for it, and its "
+      "memref-ABI kernels (abi=memref lse=1) always write the LSE; pass "
+      "an LSE buffer or add an lse=0 kernel");
 }
 
 TEST_F(KernelChoiceByLse, NoKernelWritesLse) {
   EXPECT_EQ(choose(DType::BF16, 32, false), "m32");
-  EXPECT_EQ(choose(DType::BF16, 32, true),
-            "error: not in the bundle: LSE output for non-causal bf16 head dim 32: "
-            "this bundle's kernels for it are built without LSE (lse=0)");
+  EXPECT_EQ(
+      choose(DType::BF16, 32, true),
+      "error: not in the bundle: LSE output for non-causal bf16 head dim 32: "
+      "this bundle's kernels for it are built without LSE (lse=0)");
 }
 
 TEST_F(KernelChoiceByLse, LseZeroPreferredWhereItRuns) {
@@ -412,9 +415,10 @@ TEST_F(KernelChoiceByLse, LseZeroPreferredWhereItRuns) {
   // lse=0 comes first even over a more specific chip.
   EXPECT_EQ(choose(DType::F16, 64, false, 90), "h64n");
   EXPECT_EQ(choose(DType::F16, 64, true, 90), "h64");
-  EXPECT_EQ(choose(DType::F16, 64, true, 80),
-            "error: not in the bundle: no kernel for compute capability 8.0 (h64 is "
-            "built for sm_90a)");
+  EXPECT_EQ(
+      choose(DType::F16, 64, true, 80),
+      "error: not in the bundle: no kernel for compute capability 8.0 (h64 is "
+      "built for sm_90a)");
 }
 
 TEST_F(KernelChoiceByLse, FindKernelsListsOnlyWhatServes) {

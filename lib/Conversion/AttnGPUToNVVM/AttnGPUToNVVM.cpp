@@ -18,8 +18,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -601,8 +601,7 @@ struct ConvertAttnGPUToNVVMPass
       Value last = arith::SubIOp::create(b, loc, nx, cst(1));
       map.map(grid.getInductionVar(0), bz);
       map.map(grid.getInductionVar(1), by);
-      map.map(grid.getInductionVar(2),
-              arith::SubIOp::create(b, loc, last, bx));
+      map.map(grid.getInductionVar(2), arith::SubIOp::create(b, loc, last, bx));
       return;
     }
     // In 32 bits (grid dimensions are below 2^31): the results stay live to
@@ -708,8 +707,8 @@ struct ConvertAttnGPUToNVVMPass
       info.tensorMaps[arg] = argTypes.size();
       argTypes.push_back(ptrType);
     }
-    auto fn = gpu::GPUFuncOp::create(mb, loc, name,
-                                     mb.getFunctionType(argTypes, {}));
+    auto fn =
+        gpu::GPUFuncOp::create(mb, loc, name, mb.getFunctionType(argTypes, {}));
     fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), mb.getUnitAttr());
     // CUtensorMap is 64-byte aligned; attn-gpu-module-to-binary makes these
     // parameters by-value grid constants (the GPU lowering keeps only the

@@ -88,9 +88,9 @@ struct GPUModuleToBinaryPass
   LogicalResult markTensorMaps(ModuleOp module) {
     WalkResult r = module.walk([&](LLVM::LLVMFuncOp fn) {
       auto info = fn->getAttrOfType<DictionaryAttr>(kKernelInfoAttrName);
-      auto maps = info ? dyn_cast_or_null<DenseI64ArrayAttr>(
-                             info.get("tensor_maps"))
-                       : nullptr;
+      auto maps =
+          info ? dyn_cast_or_null<DenseI64ArrayAttr>(info.get("tensor_maps"))
+               : nullptr;
       if (!maps)
         return WalkResult::advance();
       unsigned n = maps.size() / 2, args = fn.getNumArguments();

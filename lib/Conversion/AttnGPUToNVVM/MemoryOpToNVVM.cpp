@@ -428,8 +428,8 @@ struct AsyncLoadTileLowering : public TilePattern<AsyncLoadTileOp> {
                          ConversionPatternRewriter &rewriter) const {
     auto arg = dyn_cast<BlockArgument>(op.getSource());
     auto fn = op->getParentOfType<gpu::GPUFuncOp>();
-    auto it = arg ? info.tensorMaps.find(arg.getArgNumber())
-                  : info.tensorMaps.end();
+    auto it =
+        arg ? info.tensorMaps.find(arg.getArgNumber()) : info.tensorMaps.end();
     if (!fn || it == info.tensorMaps.end())
       return op.emitError("unsupported: a bulk copy without a tensor map "
                           "of its source (a kernel argument)");

@@ -109,9 +109,9 @@ struct RowScaleLowering : public OpConversionPattern<arith::MulFOp> {
       return rewriter.notifyMatchFailure(op, "not marked");
     auto t = dyn_cast<RankedTensorType>(op.getType());
     if (!t || !isa_and_nonnull<MmaLayoutAttr>(t.getEncoding()))
-      return op.emitError() << "unsupported: " << kSkipUnitFactorsAttrName
-                            << " on " << op.getType()
-                            << " (expected an #attn.mma tile)";
+      return op.emitError()
+             << "unsupported: " << kSkipUnitFactorsAttrName << " on "
+             << op.getType() << " (expected an #attn.mma tile)";
     // Which operand is the broadcast row vector.
     BroadcastOp bcast;
     Value factors, other; // per element: α of its row, and A
@@ -139,8 +139,8 @@ struct RowScaleLowering : public OpConversionPattern<arith::MulFOp> {
         DenseElementsAttr::get(rowsTy, rewriter.getF32FloatAttr(1.0f)));
     Value differs = arith::CmpFOp::create(rewriter, loc,
                                           arith::CmpFPredicate::UNE, rows, one);
-    Value any = vector::ReductionOp::create(
-        rewriter, loc, vector::CombiningKind::OR, differs);
+    Value any = vector::ReductionOp::create(rewriter, loc,
+                                            vector::CombiningKind::OR, differs);
     auto ifOp = scf::IfOp::create(
         rewriter, loc, any,
         [&](OpBuilder &b, Location l) {
@@ -192,8 +192,7 @@ struct FusedExponentLowering : public OpConversionPattern<arith::MulFOp> {
     Value cElems = adaptor.getRhs();
     if (!x || !mElems || !mRows || !isa<VectorType>(x.getType()) ||
         !isa<VectorType>(mElems.getType()) ||
-        !isa<VectorType>(mRows.getType()) ||
-        !isa<VectorType>(cElems.getType()))
+        !isa<VectorType>(mRows.getType()) || !isa<VectorType>(cElems.getType()))
       return rewriter.notifyMatchFailure(op, "operands not converted");
     Location loc = op.getLoc();
     Emitter e(rewriter, loc);
@@ -229,7 +228,8 @@ struct FusedExponentLowering : public OpConversionPattern<arith::MulFOp> {
           for (int64_t i = 0; i < vt.getNumElements(); ++i) {
             // −(m·c): the same row's m is one value, so one product a row.
             Value off = arith::NegFOp::create(
-                b, l, arith::MulFOp::create(b, l, be.extract(mElems, i), c, fm));
+                b, l,
+                arith::MulFOp::create(b, l, be.extract(mElems, i), c, fm));
             // llvm.fma by name: math.fma and llvm.intr.fma would become
             // libdevice's __nv_fmaf.
             out.push_back(LLVM::CallIntrinsicOp::create(

@@ -97,8 +97,8 @@ void pinRegisters(Emitter &e, MutableArrayRef<Value> f32s,
     constraints += std::to_string(i) + (i + 1 < n ? "," : "");
   auto structTy = LLVM::LLVMStructType::getLiteral(e.b.getContext(), types);
   Value pinned =
-      LLVM::InlineAsmOp::create(e.b, e.loc, structTy, operands, "",
-                                constraints, /*has_side_effects=*/true,
+      LLVM::InlineAsmOp::create(e.b, e.loc, structTy, operands, "", constraints,
+                                /*has_side_effects=*/true,
                                 /*is_align_stack=*/false,
                                 LLVM::tailcallkind::TailCallKind::None,
                                 /*asm_dialect=*/LLVM::AsmDialectAttr(),

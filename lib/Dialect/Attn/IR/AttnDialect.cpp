@@ -106,8 +106,8 @@ LogicalResult AttnDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == kSkipUnitFactorsAttrName || name == kFusedExponentAttrName) {
     if (!isa<arith::MulFOp>(op) || !isa<UnitAttr>(attr.getValue()))
-      return op->emitError() << "'" << name
-                             << "' must be a unit attribute on an arith.mulf";
+      return op->emitError()
+             << "'" << name << "' must be a unit attribute on an arith.mulf";
     return success();
   }
   if (name == kRegisterEstimateAttrName) {

@@ -195,7 +195,8 @@ struct AssignLayoutsPass
       auto cst = dyn_cast_or_null<arith::ConstantOp>(c);
       auto dense = cst ? dyn_cast<DenseElementsAttr>(cst.getValue())
                        : DenseElementsAttr();
-      bool splat = (dense && dense.isSplat()) || isa_and_nonnull<tensor::SplatOp>(c);
+      bool splat =
+          (dense && dense.isSplat()) || isa_and_nonnull<tensor::SplatOp>(c);
       if (!ty || ty.getRank() != 2 || !sub || !sub->hasOneUse() || !splat ||
           !sub.getRhs().getDefiningOp<BroadcastOp>())
         return;

@@ -94,8 +94,7 @@ bool bulkCopyable(AsyncLoadTileOp load) {
   auto layout = dyn_cast_or_null<SharedLayoutAttr>(tile.getEncoding());
   auto mem = cast<MemRefType>(load.getSource().getType());
   if (!layout || layout.getSlab() != 128 ||
-      tile.getElementType().getIntOrFloatBitWidth() != 16 ||
-      mem.getRank() > 5)
+      tile.getElementType().getIntOrFloatBitWidth() != 16 || mem.getRank() > 5)
     return false;
   int64_t tileRows = tile.getDimSize(0);
   std::optional<int64_t> whole = getConstantIntValue(load.getRows());
@@ -108,7 +107,8 @@ bool bulkCopyable(AsyncLoadTileOp load) {
                              std::pair{min.getRhs(), min.getLhs()}}) {
     std::optional<int64_t> c = getConstantIntValue(bound);
     auto sub = left.getDefiningOp<arith::SubIOp>();
-    if (!c || *c != tileRows || !sub || sub.getRhs() != load.getIndices().back())
+    if (!c || *c != tileRows || !sub ||
+        sub.getRhs() != load.getIndices().back())
       continue;
     auto dim = sub.getLhs().getDefiningOp<memref::DimOp>();
     std::optional<int64_t> axis = dim ? dim.getConstantIndex() : std::nullopt;
@@ -325,8 +325,8 @@ struct SpecializeWarpgroupsPass
     if (bulk)
       for (AsyncLoadTileOp load : loads)
         load.setBulk(true);
-    auto ws = WarpSpecializeOp::create(b, grid.getLoc(), consumerRegs,
-                                       producerRegs);
+    auto ws =
+        WarpSpecializeOp::create(b, grid.getLoc(), consumerRegs, producerRegs);
     Block *cBlock = b.createBlock(&ws.getConsumers());
     Block *pBlock = b.createBlock(&ws.getProducer());
     // Everything else (from the first op that is not a ring) is the

@@ -17,10 +17,10 @@
 // (KernelABI.h); lse= (1, the default, or 0) whether it writes the LSE;
 // sass= (optional) lists the cubins assembled from this line's PTX, one per
 // chip; tensor_maps= (optional, abi=memref) the tensor maps the kernel takes
-// after its memrefs (KernelABI.h). The same kernel may appear once per chip; the runtime picks the
-// variant for the GPU it finds, then loads its SASS for that GPU if the line
-// has it, else JIT-compiles the PTX. Everything here is pure (no CUDA) so
-// that it can be tested on any machine.
+// after its memrefs (KernelABI.h). The same kernel may appear once per chip;
+// the runtime picks the variant for the GPU it finds, then loads its SASS for
+// that GPU if the line has it, else JIT-compiles the PTX. Everything here is
+// pure (no CUDA) so that it can be tested on any machine.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ATTN_RUNTIME_BUNDLE_H

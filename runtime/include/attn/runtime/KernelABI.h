@@ -148,7 +148,7 @@ public:
   }
   void addI64(int64_t value) { add(Kind::I64, value); }
   /// A CUtensorMap (kTensorMapBytes, passed by value), copied into a
-  /// 64-byte aligned slot of its own.
+  /// 128-byte aligned slot of its own (its alignment in cuda.h).
   void addTensorMap(const void *map) {
     maps_.emplace_back();
     std::memcpy(maps_.back().bytes, map, sizeof(maps_.back().bytes));
@@ -212,7 +212,7 @@ private:
     Kind kind;
     size_t map; ///< Kind::TensorMap: its index in maps_
   };
-  struct alignas(64) MapSlot {
+  struct alignas(128) MapSlot { // CUtensorMap's alignment in cuda.h
     unsigned char bytes[128];
   };
 
@@ -229,7 +229,8 @@ private:
   std::vector<void *> ptrs_;
 };
 
-/// A CUtensorMap's size (cuda.h: 128 bytes, 64-byte aligned).
+/// A CUtensorMap's size (cuda.h: 128 bytes, 128-byte aligned; the kernel
+/// parameter is .align 64).
 constexpr size_t kTensorMapBytes = 128;
 
 /// One tensor_maps= entry: the kernel reads memref argument `arg` (0 q,
@@ -318,8 +319,9 @@ inline bool tensorMapGeometry(I64Array sizes, I64Array strides,
     if (sizes[from] <= 0)
       return false;
     out.dims[d] = uint64_t(sizes[from]);
-    out.box[d] = d == 0 ? uint32_t(128 / elementBytes)
-                        : d == 1 ? uint32_t(boxRows) : 1u;
+    out.box[d] = d == 0   ? uint32_t(128 / elementBytes)
+                 : d == 1 ? uint32_t(boxRows)
+                          : 1u;
     if (d == 0)
       continue;
     uint64_t bytes = sizes[from] == 1 ? (span + 15) / 16 * 16
