@@ -180,6 +180,33 @@ TEST(Jit, SecondCompilerReadsTheCache) {
   EXPECT_EQ(countEntries(dir.path), 1u);
 }
 
+TEST(Jit, HopperKernelsCarryTheirTensorMapsThroughTheCache) {
+  // A head dim the bundle lacks on sm_90a (192: wgmma, a producer warpgroup
+  // with bulk tensor copies of Q, K and V): the entry names the tensor maps
+  // the launcher must append, and a cache hit in a new compiler reads the
+  // same list back (the cache stores the manifest line).
+  TempDir dir;
+  const std::vector<TensorMapSpec> want = {{0, 128}, {1, 64}, {2, 64}};
+  CompiledImage first, second;
+  {
+    auto c = makeCompiler(dir.path);
+    Status s = c->compiler->compile(request(192, false, 9, 0), first);
+    ASSERT_TRUE(s.ok()) << s.message();
+  }
+  EXPECT_EQ(first.entry.chip.str(), "sm_90a");
+  EXPECT_EQ(first.entry.threads, 384);
+  EXPECT_EQ(first.entry.tensorMaps, want)
+      << formatTensorMaps(first.entry.tensorMaps);
+  auto c = makeCompiler(dir.path);
+  ASSERT_TRUE(c->compiler->compile(request(192, false, 9, 0), second).ok());
+  EXPECT_EQ(second.origin.rfind("hit", 0), 0u) << second.origin;
+  EXPECT_EQ(second.entry.tensorMaps, want);
+  // An sm_80 kernel copies with cp.async: no maps.
+  CompiledImage ampere;
+  ASSERT_TRUE(c->compiler->compile(request(192, false, 8, 0), ampere).ok());
+  EXPECT_TRUE(ampere.entry.tensorMaps.empty());
+}
+
 TEST(Jit, DifferentVariantsAndChipsAreDifferentEntries) {
   TempDir dir;
   auto c = makeCompiler(dir.path);
