@@ -168,35 +168,27 @@ Status PipelineCompiler::compile(const KernelRequest &request,
         unsupported ? StatusCode::Unsupported : StatusCode::Internal,
         "attn-jit cannot compile " + request.key() + ":\n" + diagnostics);
   }
-  KernelEntry &e = out.entry;
-  e.name = k->name;
-  if (!parseChip(k->chip, e.chip))
+  // The kernel as the runtime reads it: the compiler's manifest line
+  // through the runtime's parser (Bundle.h, the format's one writer and
+  // reader).
+  Manifest m;
+  Status parsed =
+      parseManifest(mlir::attn::manifestLine(*k, "jit"), "attn-jit", m);
+  if (!parsed.ok() || m.kernels.size() != 1)
     return Status::error(StatusCode::Internal,
-                         "attn-jit: the compiler named chip '" + k->chip + "'");
-  e.dtype = request.dtype;
-  e.headDim = int(k->headDim);
-  e.headDimV = request.headDimV;
-  e.causal = k->causal;
-  e.blockM = int(k->blockM);
-  e.blockN = int(k->blockN);
-  e.threads = int(k->threads);
-  e.smem = int(k->smemBytes);
-  e.abi = k->abi == "memref" ? KernelABI::Memref : KernelABI::Legacy;
-  e.lse = k->lse;
-  if (!k->tensorMaps.empty() && !parseTensorMaps(k->tensorMaps, e.tensorMaps))
-    return Status::error(StatusCode::Internal,
-                         "attn-jit: the compiler wrote tensor_maps=" +
-                             k->tensorMaps);
+                         "attn-jit: the compiler's manifest line for " +
+                             request.key() +
+                             " does not parse: " + parsed.message());
+  out.entry = std::move(m.kernels[0]);
+  const KernelEntry &e = out.entry;
   // What the kernel says it computes must be what was asked for: the
   // runtime launches it by these fields.
-  if (k->dtype != dtypeName(request.dtype) || k->headDim != request.headDim ||
-      k->causal != request.causal || e.abi != KernelABI::Memref ||
-      k->lse != request.withLse)
+  if (e.dtype != request.dtype || e.headDim != request.headDim ||
+      e.headDimV != request.headDimV || e.causal != request.causal ||
+      e.abi != KernelABI::Memref || e.lse != request.withLse)
     return Status::error(StatusCode::Internal,
                          "attn-jit: the kernel compiled for " + request.key() +
-                             " describes itself as dtype=" + k->dtype +
-                             " head_dim=" + std::to_string(k->headDim) +
-                             " abi=" + k->abi);
+                             " describes itself as " + formatManifestLine(e));
   out.ptx = std::move(k->ptx);
   return Status::success();
 }

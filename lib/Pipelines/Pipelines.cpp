@@ -1,6 +1,6 @@
 //===- Pipelines.cpp - attn pass pipelines ----------------------*- C++ -*-===//
 #include "attn/Pipelines/Pipelines.h"
-#include "attn/runtime/KernelABI.h"
+#include "attn/runtime/Bundle.h"
 
 #include "attn/Conversion/Passes.h"
 #include "attn/Dialect/Attn/IR/AttnDialect.h"
@@ -347,15 +347,27 @@ mlir::attn::compileGPUKernel(ModuleOp module,
 
 std::string mlir::attn::manifestLine(const CompiledKernel &k,
                                      llvm::StringRef ptxFile) {
-  return (llvm::Twine("kernel name=") + k.name + " ptx=" + ptxFile + " chip=" +
-          k.chip + " dtype=" + k.dtype + " head_dim=" + llvm::Twine(k.headDim) +
-          " head_dim_v=" + llvm::Twine(k.headDimV) + " causal=" +
-          llvm::Twine(k.causal ? 1 : 0) + " block_m=" + llvm::Twine(k.blockM) +
-          " block_n=" + llvm::Twine(k.blockN) + " threads=" +
-          llvm::Twine(k.threads) + " smem=" + llvm::Twine(k.smemBytes) +
-          " abi=" + k.abi + " lse=" + llvm::Twine(k.lse ? 1 : 0) +
-          (k.tensorMaps.empty() ? "" : " tensor_maps=") + k.tensorMaps + "\n")
-      .str();
+  // The runtime's own writer (Bundle.h), so that the line is what its
+  // parser reads; a compiled kernel always names a known chip, dtype and ABI.
+  ::attn::KernelEntry e;
+  e.name = k.name;
+  e.ptx = ptxFile.str();
+  bool known = ::attn::parseChip(k.chip, e.chip) &&
+               ::attn::parseDType(k.dtype, e.dtype) &&
+               ::attn::parseKernelABI(k.abi, e.abi) &&
+               (k.tensorMaps.empty() ||
+                ::attn::parseTensorMaps(k.tensorMaps, e.tensorMaps));
+  assert(known && "a compiled kernel describes itself in the runtime's terms");
+  (void)known;
+  e.headDim = int(k.headDim);
+  e.headDimV = int(k.headDimV);
+  e.causal = k.causal;
+  e.blockM = int(k.blockM);
+  e.blockN = int(k.blockN);
+  e.threads = int(k.threads);
+  e.smem = int(k.smemBytes);
+  e.lse = k.lse;
+  return ::attn::formatManifestLine(e) + "\n";
 }
 
 void mlir::attn::registerAttnPipelines() {

@@ -77,8 +77,10 @@ bool haveNvJitLink() {
 
 bool isCudaElf(const std::string &image) {
   // ELF magic, 64-bit, and e_machine 190 (EM_CUDA) at offset 18.
-  return image.size() > 20 && image.compare(0, 4, "\x7f"
-                                                  "ELF") == 0 &&
+  return image.size() > 20 &&
+         image.compare(0, 4,
+                       "\x7f"
+                       "ELF") == 0 &&
          image[4] == 2 && uint8_t(image[18]) == 190 && image[19] == 0;
 }
 
@@ -261,8 +263,7 @@ TEST(Jit, TruncatedEntryIsRebuilt) {
   KernelCache cache(KernelCacheOptions{dir.path, false});
   std::vector<CacheEntryInfo> entries = cache.list();
   ASSERT_EQ(entries.size(), 1u);
-  ASSERT_EQ(::truncate(entries[0].path.c_str(), off_t(entries[0].size / 3)),
-            0);
+  ASSERT_EQ(::truncate(entries[0].path.c_str(), off_t(entries[0].size / 3)), 0);
   auto c = makeCompiler(dir.path);
   CompiledImage img;
   ASSERT_TRUE(c->compiler->compile(request(80), img).ok());
@@ -316,8 +317,7 @@ TEST(Jit, WithoutNvJitLinkTheImageIsPtx) {
   EXPECT_TRUE(img2.isPtx);
   EXPECT_EQ(img2.image, img.image); // the PTX entry of the first compiler
   ASSERT_EQ(missing->warnings.size(), 1u);
-  EXPECT_NE(missing->warnings[0].find("nvJitLink not found"),
-            std::string::npos)
+  EXPECT_NE(missing->warnings[0].find("nvJitLink not found"), std::string::npos)
       << missing->warnings[0];
 }
 
