@@ -7,8 +7,8 @@
 #
 # 1. builds the runtime there with its CMake (no MLIR: -DATTN_ENABLE_COMPILER=OFF)
 #    against the kernel bundle carried from the build machine
-#    ($ATTN_BUNDLE_DIR, else bundle/ in the repo root), and the sanitizer
-#    driver (tools/sanitize_driver.cpp) with the host compiler;
+#    ($ATTN_BUNDLE_DIR, else bundle/ in the repo root), with the sanitizer
+#    driver (tools/sanitize_driver.cpp, target attn-sanitize-driver);
 # 2. runs the runtime's unit tests with the GPU tests required
 #    (ATTN_REQUIRE_GPU=1: a GPU test that cannot run fails instead of skipping);
 # 3. runs examples/embed;
@@ -118,18 +118,11 @@ if [ $build_rc -ne 0 ]; then
   echo "gpu-check: the build failed; see build.log"
   exit 1
 fi
-# The program compute-sanitizer runs: the C API only, no torch (CMake is not
-# needed for one file).
+# The program compute-sanitizer runs (the C API, no torch): the runtime's
+# CMake target attn-sanitize-driver, built above.
 SAN_DRIVER=$BUILD/bin/attn-sanitize-driver
-if [ $SANITIZE -eq 1 ]; then
-  mkdir -p "$BUILD/bin"
-  if ! "${CXX:-c++}" -O2 -std=c++17 -Wall -I runtime/include \
-    tools/sanitize_driver.cpp -o "$SAN_DRIVER" -L "$BUILD/lib" \
-    -lattn_runtime_c -ldl -Wl,-rpath,"$PWD/$BUILD/lib" \
-    >>"$OUT_DIR/build.log" 2>&1; then
-    tail -20 "$OUT_DIR/build.log"
-    fail "building the sanitizer driver (tools/sanitize_driver.cpp)"
-  fi
+if [ $SANITIZE -eq 1 ] && ! [ -x "$SAN_DRIVER" ]; then
+  fail "the build made no $SAN_DRIVER (runtime/CMakeLists.txt)"
 fi
 PROGRAMS=${ATTN_GPU_PROGRAMS:-$PWD/gpuprog}
 

@@ -39,11 +39,12 @@
 // not, 2 on bad arguments or a runtime that cannot start, 3 if the bundle
 // holds no kernel this device can run (every family unsupported).
 //
-// Built by tools/gpu-check.sh with the host compiler:
-//   c++ -O2 -std=c++17 -I runtime/include tools/sanitize_driver.cpp
-//       -L build-gpu/lib -lattn_runtime_c -ldl -Wl,-rpath,<lib dir>
+// Built by CMake with the runtime (target attn-sanitize-driver, also in
+// runtime-only builds): the C API library and attn_reference's manifest
+// reader.
 //
 //===----------------------------------------------------------------------===//
+#include "attn/runtime/Bundle.h"
 #include "attn/runtime/KernelABI.h"
 #include "attn/runtime/attn.h"
 
@@ -351,25 +352,26 @@ std::map<std::string, std::string> keyValues(const std::string &line) {
   return kv;
 }
 
+/// The kernel families of the bundle in `dir`, read by the runtime's own
+/// manifest parser (Bundle.h); false, with the reason on stderr, if it
+/// cannot be read.
 bool readFamilies(const std::string &dir, std::set<Family> &out,
                   std::set<std::string> &chips) {
-  std::ifstream in(dir + "/manifest.txt");
-  if (!in)
+  attn::Manifest m;
+  if (attn::Status s = attn::loadBundle(dir, m); !s.ok()) {
+    std::fprintf(stderr, "sanitize_driver: %s\n", s.message().c_str());
     return false;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("kernel ", 0) != 0)
-      continue;
-    auto kv = keyValues(line);
+  }
+  for (const attn::KernelEntry &k : m.kernels) {
     Family f{};
-    if (!parseDtype(kv["dtype"], f.dtype))
+    if (!parseDtype(attn::dtypeName(k.dtype), f.dtype))
       continue;
-    f.D = std::atoll(kv["head_dim"].c_str());
-    f.Dv = kv.count("head_dim_v") ? std::atoll(kv["head_dim_v"].c_str()) : f.D;
-    f.causal = kv["causal"] == "1";
-    f.lse = !kv.count("lse") || kv["lse"] == "1";
+    f.D = k.headDim;
+    f.Dv = k.headDimV;
+    f.causal = k.causal;
+    f.lse = k.lse;
     out.insert(f);
-    chips.insert(kv["chip"]);
+    chips.insert(k.chip.str());
   }
   return true;
 }
