@@ -25,6 +25,8 @@
 //===----------------------------------------------------------------------===//
 #include "attn/Transforms/Passes.h"
 
+#include "LoopUtils.h"
+
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace mlir::attn {
@@ -36,18 +38,6 @@ using namespace mlir;
 using namespace mlir::attn;
 
 namespace {
-
-/// The warps of the program's wgmma accumulators, or 0.
-int64_t wgmmaWarps(scf::ForallOp grid) {
-  int64_t warps = 0;
-  grid.getBody()->walk([&](DotOp dot) {
-    auto t = cast<RankedTensorType>(dot.getType());
-    if (auto m = dyn_cast_or_null<MmaLayoutAttr>(t.getEncoding()))
-      if (m.isWarpgroup())
-        warps = std::max(warps, m.getWarps());
-  });
-  return warps;
-}
 
 struct AlternateWarpgroupsPass
     : public attn::impl::AttnAlternateWarpgroupsBase<AlternateWarpgroupsPass> {

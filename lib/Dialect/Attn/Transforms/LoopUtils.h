@@ -7,8 +7,13 @@
 #ifndef ATTN_LIB_DIALECT_ATTN_TRANSFORMS_LOOPUTILS_H
 #define ATTN_LIB_DIALECT_ATTN_TRANSFORMS_LOOPUTILS_H
 
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <algorithm>
 
 namespace mlir::attn {
 
@@ -23,6 +28,18 @@ inline bool isClonableScalar(Operation *op) {
   return llvm::all_of(op->getResultTypes(), [](Type t) {
     return isa<IndexType, IntegerType, FloatType>(t);
   });
+}
+
+/// The warps of a program's wgmma accumulators, or 0 (no warpgroup dot).
+inline int64_t wgmmaWarps(scf::ForallOp grid) {
+  int64_t warps = 0;
+  grid.getBody()->walk([&](DotOp dot) {
+    auto t = cast<RankedTensorType>(dot.getType());
+    if (auto m = dyn_cast_or_null<MmaLayoutAttr>(t.getEncoding()))
+      if (m.isWarpgroup())
+        warps = std::max(warps, m.getWarps());
+  });
+  return warps;
 }
 
 } // namespace mlir::attn

@@ -51,18 +51,6 @@ using namespace mlir::attn;
 
 namespace {
 
-/// The warps of the program's wgmma accumulators, or 0.
-int64_t wgmmaWarps(scf::ForallOp grid) {
-  int64_t warps = 0;
-  grid.getBody()->walk([&](DotOp dot) {
-    auto t = cast<RankedTensorType>(dot.getType());
-    if (auto m = dyn_cast_or_null<MmaLayoutAttr>(t.getEncoding()))
-      if (m.isWarpgroup())
-        warps = std::max(warps, m.getWarps());
-  });
-  return warps;
-}
-
 bool isProducerOp(Operation *op) {
   return isa<RingAcquireOp, AsyncLoadTileOp, AsyncArriveOp>(op);
 }
