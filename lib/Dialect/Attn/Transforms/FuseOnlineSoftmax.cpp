@@ -184,10 +184,11 @@ LogicalResult verifyNaive(NaiveSoftmax &n) {
            << "cannot fuse the softmax: passes must run max, sum, pv in order";
   // m and l are f32 row vectors [Br] and A an f32 tile [Br, D]: the fused
   // loop carries exactly these.
-  auto rowType = dyn_cast<RankedTensorType>(n.maxLoops[0].getResult(0).getType());
-  auto accType = dyn_cast<RankedTensorType>(n.pvLoops[0].getResult(0).getType());
-  if (!rowType || rowType.getRank() != 1 ||
-      !rowType.getElementType().isF32() ||
+  auto rowType =
+      dyn_cast<RankedTensorType>(n.maxLoops[0].getResult(0).getType());
+  auto accType =
+      dyn_cast<RankedTensorType>(n.pvLoops[0].getResult(0).getType());
+  if (!rowType || rowType.getRank() != 1 || !rowType.getElementType().isF32() ||
       n.sumLoops[0].getResult(0).getType() != rowType || !accType ||
       accType.getRank() != 2 || !accType.getElementType().isF32() ||
       accType.getDimSize(0) != rowType.getDimSize(0))
@@ -195,6 +196,22 @@ LogicalResult verifyNaive(NaiveSoftmax &n) {
            << "cannot fuse the softmax: the 'max' and 'sum' passes must carry "
               "the same f32 row vector tensor<Br x f32> and the 'pv' pass an "
               "f32 tile tensor<Br x D x f32>";
+  // Nothing writes memory between the first pass and the last: the fused
+  // loop replaces them all where the first pass was, so a write between
+  // passes would move after every pass (and a later pass reading what it
+  // wrote would read it before it is written).
+  for (Operation *op = n.maxLoops.front()->getNextNode();
+       op && op != n.pvLoops.back().getOperation(); op = op->getNextNode()) {
+    auto loop = dyn_cast<scf::ForOp>(op);
+    if ((loop && loop->hasAttr(kSoftmaxPassAttrName)) || isMemoryEffectFree(op))
+      continue;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects || !effects.onlyHasEffect<MemoryEffects::Read>())
+      return op->emitError()
+             << "cannot fuse the softmax: '" << op->getName()
+             << "' between the passes may write memory; the fused loop would "
+                "move it after all of them";
+  }
   // Nothing but reads in the bodies: the fused loop keeps only the values
   // the passes yield, so a write would be dropped.
   for (auto loops : {&n.maxLoops, &n.sumLoops, &n.pvLoops})
@@ -205,8 +222,8 @@ LogicalResult verifyNaive(NaiveSoftmax &n) {
         auto effects = dyn_cast<MemoryEffectOpInterface>(&op);
         if (!effects || !effects.onlyHasEffect<MemoryEffects::Read>())
           return op.emitError()
-                 << "cannot fuse the softmax: '" << op.getName()
-                 << "' in a '" << passOf(loop)
+                 << "cannot fuse the softmax: '" << op.getName() << "' in a '"
+                 << passOf(loop)
                  << "' pass may write memory; the fused loop would drop it";
       }
   return success();
@@ -287,8 +304,9 @@ bool isScaleTile(Value t, NaiveSoftmax &n) {
 LogicalResult checkExpScaled(Value e, scf::ForOp loop, scf::ForOp maxLoop,
                              Value scores, Value mFinal, NaiveSoftmax &n) {
   auto fail = [&](StringRef what) {
-    return loop.emitError() << "cannot fuse the softmax: '" << passOf(loop)
-                            << "' loop must compute exp((S - m)·scale) " << what;
+    return loop.emitError()
+           << "cannot fuse the softmax: '" << passOf(loop)
+           << "' loop must compute exp((S - m)·scale) " << what;
   };
   auto exp = e.getDefiningOp<math::ExpOp>();
   if (!exp)
@@ -314,8 +332,8 @@ LogicalResult checkExpScaled(Value e, scf::ForOp loop, scf::ForOp maxLoop,
 }
 
 /// In a "sum" loop: yield(addf(carried, attn.reduce sum exp((S − m)·scale))).
-LogicalResult checkSumLoop(scf::ForOp sumLoop, scf::ForOp maxLoop,
-                           Value scores, NaiveSoftmax &n) {
+LogicalResult checkSumLoop(scf::ForOp sumLoop, scf::ForOp maxLoop, Value scores,
+                           NaiveSoftmax &n) {
   auto yield = cast<scf::YieldOp>(sumLoop.getBody()->getTerminator());
   auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
   Value iter = sumLoop.getRegionIterArg(0);
@@ -342,8 +360,8 @@ LogicalResult checkPvLoop(scf::ForOp pvLoop, DotOp pvDot, scf::ForOp maxLoop,
     p = t.getIn();
   auto div = p.getDefiningOp<arith::DivFOp>();
   auto lB = div ? div.getRhs().getDefiningOp<BroadcastOp>() : BroadcastOp();
-  if (!lB || !isGuardOf(lB.getInput(), n.sumLoops.back().getResult(0), 0.0,
-                        1.0))
+  if (!lB ||
+      !isGuardOf(lB.getInput(), n.sumLoops.back().getResult(0), 0.0, 1.0))
     return pvLoop.emitError()
            << "cannot fuse the softmax: 'pv' loop must use P = exp((S - "
               "m)·scale) / broadcast(l) with l the sum pass's result";
@@ -446,8 +464,59 @@ LogicalResult checkBodies(NaiveSoftmax &n, DominanceInfo &dom) {
   return success();
 }
 
+/// With lazy rescaling (τ > 0) the fused loop's running max m lags the row
+/// max by up to τ/c; it is exact only together with the row sum l, which is
+/// relative to the same m (as in LSE = s·m + log l). So every use of the max
+/// pass's result outside the passes must reach memory or the program's end
+/// only through values that also depend on the sum pass's result.
+LogicalResult checkLaggingMax(NaiveSoftmax &n, double tau) {
+  if (tau <= 0)
+    return success();
+  Value m = n.maxLoops.back().getResult(0);
+  Operation *sumLoop = n.sumLoops.back();
+  auto dependsOnSum = [&](Value v) {
+    SetVector<Operation *> slice;
+    BackwardSliceOptions opts;
+    opts.inclusive = true;
+    (void)getBackwardSlice(v, &slice, opts);
+    return slice.contains(sumLoop);
+  };
+  SmallVector<Value> work = {m};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second || dependsOnSum(v))
+      continue;
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      // Inside the passes m is what they are fused from.
+      bool inPass = false;
+      for (Operation *p = user; p; p = p->getParentOp())
+        if (auto f = dyn_cast<scf::ForOp>(p))
+          inPass |= f->hasAttr(kSoftmaxPassAttrName) &&
+                    f->getBlock() == n.maxLoops.front()->getBlock();
+      if (inPass)
+        continue;
+      if (isMemoryEffectFree(user) && user->getNumRegions() == 0 &&
+          !user->hasTrait<OpTrait::IsTerminator>()) {
+        for (Value r : user->getResults())
+          work.push_back(r);
+        continue;
+      }
+      return user->emitError()
+             << "cannot fuse the softmax with rescale-threshold > 0: the row "
+                "max reaches '"
+             << user->getName()
+             << "' without the row sum; the fused loop's running max lags the "
+                "row max (use rescale-threshold=0)";
+    }
+  }
+  return success();
+}
+
 LogicalResult fuse(NaiveSoftmax &n, DominanceInfo &dom, double tau) {
-  if (failed(verifyNaive(n)) || failed(checkBodies(n, dom)))
+  if (failed(verifyNaive(n)) || failed(checkBodies(n, dom)) ||
+      failed(checkLaggingMax(n, tau)))
     return failure();
   scf::ForOp firstLoop = n.maxLoops.front();
   Location loc = firstLoop.getLoc();
