@@ -42,6 +42,16 @@ using namespace mlir::attn;
 
 void mlir::attn::buildTilingPipeline(OpPassManager &pm,
                                      const TilingPipelineOptions &opts) {
+  // For a GPU target, the blocks attn-codegen would choose (the kernel's
+  // register and shared-memory budget), not the FlashAttention rule alone:
+  // the tile level shown is the one the GPU kernel is built from.
+  if (isSupportedChip(opts.target)) {
+    AttnSelectGPUBlocksOptions select;
+    select.chip = opts.target;
+    select.blockQ = opts.blockQ;
+    select.blockKV = opts.blockKV;
+    pm.addPass(createAttnSelectGPUBlocks(select));
+  }
   AttnTileAttentionOptions tileOpts;
   tileOpts.target = opts.target;
   tileOpts.blockQ = opts.blockQ;

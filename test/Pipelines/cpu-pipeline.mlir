@@ -88,9 +88,11 @@
 // NAIVE-COUNT-2: attn.softmax_pass = "pv"
 // NAIVE-NOT:     attn.online_softmax
 
-// The target option changes the blocks: sm_86 (bf16, d = 128) gives 64x64.
-// SM86:          attn.load_tile %arg0{{.*}} -> tensor<64x128xbf16>
-// SM86:          attn.load_tile %arg1{{.*}} -> tensor<64x128xbf16>
+// A GPU target gives the blocks attn-codegen builds its kernel from
+// (attn-select-gpu-blocks: the register and shared-memory budget): sm_86,
+// bf16, d = 128: 128 query rows, 32 key/value rows (two m-tiles a warp).
+// SM86:          attn.load_tile %arg0{{.*}} -> tensor<128x128xbf16>
+// SM86:          attn.load_tile %arg1{{.*}} -> tensor<32x128xbf16>
 
 func.func @attention(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
                      %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>,
