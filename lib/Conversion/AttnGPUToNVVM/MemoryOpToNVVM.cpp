@@ -465,10 +465,7 @@ struct AsyncLoadTileLowering : public TilePattern<AsyncLoadTileOp> {
     Value dst = slotAddress(e, adaptor.getRing(), adaptor.getSlot(), rt);
     if (op.getBulk())
       return bulkCopy(op, adaptor, e, rt, dst, rewriter);
-    if (llvm::any_of(op.getRing().getUsers(), [](Operation *u) {
-          auto l = dyn_cast<AsyncLoadTileOp>(u);
-          return l && l.getBulk();
-        }))
+    if (filledByBulkCopies(op.getRing()))
       return op.emitError("unsupported: copies and bulk copies into one "
                           "ring (its fills are counted one way)");
     GlobalRows g = globalRows(e, adaptor.getSource(), adaptor.getIndices());

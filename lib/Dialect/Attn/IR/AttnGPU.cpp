@@ -184,18 +184,24 @@ LogicalResult AsyncLoadTileOp::verify() {
                          << tile.getDimSize(1) << ")";
   if (!mem.isStrided())
     return emitOpError() << "source must have a strided layout";
-  if (getBulk()) {
-    auto layout = dyn_cast_or_null<SharedLayoutAttr>(tile.getEncoding());
-    if (!layout || layout.getSlab() != 128 ||
-        tile.getElementType().getIntOrFloatBitWidth() != 16)
-      return emitOpError() << "bulk copies fill 16-bit #attn.shared tiles of "
-                              "128-byte slabs, got "
-                           << tile;
-    if (mem.getRank() > 5)
-      return emitOpError() << "bulk copies read sources of rank 2 to 5, got "
-                           << mem.getRank();
-  }
+  if (getBulk())
+    if (std::string why = bulkCopyRefusal(tile, mem); !why.empty())
+      return emitOpError() << why;
   return success();
+}
+
+std::string AsyncLoadTileOp::bulkCopyRefusal(RankedTensorType tile,
+                                             MemRefType source) {
+  std::string why;
+  llvm::raw_string_ostream os(why);
+  auto layout = dyn_cast_or_null<SharedLayoutAttr>(tile.getEncoding());
+  if (!layout || layout.getSlab() != 128 ||
+      tile.getElementType().getIntOrFloatBitWidth() != 16)
+    os << "bulk copies fill 16-bit #attn.shared tiles of 128-byte slabs, got '"
+       << tile << "'";
+  else if (source.getRank() > 5)
+    os << "bulk copies read sources of rank 2 to 5, got " << source.getRank();
+  return why;
 }
 
 LogicalResult DotWaitOp::verify() {

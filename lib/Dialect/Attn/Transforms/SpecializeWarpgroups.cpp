@@ -79,10 +79,8 @@ bool copiesOnSlotBarriers(scf::ForallOp grid) {
 /// rows): a bulk copy reads as zero only the rows past the source's end.
 bool bulkCopyable(AsyncLoadTileOp load) {
   RankedTensorType tile = cast<RingType>(load.getRing().getType()).getTile();
-  auto layout = dyn_cast_or_null<SharedLayoutAttr>(tile.getEncoding());
   auto mem = cast<MemRefType>(load.getSource().getType());
-  if (!layout || layout.getSlab() != 128 ||
-      tile.getElementType().getIntOrFloatBitWidth() != 16 || mem.getRank() > 5)
+  if (!AsyncLoadTileOp::bulkCopyRefusal(tile, mem).empty())
     return false;
   int64_t tileRows = tile.getDimSize(0);
   std::optional<int64_t> whole = getConstantIntValue(load.getRows());

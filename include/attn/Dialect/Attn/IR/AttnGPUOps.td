@@ -85,6 +85,13 @@ def Attn_AsyncLoadTileOp : Attn_Op<"async_load_tile"> {
     $source `[` $indices `]` `rows` $rows `,` $ring `[` $slot `]` attr-dict
     `:` type($source) `,` qualified(type($ring))
   }];
+  let extraClassDeclaration = [{
+    /// Why `tile` (a ring slot) and `source` cannot take a bulk tensor
+    /// copy, or "" where they can: a 16-bit #attn.shared tile of 128-byte
+    /// slabs and a source of rank 2 to 5 (the verifier's rule for {bulk}).
+    static std::string bulkCopyRefusal(RankedTensorType tile,
+                                       MemRefType source);
+  }];
   let hasVerifier = 1;
 }
 
