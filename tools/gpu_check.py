@@ -249,6 +249,38 @@ def correctness_cases(quick):
     return cases
 
 
+def decode_cases(quick):
+    """Decoding shapes (few query rows, long keys: the runtime splits the
+    keys over thread blocks and merges the partials), GQA packed as in
+    serving, [B, N, H, D] storage."""
+    cases = []
+    for Nq in ((1, 16) if quick else (1, 4, 16)):
+        for Nk in ((1000, 16384) if quick else (1, 1000, 4096, 16384, 65537)):
+            for causal in (False, True):
+                for D in (64, 128, 256):
+                    cases.append(dict(kind="correctness", dtype="bf16", D=D,
+                                      causal=causal, B=2, Hq=32, Hkv=8,
+                                      Nq=Nq, Nk=Nk, layout="bnhd",
+                                      lse=Nk != 1000, scale=None))
+    for dtype in ("f16", "bf16"):
+        for Hq, Hkv in ((8, 1), (4, 4)):
+            cases.append(dict(kind="correctness", dtype=dtype, D=128,
+                              causal=True, B=3, Hq=Hq, Hkv=Hkv, Nq=3,
+                              Nk=8191, layout="bhnd", lse=True, scale=None))
+    return cases
+
+
+# Decode points of the serving table (Hq 32, Hkv 8, D 128, one query row).
+DECODE_POINTS = ((1, 4096), (1, 16384), (1, 65536), (8, 4096), (8, 65536),
+                 (32, 16384))
+
+
+def decode_configs(quick):
+    points = DECODE_POINTS[1:3] if quick else DECODE_POINTS
+    return [dict(kind="decode", dtype="bf16", D=128, B=B, Nk=Nk, Hq=32,
+                 Hkv=8) for B, Nk in points]
+
+
 def api_checks():
     """Errors through the C API: a clear message, nothing written."""
     return [dict(kind="api", check=c) for c in
@@ -272,6 +304,9 @@ def timing_configs(quick, ns=None, ds=None, dtypes=None, lse=False):
 def describe(job):
     if job["kind"] == "api":
         return f"api {job['check']}"
+    if job["kind"] == "decode":
+        return (f"decode {job['dtype']} D={job['D']} B={job['B']} "
+                f"Nk={job['Nk']} Hq={job['Hq']} Hkv={job['Hkv']}")
     if job["kind"] == "timing":
         return (f"timing {job['dtype']} D={job['D']} "
                 f"{'causal' if job['causal'] else 'full'} N={job['N']} "
@@ -573,6 +608,66 @@ def run_timing(rt, job, seed):
     return res
 
 
+def run_decode(rt, job, seed):
+    """One decode step: GB/s of K, V, Q and O moved, ours beside SDPA's
+    FlashAttention-2 and cuDNN (GQA), tensors in [B, N, H, D] storage."""
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(seed)
+    B, Nk, Hq, Hkv, D = (job[x] for x in ("B", "Nk", "Hq", "Hkv", "D"))
+    tdtype = {"bf16": torch.bfloat16, "f16": torch.float16}[job["dtype"]]
+
+    def rand(*shape):
+        return torch.randn(*shape, device="cuda", generator=gen,
+                           dtype=torch.float32).to(tdtype)
+    q = rand(B, 1, Hq, D).transpose(1, 2)
+    k, v = (rand(B, Nk, Hkv, D).transpose(1, 2) for _ in range(2))
+    o = torch.full((B, 1, Hq, D), float("nan"), device="cuda",
+                   dtype=tdtype).transpose(1, 2)
+    nbytes = 2 * (2 * B * Hkv * Nk * D + 2 * B * Hq * D)
+    stream = torch.cuda.current_stream().cuda_stream or None
+    res = dict(bytes=nbytes)
+
+    def ours():
+        rt.forward(q, k, v, o, None, causal=False, stream=stream)
+
+    try:
+        ours()
+        torch.cuda.synchronize()
+        res["kernel"] = rt.last_kernel()
+        res["ours_ms"] = bench(ours)
+    except Exception as e:  # noqa: BLE001 - reported, not fatal
+        res["ours_error"] = f"{type(e).__name__}: {e}"
+        if "CUDA error" in str(e):
+            raise
+    for name, backend in (("fa2", SDPBackend.FLASH_ATTENTION),
+                          ("cudnn", SDPBackend.CUDNN_ATTENTION)):
+        try:
+            with sdpa_kernel([backend]):
+                def fn():
+                    return F.scaled_dot_product_attention(q, k, v,
+                                                          enable_gqa=True)
+                ref = fn()
+                res[f"{name}_ms"] = bench(fn)
+            if "ours_ms" in res:
+                d = (o.float() - ref.float()).norm() / ref.float().norm()
+                res[f"ours_vs_{name}_rel"] = float(d)
+        except Exception as e:  # noqa: BLE001
+            res[f"{name}_error"] = f"{type(e).__name__}: {e}"
+    for name in ("ours", "fa2", "cudnn"):
+        if f"{name}_ms" in res:
+            res[f"{name}_gbs"] = nbytes / (res[f"{name}_ms"] * 1e-3) / 1e9
+    rel = [res[k] for k in ("ours_vs_fa2_rel", "ours_vs_cudnn_rel")
+           if k in res]
+    res["ok"] = "ours_ms" in res and bool(rel) and min(rel) < 1e-2
+    res["error"] = res.get("ours_error", "") or (
+        "" if res["ok"] else f"ours vs SDPA rel {rel}")
+    res["timer"] = TIMER
+    return res
+
+
 def worker(args, jobs):
     """Runs jobs[start:] and appends one JSON line per event to args.results:
     {"start": i} before job i, then {"done": i, ...}."""
@@ -595,7 +690,8 @@ def worker(args, jobs):
         seed = args.seed + i
         try:
             fn = {"timing": run_timing, "api": run_api,
-                  "correctness": run_correctness}[job["kind"]]
+                  "correctness": run_correctness,
+                  "decode": run_decode}[job["kind"]]
             res = fn(rt, job, seed)
         except Exception as e:  # noqa: BLE001
             msg = f"{type(e).__name__}: {e}"
@@ -700,6 +796,15 @@ def report(i, job, res):
                     msg += f"; ours vs {n} rel {res[f'ours_vs_{n}_rel']:.1e}"
         else:
             msg = "FAILED: " + res.get("error", "")
+    elif job["kind"] == "decode":
+        if "ours_gbs" in res:
+            parts = [f"{n} {res[n + '_gbs']:.0f}" for n in
+                     ("ours", "fa2", "cudnn") if n + "_gbs" in res]
+            msg = "GB/s " + ", ".join(parts) + f"  {res.get('kernel', '')}"
+            if not res.get("ok"):
+                msg = "FAILED: " + res.get("error", "") + " | " + msg
+        else:
+            msg = "FAILED: " + res.get("error", "")
     elif res.get("ok"):
         msg = (f"ok  o rel {res['o_rel']:.2e}"
                + (f", lse rel {res['lse_rel']:.1e}" if "lse_rel" in res
@@ -724,7 +829,9 @@ def main():
                     help="repeat a run's inputs (default: fresh)")
     ap.add_argument("--quick", action="store_true",
                     help="fewer cases and timing points")
-    ap.add_argument("--only", choices=("correctness", "timing"))
+    ap.add_argument("--only", choices=("correctness", "timing", "decode"),
+                    help="one part: the correctness sweep, the forward "
+                    "timing, or decoding (its correctness cases and timing)")
     ap.add_argument("--timing-n", type=int, nargs="+",
                     help="sequence lengths to time (default: 512..16k)")
     ap.add_argument("--timing-d", type=int, nargs="+",
@@ -746,11 +853,15 @@ def main():
     args = ap.parse_args()
 
     jobs = []
-    if args.only != "timing":
+    if args.only in (None, "correctness"):
         jobs += correctness_cases(args.quick) + api_checks()
-    if args.only != "correctness":
+    if args.only in (None, "correctness", "decode"):
+        jobs += decode_cases(args.quick)
+    if args.only in (None, "timing"):
         jobs += timing_configs(args.quick, args.timing_n, args.timing_d,
                                args.timing_dtypes, args.timing_lse)
+    if args.only in (None, "decode"):
+        jobs += decode_configs(args.quick)
     if args.worker:
         return worker(args, jobs)
 
@@ -778,7 +889,10 @@ def main():
         rows.append(dict(job, **r))
     corr = [r for r in rows if r["kind"] in ("correctness", "api")]
     timing = [r for r in rows if r["kind"] == "timing"]
-    failed = [r for r in corr if not r["ok"] and not r.get("unsupported")]
+    decode = [r for r in rows if r["kind"] == "decode"]
+    # A decode row whose output disagrees with SDPA is a correctness failure.
+    failed = [r for r in corr + decode
+              if not r["ok"] and not r.get("unsupported")]
     unsupported = [r for r in corr if r.get("unsupported")]
     if args.mosaic and timing:
         try:
@@ -800,7 +914,8 @@ def main():
 
     with open(args.out, "w") as f:
         json.dump(dict(device=dev, torch=torch.__version__, seed=args.seed,
-                       correctness=corr, timing=timing), f, indent=1)
+                       correctness=corr, timing=timing, decode=decode), f,
+                  indent=1)
     csv_path = os.path.splitext(args.out)[0] + ".csv"
     cols = ["dtype", "D", "causal", "N", "B", "H", "ours_tflops",
             "fa2_tflops", "cudnn_tflops", "mosaic_tflops", "ours_over_fa2",
@@ -851,6 +966,23 @@ def main():
                   f"{fmt(r, 'ours_over_cudnn', '11.2f'):>11}" +
                   (f" {fmt(r, 'ours_over_mosaic', '12.2f'):>12}" if mosaic
                    else ""))
+    if decode:
+        print()
+        print(f"decode, bf16, GQA 32:8, D 128, one query row, [B, N, H, D] "
+              f"storage, {dev} (GB/s of K, V, Q and O)")
+        hdr = (f"{'B':>3} {'Nk':>6} {'ours':>7} {'FA2':>7} {'cuDNN':>7} "
+               f"{'ours/best':>10}  kernel")
+        print(hdr)
+        print("-" * len(hdr))
+        for r in decode:
+            best = max([r[k] for k in ("fa2_gbs", "cudnn_gbs") if k in r],
+                       default=None)
+            ratio = (format(r["ours_gbs"] / best, "10.2f")
+                     if best and "ours_gbs" in r else "-")
+            print(f"{r['B']:>3} {r['Nk']:>6} {fmt(r, 'ours_gbs', '7.0f'):>7} "
+                  f"{fmt(r, 'fa2_gbs', '7.0f'):>7} "
+                  f"{fmt(r, 'cudnn_gbs', '7.0f'):>7} {ratio:>10}  "
+                  f"{r.get('kernel', '')}")
     return 1 if failed else 0
 
 

@@ -61,7 +61,8 @@ OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, const KernelRequest &r) {
       entry->getArgument(2), entry->getArgument(3),
       r.withLse ? entry->getArgument(4) : Value(),
       /*dynamic_scale=*/entry->getArguments().back(), FloatAttr(), UnitAttr(),
-      IntegerAttr(), IntegerAttr(), mlir::attn::TargetAttr());
+      IntegerAttr(), IntegerAttr(), mlir::attn::TargetAttr(),
+      /*split_kv=*/UnitAttr());
   op.setCausal(r.causal);
   func::ReturnOp::create(b, loc);
   return module;

@@ -283,6 +283,7 @@ mlir::attn::compileGPUKernel(ModuleOp module,
   // Whether the problem writes the LSE, before the pipeline lowers it.
   bool withLse = false;
   module.walk([&](AttentionOp op) { withLse |= bool(op.getLse()); });
+  module.walk([&](MergeSplitsOp op) { withLse |= bool(op.getLse()); });
   auto t0 = std::chrono::steady_clock::now();
   PassManager kernelPm(ctx);
   buildGPUKernelPipeline(kernelPm, opts);
@@ -296,8 +297,8 @@ mlir::attn::compileGPUKernel(ModuleOp module,
       kernels.push_back(f);
   });
   if (kernels.size() != 1)
-    return module.emitError() << "expected one attn.attention to compile, "
-                                 "got "
+    return module.emitError() << "expected one attn.attention or "
+                                 "attn.merge_splits to compile, got "
                               << kernels.size() << " kernels";
   auto info = kernels[0]->getAttrOfType<DictionaryAttr>(kKernelInfoAttrName);
   auto getInt = [&](StringRef k) {
@@ -320,6 +321,11 @@ mlir::attn::compileGPUKernel(ModuleOp module,
   if (auto a = dyn_cast_or_null<StringAttr>(info.get("abi")))
     k.abi = a.str();
   k.lse = withLse;
+  if (auto p = dyn_cast_or_null<StringAttr>(info.get("program")))
+    k.program = p.str();
+  // A merge has one head dim, its output's.
+  if (k.program == "merge_splits")
+    k.headDim = k.headDimV;
   // Bulk copies: (function argument, box rows) pairs; the arguments of
   // attn.attention's function are q, k, v, o in the ABI's order.
   if (auto maps =
@@ -366,7 +372,8 @@ std::string mlir::attn::manifestLine(const CompiledKernel &k,
                ::attn::parseDType(k.dtype, e.dtype) &&
                ::attn::parseKernelABI(k.abi, e.abi) &&
                (k.tensorMaps.empty() ||
-                ::attn::parseTensorMaps(k.tensorMaps, e.tensorMaps));
+                ::attn::parseTensorMaps(k.tensorMaps, e.tensorMaps)) &&
+               ::attn::parseProgram(k.program, e.program);
   assert(known && "a compiled kernel describes itself in the runtime's terms");
   (void)known;
   e.headDim = int(k.headDim);

@@ -203,6 +203,9 @@ public:
       k.headDimV = k.headDim;
     if (!seen.count("block_n"))
       k.blockN = 0;
+    if (k.program != Program::Attention && k.abi != KernelABI::Memref)
+      return error(std::string("program=") + programName(k.program) +
+                   " needs abi=memref");
     if (!k.tensorMaps.empty() && k.abi != KernelABI::Memref)
       return error("'tensor_maps' needs abi=memref (the maps follow the "
                    "memref parameters)");
@@ -278,6 +281,11 @@ private:
       if (Status s = intKey(0, 1, lse); !s.ok())
         return s;
       k.lse = lse != 0;
+    } else if (key == "program") {
+      if (!parseProgram(value, k.program))
+        return error("bad value '" + value +
+                     "' for 'program': expected attention, split_kv or "
+                     "merge_splits");
     } else if (key == "sass") {
       return parseSass(value, k.sass);
     } else if (key == "tensor_maps") {
@@ -382,6 +390,26 @@ std::string bundleFilePath(const std::string &dir, const std::string &file) {
   return dir.empty() ? file : dir + "/" + file;
 }
 
+const char *programName(Program p) {
+  switch (p) {
+  case Program::SplitKV:
+    return "split_kv";
+  case Program::MergeSplits:
+    return "merge_splits";
+  default:
+    return "attention";
+  }
+}
+
+bool parseProgram(const std::string &text, Program &out) {
+  for (Program p : {Program::Attention, Program::SplitKV, Program::MergeSplits})
+    if (text == programName(p)) {
+      out = p;
+      return true;
+    }
+  return false;
+}
+
 std::string formatManifestLine(const KernelEntry &k) {
   std::string line = "kernel name=" + k.name + " ptx=" + k.ptx +
                      " chip=" + k.chip.str() + " dtype=" + dtypeName(k.dtype) +
@@ -396,6 +424,8 @@ std::string formatManifestLine(const KernelEntry &k) {
                      " lse=" + (k.lse ? "1" : "0");
   if (!k.tensorMaps.empty())
     line += " tensor_maps=" + formatTensorMaps(k.tensorMaps);
+  if (k.program != Program::Attention)
+    line += std::string(" program=") + programName(k.program);
   std::string sass;
   for (const SassImage &img : k.sass)
     sass += (sass.empty() ? "" : ",") + img.chip.str() + ":" + img.file;

@@ -52,7 +52,12 @@ namespace detail {
   X(memFree, cuMemFree_v2)                                                     \
   X(memcpyHtoD, cuMemcpyHtoD_v2)                                               \
   X(memcpyDtoH, cuMemcpyDtoH_v2)                                               \
-  X(memsetD8, cuMemsetD8_v2)
+  X(memsetD8, cuMemsetD8_v2)                                                   \
+  X(memPoolCreate, cuMemPoolCreate)                                            \
+  X(memPoolDestroy, cuMemPoolDestroy)                                          \
+  X(memPoolSetAttribute, cuMemPoolSetAttribute)                                \
+  X(memAllocFromPoolAsync, cuMemAllocFromPoolAsync)                            \
+  X(memFreeAsync, cuMemFreeAsync)
 
 struct Driver {
 #define ATTN_DECLARE_MEMBER(member, symbol)                                    \

@@ -158,8 +158,24 @@ struct Runtime::Impl {
   KernelChoice last;
   // Slots are only added; shared_ptr keeps each at one address.
   std::map<std::pair<std::string, int>, std::shared_ptr<JitSlot>> jitSlots;
+  /// Per device: the pool split-KV workspaces come from (stream-ordered,
+  /// kept cached: a release threshold of "never").
+  std::map<int, CUmemoryPool> pools;
 
   ~Impl();
+  /// `dev`'s workspace pool, created on first use.
+  Status workspacePool(const Device &dev, CUmemoryPool &out);
+  /// Whether the forward of `p` on a device `info` splits its keys
+  /// (chooseKVSplits > 1 and the bundle has the split_kv and merge_splits
+  /// kernels for it): then the two kernels and the split count.
+  bool splitPlan(const ForwardProblem &p, const DeviceInfo &info,
+                 const KernelEntry *&split, const KernelEntry *&merge,
+                 int64_t &splits) const;
+  /// The split-KV forward of `p` with `splits` > 1 splits, if the bundle
+  /// has its kernels; `launched` false (and nothing done) otherwise.
+  Status launchSplit(const ForwardProblem &p, const Device &dev, const void *q,
+                     const void *k, const void *v, void *o, float *lse,
+                     CUstream stream, bool &launched);
   Status queryInfo(int ordinal, DeviceInfo &out) const;
   Status getDevice(int ordinal, const Device *&out);
   Status getKernel(const KernelEntry &k, const Device &dev, const Loaded *&out);
@@ -211,8 +227,143 @@ Runtime::Impl::~Impl() {
   for (auto &[key, slot] : jitSlots)
     if (slot->ready)
       unload(slot->loaded);
+  for (auto &[ordinal, pool] : pools) {
+    // Released once the last workspace freed into it is (stream-ordered).
+    auto dev = devices.find(ordinal);
+    if (dev == devices.end())
+      continue;
+    ScopedContext scope(*drv, dev->second.ctx);
+    if (scope.status().ok())
+      (void)drv->memPoolDestroy(pool);
+  }
   for (auto &[ordinal, dev] : devices)
     (void)drv->primaryCtxRelease(dev.handle);
+}
+
+Status Runtime::Impl::workspacePool(const Device &dev, CUmemoryPool &out) {
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = pools.find(dev.info.ordinal);
+  if (it != pools.end()) {
+    out = it->second;
+    return Status::success();
+  }
+  CUmemPoolProps props{};
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.handleTypes = CU_MEM_HANDLE_TYPE_NONE;
+  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  props.location.id = dev.info.ordinal;
+  CUmemoryPool pool = nullptr;
+  if (CUresult r = drv->memPoolCreate(&pool, &props); r != CUDA_SUCCESS)
+    return drv->fail("cuMemPoolCreate (split-KV workspace, device " +
+                         std::to_string(dev.info.ordinal) + ")",
+                     r);
+  // Freed workspaces stay in the pool for the next call instead of going
+  // back to the device at each synchronisation.
+  cuuint64_t keep = ~cuuint64_t(0);
+  if (CUresult r = drv->memPoolSetAttribute(
+          pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep);
+      r != CUDA_SUCCESS) {
+    (void)drv->memPoolDestroy(pool);
+    return drv->fail("cuMemPoolSetAttribute (release threshold)", r);
+  }
+  pools.emplace(dev.info.ordinal, pool);
+  out = pool;
+  return Status::success();
+}
+
+bool Runtime::Impl::splitPlan(const ForwardProblem &p, const DeviceInfo &info,
+                              const KernelEntry *&split,
+                              const KernelEntry *&merge,
+                              int64_t &splits) const {
+  std::vector<const KernelEntry *> splitCands, mergeCands;
+  if (!findSplitKernels(bundle, p, splitCands, mergeCands).ok() ||
+      !selectVariant(splitCands, info.ccMajor, info.ccMinor, split).ok() ||
+      !selectVariant(mergeCands, info.ccMajor, info.ccMinor, merge).ok())
+    return false;
+  splits = chooseKVSplits(p, info.smCount, split->blockM, split->blockN);
+  return splits > 1;
+}
+
+Status Runtime::Impl::launchSplit(const ForwardProblem &p, const Device &dev,
+                                  const void *q, const void *k, const void *v,
+                                  void *o, float *lse, CUstream stream,
+                                  bool &launched) {
+  launched = false;
+  const KernelEntry *split = nullptr, *merge = nullptr;
+  int64_t splits = 1;
+  if (!splitPlan(p, dev.info, split, merge, splits))
+    return Status::success();
+  const Loaded *splitFn = nullptr, *mergeFn = nullptr;
+  if (Status s = getKernel(*split, dev, splitFn); !s.ok())
+    return s;
+  if (Status s = getKernel(*merge, dev, mergeFn); !s.ok())
+    return s;
+
+  const AttentionShape shape = kernelShape(p);
+  const SplitPartials parts = splitPartials(shape, splits);
+  CUmemoryPool pool = nullptr;
+  if (Status s = workspacePool(dev, pool); !s.ok())
+    return s;
+  ScopedContext scope(*drv, dev.ctx);
+  if (Status s = scope.status(); !s.ok())
+    return s;
+  // Stream-ordered: the workspace is the stream's from the split kernel to
+  // the merge, then back in the pool, so concurrent calls on other streams
+  // never share one.
+  CUdeviceptr ws = 0;
+  const uint64_t bytes = splitWorkspaceBytes(parts);
+  if (CUresult r = drv->memAllocFromPoolAsync(&ws, bytes, pool, stream);
+      r != CUDA_SUCCESS)
+    return drv->fail("cuMemAllocFromPoolAsync (" + std::to_string(bytes) +
+                         " bytes of split-KV partials)",
+                     r);
+  void *workspace = reinterpret_cast<void *>(uintptr_t(ws));
+  Status result = Status::success();
+  KernelParams sp = memrefSplitParams(shape, parts, q, k, v, workspace,
+                                      float(p.effectiveScale()));
+  result = appendTensorMaps(*drv, *split, shape, {q, k, v, o}, sp);
+  if (result.ok()) {
+    const unsigned gridX =
+        unsigned((p.seqQ + split->blockM - 1) / split->blockM * splits);
+    if (CUresult r = drv->launchKernel(
+            splitFn->fn, gridX, unsigned(p.headsQ), unsigned(p.batch),
+            unsigned(split->threads), 1, 1, unsigned(split->smem), stream,
+            sp.data(), nullptr);
+        r != CUDA_SUCCESS)
+      result = drv->fail(
+          "launching " + split->name + " (" + split->chip.str() + ")", r);
+  }
+  if (result.ok()) {
+    KernelParams mp = memrefMergeParams(shape, parts, workspace, o, lse);
+    const unsigned gridX =
+        unsigned((p.seqQ + merge->blockM - 1) / merge->blockM);
+    if (CUresult r = drv->launchKernel(
+            mergeFn->fn, gridX, unsigned(p.headsQ), unsigned(p.batch),
+            unsigned(merge->threads), 1, 1, unsigned(merge->smem), stream,
+            mp.data(), nullptr);
+        r != CUDA_SUCCESS)
+      result = drv->fail(
+          "launching " + merge->name + " (" + merge->chip.str() + ")", r);
+  }
+  // Freed after whatever was launched on the stream (also on an error).
+  if (CUresult r = drv->memFreeAsync(ws, stream);
+      r != CUDA_SUCCESS && result.ok())
+    result = drv->fail("cuMemFreeAsync (split-KV partials)", r);
+  if (!result.ok())
+    return result;
+  launched = true;
+  std::lock_guard<std::mutex> lock(mu);
+  hasLast = true;
+  last.kernel = *split;
+  last.device = dev.info;
+  last.image = splitFn->image;
+  last.imageFile = splitFn->imageFile;
+  last.fallback = splitFn->fallback;
+  last.origin = splitFn->origin;
+  last.stageMs = splitFn->stageMs;
+  last.kvSplits = splits;
+  last.mergeKernel = merge->name;
+  return Status::success();
 }
 
 Status Runtime::Impl::queryInfo(int ordinal, DeviceInfo &out) const {
@@ -670,8 +821,9 @@ Status Runtime::deviceInfo(int ordinal, DeviceInfo &out) {
   return impl_->queryInfo(ordinal, out);
 }
 
-Status Runtime::selectKernel(const ForwardProblem &p, int device,
+Status Runtime::selectKernel(const ForwardProblem &problem, int device,
                              KernelChoice &out) {
+  const ForwardProblem p = packQueryHeads(problem);
   DeviceInfo info;
   if (Status s = impl_->queryInfo(device, info); !s.ok())
     return s;
@@ -696,6 +848,17 @@ Status Runtime::selectKernel(const ForwardProblem &p, int device,
     out.origin = loaded->origin;
     out.stageMs = loaded->stageMs;
     return Status::success();
+  }
+  // A forward that splits its keys runs the split_kv kernel (then the
+  // merge): that is the choice to report.
+  const KernelEntry *split = nullptr, *merge = nullptr;
+  int64_t splits = 1;
+  out.kvSplits = 1;
+  out.mergeKernel.clear();
+  if (impl_->splitPlan(p, info, split, merge, splits)) {
+    k = split;
+    out.kvSplits = splits;
+    out.mergeKernel = merge->name;
   }
   out.kernel = *k;
   out.device = info;
@@ -726,14 +889,22 @@ Status Runtime::prepare(const std::vector<ForwardProblem> &problems,
   if (Status s = impl_->getDevice(device, dev); !s.ok())
     return s;
   for (size_t i = 0; i < problems.size(); ++i) {
-    const ForwardProblem &p = problems[i];
+    const ForwardProblem p = packQueryHeads(problems[i]);
     std::vector<const KernelEntry *> candidates;
-    Status s = checkProblem(p);
+    Status s = checkProblem(problems[i]);
     if (s.ok()) {
       Status found = findKernels(impl_->bundle, p, candidates);
       const KernelEntry *entry = nullptr;
       const Impl::Loaded *loaded = nullptr;
       s = impl_->kernelFor(p, *dev, candidates, found, entry, loaded);
+      // And the split-KV pair where the forward would take it.
+      const KernelEntry *split = nullptr, *merge = nullptr;
+      int64_t splits = 1;
+      if (s.ok() && impl_->splitPlan(p, dev->info, split, merge, splits)) {
+        s = impl_->getKernel(*split, *dev, loaded);
+        if (s.ok())
+          s = impl_->getKernel(*merge, *dev, loaded);
+      }
     }
     if (!s.ok())
       return Status::error(s.code(),
@@ -742,16 +913,20 @@ Status Runtime::prepare(const std::vector<ForwardProblem> &problems,
   return Status::success();
 }
 
-Status Runtime::forward(const ForwardProblem &p, const void *q, const void *k,
-                        const void *v, void *o, float *lse, void *stream) {
+Status Runtime::forward(const ForwardProblem &problem, const void *q,
+                        const void *k, const void *v, void *o, float *lse,
+                        void *stream) {
   Impl &im = *impl_;
   const Driver &drv = *im.drv;
   // Host-side rules first: they need no driver call and give the most
   // precise messages.
-  if (Status s = checkProblem(p); !s.ok())
+  if (Status s = checkProblem(problem); !s.ok())
     return s;
-  if (Status s = checkPointers(p, q, k, v, o, lse); !s.ok())
+  if (Status s = checkPointers(problem, q, k, v, o, lse); !s.ok())
     return s;
+  // The kernels see GQA decoding with the query heads of a group packed
+  // into rows (the same bytes).
+  const ForwardProblem p = packQueryHeads(problem);
   // What the bundle lacks may still come from the compiler; anything else
   // is final before a driver call.
   std::vector<const KernelEntry *> candidates;
@@ -767,7 +942,7 @@ Status Runtime::forward(const ForwardProblem &p, const void *q, const void *k,
 
   // Every tensor must be device memory on one GPU, large enough for its
   // extent (the kernel cannot check bounds it is not told).
-  const TensorExtents ext = tensorExtents(p);
+  const TensorExtents ext = tensorExtents(problem);
   const struct {
     const char *name;
     const void *ptr;
@@ -809,18 +984,6 @@ Status Runtime::forward(const ForwardProblem &p, const void *q, const void *k,
   const Impl::Device *dev = nullptr;
   if (Status s = im.getDevice(device, dev); !s.ok())
     return s;
-  // The problem was checked above: the bundle's variant for this device,
-  // else the compiler's kernel.
-  const KernelEntry *kernel = nullptr;
-  const Impl::Loaded *loaded = nullptr;
-  if (Status s = im.kernelFor(p, *dev, candidates, found, kernel, loaded);
-      !s.ok())
-    return s;
-  CUfunction fn = loaded->fn;
-
-  ScopedContext scope(drv, dev->ctx);
-  if (Status s = scope.status(); !s.ok())
-    return s;
   CUstream cuStream = static_cast<CUstream>(stream);
   if (cuStream) {
     // A stream of another context would fail the launch with a bare
@@ -835,6 +998,24 @@ Status Runtime::forward(const ForwardProblem &p, const void *q, const void *k,
                      " does not belong to the primary context of device " +
                      std::to_string(device) + ", where the tensors are");
   }
+  // A grid too small for the device (decoding: few query rows, long keys)
+  // splits the keys over more thread blocks and merges the partials.
+  bool split = false;
+  if (Status s = im.launchSplit(p, *dev, q, k, v, o, lse, cuStream, split);
+      !s.ok() || split)
+    return s;
+  // The problem was checked above: the bundle's variant for this device,
+  // else the compiler's kernel.
+  const KernelEntry *kernel = nullptr;
+  const Impl::Loaded *loaded = nullptr;
+  if (Status s = im.kernelFor(p, *dev, candidates, found, kernel, loaded);
+      !s.ok())
+    return s;
+  CUfunction fn = loaded->fn;
+
+  ScopedContext scope(drv, dev->ctx);
+  if (Status s = scope.status(); !s.ok())
+    return s;
 
   // The parameters in the kernel's ABI (KernelABI.h). A memref-ABI kernel
   // has an lse argument exactly when it was built with lse=1; findKernels
@@ -872,6 +1053,8 @@ Status Runtime::forward(const ForwardProblem &p, const void *q, const void *k,
   im.last.fallback = loaded->fallback;
   im.last.origin = loaded->origin;
   im.last.stageMs = loaded->stageMs;
+  im.last.kvSplits = 1;
+  im.last.mergeKernel.clear();
   return Status::success();
 }
 

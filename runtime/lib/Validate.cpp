@@ -241,6 +241,8 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
   std::set<bool> masks;
   std::vector<const KernelEntry *> matched; // all but the LSE agree
   for (const KernelEntry &k : bundle.kernels) {
+    if (k.program != Program::Attention)
+      continue;
     dtypes.insert(dtypeName(k.dtype));
     if (k.dtype != p.dtype)
       continue;
@@ -289,6 +291,88 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
                      " attention for " + dtypeName(p.dtype) + " head dim " +
                      std::to_string(p.headDim) + " (this bundle has only " +
                      (p.causal ? "non-causal" : "causal") + " kernels for it)");
+}
+
+Status findSplitKernels(const Manifest &bundle, const ForwardProblem &p,
+                        std::vector<const KernelEntry *> &split,
+                        std::vector<const KernelEntry *> &merge) {
+  split.clear();
+  merge.clear();
+  for (const KernelEntry &k : bundle.kernels) {
+    if (k.dtype != p.dtype || k.headDimV != p.headDimV)
+      continue;
+    if (k.program == Program::SplitKV && k.headDim == p.headDim &&
+        k.causal == p.causal)
+      split.push_back(&k);
+    else if (k.program == Program::MergeSplits && k.lse == p.withLse)
+      merge.push_back(&k);
+  }
+  if (split.empty() || merge.empty()) {
+    split.clear();
+    merge.clear();
+    return notInBundle("split-KV kernels for this problem");
+  }
+  return Status::success();
+}
+
+ForwardProblem packQueryHeads(const ForwardProblem &p) {
+  if (p.seqQ != 1 || p.headsKV <= 0 || p.headsQ <= p.headsKV ||
+      p.headsQ % p.headsKV)
+    return p;
+  const int64_t g = p.headsQ / p.headsKV;
+  ForwardProblem out = p;
+  // Query head h = j·G + i of row 0 becomes row i of head j: rows step by
+  // the old head stride, heads by G of them.
+  auto pack = [&](Strides s) {
+    Strides t;
+    t.batch = s.batch;
+    t.head = g * s.head;
+    t.seq = s.head;
+    t.dim = s.dim;
+    return t;
+  };
+  out.q = pack(p.stridesQ());
+  out.o = pack(p.stridesO());
+  out.k = p.stridesK();
+  out.v = p.stridesV();
+  out.headsQ = p.headsKV;
+  out.seqQ = g;
+  // One query row sees every key (causal is bottom-right aligned); the
+  // packed rows are heads, not positions, so no mask.
+  out.causal = false;
+  return out;
+}
+
+int64_t chooseKVSplits(const ForwardProblem &p, int smCount, int blockM,
+                       int blockN) {
+  if (smCount <= 0 || blockM <= 0 || blockN <= 0)
+    return 1;
+  const int64_t blocks = (p.seqQ + blockM - 1) / blockM * p.headsQ * p.batch;
+  // A grid of most of a wave already keeps the device busy.
+  if (double(blocks) >= 0.8 * smCount)
+    return 1;
+  const int64_t kvBlocks = (p.seqK + blockN - 1) / blockN;
+  // Partials [S, B, Hq, Nq, Dv] are addressed in 32 bits.
+  const int64_t perSplit = p.batch * p.headsQ * p.seqQ * p.headDimV;
+  const int64_t maxSplits =
+      std::min<int64_t>({128, smCount, kvBlocks, INT32_MAX / perSplit});
+  auto chunk = [&](int64_t s) { return (kvBlocks + s - 1) / s; };
+  // A count whose chunk equals the next smaller count's runs the same
+  // number of key blocks per split with more partials to merge.
+  auto useful = [&](int64_t s) { return s == 1 || chunk(s) != chunk(s - 1); };
+  // Wave efficiency: thread blocks over the slots of the waves they fill.
+  auto efficiency = [&](int64_t s) {
+    double waves = double(blocks * s) / smCount;
+    return waves / std::ceil(waves);
+  };
+  double best = 0;
+  for (int64_t s = 1; s <= maxSplits; ++s)
+    if (useful(s))
+      best = std::max(best, efficiency(s));
+  for (int64_t s = 1; s <= maxSplits; ++s)
+    if (useful(s) && efficiency(s) >= 0.85 * best)
+      return s;
+  return 1;
 }
 
 Status selectVariant(const std::vector<const KernelEntry *> &candidates,

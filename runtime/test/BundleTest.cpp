@@ -291,6 +291,41 @@ TEST(Manifest, BadTensorMapsKeys) {
               "'tensor_maps' needs abi=memref");
 }
 
+TEST(Manifest, ProgramKey) {
+  Manifest m;
+  Status s = parse(
+      "kernel name=s ptx=s.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=0 "
+      "block_m=128 threads=384 smem=1024 abi=memref program=split_kv\n"
+      "kernel name=m ptx=m.ptx chip=sm_80 dtype=f16 head_dim=64 causal=0 "
+      "block_m=64 threads=128 smem=0 abi=memref lse=0 program=merge_splits\n"
+      "kernel name=a ptx=a.ptx chip=sm_80 dtype=f16 head_dim=64 causal=0 "
+      "block_m=64 threads=128 smem=0 abi=memref program=attention\n"
+      "kernel name=b ptx=b.ptx chip=sm_80 dtype=f16 head_dim=64 causal=0 "
+      "block_m=64 threads=128 smem=0\n",
+      m);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(m.kernels.size(), 4u);
+  EXPECT_EQ(m.kernels[0].program, Program::SplitKV);
+  EXPECT_EQ(m.kernels[1].program, Program::MergeSplits);
+  EXPECT_EQ(m.kernels[2].program, Program::Attention);
+  EXPECT_EQ(m.kernels[3].program, Program::Attention); // absent: the forward
+  // Written only where it is not the forward, and read back alike.
+  EXPECT_NE(formatManifestLine(m.kernels[0]).find(" program=split_kv"),
+            std::string::npos);
+  EXPECT_EQ(formatManifestLine(m.kernels[2]).find("program="),
+            std::string::npos);
+  Manifest again;
+  ASSERT_TRUE(parse(formatManifestLine(m.kernels[1]) + "\n", again).ok());
+  EXPECT_EQ(again.kernels[0].program, Program::MergeSplits);
+  // Bad values, and a legacy-ABI line (its parameter list is the forward's).
+  const std::string head = "kernel name=a ptx=a.ptx chip=sm_90a dtype=bf16 "
+                           "head_dim=128 causal=0 block_m=128 threads=384 "
+                           "smem=0 ";
+  expectError(head + "abi=memref program=decode\n",
+              "bad value 'decode' for 'program'");
+  expectError(head + "program=split_kv\n", "program=split_kv needs abi=memref");
+}
+
 TEST(Manifest, BadSassKeys) {
   const std::string head = "kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 "
                            "head_dim=64 causal=0 block_m=64 threads=128 "

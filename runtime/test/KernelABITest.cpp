@@ -279,6 +279,37 @@ TEST_F(AttentionParams, MemrefWithoutLse) {
   EXPECT_EQ(param<float>(params, 44), 0.25f);
 }
 
+TEST_F(AttentionParams, SplitAndMerge) {
+  // The split kernel: q, k, v as the forward, then O_s [S, B, Hq, Nq, Dv]
+  // and LSE_s [S, B, Hq, Nq] (f32, contiguous, LSE_s 16-byte aligned after
+  // O_s in one workspace), then the scale.
+  const AttentionShape shape = kernelShape(p);
+  const SplitPartials w = splitPartials(shape, 3);
+  EXPECT_EQ(w.oFloats, uint64_t(3) * 2 * 8 * 130 * 64);
+  EXPECT_EQ(w.lseFloats, uint64_t(3) * 2 * 8 * 130);
+  EXPECT_EQ(splitWorkspaceBytes(w), w.oFloats * 4 + w.lseFloats * 4);
+  void *ws = const_cast<void *>(fakePtr(0x7f0005000000));
+  float *lseParts = splitLsePartials(w, ws);
+  EXPECT_EQ(bits(lseParts), bits(ws) + w.oFloats * 4);
+  KernelParams sp = memrefSplitParams(shape, w, q, k, v, ws, 0.125f);
+  ASSERT_EQ(sp.size(), 3 * 11 + 13 + 11 + 1u);
+  expectMemref(sp, 0, q, {2, 8, 130, 128}, {130 * 8 * 128, 128, 8 * 128, 1});
+  expectMemref(sp, 22, v, {2, 2, 1000, 64}, {2 * 1000 * 64, 1000 * 64, 64, 1});
+  expectMemref(sp, 33, ws, {3, 2, 8, 130, 64},
+               {2 * 8 * 130 * 64, 8 * 130 * 64, 130 * 64, 64, 1});
+  expectMemref(sp, 46, lseParts, {3, 2, 8, 130},
+               {2 * 8 * 130, 8 * 130, 130, 1});
+  EXPECT_EQ(param<float>(sp, 57), 0.125f);
+  // The merge: the partials, o, then lse where the kernel has it.
+  KernelParams mp = memrefMergeParams(shape, w, ws, o, lse);
+  ASSERT_EQ(mp.size(), 13 + 11 + 11 + 9u);
+  expectMemref(mp, 0, ws, {3, 2, 8, 130, 64},
+               {2 * 8 * 130 * 64, 8 * 130 * 64, 130 * 64, 64, 1});
+  expectMemref(mp, 24, o, {2, 8, 130, 64}, {8 * 130 * 64, 130 * 64, 64, 1});
+  expectMemref(mp, 35, lse, {2, 8, 130}, {8 * 130, 130, 1});
+  EXPECT_EQ(memrefMergeParams(shape, w, ws, o, nullptr).size(), 35u);
+}
+
 TEST_F(AttentionParams, Legacy) {
   // Exactly what the hand-written kernels took before KernelABI.h.
   KernelParams params = attentionKernelParams(KernelABI::Legacy, kernelShape(p),

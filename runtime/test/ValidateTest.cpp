@@ -159,9 +159,10 @@ TEST_F(Validate, NotInTheBundle) {
               "not in the bundle: dtype f32 (this bundle has bf16, f16)");
   SetUp();
   p.headDimV = 256;
-  expectError(StatusCode::NotInBundle,
-              "not in the bundle: head dim v 256 with head dim 128 (this bundle has "
-              "head dim v 64, 128 for it)");
+  expectError(
+      StatusCode::NotInBundle,
+      "not in the bundle: head dim v 256 with head dim 128 (this bundle has "
+      "head dim v 64, 128 for it)");
   SetUp();
   p.dtype = DType::F16;
   p.causal = true;
@@ -321,6 +322,123 @@ TEST_F(Validate, Pointers) {
   const char *oEnd = static_cast<const char *>(o) + tensorExtents(p).o;
   expectPtrError(q, k, v, o, oEnd - 16, "lse overlaps o");
   EXPECT_TRUE(checkPointers(p, q, k, v, o, oEnd).ok()); // adjacent is fine
+}
+
+} // namespace
+
+namespace {
+
+// The split-KV pair of a bundle: split_kv kernels match the forward's
+// dtype, head dims and mask; merge kernels its dtype, Dv and LSE. Neither
+// ever serves a plain forward.
+const char *kSplitManifest = R"(
+kernel name=fwd ptx=f.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=0 block_m=128 threads=384 smem=1024 abi=memref lse=1
+kernel name=split ptx=s.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=0 block_m=128 block_n=128 threads=384 smem=1024 abi=memref lse=1 program=split_kv
+kernel name=splitc ptx=sc.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=1 block_m=128 block_n=128 threads=384 smem=1024 abi=memref lse=1 program=split_kv
+kernel name=merge ptx=m.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=0 block_m=64 threads=128 smem=0 abi=memref lse=1 program=merge_splits
+kernel name=mergen ptx=mn.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=0 block_m=64 threads=128 smem=0 abi=memref lse=0 program=merge_splits
+)";
+
+TEST(SplitKV, FindsThePairAndNeverServesAPlainForward) {
+  Manifest m;
+  ASSERT_TRUE(parseManifest(kSplitManifest, "manifest.txt", m).ok());
+  ForwardProblem p;
+  p.headDim = p.headDimV = 128;
+  p.withLse = false;
+  std::vector<const KernelEntry *> split, merge;
+  ASSERT_TRUE(findSplitKernels(m, p, split, merge).ok());
+  ASSERT_EQ(split.size(), 1u);
+  EXPECT_EQ(split[0]->name, "split");
+  ASSERT_EQ(merge.size(), 1u);
+  EXPECT_EQ(merge[0]->name, "mergen");
+  p.causal = true;
+  p.withLse = true;
+  ASSERT_TRUE(findSplitKernels(m, p, split, merge).ok());
+  EXPECT_EQ(split[0]->name, "splitc");
+  EXPECT_EQ(merge[0]->name, "merge");
+  // The forward's candidates are the plain kernel only.
+  p.causal = false;
+  std::vector<const KernelEntry *> fwd;
+  ASSERT_TRUE(findKernels(m, p, fwd).ok());
+  ASSERT_EQ(fwd.size(), 1u);
+  EXPECT_EQ(fwd[0]->name, "fwd");
+  // No pair for another head dim: NotInBundle, both lists empty.
+  p.headDim = p.headDimV = 64;
+  Status s = findSplitKernels(m, p, split, merge);
+  EXPECT_EQ(s.code(), StatusCode::NotInBundle);
+  EXPECT_TRUE(split.empty() && merge.empty());
+}
+
+TEST(SplitKV, ChoosesSplitsOnlyForGridsSmallerThanTheDevice) {
+  ForwardProblem p;
+  p.batch = 1;
+  p.headsQ = p.headsKV = 8;
+  p.seqQ = 4;
+  p.seqK = 16384;
+  p.headDim = p.headDimV = 128;
+  // 8 thread blocks on 132 SMs, 128 key blocks: 16 splits fill 128 of the
+  // 132 (97%, the best); 15 fill 120 (91%), the fewest within 85% of it
+  // (14 has 15's chunk of 10 blocks, 13 fills 79%).
+  EXPECT_EQ(chooseKVSplits(p, 132, 128, 128), 15);
+  // A grid of most of a wave does not split.
+  p.batch = 14; // 112 blocks >= 0.8 * 132
+  EXPECT_EQ(chooseKVSplits(p, 132, 128, 128), 1);
+  // Never more splits than key blocks.
+  p.batch = 1;
+  p.seqK = 300; // 3 blocks of 128
+  EXPECT_EQ(chooseKVSplits(p, 132, 128, 128), 3);
+  p.seqK = 100; // one block: nothing to split
+  EXPECT_EQ(chooseKVSplits(p, 132, 128, 128), 1);
+  // Nonsense device facts split nothing.
+  EXPECT_EQ(chooseKVSplits(p, 0, 128, 128), 1);
+  EXPECT_EQ(chooseKVSplits(p, 132, 0, 128), 1);
+  // The f32 partials stay within 32-bit offsets: at most
+  // (2^31 - 1) / (B·Hq·Nq·Dv) splits.
+  p.seqK = 1 << 20;
+  p.seqQ = 1;
+  p.headsQ = p.headsKV = 1;
+  p.headDimV = 1 << 10;
+  p.batch = 1 << 19; // B·Hq·Nq·Dv = 2^29: at most 3 splits
+  EXPECT_EQ(chooseKVSplits(p, 1 << 30, 128, 128), 3);
+}
+
+TEST(SplitKV, PacksTheQueryHeadsOfAGroupForOneQueryRow) {
+  ForwardProblem p;
+  p.batch = 2;
+  p.headsQ = 32;
+  p.headsKV = 8;
+  p.seqQ = 1;
+  p.seqK = 4096;
+  p.headDim = p.headDimV = 128;
+  p.causal = true;
+  // [B, N, H, D] storage.
+  p.q = {32 * 128, 128, 32 * 128, 1};
+  p.o = p.q;
+  ForwardProblem t = packQueryHeads(p);
+  EXPECT_EQ(t.headsQ, 8);
+  EXPECT_EQ(t.headsKV, 8);
+  EXPECT_EQ(t.seqQ, 4);
+  EXPECT_FALSE(t.causal);
+  // Row i of head j is query head 4j + i: rows step by one head, heads by
+  // four.
+  EXPECT_EQ(t.q.batch, 32 * 128);
+  EXPECT_EQ(t.q.head, 4 * 128);
+  EXPECT_EQ(t.q.seq, 128);
+  EXPECT_EQ(t.o.head, 4 * 128);
+  EXPECT_TRUE(checkProblem(t).ok());
+  // Contiguous [B, H, N, D] (default strides) packs the same way.
+  p.q = p.o = Strides();
+  t = packQueryHeads(p);
+  EXPECT_EQ(t.q.head, 4 * 128);
+  EXPECT_EQ(t.q.seq, 128);
+  EXPECT_EQ(t.k.seq, 128); // K and V keep theirs, made explicit
+  // Nothing to pack: MHA, or more than one query row.
+  p.headsKV = 32;
+  EXPECT_EQ(packQueryHeads(p).headsQ, 32);
+  p.headsKV = 8;
+  p.seqQ = 2;
+  EXPECT_EQ(packQueryHeads(p).seqQ, 2);
+  EXPECT_TRUE(packQueryHeads(p).causal);
 }
 
 } // namespace

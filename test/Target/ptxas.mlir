@@ -1,9 +1,10 @@
 // Every kernel the build's bundle holds (f16/bf16 × D 64, 96, 128, 256 ×
-// causal or not × with or without LSE; SASS for sm_80, sm_86 and sm_89 from
+// the forward (causal or not × with or without LSE), the split-KV kernel
+// (causal or not) and the merge (with or without LSE); SASS for sm_80, sm_86 and sm_89 from
 // the sm_80 PTX, sm_90a from the sm_90a PTX) was assembled by ptxas -v when
 // attn-bundle made the bundle (the attn-kernel-bundle target, a dependency
 // of check-attn); its register and spill counts are in ptxas-report.txt,
-// and the table is in the test log. None of the 128 cubins spills; any
+// and the table is in the test log. None of the 256 cubins spills; any
 // spill fails. The sm_90a kernels with head dims of a multiple of 64 are
 // wgmma kernels (256 threads, up to 255 registers: D = 256 holds O in 128
 // of them); D = 96 stays on mma.sync.
@@ -11,7 +12,7 @@
 // RUN: bash %attn_src_root/tools/ptxas-check.sh --allow-spill 0 --report %attn_bundle_dir | FileCheck %s
 // CHECK:     kernel arch regs spill status
 // CHECK-NOT: FAIL
-// CHECK:     kernels: 128, spill-free: 128, small spills (<= 0 bytes): 0, failed: 0
+// CHECK:     kernels: 256, spill-free: 256, small spills (<= 0 bytes): 0, failed: 0
 
 // The report is ptxas's own: one line per cubin of the manifest.
 // RUN: FileCheck %s --check-prefix=REPORT < %attn_bundle_dir/ptxas-report.txt
@@ -20,4 +21,8 @@
 // REPORT-NEXT: attn_fwd_f16_d64_kernel sm_80 {{[0-9]+}} 0 0
 // REPORT-NEXT: attn_fwd_f16_d64_kernel sm_86 {{[0-9]+}} 0 0
 // REPORT-NEXT: attn_fwd_f16_d64_kernel sm_89 {{[0-9]+}} 0 0
-// REPORT:      attn_fwd_bf16_d128_nolse_kernel sm_90a {{[0-9]+}} 0 0
+// REPORT:      attn_fwd_bf16_d128_causal_nolse_kernel sm_90a {{[0-9]+}} 0 0
+// REPORT-NEXT: attn_split_bf16_d128_kernel sm_90a {{[0-9]+}} 0 0
+// REPORT-NEXT: attn_split_bf16_d128_causal_kernel sm_90a {{[0-9]+}} 0 0
+// REPORT-NEXT: attn_merge_bf16_d128_kernel sm_90a {{[0-9]+}} 0 0
+// REPORT-NEXT: attn_merge_bf16_d128_nolse_kernel sm_90a {{[0-9]+}} 0 0

@@ -117,8 +117,77 @@ OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, Type et, int64_t d,
       entry->getArgument(2), entry->getArgument(3),
       withLse ? entry->getArgument(4) : Value(),
       /*dynamic_scale=*/entry->getArguments().back(), FloatAttr(), UnitAttr(),
-      IntegerAttr(), IntegerAttr(), attn::TargetAttr());
+      IntegerAttr(), IntegerAttr(), attn::TargetAttr(),
+      /*split_kv=*/UnitAttr());
   op.setCausal(causal);
+  func::ReturnOp::create(b, loc);
+  return module;
+}
+
+/// The split-KV pair of the runtime's decode path (KernelABI.h,
+/// program=split_kv and program=merge_splits): `attn_split_<dt>_d<D>
+/// [_causal]`(q, k, v, O_s, LSE_s, scale) runs attn.attention {split_kv}
+/// into contiguous f32 partials; `attn_merge_<dt>_d<D>[_nolse]`(O_s, LSE_s,
+/// o[, lse]) merges them.
+OwningOpRef<ModuleOp> buildSplitProblem(MLIRContext &ctx, Type et, int64_t d,
+                                        bool causal) {
+  OpBuilder b(&ctx);
+  Location loc = UnknownLoc::get(&ctx);
+  auto module = ModuleOp::create(loc);
+  int64_t dyn = ShapedType::kDynamic;
+  auto strided = StridedLayoutAttr::get(&ctx, dyn, {dyn, dyn, dyn, 1});
+  auto t = MemRefType::get({dyn, dyn, dyn, d}, et, strided);
+  Type f32 = b.getF32Type();
+  SmallVector<Type> args = {t,
+                            t,
+                            t,
+                            MemRefType::get({dyn, dyn, dyn, dyn, d}, f32),
+                            MemRefType::get({dyn, dyn, dyn, dyn}, f32),
+                            f32};
+  std::string name =
+      (llvm::Twine("attn_split_") + (et.isBF16() ? "bf16" : "f16") + "_d" +
+       llvm::Twine(d) + (causal ? "_causal" : ""))
+          .str();
+  b.setInsertionPointToEnd(module.getBody());
+  auto fn = func::FuncOp::create(b, loc, name, b.getFunctionType(args, {}));
+  Block *entry = fn.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  auto op = attn::AttentionOp::create(
+      b, loc, entry->getArgument(0), entry->getArgument(1),
+      entry->getArgument(2), entry->getArgument(3), entry->getArgument(4),
+      /*dynamic_scale=*/entry->getArgument(5), FloatAttr(), UnitAttr(),
+      IntegerAttr(), IntegerAttr(), attn::TargetAttr(),
+      /*split_kv=*/b.getUnitAttr());
+  op.setCausal(causal);
+  func::ReturnOp::create(b, loc);
+  return module;
+}
+
+OwningOpRef<ModuleOp> buildMergeProblem(MLIRContext &ctx, Type et, int64_t d,
+                                        bool withLse) {
+  OpBuilder b(&ctx);
+  Location loc = UnknownLoc::get(&ctx);
+  auto module = ModuleOp::create(loc);
+  int64_t dyn = ShapedType::kDynamic;
+  auto strided = StridedLayoutAttr::get(&ctx, dyn, {dyn, dyn, dyn, 1});
+  Type f32 = b.getF32Type();
+  SmallVector<Type> args = {MemRefType::get({dyn, dyn, dyn, dyn, d}, f32),
+                            MemRefType::get({dyn, dyn, dyn, dyn}, f32),
+                            MemRefType::get({dyn, dyn, dyn, d}, et, strided)};
+  if (withLse)
+    args.push_back(MemRefType::get({dyn, dyn, dyn}, f32));
+  std::string name =
+      (llvm::Twine("attn_merge_") + (et.isBF16() ? "bf16" : "f16") + "_d" +
+       llvm::Twine(d) + (withLse ? "" : "_nolse"))
+          .str();
+  b.setInsertionPointToEnd(module.getBody());
+  auto fn = func::FuncOp::create(b, loc, name, b.getFunctionType(args, {}));
+  Block *entry = fn.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  attn::MergeSplitsOp::create(b, loc, entry->getArgument(0),
+                              entry->getArgument(1), entry->getArgument(2),
+                              withLse ? entry->getArgument(3) : Value(),
+                              IntegerAttr(), attn::TargetAttr());
   func::ReturnOp::create(b, loc);
   return module;
 }
@@ -368,65 +437,75 @@ int main(int argc, char **argv) {
   for (const std::string &chip : chips)
     for (const std::string &dt : dtypes)
       for (int64_t d : headDims)
-        for (bool causal : {false, true})
-          for (bool withLse : {true, false}) {
-            if (sassFailed)
-              break; // reported below, with ptxas's message
-            Type et;
-            if (dt == "f16")
-              et = Float16Type::get(&ctx);
-            else if (dt == "bf16")
-              et = BFloat16Type::get(&ctx);
-            else
-              return fail("unsupported dtype '" + dt + "' (f16, bf16)");
-            OwningOpRef<ModuleOp> module =
-                buildProblem(ctx, et, d, causal, withLse);
-            attn::CodegenPipelineOptions &opts = *knobs;
-            opts.chip = chip;
-            FailureOr<mlir::attn::CompiledKernel> k =
-                mlir::attn::compileGPUKernel(*module, opts);
-            if (failed(k))
-              return fail("kernel generation failed for " + dt + " d" +
-                          llvm::Twine(d));
-            std::string file = k->name + "." + chip + ".ptx";
-            SmallString<256> path(outDir);
-            llvm::sys::path::append(path, file);
-            std::error_code ec;
-            llvm::raw_fd_ostream os(path, ec);
-            if (ec)
-              return fail("cannot write " + path + ": " + ec.message());
-            os << k->ptx;
-            os.close(); // complete before ptxas reads it
-            if (os.has_error())
-              return fail("cannot write " + path + ": " + os.error().message());
-            std::string line = mlir::attn::manifestLine(*k, file);
-            assert(!line.empty() && line.back() == '\n');
-            line.pop_back();
-            std::string sassKey;
-            for (const auto &[sassChip, from] : sass) {
-              if (from != chip)
+        // Per (dtype, head dim): the forward (mask x LSE), the split-KV
+        // kernel (mask) and the merge (LSE).
+        for (int kind = 0; kind < 3; ++kind)
+          for (bool causal : {false, true})
+            for (bool withLse : {true, false}) {
+              if (sassFailed)
+                break; // reported below, with ptxas's message
+              // The split kernel always writes its partial LSE; the merge
+              // has no mask.
+              if ((kind == 1 && !withLse) || (kind == 2 && causal))
                 continue;
-              std::string cubin = k->name + "." + sassChip.name + ".cubin";
-              sassKey += (sassKey.empty() ? " sass=" : ",") + sassChip.name +
-                         ":" + cubin;
-              SmallString<256> cubinPath(outDir);
-              llvm::sys::path::append(cubinPath, cubin);
-              SassJob &job = sassJobs.emplace_back();
-              job.kernel = k->name;
-              job.chip = sassChip.name;
-              job.ptx = path.str().str();
-              job.cubin = cubinPath.str().str();
-              pool.async([&job, &sassFailed] {
-                std::string arch = "-arch=" + job.chip;
-                job.rc = runTool(
-                    {ptxasPath, arch, "-O3", "-v", job.ptx, "-o", job.cubin},
-                    job.output);
-                if (job.rc != 0)
-                  sassFailed = true;
-              });
+              Type et;
+              if (dt == "f16")
+                et = Float16Type::get(&ctx);
+              else if (dt == "bf16")
+                et = BFloat16Type::get(&ctx);
+              else
+                return fail("unsupported dtype '" + dt + "' (f16, bf16)");
+              OwningOpRef<ModuleOp> module =
+                  kind == 0   ? buildProblem(ctx, et, d, causal, withLse)
+                  : kind == 1 ? buildSplitProblem(ctx, et, d, causal)
+                              : buildMergeProblem(ctx, et, d, withLse);
+              attn::CodegenPipelineOptions &opts = *knobs;
+              opts.chip = chip;
+              FailureOr<mlir::attn::CompiledKernel> k =
+                  mlir::attn::compileGPUKernel(*module, opts);
+              if (failed(k))
+                return fail("kernel generation failed for " + dt + " d" +
+                            llvm::Twine(d));
+              std::string file = k->name + "." + chip + ".ptx";
+              SmallString<256> path(outDir);
+              llvm::sys::path::append(path, file);
+              std::error_code ec;
+              llvm::raw_fd_ostream os(path, ec);
+              if (ec)
+                return fail("cannot write " + path + ": " + ec.message());
+              os << k->ptx;
+              os.close(); // complete before ptxas reads it
+              if (os.has_error())
+                return fail("cannot write " + path + ": " +
+                            os.error().message());
+              std::string line = mlir::attn::manifestLine(*k, file);
+              assert(!line.empty() && line.back() == '\n');
+              line.pop_back();
+              std::string sassKey;
+              for (const auto &[sassChip, from] : sass) {
+                if (from != chip)
+                  continue;
+                std::string cubin = k->name + "." + sassChip.name + ".cubin";
+                sassKey += (sassKey.empty() ? " sass=" : ",") + sassChip.name +
+                           ":" + cubin;
+                SmallString<256> cubinPath(outDir);
+                llvm::sys::path::append(cubinPath, cubin);
+                SassJob &job = sassJobs.emplace_back();
+                job.kernel = k->name;
+                job.chip = sassChip.name;
+                job.ptx = path.str().str();
+                job.cubin = cubinPath.str().str();
+                pool.async([&job, &sassFailed] {
+                  std::string arch = "-arch=" + job.chip;
+                  job.rc = runTool(
+                      {ptxasPath, arch, "-O3", "-v", job.ptx, "-o", job.cubin},
+                      job.output);
+                  if (job.rc != 0)
+                    sassFailed = true;
+                });
+              }
+              manifest += line + sassKey + "\n";
             }
-            manifest += line + sassKey + "\n";
-          }
   pool.wait();
   bool failedAny = false;
   std::string report =

@@ -120,6 +120,12 @@ static cl::list<int64_t> optMoreSeq(
              "too, unless --seq-k is given), each on fresh inputs and with "
              "its own --check: one compile for several shapes"),
     cl::CommaSeparated, cl::cat(category));
+static cl::opt<int64_t> optKVSplits(
+    "kv-splits",
+    cl::desc("Split the keys into this many chunks (flash-decoding): "
+             "attn.attention {split_kv} into f32 partials, then "
+             "attn.merge_splits (CPU path, problem from flags; 0: no split)"),
+    cl::init(0), cl::cat(category));
 static cl::opt<bool> optCheck("check",
                               cl::desc("Compare with a float64 reference"),
                               cl::init(false), cl::cat(category));
@@ -149,12 +155,12 @@ static cl::opt<std::string> optBundle(
     cl::desc("--target gpu: the kernel bundle (default: the runtime's "
              "default bundle; 'none': every kernel through the JIT)"),
     cl::init(""), cl::cat(category));
-static cl::opt<std::string> optCacheDir(
-    "cache-dir",
-    cl::desc("--target gpu: the JIT's kernel cache (default: "
-             "$ATTN_CACHE_DIR, else $XDG_CACHE_HOME/attn, else "
-             "~/.cache/attn)"),
-    cl::init(""), cl::cat(category));
+static cl::opt<std::string>
+    optCacheDir("cache-dir",
+                cl::desc("--target gpu: the JIT's kernel cache (default: "
+                         "$ATTN_CACHE_DIR, else $XDG_CACHE_HOME/attn, else "
+                         "~/.cache/attn)"),
+                cl::init(""), cl::cat(category));
 static cl::opt<std::string>
     optCache("cache",
              cl::desc("--target gpu: the JIT's cache: rw (default), ro "
@@ -254,24 +260,42 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
   auto qType = MemRefType::get({dyn, dyn, dyn, p.headDim}, et);
   auto vType = MemRefType::get({dyn, dyn, dyn, p.headDimV}, et);
   SmallVector<Type> args = {qType, qType, vType, vType};
+  auto lseType = MemRefType::get({dyn, dyn, dyn}, b.getF32Type());
   if (optLse)
-    args.push_back(MemRefType::get({dyn, dyn, dyn}, b.getF32Type()));
+    args.push_back(lseType);
+  // --kv-splits: the split partials are the trailing arguments,
+  // O_s [S, B, Hq, Nq, Dv] and LSE_s [S, B, Hq, Nq] (f32).
+  bool split = optKVSplits > 0;
+  if (split) {
+    args.push_back(
+        MemRefType::get({dyn, dyn, dyn, dyn, p.headDimV}, b.getF32Type()));
+    args.push_back(MemRefType::get({dyn, dyn, dyn, dyn}, b.getF32Type()));
+  }
   b.setInsertionPointToEnd(module.getBody());
   auto fn =
       func::FuncOp::create(b, loc, "attention", b.getFunctionType(args, {}));
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToStart(entry);
+  unsigned nargs = entry->getNumArguments();
+  Value lse = optLse ? entry->getArgument(4) : Value();
   auto op = mlir::attn::AttentionOp::create(
       b, loc, entry->getArgument(0), entry->getArgument(1),
-      entry->getArgument(2), entry->getArgument(3),
-      optLse ? entry->getArgument(4) : Value(), /*dynamic_scale=*/Value(),
+      entry->getArgument(2),
+      split ? entry->getArgument(nargs - 2) : entry->getArgument(3),
+      split ? entry->getArgument(nargs - 1) : lse, /*dynamic_scale=*/Value(),
       /*scale=*/FloatAttr(),
       /*causal=*/UnitAttr(), /*block_q=*/IntegerAttr(),
-      /*block_kv=*/IntegerAttr(), /*target=*/mlir::attn::TargetAttr());
+      /*block_kv=*/IntegerAttr(), /*target=*/mlir::attn::TargetAttr(),
+      /*split_kv=*/split ? b.getUnitAttr() : UnitAttr());
   if (p.causal)
     op.setCausal(true);
   if (optScale.getNumOccurrences())
     op.setScaleAttr(b.getF32FloatAttr(static_cast<float>(optScale)));
+  if (split)
+    mlir::attn::MergeSplitsOp::create(
+        b, loc, entry->getArgument(nargs - 2), entry->getArgument(nargs - 1),
+        entry->getArgument(3), lse, /*block_q=*/IntegerAttr(),
+        /*target=*/mlir::attn::TargetAttr());
   func::ReturnOp::create(b, loc);
   return module;
 }
@@ -517,6 +541,9 @@ double hostBytes(const rt::Problem &p, bool check) {
       in * (8 + elem) + double(p.numO()) * elem + double(p.numLse()) * 4;
   if (check) // reference O and LSE, decoded O and LSE
     bytes += 2 * 8 * (double(p.numO()) + double(p.numLse()));
+  // --kv-splits: the f32 partials.
+  bytes += 4 * double(std::max<int64_t>(optKVSplits, 0)) *
+           (double(p.numO()) + double(p.numLse()));
   return bytes;
 }
 
@@ -563,8 +590,8 @@ int checkOutputs(const rt::Problem &p, const std::vector<double> &qv,
     // (one key, say), absolute: an error δ in a log is a relative error δ
     // of the softmax's normaliser.
     double lseTol = std::max(tol, 1e-5);
-    bool lseOk = el.nonFinite == 0 &&
-                 (el.relative <= lseTol || el.maxAbs <= lseTol);
+    bool lseOk =
+        el.nonFinite == 0 && (el.relative <= lseTol || el.maxAbs <= lseTol);
     llvm::outs() << llvm::format("  check LSE: max_abs=%.3e rel=%.3e "
                                  "non_finite=%zu\n",
                                  el.maxAbs, el.relative, el.nonFinite);
@@ -666,9 +693,9 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
   // libattn_jit (with its disk cache) for the GPU that is present. An IR
   // file or a tuning flag (--chip, --block-q, --block-kv) asks for this
   // module's own kernel: compiled here into a one-kernel bundle.
-  const bool throughJit =
-      inputFile.empty() && !optChip.getNumOccurrences() &&
-      !optBlockQ.getNumOccurrences() && !optBlockKV.getNumOccurrences();
+  const bool throughJit = inputFile.empty() && !optChip.getNumOccurrences() &&
+                          !optBlockQ.getNumOccurrences() &&
+                          !optBlockKV.getNumOccurrences();
   std::unique_ptr<rt::Runtime> runtime;
   std::string name;
   double compileMs = 0;
@@ -677,8 +704,9 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
     if (!dir.empty())
       (void)llvm::sys::fs::remove_directories(dir);
   });
-  auto createRuntime = [&](rt::RuntimeOptions ropts,
-                           const jit::JitOptions *jo) -> std::optional<GPUOutcome> {
+  auto createRuntime =
+      [&](rt::RuntimeOptions ropts,
+          const jit::JitOptions *jo) -> std::optional<GPUOutcome> {
     rt::Status st = jo ? jit::createRuntime(ropts, *jo, runtime)
                        : rt::Runtime::create(ropts, runtime);
     if (st.ok())
@@ -884,6 +912,9 @@ int main(int argc, char **argv) {
     if (failed(mlir::verify(module->getOperation())))
       return fail("the problem does not form a valid attn.attention");
   } else {
+    if (optKVSplits.getNumOccurrences())
+      return fail("--kv-splits needs the problem from flags, not an input "
+                  "file");
     auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
     if (std::error_code ec = buffer.getError())
       return fail("cannot open '" + inputFile + "': " + ec.message());
@@ -929,6 +960,14 @@ int main(int argc, char **argv) {
                       .str());
   }
 
+  if (optKVSplits < 0)
+    return fail("--kv-splits must be >= 0, got " +
+                std::to_string(int64_t(optKVSplits)));
+  if (optKVSplits > 0 && optTarget == "gpu")
+    return fail("--kv-splits is for the CPU path (the GPU runtime chooses "
+                "its splits itself)");
+  if (optKVSplits > 0 && optTarget == "auto")
+    optTarget.setValue("cpu");
   if (optTarget != "cpu" && optMoreSeq.getNumOccurrences())
     return fail("--more-seq is for the CPU path (--target cpu)");
   if (optTarget != "cpu") {
@@ -965,7 +1004,10 @@ int main(int argc, char **argv) {
                << " Dv=" << p.headDimV << " causal=" << p.causal
                << " scale=" << p.effectiveScale() << " threads=" << threads
                << (threads == 0 ? " (OpenMP default)" : "")
-               << (optNoFuse ? " (naive three-pass softmax)" : "") << "\n";
+               << (optNoFuse ? " (naive three-pass softmax)" : "");
+  if (optKVSplits > 0)
+    llvm::outs() << " kv-splits=" << int64_t(optKVSplits);
+  llvm::outs() << "\n";
 
   // Compile: attn pipeline to the LLVM dialect, then LLVM at O3.
   auto t0 = std::chrono::steady_clock::now();
@@ -1065,6 +1107,20 @@ int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
   SmallVector<void *> args = {&qp, &kp, &vp, &op};
   if (optLse)
     args.push_back(&lp);
+  // --kv-splits: the partials, poisoned too (a split that wrote nothing
+  // would reach the merge as NaN).
+  int64_t splits = optKVSplits;
+  std::vector<uint8_t> pos, pls;
+  rt::fillNaN(rt::DType::F32, size_t(splits) * p.numO(), pos);
+  rt::fillNaN(rt::DType::F32, splits * p.numLse(), pls);
+  auto pod =
+      describe<5>(pos.data(), {splits, p.batch, p.headsQ, p.seqQ, p.headDimV});
+  auto pld = describe<4>(pls.data(), {splits, p.batch, p.headsQ, p.seqQ});
+  void *pop = &pod, *plp = &pld;
+  if (splits > 0) {
+    args.push_back(&pop);
+    args.push_back(&plp);
+  }
   // A run-time scale is the function's trailing f32 argument.
   float scaleArg = static_cast<float>(p.effectiveScale());
   if (dynamicScale)

@@ -168,6 +168,9 @@ struct CompiledKernel {
   /// manifest's tensor_maps= value (runtime KernelABI.h's
   /// formatTensorMaps); empty for none.
   std::string tensorMaps;
+  /// What it computes (the manifest's program=): "attention", "split_kv"
+  /// or "merge_splits".
+  std::string program = "attention";
 };
 
 /// Wall time of compileGPUKernel's stages, in milliseconds.

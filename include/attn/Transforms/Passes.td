@@ -28,6 +28,14 @@ def AttnTileAttention : Pass<"attn-tile-attention"> {
     Causal: key/value blocks wholly above the diagonal are never visited;
     the loop is split so that only blocks crossing the diagonal or the end
     of the keys carry a mask.
+
+    `split_kv` (flash-decoding): the grid's last dim counts query blocks
+    times splits, and split s loops over its own range of key blocks
+    (clipped to the unmasked and masked segments), storing its partial O and
+    LSE at split index s; the grid is tagged `attn.program = "split_kv"`.
+    `attn.merge_splits` becomes a grid over (batch, head, query block of
+    64 rows, or `block-q`) that reads the S partial rows twice: their max,
+    then the weighted sum. Tagged `attn.program = "merge_splits"`.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",

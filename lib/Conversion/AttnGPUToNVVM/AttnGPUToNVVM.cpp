@@ -742,6 +742,19 @@ struct ConvertAttnGPUToNVVMPass
       }
     });
     grid.getBody()->walk([&](MaskOp m) { causal |= m.getCausal(); });
+    // A program without products (attn.merge_splits): its 2-d output tile
+    // gives the rows, the value head dim and, from the memory it is stored
+    // to, the element type.
+    if (!blockM)
+      grid.getBody()->walk([&](StoreTileOp st) {
+        auto t = cast<RankedTensorType>(st.getTile().getType());
+        if (t.getRank() != 2)
+          return;
+        blockM = t.getDimSize(0);
+        headDimV = t.getDimSize(1);
+        Type et = cast<MemRefType>(st.getDest().getType()).getElementType();
+        dtype = et.isBF16() ? "bf16" : et.isF16() ? "f16" : "f32";
+      });
     // B fragments loaded ahead of their mma.sync (H100, bf16, two runs vs
     // none ahead): D = 128: 4 steps +2-5% (8: the same, and sm_80's kernel
     // spills); D = 256: 8 steps +0-2% (4: -1%); D = 64: 4 and 8 cost 1-2%
@@ -807,6 +820,8 @@ struct ConvertAttnGPUToNVVMPass
         mb.getNamedAttr("causal", mb.getBoolAttr(causal)),
         mb.getNamedAttr("abi", mb.getStringAttr("memref")),
     };
+    if (auto program = grid->getAttrOfType<StringAttr>(kProgramAttrName))
+      kernelInfo.push_back(mb.getNamedAttr("program", program));
     if (!maps.empty()) {
       SmallVector<int64_t> flat;
       for (auto [arg, rows] : maps)

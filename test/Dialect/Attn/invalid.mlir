@@ -783,3 +783,149 @@ func.func @fused_exponent_placement(%x: f32) -> f32 {
   %y = arith.subf %x, %x {attn.fused_exponent} : f32
   return %y : f32
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// attn.attention {split_kv} and attn.merge_splits
+//===----------------------------------------------------------------------===//
+
+func.func @split_kv_needs_lse(%q: memref<1x2x8x16xbf16>,
+                              %po: memref<4x1x2x8x16xf32>) {
+  // expected-error @+1 {{'attn.attention' op split_kv needs an lse operand: the merge weighs each split by its log-sum-exp}}
+  attn.attention %q, %q, %q into %po {split_kv}
+      : memref<1x2x8x16xbf16>, memref<1x2x8x16xbf16>,
+        memref<1x2x8x16xbf16>, memref<4x1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @split_kv_output_rank(%q: memref<1x2x8x16xbf16>,
+                                %o: memref<1x2x8x16xf32>,
+                                %pl: memref<4x1x2x8xf32>) {
+  // expected-error @+1 {{'attn.attention' op output must have rank 5 [splits, batch, heads, seq, head_dim], got rank 4}}
+  attn.attention %q, %q, %q into %o lse(%pl : memref<4x1x2x8xf32>) {split_kv}
+      : memref<1x2x8x16xbf16>, memref<1x2x8x16xbf16>,
+        memref<1x2x8x16xbf16>, memref<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @split_kv_output_f32(%q: memref<1x2x8x16xbf16>,
+                               %po: memref<4x1x2x8x16xbf16>,
+                               %pl: memref<4x1x2x8xf32>) {
+  // expected-error @+1 {{'attn.attention' op split_kv output element type must be f32, got 'bf16'}}
+  attn.attention %q, %q, %q into %po lse(%pl : memref<4x1x2x8xf32>) {split_kv}
+      : memref<1x2x8x16xbf16>, memref<1x2x8x16xbf16>,
+        memref<1x2x8x16xbf16>, memref<4x1x2x8x16xbf16>
+  return
+}
+
+// -----
+
+func.func @split_kv_splits_agree(%q: memref<1x2x8x16xbf16>,
+                                 %po: memref<4x1x2x8x16xf32>,
+                                 %pl: memref<3x1x2x8xf32>) {
+  // expected-error @+1 {{'attn.attention' op splits of lse (dim 0 = 3) must equal splits of output (dim 0 = 4)}}
+  attn.attention %q, %q, %q into %po lse(%pl : memref<3x1x2x8xf32>) {split_kv}
+      : memref<1x2x8x16xbf16>, memref<1x2x8x16xbf16>,
+        memref<1x2x8x16xbf16>, memref<4x1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @split_kv_heads(%q: memref<1x2x8x16xbf16>,
+                          %po: memref<4x1x3x8x16xf32>,
+                          %pl: memref<4x1x3x8xf32>) {
+  // expected-error @+1 {{'attn.attention' op heads of query (dim 1 = 2) must equal heads of output (dim 2 = 3)}}
+  attn.attention %q, %q, %q into %po lse(%pl : memref<4x1x3x8xf32>) {split_kv}
+      : memref<1x2x8x16xbf16>, memref<1x2x8x16xbf16>,
+        memref<1x2x8x16xbf16>, memref<4x1x3x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @merge_rank(%po: memref<1x2x8x16xf32>, %pl: memref<4x1x2x8xf32>,
+                      %o: memref<1x2x8x16xbf16>) {
+  // expected-error @+1 {{'attn.merge_splits' op partial output must have rank 5, got rank 4}}
+  attn.merge_splits %po, %pl into %o
+      : memref<1x2x8x16xf32>, memref<4x1x2x8xf32>, memref<1x2x8x16xbf16>
+  return
+}
+
+// -----
+
+func.func @merge_partials_f32(%po: memref<4x1x2x8x16xf16>,
+                              %pl: memref<4x1x2x8xf32>,
+                              %o: memref<1x2x8x16xbf16>) {
+  // expected-error @+1 {{'attn.merge_splits' op partial output element type must be f32, got 'f16'}}
+  attn.merge_splits %po, %pl into %o
+      : memref<4x1x2x8x16xf16>, memref<4x1x2x8xf32>, memref<1x2x8x16xbf16>
+  return
+}
+
+// -----
+
+func.func @merge_head_dim(%po: memref<4x1x2x8x32xf32>,
+                          %pl: memref<4x1x2x8xf32>,
+                          %o: memref<1x2x8x16xbf16>) {
+  // expected-error @+1 {{'attn.merge_splits' op head dim of the partial output (32) must equal head dim of the output (16)}}
+  attn.merge_splits %po, %pl into %o
+      : memref<4x1x2x8x32xf32>, memref<4x1x2x8xf32>, memref<1x2x8x16xbf16>
+  return
+}
+
+// -----
+
+func.func @merge_splits_agree(%po: memref<4x1x2x8x16xf32>,
+                              %pl: memref<2x1x2x8xf32>,
+                              %o: memref<1x2x8x16xbf16>) {
+  // expected-error @+1 {{'attn.merge_splits' op splits of partial output (dim 0 = 4) must equal splits of partial lse (dim 0 = 2)}}
+  attn.merge_splits %po, %pl into %o
+      : memref<4x1x2x8x16xf32>, memref<2x1x2x8xf32>, memref<1x2x8x16xbf16>
+  return
+}
+
+// -----
+
+func.func @merge_rows(%po: memref<4x1x2x8x16xf32>, %pl: memref<4x1x2x8xf32>,
+                      %o: memref<1x2x9x16xbf16>) {
+  // expected-error @+1 {{'attn.merge_splits' op sequence length of partial output (dim 3 = 8) must equal sequence length of output (dim 2 = 9)}}
+  attn.merge_splits %po, %pl into %o
+      : memref<4x1x2x8x16xf32>, memref<4x1x2x8xf32>, memref<1x2x9x16xbf16>
+  return
+}
+
+// -----
+
+func.func @merge_lse_type(%po: memref<4x1x2x8x16xf32>,
+                          %pl: memref<4x1x2x8xf32>,
+                          %o: memref<1x2x8x16xbf16>,
+                          %l: memref<1x2x8xf16>) {
+  // expected-error @+1 {{'attn.merge_splits' op lse element type must be f32, got 'f16'}}
+  attn.merge_splits %po, %pl into %o lse(%l : memref<1x2x8xf16>)
+      : memref<4x1x2x8x16xf32>, memref<4x1x2x8xf32>, memref<1x2x8x16xbf16>
+  return
+}
+
+// -----
+
+func.func @merge_block_q(%po: memref<4x1x2x8x16xf32>,
+                         %pl: memref<4x1x2x8xf32>,
+                         %o: memref<1x2x8x16xbf16>) {
+  // expected-error @+1 {{'attn.merge_splits' op block_q must be a power of two in [1, 1024], got 48}}
+  attn.merge_splits %po, %pl into %o {block_q = 48 : i64}
+      : memref<4x1x2x8x16xf32>, memref<4x1x2x8xf32>, memref<1x2x8x16xbf16>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'attn.program' must be "split_kv" or "merge_splits" on an scf.forall}}
+func.func @program_attr() attributes {attn.program = "split_kv"} {
+  return
+}

@@ -476,3 +476,29 @@ func.func @online_softmax(%q: tensor<64x64xbf16>, %key: memref<?x?x?x64xbf16>,
       : tensor<64x64xf32>, memref<?x?x?x64xbf16>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// attn.attention {split_kv} and attn.merge_splits
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @split_kv
+// CHECK: attn.attention %{{.*}}, %{{.*}}, %{{.*}} into %[[PO:[^ ]+]] lse(%[[PL:[^ ]+]] : memref<?x?x?x?xf32>) {causal, split_kv} :
+// CHECK-SAME: memref<?x?x?x?x128xf32>
+// CHECK: attn.merge_splits %[[PO]], %[[PL]] into %{{.*}} lse(%{{.*}} : memref<?x?x?xf32>) :
+// CHECK-SAME: memref<?x?x?x?x128xf32>, memref<?x?x?x?xf32>, memref<?x?x?x128xbf16>
+// CHECK: attn.merge_splits %[[PO]], %[[PL]] into %{{.*}} {block_q = 16 : i64} :
+func.func @split_kv(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
+                    %o: memref<?x?x?x128xbf16>, %lse: memref<?x?x?xf32>,
+                    %po: memref<?x?x?x?x128xf32>, %pl: memref<?x?x?x?xf32>) {
+  attn.attention %q, %k, %k into %po lse(%pl : memref<?x?x?x?xf32>)
+      {causal, split_kv}
+      : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+        memref<?x?x?x128xbf16>, memref<?x?x?x?x128xf32>
+  attn.merge_splits %po, %pl into %o lse(%lse : memref<?x?x?xf32>)
+      : memref<?x?x?x?x128xf32>, memref<?x?x?x?xf32>, memref<?x?x?x128xbf16>
+  attn.merge_splits %po, %pl into %o {block_q = 16 : i64}
+      : memref<?x?x?x?x128xf32>, memref<?x?x?x?xf32>, memref<?x?x?x128xbf16>
+  return
+}

@@ -118,6 +118,15 @@ LogicalResult AttnDialect::verifyOperationAttribute(Operation *op,
                                 "scf.forall";
     return success();
   }
+  if (name == kProgramAttrName) {
+    auto str = dyn_cast<StringAttr>(attr.getValue());
+    if (!isa<scf::ForallOp>(op) || !str ||
+        !llvm::is_contained({"split_kv", "merge_splits"}, str.getValue()))
+      return op->emitError() << "'" << kProgramAttrName
+                             << "' must be \"split_kv\" or \"merge_splits\" "
+                                "on an scf.forall";
+    return success();
+  }
   if (name == kLSRAttrName) {
     if (!isa<BoolAttr>(attr.getValue()))
       return op->emitError() << "'" << kLSRAttrName << "' must be a bool";

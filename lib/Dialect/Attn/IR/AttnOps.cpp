@@ -60,25 +60,36 @@ struct DimChecker {
 } // namespace
 
 LogicalResult AttentionOp::verify() {
+  // With split_kv, O and LSE carry a leading split dimension: `lead` is the
+  // offset of their [batch, heads, seq(, head_dim)] dims.
+  bool split = getSplitKv();
+  int64_t lead = split ? 1 : 0;
   struct Named {
     StringRef name;
     Value value;
     int64_t rank;
+    int64_t lead;
   };
-  SmallVector<Named> operands = {{"query", getQuery(), 4},
-                                 {"key", getKey(), 4},
-                                 {"value", getValue(), 4},
-                                 {"output", getOutput(), 4}};
+  SmallVector<Named> operands = {{"query", getQuery(), 4, 0},
+                                 {"key", getKey(), 4, 0},
+                                 {"value", getValue(), 4, 0},
+                                 {"output", getOutput(), 4 + lead, lead}};
+  if (split && !getLse())
+    return emitOpError() << "split_kv needs an lse operand: the merge weighs "
+                            "each split by its log-sum-exp";
   if (getLse())
-    operands.push_back({"lse", getLse(), 3});
+    operands.push_back({"lse", getLse(), 3 + lead, lead});
 
   for (const Named &n : operands) {
     auto t = cast<MemRefType>(n.value.getType());
-    if (t.getRank() != n.rank)
-      return emitOpError() << n.name << " must have rank " << n.rank
-                           << (n.rank == 4 ? " [batch, heads, seq, head_dim]"
-                                           : " [batch, heads, seq]")
+    if (t.getRank() != n.rank) {
+      bool matrix = n.rank - n.lead == 4;
+      return emitOpError() << n.name << " must have rank " << n.rank << " ["
+                           << (n.lead ? "splits, " : "")
+                           << (matrix ? "batch, heads, seq, head_dim]"
+                                      : "batch, heads, seq]")
                            << ", got rank " << t.getRank();
+    }
     if (!t.isStrided())
       return emitOpError() << "unsupported: " << n.name
                            << " must have a strided layout";
@@ -93,12 +104,20 @@ LogicalResult AttentionOp::verify() {
   auto v = cast<MemRefType>(getValue().getType());
   auto o = cast<MemRefType>(getOutput().getType());
 
-  // Element types: one of f32/f16/bf16, the same on Q, K, V and O.
+  // Element types: one of f32/f16/bf16, the same on Q, K, V and O; split
+  // partials are f32 (they are summed again by the merge).
   if (!isSupportedElementType(q.getElementType()))
     return emitOpError() << "query element type must be f32, f16 or bf16, got "
                          << q.getElementType();
   for (const Named &n : ArrayRef(operands).drop_front().take_front(3)) {
     Type et = cast<MemRefType>(n.value.getType()).getElementType();
+    if (n.lead) {
+      if (!et.isF32())
+        return emitOpError() << "split_kv output element type must be f32, "
+                                "got "
+                             << et;
+      continue;
+    }
     if (et != q.getElementType())
       return emitOpError() << n.name << " element type " << et
                            << " must match query element type "
@@ -112,17 +131,17 @@ LogicalResult AttentionOp::verify() {
 
   // Head dims are static; Q and K share D, V and O share Dv.
   for (const Named &n : ArrayRef(operands).take_front(4))
-    if (cast<MemRefType>(n.value.getType()).isDynamicDim(3))
-      return emitOpError() << "head dim (dim 3) of " << n.name
-                           << " must be static";
+    if (cast<MemRefType>(n.value.getType()).isDynamicDim(3 + n.lead))
+      return emitOpError() << "head dim (dim " << 3 + n.lead << ") of "
+                           << n.name << " must be static";
   if (q.getDimSize(3) != k.getDimSize(3))
     return emitOpError() << "head dim of query (" << q.getDimSize(3)
                          << ") must equal head dim of key (" << k.getDimSize(3)
                          << ")";
-  if (v.getDimSize(3) != o.getDimSize(3))
+  if (v.getDimSize(3) != o.getDimSize(3 + lead))
     return emitOpError() << "head dim of value (" << v.getDimSize(3)
                          << ") must equal head dim of output ("
-                         << o.getDimSize(3) << ")";
+                         << o.getDimSize(3 + lead) << ")";
   for (auto [what, hd] : {std::pair{"head dim", q.getDimSize(3)},
                           std::pair{"value head dim", v.getDimSize(3)}})
     if (hd > kMaxHeadDim)
@@ -135,39 +154,45 @@ LogicalResult AttentionOp::verify() {
   for (size_t i = 0; i < operands.size(); ++i) {
     for (size_t j = i + 1; j < operands.size(); ++j) {
       const Named &a = operands[i], &b = operands[j];
-      if (failed(dc.same(a.name, cast<MemRefType>(a.value.getType()), 0, b.name,
-                         cast<MemRefType>(b.value.getType()), 0, "batch")))
+      if (failed(dc.same(a.name, cast<MemRefType>(a.value.getType()), a.lead,
+                         b.name, cast<MemRefType>(b.value.getType()), b.lead,
+                         "batch")))
         return failure();
     }
   }
   // Heads: O has Hq heads, K and V have Hkv heads.
-  if (failed(dc.same("query", q, 1, "output", o, 1, "heads")) ||
+  if (failed(dc.same("query", q, 1, "output", o, 1 + lead, "heads")) ||
       failed(dc.same("key", k, 1, "value", v, 1, "heads")))
     return failure();
   // Sequences: O has Nq rows, K and V have Nk rows.
-  if (failed(dc.same("query", q, 2, "output", o, 2, "sequence length")) ||
+  if (failed(
+          dc.same("query", q, 2, "output", o, 2 + lead, "sequence length")) ||
       failed(dc.same("key", k, 2, "value", v, 2, "sequence length")))
     return failure();
-  // LSE has the Hq heads and Nq rows of Q and O (its batch is checked above).
-  SmallVector<MemRefType> qHeads = {q, o};
+  // LSE has the Hq heads and Nq rows of Q and O (its batch is checked above)
+  // and, with split_kv, O's splits.
+  SmallVector<std::pair<MemRefType, int64_t>> qHeads = {{q, 1}, {o, 1 + lead}};
   if (getLse()) {
     auto l = cast<MemRefType>(getLse().getType());
-    if (failed(dc.same("lse", l, 1, "query", q, 1, "heads")) ||
-        failed(dc.same("lse", l, 2, "query", q, 2, "sequence length")) ||
-        failed(dc.same("lse", l, 1, "output", o, 1, "heads")) ||
-        failed(dc.same("lse", l, 2, "output", o, 2, "sequence length")))
+    if (failed(dc.same("lse", l, 1 + lead, "query", q, 1, "heads")) ||
+        failed(dc.same("lse", l, 2 + lead, "query", q, 2, "sequence length")) ||
+        failed(dc.same("lse", l, 1 + lead, "output", o, 1 + lead, "heads")) ||
+        failed(dc.same("lse", l, 2 + lead, "output", o, 2 + lead,
+                       "sequence length")))
       return failure();
-    qHeads.push_back(l);
+    if (split && failed(dc.same("lse", l, 0, "output", o, 0, "splits")))
+      return failure();
+    qHeads.push_back({l, 1 + lead});
   }
   // GQA/MQA: each kv head serves Hq/Hkv query heads. Each count is taken
   // from any operand that has it static (the checks above made them agree).
-  auto staticHeads = [](ArrayRef<MemRefType> types) {
-    for (MemRefType t : types)
-      if (!t.isDynamicDim(1))
-        return t.getDimSize(1);
+  auto staticHeads = [](ArrayRef<std::pair<MemRefType, int64_t>> types) {
+    for (auto [t, dim] : types)
+      if (!t.isDynamicDim(dim))
+        return t.getDimSize(dim);
     return ShapedType::kDynamic;
   };
-  int64_t hq = staticHeads(qHeads), hkv = staticHeads({k, v});
+  int64_t hq = staticHeads(qHeads), hkv = staticHeads({{k, 1}, {v, 1}});
   if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) && hq % hkv)
     return emitOpError() << "query heads (" << hq
                          << ") must be a multiple of key/value heads (" << hkv
@@ -192,6 +217,76 @@ LogicalResult AttentionOp::verify() {
     int64_t b = attr.getInt();
     if (b < 1 || b > kMaxBlockSize || !llvm::isPowerOf2_64(b))
       return emitOpError() << name << " must be a power of two in [1, "
+                           << kMaxBlockSize << "], got " << b;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MergeSplitsOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MergeSplitsOp::verify() {
+  struct Named {
+    StringRef name;
+    Value value;
+    int64_t rank;
+    int64_t lead; // dims before [batch, heads, seq]
+  };
+  SmallVector<Named> operands = {{"partial output", getPartialOutput(), 5, 1},
+                                 {"partial lse", getPartialLse(), 4, 1},
+                                 {"output", getOutput(), 4, 0}};
+  if (getLse())
+    operands.push_back({"lse", getLse(), 3, 0});
+  for (const Named &n : operands) {
+    auto t = cast<MemRefType>(n.value.getType());
+    if (t.getRank() != n.rank)
+      return emitOpError() << n.name << " must have rank " << n.rank
+                           << ", got rank " << t.getRank();
+    if (!t.isStrided())
+      return emitOpError() << "unsupported: " << n.name
+                           << " must have a strided layout";
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      if (t.getDimSize(d) == 0)
+        return emitOpError() << "dim " << d << " of " << n.name
+                             << " is zero: every dimension must be non-zero";
+    Type et = t.getElementType();
+    bool isOut = n.value == getOutput();
+    if (isOut ? !isSupportedElementType(et) : !et.isF32())
+      return emitOpError() << n.name << " element type must be "
+                           << (isOut ? "f32, f16 or bf16" : "f32") << ", got "
+                           << et;
+  }
+  auto po = cast<MemRefType>(getPartialOutput().getType());
+  auto pl = cast<MemRefType>(getPartialLse().getType());
+  auto o = cast<MemRefType>(getOutput().getType());
+  if (po.isDynamicDim(4) || o.isDynamicDim(3))
+    return emitOpError() << "head dims (dim 4 of the partial output, dim 3 of "
+                            "the output) must be static";
+  if (po.getDimSize(4) != o.getDimSize(3))
+    return emitOpError() << "head dim of the partial output ("
+                         << po.getDimSize(4) << ") must equal head dim of the "
+                         << "output (" << o.getDimSize(3) << ")";
+  if (o.getDimSize(3) > kMaxHeadDim)
+    return emitOpError() << "unsupported: head dim " << o.getDimSize(3)
+                         << " (at most " << kMaxHeadDim << ")";
+  DimChecker dc{getOperation()};
+  if (failed(dc.same("partial output", po, 0, "partial lse", pl, 0, "splits")))
+    return failure();
+  static constexpr StringRef kWhat[] = {"batch", "heads", "sequence length"};
+  for (int64_t d = 0; d < 3; ++d)
+    for (size_t i = 0; i < operands.size(); ++i)
+      for (size_t j = i + 1; j < operands.size(); ++j) {
+        const Named &a = operands[i], &b = operands[j];
+        if (failed(dc.same(
+                a.name, cast<MemRefType>(a.value.getType()), a.lead + d, b.name,
+                cast<MemRefType>(b.value.getType()), b.lead + d, kWhat[d])))
+          return failure();
+      }
+  if (auto attr = getBlockQAttr()) {
+    int64_t b = attr.getInt();
+    if (b < 1 || b > kMaxBlockSize || !llvm::isPowerOf2_64(b))
+      return emitOpError() << "block_q must be a power of two in [1, "
                            << kMaxBlockSize << "], got " << b;
   }
   return success();

@@ -251,55 +251,88 @@ struct AssignLayoutsPass
     // accumulator has the query block's rows.
     SmallVector<DotOp> dots;
     grid.getBody()->walk([&](DotOp d) { dots.push_back(d); });
-    if (dots.empty())
-      return grid.emitError("unsupported: a GPU tile program without attn.dot");
-    auto accTy = cast<RankedTensorType>(dots.front().getType());
-    int64_t rows = accTy.getDimSize(0);
-    // Head dim and key block for the register estimate: the contraction of
-    // the first Q·Kᵀ-like dot and the columns of its scores.
-    int64_t d =
-        cast<RankedTensorType>(dots.front().getLhs().getType()).getDimSize(1);
-    int64_t bc = accTy.getDimSize(1);
-    for (DotOp dot : dots) {
-      auto t = cast<RankedTensorType>(dot.getType());
-      if (t.getDimSize(0) != rows)
-        return dot.emitError() << "unsupported: dots with " << t.getDimSize(0)
-                               << " and " << rows << " rows in one GPU program";
-      if (dot.getRhsTransposed()) {
-        d = std::max(
-            d, cast<RankedTensorType>(dot.getLhs().getType()).getDimSize(1));
-        bc = t.getDimSize(1);
-      } else {
-        d = std::max(d, t.getDimSize(1));
-      }
-    }
-    int64_t extraCols = 0;
-    grid.getBody()->walk([&](LoadTileOp load) {
-      auto t = cast<RankedTensorType>(load.getType());
-      bool dotOperand = llvm::any_of(load->getUses(), isDotOperandUse);
-      if (t.getRank() == 2 && !dotOperand &&
-          load->getParentOfType<scf::ForOp>())
-        extraCols += t.getDimSize(1);
-    });
-    auto target = grid->getAttrOfType<TargetAttr>(kTargetAttrName);
-    bool targetHasWgmma = target && target.hasWarpgroupMma();
-    std::string obstacle = wgmmaObstacle(dots, rows);
-    if (wgmma == 1 && !obstacle.empty())
-      return grid.emitError() << "unsupported: wgmma layouts with " << obstacle;
+    int64_t rows = 0, d = 0, bc = 0;
     FailureOr<WarpTiling> tiling;
-    if (wgmma == 1 || (wgmma == -1 && targetHasWgmma && obstacle.empty())) {
-      // One warpgroup per 64 query rows, one 16-row m-tile per warp: per
-      // thread S (Bc/2 f32), O (D/2 f32) and the other register tiles'
-      // columns, Q read from shared memory by wgmma.
+    if (dots.empty()) {
+      // A program of register tiles only (attn.merge_splits): its 2-d
+      // tiles fix the rows, one 16-row fragment per warp in the mma.sync
+      // layout (elementwise work needs no warpgroup layout on any chip).
+      int64_t cols = 0;
+      auto note = [&](Type type) {
+        auto t = cast<RankedTensorType>(type);
+        if (t.getRank() != 2)
+          return;
+        rows = std::max(rows, t.getDimSize(0));
+        cols = std::max(cols, t.getDimSize(1));
+      };
+      grid.getBody()->walk([&](Operation *op) {
+        if (auto load = dyn_cast<LoadTileOp>(op))
+          note(load.getType());
+        else if (auto store = dyn_cast<StoreTileOp>(op))
+          note(store.getTile().getType());
+      });
+      if (!rows)
+        return grid.emitError("unsupported: a GPU tile program without "
+                              "attn.dot or a 2-d tile");
+      if (rows % 16 || rows / 16 > 32)
+        return grid.emitError()
+               << "unsupported: " << rows
+               << "-row tiles without attn.dot (16 per warp, 1-32 warps)";
       WarpTiling t;
-      t.wgmma = true;
-      t.mTiles = 1;
-      t.qInRegisters = false;
       t.warps = rows / 16;
-      t.registers = d / 2 + bc / 2 + extraCols / 2 + 63;
+      // The accumulated tile and one loaded tile, C/2 registers each (16
+      // rows of C columns over 32 lanes).
+      t.registers = cols + 63;
       tiling = t;
     } else {
-      tiling = chooseTiling(grid, rows, d, bc, extraCols);
+      auto accTy = cast<RankedTensorType>(dots.front().getType());
+      rows = accTy.getDimSize(0);
+      // Head dim and key block for the register estimate: the contraction of
+      // the first Q·Kᵀ-like dot and the columns of its scores.
+      d = cast<RankedTensorType>(dots.front().getLhs().getType()).getDimSize(1);
+      bc = accTy.getDimSize(1);
+      for (DotOp dot : dots) {
+        auto t = cast<RankedTensorType>(dot.getType());
+        if (t.getDimSize(0) != rows)
+          return dot.emitError()
+                 << "unsupported: dots with " << t.getDimSize(0) << " and "
+                 << rows << " rows in one GPU program";
+        if (dot.getRhsTransposed()) {
+          d = std::max(
+              d, cast<RankedTensorType>(dot.getLhs().getType()).getDimSize(1));
+          bc = t.getDimSize(1);
+        } else {
+          d = std::max(d, t.getDimSize(1));
+        }
+      }
+      int64_t extraCols = 0;
+      grid.getBody()->walk([&](LoadTileOp load) {
+        auto t = cast<RankedTensorType>(load.getType());
+        bool dotOperand = llvm::any_of(load->getUses(), isDotOperandUse);
+        if (t.getRank() == 2 && !dotOperand &&
+            load->getParentOfType<scf::ForOp>())
+          extraCols += t.getDimSize(1);
+      });
+      auto target = grid->getAttrOfType<TargetAttr>(kTargetAttrName);
+      bool targetHasWgmma = target && target.hasWarpgroupMma();
+      std::string obstacle = wgmmaObstacle(dots, rows);
+      if (wgmma == 1 && !obstacle.empty())
+        return grid.emitError()
+               << "unsupported: wgmma layouts with " << obstacle;
+      if (wgmma == 1 || (wgmma == -1 && targetHasWgmma && obstacle.empty())) {
+        // One warpgroup per 64 query rows, one 16-row m-tile per warp: per
+        // thread S (Bc/2 f32), O (D/2 f32) and the other register tiles'
+        // columns, Q read from shared memory by wgmma.
+        WarpTiling t;
+        t.wgmma = true;
+        t.mTiles = 1;
+        t.qInRegisters = false;
+        t.warps = rows / 16;
+        t.registers = d / 2 + bc / 2 + extraCols / 2 + 63;
+        tiling = t;
+      } else {
+        tiling = chooseTiling(grid, rows, d, bc, extraCols);
+      }
     }
     if (failed(tiling))
       return failure();

@@ -308,16 +308,28 @@ struct TileAttentionPass
     Value group = arith::DivUIOp::create(b, loc, hq, hkv);
     Value brV = im.cst(br), bcV = im.cst(blocks.blockKV);
     Value numQBlocks = im.ceilDiv(nq, brV);
+    // split_kv: S splits of each query block side by side in the grid's
+    // last dim, x = qBlock·S + split (a split's programs start together and
+    // share its query block).
+    bool split = op.getSplitKv();
+    Value numSplits = split ? im.dim(op.getOutput(), 0) : Value();
+    Value gridX = split ? im.mul(numQBlocks, numSplits) : numQBlocks;
 
-    auto forall = scf::ForallOp::create(
-        b, loc, ArrayRef<OpFoldResult>{batch, hq, numQBlocks}, ValueRange{},
-        std::nullopt);
+    auto forall =
+        scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{batch, hq, gridX},
+                              ValueRange{}, std::nullopt);
     // The target the blocks were sized for travels with the program, for the
     // code generators' own checks.
     forall->setAttr(kTargetAttrName, target);
+    if (split)
+      forall->setAttr(kProgramAttrName, b.getStringAttr("split_kv"));
     b.setInsertionPointToStart(forall.getBody());
     Value bIdx = forall.getInductionVar(0), hIdx = forall.getInductionVar(1),
-          qBlock = forall.getInductionVar(2);
+          qBlock = forall.getInductionVar(2), splitIdx;
+    if (split) {
+      splitIdx = arith::RemUIOp::create(b, loc, qBlock, numSplits);
+      qBlock = arith::DivUIOp::create(b, loc, qBlock, numSplits);
+    }
 
     ProgramContext pc;
     pc.op = op;
@@ -357,6 +369,18 @@ struct TileAttentionPass
       nFull = im.floorDiv(nk, bcV);
     }
     SmallVector<Segment> segments = {{c0, nFull, false}, {nFull, nEnd, true}};
+    if (split) {
+      // Split s takes key blocks [s·C, (s+1)·C) with C = ceil(ceil(Nk /
+      // Bc) / S), clipped to [0, nEnd): [L, H). Its unmasked blocks are
+      // [L, M), its masked ones [M, H) with M = clamp(nFull, L, H), so the
+      // second segment starts where the first ends (one ring sequence for
+      // the pipelining passes); either may be empty.
+      Value chunk = im.ceilDiv(im.ceilDiv(nk, bcV), numSplits);
+      Value lo = im.min(im.mul(splitIdx, chunk), nEnd);
+      Value hi = im.min(im.add(lo, chunk), nEnd);
+      Value mid = im.min(im.max(nFull, lo), hi);
+      segments = {{lo, mid, false}, {mid, hi, true}};
+    }
 
     // Pass 1: m = max_j S[i, j] (raw scores; scale > 0 keeps the argmax).
     Value m = emitPass(
@@ -420,8 +444,11 @@ struct TileAttentionPass
                                /*rhs_transposed=*/false);
         });
 
-    StoreTileOp::create(b, loc, acc, op.getOutput(),
-                        ValueRange{bIdx, hIdx, pc.qStart}, pc.qRows);
+    // Split partials carry the split index first.
+    SmallVector<Value> outIdx = {bIdx, hIdx, pc.qStart};
+    if (split)
+      outIdx.insert(outIdx.begin(), splitIdx);
+    StoreTileOp::create(b, loc, acc, op.getOutput(), outIdx, pc.qRows);
     if (Value lse = op.getLse()) {
       // LSE = scale·m + log(l) in natural-log units; -inf for a row that
       // sees no key.
@@ -430,8 +457,100 @@ struct TileAttentionPass
       Value logL = math::LogOp::create(b, loc, lSafe);
       Value rowLse = arith::AddFOp::create(b, loc, scaledM, logL);
       rowLse = arith::SelectOp::create(b, loc, lZero, negInf, rowLse);
-      StoreTileOp::create(b, loc, rowLse, lse,
-                          ValueRange{bIdx, hIdx, pc.qStart}, pc.qRows);
+      StoreTileOp::create(b, loc, rowLse, lse, outIdx, pc.qRows);
+    }
+    op.erase();
+    return success();
+  }
+
+  /// attn.merge_splits ==> scf.forall over (batch, head, query block); each
+  /// program reads the S partial rows of its block twice (max, then the
+  /// weighted sum):
+  ///   M = max_s LSE_s;  M' = (M == -inf) ? 0 : M
+  ///   l = Σ_s exp(LSE_s − M');  A = Σ_s exp(LSE_s − M')·O_s
+  ///   O = A / (l == 0 ? 1 : l);  LSE = (l == 0) ? -inf : M' + log l
+  LogicalResult tileMerge(MergeSplitsOp op) {
+    TargetAttr tgt = op.getTargetAttr();
+    for (Operation *p = op->getParentOp(); p && !tgt; p = p->getParentOp())
+      tgt = p->getAttrOfType<TargetAttr>(kTargetAttrName);
+    if (!tgt)
+      tgt = defaultTarget;
+    // 64 rows: four warps of 16-row fragments on the GPU; a block option
+    // or attribute overrides it.
+    int64_t br = 64;
+    if (blockQ != 0)
+      br = blockQ;
+    if (auto a = op.getBlockQAttr())
+      br = a.getInt();
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    IndexMath im{b, loc};
+    Value po = op.getPartialOutput(), pl = op.getPartialLse();
+    int64_t dv = cast<MemRefType>(po.getType()).getDimSize(4);
+    Value splits = im.dim(po, 0), batch = im.dim(po, 1), heads = im.dim(po, 2),
+          n = im.dim(po, 3);
+    Value brV = im.cst(br);
+    auto forall = scf::ForallOp::create(
+        b, loc, ArrayRef<OpFoldResult>{batch, heads, im.ceilDiv(n, brV)},
+        ValueRange{}, std::nullopt);
+    forall->setAttr(kTargetAttrName, tgt);
+    forall->setAttr(kProgramAttrName, b.getStringAttr("merge_splits"));
+    b.setInsertionPointToStart(forall.getBody());
+    Value bIdx = forall.getInductionVar(0), hIdx = forall.getInductionVar(1);
+    Value qStart = im.mul(forall.getInductionVar(2), brV);
+    Value rows = im.min(im.sub(n, qStart), brV);
+    auto rowType = RankedTensorType::get({br}, b.getF32Type());
+    auto tileType = RankedTensorType::get({br, dv}, b.getF32Type());
+    Value c0 = im.cst(0), c1 = im.cst(1);
+    auto loadLse = [&](OpBuilder &lb, Value s) -> Value {
+      return LoadTileOp::create(lb, loc, rowType, pl,
+                                ValueRange{s, bIdx, hIdx, qStart}, rows);
+    };
+
+    // M = max_s LSE_s.
+    Value negInf = negInfSplat(b, loc, rowType);
+    auto maxLoop = scf::ForOp::create(
+        b, loc, c0, splits, c1, ValueRange{negInf},
+        [&](OpBuilder &lb, Location l, Value s, ValueRange args) {
+          Value m = arith::MaximumFOp::create(lb, l, args[0], loadLse(lb, s));
+          scf::YieldOp::create(lb, l, m);
+        });
+    Value m = maxLoop.getResult(0);
+    Value zeroRow = splat(b, loc, rowType, 0.0);
+    Value noKey =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m, negInf);
+    Value mSafe = arith::SelectOp::create(b, loc, noKey, zeroRow, m);
+
+    // l = Σ_s w_s, A = Σ_s w_s·O_s with w_s = exp(LSE_s − M').
+    auto sumLoop = scf::ForOp::create(
+        b, loc, c0, splits, c1,
+        ValueRange{zeroRow, splat(b, loc, tileType, 0.0)},
+        [&](OpBuilder &lb, Location l, Value s, ValueRange args) {
+          Value w = math::ExpOp::create(
+              lb, l, arith::SubFOp::create(lb, l, loadLse(lb, s), mSafe));
+          Value lNew = arith::AddFOp::create(lb, l, args[0], w);
+          Value o = LoadTileOp::create(lb, l, tileType, po,
+                                       ValueRange{s, bIdx, hIdx, qStart}, rows);
+          Value wB = BroadcastOp::create(lb, l, tileType, w);
+          Value acc = arith::AddFOp::create(
+              lb, l, args[1], arith::MulFOp::create(lb, l, wB, o));
+          scf::YieldOp::create(lb, l, ValueRange{lNew, acc});
+        });
+    Value lSum = sumLoop.getResult(0), acc = sumLoop.getResult(1);
+    Value lZero =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, lSum, zeroRow);
+    Value lSafe = arith::SelectOp::create(b, loc, lZero,
+                                          splat(b, loc, rowType, 1.0), lSum);
+    Value out = arith::DivFOp::create(
+        b, loc, acc, BroadcastOp::create(b, loc, tileType, lSafe));
+    StoreTileOp::create(b, loc, out, op.getOutput(),
+                        ValueRange{bIdx, hIdx, qStart}, rows);
+    if (Value lse = op.getLse()) {
+      Value rowLse = arith::AddFOp::create(b, loc, mSafe,
+                                           math::LogOp::create(b, loc, lSafe));
+      rowLse = arith::SelectOp::create(b, loc, lZero, negInf, rowLse);
+      StoreTileOp::create(b, loc, rowLse, lse, ValueRange{bIdx, hIdx, qStart},
+                          rows);
     }
     op.erase();
     return success();
@@ -439,9 +558,14 @@ struct TileAttentionPass
 
   void runOnOperation() override {
     SmallVector<AttentionOp> ops;
+    SmallVector<MergeSplitsOp> merges;
     getOperation()->walk([&](AttentionOp op) { ops.push_back(op); });
+    getOperation()->walk([&](MergeSplitsOp op) { merges.push_back(op); });
     for (AttentionOp op : ops)
       if (failed(tile(op)))
+        return signalPassFailure();
+    for (MergeSplitsOp op : merges)
+      if (failed(tileMerge(op)))
         return signalPassFailure();
   }
 

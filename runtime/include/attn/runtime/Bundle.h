@@ -87,6 +87,18 @@ struct SassImage {
 };
 
 /// One line of the manifest.
+/// What a kernel computes (the manifest's program= key).
+enum class Program {
+  Attention,   ///< the forward (absent key)
+  SplitKV,     ///< "split_kv": partial O and LSE of key chunks (KernelABI.h)
+  MergeSplits, ///< "merge_splits": the partials merged into O (and LSE)
+};
+
+/// The manifest spelling: "attention", "split_kv" or "merge_splits".
+const char *programName(Program p);
+/// Parses the manifest spelling; false for anything else.
+bool parseProgram(const std::string &text, Program &out);
+
 struct KernelEntry {
   std::string name; ///< the PTX entry point
   std::string ptx;  ///< PTX file, relative to the bundle directory
@@ -109,6 +121,9 @@ struct KernelEntry {
   /// tensor_maps=: the CUtensorMaps the kernel takes after its memref
   /// parameters, one per memref it reads with bulk copies (KernelABI.h).
   std::vector<TensorMapSpec> tensorMaps;
+  /// program=: what the kernel computes; absent: the forward. head_dim of a
+  /// merge_splits kernel is its head_dim_v.
+  Program program = Program::Attention;
   int line = 0; ///< line in manifest.txt, for messages
 };
 

@@ -421,6 +421,88 @@ inline KernelParams attentionKernelParams(KernelABI abi,
              : legacyAttentionParams(s, q, k, v, o, lse, scale);
 }
 
+/// Split-KV partials of one launch with `splits` splits: O_s
+/// [S, B, Hq, Nq, Dv] then LSE_s [S, B, Hq, Nq], f32, contiguous, in one
+/// workspace (LSE_s right after O_s; both 16-byte aligned when the
+/// workspace is, since Dv is a multiple of 4 in every kernel).
+struct SplitPartials {
+  int64_t splits = 1;
+  int64_t o[5] = {0, 0, 0, 0, 1};
+  int64_t lse[4] = {0, 0, 0, 1};
+  uint64_t oFloats = 0, lseFloats = 0;
+};
+inline SplitPartials splitPartials(const AttentionShape &s, int64_t splits) {
+  SplitPartials w;
+  w.splits = splits;
+  const int64_t dims[5] = {splits, s.batch, s.headsQ, s.seqQ, s.headDimV};
+  int64_t stride = 1;
+  for (int d = 4; d >= 0; --d) {
+    w.o[d] = stride;
+    stride *= dims[d];
+  }
+  w.oFloats = uint64_t(stride);
+  stride = 1;
+  for (int d = 3; d >= 0; --d) {
+    w.lse[d] = stride;
+    stride *= dims[d];
+  }
+  w.lseFloats = uint64_t(stride);
+  return w;
+}
+/// Bytes of the workspace: O_s, then LSE_s at a 16-byte boundary.
+inline uint64_t splitWorkspaceBytes(const SplitPartials &w) {
+  return (w.oFloats * 4 + 15) / 16 * 16 + w.lseFloats * 4;
+}
+inline float *splitLsePartials(const SplitPartials &w, void *workspace) {
+  return reinterpret_cast<float *>(static_cast<char *>(workspace) +
+                                   (w.oFloats * 4 + 15) / 16 * 16);
+}
+
+/// program=split_kv (memref ABI): (q, k, v as the forward, O_s [S, B, Hq,
+/// Nq, Dv] f32, LSE_s [S, B, Hq, Nq] f32, scale f32): 3·11 + 13 + 11 + 1 =
+/// 58 parameters, then its tensor maps. Grid (ceil(Nq / block_m)·S, Hq, B):
+/// x = query block·S + split.
+inline KernelParams memrefSplitParams(const AttentionShape &s,
+                                      const SplitPartials &w, const void *q,
+                                      const void *k, const void *v,
+                                      void *workspace, float scale) {
+  KernelParams p;
+  bool ok = true;
+  const void *ptrs[3] = {q, k, v};
+  for (int arg = 0; arg < 3; ++arg) {
+    AttentionArgument a = attentionArgument(s, arg);
+    ok &= p.addMemref(ptrs[arg], a.sizes, I64Array(a.strides, 4));
+  }
+  ok &= p.addMemref(workspace,
+                    {w.splits, s.batch, s.headsQ, s.seqQ, s.headDimV}, w.o);
+  ok &= p.addMemref(splitLsePartials(w, workspace),
+                    {w.splits, s.batch, s.headsQ, s.seqQ}, w.lse);
+  (void)ok;
+  p.addF32(scale);
+  return p;
+}
+
+/// program=merge_splits (memref ABI): (O_s, LSE_s as above, O [B, Hq, Nq,
+/// Dv], and LSE [B, Hq, Nq] f32 only in kernels built with lse=1): 13 + 11
+/// + 11 (+ 9) parameters. Grid (ceil(Nq / block_m), Hq, B).
+inline KernelParams memrefMergeParams(const AttentionShape &s,
+                                      const SplitPartials &w,
+                                      const void *workspace, void *o,
+                                      float *lse) {
+  KernelParams p;
+  bool ok = true;
+  void *ws = const_cast<void *>(workspace);
+  ok &= p.addMemref(ws, {w.splits, s.batch, s.headsQ, s.seqQ, s.headDimV}, w.o);
+  ok &= p.addMemref(splitLsePartials(w, ws),
+                    {w.splits, s.batch, s.headsQ, s.seqQ}, w.lse);
+  AttentionArgument a = attentionArgument(s, 3);
+  ok &= p.addMemref(o, a.sizes, I64Array(a.strides, 4));
+  if (lse)
+    ok &= p.addMemref(lse, {s.batch, s.headsQ, s.seqQ}, s.lse);
+  (void)ok;
+  return p;
+}
+
 } // namespace attn
 
 #endif // ATTN_RUNTIME_KERNELABI_H

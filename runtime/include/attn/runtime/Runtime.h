@@ -82,6 +82,33 @@ Status checkProblem(const ForwardProblem &p);
 Status findKernels(const Manifest &bundle, const ForwardProblem &p,
                    std::vector<const KernelEntry *> &candidates);
 
+/// The split-KV (flash-decoding) kernels of `bundle` for `p`: every chip
+/// variant of the split_kv kernel (dtype, head dims and mask of `p`) and of
+/// the merge_splits kernel (dtype, head dim v and LSE of `p`). NotInBundle
+/// if either is missing: the forward then runs unsplit.
+Status findSplitKernels(const Manifest &bundle, const ForwardProblem &p,
+                        std::vector<const KernelEntry *> &split,
+                        std::vector<const KernelEntry *> &merge);
+
+/// `p` with the query heads that share a key/value head packed into the
+/// rows of one head (GQA decoding): for Nq = 1 and Hq = G·Hkv, G > 1, the
+/// same memory seen as Hq' = Hkv heads of Nq' = G rows (query head j·G + i
+/// is row i of head j), non-causal (a single query row sees every key
+/// either way); LSE [B, Hq, 1] is [B, Hkv, G] in the same bytes. Each
+/// key/value head is then read by one program instead of G. Any other
+/// problem is returned as it is.
+ForwardProblem packQueryHeads(const ForwardProblem &p);
+
+/// How many key/value splits a forward of `p` runs with on a device of
+/// `smCount` multiprocessors, one thread block of `blockM` x `blockN`
+/// tiles per multiprocessor (1: none). Splits pay only where the unsplit
+/// grid leaves multiprocessors idle (fewer thread blocks than 80% of
+/// them): then the fewest splits whose waves are at least 85% as full as
+/// the best count's, at most 128, one per key block, and few enough that
+/// the f32 partials stay within 32-bit element offsets.
+int64_t chooseKVSplits(const ForwardProblem &p, int smCount, int blockM,
+                       int blockN);
+
 /// checkProblem, findKernels, then the variant for a device of compute
 /// capability ccMajor.ccMinor.
 Status selectKernel(const Manifest &bundle, const ForwardProblem &p,
@@ -176,6 +203,10 @@ struct KernelChoice {
   /// (CompiledImage::stageMs), then "load" (cuModuleLoadDataEx and the
   /// function checks). Empty until the kernel is loaded.
   std::vector<std::pair<std::string, double>> stageMs;
+  /// Key/value splits of the launch (chooseKVSplits): 1, or S > 1 when
+  /// `kernel` is a split_kv kernel followed by `mergeKernel`.
+  int64_t kvSplits = 1;
+  std::string mergeKernel;
 };
 
 class Runtime {

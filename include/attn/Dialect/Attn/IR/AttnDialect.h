@@ -45,6 +45,11 @@ constexpr llvm::StringLiteral kRegisterEstimateAttrName =
 /// `attn.lsr = false` on a gpu.binary: attn-gpu-module-to-binary translated
 /// it with LLVM's loop strength reduction off.
 constexpr llvm::StringLiteral kLSRAttrName = "attn.lsr";
+/// `attn.program` on a tile grid (scf.forall) that is not a plain
+/// attention: "split_kv" (attn.attention {split_kv}: dim 2 of the grid is
+/// query block · splits + split) or "merge_splits" (attn.merge_splits).
+/// Carried into `attn.kernel` as program; launchers read it.
+constexpr llvm::StringLiteral kProgramAttrName = "attn.program";
 /// `attn.kernel` on a generated GPU kernel: what a launcher needs
 /// (block_m, block_n, threads, smem_bytes, head_dim, dtype, causal).
 constexpr llvm::StringLiteral kKernelInfoAttrName = "attn.kernel";

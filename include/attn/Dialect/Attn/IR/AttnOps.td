@@ -43,6 +43,14 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
       it before a launch).
     * `block_q`, `block_kv` override the tiling pass's block sizes;
       `target` overrides the target description the tiling pass reads.
+    * `split_kv` (flash-decoding): the keys are split into S contiguous
+      chunks, S = dim 0 of O, and each chunk's attention is written on its
+      own: O `[S, B, Hq, Nq, Dv]` f32, normalised over the chunk's keys, and
+      LSE `[S, B, Hq, Nq]` f32 (required). A chunk holds whole key blocks of
+      the tiling (ceil(ceil(Nk / Bc) / S) blocks; the last ones may be
+      empty: O = 0, LSE = -inf). `attn.merge_splits` combines the chunks
+      into the exact result; the chunk boundaries are the tiling's choice
+      and only the merged result is defined independently of it.
 
     Example:
 
@@ -75,7 +83,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     UnitAttr:$causal,
     OptionalAttr<I64Attr>:$block_q,
     OptionalAttr<I64Attr>:$block_kv,
-    OptionalAttr<Attn_TargetAttr>:$target
+    OptionalAttr<Attn_TargetAttr>:$target,
+    UnitAttr:$split_kv
   );
   let assemblyFormat = [{
     $query `,` $key `,` $value `into` $output
@@ -97,6 +106,56 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     /// run time).
     double getScaleValue();
   }];
+}
+
+def Attn_MergeSplitsOp : Attn_Op<"merge_splits"> {
+  let summary = "Merge attention computed over disjoint key ranges";
+  let description = [{
+    Combines S partial attentions of the same queries over disjoint key
+    ranges (the splits of `attn.attention {split_kv}`, or shards of a KV
+    cache on different devices) into the attention over their union. For
+    every batch `b`, head `h` and query row `i`:
+
+    ```
+    M      = max_s LSE_s                     (LSE_s = LSE[s,b,h,i])
+    w_s    = exp(LSE_s − M)
+    O[b,h,i,:] = Σ_s w_s · O_s[b,h,i,:] / Σ_s w_s
+    LSE[b,h,i] = M + log Σ_s w_s             (natural log)
+    ```
+
+    A split that saw no key has LSE_s = -inf and weight 0; a row whose
+    splits all saw none gets O = 0 and LSE = -inf, never NaN.
+
+    Shapes: partial O `[S, B, H, N, Dv]` f32, partial LSE `[S, B, H, N]`
+    f32, O `[B, H, N, Dv]` (f32, f16 or bf16), LSE `[B, H, N]` f32
+    (optional). Dv is static.
+
+    Example:
+
+    ```mlir
+    attn.merge_splits %po, %plse into %o lse(%lse : memref<?x?x?xf32>)
+        : memref<?x?x?x?x128xf32>, memref<?x?x?x?xf32>,
+          memref<?x?x?x128xbf16>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyMemRef, "partial outputs [S, B, H, N, Dv], f32", [MemRead]>:
+        $partial_output,
+    Arg<AnyMemRef, "partial log-sum-exp [S, B, H, N], f32", [MemRead]>:
+        $partial_lse,
+    Arg<AnyMemRef, "output [B, H, N, Dv]", [MemWrite]>:$output,
+    Arg<Optional<AnyMemRef>, "merged log-sum-exp [B, H, N], f32",
+        [MemWrite]>:$lse,
+    OptionalAttr<I64Attr>:$block_q,
+    OptionalAttr<Attn_TargetAttr>:$target
+  );
+  let assemblyFormat = [{
+    $partial_output `,` $partial_lse `into` $output
+    (`lse` `(` $lse^ `:` type($lse) `)`)?
+    attr-dict `:` type($partial_output) `,` type($partial_lse) `,`
+    type($output)
+  }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,52 @@
+// RUN: attn-opt %s -split-input-file --attn-gpu-kernel-pipeline="chip=sm_90a" | FileCheck %s --check-prefixes=CHECK,SM90
+// RUN: attn-opt %s -split-input-file --attn-gpu-kernel-pipeline="chip=sm_80" | FileCheck %s --check-prefixes=CHECK,SM80
+
+// The split-KV kernel takes the forward's schedule: on sm_90a the TMA
+// producer warpgroup and its tensor maps (its two key segments form one
+// ring sequence), on sm_80 mma.sync; its description says program =
+// "split_kv" for launchers.
+// CHECK-LABEL: gpu.func @split_kernel
+// CHECK-SAME:    attn.kernel = {
+// CHECK-SAME:    program = "split_kv"
+// SM90-SAME:     tensor_maps = array<i64: 0, 128, 1, 128, 2, 128>, threads = 384
+// SM90-DAG:      nvvm.cp.async.bulk.tensor.shared.cluster.global
+// SM90-DAG:      nvvm.wgmma.mma_async
+// SM80:          nvvm.mma.sync
+func.func @split(%q: memref<?x?x?x128xbf16, strided<[?, ?, ?, 1]>>,
+                 %k: memref<?x?x?x128xbf16, strided<[?, ?, ?, 1]>>,
+                 %v: memref<?x?x?x128xbf16, strided<[?, ?, ?, 1]>>,
+                 %po: memref<?x?x?x?x128xf32>, %pl: memref<?x?x?x?xf32>,
+                 %s: f32) {
+  attn.attention %q, %k, %v into %po lse(%pl : memref<?x?x?x?xf32>) scale(%s)
+      {split_kv}
+      : memref<?x?x?x128xbf16, strided<[?, ?, ?, 1]>>,
+        memref<?x?x?x128xbf16, strided<[?, ?, ?, 1]>>,
+        memref<?x?x?x128xbf16, strided<[?, ?, ?, 1]>>,
+        memref<?x?x?x?x128xf32>
+  return
+}
+
+// -----
+
+// The merge is a program without attn.dot: its register tiles take the
+// mma.sync layout on every chip (16 rows a warp, 4 warps for 64 rows), and
+// its output tile describes the kernel (rows, head dim, element type).
+// CHECK-LABEL: gpu.func @merge_kernel
+// CHECK-SAME:    attn.kernel = {
+// CHECK-SAME:    block_m = 64
+// CHECK-SAME:    dtype = "f16"
+// CHECK-SAME:    head_dim_v = 256
+// CHECK-SAME:    program = "merge_splits"
+// CHECK-SAME:    smem_bytes = 0
+// CHECK-SAME:    threads = 128
+// CHECK-NOT:     nvvm.mma.sync
+// CHECK:         llvm.load {{.*}} -> vector<2xf32>
+// CHECK-NOT:     nvvm.mma.sync
+// CHECK:         gpu.return
+func.func @merge(%po: memref<?x?x?x?x256xf32>, %pl: memref<?x?x?x?xf32>,
+                 %o: memref<?x?x?x256xf16, strided<[?, ?, ?, 1]>>) {
+  attn.merge_splits %po, %pl into %o
+      : memref<?x?x?x?x256xf32>, memref<?x?x?x?xf32>,
+        memref<?x?x?x256xf16, strided<[?, ?, ?, 1]>>
+  return
+}
