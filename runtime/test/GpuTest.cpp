@@ -457,9 +457,17 @@ TEST_F(Gpu, BrokenCubinFallsBackToPtx) {
   std::vector<ForwardProblem> problems = runnableProblems(*rt);
   if (problems.empty())
     GTEST_SKIP() << "no bundle kernel runs on this GPU";
-  const ForwardProblem p = problems.front();
+  // A batch large enough for the forward kernel itself (a smaller grid
+  // would split its keys over the split-KV pair, which this one-kernel
+  // bundle does not hold).
+  ForwardProblem p = problems.front();
   KernelChoice choice;
   ASSERT_TRUE(rt->selectKernel(p, 0, choice).ok());
+  while (choice.kvSplits > 1 && p.batch < 4096) {
+    p.batch *= 2;
+    ASSERT_TRUE(rt->selectKernel(p, 0, choice).ok());
+  }
+  ASSERT_EQ(choice.kvSplits, 1);
   const KernelEntry &k = choice.kernel;
   // This device's chip, as the line's PTX can be assembled for it.
   std::string chip = "sm_" + std::to_string(info.ccMajor) +

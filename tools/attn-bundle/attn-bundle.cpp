@@ -69,6 +69,14 @@ static cl::opt<std::string>
             cl::desc("attn-codegen pipeline options for every kernel "
                      "(attn-opt --help lists them; not chip)"),
             cl::init(""), cl::cat(category));
+// The split-KV kernels' knobs on sm_90a, after --codegen: decoding reads
+// every key once and has few query rows, so its kernel wants a deep ring
+// more than a second consumer warpgroup.
+static cl::opt<std::string> splitCodegen(
+    "split-codegen",
+    cl::desc("attn-codegen options added for the split-KV kernels on sm_90a "
+             "(after --codegen)"),
+    cl::init(""), cl::cat(category));
 static cl::opt<std::string>
     ptxasPath("ptxas",
               cl::desc("ptxas to assemble each kernel into SASS (cubins) "
@@ -344,6 +352,14 @@ int main(int argc, char **argv) {
   for (StringRef opt : llvm::split(StringRef(codegen), ' '))
     if (opt.trim().starts_with("chip="))
       return fail("--codegen: the chip comes from --chips");
+  std::unique_ptr<attn::CodegenPipelineOptions> splitKnobs =
+      attn::CodegenPipelineOptions::createFromString(codegen + " " +
+                                                     splitCodegen);
+  if (!splitKnobs)
+    return fail("bad --split-codegen options '" + splitCodegen + "'");
+  for (StringRef opt : llvm::split(StringRef(splitCodegen), ' '))
+    if (opt.trim().starts_with("chip="))
+      return fail("--split-codegen: the chip comes from --chips");
   if (chips.empty())
     chips.push_back("sm_80");
   if (dtypes.empty()) {
@@ -459,7 +475,8 @@ int main(int argc, char **argv) {
                   kind == 0   ? buildProblem(ctx, et, d, causal, withLse)
                   : kind == 1 ? buildSplitProblem(ctx, et, d, causal)
                               : buildMergeProblem(ctx, et, d, withLse);
-              attn::CodegenPipelineOptions &opts = *knobs;
+              attn::CodegenPipelineOptions &opts =
+                  kind == 1 && chip == "sm_90a" ? *splitKnobs : *knobs;
               opts.chip = chip;
               FailureOr<mlir::attn::CompiledKernel> k =
                   mlir::attn::compileGPUKernel(*module, opts);

@@ -507,12 +507,29 @@ struct TileAttentionPass
                                 ValueRange{s, bIdx, hIdx, qStart}, rows);
     };
 
-    // M = max_s LSE_s.
+    // Each loop reads U splits an iteration, all loads first: the splits'
+    // reads are independent, and one at a time the program would wait a
+    // memory latency per split. Split s0 + u past the last reads the last
+    // split again (its index clamped): harmless in a max, and weighted 0 in
+    // the sum.
+    Value lastSplit = im.sub(splits, c1);
+    auto splitAt = [&](OpBuilder &lb, Value s0, int64_t u) -> Value {
+      IndexMath lm{lb, loc};
+      return u ? lm.min(lm.add(s0, lm.cst(u)), lastSplit) : s0;
+    };
+
+    // M = max_s LSE_s, eight splits an iteration.
+    constexpr int64_t kMaxUnroll = 8;
     Value negInf = negInfSplat(b, loc, rowType);
     auto maxLoop = scf::ForOp::create(
-        b, loc, c0, splits, c1, ValueRange{negInf},
-        [&](OpBuilder &lb, Location l, Value s, ValueRange args) {
-          Value m = arith::MaximumFOp::create(lb, l, args[0], loadLse(lb, s));
+        b, loc, c0, splits, im.cst(kMaxUnroll), ValueRange{negInf},
+        [&](OpBuilder &lb, Location l, Value s0, ValueRange args) {
+          SmallVector<Value> lses;
+          for (int64_t u = 0; u < kMaxUnroll; ++u)
+            lses.push_back(loadLse(lb, splitAt(lb, s0, u)));
+          Value m = args[0];
+          for (Value x : lses)
+            m = arith::MaximumFOp::create(lb, l, m, x);
           scf::YieldOp::create(lb, l, m);
         });
     Value m = maxLoop.getResult(0);
@@ -521,19 +538,45 @@ struct TileAttentionPass
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m, negInf);
     Value mSafe = arith::SelectOp::create(b, loc, noKey, zeroRow, m);
 
-    // l = Σ_s w_s, A = Σ_s w_s·O_s with w_s = exp(LSE_s − M').
+    // l = Σ_s w_s, A = Σ_s w_s·O_s with w_s = exp(LSE_s − M')·[s < S]; as
+    // many O tiles an iteration as 256 columns hold (their registers are
+    // live together): 4 at Dv = 64, 2 at 128, 1 at 256.
+    const int64_t sumUnroll = std::clamp<int64_t>(256 / dv, 1, 4);
+    Type f32 = b.getF32Type();
     auto sumLoop = scf::ForOp::create(
-        b, loc, c0, splits, c1,
+        b, loc, c0, splits, im.cst(sumUnroll),
         ValueRange{zeroRow, splat(b, loc, tileType, 0.0)},
-        [&](OpBuilder &lb, Location l, Value s, ValueRange args) {
-          Value w = math::ExpOp::create(
-              lb, l, arith::SubFOp::create(lb, l, loadLse(lb, s), mSafe));
-          Value lNew = arith::AddFOp::create(lb, l, args[0], w);
-          Value o = LoadTileOp::create(lb, l, tileType, po,
-                                       ValueRange{s, bIdx, hIdx, qStart}, rows);
-          Value wB = BroadcastOp::create(lb, l, tileType, w);
-          Value acc = arith::AddFOp::create(
-              lb, l, args[1], arith::MulFOp::create(lb, l, wB, o));
+        [&](OpBuilder &lb, Location l, Value s0, ValueRange args) {
+          IndexMath lm{lb, l};
+          SmallVector<Value> lses, tiles;
+          for (int64_t u = 0; u < sumUnroll; ++u) {
+            Value s = splitAt(lb, s0, u);
+            lses.push_back(loadLse(lb, s));
+            tiles.push_back(LoadTileOp::create(
+                lb, l, tileType, po, ValueRange{s, bIdx, hIdx, qStart}, rows));
+          }
+          Value lNew = args[0], acc = args[1];
+          for (int64_t u = 0; u < sumUnroll; ++u) {
+            Value w = math::ExpOp::create(
+                lb, l, arith::SubFOp::create(lb, l, lses[u], mSafe));
+            if (u) {
+              // [s0 + u < S] as 1 or 0.
+              Value inRange =
+                  arith::CmpIOp::create(lb, l, arith::CmpIPredicate::slt,
+                                        lm.add(s0, lm.cst(u)), splits);
+              Value one = arith::ConstantOp::create(lb, l, f32,
+                                                    lb.getF32FloatAttr(1.0));
+              Value zero = arith::ConstantOp::create(lb, l, f32,
+                                                     lb.getF32FloatAttr(0.0));
+              Value keep = arith::SelectOp::create(lb, l, inRange, one, zero);
+              w = arith::MulFOp::create(
+                  lb, l, w, tensor::SplatOp::create(lb, l, rowType, keep));
+            }
+            lNew = arith::AddFOp::create(lb, l, lNew, w);
+            Value wB = BroadcastOp::create(lb, l, tileType, w);
+            acc = arith::AddFOp::create(
+                lb, l, acc, arith::MulFOp::create(lb, l, wB, tiles[u]));
+          }
           scf::YieldOp::create(lb, l, ValueRange{lNew, acc});
         });
     Value lSum = sumLoop.getResult(0), acc = sumLoop.getResult(1);

@@ -46,23 +46,36 @@ func.func @split(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
 
 // The merge: per (batch, head, 64-row block), the max of the S partial
 // LSE rows, then the weighted sum of the partial O tiles and their
-// weights; O = A / l, LSE = M' + log l (-inf where l = 0).
+// weights; O = A / l, LSE = M' + log l (-inf where l = 0). Each loop reads
+// several splits an iteration, all loads first (8 LSE rows; 256 / Dv O
+// tiles, at most 4), the split index clamped to S - 1; in the sum a clamped
+// split weighs 0.
 // CHECK-LABEL: func.func @merge
 // CHECK-SAME:    %[[PO:[^:]+]]: memref<?x?x?x?x64xf32>, %[[PL:[^:]+]]: memref<?x?x?x?xf32>, %[[O:[^:]+]]: memref<?x?x?x64xbf16>, %[[L:[^:]+]]: memref<?x?x?xf32>
 // CHECK:       %[[S:.+]] = memref.dim %[[PO]], %c0
 // CHECK:       scf.forall (%[[B:.+]], %[[H:.+]], %[[X:.+]]) in
 // CHECK:         %[[R0:.+]] = arith.muli %[[X]], %c64
-// CHECK:         %[[M:.+]] = scf.for %[[I:.+]] = %{{.*}} to %[[S]] {{.*}} -> (tensor<64xf32>)
+// CHECK:         %[[LAST:.+]] = arith.subi %[[S]], %c1
+// CHECK:         %[[M:.+]] = scf.for %[[I:.+]] = %{{.*}} to %[[S]] step %c8 {{.*}} -> (tensor<64xf32>)
 // CHECK:           attn.load_tile %[[PL]][%[[I]], %[[B]], %[[H]], %[[R0]]] {{.*}} -> tensor<64xf32>
-// CHECK:           arith.maximumf
+// CHECK:           %[[I1:.+]] = arith.addi %[[I]], %c1
+// CHECK:           %[[C1:.+]] = arith.minsi %[[I1]], %[[LAST]]
+// CHECK:           attn.load_tile %[[PL]][%[[C1]], %[[B]], %[[H]], %[[R0]]]
+// CHECK-COUNT-6:   attn.load_tile %[[PL]]
+// CHECK-COUNT-8:   arith.maximumf
 // CHECK:         %[[NOKEY:.+]] = arith.cmpf oeq, %[[M]]
 // CHECK:         %[[MS:.+]] = arith.select %[[NOKEY]]
-// CHECK:         %[[SUM:.+]]:2 = scf.for %[[J:.+]] = %{{.*}} to %[[S]] {{.*}} -> (tensor<64xf32>, tensor<64x64xf32>)
+// CHECK:         %[[SUM:.+]]:2 = scf.for %[[J:.+]] = %{{.*}} to %[[S]] step %c4 {{.*}} -> (tensor<64xf32>, tensor<64x64xf32>)
 // CHECK:           %[[LJ:.+]] = attn.load_tile %[[PL]][%[[J]], %[[B]], %[[H]], %[[R0]]]
+// CHECK:           attn.load_tile %[[PO]][%[[J]], %[[B]], %[[H]], %[[R0]]] {{.*}} -> tensor<64x64xf32>
+// CHECK-COUNT-3:   attn.load_tile %[[PO]]
 // CHECK:           %[[D:.+]] = arith.subf %[[LJ]], %[[MS]]
 // CHECK:           %[[W:.+]] = math.exp %[[D]]
-// CHECK:           attn.load_tile %[[PO]][%[[J]], %[[B]], %[[H]], %[[R0]]] {{.*}} -> tensor<64x64xf32>
 // CHECK:           attn.broadcast %[[W]]
+// CHECK:           %[[J1:.+]] = arith.addi %[[J]], %c1
+// CHECK:           %[[IN:.+]] = arith.cmpi slt, %[[J1]], %[[S]]
+// CHECK:           %[[KEEP:.+]] = arith.select %[[IN]], %{{.*}}, %{{.*}} : f32
+// CHECK:           tensor.splat %[[KEEP]] : tensor<64xf32>
 // CHECK:         arith.divf %[[SUM]]#1
 // CHECK:         attn.store_tile %{{.*}}, %[[O]][%[[B]], %[[H]], %[[R0]]]
 // CHECK:         math.log
