@@ -160,9 +160,9 @@ attn_status attn_runtime_create(const attn_runtime_options *options,
   return attn_runtime_create_with_compiler(options, nullptr, out);
 }
 
-attn_status attn_runtime_create_with_compiler(
-    const attn_runtime_options *options, attn_compiler *compiler,
-    attn_runtime **out) {
+attn_status
+attn_runtime_create_with_compiler(const attn_runtime_options *options,
+                                  attn_compiler *compiler, attn_runtime **out) {
   return guarded([&] {
     if (!out)
       return reportError(ATTN_ERROR_INVALID_ARGUMENT, "out is null");

@@ -1,4 +1,5 @@
-//===- KernelCompiler.cpp - kernels the bundle lacks --------------*- C++ -*-===//
+//===- KernelCompiler.cpp - kernels the bundle lacks --------------*- C++
+//-*-===//
 #include "attn/runtime/KernelCompiler.h"
 
 namespace attn {

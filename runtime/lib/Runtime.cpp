@@ -148,6 +148,8 @@ struct Runtime::Impl {
     Loaded loaded;
   };
   std::shared_ptr<KernelCompiler> compiler;
+  /// RuntimeOptions::kvSplits (or ATTN_KV_SPLITS): 0 choose, 1 never.
+  int64_t kvSplits = 0;
 
   mutable std::mutex mu; // guards everything below
   // std::map: elements never move, so pointers to them stay valid after the
@@ -280,7 +282,10 @@ bool Runtime::Impl::splitPlan(const ForwardProblem &p, const DeviceInfo &info,
       !selectVariant(splitCands, info.ccMajor, info.ccMinor, split).ok() ||
       !selectVariant(mergeCands, info.ccMajor, info.ccMinor, merge).ok())
     return false;
-  splits = chooseKVSplits(p, info.smCount, split->blockM, split->blockN);
+  if (kvSplits == 1)
+    return false;
+  splits =
+      chooseKVSplits(p, info.smCount, split->blockM, split->blockN, kvSplits);
   return splits > 1;
 }
 
@@ -810,6 +815,22 @@ Status Runtime::create(const RuntimeOptions &options,
       return s;
   }
   impl->compiler = options.compiler;
+  impl->kvSplits = options.kvSplits;
+  if (const char *env = std::getenv("ATTN_KV_SPLITS");
+      env && *env && !options.kvSplits) {
+    char *end = nullptr;
+    long long n = std::strtoll(env, &end, 10);
+    if (*end || n < 0)
+      return Status::error(StatusCode::InvalidArgument,
+                           std::string("ATTN_KV_SPLITS='") + env +
+                               "': expected a count >= 0 (0: choose, 1: "
+                               "never split)");
+    impl->kvSplits = n;
+  }
+  if (impl->kvSplits < 0)
+    return Status::error(StatusCode::InvalidArgument,
+                         "RuntimeOptions::kvSplits must be >= 0, got " +
+                             std::to_string(impl->kvSplits));
   out.reset(new Runtime(std::move(impl)));
   return Status::success();
 }

@@ -89,7 +89,8 @@ TEST(Driver, SystemDriverWorksOrFailsCleanly) {
   Status s = Runtime::create(opts, rt);
   // The outcome the probe predicts, each with its own exact message.
   const int probe = probeSystemDriver();
-  constexpr int kStub = 34, kNoDevice = 100; // CUDA_ERROR_STUB_LIBRARY, ..._NO_DEVICE
+  constexpr int kStub = 34,
+                kNoDevice = 100; // CUDA_ERROR_STUB_LIBRARY, ..._NO_DEVICE
   if (probe == 0) {
     ASSERT_TRUE(s.ok()) << "cuInit works here, yet: " << s.message();
     ASSERT_NE(rt, nullptr);
@@ -115,7 +116,8 @@ TEST(Driver, SystemDriverWorksOrFailsCleanly) {
     EXPECT_TRUE(contains(s.message(), "has no cuInit")) << s.message();
   } else if (probe == kStub) {
     EXPECT_EQ(s.code(), StatusCode::NoDriver);
-    EXPECT_TRUE(contains(s.message(), "CUDA driver is the stub library (no GPU)"))
+    EXPECT_TRUE(
+        contains(s.message(), "CUDA driver is the stub library (no GPU)"))
         << s.message();
   } else if (probe == kNoDevice) {
     EXPECT_EQ(s.code(), StatusCode::NoDevice);

@@ -383,12 +383,24 @@ TEST(SplitKV, ChoosesSplitsOnlyForGridsSmallerThanTheDevice) {
   // A grid of most of a wave does not split.
   p.batch = 14; // 112 blocks >= 0.8 * 132
   EXPECT_EQ(chooseKVSplits(p, 132, 128, 128), 1);
-  // Never more splits than key blocks.
+  // At least 4 key blocks a split.
   p.batch = 1;
-  p.seqK = 300; // 3 blocks of 128
-  EXPECT_EQ(chooseKVSplits(p, 132, 128, 128), 3);
-  p.seqK = 100; // one block: nothing to split
+  // 32 blocks of 128: at most 8 splits; 7 (chunks of 5) fill 42% of the
+  // SMs, within 85% of 8's 48%.
+  p.seqK = 4096;
+  EXPECT_EQ(chooseKVSplits(p, 132, 128, 128), 7);
+  p.seqK = 1200; // 10 blocks: 2
+  EXPECT_EQ(chooseKVSplits(p, 132, 128, 128), 2);
+  p.seqK = 700; // 6 blocks: nothing to split
   EXPECT_EQ(chooseKVSplits(p, 132, 128, 128), 1);
+  // A forced count replaces the choice, within the same bounds.
+  p.seqK = 16384;
+  EXPECT_EQ(chooseKVSplits(p, 132, 128, 128, 4), 4);
+  EXPECT_EQ(chooseKVSplits(p, 132, 128, 128, 1000), 32); // 4 blocks each
+  p.batch = 14;
+  EXPECT_EQ(chooseKVSplits(p, 132, 128, 128, 4), 1); // a full grid
+  p.batch = 1;
+  p.seqK = 100;
   // Nonsense device facts split nothing.
   EXPECT_EQ(chooseKVSplits(p, 0, 128, 128), 1);
   EXPECT_EQ(chooseKVSplits(p, 132, 0, 128), 1);

@@ -104,10 +104,12 @@ ForwardProblem packQueryHeads(const ForwardProblem &p);
 /// tiles per multiprocessor (1: none). Splits pay only where the unsplit
 /// grid leaves multiprocessors idle (fewer thread blocks than 80% of
 /// them): then the fewest splits whose waves are at least 85% as full as
-/// the best count's, at most 128, one per key block, and few enough that
-/// the f32 partials stay within 32-bit element offsets.
+/// the best count's, at most 128, at least 4 key blocks each, and few
+/// enough that the f32 partials stay within 32-bit element offsets. `forced` >
+/// 0 (RuntimeOptions::kvSplits) replaces the choice for such grids, bounded the
+/// same way.
 int64_t chooseKVSplits(const ForwardProblem &p, int smCount, int blockM,
-                       int blockN);
+                       int blockN, int64_t forced = 0);
 
 /// checkProblem, findKernels, then the variant for a device of compute
 /// capability ccMajor.ccMinor.
@@ -159,6 +161,12 @@ struct RuntimeOptions {
   /// false: no bundle at all (bundleDir is ignored); every kernel comes
   /// from `compiler`, which must then be set.
   bool useBundle = true;
+  /// Key/value splits of a forward whose grid is smaller than the device
+  /// (chooseKVSplits): 0 chooses (the default; the environment variable
+  /// ATTN_KV_SPLITS, if set, takes its place: what the C API and tools get),
+  /// 1 never splits, N > 1 splits such grids N ways (at most one split per
+  /// key block and within 32-bit partial offsets).
+  int64_t kvSplits = 0;
 };
 
 /// The bundle directory used when RuntimeOptions::bundleDir is empty, the

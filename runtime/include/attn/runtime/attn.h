@@ -121,9 +121,9 @@ ATTN_API attn_status attn_runtime_create(const attn_runtime_options *options,
 /* A runtime that asks `compiler` for every kernel its bundle lacks (NULL:
  * none, as attn_runtime_create). The runtime shares the compiler: it may be
  * destroyed (attn_jit_destroy) right after this call. */
-ATTN_API attn_status attn_runtime_create_with_compiler(
-    const attn_runtime_options *options, attn_compiler *compiler,
-    attn_runtime **out);
+ATTN_API attn_status
+attn_runtime_create_with_compiler(const attn_runtime_options *options,
+                                  attn_compiler *compiler, attn_runtime **out);
 ATTN_API void attn_runtime_destroy(attn_runtime *rt);
 /* The bundle used when options->bundle_dir is NULL: $ATTN_BUNDLE_DIR if set,
  * else <dir>/../share/attn/bundle if that has a manifest.txt, where <dir>
@@ -150,8 +150,9 @@ ATTN_API attn_status attn_select_kernel(attn_runtime *rt,
  * looked at), and loads, compiling where the bundle lacks it, the kernel
  * each needs on `device`, so that the first attn_forward does not wait.
  * Stops at the first failure (the message names the problem's index). */
-ATTN_API attn_status attn_prepare(attn_runtime *rt, const attn_problem *problems,
-                                  size_t count, int device);
+ATTN_API attn_status attn_prepare(attn_runtime *rt,
+                                  const attn_problem *problems, size_t count,
+                                  int device);
 /* The kernel of the last successful attn_forward on this runtime. */
 ATTN_API attn_status attn_last_kernel(const attn_runtime *rt,
                                       attn_kernel_info *out);
