@@ -275,10 +275,19 @@ DECODE_POINTS = ((1, 4096), (1, 16384), (1, 65536), (8, 4096), (8, 65536),
                  (32, 16384))
 
 
+# Serving prefill (GQA 32:8, D 128, causal, bottom-right aligned): a chunk
+# of 512 queries against 8k keys (chunked prefill), and a Llama-8B prompt
+# of 4k tokens.
+PREFILL_POINTS = ((512, 8192), (4096, 4096))
+
+
 def decode_configs(quick):
     points = DECODE_POINTS[1:3] if quick else DECODE_POINTS
-    return [dict(kind="decode", dtype="bf16", D=128, B=B, Nk=Nk, Hq=32,
-                 Hkv=8) for B, Nk in points]
+    out = [dict(kind="decode", dtype="bf16", D=128, B=B, Nq=1, Nk=Nk, Hq=32,
+                Hkv=8, causal=False) for B, Nk in points]
+    out += [dict(kind="decode", dtype="bf16", D=128, B=1, Nq=Nq, Nk=Nk,
+                 Hq=32, Hkv=8, causal=True) for Nq, Nk in PREFILL_POINTS]
+    return out
 
 
 def api_checks():
@@ -305,8 +314,10 @@ def describe(job):
     if job["kind"] == "api":
         return f"api {job['check']}"
     if job["kind"] == "decode":
-        return (f"decode {job['dtype']} D={job['D']} B={job['B']} "
-                f"Nk={job['Nk']} Hq={job['Hq']} Hkv={job['Hkv']}")
+        return (f"{'decode' if job['Nq'] == 1 else 'prefill'} "
+                f"{job['dtype']} D={job['D']} B={job['B']} Nq={job['Nq']} "
+                f"Nk={job['Nk']} Hq={job['Hq']} Hkv={job['Hkv']}"
+                f"{' causal' if job['causal'] else ''}")
     if job["kind"] == "timing":
         return (f"timing {job['dtype']} D={job['D']} "
                 f"{'causal' if job['causal'] else 'full'} N={job['N']} "
@@ -616,22 +627,26 @@ def run_decode(rt, job, seed):
     from torch.nn.attention import SDPBackend, sdpa_kernel
     gen = torch.Generator(device="cuda")
     gen.manual_seed(seed)
-    B, Nk, Hq, Hkv, D = (job[x] for x in ("B", "Nk", "Hq", "Hkv", "D"))
+    B, Nq, Nk, Hq, Hkv, D = (job[x] for x in ("B", "Nq", "Nk", "Hq", "Hkv",
+                                              "D"))
+    causal = job["causal"]
     tdtype = {"bf16": torch.bfloat16, "f16": torch.float16}[job["dtype"]]
 
     def rand(*shape):
         return torch.randn(*shape, device="cuda", generator=gen,
                            dtype=torch.float32).to(tdtype)
-    q = rand(B, 1, Hq, D).transpose(1, 2)
+    q = rand(B, Nq, Hq, D).transpose(1, 2)
     k, v = (rand(B, Nk, Hkv, D).transpose(1, 2) for _ in range(2))
-    o = torch.full((B, 1, Hq, D), float("nan"), device="cuda",
+    o = torch.full((B, Nq, Hq, D), float("nan"), device="cuda",
                    dtype=tdtype).transpose(1, 2)
-    nbytes = 2 * (2 * B * Hkv * Nk * D + 2 * B * Hq * D)
-    res = dict(bytes=nbytes)
+    nbytes = 2 * (2 * B * Hkv * Nk * D + 2 * B * Hq * Nq * D)
+    # Causal (bottom-right): query i sees Nk - Nq + i + 1 keys.
+    pairs = (Nq * Nk - Nq * (Nq - 1) / 2) if causal else Nq * Nk
+    res = dict(bytes=nbytes, flops=4.0 * B * Hq * pairs * D)
 
     def ours():
         # The current stream at call time: a graph capture runs on its own.
-        rt.forward(q, k, v, o, None, causal=False,
+        rt.forward(q, k, v, o, None, causal=causal,
                    stream=torch.cuda.current_stream().cuda_stream or None)
 
     def graph_ms(fn, calls=20):
@@ -664,9 +679,17 @@ def run_decode(rt, job, seed):
                           ("cudnn", SDPBackend.CUDNN_ATTENTION)):
         try:
             with sdpa_kernel([backend]):
+                if causal and Nq != Nk:
+                    # SDPA's is_causal is top-left aligned; its
+                    # lower-right causal bias is what FA2 and cuDNN take.
+                    from torch.nn.attention.bias import causal_lower_right
+                    kw = dict(attn_mask=causal_lower_right(Nq, Nk))
+                else:
+                    kw = dict(is_causal=causal)
+
                 def fn():
-                    return F.scaled_dot_product_attention(q, k, v,
-                                                          enable_gqa=True)
+                    return F.scaled_dot_product_attention(
+                        q, k, v, enable_gqa=True, **kw)
                 ref = fn()
                 res[f"{name}_ms"] = bench(fn)
                 try:
@@ -683,6 +706,8 @@ def run_decode(rt, job, seed):
             if f"{name}_{kind}ms" in res:
                 res[f"{name}_{kind}gbs"] = \
                     nbytes / (res[f"{name}_{kind}ms"] * 1e-3) / 1e9
+                res[f"{name}_{kind}tflops"] = \
+                    res["flops"] / (res[f"{name}_{kind}ms"] * 1e-3) / 1e12
     rel = [res[k] for k in ("ours_vs_fa2_rel", "ours_vs_cudnn_rel")
            if k in res]
     res["ok"] = "ours_ms" in res and bool(rel) and min(rel) < 1e-2
@@ -990,6 +1015,8 @@ def main():
                   f"{fmt(r, 'ours_over_cudnn', '11.2f'):>11}" +
                   (f" {fmt(r, 'ours_over_mosaic', '12.2f'):>12}" if mosaic
                    else ""))
+    prefill = [r for r in decode if r["Nq"] > 1]
+    decode = [r for r in decode if r["Nq"] == 1]
     if decode:
         print()
         print(f"decode, bf16, GQA 32:8, D 128, one query row, [B, N, H, D] "
@@ -1014,6 +1041,24 @@ def main():
                 f"{fmt(r, f'cudnn_{k}gbs', '6.0f'):>6} {ratio(r, k):>6}"
                 for k in ("", "graph_"))
             print(f"{r['B']:>3} {r['Nk']:>6} {cols}  {r.get('kernel', '')}")
+    if prefill:
+        print()
+        print(f"serving prefill, bf16, GQA 32:8, D 128, causal (bottom-right), "
+              f"{dev} (TFLOP/s, back to back)")
+        hdr = (f"{'Nq':>5} {'Nk':>6} {'ours':>6} {'FA2':>6} {'cuDNN':>6} "
+               f"{'/best':>6}  kernel")
+        print(hdr)
+        print("-" * len(hdr))
+        for r in prefill:
+            best = max([r[f"{n}_tflops"] for n in ("fa2", "cudnn")
+                        if f"{n}_tflops" in r], default=None)
+            rat = (format(r["ours_tflops"] / best, "6.2f")
+                   if best and "ours_tflops" in r else "-")
+            print(f"{r['Nq']:>5} {r['Nk']:>6} "
+                  f"{fmt(r, 'ours_tflops', '6.1f'):>6} "
+                  f"{fmt(r, 'fa2_tflops', '6.1f'):>6} "
+                  f"{fmt(r, 'cudnn_tflops', '6.1f'):>6} {rat:>6}  "
+                  f"{r.get('kernel', '')}")
     return 1 if failed else 0
 
 

@@ -26,46 +26,24 @@ namespace {
 /// under the thread that raised it.
 thread_local std::string *threadDiagnostics = nullptr;
 
-/// The attn.attention of `r`, as the runtime launches it: Q, K, V, O (and
-/// LSE) with run-time sizes and strides (the runtime takes any layout whose
-/// head dim is contiguous; an identity layout would let the compiler fold
-/// the row stride to D), and the scale as a run-time argument so that one
-/// kernel serves every scale. The kernel is "<function name>_kernel"
-/// (KernelABI.h, the memref ABI).
+/// The problem of `r` as the runtime launches it (Pipelines.h's
+/// buildKernelProblem, the builder the bundle uses too); the kernel is
+/// "<function name>_kernel" (KernelABI.h, the memref ABI).
 OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, const KernelRequest &r) {
-  OpBuilder b(&ctx);
-  Location loc = UnknownLoc::get(&ctx);
-  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
-  Type et = r.dtype == DType::F16 ? Type(b.getF16Type()) : b.getBF16Type();
-  int64_t dyn = ShapedType::kDynamic;
-  auto strided = StridedLayoutAttr::get(&ctx, dyn, {dyn, dyn, dyn, 1});
-  auto qk = MemRefType::get({dyn, dyn, dyn, r.headDim}, et, strided);
-  auto vo = MemRefType::get({dyn, dyn, dyn, r.headDimV}, et, strided);
-  auto lseT = MemRefType::get({dyn, dyn, dyn}, b.getF32Type());
-  SmallVector<Type> args = {qk, qk, vo, vo};
-  if (r.withLse)
-    args.push_back(lseT);
-  args.push_back(b.getF32Type());
-  std::string name = "attn_jit_" + std::string(dtypeName(r.dtype)) + "_d" +
-                     std::to_string(r.headDim);
+  Type et = r.dtype == DType::F16 ? Type(Float16Type::get(&ctx))
+                                  : Type(BFloat16Type::get(&ctx));
+  std::string name = std::string("attn_jit_") +
+                     (r.program == Program::SplitKV       ? "split_"
+                      : r.program == Program::MergeSplits ? "merge_"
+                                                          : "") +
+                     dtypeName(r.dtype) + "_d" + std::to_string(r.headDim);
   if (r.headDimV != r.headDim)
     name += "v" + std::to_string(r.headDimV);
   name += r.causal ? "_causal" : "";
   name += r.withLse ? "" : "_nolse";
-  b.setInsertionPointToEnd(module->getBody());
-  auto fn = func::FuncOp::create(b, loc, name, b.getFunctionType(args, {}));
-  Block *entry = fn.addEntryBlock();
-  b.setInsertionPointToStart(entry);
-  auto op = mlir::attn::AttentionOp::create(
-      b, loc, entry->getArgument(0), entry->getArgument(1),
-      entry->getArgument(2), entry->getArgument(3),
-      r.withLse ? entry->getArgument(4) : Value(),
-      /*dynamic_scale=*/entry->getArguments().back(), FloatAttr(), UnitAttr(),
-      IntegerAttr(), IntegerAttr(), mlir::attn::TargetAttr(),
-      /*split_kv=*/UnitAttr());
-  op.setCausal(r.causal);
-  func::ReturnOp::create(b, loc);
-  return module;
+  return mlir::attn::buildKernelProblem(ctx, programName(r.program), et,
+                                        r.headDim, r.headDimV, r.causal,
+                                        r.withLse, name);
 }
 
 } // namespace
@@ -146,9 +124,23 @@ Status PipelineCompiler::compile(const KernelRequest &request,
                          std::string("unsupported: dtype ") +
                              dtypeName(request.dtype) +
                              " on the GPU (f16 and bf16 only)");
+  if (request.program == Program::SplitKV && !request.withLse)
+    return Status::error(StatusCode::Unsupported,
+                         "unsupported: " + request.key() +
+                             ": a split_kv kernel always writes its partial "
+                             "LSE (lse=1)");
+  if (request.program == Program::MergeSplits &&
+      (request.causal || request.headDim != request.headDimV))
+    return Status::error(StatusCode::Unsupported,
+                         "unsupported: " + request.key() +
+                             ": a merge_splits kernel has no mask and one "
+                             "head dim (causal=0, head_dim = head_dim_v)");
   auto t0 = std::chrono::steady_clock::now();
   MLIRContext &ctx = impl->context();
   OwningOpRef<ModuleOp> module = buildProblem(ctx, request);
+  if (!module)
+    return Status::error(StatusCode::Internal,
+                         "attn-jit: no problem for " + request.key());
   out.buildMs = msSince(t0);
 
   std::string diagnostics;
@@ -186,7 +178,8 @@ Status PipelineCompiler::compile(const KernelRequest &request,
   // runtime launches it by these fields.
   if (e.dtype != request.dtype || e.headDim != request.headDim ||
       e.headDimV != request.headDimV || e.causal != request.causal ||
-      e.abi != KernelABI::Memref || e.lse != request.withLse)
+      e.abi != KernelABI::Memref || e.lse != request.withLse ||
+      e.program != request.program)
     return Status::error(StatusCode::Internal,
                          "attn-jit: the kernel compiled for " + request.key() +
                              " describes itself as " + formatManifestLine(e));

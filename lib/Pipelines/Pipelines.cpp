@@ -4,6 +4,7 @@
 
 #include "attn/Conversion/Passes.h"
 #include "attn/Dialect/Attn/IR/AttnDialect.h"
+#include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -24,6 +25,7 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -359,6 +361,64 @@ mlir::attn::compileGPUKernel(ModuleOp module,
   if (k.ptx.empty())
     return module.emitError("PTX generation produced no code");
   return k;
+}
+
+OwningOpRef<ModuleOp>
+mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
+                               int64_t headDim, int64_t headDimV, bool causal,
+                               bool withLse, StringRef name) {
+  ::attn::Program program;
+  if (!::attn::parseProgram(programName.str(), program))
+    return nullptr;
+  OpBuilder b(&ctx);
+  Location loc = UnknownLoc::get(&ctx);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  int64_t dyn = ShapedType::kDynamic;
+  auto strided = StridedLayoutAttr::get(&ctx, dyn, {dyn, dyn, dyn, 1});
+  auto qk = MemRefType::get({dyn, dyn, dyn, headDim}, et, strided);
+  auto vo = MemRefType::get({dyn, dyn, dyn, headDimV}, et, strided);
+  Type f32 = b.getF32Type();
+  auto lseT = MemRefType::get({dyn, dyn, dyn}, f32);
+  auto partialO = MemRefType::get({dyn, dyn, dyn, dyn, headDimV}, f32);
+  auto partialLse = MemRefType::get({dyn, dyn, dyn, dyn}, f32);
+  SmallVector<Type> args;
+  switch (program) {
+  case ::attn::Program::Attention:
+    args = {qk, qk, vo, vo};
+    if (withLse)
+      args.push_back(lseT);
+    args.push_back(f32);
+    break;
+  case ::attn::Program::SplitKV:
+    args = {qk, qk, vo, partialO, partialLse, f32};
+    break;
+  case ::attn::Program::MergeSplits:
+    args = {partialO, partialLse, vo};
+    if (withLse)
+      args.push_back(lseT);
+    break;
+  }
+  b.setInsertionPointToEnd(module->getBody());
+  auto fn = func::FuncOp::create(b, loc, name, b.getFunctionType(args, {}));
+  Block *entry = fn.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  auto arg = [&](unsigned i) -> Value { return entry->getArgument(i); };
+  if (program == ::attn::Program::MergeSplits) {
+    MergeSplitsOp::create(b, loc, arg(0), arg(1), arg(2),
+                          withLse ? arg(3) : Value(), IntegerAttr(),
+                          TargetAttr());
+  } else {
+    bool split = program == ::attn::Program::SplitKV;
+    Value lse = split ? arg(4) : withLse ? arg(4) : Value();
+    auto op = AttentionOp::create(
+        b, loc, arg(0), arg(1), arg(2), arg(3), lse,
+        /*dynamic_scale=*/entry->getArguments().back(), FloatAttr(), UnitAttr(),
+        IntegerAttr(), IntegerAttr(), TargetAttr(),
+        split ? b.getUnitAttr() : UnitAttr());
+    op.setCausal(causal);
+  }
+  func::ReturnOp::create(b, loc);
+  return module;
 }
 
 std::string mlir::attn::manifestLine(const CompiledKernel &k,

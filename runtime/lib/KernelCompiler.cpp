@@ -19,7 +19,10 @@ std::string KernelRequest::key() const {
          " head_dim=" + std::to_string(headDim) +
          " head_dim_v=" + std::to_string(headDimV) +
          " causal=" + (causal ? "1" : "0") + " lse=" + (withLse ? "1" : "0") +
-         " chip=" + chip();
+         " chip=" + chip() +
+         (program == Program::Attention
+              ? std::string()
+              : std::string(" program=") + programName(program));
 }
 
 } // namespace attn

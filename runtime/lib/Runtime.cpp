@@ -167,24 +167,34 @@ struct Runtime::Impl {
   ~Impl();
   /// `dev`'s workspace pool, created on first use.
   Status workspacePool(const Device &dev, CUmemoryPool &out);
-  /// Whether the forward of `p` on a device `info` splits its keys
-  /// (chooseKVSplits > 1 and the bundle has the split_kv and merge_splits
-  /// kernels for it): then the two kernels and the split count.
-  bool splitPlan(const ForwardProblem &p, const DeviceInfo &info,
-                 const KernelEntry *&split, const KernelEntry *&merge,
-                 int64_t &splits) const;
-  /// The split-KV forward of `p` with `splits` > 1 splits, if the bundle
-  /// has its kernels; `launched` false (and nothing done) otherwise.
+  /// How the forward of a problem splits its keys.
+  struct SplitPlan {
+    const KernelEntry *split = nullptr, *merge = nullptr;
+    /// Set where the kernels came from the compiler (already loaded).
+    const Loaded *splitFn = nullptr, *mergeFn = nullptr;
+    int64_t splits = 1;
+  };
+  /// Whether the forward of `p` on `dev` splits its keys: chooseKVSplits
+  /// > 1 with the split_kv and merge_splits kernels of the bundle, or, where
+  /// the bundle lacks them, of the compiler (compiled here, on first use).
+  /// A compile that fails is an error; no kernels means no split.
+  Status splitPlan(const ForwardProblem &p, const Device &dev, SplitPlan &plan,
+                   bool &split);
+  /// The split-KV forward of `p`, if splitPlan says so: `launched` false
+  /// (and nothing done) otherwise. `loaded` false on an error means that
+  /// nothing was launched (the kernels did not load), so the unsplit
+  /// kernel may still run the problem.
   Status launchSplit(const ForwardProblem &p, const Device &dev, const void *q,
                      const void *k, const void *v, void *o, float *lse,
-                     CUstream stream, bool &launched);
+                     CUstream stream, bool &launched, bool &loaded);
   Status queryInfo(int ordinal, DeviceInfo &out) const;
   Status getDevice(int ordinal, const Device *&out);
   Status getKernel(const KernelEntry &k, const Device &dev, const Loaded *&out);
   /// The kernel for `p` on `dev` from the compiler (compiled and loaded on
   /// first use). `compiler` must be set.
   Status getCompiledKernel(const ForwardProblem &p, const Device &dev,
-                           const KernelEntry *&entry, const Loaded *&out);
+                           const KernelEntry *&entry, const Loaded *&out,
+                           Program program = Program::Attention);
   /// The bundle's kernel for `p` on `dev`, or, where the bundle lacks it
   /// (NotInBundle) and there is a compiler, the compiler's. `candidates`
   /// are findKernels' result, empty if it failed with `found`.
@@ -268,47 +278,82 @@ Status Runtime::Impl::workspacePool(const Device &dev, CUmemoryPool &out) {
     (void)drv->memPoolDestroy(pool);
     return drv->fail("cuMemPoolSetAttribute (release threshold)", r);
   }
+  // A block freed on one stream is not handed to another by making it
+  // wait for the first (that would serialise independent decode streams).
+  int no = 0;
+  if (CUresult r = drv->memPoolSetAttribute(
+          pool, CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES, &no);
+      r != CUDA_SUCCESS) {
+    (void)drv->memPoolDestroy(pool);
+    return drv->fail("cuMemPoolSetAttribute (no internal dependencies)", r);
+  }
   pools.emplace(dev.info.ordinal, pool);
   out = pool;
   return Status::success();
 }
 
-bool Runtime::Impl::splitPlan(const ForwardProblem &p, const DeviceInfo &info,
-                              const KernelEntry *&split,
-                              const KernelEntry *&merge,
-                              int64_t &splits) const {
-  std::vector<const KernelEntry *> splitCands, mergeCands;
-  if (!findSplitKernels(bundle, p, splitCands, mergeCands).ok() ||
-      !selectVariant(splitCands, info.ccMajor, info.ccMinor, split).ok() ||
-      !selectVariant(mergeCands, info.ccMajor, info.ccMinor, merge).ok())
-    return false;
+Status Runtime::Impl::splitPlan(const ForwardProblem &p, const Device &dev,
+                                SplitPlan &plan, bool &split) {
+  split = false;
+  plan = SplitPlan();
   if (kvSplits == 1)
-    return false;
-  splits =
-      chooseKVSplits(p, info.smCount, split->blockM, split->blockN, kvSplits);
-  return splits > 1;
+    return Status::success();
+  const DeviceInfo &info = dev.info;
+  std::vector<const KernelEntry *> splitCands, mergeCands;
+  if (findSplitKernels(bundle, p, splitCands, mergeCands).ok() &&
+      selectVariant(splitCands, info.ccMajor, info.ccMinor, plan.split).ok() &&
+      selectVariant(mergeCands, info.ccMajor, info.ccMinor, plan.merge).ok()) {
+    plan.splits = chooseKVSplits(p, info.smCount, plan.split->blockM,
+                                 plan.split->blockN, kvSplits);
+    split = plan.splits > 1;
+    return Status::success();
+  }
+  // The compiler's pair, compiled only where a split is possible at all
+  // (with the largest query block and smallest key block a kernel has).
+  plan.split = plan.merge = nullptr;
+  if (!compiler || chooseKVSplits(p, info.smCount, 128, 64, kvSplits) <= 1)
+    return Status::success();
+  // A compiler that cannot make the pair (Unsupported) leaves the problem
+  // to the unsplit kernel; any other failure is reported.
+  for (auto [program, entry, fn] :
+       {std::tuple{Program::SplitKV, &plan.split, &plan.splitFn},
+        std::tuple{Program::MergeSplits, &plan.merge, &plan.mergeFn}})
+    if (Status s = getCompiledKernel(p, dev, *entry, *fn, program); !s.ok()) {
+      plan = SplitPlan();
+      return s.code() == StatusCode::Unsupported ? Status::success() : s;
+    }
+  plan.splits = chooseKVSplits(p, info.smCount, plan.split->blockM,
+                               plan.split->blockN, kvSplits);
+  split = plan.splits > 1;
+  return Status::success();
 }
 
 Status Runtime::Impl::launchSplit(const ForwardProblem &p, const Device &dev,
                                   const void *q, const void *k, const void *v,
                                   void *o, float *lse, CUstream stream,
-                                  bool &launched) {
-  launched = false;
-  const KernelEntry *split = nullptr, *merge = nullptr;
-  int64_t splits = 1;
-  if (!splitPlan(p, dev.info, split, merge, splits))
-    return Status::success();
-  const Loaded *splitFn = nullptr, *mergeFn = nullptr;
-  if (Status s = getKernel(*split, dev, splitFn); !s.ok())
+                                  bool &launched, bool &loaded) {
+  launched = loaded = false;
+  SplitPlan plan;
+  bool doSplit = false;
+  if (Status s = splitPlan(p, dev, plan, doSplit); !s.ok() || !doSplit)
     return s;
-  if (Status s = getKernel(*merge, dev, mergeFn); !s.ok())
-    return s;
-
-  const AttentionShape shape = kernelShape(p);
-  const SplitPartials parts = splitPartials(shape, splits);
+  const KernelEntry *merge = plan.merge;
+  const Loaded *splitFn = plan.splitFn, *mergeFn = plan.mergeFn;
+  if (!splitFn)
+    if (Status s = getKernel(*plan.split, dev, splitFn); !s.ok())
+      return s;
+  if (!mergeFn)
+    if (Status s = getKernel(*merge, dev, mergeFn); !s.ok())
+      return s;
+  const int64_t splits = plan.splits;
   CUmemoryPool pool = nullptr;
   if (Status s = workspacePool(dev, pool); !s.ok())
     return s;
+  loaded = true;
+  const KernelEntry *split = plan.split;
+
+  const AttentionShape shape = kernelShape(p);
+  const SplitPartials parts = splitPartials(shape, splits);
   ScopedContext scope(*drv, dev.ctx);
   if (Status s = scope.status(); !s.ok())
     return s;
@@ -590,7 +635,7 @@ Status Runtime::Impl::getKernel(const KernelEntry &k, const Device &dev,
 Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
                                         const Device &dev,
                                         const KernelEntry *&entry,
-                                        const Loaded *&out) {
+                                        const Loaded *&out, Program program) {
   if (dev.info.ccMajor < 8)
     return Status::error(
         StatusCode::Unsupported,
@@ -604,6 +649,15 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
   request.withLse = p.withLse;
   request.ccMajor = dev.info.ccMajor;
   request.ccMinor = dev.info.ccMinor;
+  request.program = program;
+  // The split-KV pair: the split kernel always has its partial LSE; the
+  // merge has no mask and one head dim.
+  if (program == Program::SplitKV)
+    request.withLse = true;
+  if (program == Program::MergeSplits) {
+    request.causal = false;
+    request.headDim = request.headDimV;
+  }
   std::shared_ptr<JitSlot> slot;
   {
     std::lock_guard<std::mutex> lock(mu);
@@ -621,9 +675,11 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
       return s; // not remembered: the next call tries again
     // The runtime launches it by these fields: they must be the request's.
     const KernelEntry &e = img.entry;
-    if (e.dtype != p.dtype || e.headDim != p.headDim ||
-        e.headDimV != p.headDimV || e.causal != p.causal ||
-        (e.abi == KernelABI::Memref && e.lse != p.withLse) || e.threads <= 0 ||
+    if (e.dtype != request.dtype || e.headDim != request.headDim ||
+        e.headDimV != request.headDimV || e.causal != request.causal ||
+        (e.abi == KernelABI::Memref && e.lse != request.withLse) ||
+        e.program != request.program ||
+        (program == Program::SplitKV && e.blockN <= 0) || e.threads <= 0 ||
         e.blockM <= 0)
       return Status::error(StatusCode::Internal,
                            compiler->describe() + " returned a kernel (" +
@@ -848,38 +904,44 @@ Status Runtime::selectKernel(const ForwardProblem &problem, int device,
   DeviceInfo info;
   if (Status s = impl_->queryInfo(device, info); !s.ok())
     return s;
-  const KernelEntry *k = nullptr;
-  Status s =
-      attn::selectKernel(impl_->bundle, p, info.ccMajor, info.ccMinor, k);
-  if (!s.ok()) {
-    if (s.code() != StatusCode::NotInBundle || !impl_->compiler)
-      return s;
-    // What would run is what the compiler makes: make it.
-    const Impl::Device *dev = nullptr;
-    if (Status d = impl_->getDevice(device, dev); !d.ok())
-      return d;
-    const Impl::Loaded *loaded = nullptr;
-    if (Status c = impl_->getCompiledKernel(p, *dev, k, loaded); !c.ok())
-      return c;
-    out.kernel = *k;
-    out.device = info;
-    out.image = loaded->image;
-    out.imageFile = loaded->imageFile;
-    out.fallback = loaded->fallback;
-    out.origin = loaded->origin;
-    out.stageMs = loaded->stageMs;
-    return Status::success();
-  }
-  // A forward that splits its keys runs the split_kv kernel (then the
-  // merge): that is the choice to report.
-  const KernelEntry *split = nullptr, *merge = nullptr;
-  int64_t splits = 1;
+  if (Status s = checkProblem(problem); !s.ok())
+    return s;
+  const Impl::Device *dev = nullptr;
+  if (Status d = impl_->getDevice(device, dev); !d.ok())
+    return d;
   out.kvSplits = 1;
   out.mergeKernel.clear();
-  if (impl_->splitPlan(p, info, split, merge, splits)) {
-    k = split;
-    out.kvSplits = splits;
-    out.mergeKernel = merge->name;
+  // A forward that splits its keys runs the split_kv kernel (then the
+  // merge): that is the choice to report. Otherwise the bundle's kernel,
+  // else what the compiler makes (made here: it is what would run).
+  Impl::SplitPlan plan;
+  bool split = false;
+  if (Status s = impl_->splitPlan(p, *dev, plan, split); !s.ok())
+    return s;
+  const KernelEntry *k = nullptr;
+  const Impl::Loaded *compiled = nullptr;
+  if (split) {
+    k = plan.split;
+    compiled = plan.splitFn;
+    out.kvSplits = plan.splits;
+    out.mergeKernel = plan.merge->name;
+  } else if (Status s = attn::selectKernel(impl_->bundle, p, info.ccMajor,
+                                           info.ccMinor, k);
+             !s.ok()) {
+    if (s.code() != StatusCode::NotInBundle || !impl_->compiler)
+      return s;
+    if (Status c = impl_->getCompiledKernel(p, *dev, k, compiled); !c.ok())
+      return c;
+  }
+  if (compiled) {
+    out.kernel = *k;
+    out.device = info;
+    out.image = compiled->image;
+    out.imageFile = compiled->imageFile;
+    out.fallback = compiled->fallback;
+    out.origin = compiled->origin;
+    out.stageMs = compiled->stageMs;
+    return Status::success();
   }
   out.kernel = *k;
   out.device = info;
@@ -914,17 +976,20 @@ Status Runtime::prepare(const std::vector<ForwardProblem> &problems,
     std::vector<const KernelEntry *> candidates;
     Status s = checkProblem(problems[i]);
     if (s.ok()) {
-      Status found = findKernels(impl_->bundle, p, candidates);
-      const KernelEntry *entry = nullptr;
+      // The split-KV pair where the forward would take it (the compiler's
+      // is loaded by splitPlan), else the forward's kernel.
+      Impl::SplitPlan plan;
+      bool split = false;
       const Impl::Loaded *loaded = nullptr;
-      s = impl_->kernelFor(p, *dev, candidates, found, entry, loaded);
-      // And the split-KV pair where the forward would take it.
-      const KernelEntry *split = nullptr, *merge = nullptr;
-      int64_t splits = 1;
-      if (s.ok() && impl_->splitPlan(p, dev->info, split, merge, splits)) {
-        s = impl_->getKernel(*split, *dev, loaded);
+      s = impl_->splitPlan(p, *dev, plan, split);
+      if (s.ok() && split && !plan.splitFn) {
+        s = impl_->getKernel(*plan.split, *dev, loaded);
         if (s.ok())
-          s = impl_->getKernel(*merge, *dev, loaded);
+          s = impl_->getKernel(*plan.merge, *dev, loaded);
+      } else if (s.ok() && !split) {
+        Status found = findKernels(impl_->bundle, p, candidates);
+        const KernelEntry *entry = nullptr;
+        s = impl_->kernelFor(p, *dev, candidates, found, entry, loaded);
       }
     }
     if (!s.ok())
@@ -952,14 +1017,8 @@ Status Runtime::forward(const ForwardProblem &problem, const void *q,
   // is final before a driver call.
   std::vector<const KernelEntry *> candidates;
   Status found = findKernels(im.bundle, p, candidates);
-  if (!found.ok() && (found.code() != StatusCode::NotInBundle || !im.compiler))
-    return found.code() == StatusCode::NotInBundle
-               ? Status::error(found.code(),
-                               found.message() +
-                                   "; this runtime has no compiler to build "
-                                   "it (RuntimeOptions::compiler, "
-                                   "libattn_jit)")
-               : found;
+  if (!found.ok() && found.code() != StatusCode::NotInBundle)
+    return found;
 
   // Every tensor must be device memory on one GPU, large enough for its
   // extent (the kernel cannot check bounds it is not told).
@@ -1021,10 +1080,21 @@ Status Runtime::forward(const ForwardProblem &problem, const void *q,
   }
   // A grid too small for the device (decoding: few query rows, long keys)
   // splits the keys over more thread blocks and merges the partials.
-  bool split = false;
-  if (Status s = im.launchSplit(p, *dev, q, k, v, o, lse, cuStream, split);
-      !s.ok() || split)
-    return s;
+  // Kernels that do not load leave the problem to the unsplit kernel, and
+  // the choice records why.
+  bool split = false, splitLoaded = false;
+  Status splitStatus =
+      im.launchSplit(p, *dev, q, k, v, o, lse, cuStream, split, splitLoaded);
+  if (split || (!splitStatus.ok() && splitLoaded))
+    return splitStatus;
+  if (!found.ok() && !im.compiler)
+    return Status::error(
+        found.code(),
+        found.message() +
+            "; this runtime has no compiler to build it "
+            "(RuntimeOptions::compiler, libattn_jit)" +
+            (splitStatus.ok() ? ""
+                              : " (split-KV: " + splitStatus.message() + ")"));
   // The problem was checked above: the bundle's variant for this device,
   // else the compiler's kernel.
   const KernelEntry *kernel = nullptr;
@@ -1076,6 +1146,10 @@ Status Runtime::forward(const ForwardProblem &problem, const void *q,
   im.last.stageMs = loaded->stageMs;
   im.last.kvSplits = 1;
   im.last.mergeKernel.clear();
+  if (!splitStatus.ok())
+    im.last.fallback = "split-KV not used: " + splitStatus.message() +
+                       (im.last.fallback.empty() ? "" : "; ") +
+                       im.last.fallback;
   return Status::success();
 }
 

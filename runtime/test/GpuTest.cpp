@@ -531,8 +531,19 @@ public:
     p.causal = r.causal;
     p.withLse = r.withLse;
     const KernelEntry *k = nullptr;
-    if (Status s = selectKernel(source, p, r.ccMajor, r.ccMinor, k); !s.ok())
+    if (r.program != Program::Attention) {
+      // The split-KV pair: the source's kernels of that program.
+      std::vector<const KernelEntry *> split, merge;
+      Status s = findSplitKernels(source, p, split, merge);
+      if (s.ok())
+        s = selectVariant(r.program == Program::SplitKV ? split : merge,
+                          r.ccMajor, r.ccMinor, k);
+      if (!s.ok())
+        return Status::error(StatusCode::Unsupported, s.message());
+    } else if (Status s = selectKernel(source, p, r.ccMajor, r.ccMinor, k);
+               !s.ok()) {
       return Status::error(StatusCode::Unsupported, s.message());
+    }
     out.entry = *k;
     if (lie)
       out.entry.headDim += 16;
@@ -632,6 +643,54 @@ TEST_F(Gpu, CompilerServesWhatTheBundleLacksOncePerKernel) {
   ASSERT_TRUE(pb.rt->selectKernel(p, 0, c).ok());
   ASSERT_TRUE(pb.rt->prepare({p}, 0).ok());
   EXPECT_EQ(compiler->calls.load(), 1);
+}
+
+TEST_F(Gpu, CompilerServesTheSplitKVPairTheBundleLacks) {
+  // Decoding at a head dim the bundle lacks: the runtime asks the compiler
+  // for the split_kv kernel and its merge (not the forward), once each,
+  // and the result is right; without the pair's kernels (the compiler
+  // cannot make them) the forward runs unsplit.
+  ForwardProblem p;
+  if (!firstRunnable(*rt, p))
+    GTEST_SKIP() << "no bundle kernel runs on this GPU";
+  auto compiler = std::make_shared<BundleCompiler>(rt->bundle());
+  PartialBundle pb;
+  ASSERT_TRUE(pb.make(rt->bundle(), p, compiler).ok());
+  p.batch = 1;
+  p.headsQ = p.headsKV = 2;
+  p.seqQ = 3;
+  p.seqK = 4096;
+  p.withLse = true;
+  KernelChoice before;
+  ASSERT_TRUE(pb.rt->selectKernel(p, 0, before).ok());
+  if (before.kvSplits == 1)
+    GTEST_SKIP() << "the bundle has no split-KV pair for this GPU";
+  EXPECT_EQ(before.kernel.program, Program::SplitKV);
+  EXPECT_EQ(before.origin, "test compiler");
+  EXPECT_EQ(compiler->calls.load(), 2);
+  CaseResult r;
+  runCase(*pb.rt, p, Layout::BHND, 11, r);
+  if (HasFatalFailure())
+    return;
+  EXPECT_EQ(r.o.nonFinite, 0u);
+  EXPECT_LT(r.o.relative, tolerance(p.dtype));
+  EXPECT_LT(r.lse.relative, 1e-3);
+  KernelChoice last;
+  ASSERT_TRUE(pb.rt->lastKernel(last));
+  EXPECT_EQ(last.kernel.name, before.kernel.name);
+  EXPECT_EQ(last.kvSplits, before.kvSplits);
+  EXPECT_FALSE(last.mergeKernel.empty());
+  EXPECT_EQ(compiler->calls.load(), 2);
+
+  // A compiler that cannot make the pair: the forward kernel, compiled.
+  auto plain = std::make_shared<BundleCompiler>(rt->bundle());
+  PartialBundle pb2;
+  ASSERT_TRUE(pb2.make(rt->bundle(), p, plain).ok());
+  plain->failWith =
+      Status::error(StatusCode::Unsupported, "unsupported: no split-KV");
+  KernelChoice c;
+  EXPECT_EQ(pb2.rt->selectKernel(p, 0, c).code(), StatusCode::Unsupported);
+  plain->failWith = Status::success();
 }
 
 TEST_F(Gpu, PrepareCompilesAheadAndNamesTheFailingProblem) {

@@ -219,6 +219,43 @@ TEST(Jit, DifferentVariantsAndChipsAreDifferentEntries) {
   EXPECT_EQ(countEntries(dir.path), 3u);
 }
 
+TEST(Jit, CompilesTheSplitKVPairOfAHeadDimTheBundleLacks) {
+  // Decoding at D = 80: the split_kv kernel (partial O and LSE, always the
+  // LSE) and its merge (no mask, one head dim) are kernels of their own,
+  // each a cache entry of its own, and say what they are.
+  TempDir dir;
+  auto c = makeCompiler(dir.path);
+  KernelRequest split = request(80, true, 9, 0);
+  split.program = Program::SplitKV;
+  split.withLse = true;
+  KernelRequest merge = request(80, false, 9, 0);
+  merge.program = Program::MergeSplits;
+  EXPECT_EQ(split.key(), "dtype=bf16 head_dim=80 head_dim_v=80 causal=1 "
+                         "lse=1 chip=sm_90a program=split_kv");
+  CompiledImage s, m;
+  Status st = c->compiler->compile(split, s);
+  ASSERT_TRUE(st.ok()) << st.message();
+  st = c->compiler->compile(merge, m);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(s.entry.program, Program::SplitKV);
+  EXPECT_GT(s.entry.blockN, 0);
+  EXPECT_TRUE(s.entry.causal);
+  EXPECT_EQ(m.entry.program, Program::MergeSplits);
+  EXPECT_EQ(m.entry.headDimV, 80);
+  EXPECT_FALSE(m.entry.lse);
+  EXPECT_EQ(countEntries(dir.path), 2u);
+  // Requests the pair cannot be: refused, nothing compiled.
+  split.withLse = false;
+  st = c->compiler->compile(split, s);
+  EXPECT_EQ(st.code(), StatusCode::Unsupported) << st.message();
+  EXPECT_NE(st.message().find("always writes its partial LSE"),
+            std::string::npos);
+  merge.causal = true;
+  st = c->compiler->compile(merge, m);
+  EXPECT_EQ(st.code(), StatusCode::Unsupported) << st.message();
+  EXPECT_EQ(countEntries(dir.path), 2u);
+}
+
 TEST(Jit, CorruptEntryIsRebuiltWithAWarning) {
   TempDir dir;
   CompiledImage good;

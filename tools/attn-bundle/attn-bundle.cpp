@@ -92,112 +92,21 @@ static cl::opt<unsigned>
          cl::init(0), cl::cat(category));
 
 namespace {
-OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, Type et, int64_t d,
-                                   bool causal, bool withLse) {
-  OpBuilder b(&ctx);
-  Location loc = UnknownLoc::get(&ctx);
-  auto module = ModuleOp::create(loc);
-  int64_t dyn = ShapedType::kDynamic;
-  // Q, K, V, O with run-time strides (the runtime takes any layout whose
-  // head dim is contiguous): an identity layout would let the compiler fold
-  // the row stride to D.
-  auto strided = StridedLayoutAttr::get(&ctx, dyn, {dyn, dyn, dyn, 1});
-  auto t = MemRefType::get({dyn, dyn, dyn, d}, et, strided);
-  auto lseT = MemRefType::get({dyn, dyn, dyn}, b.getF32Type());
-  b.setInsertionPointToEnd(module.getBody());
-  // The kernel takes this function's arguments (the memref ABI of
-  // runtime/include/attn/runtime/KernelABI.h): (q, k, v, o[, lse], scale),
-  // the scale a run-time value so that one kernel serves every scale. Its
-  // name says the configuration; the kernel is "<name>_kernel".
-  SmallVector<Type> args = {t, t, t, t};
-  if (withLse)
-    args.push_back(lseT);
-  args.push_back(b.getF32Type());
-  std::string name =
-      (llvm::Twine("attn_fwd_") + (et.isBF16() ? "bf16" : "f16") + "_d" +
-       llvm::Twine(d) + (causal ? "_causal" : "") + (withLse ? "" : "_nolse"))
-          .str();
-  auto fn = func::FuncOp::create(b, loc, name, b.getFunctionType(args, {}));
-  Block *entry = fn.addEntryBlock();
-  b.setInsertionPointToStart(entry);
-  auto op = attn::AttentionOp::create(
-      b, loc, entry->getArgument(0), entry->getArgument(1),
-      entry->getArgument(2), entry->getArgument(3),
-      withLse ? entry->getArgument(4) : Value(),
-      /*dynamic_scale=*/entry->getArguments().back(), FloatAttr(), UnitAttr(),
-      IntegerAttr(), IntegerAttr(), attn::TargetAttr(),
-      /*split_kv=*/UnitAttr());
-  op.setCausal(causal);
-  func::ReturnOp::create(b, loc);
-  return module;
-}
 
-/// The split-KV pair of the runtime's decode path (KernelABI.h,
-/// program=split_kv and program=merge_splits): `attn_split_<dt>_d<D>
-/// [_causal]`(q, k, v, O_s, LSE_s, scale) runs attn.attention {split_kv}
-/// into contiguous f32 partials; `attn_merge_<dt>_d<D>[_nolse]`(O_s, LSE_s,
-/// o[, lse]) merges them.
-OwningOpRef<ModuleOp> buildSplitProblem(MLIRContext &ctx, Type et, int64_t d,
-                                        bool causal) {
-  OpBuilder b(&ctx);
-  Location loc = UnknownLoc::get(&ctx);
-  auto module = ModuleOp::create(loc);
-  int64_t dyn = ShapedType::kDynamic;
-  auto strided = StridedLayoutAttr::get(&ctx, dyn, {dyn, dyn, dyn, 1});
-  auto t = MemRefType::get({dyn, dyn, dyn, d}, et, strided);
-  Type f32 = b.getF32Type();
-  SmallVector<Type> args = {t,
-                            t,
-                            t,
-                            MemRefType::get({dyn, dyn, dyn, dyn, d}, f32),
-                            MemRefType::get({dyn, dyn, dyn, dyn}, f32),
-                            f32};
-  std::string name =
-      (llvm::Twine("attn_split_") + (et.isBF16() ? "bf16" : "f16") + "_d" +
-       llvm::Twine(d) + (causal ? "_causal" : ""))
-          .str();
-  b.setInsertionPointToEnd(module.getBody());
-  auto fn = func::FuncOp::create(b, loc, name, b.getFunctionType(args, {}));
-  Block *entry = fn.addEntryBlock();
-  b.setInsertionPointToStart(entry);
-  auto op = attn::AttentionOp::create(
-      b, loc, entry->getArgument(0), entry->getArgument(1),
-      entry->getArgument(2), entry->getArgument(3), entry->getArgument(4),
-      /*dynamic_scale=*/entry->getArgument(5), FloatAttr(), UnitAttr(),
-      IntegerAttr(), IntegerAttr(), attn::TargetAttr(),
-      /*split_kv=*/b.getUnitAttr());
-  op.setCausal(causal);
-  func::ReturnOp::create(b, loc);
-  return module;
-}
-
-OwningOpRef<ModuleOp> buildMergeProblem(MLIRContext &ctx, Type et, int64_t d,
-                                        bool withLse) {
-  OpBuilder b(&ctx);
-  Location loc = UnknownLoc::get(&ctx);
-  auto module = ModuleOp::create(loc);
-  int64_t dyn = ShapedType::kDynamic;
-  auto strided = StridedLayoutAttr::get(&ctx, dyn, {dyn, dyn, dyn, 1});
-  Type f32 = b.getF32Type();
-  SmallVector<Type> args = {MemRefType::get({dyn, dyn, dyn, dyn, d}, f32),
-                            MemRefType::get({dyn, dyn, dyn, dyn}, f32),
-                            MemRefType::get({dyn, dyn, dyn, d}, et, strided)};
-  if (withLse)
-    args.push_back(MemRefType::get({dyn, dyn, dyn}, f32));
-  std::string name =
-      (llvm::Twine("attn_merge_") + (et.isBF16() ? "bf16" : "f16") + "_d" +
-       llvm::Twine(d) + (withLse ? "" : "_nolse"))
-          .str();
-  b.setInsertionPointToEnd(module.getBody());
-  auto fn = func::FuncOp::create(b, loc, name, b.getFunctionType(args, {}));
-  Block *entry = fn.addEntryBlock();
-  b.setInsertionPointToStart(entry);
-  attn::MergeSplitsOp::create(b, loc, entry->getArgument(0),
-                              entry->getArgument(1), entry->getArgument(2),
-                              withLse ? entry->getArgument(3) : Value(),
-                              IntegerAttr(), attn::TargetAttr());
-  func::ReturnOp::create(b, loc);
-  return module;
+/// The name of a bundle kernel's function (the kernel is "<name>_kernel"):
+/// attn_fwd_<dt>_d<D>[_causal][_nolse], attn_split_<dt>_d<D>[_causal],
+/// attn_merge_<dt>_d<D>[_nolse].
+std::string kernelName(StringRef program, Type et, int64_t d, bool causal,
+                       bool withLse) {
+  const char *kind = program == "attention"  ? "fwd"
+                     : program == "split_kv" ? "split"
+                                             : "merge";
+  bool lseSuffix = program != "split_kv";
+  bool causalSuffix = program != "merge_splits";
+  return (llvm::Twine("attn_") + kind + "_" + (et.isBF16() ? "bf16" : "f16") +
+          "_d" + llvm::Twine(d) + (causalSuffix && causal ? "_causal" : "") +
+          (lseSuffix && !withLse ? "_nolse" : ""))
+      .str();
 }
 
 int fail(const llvm::Twine &msg) {
@@ -345,16 +254,16 @@ int main(int argc, char **argv) {
                               "attn-bundle: ahead-of-time GPU kernels\n");
   // The knobs, parsed once by the pipeline's own option struct: an unknown
   // option or a bad value is its error message.
-  std::unique_ptr<attn::CodegenPipelineOptions> knobs =
-      attn::CodegenPipelineOptions::createFromString(codegen);
+  std::unique_ptr<mlir::attn::CodegenPipelineOptions> knobs =
+      mlir::attn::CodegenPipelineOptions::createFromString(codegen);
   if (!knobs)
     return fail("bad --codegen options '" + codegen + "'");
   for (StringRef opt : llvm::split(StringRef(codegen), ' '))
     if (opt.trim().starts_with("chip="))
       return fail("--codegen: the chip comes from --chips");
-  std::unique_ptr<attn::CodegenPipelineOptions> splitKnobs =
-      attn::CodegenPipelineOptions::createFromString(codegen + " " +
-                                                     splitCodegen);
+  std::unique_ptr<mlir::attn::CodegenPipelineOptions> splitKnobs =
+      mlir::attn::CodegenPipelineOptions::createFromString(codegen + " " +
+                                                           splitCodegen);
   if (!splitKnobs)
     return fail("bad --split-codegen options '" + splitCodegen + "'");
   for (StringRef opt : llvm::split(StringRef(splitCodegen), ' '))
@@ -371,7 +280,8 @@ int main(int argc, char **argv) {
       headDims.push_back(d);
   std::vector<Chip> ptxChips;
   for (const std::string &c : chips) {
-    if (!attn::isSupportedChip(c) || !parseChip(c, ptxChips.emplace_back()))
+    if (!mlir::attn::isSupportedChip(c) ||
+        !parseChip(c, ptxChips.emplace_back()))
       return fail("unsupported chip '" + c + "'");
   }
 
@@ -426,7 +336,7 @@ int main(int argc, char **argv) {
     return fail("cannot create " + outDir + ": " + ec.message());
 
   DialectRegistry registry;
-  attn::registerAttnDialects(registry);
+  mlir::attn::registerAttnDialects(registry);
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
 
@@ -471,11 +381,13 @@ int main(int argc, char **argv) {
                 et = BFloat16Type::get(&ctx);
               else
                 return fail("unsupported dtype '" + dt + "' (f16, bf16)");
-              OwningOpRef<ModuleOp> module =
-                  kind == 0   ? buildProblem(ctx, et, d, causal, withLse)
-                  : kind == 1 ? buildSplitProblem(ctx, et, d, causal)
-                              : buildMergeProblem(ctx, et, d, withLse);
-              attn::CodegenPipelineOptions &opts =
+              StringRef program = kind == 0   ? "attention"
+                                  : kind == 1 ? "split_kv"
+                                              : "merge_splits";
+              OwningOpRef<ModuleOp> module = mlir::attn::buildKernelProblem(
+                  ctx, program, et, d, d, causal, withLse,
+                  kernelName(program, et, d, causal, withLse));
+              mlir::attn::CodegenPipelineOptions &opts =
                   kind == 1 && chip == "sm_90a" ? *splitKnobs : *knobs;
               opts.chip = chip;
               FailureOr<mlir::attn::CompiledKernel> k =

@@ -189,6 +189,24 @@ FailureOr<CompiledKernel> compileGPUKernel(ModuleOp module,
                                            const CodegenPipelineOptions &opts,
                                            CompileTimings *timings = nullptr);
 
+/// The function the runtime launches as one kernel (runtime KernelABI.h, the
+/// memref ABI) of `program`, the manifest's spelling (runtime Bundle.h:
+/// "attention", "split_kv" or "merge_splits"; anything else gives null):
+/// `name` around one attn op, with run-time sizes, strides
+/// (head dim contiguous: an identity layout would let the compiler fold a
+/// row stride) and scale, so that one kernel serves every shape and scale:
+///   attention     (q, k, v, o[, lse], scale)      attn.attention
+///   split_kv      (q, k, v, O_s, LSE_s, scale)    attn.attention {split_kv}
+///   merge_splits  (O_s, LSE_s, o[, lse])          attn.merge_splits
+/// Q and K have `headDim` columns, V and O `headDimV`; the partials are
+/// contiguous f32 (the runtime's workspace). The one builder of these
+/// problems: the bundle and libattn_jit both call it.
+OwningOpRef<ModuleOp> buildKernelProblem(MLIRContext &ctx,
+                                         llvm::StringRef program,
+                                         Type elementType, int64_t headDim,
+                                         int64_t headDimV, bool causal,
+                                         bool withLse, llvm::StringRef name);
+
 /// The runtime's manifest.txt line for `k`, whose PTX is in file `ptxFile`.
 std::string manifestLine(const CompiledKernel &k, llvm::StringRef ptxFile);
 

@@ -35,6 +35,11 @@ struct KernelRequest {
   int headDim = 0, headDimV = 0;
   bool causal = false;
   bool withLse = false;
+  /// What the kernel computes (KernelABI.h): the forward, or the split-KV
+  /// pair of a decoding forward (a split_kv kernel always has its partial
+  /// LSE: withLse is true; a merge_splits kernel has no mask: causal is
+  /// false and headDim is headDimV).
+  Program program = Program::Attention;
   /// The device's compute capability; chip() names the code to generate.
   int ccMajor = 0, ccMinor = 0;
 
@@ -42,8 +47,9 @@ struct KernelRequest {
   /// architecture-specific target), else "sm_<major><minor>".
   std::string chip() const;
   /// A canonical one-line description, e.g.
-  /// "dtype=bf16 head_dim=80 head_dim_v=80 causal=1 lse=0 chip=sm_90a";
-  /// equal requests have equal keys.
+  /// "dtype=bf16 head_dim=80 head_dim_v=80 causal=1 lse=0 chip=sm_90a"
+  /// (" program=split_kv" or " program=merge_splits" appended for the
+  /// split-KV pair); equal requests have equal keys.
   std::string key() const;
 };
 
