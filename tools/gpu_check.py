@@ -270,6 +270,14 @@ def decode_cases(quick):
     return cases
 
 
+def large_cases(quick):
+    """Tensors of 2^31 elements: a causal [1, 32, 524288, 128] attention
+    with GQA 32:8 (Q and O span 2^31 elements: 64-bit addressing), checked
+    on sampled rows against float64 and timed once."""
+    return [dict(kind="large", dtype="bf16", D=128, B=1, Hq=32, Hkv=8,
+                 N=1 << 19, causal=True, rows=64 if quick else 256)]
+
+
 # Decode points of the serving table (Hq 32, Hkv 8, D 128, one query row).
 DECODE_POINTS = ((1, 4096), (1, 16384), (1, 65536), (8, 4096), (8, 65536),
                  (32, 16384))
@@ -313,6 +321,11 @@ def timing_configs(quick, ns=None, ds=None, dtypes=None, lse=False):
 def describe(job):
     if job["kind"] == "api":
         return f"api {job['check']}"
+    if job["kind"] == "large":
+        return (f"large {job['dtype']} D={job['D']} B={job['B']} "
+                f"Hq={job['Hq']} Hkv={job['Hkv']} N={job['N']} "
+                f"{'causal' if job['causal'] else 'full'} bnhd, "
+                f"{job['rows']} sampled rows")
     if job["kind"] == "decode":
         return (f"{'decode' if job['Nq'] == 1 else 'prefill'} "
                 f"{job['dtype']} D={job['D']} B={job['B']} Nq={job['Nq']} "
@@ -619,6 +632,91 @@ def run_timing(rt, job, seed):
     return res
 
 
+def run_large(rt, job, seed):
+    """A problem whose Q and O span 2^31 elements ([B, N, H, D] storage):
+    O and LSE on sampled rows against float64, NaN-poisoned outputs, and
+    the time of one call (TFLOP/s, to set beside the N = 16k rows)."""
+    import torch
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(seed)
+    B, Hq, Hkv, N, D = (job[x] for x in ("B", "Hq", "Hkv", "N", "D"))
+    causal = job["causal"]
+    dt = {"bf16": torch.bfloat16, "f16": torch.float16}[job["dtype"]]
+    q = torch.randn(B, N, Hq, D, device="cuda", generator=gen, dtype=dt)
+    k = torch.randn(B, N, Hkv, D, device="cuda", generator=gen, dtype=dt)
+    v = torch.randn(B, N, Hkv, D, device="cuda", generator=gen, dtype=dt)
+    o = torch.full((B, N, Hq, D), float("nan"), device="cuda", dtype=dt)
+    lse = torch.full((B, Hq, N), float("nan"), device="cuda",
+                     dtype=torch.float32)
+    qt, kt, vt, ot = (x.transpose(1, 2) for x in (q, k, v, o))
+    scale = 1.0 / math.sqrt(D)
+    stream = torch.cuda.current_stream().cuda_stream or None
+    torch.cuda.synchronize()
+    # The first call writes the poisoned outputs (what is checked); the
+    # second, the same again, is timed.
+    rt.forward(qt, kt, vt, ot, lse, causal=causal, scale=scale, stream=stream)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    rt.forward(qt, kt, vt, ot, lse, causal=causal, scale=scale, stream=stream)
+    torch.cuda.synchronize()
+    ms = (time.perf_counter() - t0) * 1e3
+    res = dict(kernel=rt.last_kernel(), ms=ms)
+    pairs = N * (N + 1) / 2 if causal else N * N
+    res["tflops"] = 4.0 * B * Hq * pairs * D / (ms * 1e-3) / 1e12
+    # Sampled rows: the first and last rows of the first and last heads,
+    # and random (head, row) pairs; each against float64 over its keys.
+    rnd = random.Random(seed)
+    picks = [(0, 0), (0, N - 1), (Hq - 1, 0), (Hq - 1, N - 1)]
+    picks += [(rnd.randrange(Hq), rnd.randrange(N))
+              for _ in range(job["rows"] - len(picks))]
+    g = Hq // Hkv
+    worst_o = worst_l = 0.0
+    bad = 0
+    # One key/value head at a time in float64 (1 GiB), its sampled rows
+    # together: S = Q_rows·Kᵀ, causal rows masked past their diagonal.
+    for kvh in range(Hkv):
+        rows = [(h, i) for h, i in picks if h // g == kvh]
+        if not rows:
+            continue
+        kk = kt[0, kvh].double()
+        vv = vt[0, kvh].double()
+        qr = torch.stack([qt[0, h, i] for h, i in rows]).double()
+        s_ = (qr @ kk.T) * scale
+        if causal:
+            pos = torch.tensor([i for _, i in rows], device="cuda")[:, None]
+            s_.masked_fill_(torch.arange(N, device="cuda")[None, :] > pos,
+                            float("-inf"))
+        m = s_.max(dim=1, keepdim=True).values
+        p_ = torch.exp(s_ - m)
+        l_ = p_.sum(dim=1, keepdim=True)
+        ref_o = (p_ @ vv) / l_
+        ref_l = (m + torch.log(l_)).squeeze(1)
+        del kk, vv, s_, p_
+        for r, (h, i) in enumerate(rows):
+            got = ot[0, h, i].double()
+            got_l = float(lse[0, h, i])
+            if not torch.isfinite(got).all() or not math.isfinite(got_l):
+                bad += 1
+                continue
+            worst_o = max(worst_o, float((got - ref_o[r]).norm() /
+                                         ref_o[r].norm().clamp(min=1e-30)))
+            worst_l = max(worst_l, abs(got_l - float(ref_l[r])) /
+                          max(abs(float(ref_l[r])), 1e-30))
+    res.update(o_rel=worst_o, lse_rel=worst_l, nonfinite_rows=bad,
+               rows=len(picks))
+    problems = []
+    if bad:
+        problems.append(f"{bad} sampled rows not finite")
+    if not worst_o < 1e-2:
+        problems.append(f"o relative error {worst_o:.3g} >= 1e-2 (worst row)")
+    if not worst_l < 1e-3:
+        problems.append(f"lse relative error {worst_l:.3g} >= 1e-3")
+    res["ok"] = not problems
+    res["error"] = "; ".join(problems)
+    del q, k, v, o, qt, kt, vt, ot
+    return res
+
+
 def run_decode(rt, job, seed):
     """One decode step: GB/s of K, V, Q and O moved, ours beside SDPA's
     FlashAttention-2 and cuDNN (GQA), tensors in [B, N, H, D] storage."""
@@ -740,7 +838,7 @@ def worker(args, jobs):
         try:
             fn = {"timing": run_timing, "api": run_api,
                   "correctness": run_correctness,
-                  "decode": run_decode}[job["kind"]]
+                  "decode": run_decode, "large": run_large}[job["kind"]]
             res = fn(rt, job, seed)
         except Exception as e:  # noqa: BLE001
             msg = f"{type(e).__name__}: {e}"
@@ -845,6 +943,13 @@ def report(i, job, res):
                     msg += f"; ours vs {n} rel {res[f'ours_vs_{n}_rel']:.1e}"
         else:
             msg = "FAILED: " + res.get("error", "")
+    elif job["kind"] == "large":
+        msg = (("ok  " if res.get("ok") else "FAILED: " + res.get("error", "")
+                + " | ")
+               + (f"worst sampled row: o rel {res['o_rel']:.2e}, lse rel "
+                  f"{res['lse_rel']:.1e}; {res['tflops']:.0f} TFLOP/s "
+                  f"(one call)  {res.get('kernel', '')}"
+                  if "o_rel" in res else ""))
     elif job["kind"] == "decode":
         if "ours_gbs" in res:
             parts = [f"{n} {res[n + '_gbs']:.0f}" for n in
@@ -878,9 +983,11 @@ def main():
                     help="repeat a run's inputs (default: fresh)")
     ap.add_argument("--quick", action="store_true",
                     help="fewer cases and timing points")
-    ap.add_argument("--only", choices=("correctness", "timing", "decode"),
+    ap.add_argument("--only",
+                    choices=("correctness", "timing", "decode", "large"),
                     help="one part: the correctness sweep, the forward "
-                    "timing, or decoding (its correctness cases and timing)")
+                    "timing, decoding (its correctness cases and timing), "
+                    "or the 2^31-element problem")
     ap.add_argument("--timing-n", type=int, nargs="+",
                     help="sequence lengths to time (default: 512..16k)")
     ap.add_argument("--timing-d", type=int, nargs="+",
@@ -906,6 +1013,8 @@ def main():
         jobs += correctness_cases(args.quick) + api_checks()
     if args.only in (None, "correctness", "decode"):
         jobs += decode_cases(args.quick)
+    if args.only in (None, "correctness", "large"):
+        jobs += large_cases(args.quick)
     if args.only in (None, "timing"):
         jobs += timing_configs(args.quick, args.timing_n, args.timing_d,
                                args.timing_dtypes, args.timing_lse)
@@ -936,7 +1045,7 @@ def main():
     for i, job in enumerate(jobs):
         r = results.get(i, dict(ok=False, error="not run"))
         rows.append(dict(job, **r))
-    corr = [r for r in rows if r["kind"] in ("correctness", "api")]
+    corr = [r for r in rows if r["kind"] in ("correctness", "api", "large")]
     timing = [r for r in rows if r["kind"] == "timing"]
     decode = [r for r in rows if r["kind"] == "decode"]
     # A decode row whose output disagrees with SDPA is a correctness failure.

@@ -1119,6 +1119,9 @@ Status Runtime::forward(const ForwardProblem &problem, const void *q,
         "kernel " + kernel->name + " (abi=memref lse=" +
             (kernel->lse ? "1" : "0") + ") chosen for a " +
             (lse ? "forward with LSE" : "forward without LSE"));
+  if (kernel->abi == KernelABI::Legacy)
+    if (Status s = checkLegacyOffsets(p); !s.ok())
+      return s;
   const AttentionShape shape = kernelShape(p);
   KernelParams params = attentionKernelParams(kernel->abi, shape, q, k, v, o,
                                               lse, float(p.effectiveScale()));

@@ -24,6 +24,8 @@ constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 // gridDim.y and gridDim.z are limited to 65535; heads and batch map there.
 constexpr int64_t kGridYZMax = 65535;
 constexpr int64_t kAlignBytes = 16;
+// The most rows a kernel's tile has (the op's block sizes are at most 1024).
+constexpr int64_t kMaxTileRows = 1024;
 
 Status invalid(const std::string &msg) {
   return Status::error(StatusCode::InvalidArgument, msg);
@@ -106,21 +108,29 @@ Status checkStrides(const TensorShape &t, DType dtype) {
     if (s[i] < 0)
       return invalid(std::string(t.name) + ": " + dimNames[i] + " stride " +
                      std::to_string(s[i]) + " is negative");
-    if (s[i] > kInt32Max)
+    // What a tensor map can describe (cuTensorMapEncodeTiled: strides
+    // below 2^40 bytes), far beyond any allocation.
+    if (s[i] >= (int64_t(1) << 40) / int64_t(dtypeSize(dtype)))
       return invalid(std::string(t.name) + ": " + dimNames[i] + " stride " +
-                     std::to_string(s[i]) + " exceeds 2^31-1");
+                     std::to_string(s[i]) + " is 2^40 bytes or more");
     if (s[i] % elems)
       return invalid(std::string(t.name) + ": " + dimNames[i] + " stride " +
                      std::to_string(s[i]) + " is not a multiple of " +
                      std::to_string(elems) + " elements (" +
                      std::to_string(kAlignBytes) + " bytes)");
   }
-  // The kernel indexes with 32-bit element offsets.
-  const int64_t span = elementSpan(t);
-  if (span > kInt32Max)
-    return unsupported(std::string(t.name) + " spans " + std::to_string(span) +
-                       " elements; the kernels use 32-bit offsets (at most "
-                       "2^31-1 elements per tensor)");
+  // A kernel addresses a tile's first row in 64 bits and the elements of
+  // its rows from there in 32: (rows - 1)·(seq stride) + head dim must fit
+  // an int32 for the largest tile (kMaxTileRows rows).
+  if (t.extent[2] > 1 &&
+      Wide(kMaxTileRows - 1) * s[2] + t.extent[3] > Wide(kInt32Max))
+    return unsupported(
+        std::string(t.name) + ": seq stride " + std::to_string(s[2]) +
+        " is too large: the kernels "
+        "address the rows of a tile with 32-bit offsets from "
+        "its first (at most " +
+        std::to_string((kInt32Max - t.extent[3]) / (kMaxTileRows - 1)) +
+        " elements)");
   return Status::success();
 }
 
@@ -217,9 +227,21 @@ Status checkProblem(const ForwardProblem &p) {
       return s;
   if (selfOverlaps(shapesOf(p)[3]))
     return invalid("o: the strides make distinct outputs overlap");
+  return Status::success();
+}
+
+Status checkLegacyOffsets(const ForwardProblem &p) {
+  // The hand-written kernels' parameters are 32-bit, and so is their
+  // address arithmetic.
+  for (const TensorShape &t : shapesOf(p))
+    if (int64_t span = elementSpan(t); span > kInt32Max)
+      return unsupported(std::string(t.name) + " spans " +
+                         std::to_string(span) +
+                         " elements; a legacy-ABI kernel uses 32-bit "
+                         "offsets (at most 2^31-1 elements per tensor)");
   if (p.withLse && Wide(p.batch) * p.headsQ * p.seqQ > kInt32Max)
-    return unsupported("lse would have more than 2^31-1 elements; the "
-                       "kernels use 32-bit offsets");
+    return unsupported("lse would have more than 2^31-1 elements; a "
+                       "legacy-ABI kernel uses 32-bit offsets");
   return Status::success();
 }
 
@@ -352,14 +374,12 @@ int64_t chooseKVSplits(const ForwardProblem &p, int smCount, int blockM,
   if (double(blocks) >= 0.8 * smCount)
     return 1;
   const int64_t kvBlocks = (p.seqK + blockN - 1) / blockN;
-  // Partials [S, B, Hq, Nq, Dv] are addressed in 32 bits.
-  const int64_t perSplit = p.batch * p.headsQ * p.seqQ * p.headDimV;
   // At least 4 key blocks a split: a split's fixed costs (its prologue,
   // the pipeline's fill, one more partial for the merge to read) outweigh
   // the parallelism below that (H100, decode B = 1, Nk = 4k, CUDA graph:
   // 8 splits of 4 blocks 940 GB/s, 15 of 2-3 blocks 799, 32 of 1 492).
-  const int64_t maxSplits = std::min<int64_t>(
-      {128, smCount, std::max<int64_t>(1, kvBlocks / 4), INT32_MAX / perSplit});
+  const int64_t maxSplits =
+      std::min<int64_t>({128, smCount, std::max<int64_t>(1, kvBlocks / 4)});
   if (forced > 0)
     return std::max<int64_t>(1, std::min(forced, maxSplits));
   auto chunk = [&](int64_t s) { return (kvBlocks + s - 1) / s; };

@@ -245,28 +245,44 @@ TEST_F(Validate, OutputMustNotOverlapItself) {
   EXPECT_TRUE(check().ok()) << check().message();
 }
 
-TEST_F(Validate, ThirtyTwoBitOffsets) {
-  p.batch = p.headsQ = p.headsKV = 1;
-  p.seqQ = p.seqK = int64_t(1) << 24; // 2^24 rows of 128 = 2^31 elements
-  expectError(StatusCode::Unsupported,
-              "q spans 2147483648 elements; the kernels use 32-bit offsets");
-  p.seqQ = 1;
-  expectError(StatusCode::Unsupported, "k spans 2147483648 elements");
-  p.seqK = (int64_t(1) << 24) - 1; // the largest that fits
+TEST_F(Validate, TensorsPast32BitOffsets) {
+  // The kernels address each tile's first row in 64 bits: a tensor may span
+  // 2^31 elements or more ([1, 32, 524288, 128] is 2^31).
+  p.batch = 1;
+  p.headsQ = 32;
+  p.headsKV = 8;
+  p.seqQ = p.seqK = int64_t(1) << 19;
+  p.withLse = true;
   EXPECT_TRUE(check().ok()) << check().message();
-  // Padding counts: the offset of the last element decides.
+  // A legacy-ABI kernel still cannot run it.
+  Status s = checkLegacyOffsets(p);
+  EXPECT_EQ(s.code(), StatusCode::Unsupported);
+  EXPECT_NE(s.message().find("q spans 2147483648 elements; a legacy-ABI "
+                             "kernel uses 32-bit offsets"),
+            std::string::npos)
+      << s.message();
+  p.seqQ = p.seqK = 4096;
+  EXPECT_TRUE(checkLegacyOffsets(p).ok());
+  // The rows of a tile are 32-bit offsets from its first: the seq stride is
+  // bounded ((1024 - 1)·stride + D <= 2^31 - 1).
   SetUp();
-  p.batch = 64;
-  p.seqQ = 4096;
   p.q = contiguousStrides(p.headsQ, p.seqQ, 128);
-  p.q.batch = 1 << 26;
-  expectError(StatusCode::Unsupported, "q spans");
-  // Strides beyond int32 with an extent > 1.
+  p.q.seq = int64_t(1) << 22;
+  p.q.head = p.q.seq * p.seqQ;
+  p.q.batch = p.q.head * p.headsQ;
+  expectError(StatusCode::Unsupported, "q: seq stride 4194304 is too large");
+  p.q.seq = 2099200; // (2^31 - 1 - 128) / 1023, rounded down to 8 elements
+  p.q.head = p.q.seq * p.seqQ;
+  p.q.batch = p.q.head * p.headsQ;
+  EXPECT_TRUE(check().ok()) << check().message();
+  // Strides a tensor map cannot describe (2^40 bytes) with an extent > 1.
   SetUp();
   p.k = contiguousStrides(p.headsKV, p.seqK, 128);
-  p.k.batch = int64_t(1) << 32;
+  p.k.batch = int64_t(1) << 39;
   expectError(StatusCode::InvalidArgument,
-              "k: batch stride 4294967296 exceeds");
+              "k: batch stride 549755813888 is 2^40 bytes or more");
+  p.k.batch = int64_t(1) << 32; // 8 GiB apart: fine
+  EXPECT_TRUE(check().ok()) << check().message();
 }
 
 TEST_F(Validate, Extents) {
@@ -404,14 +420,6 @@ TEST(SplitKV, ChoosesSplitsOnlyForGridsSmallerThanTheDevice) {
   // Nonsense device facts split nothing.
   EXPECT_EQ(chooseKVSplits(p, 0, 128, 128), 1);
   EXPECT_EQ(chooseKVSplits(p, 132, 0, 128), 1);
-  // The f32 partials stay within 32-bit offsets: at most
-  // (2^31 - 1) / (B·Hq·Nq·Dv) splits.
-  p.seqK = 1 << 20;
-  p.seqQ = 1;
-  p.headsQ = p.headsKV = 1;
-  p.headDimV = 1 << 10;
-  p.batch = 1 << 19; // B·Hq·Nq·Dv = 2^29: at most 3 splits
-  EXPECT_EQ(chooseKVSplits(p, 1 << 30, 128, 128), 3);
 }
 
 TEST(SplitKV, PacksTheQueryHeadsOfAGroupForOneQueryRow) {

@@ -164,8 +164,7 @@ SmallVector<Value, 4> mlir::attn::gpu_lowering::ldmatrix4(Emitter &e, Value ptr,
 }
 
 GlobalRows mlir::attn::gpu_lowering::globalRows(Emitter &e, Value source,
-                                                ValueRange indices,
-                                                bool lastIndexIsRow) {
+                                                ValueRange indices) {
   OpBuilder &b = e.b;
   auto meta = memref::ExtractStridedMetadataOp::create(b, e.loc, source);
   Value aligned =
@@ -173,15 +172,14 @@ GlobalRows mlir::attn::gpu_lowering::globalRows(Emitter &e, Value source,
   Value a64 = arith::IndexCastUIOp::create(b, e.loc, b.getI64Type(), aligned);
   Value ptr = LLVM::IntToPtrOp::create(b, e.loc, e.gptr(), a64);
   Type elemTy = cast<MemRefType>(source.getType()).getElementType();
-  // Element offset of [indices..., 0] without the row: the memref's offset
-  // plus the leading indices times their strides.
-  Value off = e.to32(meta.getOffset());
-  size_t nLead = lastIndexIsRow ? indices.size() - 1 : indices.size();
-  for (size_t i = 0; i < nLead; ++i)
-    off = e.add(off, e.mul(e.to32(indices[i]), e.to32(meta.getStrides()[i])));
+  // Element offset of [indices..., 0], in 64 bits: the memref's offset plus
+  // every index (the row's too) times its stride.
+  Value off = e.to64(meta.getOffset());
+  for (size_t i = 0; i < indices.size(); ++i)
+    off = e.add(off, e.mul(e.to64(indices[i]), e.to64(meta.getStrides()[i])));
   GlobalRows g;
   g.base = e.gep(e.gptr(), elemTy, ptr, off);
-  g.row0 = e.to32(indices.back());
+  g.row0 = e.c32(0);
   g.stride = e.to32(meta.getStrides()[indices.size() - 1]);
   return g;
 }

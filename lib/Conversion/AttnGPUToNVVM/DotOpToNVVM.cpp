@@ -44,8 +44,7 @@ struct SharedAFragments {
 };
 
 struct DotLowering : public OpConversionPattern<DotOp> {
-  DotLowering(TileTypeConverter &tc, const KernelInfo &info,
-              MLIRContext *ctx)
+  DotLowering(TileTypeConverter &tc, const KernelInfo &info, MLIRContext *ctx)
       : OpConversionPattern<DotOp>(tc, ctx), info(info) {}
   const KernelInfo &info;
 

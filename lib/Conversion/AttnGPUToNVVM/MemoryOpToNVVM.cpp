@@ -144,10 +144,8 @@ struct LoadTileToRegisters : public TilePattern<LoadTileOp> {
     ValueRange indices = adaptor.getIndices();
     GlobalRows g = globalRows(e, adaptor.getSource(),
                               window ? indices.drop_back() : indices);
-    if (window) {
-      g.row0 = e.to32(indices[indices.size() - 2]);
+    if (window)
       g.base = e.gep(e.gptr(), et, g.base, e.to32(indices.back()));
-    }
     Value valid = e.to32(adaptor.getRows());
     Value rowBase = e.add(c.warpRow0, c.g);
     Value col0 = e.mul(c.q, e.c32(2));

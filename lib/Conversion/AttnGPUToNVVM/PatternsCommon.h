@@ -103,6 +103,13 @@ struct Emitter {
       return arith::IndexCastOp::create(b, loc, i32(), v);
     return arith::TruncIOp::create(b, loc, i32(), v);
   }
+  /// An index as i64 (global element offsets: a tensor may span 2^31
+  /// elements or more).
+  Value to64(Value v) {
+    if (v.getType().isInteger(64))
+      return v;
+    return arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
+  }
   Value gep(Type ptrTy, Type elem, Value base, Value idx) {
     return LLVM::GEPOp::create(b, loc, ptrTy, elem, base, ValueRange{idx});
   }
@@ -189,14 +196,16 @@ void emitTileCopy(Emitter &e, const KernelInfo &info, const SharedTile &st,
 
 /// The global address of the tile row 0 of `source` at `indices` (the last
 /// one the row) and the row stride, in elements, as i32. `source` is the
-/// kernel's memref.
+/// kernel's memref. The address is computed in 64 bits (a tensor may span
+/// 2^31 elements or more); the offsets of a tile's rows and columns from it,
+/// (row0 + r)·stride + c with row0 = 0, stay 32-bit: r is below the tile's
+/// rows (at most 1024) and the runtime bounds the row stride (Validate.cpp).
 struct GlobalRows {
   Value base;   // !llvm.ptr<1> to element [indices..., 0]
   Value stride; // elements from one row to the next (i32)
-  Value row0;   // the row index (i32)
+  Value row0;   // 0 (i32): the row is in `base`
 };
-GlobalRows globalRows(Emitter &e, Value source, ValueRange indices,
-                      bool lastIndexIsRow = true);
+GlobalRows globalRows(Emitter &e, Value source, ValueRange indices);
 
 /// Whether a ring (attn.alloc_ring) is synchronised per slot: some op
 /// waits for, releases or signs one of its slots (then it carries two

@@ -20,9 +20,9 @@
 // CHECK-NEXT:    %[[LAST:.*]] = arith.subi %[[NX]], %c1
 // CHECK-NEXT:    %[[T:.*]] = arith.subi %[[LAST]], %[[X]]
 // CHECK-NEXT:    arith.muli %[[T]], %c16
-// The tile's address: batch z, head y.
-// CHECK:         arith.index_cast %[[Z]] : index to i32
-// CHECK:         arith.index_cast %[[Y]] : index to i32
+// The tile's address (64-bit): batch z, head y.
+// CHECK:         arith.index_cast %[[Z]] : index to i64
+// CHECK:         arith.index_cast %[[Y]] : index to i64
 // PLAIN-LABEL:   gpu.func @full_kernel
 // PLAIN-NOT:     gpu.grid_dim  y
 // PLAIN:         gpu.return
@@ -86,8 +86,8 @@ func.func @full(%s: memref<?x?x?x16xf32>, %o: memref<?x?x?x16xf32>) {
 // CHECK:         %[[T:.*]] = arith.subi %{{.*}}, %[[RT]] : i32
 // CHECK:         %[[TI:.*]] = arith.index_castui %[[T]] : i32 to index
 // CHECK:         arith.muli %[[TI]], %c16
-// CHECK:         arith.index_cast %[[BI]] : index to i32
-// CHECK:         arith.index_cast %[[HI]] : index to i32
+// CHECK:         arith.index_cast %[[BI]] : index to i64
+// CHECK:         arith.index_cast %[[HI]] : index to i64
 // group-blocks=0: the plain order, as without the mask.
 // PLAIN-LABEL:   gpu.func @causal_kernel
 // PLAIN-NOT:     gpu.grid_dim  y

@@ -337,10 +337,11 @@ inline bool tensorMapGeometry(I64Array sizes, I64Array strides,
 /// Sizes and element strides of one attention launch: Q [B, Hq, Nq, D],
 /// K [B, Hkv, Nk, D], V [B, Hkv, Nk, Dv], O [B, Hq, Nq, Dv],
 /// LSE [B, Hq, Nq]. Strides are per dim in that order; the innermost is 1.
-/// The kernels compute offsets in 32 bits, so every stride they step over
-/// must fit an int32; the runtime passes 0 for the stride of a dim of
-/// extent 1, which is never stepped over and whose value callers (PyTorch)
-/// leave arbitrary.
+/// The memref-ABI kernels address the first row of each tile in 64 bits
+/// and its rows from there in 32 (checkProblem bounds the seq stride);
+/// legacy-ABI kernels take 32-bit sizes and strides (checkLegacyOffsets).
+/// The runtime passes 0 for the stride of a dim of extent 1, which is never
+/// stepped over and whose value callers (PyTorch) leave arbitrary.
 struct AttentionShape {
   int64_t batch = 1, headsQ = 1, headsKV = 1, seqQ = 1, seqK = 1;
   int64_t headDim = 1, headDimV = 1;

@@ -71,8 +71,15 @@ struct ForwardProblem {
 
 /// Checks the problem's own rules: dims >= 1 and within the grid and 32-bit
 /// limits, Hq % Hkv == 0, scale, strides (non-negative, 16-byte multiples,
-/// last dim contiguous, O not overlapping itself), 32-bit element offsets.
+/// below 2^40 bytes, last dim contiguous, O not overlapping itself), and a
+/// seq stride small enough for the 32-bit offsets of a tile's rows from its
+/// first (the kernels address each tile's first row in 64 bits: a tensor
+/// may span 2^31 elements or more).
 Status checkProblem(const ForwardProblem &p);
+
+/// What a legacy-ABI kernel (32-bit parameters and offsets) needs on top:
+/// every tensor, and the LSE, within 2^31-1 elements.
+Status checkLegacyOffsets(const ForwardProblem &p);
 
 /// Checks that `bundle` has a kernel for the problem's dtype, head dims,
 /// mask and LSE, and returns every chip variant of it in `candidates`. With
@@ -104,10 +111,9 @@ ForwardProblem packQueryHeads(const ForwardProblem &p);
 /// tiles per multiprocessor (1: none). Splits pay only where the unsplit
 /// grid leaves multiprocessors idle (fewer thread blocks than 80% of
 /// them): then the fewest splits whose waves are at least 85% as full as
-/// the best count's, at most 128, at least 4 key blocks each, and few
-/// enough that the f32 partials stay within 32-bit element offsets. `forced` >
-/// 0 (RuntimeOptions::kvSplits) replaces the choice for such grids, bounded the
-/// same way.
+/// the best count's, at most 128 and at least 4 key blocks each. `forced`
+/// > 0 (RuntimeOptions::kvSplits) replaces the choice for such grids,
+/// bounded the same way.
 int64_t chooseKVSplits(const ForwardProblem &p, int smCount, int blockM,
                        int blockN, int64_t forced = 0);
 
@@ -165,7 +171,7 @@ struct RuntimeOptions {
   /// (chooseKVSplits): 0 chooses (the default; the environment variable
   /// ATTN_KV_SPLITS, if set, takes its place: what the C API and tools get),
   /// 1 never splits, N > 1 splits such grids N ways (at most one split per
-  /// key block and within 32-bit partial offsets).
+  /// 4 key blocks).
   int64_t kvSplits = 0;
 };
 
