@@ -325,6 +325,9 @@ mlir::attn::compileGPUKernel(ModuleOp module,
   k.lse = withLse;
   if (auto p = dyn_cast_or_null<StringAttr>(info.get("program")))
     k.program = p.str();
+  if (auto g = dyn_cast_or_null<ArrayAttr>(info.get("grid")))
+    for (auto [i, d] : llvm::enumerate(g.getAsValueRange<StringAttr>()))
+      k.grid += (i ? "," : "") + d.str();
   // A merge has one head dim, its output's.
   if (k.program == "merge_splits")
     k.headDim = k.headDimV;
@@ -433,7 +436,8 @@ std::string mlir::attn::manifestLine(const CompiledKernel &k,
                ::attn::parseKernelABI(k.abi, e.abi) &&
                (k.tensorMaps.empty() ||
                 ::attn::parseTensorMaps(k.tensorMaps, e.tensorMaps)) &&
-               ::attn::parseProgram(k.program, e.program);
+               ::attn::parseProgram(k.program, e.program) &&
+               (k.grid.empty() || ::attn::parseLaunchGrid(k.grid, e.grid));
   assert(known && "a compiled kernel describes itself in the runtime's terms");
   (void)known;
   e.headDim = int(k.headDim);

@@ -286,6 +286,11 @@ private:
         return error("bad value '" + value +
                      "' for 'program': expected attention, split_kv or "
                      "merge_splits");
+    } else if (key == "grid") {
+      if (!parseLaunchGrid(value, k.grid))
+        return error("bad value '" + value +
+                     "' for 'grid': expected X,Y,Z, each a '*'-product of "
+                     "batch, heads_q, heads_kv, q_blocks and splits");
     } else if (key == "sass") {
       return parseSass(value, k.sass);
     } else if (key == "tensor_maps") {
@@ -426,6 +431,8 @@ std::string formatManifestLine(const KernelEntry &k) {
     line += " tensor_maps=" + formatTensorMaps(k.tensorMaps);
   if (k.program != Program::Attention)
     line += std::string(" program=") + programName(k.program);
+  if (!k.grid.empty())
+    line += " grid=" + formatLaunchGrid(k.grid);
   std::string sass;
   for (const SassImage &img : k.sass)
     sass += (sass.empty() ? "" : ",") + img.chip.str() + ":" + img.file;

@@ -106,6 +106,27 @@ Status appendTensorMaps(const Driver &drv, const KernelEntry &kernel,
   return Status::success();
 }
 
+/// The factors of `k`'s launch grid for problem `p` (KernelABI.h).
+GridValues gridValues(const ForwardProblem &p, const KernelEntry &k,
+                      int64_t splits) {
+  GridValues v;
+  v.batch = p.batch;
+  v.headsQ = p.headsQ;
+  v.headsKV = p.headsKV;
+  v.qBlocks = (p.seqQ + k.blockM - 1) / k.blockM;
+  v.splits = splits;
+  return v;
+}
+
+Status gridError(const KernelEntry &k) {
+  return Status::error(StatusCode::Unsupported,
+                       "unsupported: the launch grid " +
+                           (k.grid.empty() ? std::string("(default)")
+                                           : formatLaunchGrid(k.grid)) +
+                           " of " + k.name +
+                           " exceeds the device's grid limits");
+}
+
 /// What the driver knows about an address.
 struct PointerInfo {
   unsigned memoryType = 0; // CUmemorytype, 0 if not CUDA memory
@@ -372,25 +393,26 @@ Status Runtime::Impl::launchSplit(const ForwardProblem &p, const Device &dev,
   KernelParams sp = memrefSplitParams(shape, parts, q, k, v, workspace,
                                       float(p.effectiveScale()));
   result = appendTensorMaps(*drv, *split, shape, {q, k, v, o}, sp);
+  unsigned grid[3] = {1, 1, 1};
+  if (result.ok() &&
+      !launchGridDims(split->grid, gridValues(p, *split, splits), grid))
+    result = gridError(*split);
   if (result.ok()) {
-    const unsigned gridX =
-        unsigned((p.seqQ + split->blockM - 1) / split->blockM * splits);
     if (CUresult r = drv->launchKernel(
-            splitFn->fn, gridX, unsigned(p.headsQ), unsigned(p.batch),
-            unsigned(split->threads), 1, 1, unsigned(split->smem), stream,
-            sp.data(), nullptr);
+            splitFn->fn, grid[0], grid[1], grid[2], unsigned(split->threads), 1,
+            1, unsigned(split->smem), stream, sp.data(), nullptr);
         r != CUDA_SUCCESS)
       result = drv->fail(
           "launching " + split->name + " (" + split->chip.str() + ")", r);
   }
+  if (result.ok() &&
+      !launchGridDims(merge->grid, gridValues(p, *merge, 1), grid))
+    result = gridError(*merge);
   if (result.ok()) {
     KernelParams mp = memrefMergeParams(shape, parts, workspace, o, lse);
-    const unsigned gridX =
-        unsigned((p.seqQ + merge->blockM - 1) / merge->blockM);
     if (CUresult r = drv->launchKernel(
-            mergeFn->fn, gridX, unsigned(p.headsQ), unsigned(p.batch),
-            unsigned(merge->threads), 1, 1, unsigned(merge->smem), stream,
-            mp.data(), nullptr);
+            mergeFn->fn, grid[0], grid[1], grid[2], unsigned(merge->threads), 1,
+            1, unsigned(merge->smem), stream, mp.data(), nullptr);
         r != CUDA_SUCCESS)
       result = drv->fail(
           "launching " + merge->name + " (" + merge->chip.str() + ")", r);
@@ -1128,12 +1150,12 @@ Status Runtime::forward(const ForwardProblem &problem, const void *q,
   if (Status s = appendTensorMaps(drv, *kernel, shape, {q, k, v, o}, params);
       !s.ok())
     return s;
-  const unsigned gridX =
-      unsigned((p.seqQ + kernel->blockM - 1) / kernel->blockM);
+  unsigned grid[3];
+  if (!launchGridDims(kernel->grid, gridValues(p, *kernel, 1), grid))
+    return gridError(*kernel);
   if (CUresult r = drv.launchKernel(
-          fn, gridX, unsigned(p.headsQ), unsigned(p.batch),
-          unsigned(kernel->threads), 1, 1, unsigned(kernel->smem), cuStream,
-          params.data(), nullptr);
+          fn, grid[0], grid[1], grid[2], unsigned(kernel->threads), 1, 1,
+          unsigned(kernel->smem), cuStream, params.data(), nullptr);
       r != CUDA_SUCCESS)
     return drv.fail(
         "launching " + kernel->name + " (" + kernel->chip.str() + ")", r);

@@ -326,6 +326,37 @@ TEST(Manifest, ProgramKey) {
   expectError(head + "program=split_kv\n", "program=split_kv needs abi=memref");
 }
 
+TEST(Manifest, GridKey) {
+  Manifest m;
+  Status s = parse(
+      "kernel name=s ptx=s.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=0 "
+      "block_m=128 threads=384 smem=1024 abi=memref program=split_kv "
+      "grid=q_blocks*splits,heads_q,batch\n"
+      "kernel name=a ptx=a.ptx chip=sm_80 dtype=f16 head_dim=64 causal=0 "
+      "block_m=64 threads=128 smem=0\n",
+      m);
+  ASSERT_TRUE(s.ok()) << s.message();
+  LaunchGrid want;
+  want.dims[0] = {GridFactor::QBlocks, GridFactor::Splits};
+  want.dims[1] = {GridFactor::HeadsQ};
+  want.dims[2] = {GridFactor::Batch};
+  EXPECT_EQ(m.kernels[0].grid, want);
+  EXPECT_TRUE(m.kernels[1].grid.empty()); // absent: the launcher's default
+  EXPECT_NE(formatManifestLine(m.kernels[0])
+                .find(" grid=q_blocks*splits,heads_q,batch"),
+            std::string::npos);
+  EXPECT_EQ(formatManifestLine(m.kernels[1]).find("grid="), std::string::npos);
+  const std::string head = "kernel name=a ptx=a.ptx chip=sm_90a dtype=bf16 "
+                           "head_dim=128 causal=0 block_m=128 threads=384 "
+                           "smem=0 grid=";
+  for (const char *bad :
+       {"q_blocks", "q_blocks,heads_q", "q_blocks,heads_q,batch,splits",
+        "q_blocks,,batch", "q_blocks*,heads_q,batch", "rows,heads_q,batch",
+        "q_blocks,heads_q,batch,"})
+    expectError(head + bad + "\n",
+                "bad value '" + std::string(bad) + "' for 'grid'");
+}
+
 TEST(Manifest, BadSassKeys) {
   const std::string head = "kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 "
                            "head_dim=64 causal=0 block_m=64 threads=128 "

@@ -310,6 +310,40 @@ TEST_F(AttentionParams, SplitAndMerge) {
   EXPECT_EQ(memrefMergeParams(shape, w, ws, o, nullptr).size(), 35u);
 }
 
+TEST(LaunchGrid, FromTheKernelsDescription) {
+  LaunchGrid g;
+  ASSERT_TRUE(parseLaunchGrid("q_blocks*splits,heads_q,batch", g));
+  GridValues v;
+  v.batch = 3;
+  v.headsQ = 8;
+  v.headsKV = 2;
+  v.qBlocks = 5;
+  v.splits = 7;
+  unsigned out[3];
+  ASSERT_TRUE(launchGridDims(g, v, out));
+  EXPECT_EQ(out[0], 35u);
+  EXPECT_EQ(out[1], 8u);
+  EXPECT_EQ(out[2], 3u);
+  // Any order of the factors: a kernel that walks heads in x.
+  ASSERT_TRUE(parseLaunchGrid("heads_kv*q_blocks,splits,batch", g));
+  ASSERT_TRUE(launchGridDims(g, v, out));
+  EXPECT_EQ(out[0], 10u);
+  EXPECT_EQ(out[1], 7u);
+  // No description: (q_blocks·splits, heads_q, batch).
+  ASSERT_TRUE(launchGridDims(LaunchGrid(), v, out));
+  EXPECT_EQ(out[0], 35u);
+  EXPECT_EQ(out[2], 3u);
+  // Past the hardware's limits (y, z < 2^16; x < 2^31), or a zero factor.
+  ASSERT_TRUE(parseLaunchGrid("q_blocks,heads_q*splits,batch", g));
+  v.splits = 1 << 13;
+  EXPECT_FALSE(launchGridDims(g, v, out));
+  v.splits = 1;
+  v.batch = 0;
+  EXPECT_FALSE(launchGridDims(g, v, out));
+  EXPECT_FALSE(parseLaunchGrid("q_blocks,heads", g));
+  EXPECT_TRUE(g.empty());
+}
+
 TEST_F(AttentionParams, Legacy) {
   // Exactly what the hand-written kernels took before KernelABI.h.
   KernelParams params = attentionKernelParams(KernelABI::Legacy, kernelShape(p),

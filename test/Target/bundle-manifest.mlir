@@ -11,14 +11,19 @@
 // CHECK: kernel name=attn_fwd_bf16_d64_kernel ptx=attn_fwd_bf16_d64_kernel.sm_80.ptx chip=sm_80 dtype=bf16 head_dim=64 head_dim_v=64 causal=0 block_m=128 block_n=64 threads=128 smem={{[0-9]+}} abi=memref lse=1
 // CHECK: kernel name=attn_fwd_bf16_d64_nolse_kernel {{.*}} causal=0 {{.*}} abi=memref lse=0
 // CHECK: kernel name=attn_fwd_bf16_d64_causal_kernel {{.*}} causal=1 {{.*}} abi=memref lse=1
-// CHECK: kernel name=attn_fwd_bf16_d64_causal_nolse_kernel {{.*}} causal=1 {{.*}} abi=memref lse=0{{$}}
+// CHECK: kernel name=attn_fwd_bf16_d64_causal_nolse_kernel {{.*}} causal=1 {{.*}} abi=memref lse=0 grid=q_blocks,heads_q,batch{{$}}
+// The split-KV pair says what it is and the grid it is launched on.
+// CHECK: kernel name=attn_split_bf16_d64_kernel {{.*}} lse=1 program=split_kv grid=q_blocks*splits,heads_q,batch{{$}}
+// CHECK: kernel name=attn_split_bf16_d64_causal_kernel {{.*}} causal=1 {{.*}} program=split_kv grid=q_blocks*splits,heads_q,batch{{$}}
+// CHECK: kernel name=attn_merge_bf16_d64_kernel {{.*}} lse=1 program=merge_splits grid=q_blocks,heads_q,batch{{$}}
+// CHECK: kernel name=attn_merge_bf16_d64_nolse_kernel {{.*}} lse=0 program=merge_splits grid=q_blocks,heads_q,batch{{$}}
 // CHECK-NOT: sass=
 // On sm_90a the D = 128 kernels read Q, K and V with bulk tensor copies:
 // their lines name the tensor maps the launcher appends (argument:box rows).
 // RUN: rm -rf %t90 && attn-bundle --out-dir %t90 --chips sm_90a --dtypes bf16 --head-dims 128
 // RUN: FileCheck %s --check-prefix=SM90 < %t90/manifest.txt
-// SM90: kernel name=attn_fwd_bf16_d128_kernel {{.*}} chip=sm_90a {{.*}} threads=384 {{.*}} abi=memref lse=1 tensor_maps=0:128,1:128,2:128{{$}}
-// SM90: kernel name=attn_fwd_bf16_d128_nolse_kernel {{.*}} lse=0 tensor_maps=0:128,1:128,2:128{{$}}
+// SM90: kernel name=attn_fwd_bf16_d128_kernel {{.*}} chip=sm_90a {{.*}} threads=384 {{.*}} abi=memref lse=1 tensor_maps=0:128,1:128,2:128 grid=q_blocks,heads_q,batch{{$}}
+// SM90: kernel name=attn_fwd_bf16_d128_nolse_kernel {{.*}} lse=0 tensor_maps=0:128,1:128,2:128 grid=q_blocks,heads_q,batch{{$}}
 // The kernel without LSE takes q, k, v, o (4 x 11 descriptor fields) and
 // the scale: 45 parameters.
 // PTX: .entry attn_fwd_bf16_d64_nolse_kernel(

@@ -171,6 +171,10 @@ struct CompiledKernel {
   /// What it computes (the manifest's program=): "attention", "split_kv"
   /// or "merge_splits".
   std::string program = "attention";
+  /// The launch grid (x, y, z) it describes, as the manifest's grid= value
+  /// (runtime KernelABI.h's formatLaunchGrid); empty if the program did not
+  /// say.
+  std::string grid;
 };
 
 /// Wall time of compileGPUKernel's stages, in milliseconds.

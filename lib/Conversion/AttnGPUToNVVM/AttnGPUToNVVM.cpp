@@ -820,6 +820,12 @@ struct ConvertAttnGPUToNVVMPass
     };
     if (auto program = grid->getAttrOfType<StringAttr>(kProgramAttrName))
       kernelInfo.push_back(mb.getNamedAttr("program", program));
+    // The launch grid (x, y, z) = the grid's dims 2, 1, 0 (mapGridIndices).
+    if (auto dims = grid->getAttrOfType<ArrayAttr>(kGridAttrName))
+      kernelInfo.push_back(mb.getNamedAttr(
+          "grid", mb.getStrArrayAttr({cast<StringAttr>(dims[2]).getValue(),
+                                      cast<StringAttr>(dims[1]).getValue(),
+                                      cast<StringAttr>(dims[0]).getValue()})));
     if (!maps.empty()) {
       SmallVector<int64_t> flat;
       for (auto [arg, rows] : maps)

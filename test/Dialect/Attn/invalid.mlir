@@ -929,3 +929,10 @@ func.func @merge_block_q(%po: memref<4x1x2x8x16xf32>,
 func.func @program_attr() attributes {attn.program = "split_kv"} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{'attn.grid' must be three products of batch, heads_q, heads_kv, q_blocks and splits (e.g. "q_blocks*splits") on an scf.forall}}
+func.func @grid_attr() attributes {attn.grid = ["batch", "heads_q", "rows"]} {
+  return
+}

@@ -127,6 +127,28 @@ LogicalResult AttnDialect::verifyOperationAttribute(Operation *op,
                                 "on an scf.forall";
     return success();
   }
+  if (name == kGridAttrName) {
+    auto dims = dyn_cast<ArrayAttr>(attr.getValue());
+    auto isFactor = [](StringRef f) {
+      return llvm::is_contained(
+          {"batch", "heads_q", "heads_kv", "q_blocks", "splits"}, f);
+    };
+    bool ok = isa<scf::ForallOp>(op) && dims && dims.size() == 3;
+    for (Attribute d : ok ? dims.getValue() : ArrayRef<Attribute>()) {
+      auto str = dyn_cast<StringAttr>(d);
+      SmallVector<StringRef> factors;
+      if (str)
+        str.getValue().split(factors, '*');
+      ok &= str && llvm::all_of(factors, isFactor);
+    }
+    if (!ok)
+      return op->emitError()
+             << "'" << kGridAttrName
+             << "' must be three products of batch, heads_q, heads_kv, "
+                "q_blocks and splits (e.g. \"q_blocks*splits\") on an "
+                "scf.forall";
+    return success();
+  }
   if (name == kLSRAttrName) {
     if (!isa<BoolAttr>(attr.getValue()))
       return op->emitError() << "'" << kLSRAttrName << "' must be a bool";

@@ -323,6 +323,9 @@ struct TileAttentionPass
     forall->setAttr(kTargetAttrName, target);
     if (split)
       forall->setAttr(kProgramAttrName, b.getStringAttr("split_kv"));
+    forall->setAttr(kGridAttrName, b.getStrArrayAttr({"batch", "heads_q",
+                                                      split ? "q_blocks*splits"
+                                                            : "q_blocks"}));
     b.setInsertionPointToStart(forall.getBody());
     Value bIdx = forall.getInductionVar(0), hIdx = forall.getInductionVar(1),
           qBlock = forall.getInductionVar(2), splitIdx;
@@ -495,6 +498,8 @@ struct TileAttentionPass
         ValueRange{}, std::nullopt);
     forall->setAttr(kTargetAttrName, tgt);
     forall->setAttr(kProgramAttrName, b.getStringAttr("merge_splits"));
+    forall->setAttr(kGridAttrName,
+                    b.getStrArrayAttr({"batch", "heads_q", "q_blocks"}));
     b.setInsertionPointToStart(forall.getBody());
     Value bIdx = forall.getInductionVar(0), hIdx = forall.getInductionVar(1);
     Value qStart = im.mul(forall.getInductionVar(2), brV);

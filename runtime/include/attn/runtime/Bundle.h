@@ -124,6 +124,9 @@ struct KernelEntry {
   /// program=: what the kernel computes; absent: the forward. head_dim of a
   /// merge_splits kernel is its head_dim_v.
   Program program = Program::Attention;
+  /// grid=: the launch grid the kernel describes (KernelABI.h); empty when
+  /// the manifest does not say.
+  LaunchGrid grid;
   int line = 0; ///< line in manifest.txt, for messages
 };
 

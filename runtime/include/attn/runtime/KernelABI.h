@@ -56,6 +56,7 @@
 #ifndef ATTN_RUNTIME_KERNELABI_H
 #define ATTN_RUNTIME_KERNELABI_H
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -420,6 +421,120 @@ inline KernelParams attentionKernelParams(KernelABI abi,
   return abi == KernelABI::Memref
              ? memrefAttentionParams(s, q, k, v, o, lse, scale)
              : legacyAttentionParams(s, q, k, v, o, lse, scale);
+}
+
+/// What one dim of a launch grid counts a factor of (the manifest's grid=
+/// key): batch, heads_q, heads_kv, q_blocks = ceil(Nq / block_m), splits.
+enum class GridFactor { Batch, HeadsQ, HeadsKV, QBlocks, Splits };
+
+inline const char *gridFactorName(GridFactor f) {
+  switch (f) {
+  case GridFactor::Batch:
+    return "batch";
+  case GridFactor::HeadsQ:
+    return "heads_q";
+  case GridFactor::HeadsKV:
+    return "heads_kv";
+  case GridFactor::QBlocks:
+    return "q_blocks";
+  default:
+    return "splits";
+  }
+}
+
+/// The launch grid a kernel describes (its attn.kernel grid, the
+/// manifest's grid=X,Y,Z with each of X, Y, Z a '*'-product of factors,
+/// e.g. "q_blocks*splits,heads_q,batch"). Empty: the kernel did not say (a
+/// manifest written before the key); the launcher then assumes
+/// (q_blocks[*splits], heads_q, batch).
+struct LaunchGrid {
+  std::vector<GridFactor> dims[3];
+  bool empty() const {
+    return dims[0].empty() && dims[1].empty() && dims[2].empty();
+  }
+  bool operator==(const LaunchGrid &o) const {
+    return dims[0] == o.dims[0] && dims[1] == o.dims[1] && dims[2] == o.dims[2];
+  }
+};
+
+inline std::string formatLaunchGrid(const LaunchGrid &g) {
+  std::string out;
+  for (int d = 0; d < 3; ++d) {
+    out += d ? "," : "";
+    for (size_t i = 0; i < g.dims[d].size(); ++i)
+      out += std::string(i ? "*" : "") + gridFactorName(g.dims[d][i]);
+  }
+  return out;
+}
+
+/// Parses formatLaunchGrid's text: three non-empty products of known
+/// factors. False, with `out` left empty, for anything else.
+inline bool parseLaunchGrid(const std::string &text, LaunchGrid &out) {
+  out = LaunchGrid();
+  int d = 0;
+  size_t begin = 0;
+  while (true) {
+    size_t end = text.find_first_of(",*", begin);
+    std::string name = text.substr(
+        begin, end == std::string::npos ? std::string::npos : end - begin);
+    bool known = false;
+    for (GridFactor f :
+         {GridFactor::Batch, GridFactor::HeadsQ, GridFactor::HeadsKV,
+          GridFactor::QBlocks, GridFactor::Splits})
+      if (name == gridFactorName(f)) {
+        out.dims[d].push_back(f);
+        known = true;
+      }
+    if (!known)
+      break;
+    if (end == std::string::npos) {
+      if (d == 2)
+        return true;
+      break;
+    }
+    if (text[end] == ',' && ++d > 2)
+      break;
+    begin = end + 1;
+  }
+  out = LaunchGrid();
+  return false;
+}
+
+/// The values the factors take for one launch.
+struct GridValues {
+  int64_t batch = 1, headsQ = 1, headsKV = 1, qBlocks = 1, splits = 1;
+};
+
+/// The launch grid `g` describes for `v` (an empty `g`: (q_blocks·splits,
+/// heads_q, batch)). False if a dim falls outside the hardware's limits
+/// (x < 2^31, y and z < 2^16) or below 1.
+inline bool launchGridDims(const LaunchGrid &g, const GridValues &v,
+                           unsigned out[3]) {
+  static const LaunchGrid fallback = [] {
+    LaunchGrid d;
+    d.dims[0] = {GridFactor::QBlocks, GridFactor::Splits};
+    d.dims[1] = {GridFactor::HeadsQ};
+    d.dims[2] = {GridFactor::Batch};
+    return d;
+  }();
+  const LaunchGrid &grid = g.empty() ? fallback : g;
+  for (int d = 0; d < 3; ++d) {
+    int64_t n = 1;
+    for (GridFactor f : grid.dims[d]) {
+      int64_t x = f == GridFactor::Batch     ? v.batch
+                  : f == GridFactor::HeadsQ  ? v.headsQ
+                  : f == GridFactor::HeadsKV ? v.headsKV
+                  : f == GridFactor::QBlocks ? v.qBlocks
+                                             : v.splits;
+      if (x < 1 || n > (int64_t(1) << 31) / x)
+        return false;
+      n *= x;
+    }
+    if (n < 1 || n > (d == 0 ? int64_t(INT32_MAX) : int64_t(65535)))
+      return false;
+    out[d] = unsigned(n);
+  }
+  return true;
 }
 
 /// Split-KV partials of one launch with `splits` splits: O_s

@@ -25,7 +25,7 @@
 // CHECK:             attn.await_turn
 // CHECK:             scf.yield
 // CHECK:           attn.end_turns
-// CHECK-NEXT:    } {attn.register_estimate
+// CHECK-NEXT:    } {attn.grid = {{.*}}, attn.register_estimate
 func.func @d128(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
                 %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
   attn.attention %q, %k, %v into %o {causal}

@@ -13,7 +13,7 @@
 // SKIP-NOT:     attn.skip_unit_factors
 // SKIP:         attn.store_tile
 // The register estimate of that tiling, 2·(D/2 + Bc/2) + 63: at the limit.
-// SKIP:         } {attn.register_estimate = 255 : i64
+// SKIP:         } {attn.grid = {{.*}}, attn.register_estimate = 255 : i64
 // On sm_90a by default, wgmma layouts (Br = Bc = 128): the register tiles
 // are #attn.mma version 3 over 8 warps (two warpgroups of 64 rows, one
 // m-tile per warp), Q, K and V sit in 128-byte-swizzled slabs, Q is read by
@@ -36,7 +36,7 @@
 // WGMMA-NEXT:        math.exp2 %[[E]]
 // WGMMA:             arith.truncf %{{.*}} : tensor<128x128xf32, #attn.mma<warps = 8, version = 3>> to tensor<128x128xbf16, #attn.mma<warps = 8, version = 3>>
 // WGMMA:             attn.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x128xbf16, #attn.mma<warps = 8, version = 3>>, tensor<128x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>> -> tensor<128x128xf32, #attn.mma<warps = 8, version = 3>>
-// WGMMA:         } {attn.register_estimate = 191 : i64
+// WGMMA:         } {attn.grid = {{.*}}, attn.register_estimate = 191 : i64
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_80" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts="m-tiles=1 q-in-registers=1" -verify-diagnostics | FileCheck %s --check-prefix=QREG
 // RUN: not attn-opt %s -attn-assign-layouts="m-tiles=3" 2>&1 | FileCheck %s --check-prefix=BADOPT
 
@@ -63,7 +63,7 @@
 // CHECK-NOT:       arith.divf %{{.*}} : tensor<128x128xf32
 // The grid records the registers per thread estimated for its tiling:
 // MT·(D/2 + Bc/2) + 63 = 2·(64 + 16) + 63.
-// CHECK:         } {attn.register_estimate = 223 : i64
+// CHECK:         } {attn.grid = {{.*}}, attn.register_estimate = 223 : i64
 
 // One m-tile per warp with Q in registers: 8 warps, and Q converted once
 // from shared memory to the mma (A operand) layout.
@@ -72,7 +72,7 @@
 // QREG-NEXT:    %[[QR:.*]] = attn.convert_layout %[[Q]] : tensor<128x128xbf16, #attn.shared<swizzle = 8, pad = 0>> -> tensor<128x128xbf16, #attn.mma<warps = 8>>
 // QREG:         attn.dot %[[QR]], %{{.*}} {rhs_transposed} : tensor<128x128xbf16, #attn.mma<warps = 8>>
 // 1·(D/2 + Bc/2 + D/4) + 63 with Q's A fragments in registers.
-// QREG:         } {attn.register_estimate = 175 : i64
+// QREG:         } {attn.grid = {{.*}}, attn.register_estimate = 175 : i64
 
 // BADOPT: pass option m-tiles must be 0 (heuristic), 1 or 2, got 3
 

@@ -32,7 +32,7 @@
 // CHECK:         } {attn.softmax_pass = "max"
 // CHECK:         attn.store_tile %{{.*}}, %[[PO]][%[[SPLIT]], %[[B]], %[[H]], %[[QSTART]]] rows %{{.*}} : tensor<64x64xf32>, memref<?x?x?x?x64xf32>
 // CHECK:         attn.store_tile %{{.*}}, %[[PL]][%[[SPLIT]], %[[B]], %[[H]], %[[QSTART]]] rows %{{.*}} : tensor<64xf32>, memref<?x?x?x?xf32>
-// CHECK:       } {attn.program = "split_kv"
+// CHECK:       } {attn.grid = ["batch", "heads_q", "q_blocks*splits"], attn.program = "split_kv"
 func.func @split(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
                  %po: memref<?x?x?x?x64xf32>, %pl: memref<?x?x?x?xf32>) {
   attn.attention %q, %k, %k into %po lse(%pl : memref<?x?x?x?xf32>)
@@ -80,7 +80,7 @@ func.func @split(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
 // CHECK:         attn.store_tile %{{.*}}, %[[O]][%[[B]], %[[H]], %[[R0]]]
 // CHECK:         math.log
 // CHECK:         attn.store_tile %{{.*}}, %[[L]][%[[B]], %[[H]], %[[R0]]]
-// CHECK:       } {attn.program = "merge_splits"
+// CHECK:       } {attn.grid = ["batch", "heads_q", "q_blocks"], attn.program = "merge_splits"
 func.func @merge(%po: memref<?x?x?x?x64xf32>, %pl: memref<?x?x?x?xf32>,
                  %o: memref<?x?x?x64xbf16>, %l: memref<?x?x?xf32>) {
   attn.merge_splits %po, %pl into %o lse(%l : memref<?x?x?xf32>)

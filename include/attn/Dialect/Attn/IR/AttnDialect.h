@@ -50,6 +50,13 @@ constexpr llvm::StringLiteral kLSRAttrName = "attn.lsr";
 /// query block · splits + split) or "merge_splits" (attn.merge_splits).
 /// Carried into `attn.kernel` as program; launchers read it.
 constexpr llvm::StringLiteral kProgramAttrName = "attn.program";
+/// `attn.grid` on a tile grid (scf.forall): what each of its dims counts,
+/// in order, as products of the launch's factors (batch, heads_q, heads_kv,
+/// q_blocks = ceil(Nq / block rows), splits), e.g. ["batch", "heads_q",
+/// "q_blocks*splits"]. Set by the pass that builds the grid; carried into
+/// `attn.kernel` as grid (launch order x, y, z), from which launchers size
+/// the grid instead of assuming it.
+constexpr llvm::StringLiteral kGridAttrName = "attn.grid";
 /// `attn.kernel` on a generated GPU kernel: what a launcher needs
 /// (block_m, block_n, threads, smem_bytes, head_dim, dtype, causal).
 constexpr llvm::StringLiteral kKernelInfoAttrName = "attn.kernel";
