@@ -39,8 +39,11 @@
 //
 //   lse is always in the list and may be null: the kernel skips it then.
 //
-// Both: grid (ceil(Nq / block_m), Hq, B), block (threads, 1, 1), dynamic
-// shared memory smem bytes, all from the manifest.
+// Both: the grid the manifest's grid= key describes (LaunchGrid below:
+// "q_blocks,heads_q,batch" for the forward, "q_blocks*splits,heads_q,batch"
+// for a split_kv kernel; without the key (ceil(Nq / block_m)[·splits], Hq,
+// B)), block (threads, 1, 1), dynamic shared memory smem bytes, all from the
+// manifest.
 //
 // Tensor maps (manifest key tensor_maps=ARG:ROWS[,ARG:ROWS...], memref ABI
 // only): a kernel that reads a memref argument ARG (0 q, 1 k, 2 v, 3 o)
