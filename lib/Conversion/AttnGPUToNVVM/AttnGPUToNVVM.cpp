@@ -175,8 +175,13 @@ GlobalRows mlir::attn::gpu_lowering::globalRows(Emitter &e, Value source,
   // Element offset of [indices..., 0], in 64 bits: the memref's offset plus
   // every index (the row's too) times its stride.
   Value off = e.to64(meta.getOffset());
-  for (size_t i = 0; i < indices.size(); ++i)
-    off = e.add(off, e.mul(e.to64(indices[i]), e.to64(meta.getStrides()[i])));
+  for (size_t i = 0; i < indices.size(); ++i) {
+    // One statement each: the order of the ops must not depend on the
+    // compiler's order of evaluating arguments.
+    Value index = e.to64(indices[i]);
+    Value stride = e.to64(meta.getStrides()[i]);
+    off = e.add(off, e.mul(index, stride));
+  }
   GlobalRows g;
   g.base = e.gep(e.gptr(), elemTy, ptr, off);
   g.row0 = e.c32(0);
