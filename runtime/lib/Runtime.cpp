@@ -106,6 +106,23 @@ Status appendTensorMaps(const Driver &drv, const KernelEntry &kernel,
   return Status::success();
 }
 
+/// `p` as the kernels see it (packQueryHeads), unless packing would leave
+/// the bundle without a kernel that the problem as given has (a bundle of
+/// causal kernels only: a packed decode step is non-causal). A compiler
+/// makes whatever the packed problem needs.
+ForwardProblem kernelProblem(const Manifest &bundle, bool haveCompiler,
+                             const ForwardProblem &p) {
+  ForwardProblem packed = packQueryHeads(p);
+  if (haveCompiler || packed.seqQ == p.seqQ)
+    return packed;
+  std::vector<const KernelEntry *> a, b;
+  if (findKernels(bundle, packed, a).ok() ||
+      findSplitKernels(bundle, packed, a, b).ok() ||
+      !findKernels(bundle, p, a).ok())
+    return packed;
+  return p;
+}
+
 /// The factors of `k`'s launch grid for problem `p` (KernelABI.h).
 GridValues gridValues(const ForwardProblem &p, const KernelEntry &k,
                       int64_t splits) {
@@ -922,7 +939,8 @@ Status Runtime::deviceInfo(int ordinal, DeviceInfo &out) {
 
 Status Runtime::selectKernel(const ForwardProblem &problem, int device,
                              KernelChoice &out) {
-  const ForwardProblem p = packQueryHeads(problem);
+  const ForwardProblem p =
+      kernelProblem(impl_->bundle, bool(impl_->compiler), problem);
   DeviceInfo info;
   if (Status s = impl_->queryInfo(device, info); !s.ok())
     return s;
@@ -994,7 +1012,8 @@ Status Runtime::prepare(const std::vector<ForwardProblem> &problems,
   if (Status s = impl_->getDevice(device, dev); !s.ok())
     return s;
   for (size_t i = 0; i < problems.size(); ++i) {
-    const ForwardProblem p = packQueryHeads(problems[i]);
+    const ForwardProblem p =
+        kernelProblem(impl_->bundle, bool(impl_->compiler), problems[i]);
     std::vector<const KernelEntry *> candidates;
     Status s = checkProblem(problems[i]);
     if (s.ok()) {
@@ -1034,7 +1053,7 @@ Status Runtime::forward(const ForwardProblem &problem, const void *q,
     return s;
   // The kernels see GQA decoding with the query heads of a group packed
   // into rows (the same bytes).
-  const ForwardProblem p = packQueryHeads(problem);
+  const ForwardProblem p = kernelProblem(im.bundle, bool(im.compiler), problem);
   // What the bundle lacks may still come from the compiler; anything else
   // is final before a driver call.
   std::vector<const KernelEntry *> candidates;

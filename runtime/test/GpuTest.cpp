@@ -693,6 +693,51 @@ TEST_F(Gpu, CompilerServesTheSplitKVPairTheBundleLacks) {
   plain->failWith = Status::success();
 }
 
+TEST_F(Gpu, CausalOnlyBundleStillRunsGqaDecoding) {
+  // Packing the query heads of a GQA group makes a decode step non-causal;
+  // a bundle of causal kernels only (and no compiler) runs it unpacked.
+  ForwardProblem p;
+  if (!firstRunnable(*rt, p))
+    GTEST_SKIP() << "no bundle kernel runs on this GPU";
+  const Manifest &full = rt->bundle();
+  std::ifstream in(full.dir + "/manifest.txt");
+  std::string line, kept;
+  while (std::getline(in, line))
+    if (line.rfind("kernel ", 0) != 0 ||
+        (line.find(" causal=1 ") != std::string::npos &&
+         line.find(" program=") == std::string::npos))
+      kept += line + "\n";
+  test::TempDir dir;
+  dir.write("manifest.txt", kept);
+  for (const KernelEntry &k : full.kernels)
+    if (k.causal && k.program == Program::Attention) {
+      std::ifstream ptx(ptxPath(full.dir, k), std::ios::binary);
+      dir.write(k.ptx, std::string(std::istreambuf_iterator<char>(ptx), {}));
+    }
+  RuntimeOptions o;
+  o.bundleDir = dir.path();
+  std::unique_ptr<Runtime> causalOnly;
+  ASSERT_TRUE(Runtime::create(o, causalOnly).ok());
+  p.causal = true;
+  p.batch = 2;
+  p.headsQ = 4;
+  p.headsKV = 2;
+  p.seqQ = 1;
+  p.seqK = 300;
+  p.withLse = true;
+  KernelChoice c;
+  Status s = causalOnly->selectKernel(p, 0, c);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE(c.kernel.causal);
+  CaseResult r;
+  runCase(*causalOnly, p, Layout::BNHD, 21, r);
+  if (HasFatalFailure())
+    return;
+  EXPECT_EQ(r.o.nonFinite, 0u);
+  EXPECT_LT(r.o.relative, tolerance(p.dtype));
+  EXPECT_LT(r.lse.relative, 1e-3);
+}
+
 TEST_F(Gpu, PrepareCompilesAheadAndNamesTheFailingProblem) {
   ForwardProblem p;
   if (!firstRunnable(*rt, p))
