@@ -577,10 +577,45 @@ def bench(fn):
     return ms[len(ms) // 2]
 
 
-def run_timing(rt, job, seed):
-    import torch
+def time_sdpa_peers(res, q, k, v, o, causal, graph=None):
+    """Times torch SDPA's FlashAttention-2 and cuDNN on [B, H, N, D] tensors
+    (res[<name>_ms], and res[<name>_graph_ms] through `graph` if given) and
+    compares our output `o` with each (res[ours_vs_<name>_rel])."""
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
+    Nq, Nk = q.shape[2], k.shape[2]
+    kw = dict(is_causal=causal)
+    if causal and Nq != Nk:
+        # SDPA's is_causal is top-left aligned; its lower-right causal bias
+        # is what FA2 and cuDNN take.
+        from torch.nn.attention.bias import causal_lower_right
+        kw = dict(attn_mask=causal_lower_right(Nq, Nk))
+    if q.shape[1] != k.shape[1]:
+        kw["enable_gqa"] = True
+    for name, backend in (("fa2", SDPBackend.FLASH_ATTENTION),
+                          ("cudnn", SDPBackend.CUDNN_ATTENTION)):
+        try:
+            with sdpa_kernel([backend]):
+                def fn():
+                    return F.scaled_dot_product_attention(q, k, v, **kw)
+                ref = fn()
+                res[f"{name}_ms"] = bench(fn)
+                if graph:
+                    try:
+                        res[f"{name}_graph_ms"] = graph(fn)
+                    except Exception as e:  # noqa: BLE001
+                        res[f"{name}_graph_error"] = \
+                            f"{type(e).__name__}: {e}"
+            if "ours_ms" in res:
+                # The timed kernel must also be right: compare with SDPA.
+                d = (o.float() - ref.float()).norm() / ref.float().norm()
+                res[f"ours_vs_{name}_rel"] = float(d)
+        except Exception as e:  # noqa: BLE001
+            res[f"{name}_error"] = f"{type(e).__name__}: {e}"
+
+
+def run_timing(rt, job, seed):
+    import torch
     gen = torch.Generator(device="cuda")
     gen.manual_seed(seed)
     B, H, N, D, causal = job["B"], job["H"], job["N"], job["D"], \
@@ -608,21 +643,7 @@ def run_timing(rt, job, seed):
         res["ours_error"] = f"{type(e).__name__}: {e}"
         if "CUDA error" in str(e):
             raise
-    for name, backend in (("fa2", SDPBackend.FLASH_ATTENTION),
-                          ("cudnn", SDPBackend.CUDNN_ATTENTION)):
-        try:
-            with sdpa_kernel([backend]):
-                def fn():
-                    return F.scaled_dot_product_attention(q, k, v,
-                                                          is_causal=causal)
-                ref = fn()
-                res[f"{name}_ms"] = bench(fn)
-            if "ours_ms" in res:
-                # The timed kernel must also be right: compare with SDPA.
-                d = (o.float() - ref.float()).norm() / ref.float().norm()
-                res[f"ours_vs_{name}_rel"] = float(d)
-        except Exception as e:  # noqa: BLE001
-            res[f"{name}_error"] = f"{type(e).__name__}: {e}"
+    time_sdpa_peers(res, q, k, v, o, causal)
     for name in ("ours", "fa2", "cudnn"):
         if f"{name}_ms" in res:
             res[f"{name}_tflops"] = flops / (res[f"{name}_ms"] * 1e-3) / 1e12
@@ -721,8 +742,6 @@ def run_decode(rt, job, seed):
     """One decode step: GB/s of K, V, Q and O moved, ours beside SDPA's
     FlashAttention-2 and cuDNN (GQA), tensors in [B, N, H, D] storage."""
     import torch
-    import torch.nn.functional as F
-    from torch.nn.attention import SDPBackend, sdpa_kernel
     gen = torch.Generator(device="cuda")
     gen.manual_seed(seed)
     B, Nq, Nk, Hq, Hkv, D = (job[x] for x in ("B", "Nq", "Nk", "Hq", "Hkv",
@@ -773,32 +792,7 @@ def run_decode(rt, job, seed):
         res["ours_error"] = f"{type(e).__name__}: {e}"
         if "CUDA error" in str(e):
             raise
-    for name, backend in (("fa2", SDPBackend.FLASH_ATTENTION),
-                          ("cudnn", SDPBackend.CUDNN_ATTENTION)):
-        try:
-            with sdpa_kernel([backend]):
-                if causal and Nq != Nk:
-                    # SDPA's is_causal is top-left aligned; its
-                    # lower-right causal bias is what FA2 and cuDNN take.
-                    from torch.nn.attention.bias import causal_lower_right
-                    kw = dict(attn_mask=causal_lower_right(Nq, Nk))
-                else:
-                    kw = dict(is_causal=causal)
-
-                def fn():
-                    return F.scaled_dot_product_attention(
-                        q, k, v, enable_gqa=True, **kw)
-                ref = fn()
-                res[f"{name}_ms"] = bench(fn)
-                try:
-                    res[f"{name}_graph_ms"] = graph_ms(fn)
-                except Exception as e:  # noqa: BLE001
-                    res[f"{name}_graph_error"] = f"{type(e).__name__}: {e}"
-            if "ours_ms" in res:
-                d = (o.float() - ref.float()).norm() / ref.float().norm()
-                res[f"ours_vs_{name}_rel"] = float(d)
-        except Exception as e:  # noqa: BLE001
-            res[f"{name}_error"] = f"{type(e).__name__}: {e}"
+    time_sdpa_peers(res, q, k, v, o, causal, graph=graph_ms)
     for name in ("ours", "fa2", "cudnn"):
         for kind in ("", "graph_"):
             if f"{name}_{kind}ms" in res:

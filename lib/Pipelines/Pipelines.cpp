@@ -329,7 +329,7 @@ mlir::attn::compileGPUKernel(ModuleOp module,
     for (auto [i, d] : llvm::enumerate(g.getAsValueRange<StringAttr>()))
       k.grid += (i ? "," : "") + d.str();
   // A merge has one head dim, its output's.
-  if (k.program == "merge_splits")
+  if (k.program == ::attn::programName(::attn::Program::MergeSplits))
     k.headDim = k.headDimV;
   // Bulk copies: (function argument, box rows) pairs; the arguments of
   // attn.attention's function are q, k, v, o in the ABI's order.

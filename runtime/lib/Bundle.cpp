@@ -395,26 +395,6 @@ std::string bundleFilePath(const std::string &dir, const std::string &file) {
   return dir.empty() ? file : dir + "/" + file;
 }
 
-const char *programName(Program p) {
-  switch (p) {
-  case Program::SplitKV:
-    return "split_kv";
-  case Program::MergeSplits:
-    return "merge_splits";
-  default:
-    return "attention";
-  }
-}
-
-bool parseProgram(const std::string &text, Program &out) {
-  for (Program p : {Program::Attention, Program::SplitKV, Program::MergeSplits})
-    if (text == programName(p)) {
-      out = p;
-      return true;
-    }
-  return false;
-}
-
 std::string formatManifestLine(const KernelEntry &k) {
   std::string line = "kernel name=" + k.name + " ptx=" + k.ptx +
                      " chip=" + k.chip.str() + " dtype=" + dtypeName(k.dtype) +

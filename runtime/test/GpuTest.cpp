@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <set>
@@ -562,25 +563,35 @@ public:
   bool lie = false;
 };
 
-/// A runtime whose bundle holds only the kernels of head dims other than
-/// `missing`'s, with `compiler` (may be null).
+/// A runtime whose bundle holds only the kernels of `full` that `keep`
+/// accepts (by default: those of head dims other than `missing`'s), with
+/// `compiler` (may be null).
 struct PartialBundle {
   test::TempDir dir;
   std::unique_ptr<Runtime> rt;
   Status make(const Manifest &full, const ForwardProblem &missing,
               std::shared_ptr<KernelCompiler> compiler) {
-    std::ifstream in(full.dir + "/manifest.txt");
-    std::string line, kept;
-    while (std::getline(in, line))
-      if (line.find(" head_dim=" + std::to_string(missing.headDim) + " ") ==
-          std::string::npos)
-        kept += line + "\n";
-    dir.write("manifest.txt", kept);
+    return make(
+        full,
+        [&](const KernelEntry &k) { return k.headDim != missing.headDim; },
+        std::move(compiler));
+  }
+  Status make(const Manifest &full,
+              const std::function<bool(const KernelEntry &)> &keep,
+              std::shared_ptr<KernelCompiler> compiler) {
+    std::set<int> keptLines;
     for (const KernelEntry &k : full.kernels)
-      if (k.headDim != missing.headDim) {
+      if (keep(k)) {
+        keptLines.insert(k.line);
         std::ifstream ptx(ptxPath(full.dir, k), std::ios::binary);
         dir.write(k.ptx, std::string(std::istreambuf_iterator<char>(ptx), {}));
       }
+    std::ifstream in(full.dir + "/manifest.txt");
+    std::string line, kept;
+    for (int n = 1; std::getline(in, line); ++n)
+      if (line.rfind("kernel ", 0) != 0 || keptLines.count(n))
+        kept += line + "\n";
+    dir.write("manifest.txt", kept);
     RuntimeOptions o;
     o.bundleDir = dir.path();
     o.compiler = std::move(compiler);
@@ -699,25 +710,15 @@ TEST_F(Gpu, CausalOnlyBundleStillRunsGqaDecoding) {
   ForwardProblem p;
   if (!firstRunnable(*rt, p))
     GTEST_SKIP() << "no bundle kernel runs on this GPU";
-  const Manifest &full = rt->bundle();
-  std::ifstream in(full.dir + "/manifest.txt");
-  std::string line, kept;
-  while (std::getline(in, line))
-    if (line.rfind("kernel ", 0) != 0 ||
-        (line.find(" causal=1 ") != std::string::npos &&
-         line.find(" program=") == std::string::npos))
-      kept += line + "\n";
-  test::TempDir dir;
-  dir.write("manifest.txt", kept);
-  for (const KernelEntry &k : full.kernels)
-    if (k.causal && k.program == Program::Attention) {
-      std::ifstream ptx(ptxPath(full.dir, k), std::ios::binary);
-      dir.write(k.ptx, std::string(std::istreambuf_iterator<char>(ptx), {}));
-    }
-  RuntimeOptions o;
-  o.bundleDir = dir.path();
-  std::unique_ptr<Runtime> causalOnly;
-  ASSERT_TRUE(Runtime::create(o, causalOnly).ok());
+  PartialBundle pb;
+  ASSERT_TRUE(pb.make(
+                    rt->bundle(),
+                    [](const KernelEntry &k) {
+                      return k.causal && k.program == Program::Attention;
+                    },
+                    nullptr)
+                  .ok());
+  Runtime *causalOnly = pb.rt.get();
   p.causal = true;
   p.batch = 2;
   p.headsQ = 4;

@@ -28,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Pipelines/Pipelines.h"
+#include "attn/runtime/KernelABI.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -96,13 +97,13 @@ namespace {
 /// The name of a bundle kernel's function (the kernel is "<name>_kernel"):
 /// attn_fwd_<dt>_d<D>[_causal][_nolse], attn_split_<dt>_d<D>[_causal],
 /// attn_merge_<dt>_d<D>[_nolse].
-std::string kernelName(StringRef program, Type et, int64_t d, bool causal,
+std::string kernelName(::attn::Program program, Type et, int64_t d, bool causal,
                        bool withLse) {
-  const char *kind = program == "attention"  ? "fwd"
-                     : program == "split_kv" ? "split"
-                                             : "merge";
-  bool lseSuffix = program != "split_kv";
-  bool causalSuffix = program != "merge_splits";
+  const char *kind = program == ::attn::Program::Attention ? "fwd"
+                     : program == ::attn::Program::SplitKV ? "split"
+                                                           : "merge";
+  bool lseSuffix = program != ::attn::Program::SplitKV;
+  bool causalSuffix = program != ::attn::Program::MergeSplits;
   return (llvm::Twine("attn_") + kind + "_" + (et.isBF16() ? "bf16" : "f16") +
           "_d" + llvm::Twine(d) + (causalSuffix && causal ? "_causal" : "") +
           (lseSuffix && !withLse ? "_nolse" : ""))
@@ -381,11 +382,11 @@ int main(int argc, char **argv) {
                 et = BFloat16Type::get(&ctx);
               else
                 return fail("unsupported dtype '" + dt + "' (f16, bf16)");
-              StringRef program = kind == 0   ? "attention"
-                                  : kind == 1 ? "split_kv"
-                                              : "merge_splits";
+              auto program = kind == 0   ? ::attn::Program::Attention
+                             : kind == 1 ? ::attn::Program::SplitKV
+                                         : ::attn::Program::MergeSplits;
               OwningOpRef<ModuleOp> module = mlir::attn::buildKernelProblem(
-                  ctx, program, et, d, d, causal, withLse,
+                  ctx, ::attn::programName(program), et, d, d, causal, withLse,
                   kernelName(program, et, d, causal, withLse));
               mlir::attn::CodegenPipelineOptions &opts =
                   kind == 1 && chip == "sm_90a" ? *splitKnobs : *knobs;

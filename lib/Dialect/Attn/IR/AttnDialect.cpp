@@ -1,6 +1,7 @@
 //===- AttnDialect.cpp - attn dialect ---------------------------*- C++ -*-===//
 #include "attn/Dialect/Attn/IR/AttnDialect.h"
 #include "attn/Dialect/Attn/IR/AttnOps.h"
+#include "attn/runtime/KernelABI.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -120,28 +121,27 @@ LogicalResult AttnDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == kProgramAttrName) {
     auto str = dyn_cast<StringAttr>(attr.getValue());
+    ::attn::Program program = ::attn::Program::Attention;
     if (!isa<scf::ForallOp>(op) || !str ||
-        !llvm::is_contained({"split_kv", "merge_splits"}, str.getValue()))
+        !::attn::parseProgram(str.str(), program) ||
+        program == ::attn::Program::Attention)
       return op->emitError() << "'" << kProgramAttrName
                              << "' must be \"split_kv\" or \"merge_splits\" "
                                 "on an scf.forall";
     return success();
   }
   if (name == kGridAttrName) {
+    // The runtime's grammar of a grid (KernelABI.h), dim by dim.
     auto dims = dyn_cast<ArrayAttr>(attr.getValue());
-    auto isFactor = [](StringRef f) {
-      return llvm::is_contained(
-          {"batch", "heads_q", "heads_kv", "q_blocks", "splits"}, f);
-    };
+    std::string text;
     bool ok = isa<scf::ForallOp>(op) && dims && dims.size() == 3;
     for (Attribute d : ok ? dims.getValue() : ArrayRef<Attribute>()) {
       auto str = dyn_cast<StringAttr>(d);
-      SmallVector<StringRef> factors;
-      if (str)
-        str.getValue().split(factors, '*');
-      ok &= str && llvm::all_of(factors, isFactor);
+      ok &= bool(str);
+      text += (text.empty() ? "" : ",") + (str ? str.str() : "");
     }
-    if (!ok)
+    ::attn::LaunchGrid grid;
+    if (!ok || !::attn::parseLaunchGrid(text, grid))
       return op->emitError()
              << "'" << kGridAttrName
              << "' must be three products of batch, heads_q, heads_kv, "

@@ -57,6 +57,28 @@ struct DimChecker {
                              << bName << " (dim " << bi << " = " << y << ")";
   }
 };
+/// A memref operand of a problem-level op: its name in messages, its rank
+/// and the dims before [batch, heads, seq(, head_dim)] (split partials).
+struct Named {
+  StringRef name;
+  Value value;
+  int64_t rank;
+  int64_t lead;
+};
+
+/// The rules every problem-level memref shares: a strided layout and no
+/// zero dim.
+LogicalResult verifyStridedNonEmpty(Operation *op, const Named &n) {
+  auto t = cast<MemRefType>(n.value.getType());
+  if (!t.isStrided())
+    return op->emitOpError()
+           << "unsupported: " << n.name << " must have a strided layout";
+  for (int64_t d = 0; d < t.getRank(); ++d)
+    if (t.getDimSize(d) == 0)
+      return op->emitOpError() << "dim " << d << " of " << n.name
+                               << " is zero: every dimension must be non-zero";
+  return success();
+}
 } // namespace
 
 LogicalResult AttentionOp::verify() {
@@ -64,12 +86,6 @@ LogicalResult AttentionOp::verify() {
   // offset of their [batch, heads, seq(, head_dim)] dims.
   bool split = getSplitKv();
   int64_t lead = split ? 1 : 0;
-  struct Named {
-    StringRef name;
-    Value value;
-    int64_t rank;
-    int64_t lead;
-  };
   SmallVector<Named> operands = {{"query", getQuery(), 4, 0},
                                  {"key", getKey(), 4, 0},
                                  {"value", getValue(), 4, 0},
@@ -90,13 +106,8 @@ LogicalResult AttentionOp::verify() {
                                       : "batch, heads, seq]")
                            << ", got rank " << t.getRank();
     }
-    if (!t.isStrided())
-      return emitOpError() << "unsupported: " << n.name
-                           << " must have a strided layout";
-    for (int64_t d = 0; d < t.getRank(); ++d)
-      if (t.getDimSize(d) == 0)
-        return emitOpError() << "dim " << d << " of " << n.name
-                             << " is zero: every dimension must be non-zero";
+    if (failed(verifyStridedNonEmpty(*this, n)))
+      return failure();
   }
 
   auto q = cast<MemRefType>(getQuery().getType());
@@ -227,12 +238,6 @@ LogicalResult AttentionOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult MergeSplitsOp::verify() {
-  struct Named {
-    StringRef name;
-    Value value;
-    int64_t rank;
-    int64_t lead; // dims before [batch, heads, seq]
-  };
   SmallVector<Named> operands = {{"partial output", getPartialOutput(), 5, 1},
                                  {"partial lse", getPartialLse(), 4, 1},
                                  {"output", getOutput(), 4, 0}};
@@ -243,13 +248,8 @@ LogicalResult MergeSplitsOp::verify() {
     if (t.getRank() != n.rank)
       return emitOpError() << n.name << " must have rank " << n.rank
                            << ", got rank " << t.getRank();
-    if (!t.isStrided())
-      return emitOpError() << "unsupported: " << n.name
-                           << " must have a strided layout";
-    for (int64_t d = 0; d < t.getRank(); ++d)
-      if (t.getDimSize(d) == 0)
-        return emitOpError() << "dim " << d << " of " << n.name
-                             << " is zero: every dimension must be non-zero";
+    if (failed(verifyStridedNonEmpty(*this, n)))
+      return failure();
     Type et = t.getElementType();
     bool isOut = n.value == getOutput();
     if (isOut ? !isSupportedElementType(et) : !et.isF32())

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Transforms/Passes.h"
+#include "attn/runtime/KernelABI.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -144,6 +145,17 @@ Value scaleSplat(OpBuilder &b, Location loc, RankedTensorType type,
   return splat(b, loc, type, scale.constant);
 }
 
+/// attn.grid of a (batch, query head, query block [· split]) grid, in the
+/// runtime's factor names (KernelABI.h).
+ArrayAttr gridAttr(Builder &b, bool splits) {
+  using ::attn::GridFactor;
+  std::string x = ::attn::gridFactorName(GridFactor::QBlocks);
+  if (splits)
+    x += std::string("*") + ::attn::gridFactorName(GridFactor::Splits);
+  return b.getStrArrayAttr({::attn::gridFactorName(GridFactor::Batch),
+                            ::attn::gridFactorName(GridFactor::HeadsQ), x});
+}
+
 Value negInfSplat(OpBuilder &b, Location loc, RankedTensorType type) {
   auto ninf = APFloat::getInf(APFloat::IEEEsingle(), /*Negative=*/true);
   return arith::ConstantOp::create(
@@ -234,7 +246,7 @@ TargetAttr resolveTarget(AttentionOp op, TargetAttr fallback) {
 }
 
 struct TileAttentionPass
-    : public attn::impl::AttnTileAttentionBase<TileAttentionPass> {
+    : public mlir::attn::impl::AttnTileAttentionBase<TileAttentionPass> {
   using Base::Base;
 
   /// Checks the options once, before any IR is seen: a bad option is an
@@ -322,10 +334,9 @@ struct TileAttentionPass
     // code generators' own checks.
     forall->setAttr(kTargetAttrName, target);
     if (split)
-      forall->setAttr(kProgramAttrName, b.getStringAttr("split_kv"));
-    forall->setAttr(kGridAttrName, b.getStrArrayAttr({"batch", "heads_q",
-                                                      split ? "q_blocks*splits"
-                                                            : "q_blocks"}));
+      forall->setAttr(kProgramAttrName, b.getStringAttr(::attn::programName(
+                                            ::attn::Program::SplitKV)));
+    forall->setAttr(kGridAttrName, gridAttr(b, split));
     b.setInsertionPointToStart(forall.getBody());
     Value bIdx = forall.getInductionVar(0), hIdx = forall.getInductionVar(1),
           qBlock = forall.getInductionVar(2), splitIdx;
@@ -497,9 +508,9 @@ struct TileAttentionPass
         b, loc, ArrayRef<OpFoldResult>{batch, heads, im.ceilDiv(n, brV)},
         ValueRange{}, std::nullopt);
     forall->setAttr(kTargetAttrName, tgt);
-    forall->setAttr(kProgramAttrName, b.getStringAttr("merge_splits"));
-    forall->setAttr(kGridAttrName,
-                    b.getStrArrayAttr({"batch", "heads_q", "q_blocks"}));
+    forall->setAttr(kProgramAttrName, b.getStringAttr(::attn::programName(
+                                          ::attn::Program::MergeSplits)));
+    forall->setAttr(kGridAttrName, gridAttr(b, /*splits=*/false));
     b.setInsertionPointToStart(forall.getBody());
     Value bIdx = forall.getInductionVar(0), hIdx = forall.getInductionVar(1);
     Value qStart = im.mul(forall.getInductionVar(2), brV);

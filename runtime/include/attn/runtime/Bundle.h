@@ -87,18 +87,6 @@ struct SassImage {
 };
 
 /// One line of the manifest.
-/// What a kernel computes (the manifest's program= key).
-enum class Program {
-  Attention,   ///< the forward (absent key)
-  SplitKV,     ///< "split_kv": partial O and LSE of key chunks (KernelABI.h)
-  MergeSplits, ///< "merge_splits": the partials merged into O (and LSE)
-};
-
-/// The manifest spelling: "attention", "split_kv" or "merge_splits".
-const char *programName(Program p);
-/// Parses the manifest spelling; false for anything else.
-bool parseProgram(const std::string &text, Program &out);
-
 struct KernelEntry {
   std::string name; ///< the PTX entry point
   std::string ptx;  ///< PTX file, relative to the bundle directory

@@ -426,6 +426,36 @@ inline KernelParams attentionKernelParams(KernelABI abi,
              : legacyAttentionParams(s, q, k, v, o, lse, scale);
 }
 
+/// What a kernel computes (the manifest's program= key; the compiler's
+/// attn.program names the same): the forward, or the split-KV pair.
+enum class Program {
+  Attention,   ///< the forward (absent key)
+  SplitKV,     ///< "split_kv": partial O and LSE of key chunks
+  MergeSplits, ///< "merge_splits": the partials merged into O (and LSE)
+};
+
+/// The manifest spelling: "attention", "split_kv" or "merge_splits".
+inline const char *programName(Program p) {
+  switch (p) {
+  case Program::SplitKV:
+    return "split_kv";
+  case Program::MergeSplits:
+    return "merge_splits";
+  default:
+    return "attention";
+  }
+}
+
+/// Parses the manifest spelling; false for anything else.
+inline bool parseProgram(const std::string &text, Program &out) {
+  for (Program p : {Program::Attention, Program::SplitKV, Program::MergeSplits})
+    if (text == programName(p)) {
+      out = p;
+      return true;
+    }
+  return false;
+}
+
 /// What one dim of a launch grid counts a factor of (the manifest's grid=
 /// key): batch, heads_q, heads_kv, q_blocks = ceil(Nq / block_m), splits.
 enum class GridFactor { Batch, HeadsQ, HeadsKV, QBlocks, Splits };
