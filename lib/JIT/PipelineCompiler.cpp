@@ -41,9 +41,13 @@ OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, const KernelRequest &r) {
     name += "v" + std::to_string(r.headDimV);
   name += r.causal ? "_causal" : "";
   name += r.withLse ? "" : "_nolse";
-  return mlir::attn::buildKernelProblem(ctx, programName(r.program), et,
-                                        r.headDim, r.headDimV, r.causal,
-                                        r.withLse, name);
+  if (r.kv != KVLayout::Dense)
+    name += std::string("_") + kvLayoutName(r.kv);
+  if (r.pageSize > 0)
+    name += std::to_string(r.pageSize);
+  return mlir::attn::buildKernelProblem(
+      ctx, programName(r.program), et, r.headDim, r.headDimV, r.causal,
+      r.withLse, kvLayoutName(r.kv), name, r.pageSize);
 }
 
 } // namespace

@@ -283,8 +283,16 @@ mlir::attn::compileGPUKernel(ModuleOp module,
                               << "' (expected sm_80, sm_86, sm_89, sm_90 or "
                                  "sm_90a)";
   // Whether the problem writes the LSE, before the pipeline lowers it.
+  // Where its keys live, too (the manifest's kv=).
   bool withLse = false;
-  module.walk([&](AttentionOp op) { withLse |= bool(op.getLse()); });
+  ::attn::KVLayout kv = ::attn::KVLayout::Dense;
+  module.walk([&](AttentionOp op) {
+    withLse |= bool(op.getLse());
+    if (op.isPaged())
+      kv = ::attn::KVLayout::Paged;
+    else if (op.getKvLens())
+      kv = ::attn::KVLayout::SeqLens;
+  });
   module.walk([&](MergeSplitsOp op) { withLse |= bool(op.getLse()); });
   auto t0 = std::chrono::steady_clock::now();
   PassManager kernelPm(ctx);
@@ -323,6 +331,7 @@ mlir::attn::compileGPUKernel(ModuleOp module,
   if (auto a = dyn_cast_or_null<StringAttr>(info.get("abi")))
     k.abi = a.str();
   k.lse = withLse;
+  k.kv = ::attn::kvLayoutName(kv);
   if (auto p = dyn_cast_or_null<StringAttr>(info.get("program")))
     k.program = p.str();
   if (auto g = dyn_cast_or_null<ArrayAttr>(info.get("grid")))
@@ -369,9 +378,14 @@ mlir::attn::compileGPUKernel(ModuleOp module,
 OwningOpRef<ModuleOp>
 mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
                                int64_t headDim, int64_t headDimV, bool causal,
-                               bool withLse, StringRef name) {
+                               bool withLse, StringRef kvName, StringRef name,
+                               int64_t pageSize) {
   ::attn::Program program;
-  if (!::attn::parseProgram(programName.str(), program))
+  ::attn::KVLayout kv;
+  if (!::attn::parseProgram(programName.str(), program) ||
+      !::attn::parseKVLayout(kvName.str(), kv) ||
+      (kv != ::attn::KVLayout::Dense &&
+       program == ::attn::Program::MergeSplits))
     return nullptr;
   OpBuilder b(&ctx);
   Location loc = UnknownLoc::get(&ctx);
@@ -380,20 +394,34 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
   auto strided = StridedLayoutAttr::get(&ctx, dyn, {dyn, dyn, dyn, 1});
   auto qk = MemRefType::get({dyn, dyn, dyn, headDim}, et, strided);
   auto vo = MemRefType::get({dyn, dyn, dyn, headDimV}, et, strided);
+  // Paged K and V: [pages, Hkv, page size, D], the page size static if given.
+  int64_t page = kv == ::attn::KVLayout::Paged && pageSize > 0 ? pageSize : dyn;
+  auto kT = MemRefType::get({dyn, dyn, page, headDim}, et, strided);
+  auto vT = MemRefType::get({dyn, dyn, page, headDimV}, et, strided);
   Type f32 = b.getF32Type();
   auto lseT = MemRefType::get({dyn, dyn, dyn}, f32);
   auto partialO = MemRefType::get({dyn, dyn, dyn, dyn, headDimV}, f32);
   auto partialLse = MemRefType::get({dyn, dyn, dyn, dyn}, f32);
+  // The KV cache's operands follow the outputs: lens [B], table [B, pages].
+  SmallVector<Type> cache;
+  if (kv != ::attn::KVLayout::Dense)
+    cache.push_back(MemRefType::get({dyn}, b.getI32Type()));
+  if (kv == ::attn::KVLayout::Paged)
+    cache.push_back(MemRefType::get(
+        {dyn, dyn}, b.getI32Type(), StridedLayoutAttr::get(&ctx, dyn, {dyn, 1})));
   SmallVector<Type> args;
   switch (program) {
   case ::attn::Program::Attention:
-    args = {qk, qk, vo, vo};
+    args = {qk, kT, vT, vo};
     if (withLse)
       args.push_back(lseT);
+    llvm::append_range(args, cache);
     args.push_back(f32);
     break;
   case ::attn::Program::SplitKV:
-    args = {qk, qk, vo, partialO, partialLse, f32};
+    args = {qk, kT, vT, partialO, partialLse};
+    llvm::append_range(args, cache);
+    args.push_back(f32);
     break;
   case ::attn::Program::MergeSplits:
     args = {partialO, partialLse, vo};
@@ -412,11 +440,15 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
                           TargetAttr());
   } else {
     bool split = program == ::attn::Program::SplitKV;
-    Value lse = split ? arg(4) : withLse ? arg(4) : Value();
+    bool hasLse = split || withLse;
+    Value lse = hasLse ? arg(4) : Value();
+    unsigned next = hasLse ? 5 : 4;
+    Value lens = kv != ::attn::KVLayout::Dense ? arg(next++) : Value();
+    Value table = kv == ::attn::KVLayout::Paged ? arg(next++) : Value();
     auto op = AttentionOp::create(
         b, loc, arg(0), arg(1), arg(2), arg(3), lse,
-        /*dynamic_scale=*/entry->getArguments().back(), FloatAttr(), UnitAttr(),
-        IntegerAttr(), IntegerAttr(), TargetAttr(),
+        /*dynamic_scale=*/entry->getArguments().back(), lens, table,
+        FloatAttr(), UnitAttr(), IntegerAttr(), IntegerAttr(), TargetAttr(),
         split ? b.getUnitAttr() : UnitAttr());
     op.setCausal(causal);
   }
@@ -437,6 +469,7 @@ std::string mlir::attn::manifestLine(const CompiledKernel &k,
                (k.tensorMaps.empty() ||
                 ::attn::parseTensorMaps(k.tensorMaps, e.tensorMaps)) &&
                ::attn::parseProgram(k.program, e.program) &&
+               ::attn::parseKVLayout(k.kv, e.kv) &&
                (k.grid.empty() || ::attn::parseLaunchGrid(k.grid, e.grid));
   assert(known && "a compiled kernel describes itself in the runtime's terms");
   (void)known;

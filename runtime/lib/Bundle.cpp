@@ -206,6 +206,10 @@ public:
     if (k.program != Program::Attention && k.abi != KernelABI::Memref)
       return error(std::string("program=") + programName(k.program) +
                    " needs abi=memref");
+    if (k.kv != KVLayout::Dense && (k.abi != KernelABI::Memref ||
+                                    k.program == Program::MergeSplits))
+      return error(std::string("kv=") + kvLayoutName(k.kv) +
+                   " needs abi=memref and a program that reads keys");
     if (!k.tensorMaps.empty() && k.abi != KernelABI::Memref)
       return error("'tensor_maps' needs abi=memref (the maps follow the "
                    "memref parameters)");
@@ -286,6 +290,10 @@ private:
         return error("bad value '" + value +
                      "' for 'program': expected attention, split_kv or "
                      "merge_splits");
+    } else if (key == "kv") {
+      if (!parseKVLayout(value, k.kv))
+        return error("bad value '" + value +
+                     "' for 'kv': expected dense, seqlens or paged");
     } else if (key == "grid") {
       if (!parseLaunchGrid(value, k.grid))
         return error("bad value '" + value +
@@ -411,6 +419,8 @@ std::string formatManifestLine(const KernelEntry &k) {
     line += " tensor_maps=" + formatTensorMaps(k.tensorMaps);
   if (k.program != Program::Attention)
     line += std::string(" program=") + programName(k.program);
+  if (k.kv != KVLayout::Dense)
+    line += std::string(" kv=") + kvLayoutName(k.kv);
   if (!k.grid.empty())
     line += " grid=" + formatLaunchGrid(k.grid);
   std::string sass;

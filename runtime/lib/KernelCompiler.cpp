@@ -22,7 +22,10 @@ std::string KernelRequest::key() const {
          " chip=" + chip() +
          (program == Program::Attention
               ? std::string()
-              : std::string(" program=") + programName(program));
+              : std::string(" program=") + programName(program)) +
+         (kv == KVLayout::Dense ? std::string()
+                                : std::string(" kv=") + kvLayoutName(kv)) +
+         (pageSize > 0 ? " page=" + std::to_string(pageSize) : std::string());
 }
 
 } // namespace attn

@@ -108,6 +108,17 @@ std::string Problem::validate() const {
            ") must be a multiple of kv-heads (" + std::to_string(headsKV) + ")";
   if (!(effectiveScale() > 0) || !std::isfinite(effectiveScale()))
     return "scale must be positive and finite";
+  if (!kvLens.empty()) {
+    if (int64_t(kvLens.size()) != batch)
+      return "kv-lens has " + std::to_string(kvLens.size()) +
+             " entries, expected one per sequence (batch " +
+             std::to_string(batch) + ")";
+    for (size_t b = 0; b < kvLens.size(); ++b)
+      if (kvLens[b] < 0 || kvLens[b] > seqK)
+        return "kv-lens[" + std::to_string(b) + "] = " +
+               std::to_string(kvLens[b]) + " is outside [0, seq-k = " +
+               std::to_string(seqK) + "]";
+  }
   // Keep every tensor addressable with 32-bit element offsets.
   const double limit = double(std::numeric_limits<int32_t>::max());
   for (double n :
@@ -122,17 +133,17 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
                         const std::vector<double> &k,
                         const std::vector<double> &v, std::vector<double> &o,
                         std::vector<double> &lse) {
-  const int64_t D = p.headDim, Dv = p.headDimV, Nq = p.seqQ, Nk = p.seqK;
+  const int64_t D = p.headDim, Dv = p.headDimV, Nq = p.seqQ, cap = p.seqK;
   const int64_t group = p.headsQ / p.headsKV;
   const double scale = p.effectiveScale();
   o.assign(p.numO(), 0.0);
   lse.assign(p.numLse(), 0.0);
-  std::vector<double> s(static_cast<size_t>(Nk));
+  std::vector<double> s(static_cast<size_t>(cap));
   for (int64_t b = 0; b < p.batch; ++b)
     for (int64_t h = 0; h < p.headsQ; ++h) {
-      int64_t hk = h / group;
-      const double *kb = &k[size_t(((b * p.headsKV + hk) * Nk) * D)];
-      const double *vb = &v[size_t(((b * p.headsKV + hk) * Nk) * Dv)];
+      int64_t hk = h / group, Nk = p.keysOf(b);
+      const double *kb = &k[size_t(((b * p.headsKV + hk) * cap) * D)];
+      const double *vb = &v[size_t(((b * p.headsKV + hk) * cap) * Dv)];
       for (int64_t i = 0; i < Nq; ++i) {
         const double *qi = &q[size_t(((b * p.headsQ + h) * Nq + i) * D)];
         double *oi = &o[size_t(((b * p.headsQ + h) * Nq + i) * Dv)];

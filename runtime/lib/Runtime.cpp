@@ -224,7 +224,12 @@ struct Runtime::Impl {
   /// kernel may still run the problem.
   Status launchSplit(const ForwardProblem &p, const Device &dev, const void *q,
                      const void *k, const void *v, void *o, float *lse,
-                     CUstream stream, bool &launched, bool &loaded);
+                     const KVCacheArgs &cache, CUstream stream, bool &launched,
+                     bool &loaded);
+  /// p.checkKVCache: reads the key counts and the block table back (after
+  /// the stream's work) and checks every entry a sequence reaches.
+  Status checkKVCacheContents(const ForwardProblem &p,
+                              const KVCacheArgs &cache, CUstream stream);
   Status queryInfo(int ordinal, DeviceInfo &out) const;
   Status getDevice(int ordinal, const Device *&out);
   Status getKernel(const KernelEntry &k, const Device &dev, const Loaded *&out);
@@ -368,8 +373,9 @@ Status Runtime::Impl::splitPlan(const ForwardProblem &p, const Device &dev,
 
 Status Runtime::Impl::launchSplit(const ForwardProblem &p, const Device &dev,
                                   const void *q, const void *k, const void *v,
-                                  void *o, float *lse, CUstream stream,
-                                  bool &launched, bool &loaded) {
+                                  void *o, float *lse, const KVCacheArgs &cache,
+                                  CUstream stream, bool &launched,
+                                  bool &loaded) {
   launched = loaded = false;
   SplitPlan plan;
   bool doSplit = false;
@@ -408,7 +414,7 @@ Status Runtime::Impl::launchSplit(const ForwardProblem &p, const Device &dev,
   void *workspace = reinterpret_cast<void *>(uintptr_t(ws));
   Status result = Status::success();
   KernelParams sp = memrefSplitParams(shape, parts, q, k, v, workspace,
-                                      float(p.effectiveScale()));
+                                      float(p.effectiveScale()), &cache);
   result = appendTensorMaps(*drv, *split, shape, {q, k, v, o}, sp);
   unsigned grid[3] = {1, 1, 1};
   if (result.ok() &&
@@ -689,6 +695,14 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
   request.ccMajor = dev.info.ccMajor;
   request.ccMinor = dev.info.ccMinor;
   request.program = program;
+  // A KV cache: the layout, and a page size below the largest key block
+  // (128) compiled in (the block shrinks to it); larger powers of two are
+  // multiples of any block, and one kernel serves them all.
+  if (program != Program::MergeSplits) {
+    request.kv = p.kvLayout;
+    if (p.paged() && p.pageSize < 128)
+      request.pageSize = int(p.pageSize);
+  }
   // The split-KV pair: the split kernel always has its partial LSE; the
   // merge has no mask and one head dim.
   if (program == Program::SplitKV)
@@ -717,8 +731,11 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
     if (e.dtype != request.dtype || e.headDim != request.headDim ||
         e.headDimV != request.headDimV || e.causal != request.causal ||
         (e.abi == KernelABI::Memref && e.lse != request.withLse) ||
-        e.program != request.program ||
-        (program == Program::SplitKV && e.blockN <= 0) || e.threads <= 0 ||
+        e.program != request.program || e.kv != request.kv ||
+        (program == Program::SplitKV && e.blockN <= 0) ||
+        (p.paged() && program != Program::MergeSplits &&
+         (e.blockN <= 0 || p.pageSize % e.blockN != 0)) ||
+        e.threads <= 0 ||
         e.blockM <= 0)
       return Status::error(StatusCode::Internal,
                            compiler->describe() + " returned a kernel (" +
@@ -1040,9 +1057,59 @@ Status Runtime::prepare(const std::vector<ForwardProblem> &problems,
   return Status::success();
 }
 
+Status Runtime::Impl::checkKVCacheContents(const ForwardProblem &p,
+                                           const KVCacheArgs &cache,
+                                           CUstream stream) {
+  // The arrays may be written by work queued on the stream: read them
+  // after it.
+  if (CUresult r = drv->streamSynchronize(stream); r != CUDA_SUCCESS)
+    return drv->fail("cuStreamSynchronize (reading the KV cache's tables)", r);
+  std::vector<int32_t> lens(size_t(p.batch));
+  if (CUresult r = drv->memcpyDtoH(lens.data(), devicePtr(cache.seqLens),
+                                   lens.size() * sizeof(int32_t));
+      r != CUDA_SUCCESS)
+    return drv->fail("cuMemcpyDtoH (seq_lens)", r);
+  for (size_t b = 0; b < lens.size(); ++b)
+    if (lens[b] < 0 || lens[b] > p.seqK)
+      return invalid("seq_lens[" + std::to_string(b) + "] = " +
+                     std::to_string(lens[b]) + " is outside [0, " +
+                     std::to_string(p.seqK) + "] (the cache's capacity)");
+  if (!p.paged())
+    return Status::success();
+  const int64_t stride = p.tableStride ? p.tableStride : p.maxPages;
+  std::vector<int32_t> table(size_t((p.batch - 1) * stride + p.maxPages));
+  if (CUresult r = drv->memcpyDtoH(table.data(), devicePtr(cache.blockTable),
+                                   table.size() * sizeof(int32_t));
+      r != CUDA_SUCCESS)
+    return drv->fail("cuMemcpyDtoH (block_table)", r);
+  for (int64_t b = 0; b < p.batch; ++b)
+    for (int64_t i = 0; i < (lens[size_t(b)] + p.pageSize - 1) / p.pageSize;
+         ++i) {
+      int32_t page = table[size_t(b * stride + i)];
+      if (page < 0 || page >= p.numPages)
+        return invalid("block_table[" + std::to_string(b) + ", " +
+                       std::to_string(i) + "] = " + std::to_string(page) +
+                       " is outside [0, num_pages = " +
+                       std::to_string(p.numPages) + ") (sequence " +
+                       std::to_string(b) + " has " +
+                       std::to_string(lens[size_t(b)]) + " keys)");
+    }
+  return Status::success();
+}
+
 Status Runtime::forward(const ForwardProblem &problem, const void *q,
                         const void *k, const void *v, void *o, float *lse,
                         void *stream) {
+  if (problem.kvLayout != KVLayout::Dense)
+    return invalid(std::string("a ") + kvLayoutName(problem.kvLayout) +
+                   " KV cache needs its arrays: call forward with "
+                   "KVCacheArgs");
+  return forward(problem, KVCacheArgs(), q, k, v, o, lse, stream);
+}
+
+Status Runtime::forward(const ForwardProblem &problem,
+                        const KVCacheArgs &cache, const void *q, const void *k,
+                        const void *v, void *o, float *lse, void *stream) {
   Impl &im = *impl_;
   const Driver &drv = *im.drv;
   // Host-side rules first: they need no driver call and give the most
@@ -1051,6 +1118,21 @@ Status Runtime::forward(const ForwardProblem &problem, const void *q,
     return s;
   if (Status s = checkPointers(problem, q, k, v, o, lse); !s.ok())
     return s;
+  const bool withCache = problem.kvLayout != KVLayout::Dense;
+  if (!withCache && (cache.seqLens || cache.blockTable))
+    return invalid("seq_lens and block_table are for a KV cache (kv_layout "
+                   "seqlens or paged)");
+  if (withCache && !cache.seqLens)
+    return invalid("seq_lens is null (a KV cache needs each sequence's key "
+                   "count)");
+  if (problem.paged() != (cache.blockTable != nullptr))
+    return invalid(problem.paged()
+                       ? "block_table is null (a paged KV cache needs it)"
+                       : "block_table is for a paged KV cache only");
+  for (const void *a : {static_cast<const void *>(cache.seqLens),
+                        static_cast<const void *>(cache.blockTable)})
+    if (reinterpret_cast<uintptr_t>(a) % alignof(int32_t))
+      return invalid("seq_lens and block_table must be 4-byte aligned");
   // The kernels see GQA decoding with the query heads of a group packed
   // into rows (the same bytes).
   const ForwardProblem p = kernelProblem(im.bundle, bool(im.compiler), problem);
@@ -1072,7 +1154,15 @@ Status Runtime::forward(const ForwardProblem &problem, const void *q,
                  {"k", k, ext.k},
                  {"v", v, ext.v},
                  {"o", o, ext.o},
-                 {"lse", lse, ext.lse}};
+                 {"lse", lse, ext.lse},
+                 {"seq_lens", cache.seqLens,
+                  uint64_t(problem.batch) * sizeof(int32_t)},
+                 {"block_table", cache.blockTable,
+                  uint64_t((problem.batch - 1) * (problem.tableStride
+                                                      ? problem.tableStride
+                                                      : problem.maxPages) +
+                           problem.maxPages) *
+                      sizeof(int32_t)}};
   int device = -1;
   for (const auto &t : tensors) {
     if (!t.ptr)
@@ -1123,9 +1213,16 @@ Status Runtime::forward(const ForwardProblem &problem, const void *q,
   // splits the keys over more thread blocks and merges the partials.
   // Kernels that do not load leave the problem to the unsplit kernel, and
   // the choice records why.
+  if (withCache && problem.checkKVCache) {
+    ScopedContext scope(drv, dev->ctx);
+    if (Status s = scope.status(); !s.ok())
+      return s;
+    if (Status s = im.checkKVCacheContents(problem, cache, cuStream); !s.ok())
+      return s;
+  }
   bool split = false, splitLoaded = false;
-  Status splitStatus =
-      im.launchSplit(p, *dev, q, k, v, o, lse, cuStream, split, splitLoaded);
+  Status splitStatus = im.launchSplit(p, *dev, q, k, v, o, lse, cache, cuStream,
+                                      split, splitLoaded);
   if (split || (!splitStatus.ok() && splitLoaded))
     return splitStatus;
   if (!found.ok() && !im.compiler)
@@ -1164,8 +1261,16 @@ Status Runtime::forward(const ForwardProblem &problem, const void *q,
     if (Status s = checkLegacyOffsets(p); !s.ok())
       return s;
   const AttentionShape shape = kernelShape(p);
-  KernelParams params = attentionKernelParams(kernel->abi, shape, q, k, v, o,
-                                              lse, float(p.effectiveScale()));
+  if (withCache && kernel->abi != KernelABI::Memref)
+    return Status::error(StatusCode::Internal,
+                         "kernel " + kernel->name +
+                             " (abi=legacy) chosen for a KV cache");
+  KernelParams params =
+      kernel->abi == KernelABI::Memref
+          ? memrefAttentionParams(shape, q, k, v, o, lse,
+                                  float(p.effectiveScale()), &cache)
+          : legacyAttentionParams(shape, q, k, v, o, lse,
+                                  float(p.effectiveScale()));
   if (Status s = appendTensorMaps(drv, *kernel, shape, {q, k, v, o}, params);
       !s.ok())
     return s;

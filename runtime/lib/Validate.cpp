@@ -65,8 +65,8 @@ struct TensorShape {
 std::vector<TensorShape> shapesOf(const ForwardProblem &p) {
   return {
       {"q", {p.batch, p.headsQ, p.seqQ, p.headDim}, p.stridesQ()},
-      {"k", {p.batch, p.headsKV, p.seqK, p.headDim}, p.stridesK()},
-      {"v", {p.batch, p.headsKV, p.seqK, p.headDimV}, p.stridesV()},
+      {"k", {p.kvBlocks(), p.headsKV, p.kvRows(), p.headDim}, p.stridesK()},
+      {"v", {p.kvBlocks(), p.headsKV, p.kvRows(), p.headDimV}, p.stridesV()},
       {"o", {p.batch, p.headsQ, p.seqQ, p.headDimV}, p.stridesO()},
   };
 }
@@ -175,10 +175,10 @@ Strides ForwardProblem::stridesQ() const {
   return resolve(q, headsQ, seqQ, headDim);
 }
 Strides ForwardProblem::stridesK() const {
-  return resolve(k, headsKV, seqK, headDim);
+  return resolve(k, headsKV, kvRows(), headDim);
 }
 Strides ForwardProblem::stridesV() const {
-  return resolve(v, headsKV, seqK, headDimV);
+  return resolve(v, headsKV, kvRows(), headDimV);
 }
 Strides ForwardProblem::stridesO() const {
   return resolve(o, headsQ, seqQ, headDimV);
@@ -222,6 +222,33 @@ Status checkProblem(const ForwardProblem &p) {
   if (!(scale32 > 0) || !std::isfinite(scale32 * 1.4426950408889634f))
     return invalid("scale " + std::to_string(scale) +
                    " is outside the f32 range the kernel computes in");
+  if (p.kvLayout != KVLayout::Dense && p.kvLayout != KVLayout::SeqLens &&
+      p.kvLayout != KVLayout::Paged)
+    return invalid("unknown KV cache layout");
+  if (p.paged()) {
+    if (p.pageSize < 16 || p.pageSize > kInt32Max ||
+        (p.pageSize & (p.pageSize - 1)))
+      return invalid("page_size must be a power of two >= 16, got " +
+                     std::to_string(p.pageSize));
+    if (p.numPages < 1 || p.numPages > kInt32Max)
+      return invalid("num_pages must be in [1, 2^31-1], got " +
+                     std::to_string(p.numPages));
+    if (p.maxPages < 1 || p.maxPages > kInt32Max)
+      return invalid("max_pages must be in [1, 2^31-1], got " +
+                     std::to_string(p.maxPages));
+    if (p.seqK != p.maxPages * p.pageSize)
+      return invalid("seq_k (" + std::to_string(p.seqK) +
+                     ") must be the paged cache's capacity max_pages * "
+                     "page_size = " +
+                     std::to_string(p.maxPages * p.pageSize));
+    if (p.tableStride != 0 && p.tableStride < p.maxPages)
+      return invalid("table_stride (" + std::to_string(p.tableStride) +
+                     ") is smaller than max_pages (" +
+                     std::to_string(p.maxPages) + "): table rows overlap");
+  } else if (p.pageSize || p.numPages || p.maxPages || p.tableStride) {
+    return invalid("page_size, num_pages, max_pages and table_stride are "
+                   "for a paged KV cache only");
+  }
   for (const TensorShape &t : shapesOf(p))
     if (Status s = checkStrides(t, p.dtype); !s.ok())
       return s;
@@ -255,15 +282,37 @@ static bool servesLse(const KernelEntry &k, bool withLse) {
   return !k.lse || k.abi == KernelABI::Legacy;
 }
 
+/// Whether `k` reads keys and values where `p` keeps them: the same layout
+/// and, paged, a key block that divides the page size (a block is read
+/// from one page).
+static bool servesKV(const KernelEntry &k, const ForwardProblem &p) {
+  if (k.kv != p.kvLayout)
+    return false;
+  return !p.paged() || (k.blockN > 0 && p.pageSize % k.blockN == 0);
+}
+
 Status findKernels(const Manifest &bundle, const ForwardProblem &p,
                    std::vector<const KernelEntry *> &candidates) {
   candidates.clear();
+  if (p.kvLayout != KVLayout::Dense &&
+      std::none_of(bundle.kernels.begin(), bundle.kernels.end(),
+                   [&](const KernelEntry &k) {
+                     return k.program == Program::Attention &&
+                            k.dtype == p.dtype && k.headDim == p.headDim &&
+                            k.headDimV == p.headDimV && servesKV(k, p);
+                   }))
+    return notInBundle(
+        std::string("a ") + kvLayoutName(p.kvLayout) + " KV cache" +
+        (p.paged() ? " of pages of " + std::to_string(p.pageSize) + " rows"
+                   : std::string()) +
+        " for " + dtypeName(p.dtype) + " head dim " +
+        std::to_string(p.headDim));
   std::set<std::string> dtypes;
   std::set<int> headDims, headDimsV;
   std::set<bool> masks;
   std::vector<const KernelEntry *> matched; // all but the LSE agree
   for (const KernelEntry &k : bundle.kernels) {
-    if (k.program != Program::Attention)
+    if (k.program != Program::Attention || !servesKV(k, p))
       continue;
     dtypes.insert(dtypeName(k.dtype));
     if (k.dtype != p.dtype)
@@ -324,7 +373,7 @@ Status findSplitKernels(const Manifest &bundle, const ForwardProblem &p,
     if (k.dtype != p.dtype || k.headDimV != p.headDimV)
       continue;
     if (k.program == Program::SplitKV && k.headDim == p.headDim &&
-        k.causal == p.causal)
+        k.causal == p.causal && servesKV(k, p))
       split.push_back(&k);
     else if (k.program == Program::MergeSplits && k.lse == p.withLse)
       merge.push_back(&k);
@@ -462,8 +511,17 @@ AttentionShape kernelShape(const ForwardProblem &p) {
     out[3] = 1;
   };
   fill(s.q, p.stridesQ(), p.headsQ, p.seqQ);
-  fill(s.k, p.stridesK(), p.headsKV, p.seqK);
-  fill(s.v, p.stridesV(), p.headsKV, p.seqK);
+  fill(s.k, p.stridesK(), p.headsKV, p.kvRows());
+  fill(s.v, p.stridesV(), p.headsKV, p.kvRows());
+  if (p.paged()) {
+    // Pages, not batches, in dim 0 of K and V.
+    s.kvPages = p.numPages;
+    s.pageSize = p.pageSize;
+    s.maxPages = p.maxPages;
+    s.tableStride = p.tableStride ? p.tableStride : p.maxPages;
+    s.k[0] = p.numPages == 1 ? 0 : p.stridesK().batch;
+    s.v[0] = p.numPages == 1 ? 0 : p.stridesV().batch;
+  }
   fill(s.o, p.stridesO(), p.headsQ, p.seqQ);
   // LSE is contiguous [B, Hq, Nq].
   s.lse[0] = p.batch == 1 ? 0 : p.headsQ * p.seqQ;

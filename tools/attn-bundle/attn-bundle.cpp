@@ -387,7 +387,7 @@ int main(int argc, char **argv) {
                                          : ::attn::Program::MergeSplits;
               OwningOpRef<ModuleOp> module = mlir::attn::buildKernelProblem(
                   ctx, ::attn::programName(program), et, d, d, causal, withLse,
-                  kernelName(program, et, d, causal, withLse));
+                  "dense", kernelName(program, et, d, causal, withLse));
               mlir::attn::CodegenPipelineOptions &opts =
                   kind == 1 && chip == "sm_90a" ? *splitKnobs : *knobs;
               opts.chip = chip;

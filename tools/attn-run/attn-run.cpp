@@ -48,7 +48,10 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <limits>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
@@ -125,6 +128,21 @@ static cl::opt<int64_t> optKVSplits(
     cl::desc("Split the keys into this many chunks (flash-decoding): "
              "attn.attention {split_kv} into f32 partials, then "
              "attn.merge_splits (CPU path, problem from flags; 0: no split)"),
+    cl::init(0), cl::cat(category));
+static cl::list<int64_t> optKVLens(
+    "kv-lens",
+    cl::desc("A KV cache: the key count of each sequence (B values, each in "
+             "[0, --seq-k]; --seq-k is the cache's capacity): "
+             "attn.attention kv_lens(...) (CPU path, problem from flags)"),
+    cl::CommaSeparated, cl::cat(category));
+static cl::opt<int64_t> optPaged(
+    "paged",
+    cl::desc("A paged KV cache of pages of this many rows (a power of two): "
+             "K and V as pages [P, Hkv, page, D] in a shuffled order, spare "
+             "pages and unused rows poisoned, a block table [B, "
+             "ceil(seq-k / page)] whose unused entries are out of range: "
+             "attn.attention pages(...) (CPU path, problem from flags; "
+             "without --kv-lens every sequence has --seq-k keys)"),
     cl::init(0), cl::cat(category));
 static cl::opt<bool> optCheck("check",
                               cl::desc("Compare with a float64 reference"),
@@ -259,10 +277,21 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
   int64_t dyn = ShapedType::kDynamic;
   auto qType = MemRefType::get({dyn, dyn, dyn, p.headDim}, et);
   auto vType = MemRefType::get({dyn, dyn, dyn, p.headDimV}, et);
-  SmallVector<Type> args = {qType, qType, vType, vType};
+  // --paged: K and V are pages [P, Hkv, page, D] of a static page size.
+  int64_t page = optPaged > 0 ? int64_t(optPaged) : dyn;
+  auto kType = MemRefType::get({dyn, dyn, page, p.headDim}, et);
+  auto vpType = MemRefType::get({dyn, dyn, page, p.headDimV}, et);
+  SmallVector<Type> args = {qType, kType, vpType, vType};
   auto lseType = MemRefType::get({dyn, dyn, dyn}, b.getF32Type());
   if (optLse)
     args.push_back(lseType);
+  // A KV cache: lens [B] and, paged, the table [B, max_pages] (i32).
+  bool cache = !p.kvLens.empty();
+  unsigned lensArg = args.size();
+  if (cache)
+    args.push_back(MemRefType::get({dyn}, b.getI32Type()));
+  if (optPaged > 0)
+    args.push_back(MemRefType::get({dyn, dyn}, b.getI32Type()));
   // --kv-splits: the split partials are the trailing arguments,
   // O_s [S, B, Hq, Nq, Dv] and LSE_s [S, B, Hq, Nq] (f32).
   bool split = optKVSplits > 0;
@@ -283,6 +312,8 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
       entry->getArgument(2),
       split ? entry->getArgument(nargs - 2) : entry->getArgument(3),
       split ? entry->getArgument(nargs - 1) : lse, /*dynamic_scale=*/Value(),
+      /*kv_lens=*/cache ? entry->getArgument(lensArg) : Value(),
+      /*page_table=*/optPaged > 0 ? entry->getArgument(lensArg + 1) : Value(),
       /*scale=*/FloatAttr(),
       /*causal=*/UnitAttr(), /*block_q=*/IntegerAttr(),
       /*block_kv=*/IntegerAttr(), /*target=*/mlir::attn::TargetAttr(),
@@ -359,6 +390,10 @@ LogicalResult findEntry(ModuleOp module, func::FuncOp &fn,
 /// flags for what the IR fixes (element type, head dims, a constant scale,
 /// LSE) must repeat it. A run-time scale comes from --scale.
 LogicalResult problemFromOp(mlir::attn::AttentionOp op, rt::Problem &p) {
+  if (op.getKvLens())
+    return op.emitError() << "unsupported: attn-run builds KV cache problems "
+                             "(kv_lens, pages) from flags (--kv-lens, "
+                             "--paged), not from an input file";
   auto q = cast<MemRefType>(op.getQuery().getType());
   auto k = cast<MemRefType>(op.getKey().getType());
   Type et = op.getElementType();
@@ -903,8 +938,18 @@ int main(int argc, char **argv) {
                                                  : int64_t(optHeadDim);
     p.causal = optCausal;
     p.scale = optScale.getNumOccurrences() ? double(optScale) : 0.0;
+    if (optPaged < 0 ||
+        (optPaged > 0 && !llvm::isPowerOf2_64(uint64_t(int64_t(optPaged)))))
+      return fail("--paged must be a power of two (the page size), got " +
+                  std::to_string(int64_t(optPaged)));
+    p.kvLens.assign(optKVLens.begin(), optKVLens.end());
+    if (optPaged > 0 && p.kvLens.empty())
+      p.kvLens.assign(size_t(std::max<int64_t>(p.batch, 0)), p.seqK);
     if (std::string why = p.validate(); !why.empty())
       return fail(why);
+    if (!p.kvLens.empty() && optMoreSeq.getNumOccurrences())
+      return fail("--more-seq does not combine with a KV cache (--kv-lens, "
+                  "--paged)");
     for (int64_t n : optMoreSeq)
       if (std::string why = atSeq(p, n).validate(); !why.empty())
         return fail("--more-seq " + std::to_string(n) + ": " + why);
@@ -915,6 +960,9 @@ int main(int argc, char **argv) {
     if (optKVSplits.getNumOccurrences())
       return fail("--kv-splits needs the problem from flags, not an input "
                   "file");
+    if (optKVLens.getNumOccurrences() || optPaged.getNumOccurrences())
+      return fail("--kv-lens and --paged need the problem from flags, not an "
+                  "input file");
     auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
     if (std::error_code ec = buffer.getError())
       return fail("cannot open '" + inputFile + "': " + ec.message());
@@ -968,6 +1016,11 @@ int main(int argc, char **argv) {
                 "its splits itself)");
   if (optKVSplits > 0 && optTarget == "auto")
     optTarget.setValue("cpu");
+  if (!p.kvLens.empty() && optTarget == "gpu")
+    return fail("unsupported: a KV cache (--kv-lens, --paged) on --target "
+                "gpu: attn-run runs it on the CPU path");
+  if (!p.kvLens.empty() && optTarget == "auto")
+    optTarget.setValue("cpu");
   if (optTarget != "cpu" && optMoreSeq.getNumOccurrences())
     return fail("--more-seq is for the CPU path (--target cpu)");
   if (optTarget != "cpu") {
@@ -1007,6 +1060,10 @@ int main(int argc, char **argv) {
                << (optNoFuse ? " (naive three-pass softmax)" : "");
   if (optKVSplits > 0)
     llvm::outs() << " kv-splits=" << int64_t(optKVSplits);
+  if (!p.kvLens.empty())
+    llvm::outs() << " kv-cache=" << (optPaged > 0 ? "paged" : "seqlens");
+  if (optPaged > 0)
+    llvm::outs() << " page=" << int64_t(optPaged);
   llvm::outs() << "\n";
 
   // Compile: attn pipeline to the LLVM dialect, then LLVM at O3.
@@ -1084,6 +1141,67 @@ int main(int argc, char **argv) {
   return status;
 }
 
+/// A KV cache's storage built from the contiguous K or V [B, Hkv, Nk, Dh]
+/// (`rows` bytes per row): rows past a sequence's key count poisoned (NaN),
+/// and with pages of `page` rows, the rows moved into pages [P, Hkv, page,
+/// Dh] in a shuffled order, P = the pages used + 2 spare (poisoned), with
+/// `table` [B, ceil(Nk / page)] naming each sequence's pages and
+/// INT32_MAX in its unused entries: a kernel that reads past a sequence's
+/// keys reads NaN or faults, and fails the check.
+struct CacheStorage {
+  std::vector<int32_t> lens, table;
+  int64_t pages = 0, maxPages = 0;
+  std::vector<uint8_t> k, v;
+};
+CacheStorage buildCache(const rt::Problem &p, int64_t page, uint64_t seed,
+                        const std::vector<uint8_t> &ks,
+                        const std::vector<uint8_t> &vs) {
+  CacheStorage c;
+  for (int64_t n : p.kvLens)
+    c.lens.push_back(int32_t(n));
+  size_t elem = rt::dtypeSize(p.dtype);
+  int64_t nk = p.seqK;
+  // Page of row j of sequence b, and the pages' order.
+  std::vector<int64_t> order;
+  if (page > 0) {
+    c.maxPages = (nk + page - 1) / page;
+    int64_t used = 0;
+    for (int64_t n : p.kvLens)
+      used += (n + page - 1) / page;
+    c.pages = used + 2;
+    order.resize(size_t(c.pages));
+    for (int64_t i = 0; i < c.pages; ++i)
+      order[size_t(i)] = i;
+    std::shuffle(order.begin(), order.end(), std::mt19937_64(seed));
+    c.table.assign(size_t(p.batch * c.maxPages),
+                   std::numeric_limits<int32_t>::max());
+    int64_t next = 0;
+    for (int64_t b = 0; b < p.batch; ++b)
+      for (int64_t i = 0; i < (p.kvLens[size_t(b)] + page - 1) / page; ++i)
+        c.table[size_t(b * c.maxPages + i)] = int32_t(order[size_t(next++)]);
+  }
+  auto build = [&](const std::vector<uint8_t> &src, int64_t dh,
+                   std::vector<uint8_t> &dst) {
+    size_t rowBytes = size_t(dh) * elem;
+    int64_t rowsOut = page > 0 ? c.pages * page : p.batch * nk;
+    rt::fillNaN(p.dtype, size_t(rowsOut * p.headsKV * dh), dst);
+    for (int64_t b = 0; b < p.batch; ++b)
+      for (int64_t h = 0; h < p.headsKV; ++h)
+        for (int64_t j = 0; j < p.kvLens[size_t(b)]; ++j) {
+          size_t from = size_t((b * p.headsKV + h) * nk + j) * rowBytes;
+          size_t to = from;
+          if (page > 0) {
+            int64_t pg = c.table[size_t(b * c.maxPages + j / page)];
+            to = size_t((pg * p.headsKV + h) * page + j % page) * rowBytes;
+          }
+          std::memcpy(&dst[to], &src[from], rowBytes);
+        }
+  };
+  build(ks, p.headDim, c.k);
+  build(vs, p.headDimV, c.v);
+  return c;
+}
+
 /// One call of the compiled kernel on fresh random inputs (and the --repeat
 /// timed calls), then --check's comparison.
 int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
@@ -1101,12 +1219,30 @@ int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
   auto qd = describe<4>(qs.data(), {p.batch, p.headsQ, p.seqQ, p.headDim});
   auto kd = describe<4>(ks.data(), {p.batch, p.headsKV, p.seqK, p.headDim});
   auto vd = describe<4>(vs.data(), {p.batch, p.headsKV, p.seqK, p.headDimV});
+  // A KV cache: K and V as the cache holds them, its lengths and table.
+  bool cache = !p.kvLens.empty();
+  int64_t page = optPaged;
+  CacheStorage cs;
+  if (cache) {
+    cs = buildCache(p, page, seed + 3, ks, vs);
+    int64_t blocks = page > 0 ? cs.pages : p.batch;
+    int64_t rows = page > 0 ? page : p.seqK;
+    kd = describe<4>(cs.k.data(), {blocks, p.headsKV, rows, p.headDim});
+    vd = describe<4>(cs.v.data(), {blocks, p.headsKV, rows, p.headDimV});
+  }
+  auto lensd = describe<1>(cs.lens.data(), {p.batch});
+  auto tabled = describe<2>(cs.table.data(), {p.batch, cs.maxPages});
+  void *lensp = &lensd, *tablep = &tabled;
   auto od = describe<4>(os.data(), {p.batch, p.headsQ, p.seqQ, p.headDimV});
   auto ld = describe<3>(lses.data(), {p.batch, p.headsQ, p.seqQ});
   void *qp = &qd, *kp = &kd, *vp = &vd, *op = &od, *lp = &ld;
   SmallVector<void *> args = {&qp, &kp, &vp, &op};
   if (optLse)
     args.push_back(&lp);
+  if (cache)
+    args.push_back(&lensp);
+  if (page > 0)
+    args.push_back(&tablep);
   // --kv-splits: the partials, poisoned too (a split that wrote nothing
   // would reach the merge as NaN).
   int64_t splits = optKVSplits;

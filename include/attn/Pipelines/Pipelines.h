@@ -171,6 +171,9 @@ struct CompiledKernel {
   /// What it computes (the manifest's program=): "attention", "split_kv"
   /// or "merge_splits".
   std::string program = "attention";
+  /// Where its keys and values live (the manifest's kv=): "dense",
+  /// "seqlens" or "paged".
+  std::string kv = "dense";
   /// The launch grid (x, y, z) it describes, as the manifest's grid= value
   /// (runtime KernelABI.h's formatLaunchGrid); empty if the program did not
   /// say.
@@ -199,17 +202,24 @@ FailureOr<CompiledKernel> compileGPUKernel(ModuleOp module,
 /// `name` around one attn op, with run-time sizes, strides
 /// (head dim contiguous: an identity layout would let the compiler fold a
 /// row stride) and scale, so that one kernel serves every shape and scale:
-///   attention     (q, k, v, o[, lse], scale)      attn.attention
-///   split_kv      (q, k, v, O_s, LSE_s, scale)    attn.attention {split_kv}
-///   merge_splits  (O_s, LSE_s, o[, lse])          attn.merge_splits
+///   attention     (q, k, v, o[, lse][, lens[, table]], scale)
+///   split_kv      (q, k, v, O_s, LSE_s[, lens[, table]], scale)
+///   merge_splits  (O_s, LSE_s, o[, lse])
 /// Q and K have `headDim` columns, V and O `headDimV`; the partials are
-/// contiguous f32 (the runtime's workspace). The one builder of these
-/// problems: the bundle and libattn_jit both call it.
+/// contiguous f32 (the runtime's workspace). `kv` (the manifest's kv=:
+/// "dense", "seqlens", "paged") adds the KV cache's key counts [B] i32 and,
+/// paged, its block table [B, max_pages] i32 (K and V are then pages of
+/// `pageSize` rows: 0 leaves it a run-time size, which must then be a
+/// multiple of the kernel's key block; a static one shrinks the block to
+/// fit). The one builder of these problems: the bundle and libattn_jit both
+/// call it.
 OwningOpRef<ModuleOp> buildKernelProblem(MLIRContext &ctx,
                                          llvm::StringRef program,
                                          Type elementType, int64_t headDim,
                                          int64_t headDimV, bool causal,
-                                         bool withLse, llvm::StringRef name);
+                                         bool withLse, llvm::StringRef kv,
+                                         llvm::StringRef name,
+                                         int64_t pageSize = 0);
 
 /// The runtime's manifest.txt line for `k`, whose PTX is in file `ptxFile`.
 std::string manifestLine(const CompiledKernel &k, llvm::StringRef ptxFile);

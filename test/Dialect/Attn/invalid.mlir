@@ -692,7 +692,7 @@ func.func @attention_scale_f64(%q: memref<1x2x8x16xf32>) {
 func.func @attention_dynamic_scale_f64(%q: memref<1x2x8x16xf32>, %s: f64) {
   // expected-error @+1 {{'attn.attention' op operand #4 must be 32-bit float, but got 'f64'}}
   "attn.attention"(%q, %q, %q, %q, %s)
-      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 1>}>
+      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 1, 0, 0>}>
       : (memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
          memref<1x2x8x16xf32>, f64) -> ()
   return
@@ -934,5 +934,89 @@ func.func @program_attr() attributes {attn.program = "split_kv"} {
 
 // expected-error @+1 {{'attn.grid' must be three products of batch, heads_q, heads_kv, q_blocks and splits (e.g. "q_blocks*splits") on an scf.forall}}
 func.func @grid_attr() attributes {attn.grid = ["batch", "heads_q", "rows"]} {
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// attn.attention over a KV cache: kv_lens, pages
+//===----------------------------------------------------------------------===//
+
+func.func @pages_need_lens(%q: memref<2x4x1x64xbf16>, %k: memref<9x4x16x64xbf16>,
+                           %t: memref<2x8xi32>) {
+  // expected-error @+1 {{'attn.attention' op pages(...) needs kv_lens(...): a paged cache has no key count of its own}}
+  attn.attention %q, %k, %k into %q pages(%t : memref<2x8xi32>)
+      : memref<2x4x1x64xbf16>, memref<9x4x16x64xbf16>,
+        memref<9x4x16x64xbf16>, memref<2x4x1x64xbf16>
+  return
+}
+
+// -----
+
+func.func @lens_i32(%q: memref<2x4x1x64xbf16>, %l: memref<2xi64>) {
+  // expected-error @+1 {{'attn.attention' op kv_lens element type must be i32, got 'i64'}}
+  attn.attention %q, %q, %q into %q kv_lens(%l : memref<2xi64>)
+      : memref<2x4x1x64xbf16>, memref<2x4x1x64xbf16>,
+        memref<2x4x1x64xbf16>, memref<2x4x1x64xbf16>
+  return
+}
+
+// -----
+
+func.func @lens_rank(%q: memref<2x4x1x64xbf16>, %l: memref<2x1xi32>) {
+  // expected-error @+1 {{'attn.attention' op kv_lens must have rank 1 [batch], got rank 2}}
+  attn.attention %q, %q, %q into %q kv_lens(%l : memref<2x1xi32>)
+      : memref<2x4x1x64xbf16>, memref<2x4x1x64xbf16>,
+        memref<2x4x1x64xbf16>, memref<2x4x1x64xbf16>
+  return
+}
+
+// -----
+
+func.func @lens_batch(%q: memref<2x4x1x64xbf16>, %l: memref<3xi32>) {
+  // expected-error @+1 {{'attn.attention' op batch of query (dim 0 = 2) must equal batch of kv_lens (dim 0 = 3)}}
+  attn.attention %q, %q, %q into %q kv_lens(%l : memref<3xi32>)
+      : memref<2x4x1x64xbf16>, memref<2x4x1x64xbf16>,
+        memref<2x4x1x64xbf16>, memref<2x4x1x64xbf16>
+  return
+}
+
+// -----
+
+// Paged K and V hold pages in dim 0: 9 pages for a batch of 2 is fine, but
+// the table's batch must be the queries'.
+func.func @table_batch(%q: memref<2x4x1x64xbf16>, %k: memref<9x4x16x64xbf16>,
+                       %l: memref<2xi32>, %t: memref<3x8xi32>) {
+  // expected-error @+1 {{'attn.attention' op batch of query (dim 0 = 2) must equal batch of page table (dim 0 = 3)}}
+  attn.attention %q, %k, %k into %q kv_lens(%l : memref<2xi32>)
+      pages(%t : memref<3x8xi32>)
+      : memref<2x4x1x64xbf16>, memref<9x4x16x64xbf16>,
+        memref<9x4x16x64xbf16>, memref<2x4x1x64xbf16>
+  return
+}
+
+// -----
+
+func.func @pages_agree(%q: memref<2x4x1x64xbf16>, %k: memref<9x4x16x64xbf16>,
+                       %v: memref<8x4x16x64xbf16>, %l: memref<2xi32>,
+                       %t: memref<2x8xi32>) {
+  // expected-error @+1 {{'attn.attention' op pages of key (dim 0 = 9) must equal pages of value (dim 0 = 8)}}
+  attn.attention %q, %k, %v into %q kv_lens(%l : memref<2xi32>)
+      pages(%t : memref<2x8xi32>)
+      : memref<2x4x1x64xbf16>, memref<9x4x16x64xbf16>,
+        memref<8x4x16x64xbf16>, memref<2x4x1x64xbf16>
+  return
+}
+
+// -----
+
+func.func @page_block(%q: memref<2x4x1x64xbf16>, %k: memref<9x4x16x64xbf16>,
+                      %l: memref<2xi32>, %t: memref<2x8xi32>) {
+  // expected-error @+1 {{'attn.attention' op page size 16 must be a multiple of block_kv (32): a key block is read from one page}}
+  attn.attention %q, %k, %k into %q kv_lens(%l : memref<2xi32>)
+      pages(%t : memref<2x8xi32>) {block_kv = 32 : i64}
+      : memref<2x4x1x64xbf16>, memref<9x4x16x64xbf16>,
+        memref<9x4x16x64xbf16>, memref<2x4x1x64xbf16>
   return
 }

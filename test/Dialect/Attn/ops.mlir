@@ -502,3 +502,28 @@ func.func @split_kv(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
       : memref<?x?x?x?x128xf32>, memref<?x?x?x?xf32>, memref<?x?x?x128xbf16>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// attn.attention over a KV cache: kv_lens, pages
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @kv_cache
+// CHECK: attn.attention %{{.*}}, %{{.*}}, %{{.*}} into %{{.*}} kv_lens(%{{.*}} : memref<?xi32>) {causal} :
+// CHECK: attn.attention %{{.*}}, %{{.*}}, %{{.*}} into %{{.*}} lse(%{{.*}} : memref<?x?x32x1xf32>) kv_lens(%{{.*}} : memref<?xi32>) pages(%{{.*}} : memref<?x?xi32>) {split_kv} :
+// CHECK-SAME: memref<?x8x16x128xbf16>
+func.func @kv_cache(%q: memref<?x32x1x128xbf16>, %k: memref<?x8x?x128xbf16>,
+                    %kp: memref<?x8x16x128xbf16>, %o: memref<?x32x1x128xbf16>,
+                    %po: memref<?x?x32x1x128xf32>, %pl: memref<?x?x32x1xf32>,
+                    %lens: memref<?xi32>, %table: memref<?x?xi32>) {
+  attn.attention %q, %k, %k into %o kv_lens(%lens : memref<?xi32>) {causal}
+      : memref<?x32x1x128xbf16>, memref<?x8x?x128xbf16>,
+        memref<?x8x?x128xbf16>, memref<?x32x1x128xbf16>
+  attn.attention %q, %kp, %kp into %po lse(%pl : memref<?x?x32x1xf32>)
+      kv_lens(%lens : memref<?xi32>) pages(%table : memref<?x?xi32>)
+      {split_kv}
+      : memref<?x32x1x128xbf16>, memref<?x8x16x128xbf16>,
+        memref<?x8x16x128xbf16>, memref<?x?x32x1x128xf32>
+  return
+}

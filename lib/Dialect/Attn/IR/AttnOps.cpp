@@ -159,12 +159,42 @@ LogicalResult AttentionOp::verify() {
       return emitOpError() << "unsupported: " << what << " " << hd
                            << " (at most " << kMaxHeadDim << ")";
 
+  // A KV cache: per-sequence key counts [B] i32, and with pages a table
+  // [B, max_pages] i32 (K and V then hold pages, not batches).
+  bool paged = isPaged();
+  if (paged && !getKvLens())
+    return emitOpError() << "pages(...) needs kv_lens(...): a paged cache "
+                            "has no key count of its own";
+  SmallVector<Named> cache;
+  if (getKvLens())
+    cache.push_back({"kv_lens", getKvLens(), 1, 0});
+  if (paged)
+    cache.push_back({"page table", getPageTable(), 2, 0});
+  for (const Named &n : cache) {
+    auto t = cast<MemRefType>(n.value.getType());
+    if (t.getRank() != n.rank)
+      return emitOpError() << n.name << " must have rank " << n.rank
+                           << (n.rank == 1 ? " [batch]" : " [batch, max_pages]")
+                           << ", got rank " << t.getRank();
+    if (!t.getElementType().isSignlessInteger(32))
+      return emitOpError() << n.name << " element type must be i32, got "
+                           << t.getElementType();
+    if (failed(verifyStridedNonEmpty(*this, n)))
+      return failure();
+  }
+
   DimChecker dc{getOperation()};
-  // Batch: all alike. Every pair is checked, so that a dynamic batch on one
-  // operand does not hide a mismatch between two others.
-  for (size_t i = 0; i < operands.size(); ++i) {
-    for (size_t j = i + 1; j < operands.size(); ++j) {
-      const Named &a = operands[i], &b = operands[j];
+  // Batch: all alike (paged K and V have pages in dim 0 instead). Every
+  // pair is checked, so that a dynamic batch on one operand does not hide a
+  // mismatch between two others.
+  SmallVector<Named> batched;
+  for (const Named &n : operands)
+    if (!paged || (n.value != getKey() && n.value != getValue()))
+      batched.push_back(n);
+  batched.append(cache.begin(), cache.end());
+  for (size_t i = 0; i < batched.size(); ++i) {
+    for (size_t j = i + 1; j < batched.size(); ++j) {
+      const Named &a = batched[i], &b = batched[j];
       if (failed(dc.same(a.name, cast<MemRefType>(a.value.getType()), a.lead,
                          b.name, cast<MemRefType>(b.value.getType()), b.lead,
                          "batch")))
@@ -175,11 +205,26 @@ LogicalResult AttentionOp::verify() {
   if (failed(dc.same("query", q, 1, "output", o, 1 + lead, "heads")) ||
       failed(dc.same("key", k, 1, "value", v, 1, "heads")))
     return failure();
-  // Sequences: O has Nq rows, K and V have Nk rows.
+  // Sequences: O has Nq rows, K and V have Nk rows (paged: the page size).
   if (failed(
           dc.same("query", q, 2, "output", o, 2 + lead, "sequence length")) ||
-      failed(dc.same("key", k, 2, "value", v, 2, "sequence length")))
+      failed(dc.same("key", k, 2, "value", v, 2,
+                     paged ? "page size" : "sequence length")))
     return failure();
+  if (paged && failed(dc.same("key", k, 0, "value", v, 0, "pages")))
+    return failure();
+  if (paged) {
+    // A key block must not straddle two pages: the page size is a multiple
+    // of an explicit block_kv.
+    int64_t page = k.isDynamicDim(2) ? v.getDimSize(2) : k.getDimSize(2);
+    if (auto bkv = getBlockKvAttr();
+        bkv && bkv.getInt() > 0 && !ShapedType::isDynamic(page) &&
+        page % bkv.getInt())
+      return emitOpError() << "page size " << page
+                           << " must be a multiple of block_kv ("
+                           << bkv.getInt() << "): a key block is read "
+                           << "from one page";
+  }
   // LSE has the Hq heads and Nq rows of Q and O (its batch is checked above)
   // and, with split_kv, O's splits.
   SmallVector<std::pair<MemRefType, int64_t>> qHeads = {{q, 1}, {o, 1 + lead}};

@@ -9,6 +9,7 @@
 
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -17,13 +18,28 @@
 
 namespace mlir::attn {
 
+/// A scalar memref.load from a memref that no op writes (a KV cache's page
+/// table or sequence lengths): reading it again for another block, or in
+/// another warpgroup, reads the same value.
+inline bool isInvariantLoad(Operation *op) {
+  auto load = dyn_cast<memref::LoadOp>(op);
+  if (!load)
+    return false;
+  Value m = load.getMemRef();
+  return llvm::none_of(m.getUsers(), [&](Operation *user) {
+    return user != op && mightHaveEffect<MemoryEffects::Write,
+                                         MemoryEffects::Free>(user, m);
+  });
+}
+
 /// Ops that may be re-evaluated for another block (another value of a
-/// loop's induction variable): no memory effects, no regions, scalar
-/// results. Where they are cloned under a "block exists" guard, a division
-/// or the like runs only where the original would have.
+/// loop's induction variable): no memory effects (or an invariant load), no
+/// regions, scalar results. Where they are cloned under a "block exists"
+/// guard, a division or a table read runs only where the original would
+/// have.
 inline bool isClonableScalar(Operation *op) {
   if (op->getNumRegions() != 0 || op->hasTrait<OpTrait::IsTerminator>() ||
-      !isMemoryEffectFree(op))
+      !(isMemoryEffectFree(op) || isInvariantLoad(op)))
     return false;
   return llvm::all_of(op->getResultTypes(), [](Type t) {
     return isa<IndexType, IntegerType, FloatType>(t);

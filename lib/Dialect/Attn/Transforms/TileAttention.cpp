@@ -127,6 +127,24 @@ struct ProgramContext {
   Value qTile;                // tensor<Br x D x T>
   RankedTensorType scoreType; // tensor<Br x Bc x f32>
   RankedTensorType rowType;   // tensor<Br x f32>
+
+  /// The K/V indices of the key block starting at key `kvStart`:
+  /// [b, kvHead, kvStart], or for a paged cache [page, kvHead, kvStart mod P]
+  /// with page = table[b, kvStart / P] (P the page size, a multiple of Bc:
+  /// the block lies in one page).
+  SmallVector<Value, 3> kvIndices(OpBuilder &builder, Location loc,
+                                  Value kvStart) const {
+    Value table = op.getPageTable();
+    if (!table)
+      return {b, kvHead, kvStart};
+    Value page = memref::DimOp::create(builder, loc, op.getKey(), 2);
+    Value slot = arith::DivUIOp::create(builder, loc, kvStart, page);
+    Value entry = memref::LoadOp::create(builder, loc, table, ValueRange{b, slot});
+    Value pageIdx = arith::IndexCastOp::create(
+        builder, loc, builder.getIndexType(), entry);
+    Value row = arith::RemUIOp::create(builder, loc, kvStart, page);
+    return {pageIdx, kvHead, row};
+  }
 };
 
 Value splat(OpBuilder &b, Location loc, RankedTensorType type, double v) {
@@ -178,9 +196,8 @@ std::tuple<Value, Value, Value> emitScores(OpBuilder &b, Location loc,
   int64_t d = pc.op.getHeadDim();
   auto kType =
       RankedTensorType::get({pc.blocks.blockKV, d}, pc.op.getElementType());
-  Value kTile =
-      LoadTileOp::create(b, loc, kType, pc.op.getKey(),
-                         ValueRange{pc.b, pc.kvHead, kvStart}, kvRows);
+  Value kTile = LoadTileOp::create(b, loc, kType, pc.op.getKey(),
+                                  pc.kvIndices(b, loc, kvStart), kvRows);
   Value zero = splat(b, loc, pc.scoreType, 0.0);
   Value s = DotOp::create(b, loc, pc.scoreType, pc.qTile, kTile, zero,
                           /*rhs_transposed=*/true);
@@ -274,6 +291,16 @@ struct TileAttentionPass
     int64_t elemBytes = op.getElementType().getIntOrFloatBitWidth() / 8;
     int64_t d = op.getHeadDim(), dv = op.getValueHeadDim();
     blocks = deriveBlockSizes(tgt, d, dv, elemBytes);
+    // A key block is read from one page: a derived block shrinks to a
+    // static page size (a power-of-two block divides a power-of-two page).
+    int64_t page = ShapedType::kDynamic;
+    if (op.isPaged()) {
+      page = cast<MemRefType>(op.getKey().getType()).getDimSize(2);
+      if (ShapedType::isDynamic(page))
+        page = cast<MemRefType>(op.getValue().getType()).getDimSize(2);
+      if (!ShapedType::isDynamic(page) && llvm::isPowerOf2_64(page))
+        blocks.blockKV = std::min(blocks.blockKV, page);
+    }
     // Options (checked in initialize) override the derived sizes; the op's
     // own attributes override the options.
     if (blockQ != 0)
@@ -284,6 +311,11 @@ struct TileAttentionPass
       blocks.blockQ = a.getInt();
     if (auto a = op.getBlockKvAttr())
       blocks.blockKV = a.getInt();
+    if (!ShapedType::isDynamic(page) && page % blocks.blockKV != 0)
+      return op.emitError()
+             << "unsupported: page size " << page
+             << " is not a multiple of the key block (Bc=" << blocks.blockKV
+             << "): a key block is read from one page";
     int64_t need = tileFootprintBytes(blocks, d, dv, elemBytes);
     if (need > tgt.getSmemPerBlock())
       return op.emitError()
@@ -315,6 +347,8 @@ struct TileAttentionPass
 
     Value q = op.getQuery(), k = op.getKey();
     Value batch = im.dim(q, 0), hq = im.dim(q, 1), nq = im.dim(q, 2);
+    // Nk: the keys' length, replaced per program by the sequence's own
+    // count for a KV cache (below).
     Value hkv = im.dim(k, 1), nk = im.dim(k, 2);
     // G query heads share one key/value head (GQA/MQA; G = 1 for MHA).
     Value group = arith::DivUIOp::create(b, loc, hq, hkv);
@@ -355,6 +389,13 @@ struct TileAttentionPass
     pc.qRows = im.min(im.sub(nq, pc.qStart), brV);
     pc.nq = nq;
     pc.nk = nk;
+    if (Value lens = op.getKvLens()) {
+      // A KV cache: this sequence's own key count (a precondition bounds
+      // it by the cache's capacity).
+      Value len = memref::LoadOp::create(b, loc, lens, ValueRange{bIdx});
+      pc.nk = arith::IndexCastOp::create(b, loc, b.getIndexType(), len);
+    }
+    nk = pc.nk;
     pc.scoreType = RankedTensorType::get({br, blocks.blockKV}, f32);
     pc.rowType = RankedTensorType::get({br}, f32);
     pc.qTile =
@@ -445,15 +486,17 @@ struct TileAttentionPass
           // A masked block's V rows are bounded by V's own length (equal
           // to K's): a copy that zero-fills past the source's end (a bulk
           // tensor copy) then reads exactly the rows the op names.
+          // With per-sequence key counts the rows past a sequence's end
+          // are someone else's (or stale): only kvRows are read.
           Value vRows = kvRows;
-          if (!getConstantIntValue(kvRows)) {
+          if (!getConstantIntValue(kvRows) && !op.getKvLens()) {
             IndexMath im{lb, loc};
             vRows = im.min(im.sub(im.dim(op.getValue(), 2), kvStart),
                            im.cst(blocks.blockKV));
           }
-          Value vTile =
-              LoadTileOp::create(lb, loc, vType, op.getValue(),
-                                 ValueRange{pc.b, pc.kvHead, kvStart}, vRows);
+          Value vTile = LoadTileOp::create(lb, loc, vType, op.getValue(),
+                                           pc.kvIndices(lb, loc, kvStart),
+                                           vRows);
           return DotOp::create(lb, loc, accType, p, vTile, accOld,
                                /*rhs_transposed=*/false);
         });

@@ -112,6 +112,10 @@ struct KernelEntry {
   /// program=: what the kernel computes; absent: the forward. head_dim of a
   /// merge_splits kernel is its head_dim_v.
   Program program = Program::Attention;
+  /// kv=: where the keys and values live (KernelABI.h); absent: dense. A
+  /// seqlens or paged kernel takes the key counts (and the block table)
+  /// after its outputs.
+  KVLayout kv = KVLayout::Dense;
   /// grid=: the launch grid the kernel describes (KernelABI.h); empty when
   /// the manifest does not say.
   LaunchGrid grid;

@@ -349,6 +349,10 @@ inline bool tensorMapGeometry(I64Array sizes, I64Array strides,
 struct AttentionShape {
   int64_t batch = 1, headsQ = 1, headsKV = 1, seqQ = 1, seqK = 1;
   int64_t headDim = 1, headDimV = 1;
+  /// A paged KV cache: K and V are [kvPages, Hkv, pageSize, D]; the block
+  /// table is [batch, maxPages] with rows tableStride elements apart. 0:
+  /// not paged (K and V are [batch, Hkv, seqK, D]).
+  int64_t kvPages = 0, pageSize = 0, maxPages = 0, tableStride = 0;
   int64_t q[4] = {0, 0, 0, 1}, k[4] = {0, 0, 0, 1}, v[4] = {0, 0, 0, 1},
           o[4] = {0, 0, 0, 1};
   int64_t lse[3] = {0, 0, 1};
@@ -365,21 +369,48 @@ inline AttentionArgument attentionArgument(const AttentionShape &s, int arg) {
   case 0:
     return {{s.batch, s.headsQ, s.seqQ, s.headDim}, s.q};
   case 1:
+    if (s.kvPages)
+      return {{s.kvPages, s.headsKV, s.pageSize, s.headDim}, s.k};
     return {{s.batch, s.headsKV, s.seqK, s.headDim}, s.k};
   case 2:
+    if (s.kvPages)
+      return {{s.kvPages, s.headsKV, s.pageSize, s.headDimV}, s.v};
     return {{s.batch, s.headsKV, s.seqK, s.headDimV}, s.v};
   default:
     return {{s.batch, s.headsQ, s.seqQ, s.headDimV}, s.o};
   }
 }
 
+/// The device arrays of a KV cache (kv=seqlens or kv=paged kernels): the
+/// key count of each sequence [B] i32 and, paged, the block table
+/// [B, max_pages] i32.
+struct KVCacheArgs {
+  const int32_t *seqLens = nullptr;
+  const int32_t *blockTable = nullptr;
+};
+
+/// A KV cache's parameters, after the outputs: lens memref<?xi32> (5) and,
+/// paged, table memref<?x?xi32> (7). Nothing for a dense kernel.
+inline bool addKVCacheParams(KernelParams &p, const AttentionShape &s,
+                             const KVCacheArgs *cache) {
+  if (!cache || !cache->seqLens)
+    return true;
+  bool ok = p.addMemref(cache->seqLens, {s.batch}, {1});
+  if (cache->blockTable)
+    ok &= p.addMemref(cache->blockTable, {s.batch, s.maxPages},
+                      {s.tableStride, 1});
+  return ok;
+}
+
 /// The memref-ABI parameters of an attention kernel. `lse` null: the kernel
 /// was built with lse=0 and has no lse argument (45 parameters); otherwise
-/// 54. Tensor maps (tensor_maps=) are the launcher's to append.
+/// 54; a KV cache's arrays follow (addKVCacheParams). Tensor maps
+/// (tensor_maps=) are the launcher's to append.
 inline KernelParams memrefAttentionParams(const AttentionShape &s,
                                           const void *q, const void *k,
                                           const void *v, void *o, float *lse,
-                                          float scale) {
+                                          float scale,
+                                          const KVCacheArgs *cache = nullptr) {
   KernelParams p;
   // The lengths below always agree; the results are for [[nodiscard]].
   bool ok = true;
@@ -390,6 +421,7 @@ inline KernelParams memrefAttentionParams(const AttentionShape &s,
   }
   if (lse)
     ok &= p.addMemref(lse, {s.batch, s.headsQ, s.seqQ}, s.lse);
+  ok &= addKVCacheParams(p, s, cache);
   (void)ok;
   p.addF32(scale);
   return p;
@@ -451,6 +483,36 @@ inline bool parseProgram(const std::string &text, Program &out) {
   for (Program p : {Program::Attention, Program::SplitKV, Program::MergeSplits})
     if (text == programName(p)) {
       out = p;
+      return true;
+    }
+  return false;
+}
+
+/// Where a kernel's keys and values live (the manifest's kv= key; the
+/// attention op's kv_lens and pages operands).
+enum class KVLayout {
+  Dense,   ///< [B, Hkv, Nk, D]: every sequence has Nk keys (absent key)
+  SeqLens, ///< "seqlens": the same storage, sequence b has lens[b] keys
+  Paged,   ///< "paged": pages [P, Hkv, page_size, D], a block table, lens
+};
+
+/// The manifest spelling: "dense", "seqlens" or "paged".
+inline const char *kvLayoutName(KVLayout l) {
+  switch (l) {
+  case KVLayout::SeqLens:
+    return "seqlens";
+  case KVLayout::Paged:
+    return "paged";
+  default:
+    return "dense";
+  }
+}
+
+/// Parses the manifest spelling; false for anything else.
+inline bool parseKVLayout(const std::string &text, KVLayout &out) {
+  for (KVLayout l : {KVLayout::Dense, KVLayout::SeqLens, KVLayout::Paged})
+    if (text == kvLayoutName(l)) {
+      out = l;
       return true;
     }
   return false;
@@ -614,7 +676,8 @@ inline float *splitLsePartials(const SplitPartials &w, void *workspace) {
 inline KernelParams memrefSplitParams(const AttentionShape &s,
                                       const SplitPartials &w, const void *q,
                                       const void *k, const void *v,
-                                      void *workspace, float scale) {
+                                      void *workspace, float scale,
+                                      const KVCacheArgs *cache = nullptr) {
   KernelParams p;
   bool ok = true;
   const void *ptrs[3] = {q, k, v};
@@ -626,6 +689,7 @@ inline KernelParams memrefSplitParams(const AttentionShape &s,
                     {w.splits, s.batch, s.headsQ, s.seqQ, s.headDimV}, w.o);
   ok &= p.addMemref(splitLsePartials(w, workspace),
                     {w.splits, s.batch, s.headsQ, s.seqQ}, w.lse);
+  ok &= addKVCacheParams(p, s, cache);
   (void)ok;
   p.addF32(scale);
   return p;

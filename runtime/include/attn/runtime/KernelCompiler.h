@@ -40,6 +40,11 @@ struct KernelRequest {
   /// LSE: withLse is true; a merge_splits kernel has no mask: causal is
   /// false and headDim is headDimV).
   Program program = Program::Attention;
+  /// Where the keys and values live (KernelABI.h). A paged request with
+  /// pageSize > 0 is for that page size (the kernel's key block shrinks to
+  /// it); 0 serves any multiple of the kernel's block_n.
+  KVLayout kv = KVLayout::Dense;
+  int pageSize = 0;
   /// The device's compute capability; chip() names the code to generate.
   int ccMajor = 0, ccMinor = 0;
 
@@ -49,7 +54,8 @@ struct KernelRequest {
   /// A canonical one-line description, e.g.
   /// "dtype=bf16 head_dim=80 head_dim_v=80 causal=1 lse=0 chip=sm_90a"
   /// (" program=split_kv" or " program=merge_splits" appended for the
-  /// split-KV pair); equal requests have equal keys.
+  /// split-KV pair, " kv=..." and " page=N" for a KV cache); equal requests
+  /// have equal keys.
   std::string key() const;
 };
 

@@ -38,8 +38,16 @@ struct Problem {
   bool causal = false;
   double scale = 0; ///< 0: 1/sqrt(headDim)
   DType dtype = DType::F32;
+  /// A KV cache's key count per sequence (B entries, each in [0, seqK]):
+  /// sequence b sees keys [0, kvLens[b]) of its seqK, and causal alignment
+  /// uses kvLens[b] for Nk. Empty: every sequence has seqK keys.
+  std::vector<int64_t> kvLens;
 
   double effectiveScale() const;
+  /// Keys of sequence b: kvLens[b], or seqK.
+  int64_t keysOf(int64_t b) const {
+    return kvLens.empty() ? seqK : kvLens[size_t(b)];
+  }
   size_t numQ() const { return size_t(batch * headsQ * seqQ * headDim); }
   size_t numK() const { return size_t(batch * headsKV * seqK * headDim); }
   size_t numV() const { return size_t(batch * headsKV * seqK * headDimV); }
@@ -50,8 +58,8 @@ struct Problem {
 };
 
 /// Naive attention in float64. Causal is bottom-right aligned: query i sees
-/// key j iff j <= i + (Nk - Nq). A row that sees no key gets O = 0 and
-/// LSE = -inf.
+/// key j iff j <= i + (Nk - Nq), Nk the sequence's key count (keysOf). A
+/// row that sees no key gets O = 0 and LSE = -inf.
 void referenceAttention(const Problem &p, const std::vector<double> &q,
                         const std::vector<double> &k,
                         const std::vector<double> &v, std::vector<double> &o,

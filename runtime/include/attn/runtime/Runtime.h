@@ -60,6 +60,28 @@ struct ForwardProblem {
   double scale = 0; ///< 0: 1/sqrt(headDim)
   Strides q, k, v, o;
   bool withLse = false;
+  /// A KV cache (decoding from a serving engine's cache; KVCacheArgs give
+  /// its device arrays to forward): SeqLens, sequence b has its own key
+  /// count lens[b] in [0, seqK] (causal alignment uses it for Nk); Paged,
+  /// the same with K and V as pages [numPages, Hkv, pageSize, D] (the k and
+  /// v strides' batch entry steps over pages) and key j of sequence b in
+  /// page table[b, j / pageSize] (vLLM's layout); seqK must then be the
+  /// capacity maxPages · pageSize. pageSize: a power of two >= 16.
+  KVLayout kvLayout = KVLayout::Dense;
+  int64_t pageSize = 0, numPages = 0, maxPages = 0;
+  /// Elements between rows of the block table; 0: maxPages.
+  int64_t tableStride = 0;
+  /// Whether forward reads the key counts (and the block table) back before
+  /// the launch and checks every entry a sequence reaches: lengths within
+  /// [0, seqK], pages within [0, numPages). It synchronises the stream
+  /// (and cannot run inside a CUDA graph capture): a serving loop that
+  /// builds its tables itself turns it off, and the kernels then trust them.
+  bool checkKVCache = true;
+
+  bool paged() const { return kvLayout == KVLayout::Paged; }
+  /// K and V's dims 0 and 2: pages and page size, or batch and seqK.
+  int64_t kvBlocks() const { return paged() ? numPages : batch; }
+  int64_t kvRows() const { return paged() ? pageSize : seqK; }
 
   double effectiveScale() const;
   /// The strides the kernel gets: defaults filled in.
@@ -251,6 +273,13 @@ public:
   /// Thread-safe.
   Status forward(const ForwardProblem &p, const void *q, const void *k,
                  const void *v, void *o, float *lse, void *stream);
+  /// The same over a KV cache (p.kvLayout SeqLens or Paged): `cache` holds
+  /// the device arrays of key counts and, paged, the block table. With
+  /// p.checkKVCache (the default) they are read back and checked first; a
+  /// bad entry is an error and nothing is launched.
+  Status forward(const ForwardProblem &p, const KVCacheArgs &cache,
+                 const void *q, const void *k, const void *v, void *o,
+                 float *lse, void *stream);
 
   /// Compile ahead: validates each problem (pointers are not looked at) and
   /// loads the kernel it needs on `device` - compiling it first where the

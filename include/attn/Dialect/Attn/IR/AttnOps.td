@@ -51,6 +51,18 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
       empty: O = 0, LSE = -inf). `attn.merge_splits` combines the chunks
       into the exact result; the chunk boundaries are the tiling's choice
       and only the merged result is defined independently of it.
+    * `kv_lens(%lens)` (a KV cache): sequence b has its own key count
+      lens[b] (i32, `[B]`), 0 <= lens[b] <= the cache's capacity (Nk, or
+      max_pages · page_size when paged): keys past it are never read, and
+      causal alignment uses lens[b] in place of Nk. The bound is a
+      precondition of the compiled code (the runtime and attn-run check it).
+    * `pages(%table)` (a paged KV cache, vLLM's layout; needs `kv_lens`): K
+      is `[num_pages, Hkv, page_size, D]`, V `[num_pages, Hkv, page_size,
+      Dv]` and `%table` `[B, max_pages]` i32; key j of sequence b is row
+      j mod page_size of page table[b, j / page_size]. The page size must
+      be a multiple of the tiling's key block (the tiling shrinks a block
+      to a static page size; a dynamic one is a precondition the runtime
+      checks), and every page a sequence reaches must be in [0, num_pages).
 
     Example:
 
@@ -69,6 +81,15 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
         : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
           memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
     ```
+
+    Decoding from a paged KV cache (one query row per sequence):
+
+    ```mlir
+    attn.attention %q, %kc, %vc into %o kv_lens(%lens : memref<?xi32>)
+        pages(%table : memref<?x?xi32>)
+        : memref<?x32x1x128xbf16>, memref<?x8x?x128xbf16>,
+          memref<?x8x?x128xbf16>, memref<?x32x1x128xbf16>
+    ```
   }];
   let arguments = (ins
     Arg<AnyMemRef, "queries [B, Hq, Nq, D]", [MemRead]>:$query,
@@ -79,6 +100,10 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
         [MemWrite]>:$lse,
     Arg<Optional<F32>, "softmax scale known at run time (excludes the "
         "`scale` attribute)">:$dynamic_scale,
+    Arg<Optional<AnyMemRef>, "key count of each sequence [B], i32",
+        [MemRead]>:$kv_lens,
+    Arg<Optional<AnyMemRef>, "page table [B, max_pages], i32",
+        [MemRead]>:$page_table,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<I64Attr>:$block_q,
@@ -90,11 +115,15 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     $query `,` $key `,` $value `into` $output
     (`lse` `(` $lse^ `:` type($lse) `)`)?
     (`scale` `(` $dynamic_scale^ `)`)?
+    (`kv_lens` `(` $kv_lens^ `:` type($kv_lens) `)`)?
+    (`pages` `(` $page_table^ `:` type($page_table) `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `,`
     type($output)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
+    /// Whether K and V are pages of a paged KV cache (`pages(...)`).
+    bool isPaged() { return static_cast<bool>(getPageTable()); }
     /// Head dimension of Q and K (static).
     int64_t getHeadDim();
     /// Head dimension of V and O (static).

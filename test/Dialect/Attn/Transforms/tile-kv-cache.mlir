@@ -1,0 +1,64 @@
+// RUN: attn-opt %s -split-input-file --attn-tile-attention="target=sm_80" | FileCheck %s
+
+// A paged KV cache: each program reads its sequence's key count from
+// kv_lens (Nk_b = lens[b], used for the loop bounds, the causal diagonal and
+// the mask), and each key/value block from page table[b, kvStart / P] at row
+// kvStart mod P. The derived key block shrinks to the static page size
+// (16), so that a block never straddles two pages.
+// CHECK-LABEL: func.func @paged
+// CHECK-SAME:    %[[K:[^:]+]]: memref<?x?x16x64xbf16>, %{{[^:]+}}: memref<?x?x?x64xbf16>, %[[LENS:[^:]+]]: memref<?xi32>, %[[TABLE:[^:]+]]: memref<?x?xi32>
+// CHECK:       scf.forall (%[[B:.+]], %[[H:.+]], %{{.+}}) in
+// CHECK:         %[[KVH:.+]] = arith.divui %[[H]],
+// CHECK:         %[[LEN:.+]] = memref.load %[[LENS]][%[[B]]] : memref<?xi32>
+// CHECK:         %[[NK:.+]] = arith.index_cast %[[LEN]] : i32 to index
+// CHECK:         arith.ceildivsi %{{.*}}, %c16{{(_[0-9]+)?}}
+// CHECK:         scf.for %[[J:[^ ]+]] = 
+// CHECK:           %[[START:.+]] = arith.muli %[[J]], %c16{{(_[0-9]+)?}}
+// CHECK:           %[[P:.+]] = memref.dim %[[K]], %c2{{(_[0-9]+)?}}
+// CHECK:           %[[SLOT:.+]] = arith.divui %[[START]], %[[P]]
+// CHECK:           %[[E:.+]] = memref.load %[[TABLE]][%[[B]], %[[SLOT]]] : memref<?x?xi32>
+// CHECK:           %[[PAGE:.+]] = arith.index_cast %[[E]] : i32 to index
+// CHECK:           %[[ROW:.+]] = arith.remui %[[START]], %[[P]]
+// CHECK:           attn.load_tile %[[K]][%[[PAGE]], %[[KVH]], %[[ROW]]] rows %c16{{(_[0-9]+)?}} : memref<?x?x16x64xbf16> -> tensor<16x64xbf16>
+// CHECK:         } {attn.softmax_pass = "max"
+// CHECK:         scf.for
+// CHECK:           %[[MSTART:.+]] = arith.muli %{{.*}}, %c16{{(_[0-9]+)?}}
+// CHECK:           %[[LEFT:.+]] = arith.subi %[[NK]], %[[MSTART]]
+// CHECK:           %[[MROWS:.+]] = arith.minsi %[[LEFT]], %c16{{(_[0-9]+)?}}
+// CHECK:           attn.load_tile %[[K]][%{{.*}}, %[[KVH]], %{{.*}}] rows %[[MROWS]]
+// CHECK:           attn.mask %{{.*}} q(%{{.*}}, %{{.*}}) kv(%[[MSTART]], %[[NK]]) {causal}
+func.func @paged(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x16x64xbf16>,
+                 %o: memref<?x?x?x64xbf16>, %lens: memref<?xi32>,
+                 %table: memref<?x?xi32>) {
+  attn.attention %q, %k, %k into %o kv_lens(%lens : memref<?xi32>)
+      pages(%table : memref<?x?xi32>) {causal}
+      : memref<?x?x?x64xbf16>, memref<?x?x16x64xbf16>,
+        memref<?x?x16x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}
+
+// -----
+
+// Sequence lengths over a contiguous cache: V's rows in a masked block are
+// bounded by the sequence's key count, not by V's length (rows past a
+// sequence's end are stale and may hold anything, NaN included).
+// CHECK-LABEL: func.func @seq_lens
+// CHECK:         %[[LEN:.+]] = memref.load %{{.*}}[%{{.*}}] : memref<?xi32>
+// CHECK:         %[[NK:.+]] = arith.index_cast %[[LEN]] : i32 to index
+// CHECK:       attn.softmax_pass = "sum"
+// CHECK:       scf.for
+// CHECK:         %[[START:.+]] = arith.muli
+// CHECK:         %[[LEFT:.+]] = arith.subi %[[NK]], %[[START]]
+// CHECK:         %[[ROWS:.+]] = arith.minsi %[[LEFT]], %c64{{(_[0-9]+)?}}
+// CHECK:         attn.load_tile %{{.*}} rows %[[ROWS]] : memref<?x?x?x64xbf16> -> tensor<64x64xbf16>
+// CHECK-NOT:     memref.dim
+// CHECK:         attn.load_tile %{{.*}} rows %[[ROWS]] : memref<?x?x?x64xbf16> -> tensor<64x64xbf16>
+// CHECK:       attn.softmax_pass = "pv"
+func.func @seq_lens(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
+                    %o: memref<?x?x?x64xbf16>, %lens: memref<?xi32>) {
+  attn.attention %q, %k, %k into %o kv_lens(%lens : memref<?xi32>)
+      {block_kv = 64 : i64}
+      : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+        memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}
