@@ -59,6 +59,13 @@ class Problem(ctypes.Structure):
                 ("o", Strides)]
 
 
+class KVCache(ctypes.Structure):
+    _fields_ = [("seq_lens", ctypes.c_void_p), ("block_table", ctypes.c_void_p),
+                ("num_pages", ctypes.c_int64), ("page_size", ctypes.c_int64),
+                ("max_pages", ctypes.c_int64), ("table_stride", ctypes.c_int64),
+                ("check", ctypes.c_int32), ("reserved", ctypes.c_int32)]
+
+
 class KernelInfo(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char * 128), ("chip", ctypes.c_char * 16),
                 ("device_name", ctypes.c_char * 128)] + [
@@ -98,6 +105,9 @@ class AttnRuntime:
         L.attn_runtime_bundle_dir.argtypes = [vp]
         L.attn_forward.argtypes = [vp, ctypes.POINTER(Problem), vp, vp, vp,
                                    vp, vp, vp]
+        L.attn_forward_kv_cache.argtypes = [
+            vp, ctypes.POINTER(Problem), ctypes.POINTER(KVCache), vp, vp, vp,
+            vp, vp, vp]
         L.attn_select_kernel.argtypes = [vp, ctypes.POINTER(Problem),
                                          ctypes.c_int,
                                          ctypes.POINTER(KernelInfo)]
@@ -106,6 +116,7 @@ class AttnRuntime:
                                   ctypes.POINTER(vp)]
         L.attn_free.argtypes = [vp, vp]
         for f in (L.attn_runtime_create, L.attn_forward,
+                  L.attn_forward_kv_cache,
                   L.attn_select_kernel, L.attn_last_kernel, L.attn_malloc,
                   L.attn_free):
             f.restype = ctypes.c_int
@@ -153,6 +164,25 @@ class AttnRuntime:
     def forward_ptrs(self, p, q, k, v, o, lse, stream):
         self._check(self.lib.attn_forward(self.handle, ctypes.byref(p), q, k,
                                           v, o, lse, stream))
+
+    def forward_kv(self, q, k, v, o, lens, table=None, lse=None,
+                   causal=False, check=True, stream=None):
+        """Over a KV cache: lens [B] int32; table [B, max_pages] int32 with
+        k, v pages [P, Hkv, page, D] (any strides), else k, v [B, Hkv, Nk,
+        D]."""
+        p = self.problem(q, k, v, o, causal, lse is not None)
+        c = KVCache()
+        c.seq_lens = lens.data_ptr()
+        c.check = int(check)
+        if table is not None:
+            c.block_table = table.data_ptr()
+            c.num_pages, c.page_size = k.shape[0], k.shape[2]
+            c.max_pages, c.table_stride = table.shape[1], table.stride(0)
+            p.seq_k = c.max_pages * c.page_size
+        self._check(self.lib.attn_forward_kv_cache(
+            self.handle, ctypes.byref(p), ctypes.byref(c), q.data_ptr(),
+            k.data_ptr(), v.data_ptr(), o.data_ptr(),
+            lse.data_ptr() if lse is not None else None, stream))
 
     def malloc(self, nbytes, device=0):
         ptr = ctypes.c_void_p()
@@ -270,6 +300,30 @@ def decode_cases(quick):
     return cases
 
 
+def kvcache_cases(quick):
+    """Decoding from a KV cache: ragged per-sequence lengths (0, 1, a
+    partial page, full), contiguous or paged with shuffled pages in vLLM's
+    [pages, page, Hkv, D] storage, GQA, Nq 1 and 4, causal or not; the
+    timed rows (uniform lengths) beside the same step on a dense cache."""
+    cases = []
+    for page in (0, 64, 128, 256):
+        for Nq, causal in ((1, False), (4, True)):
+            for D in (64, 128):
+                cases.append(dict(kind="kvcache", dtype="bf16", D=D, B=5,
+                                  Hq=32, Hkv=8, Nq=Nq, cap=4096, page=page,
+                                  causal=causal, time=False))
+    cases.append(dict(kind="kvcache", dtype="f16", D=128, B=3, Hq=8, Hkv=8,
+                      Nq=16, cap=1024, page=64,
+                      causal=True, time=False))
+    if not quick:
+        for B, cap in ((1, 16384), (8, 4096), (8, 65536), (32, 16384)):
+            for page in (0, 128):
+                cases.append(dict(kind="kvcache", dtype="bf16", D=128, B=B,
+                                  Hq=32, Hkv=8, Nq=1, cap=cap, page=page,
+                                  causal=False, time=True))
+    return cases
+
+
 def large_cases(quick):
     """Tensors of 2^31 elements: a causal [1, 32, 524288, 128] attention
     with GQA 32:8 (Q and O span 2^31 elements: 64-bit addressing), checked
@@ -326,6 +380,12 @@ def describe(job):
                 f"Hq={job['Hq']} Hkv={job['Hkv']} N={job['N']} "
                 f"{'causal' if job['causal'] else 'full'} bnhd, "
                 f"{job['rows']} sampled rows")
+    if job["kind"] == "kvcache":
+        return (f"kv-cache {'page ' + str(job['page']) if job['page'] else 'contiguous'} "
+                f"{job['dtype']} D={job['D']} B={job['B']} Nq={job['Nq']} "
+                f"cap={job['cap']} Hq={job['Hq']} Hkv={job['Hkv']}"
+                f"{' causal' if job['causal'] else ''}"
+                f"{' timed' if job['time'] else ''}")
     if job["kind"] == "decode":
         return (f"{'decode' if job['Nq'] == 1 else 'prefill'} "
                 f"{job['dtype']} D={job['D']} B={job['B']} Nq={job['Nq']} "
@@ -809,6 +869,140 @@ def run_decode(rt, job, seed):
     return res
 
 
+def run_kvcache(rt, job, seed):
+    """A decode step over a KV cache, checked against float64 per
+    sequence; a bad block table must be refused with O untouched; timed
+    rows: GB/s of the keys and values read, beside the dense cache."""
+    import torch
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(seed)
+    tdtype = {"bf16": torch.bfloat16, "f16": torch.float16}[job["dtype"]]
+    B, Hq, Hkv, Nq, D, cap, page = (job[x] for x in (
+        "B", "Hq", "Hkv", "Nq", "D", "cap", "page"))
+    causal = job["causal"]
+
+    def rand(*shape):
+        return torch.randn(*shape, device="cuda", generator=gen,
+                           dtype=torch.float32).to(tdtype)
+    if job["time"]:
+        lens = [cap] * B
+    else:
+        lens = [0, 1, cap, page + 3 if page else 77] + [
+            int(x) for x in torch.randint(1, cap + 1, (B - 4,),
+                                          generator=torch.Generator()
+                                          .manual_seed(seed))]
+        lens = lens[:B]
+    q = rand(B, Nq, Hq, D).transpose(1, 2)
+    kd, vd = (rand(B, cap, Hkv, D).transpose(1, 2) for _ in range(2))
+    lens_t = torch.tensor(lens, dtype=torch.int32, device="cuda")
+    table = None
+    if page:
+        maxp = cap // page
+        used = sum((n + page - 1) // page for n in lens)
+        P = used + 3
+        order = torch.randperm(P, generator=torch.Generator().manual_seed(
+            seed + 1)).tolist()
+        table = torch.full((B, maxp), 2**31 - 1, dtype=torch.int32)
+        # vLLM's storage [P, page, Hkv, D], seen as [P, Hkv, page, D].
+        kc, vc = (torch.full((P, page, Hkv, D), float("nan"), device="cuda",
+                             dtype=tdtype).transpose(1, 2) for _ in range(2))
+        nxt = 0
+        for b, n in enumerate(lens):
+            for i in range((n + page - 1) // page):
+                pg = order[nxt]
+                nxt += 1
+                table[b, i] = pg
+                r = min(page, n - i * page)
+                kc[pg, :, :r] = kd[b, :, i * page:i * page + r]
+                vc[pg, :, :r] = vd[b, :, i * page:i * page + r]
+        table = table.cuda()
+    else:
+        kc, vc = kd.clone(), vd.clone()
+        for b, n in enumerate(lens):
+            kc[b, :, n:] = float("nan")
+            vc[b, :, n:] = float("nan")
+    o = torch.full((B, Nq, Hq, D), float("nan"), device="cuda",
+                   dtype=tdtype).transpose(1, 2)
+    lse = torch.full((B, Hq, Nq), float("nan"), device="cuda",
+                     dtype=torch.float32)
+    stream = torch.cuda.current_stream().cuda_stream or None
+    res = dict()
+    torch.cuda.synchronize()
+    rt.forward_kv(q, kc, vc, o, lens_t, table, lse, causal=causal,
+                  stream=stream)
+    torch.cuda.synchronize()
+    res["kernel"] = rt.last_kernel()
+    problems = []
+    worst_o = worst_l = 0.0
+    for b, n in enumerate(lens):
+        ob, lb = o[b].double(), lse[b].double()
+        if n == 0:
+            ok = bool((ob == 0).all()) and bool(torch.isneginf(lb).all())
+            if not ok:
+                problems.append(f"sequence {b} (no keys): O != 0 or LSE != "
+                                f"-inf")
+            continue
+        ro, rl = reference(q[b:b + 1], kd[b:b + 1, :, :n], vd[b:b + 1, :, :n],
+                           causal, 1.0 / math.sqrt(D))
+        if torch.isnan(ob).any() or torch.isnan(lb).any():
+            problems.append(f"sequence {b} ({n} keys): NaN in O or LSE")
+            continue
+        fin = torch.isfinite(rl[0])
+        e_o = float((ob - ro[0]).norm() / ro[0].norm().clamp(min=1e-30))
+        e_l = float((lb[fin] - rl[0][fin]).norm()
+                    / rl[0][fin].norm().clamp(min=1e-30)) if fin.any() else 0
+        worst_o, worst_l = max(worst_o, e_o), max(worst_l, e_l)
+    res["o_rel"], res["lse_rel"] = worst_o, worst_l
+    if worst_o >= 1e-2:
+        problems.append(f"o relative error {worst_o:.3g} >= 1e-2")
+    if worst_l >= 1e-3:
+        problems.append(f"lse relative error {worst_l:.3g} >= 1e-3")
+    if page and not job["time"]:
+        # A page number out of range: refused, nothing written.
+        bad = table.clone()
+        bad[2, 0] = kc.shape[0]  # sequence 2 holds the full cache
+        before = o.clone()
+        try:
+            rt.forward_kv(q, kc, vc, o, lens_t, bad, lse, causal=causal,
+                          stream=stream)
+            problems.append("an out-of-range page was not refused")
+        except AttnError as e:
+            res["refused"] = str(e)[:80]
+        torch.cuda.synchronize()
+        if not torch.equal(before.nan_to_num(7.0), o.nan_to_num(7.0)):
+            problems.append("a refused call wrote O")
+    if job["time"]:
+        nbytes = 2 * 2 * sum(lens) * Hkv * D + 2 * 2 * B * Hq * Nq * D
+
+        def ours():
+            rt.forward_kv(q, kc, vc, o, lens_t, table, None, causal=causal,
+                          check=False,
+                          stream=torch.cuda.current_stream().cuda_stream
+                          or None)
+
+        def dense():
+            rt.forward(q, kd, vd, o, None, causal=causal,
+                       stream=torch.cuda.current_stream().cuda_stream or None)
+        res["ours_gbs"] = nbytes / (bench(ours) * 1e-3) / 1e9
+        res["dense_gbs"] = nbytes / (bench(dense) * 1e-3) / 1e9
+        try:
+            from flash_attn import flash_attn_with_kvcache
+            qf = q.transpose(1, 2).contiguous()
+            if page and page % 256 == 0 or not page:
+                kf = kc.transpose(1, 2) if page else kd.transpose(1, 2)
+                vf = vc.transpose(1, 2) if page else vd.transpose(1, 2)
+
+                def fa2():
+                    flash_attn_with_kvcache(qf, kf, vf, cache_seqlens=lens_t,
+                                            block_table=table, causal=causal)
+                res["fa2_gbs"] = nbytes / (bench(fa2) * 1e-3) / 1e9
+        except Exception as e:  # noqa: BLE001 - a missing peer is noted
+            res["fa2_note"] = f"{type(e).__name__}: {str(e)[:60]}"
+    res["ok"] = not problems
+    res["error"] = "; ".join(problems)
+    return res
+
+
 def worker(args, jobs):
     """Runs jobs[start:] and appends one JSON line per event to args.results:
     {"start": i} before job i, then {"done": i, ...}."""
@@ -832,7 +1026,8 @@ def worker(args, jobs):
         try:
             fn = {"timing": run_timing, "api": run_api,
                   "correctness": run_correctness,
-                  "decode": run_decode, "large": run_large}[job["kind"]]
+                  "decode": run_decode, "large": run_large,
+                  "kvcache": run_kvcache}[job["kind"]]
             res = fn(rt, job, seed)
         except Exception as e:  # noqa: BLE001
             msg = f"{type(e).__name__}: {e}"
@@ -944,6 +1139,15 @@ def report(i, job, res):
                   f"{res['lse_rel']:.1e}; {res['tflops']:.0f} TFLOP/s "
                   f"(one call)  {res.get('kernel', '')}"
                   if "o_rel" in res else ""))
+    elif job["kind"] == "kvcache":
+        msg = ("ok  " if res.get("ok") else "FAILED: " + res.get("error", "")
+               + " | ") + (f"o rel {res['o_rel']:.2e}, lse rel "
+                           f"{res['lse_rel']:.1e}" if "o_rel" in res else "")
+        if "ours_gbs" in res:
+            msg += "; GB/s " + ", ".join(
+                f"{n} {res[n + '_gbs']:.0f}" for n in ("ours", "dense", "fa2")
+                if n + "_gbs" in res)
+        msg += f"  {res.get('kernel', '')}"
     elif job["kind"] == "decode":
         if "ours_gbs" in res:
             parts = [f"{n} {res[n + '_gbs']:.0f}" for n in
@@ -978,7 +1182,8 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="fewer cases and timing points")
     ap.add_argument("--only",
-                    choices=("correctness", "timing", "decode", "large"),
+                    choices=("correctness", "timing", "decode", "large",
+                             "kvcache"),
                     help="one part: the correctness sweep, the forward "
                     "timing, decoding (its correctness cases and timing), "
                     "or the 2^31-element problem")
@@ -1007,6 +1212,8 @@ def main():
         jobs += correctness_cases(args.quick) + api_checks()
     if args.only in (None, "correctness", "decode"):
         jobs += decode_cases(args.quick)
+    if args.only in (None, "correctness", "decode", "kvcache"):
+        jobs += kvcache_cases(args.quick)
     if args.only in (None, "correctness", "large"):
         jobs += large_cases(args.quick)
     if args.only in (None, "timing"):
@@ -1039,7 +1246,8 @@ def main():
     for i, job in enumerate(jobs):
         r = results.get(i, dict(ok=False, error="not run"))
         rows.append(dict(job, **r))
-    corr = [r for r in rows if r["kind"] in ("correctness", "api", "large")]
+    corr = [r for r in rows
+            if r["kind"] in ("correctness", "api", "large", "kvcache")]
     timing = [r for r in rows if r["kind"] == "timing"]
     decode = [r for r in rows if r["kind"] == "decode"]
     # A decode row whose output disagrees with SDPA is a correctness failure.

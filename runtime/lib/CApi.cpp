@@ -240,6 +240,45 @@ attn_status attn_forward(attn_runtime *rt, const attn_problem *problem,
   });
 }
 
+void attn_kv_cache_init(attn_kv_cache *cache) {
+  if (!cache)
+    return;
+  *cache = attn_kv_cache{};
+  cache->check = 1;
+}
+
+attn_status attn_forward_kv_cache(attn_runtime *rt,
+                                  const attn_problem *problem,
+                                  const attn_kv_cache *cache, const void *q,
+                                  const void *k, const void *v, void *o,
+                                  float *lse, void *stream) {
+  return guarded([&] {
+    attn::ForwardProblem p;
+    if (attn_status s = report(toProblem(problem, p)))
+      return s;
+    if (!cache)
+      return reportError(ATTN_ERROR_INVALID_ARGUMENT, "cache is null");
+    if (cache->reserved)
+      return reportError(ATTN_ERROR_INVALID_ARGUMENT,
+                         "cache->reserved must be 0");
+    if (cache->check != 0 && cache->check != 1)
+      return reportError(ATTN_ERROR_INVALID_ARGUMENT,
+                         "cache->check must be 0 or 1");
+    p.kvLayout =
+        cache->block_table ? attn::KVLayout::Paged : attn::KVLayout::SeqLens;
+    p.pageSize = cache->page_size;
+    p.numPages = cache->num_pages;
+    p.maxPages = cache->max_pages;
+    p.tableStride = cache->table_stride;
+    p.checkKVCache = cache->check != 0;
+    ATTN_CHECK_RT(rt);
+    attn::KVCacheArgs args;
+    args.seqLens = cache->seq_lens;
+    args.blockTable = cache->block_table;
+    return report(rt->rt->forward(p, args, q, k, v, o, lse, stream));
+  });
+}
+
 attn_status attn_select_kernel(attn_runtime *rt, const attn_problem *problem,
                                int device, attn_kernel_info *out) {
   return guarded([&] {

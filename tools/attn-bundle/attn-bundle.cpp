@@ -78,6 +78,17 @@ static cl::opt<std::string> splitCodegen(
     cl::desc("attn-codegen options added for the split-KV kernels on sm_90a "
              "(after --codegen)"),
     cl::init(""), cl::cat(category));
+// The paged-cache kernels' knobs on sm_90a, after --codegen (and
+// --split-codegen for the split kernel): a paged program copies with
+// cp.async (a bulk copy would read a page's rows past the sequence's end),
+// and its producer keeps its copies' addresses: with 128-row key blocks the
+// consumers spill (52-64 bytes at D = 128); 64-row blocks fit (and serve
+// any page size that is a multiple of 64).
+static cl::opt<std::string> pagedCodegen(
+    "paged-codegen",
+    cl::desc("attn-codegen options added for the paged KV cache kernels on "
+             "sm_90a (after --codegen and --split-codegen)"),
+    cl::init("block-kv=64"), cl::cat(category));
 static cl::opt<std::string>
     ptxasPath("ptxas",
               cl::desc("ptxas to assemble each kernel into SASS (cubins) "
@@ -267,6 +278,17 @@ int main(int argc, char **argv) {
                                                            splitCodegen);
   if (!splitKnobs)
     return fail("bad --split-codegen options '" + splitCodegen + "'");
+  // Paged: [0] the forward, [1] the split kernel.
+  std::unique_ptr<mlir::attn::CodegenPipelineOptions> pagedKnobs[2] = {
+      mlir::attn::CodegenPipelineOptions::createFromString(codegen + " " +
+                                                           pagedCodegen),
+      mlir::attn::CodegenPipelineOptions::createFromString(
+          codegen + " " + splitCodegen + " " + pagedCodegen)};
+  if (!pagedKnobs[0] || !pagedKnobs[1])
+    return fail("bad --paged-codegen options '" + pagedCodegen + "'");
+  for (StringRef opt : llvm::split(StringRef(pagedCodegen), ' '))
+    if (opt.trim().starts_with("chip="))
+      return fail("--paged-codegen: the chip comes from --chips");
   for (StringRef opt : llvm::split(StringRef(splitCodegen), ' '))
     if (opt.trim().starts_with("chip="))
       return fail("--split-codegen: the chip comes from --chips");
@@ -365,15 +387,24 @@ int main(int argc, char **argv) {
     for (const std::string &dt : dtypes)
       for (int64_t d : headDims)
         // Per (dtype, head dim): the forward (mask x LSE), the split-KV
-        // kernel (mask) and the merge (LSE).
-        for (int kind = 0; kind < 3; ++kind)
+        // kernel (mask) and the merge (LSE); the forward and the split
+        // kernel again over a paged KV cache (kinds 3 and 4: a run-time
+        // page size, any multiple of the kernel's key block; D 64 and 128).
+        for (int kind = 0; kind < 5; ++kind)
           for (bool causal : {false, true})
             for (bool withLse : {true, false}) {
               if (sassFailed)
                 break; // reported below, with ptxas's message
               // The split kernel always writes its partial LSE; the merge
               // has no mask.
-              if ((kind == 1 && !withLse) || (kind == 2 && causal))
+              if (((kind == 1 || kind == 4) && !withLse) ||
+                  (kind == 2 && causal))
+                continue;
+              bool paged = kind >= 3;
+              // Paged kernels for the decoding head dims whose kernels fit
+              // the registers (sm_90a: 96 and 256 spill); the runtime's
+              // compiler makes the others.
+              if (paged && d != 64 && d != 128)
                 continue;
               Type et;
               if (dt == "f16")
@@ -382,14 +413,21 @@ int main(int argc, char **argv) {
                 et = BFloat16Type::get(&ctx);
               else
                 return fail("unsupported dtype '" + dt + "' (f16, bf16)");
-              auto program = kind == 0   ? ::attn::Program::Attention
-                             : kind == 1 ? ::attn::Program::SplitKV
-                                         : ::attn::Program::MergeSplits;
+              auto program = kind == 0 || kind == 3 ? ::attn::Program::Attention
+                             : kind == 1 || kind == 4
+                                 ? ::attn::Program::SplitKV
+                                 : ::attn::Program::MergeSplits;
               OwningOpRef<ModuleOp> module = mlir::attn::buildKernelProblem(
                   ctx, ::attn::programName(program), et, d, d, causal, withLse,
-                  "dense", kernelName(program, et, d, causal, withLse));
+                  paged ? "paged" : "dense",
+                  kernelName(program, et, d, causal, withLse) +
+                      (paged ? "_paged" : ""));
+              bool isSplit = program == ::attn::Program::SplitKV;
               mlir::attn::CodegenPipelineOptions &opts =
-                  kind == 1 && chip == "sm_90a" ? *splitKnobs : *knobs;
+                  chip != "sm_90a" ? *knobs
+                  : paged          ? *pagedKnobs[isSplit]
+                  : isSplit        ? *splitKnobs
+                                   : *knobs;
               opts.chip = chip;
               FailureOr<mlir::attn::CompiledKernel> k =
                   mlir::attn::compileGPUKernel(*module, opts);

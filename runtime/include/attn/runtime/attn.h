@@ -77,6 +77,27 @@ typedef struct attn_problem {
   attn_strides q, k, v, o;
 } attn_problem;
 
+/* A KV cache for attn_forward_kv_cache (decoding from a serving engine's
+ * cache). seq_lens: device array of B int32 key counts, each in
+ * [0, seq_k] (causal alignment uses it for Nk). block_table: NULL for a
+ * contiguous cache (K and V as in attn_problem); else a device array
+ * [B, max_pages] int32 (rows table_stride elements apart, 0: max_pages),
+ * and K and V are pages [num_pages, Hkv, page_size, D] whose strides'
+ * `batch` entry steps over pages (vLLM's [num_pages, page_size, Hkv, D]
+ * storage is the strides {page, D, Hkv * D, 1}); key j of sequence b is in
+ * page block_table[b, j / page_size], page_size a power of two >= 16, and
+ * the problem's seq_k must be max_pages * page_size. check: 1 (what
+ * attn_kv_cache_init sets) reads seq_lens and block_table back (a stream
+ * synchronisation) and refuses an entry out of range before launching; 0
+ * trusts them (a serving loop, CUDA graphs). */
+typedef struct attn_kv_cache {
+  const int32_t *seq_lens;
+  const int32_t *block_table;
+  int64_t num_pages, page_size, max_pages, table_stride;
+  int32_t check;
+  int32_t reserved; /* must be 0 */
+} attn_kv_cache;
+
 typedef struct attn_kernel_info {
   char name[128];
   char chip[16];
@@ -142,6 +163,15 @@ ATTN_API attn_status attn_device_get_info(attn_runtime *rt, int device,
 ATTN_API attn_status attn_forward(attn_runtime *rt, const attn_problem *problem,
                                   const void *q, const void *k, const void *v,
                                   void *o, float *lse, void *stream);
+/* attn_forward over a KV cache (attn_kv_cache above). */
+ATTN_API attn_status attn_forward_kv_cache(attn_runtime *rt,
+                                           const attn_problem *problem,
+                                           const attn_kv_cache *cache,
+                                           const void *q, const void *k,
+                                           const void *v, void *o, float *lse,
+                                           void *stream);
+/* No cache arrays, check = 1, everything else 0. */
+ATTN_API void attn_kv_cache_init(attn_kv_cache *cache);
 /* Which kernel forward would run on `device`, without launching. */
 ATTN_API attn_status attn_select_kernel(attn_runtime *rt,
                                         const attn_problem *problem, int device,
