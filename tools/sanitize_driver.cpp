@@ -50,6 +50,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -326,19 +327,27 @@ struct Family {
   int dtype;
   int64_t D, Dv;
   bool causal, lse;
+  /// Kernels over a paged KV cache (kv=paged): run through
+  /// attn_forward_kv_cache, the keys in shuffled pages of kPage rows.
+  bool paged;
   bool operator<(const Family &o) const {
-    return std::tie(dtype, D, Dv, causal, lse) <
-           std::tie(o.dtype, o.D, o.Dv, o.causal, o.lse);
+    return std::tie(dtype, D, Dv, causal, lse, paged) <
+           std::tie(o.dtype, o.D, o.Dv, o.causal, o.lse, o.paged);
   }
   std::string str() const {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%s D=%lld%s %s %s", dtypeName(dtype),
+    char buf[112];
+    std::snprintf(buf, sizeof buf, "%s D=%lld%s %s %s%s", dtypeName(dtype),
                   (long long)D,
                   Dv != D ? (" Dv=" + std::to_string(Dv)).c_str() : "",
-                  causal ? "causal" : "full  ", lse ? "lse   " : "no-lse");
+                  causal ? "causal" : "full  ", lse ? "lse   " : "no-lse",
+                  paged ? " paged" : "");
     return buf;
   }
 };
+
+/// The page size of the paged cases: a multiple of every paged kernel's key
+/// block, and smaller than most shapes' keys (several pages a sequence).
+constexpr int64_t kPage = 64;
 
 std::map<std::string, std::string> keyValues(const std::string &line) {
   std::map<std::string, std::string> kv;
@@ -370,6 +379,11 @@ bool readFamilies(const std::string &dir, std::set<Family> &out,
     f.Dv = k.headDimV;
     f.causal = k.causal;
     f.lse = k.lse;
+    f.paged = k.kv == attn::KVLayout::Paged;
+    // Split-KV kernels run inside the families' forwards; a seqlens kernel
+    // has no family of its own.
+    if (k.kv == attn::KVLayout::SeqLens)
+      continue;
     out.insert(f);
     chips.insert(k.chip.str());
   }
@@ -391,6 +405,17 @@ struct Runtime {
     }
     live.push_back(p);
     return p;
+  }
+  /// Frees one allocation now (it leaves `live`).
+  void free(void *p) {
+    for (size_t i = 0; i < live.size(); ++i)
+      if (live[i] == p) {
+        live.erase(live.begin() + long(i));
+        if (attn_free(rt, p) != ATTN_OK)
+          std::fprintf(stderr, "sanitize_driver: attn_free: %s\n",
+                       attn_last_error_message());
+        return;
+      }
   }
   void freeAll() {
     for (void *p : live)
@@ -429,7 +454,8 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &s, bool poison,
   p.o = in.o = stridesOf(s, s.Hq, s.Nq, f.Dv);
 
   attn_kernel_info info;
-  if (attn_status st = attn_select_kernel(R.rt, &p, 0, &info); st != ATTN_OK) {
+  if (attn_status st = attn_select_kernel(R.rt, &p, 0, &info);
+      !f.paged && st != ATTN_OK) {
     kernel = attn_last_error_message();
     return st == ATTN_ERROR_UNSUPPORTED ? 2 : 1;
   }
@@ -456,6 +482,63 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &s, bool poison,
   auto h2d = [&](void *d, const void *h, size_t n) {
     return attn_memcpy_htod(R.rt, d, h, n) == ATTN_OK;
   };
+  // Paged: every sequence's keys in ceil(Nk / kPage) pages of a shuffled
+  // order, the rows past Nk NaN; key counts Nk, so the dense reference
+  // holds.
+  const int64_t maxPages = (s.Nk + kPage - 1) / kPage,
+                numPages = s.B * maxPages;
+  std::vector<int32_t> table, lens(size_t(s.B), int32_t(s.Nk));
+  attn_kv_cache cache;
+  attn_kv_cache_init(&cache);
+  if (f.paged) {
+    table.resize(size_t(numPages));
+    for (size_t i = 0; i < table.size(); ++i)
+      table[i] = int32_t(i);
+    std::shuffle(table.begin(), table.end(), std::mt19937_64(seed + 7));
+    auto page = [&](const std::vector<uint16_t> &from, const attn_strides &st,
+                    int64_t dh) {
+      std::vector<uint16_t> to(size_t(numPages * s.Hkv * kPage * dh), 0x7fff);
+      for (int64_t b = 0; b < s.B; ++b)
+        for (int64_t h = 0; h < s.Hkv; ++h)
+          for (int64_t n = 0; n < s.Nk; ++n)
+            for (int64_t d = 0; d < dh; ++d)
+              to[size_t(((table[size_t(b * maxPages + n / kPage)] * s.Hkv + h) *
+                             kPage +
+                         n % kPage) *
+                            dh +
+                        d)] = from[size_t(at(st, b, h, n, d))];
+      return to;
+    };
+    kb = page(kb, in.k, f.D);
+    vb = page(vb, in.v, f.Dv);
+    p.k = attn_strides{s.Hkv * kPage * f.D, kPage * f.D, f.D, 1};
+    p.v = attn_strides{s.Hkv * kPage * f.Dv, kPage * f.Dv, f.Dv, 1};
+    p.seq_k = maxPages * kPage;
+    cache.num_pages = numPages;
+    cache.page_size = kPage;
+    cache.max_pages = maxPages;
+    void *dlens = R.alloc(lens.size() * 4), *dtable = R.alloc(table.size() * 4);
+    if (!dlens || !dtable ||
+        attn_memcpy_htod(R.rt, dlens, lens.data(), lens.size() * 4) !=
+            ATTN_OK ||
+        attn_memcpy_htod(R.rt, dtable, table.data(), table.size() * 4) !=
+            ATTN_OK) {
+      kernel = "allocating the block table failed";
+      R.freeAll();
+      return 1;
+    }
+    cache.seq_lens = static_cast<const int32_t *>(dlens);
+    cache.block_table = static_cast<const int32_t *>(dtable);
+    R.free(dk);
+    R.free(dv);
+    dk = R.alloc(kb.size() * 2);
+    dv = R.alloc(vb.size() * 2);
+    if (!dk || !dv) {
+      kernel = "allocation failed";
+      R.freeAll();
+      return 1;
+    }
+  }
   bool ok = h2d(dq, qb.data(), qb.size() * 2) &&
             h2d(dk, kb.data(), kb.size() * 2) &&
             h2d(dv, vb.data(), vb.size() * 2);
@@ -467,8 +550,12 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &s, bool poison,
   }
   if (!ok) {
     kernel = std::string("copy to device: ") + attn_last_error_message();
-  } else if (attn_forward(R.rt, &p, dq, dk, dv, dO, static_cast<float *>(dl),
-                          nullptr) != ATTN_OK) {
+  } else if ((f.paged ? attn_forward_kv_cache(R.rt, &p, &cache, dq, dk, dv,
+                                              dO, static_cast<float *>(dl),
+                                              nullptr)
+                      : attn_forward(R.rt, &p, dq, dk, dv, dO,
+                                     static_cast<float *>(dl), nullptr)) !=
+             ATTN_OK) {
     kernel = std::string("forward: ") + attn_last_error_message();
   } else if (attn_synchronize(R.rt, 0) != ATTN_OK) {
     kernel = std::string("running the kernel: ") + attn_last_error_message();
@@ -482,7 +569,11 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &s, bool poison,
     kernel = std::string(ran.name) + " (" + ran.chip + ")";
     double rel = 0;
     std::string err = compare(in, f.dtype, oBits, f.lse ? &lse : nullptr, rel);
-    if (ran.head_dim != f.D || ran.causal != int(f.causal))
+    // (A paged GQA decode step runs packed: non-causal for one row.)
+    if (ran.head_dim != f.D ||
+        (ran.causal != int(f.causal) && !(f.paged && s.Nq == 1)) ||
+        (f.paged != (std::string(ran.name).find("_paged") !=
+                     std::string::npos)))
       err += "the runtime ran a kernel of another family; ";
     char buf[48];
     std::snprintf(buf, sizeof buf, "  o rel %.1e", rel);

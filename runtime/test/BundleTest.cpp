@@ -326,6 +326,37 @@ TEST(Manifest, ProgramKey) {
   expectError(head + "program=split_kv\n", "program=split_kv needs abi=memref");
 }
 
+TEST(Manifest, KVKey) {
+  Manifest m;
+  Status s = parse(
+      "kernel name=p ptx=p.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=0 "
+      "block_m=128 block_n=64 threads=384 smem=1024 abi=memref kv=paged\n"
+      "kernel name=s ptx=s.ptx chip=sm_80 dtype=bf16 head_dim=128 causal=1 "
+      "block_m=128 threads=128 smem=0 abi=memref program=split_kv "
+      "kv=seqlens\n"
+      "kernel name=d ptx=d.ptx chip=sm_80 dtype=bf16 head_dim=128 causal=0 "
+      "block_m=128 threads=128 smem=0 abi=memref kv=dense\n",
+      m);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(m.kernels.size(), 3u);
+  EXPECT_EQ(m.kernels[0].kv, KVLayout::Paged);
+  EXPECT_EQ(m.kernels[1].kv, KVLayout::SeqLens);
+  EXPECT_EQ(m.kernels[2].kv, KVLayout::Dense);
+  EXPECT_NE(formatManifestLine(m.kernels[0]).find(" kv=paged"),
+            std::string::npos);
+  EXPECT_EQ(formatManifestLine(m.kernels[2]).find("kv="), std::string::npos);
+  Manifest again;
+  ASSERT_TRUE(parse(formatManifestLine(m.kernels[1]) + "\n", again).ok());
+  EXPECT_EQ(again.kernels[0].kv, KVLayout::SeqLens);
+  const std::string head = "kernel name=a ptx=a.ptx chip=sm_90a dtype=bf16 "
+                           "head_dim=128 causal=0 block_m=128 threads=384 "
+                           "smem=0 ";
+  expectError(head + "abi=memref kv=ragged\n", "bad value 'ragged' for 'kv'");
+  expectError(head + "kv=paged\n", "kv=paged needs abi=memref");
+  expectError(head + "abi=memref program=merge_splits kv=paged\n",
+              "kv=paged needs abi=memref and a program that reads keys");
+}
+
 TEST(Manifest, GridKey) {
   Manifest m;
   Status s = parse(

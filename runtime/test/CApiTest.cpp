@@ -18,6 +18,9 @@ TEST(CApi, LayoutMatchesTheDocumentedStructs) {
   EXPECT_EQ(offsetof(attn_problem, q), 80u);
   EXPECT_EQ(sizeof(attn_problem), 208u);
   EXPECT_EQ(sizeof(attn_kernel_info), 128u + 16u + 128u + 10 * 4u);
+  EXPECT_EQ(offsetof(attn_kv_cache, num_pages), 16u);
+  EXPECT_EQ(offsetof(attn_kv_cache, check), 48u);
+  EXPECT_EQ(sizeof(attn_kv_cache), 56u);
   EXPECT_EQ(attn_c_api_version(), ATTN_C_API_VERSION);
 }
 
@@ -61,6 +64,34 @@ TEST(CApi, NullArguments) {
   EXPECT_EQ(attn_runtime_device_count(nullptr), 0);
   EXPECT_STREQ(attn_runtime_bundle_dir(nullptr), "");
   attn_runtime_destroy(nullptr);
+}
+
+TEST(CApi, KVCacheArguments) {
+  attn_kv_cache c;
+  attn_kv_cache_init(&c);
+  EXPECT_EQ(c.seq_lens, nullptr);
+  EXPECT_EQ(c.block_table, nullptr);
+  EXPECT_EQ(c.check, 1);
+  EXPECT_EQ(c.page_size, 0);
+  attn_kv_cache_init(nullptr); // harmless
+  attn_problem p;
+  attn_problem_init(&p);
+  // The struct is checked before the runtime is looked at.
+  EXPECT_EQ(attn_forward_kv_cache(nullptr, &p, nullptr, nullptr, nullptr,
+                                  nullptr, nullptr, nullptr, nullptr),
+            ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attn_last_error_message(), "cache is null");
+  c.reserved = 1;
+  EXPECT_EQ(attn_forward_kv_cache(nullptr, &p, &c, nullptr, nullptr, nullptr,
+                                  nullptr, nullptr, nullptr),
+            ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attn_last_error_message(), "cache->reserved must be 0");
+  c.reserved = 0;
+  c.check = 2;
+  EXPECT_EQ(attn_forward_kv_cache(nullptr, &p, &c, nullptr, nullptr, nullptr,
+                                  nullptr, nullptr, nullptr),
+            ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attn_last_error_message(), "cache->check must be 0 or 1");
 }
 
 TEST(CApi, ErrorMessagesArePerThread) {

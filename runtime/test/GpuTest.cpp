@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -21,6 +22,9 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <numeric>
+#include <random>
+#include <limits>
 #include <map>
 #include <set>
 #include <thread>
@@ -781,4 +785,175 @@ TEST_F(Gpu, CompilerFailuresAndLiesAreErrors) {
   EXPECT_NE(s.message().find("does not match"), std::string::npos)
       << s.message();
   EXPECT_EQ(compiler->calls.load(), 2);
+}
+
+namespace {
+
+/// One KV-cache decode step on the GPU (page 0: a contiguous cache with
+/// per-sequence lengths) against the float64 reference of each sequence's
+/// own keys. Pages are shuffled, spare pages and rows past a sequence's end
+/// are NaN and the table's unused entries out of range: a kernel that reads
+/// any of them fails. Then a table with a page out of range must be refused
+/// before anything is written.
+void runKVCacheCase(Runtime &rt, int64_t page, int64_t d, int64_t nq,
+                    bool causal, uint64_t seed) {
+  SCOPED_TRACE("page " + std::to_string(page) + " D " + std::to_string(d) +
+               " Nq " + std::to_string(nq) + (causal ? " causal" : ""));
+  const int64_t B = 4, Hq = 8, Hkv = 2, cap = 512;
+  Problem ref;
+  ref.batch = B;
+  ref.headsQ = Hq;
+  ref.headsKV = Hkv;
+  ref.seqQ = nq;
+  ref.seqK = cap;
+  ref.headDim = ref.headDimV = d;
+  ref.causal = causal;
+  ref.dtype = DType::BF16;
+  ref.kvLens = {0, 1, cap, 200};
+  const size_t es = 2;
+  std::vector<double> q, k, v, o, lse;
+  std::vector<uint8_t> qs, ks, vs;
+  fillRandom(ref.dtype, seed, ref.numQ(), q, qs);
+  fillRandom(ref.dtype, seed + 1, ref.numK(), k, ks);
+  fillRandom(ref.dtype, seed + 2, ref.numV(), v, vs);
+  referenceAttention(ref, q, k, v, o, lse);
+
+  // The cache's storage: NaN (0xFFFF) everywhere first.
+  const size_t rowBytes = size_t(d) * es;
+  int64_t pages = 0, maxPages = 0;
+  std::vector<int32_t> table;
+  if (page) {
+    maxPages = cap / page;
+    for (int64_t n : ref.kvLens)
+      pages += (n + page - 1) / page;
+    pages += 2;
+    std::vector<int32_t> order(static_cast<size_t>(pages));
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), std::mt19937_64(seed));
+    table.assign(size_t(B * maxPages), std::numeric_limits<int32_t>::max());
+    size_t next = 0;
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t i = 0; i < (ref.kvLens[size_t(b)] + page - 1) / page; ++i)
+        table[size_t(b * maxPages + i)] = order[next++];
+  }
+  const int64_t blocks = page ? pages : B, rows = page ? page : cap;
+  std::vector<uint8_t> kc(size_t(blocks * Hkv * rows) * rowBytes, 0xFF),
+      vc(kc.size(), 0xFF);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < Hkv; ++h)
+      for (int64_t j = 0; j < ref.kvLens[size_t(b)]; ++j) {
+        size_t from = size_t((b * Hkv + h) * cap + j) * rowBytes;
+        size_t to = from;
+        if (page)
+          to = size_t((table[size_t(b * maxPages + j / page)] * Hkv + h) *
+                          page +
+                      j % page) *
+               rowBytes;
+        std::memcpy(&kc[to], &ks[from], rowBytes);
+        std::memcpy(&vc[to], &vs[from], rowBytes);
+      }
+  DeviceBuffer dq, dk, dv, dout, dl, dlens, dtable;
+  auto put = [&](DeviceBuffer &buf, const void *host, size_t bytes) {
+    ASSERT_TRUE(DeviceBuffer::allocate(rt, 0, bytes, buf).ok());
+    ASSERT_TRUE(rt.copyToDevice(buf.get(), host, bytes).ok());
+  };
+  put(dq, qs.data(), qs.size());
+  put(dk, kc.data(), kc.size());
+  put(dv, vc.data(), vc.size());
+  std::vector<uint8_t> poison(ref.numO() * es, 0xFF);
+  put(dout, poison.data(), poison.size());
+  std::vector<float> lsePoison(ref.numLse(), std::nanf(""));
+  put(dl, lsePoison.data(), lsePoison.size() * 4);
+  std::vector<int32_t> lens(ref.kvLens.begin(), ref.kvLens.end());
+  put(dlens, lens.data(), lens.size() * 4);
+  if (page)
+    put(dtable, table.data(), table.size() * 4);
+
+  ForwardProblem p;
+  p.dtype = ref.dtype;
+  p.batch = B;
+  p.headsQ = Hq;
+  p.headsKV = Hkv;
+  p.seqQ = nq;
+  p.seqK = cap;
+  p.headDim = p.headDimV = d;
+  p.causal = causal;
+  p.withLse = true;
+  p.kvLayout = page ? KVLayout::Paged : KVLayout::SeqLens;
+  if (page) {
+    p.pageSize = page;
+    p.numPages = pages;
+    p.maxPages = maxPages;
+  }
+  KVCacheArgs cache;
+  cache.seqLens = static_cast<const int32_t *>(dlens.get());
+  cache.blockTable = page ? static_cast<const int32_t *>(dtable.get())
+                          : nullptr;
+  Status s = rt.forward(p, cache, dq.get(), dk.get(), dv.get(), dout.get(),
+                        static_cast<float *>(dl.get()), nullptr);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_TRUE(rt.synchronize(0).ok());
+  std::vector<uint8_t> got(poison.size());
+  ASSERT_TRUE(rt.copyToHost(got.data(), dout.get(), got.size()).ok());
+  std::vector<float> lseGot(ref.numLse());
+  ASSERT_TRUE(rt.copyToHost(lseGot.data(), dl.get(), lseGot.size() * 4).ok());
+  ErrorStats eo = compare(decode(p.dtype, got.data(), ref.numO()), o);
+  ErrorStats el =
+      compare(std::vector<double>(lseGot.begin(), lseGot.end()), lse);
+  EXPECT_EQ(eo.nonFinite, 0u);
+  EXPECT_LT(eo.relative, tolerance(p.dtype));
+  EXPECT_EQ(el.nonFinite, 0u);
+  EXPECT_LT(el.relative, 1e-5);
+  KernelChoice last;
+  ASSERT_TRUE(rt.lastKernel(last));
+  EXPECT_EQ(last.kernel.kv, p.kvLayout) << last.kernel.name;
+
+  // A bad entry in a reached part of the table (or a length past the
+  // capacity) is refused and nothing is written.
+  ASSERT_TRUE(rt.copyToDevice(dout.get(), poison.data(), poison.size()).ok());
+  if (page) {
+    std::vector<int32_t> bad = table;
+    bad[size_t(2 * maxPages + 1)] = int32_t(pages); // sequence 2: full
+    ASSERT_TRUE(rt.copyToDevice(dtable.get(), bad.data(), bad.size() * 4).ok());
+  } else {
+    std::vector<int32_t> bad = lens;
+    bad[3] = int32_t(cap + 1);
+    ASSERT_TRUE(rt.copyToDevice(dlens.get(), bad.data(), bad.size() * 4).ok());
+  }
+  s = rt.forward(p, cache, dq.get(), dk.get(), dv.get(), dout.get(),
+                 static_cast<float *>(dl.get()), nullptr);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument) << s.message();
+  EXPECT_NE(s.message().find(page ? "block_table[2, 1]" : "seq_lens[3]"),
+            std::string::npos)
+      << s.message();
+  ASSERT_TRUE(rt.synchronize(0).ok());
+  ASSERT_TRUE(rt.copyToHost(got.data(), dout.get(), got.size()).ok());
+  EXPECT_EQ(got, poison) << "a refused call wrote O";
+}
+
+} // namespace
+
+TEST_F(Gpu, PagedKVCacheMatchesTheReference) {
+  uint64_t seed = 4242;
+  for (int64_t page : {64, 128, 256})
+    for (int64_t d : {64, 128})
+      for (auto [nq, causal] : {std::pair<int64_t, bool>{1, false},
+                                std::pair<int64_t, bool>{3, true}})
+        runKVCacheCase(*rt, page, d, nq, causal, seed += 3);
+}
+
+TEST_F(Gpu, KVCacheWithoutItsArraysIsRefused) {
+  ForwardProblem p;
+  p.kvLayout = KVLayout::Paged;
+  p.pageSize = 64;
+  p.numPages = 4;
+  p.maxPages = 2;
+  p.seqK = 128;
+  Status s = rt->forward(p, reinterpret_cast<void *>(16),
+                         reinterpret_cast<void *>(16),
+                         reinterpret_cast<void *>(16),
+                         reinterpret_cast<void *>(32), nullptr, nullptr);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(s.message().find("needs its arrays"), std::string::npos)
+      << s.message();
 }

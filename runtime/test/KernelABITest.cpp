@@ -310,6 +310,49 @@ TEST_F(AttentionParams, SplitAndMerge) {
   EXPECT_EQ(memrefMergeParams(shape, w, ws, o, nullptr).size(), 35u);
 }
 
+TEST_F(AttentionParams, PagedKVCache) {
+  // K and V as pages [P, Hkv, page, D]; the key counts [B] and the block
+  // table [B, max_pages] follow the outputs, before the scale.
+  p.kvLayout = KVLayout::Paged;
+  p.pageSize = 64;
+  p.numPages = 37;
+  p.maxPages = 16;
+  p.tableStride = 20;
+  p.seqK = 16 * 64;
+  const int32_t *lens = static_cast<const int32_t *>(fakePtr(0x7f0006000000));
+  const int32_t *table =
+      static_cast<const int32_t *>(fakePtr(0x7f0007000000));
+  KVCacheArgs cache{lens, table};
+  KernelParams params = memrefAttentionParams(kernelShape(p), q, k, v, o, lse,
+                                              0.125f, &cache);
+  ASSERT_EQ(params.size(), 4 * 11 + 9 + 5 + 7 + 1u);
+  expectMemref(params, 11, k, {37, 2, 64, 128},
+               {2 * 64 * 128, 64 * 128, 128, 1});
+  expectMemref(params, 22, v, {37, 2, 64, 64}, {2 * 64 * 64, 64 * 64, 64, 1});
+  expectMemref(params, 53, lens, {2}, {1});
+  expectMemref(params, 58, table, {2, 16}, {20, 1});
+  EXPECT_EQ(param<float>(params, 65), 0.125f);
+  // The split kernel takes them at the same place: after its partials.
+  const AttentionShape shape = kernelShape(p);
+  const SplitPartials w = splitPartials(shape, 4);
+  void *ws = const_cast<void *>(fakePtr(0x7f0005000000));
+  KernelParams sp = memrefSplitParams(shape, w, q, k, v, ws, 0.5f, &cache);
+  ASSERT_EQ(sp.size(), 3 * 11 + 13 + 11 + 5 + 7 + 1u);
+  expectMemref(sp, 57, lens, {2}, {1});
+  expectMemref(sp, 62, table, {2, 16}, {20, 1});
+  // Key counts alone (a contiguous cache): no table.
+  KVCacheArgs lensOnly{lens, nullptr};
+  p.kvLayout = KVLayout::SeqLens;
+  p.pageSize = p.numPages = p.maxPages = p.tableStride = 0;
+  p.seqK = 1000;
+  KernelParams lp = memrefAttentionParams(kernelShape(p), q, k, v, o, nullptr,
+                                          0.125f, &lensOnly);
+  ASSERT_EQ(lp.size(), 4 * 11 + 5 + 1u);
+  expectMemref(lp, 11, k, {2, 2, 1000, 128},
+               {2 * 1000 * 128, 1000 * 128, 128, 1});
+  expectMemref(lp, 44, lens, {2}, {1});
+}
+
 TEST(LaunchGrid, FromTheKernelsDescription) {
   LaunchGrid g;
   ASSERT_TRUE(parseLaunchGrid("q_blocks*splits,heads_q,batch", g));

@@ -56,6 +56,67 @@ protected:
   ForwardProblem p;
 };
 
+TEST_F(Validate, PagedCacheRules) {
+  p.kvLayout = KVLayout::Paged;
+  p.pageSize = 64;
+  p.numPages = 40;
+  p.maxPages = 16;
+  p.seqK = 16 * 64;
+  EXPECT_TRUE(checkProblem(p).ok()) << checkProblem(p).message();
+  auto expectInvalid = [&](ForwardProblem bad, const std::string &needle) {
+    Status s = checkProblem(bad);
+    EXPECT_EQ(s.code(), StatusCode::InvalidArgument) << needle;
+    EXPECT_NE(s.message().find(needle), std::string::npos) << s.message();
+  };
+  ForwardProblem bad = p;
+  bad.pageSize = 48;
+  expectInvalid(bad, "page_size must be a power of two >= 16, got 48");
+  bad = p;
+  bad.pageSize = 8;
+  bad.seqK = 16 * 8;
+  expectInvalid(bad, "page_size must be a power of two >= 16, got 8");
+  bad = p;
+  bad.numPages = 0;
+  expectInvalid(bad, "num_pages must be in [1, 2^31-1], got 0");
+  bad = p;
+  bad.seqK = 1000;
+  expectInvalid(bad, "must be the paged cache's capacity max_pages * "
+                     "page_size = 1024");
+  bad = p;
+  bad.tableStride = 15;
+  expectInvalid(bad, "table_stride (15) is smaller than max_pages (16)");
+  bad = ForwardProblem();
+  bad.pageSize = 64;
+  expectInvalid(bad, "for a paged KV cache only");
+  // K and V's extents are the pages', not the batch's.
+  p.k = p.v = Strides{};
+  TensorExtents e = tensorExtents(p);
+  EXPECT_EQ(e.k, uint64_t(40) * 2 * 64 * 128 * 2);
+  // Kernels: only kv=paged ones whose key block divides the page size.
+  const char *manifest = R"(
+kernel name=d ptx=d.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=1 block_m=128 block_n=128 threads=384 smem=1 abi=memref lse=1
+kernel name=p ptx=p.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=1 block_m=128 block_n=64 threads=384 smem=1 abi=memref lse=1 kv=paged
+)";
+  Manifest m;
+  ASSERT_TRUE(parseManifest(manifest, "m.txt", m).ok());
+  p.withLse = true;
+  std::vector<const KernelEntry *> c;
+  ASSERT_TRUE(findKernels(m, p, c).ok());
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0]->name, "p");
+  p.pageSize = 32;
+  p.seqK = 16 * 32;
+  Status s = findKernels(m, p, c);
+  EXPECT_EQ(s.code(), StatusCode::NotInBundle);
+  EXPECT_NE(s.message().find("a paged KV cache of pages of 32 rows"),
+            std::string::npos)
+      << s.message();
+  p.kvLayout = KVLayout::Dense;
+  p.pageSize = p.numPages = p.maxPages = 0;
+  ASSERT_TRUE(findKernels(m, p, c).ok());
+  EXPECT_EQ(c[0]->name, "d");
+}
+
 TEST_F(Validate, GoodProblemSelectsByComputeCapability) {
   const KernelEntry *k = nullptr;
   Status s = selectKernel(bundle, p, 9, 0, k);
