@@ -887,11 +887,10 @@ def run_kvcache(rt, job, seed):
     if job["time"]:
         lens = [cap] * B
     else:
-        lens = [0, 1, cap, page + 3 if page else 77] + [
-            int(x) for x in torch.randint(1, cap + 1, (B - 4,),
-                                          generator=torch.Generator()
-                                          .manual_seed(seed))]
-        lens = lens[:B]
+        extra = torch.randint(1, cap + 1, (max(B - 4, 0),),
+                              generator=torch.Generator().manual_seed(seed))
+        lens = ([0, 1, cap, page + 3 if page else 77]
+                + [int(x) for x in extra])[:B]
     q = rand(B, Nq, Hq, D).transpose(1, 2)
     kd, vd = (rand(B, cap, Hkv, D).transpose(1, 2) for _ in range(2))
     lens_t = torch.tensor(lens, dtype=torch.int32, device="cuda")

@@ -327,12 +327,15 @@ struct Family {
   int dtype;
   int64_t D, Dv;
   bool causal, lse;
-  /// Kernels over a paged KV cache (kv=paged): run through
-  /// attn_forward_kv_cache, the keys in shuffled pages of kPage rows.
-  bool paged;
+  /// Kernels over a KV cache (kv=seqlens, kv=paged): run through
+  /// attn_forward_kv_cache with every sequence's key count Nk, paged in
+  /// shuffled pages of kPage rows.
+  attn::KVLayout kv;
+  bool paged() const { return kv == attn::KVLayout::Paged; }
+  bool cached() const { return kv != attn::KVLayout::Dense; }
   bool operator<(const Family &o) const {
-    return std::tie(dtype, D, Dv, causal, lse, paged) <
-           std::tie(o.dtype, o.D, o.Dv, o.causal, o.lse, o.paged);
+    return std::tie(dtype, D, Dv, causal, lse, kv) <
+           std::tie(o.dtype, o.D, o.Dv, o.causal, o.lse, o.kv);
   }
   std::string str() const {
     char buf[112];
@@ -340,7 +343,8 @@ struct Family {
                   (long long)D,
                   Dv != D ? (" Dv=" + std::to_string(Dv)).c_str() : "",
                   causal ? "causal" : "full  ", lse ? "lse   " : "no-lse",
-                  paged ? " paged" : "");
+                  cached() ? (std::string(" ") + attn::kvLayoutName(kv)).c_str()
+                           : "");
     return buf;
   }
 };
@@ -379,11 +383,7 @@ bool readFamilies(const std::string &dir, std::set<Family> &out,
     f.Dv = k.headDimV;
     f.causal = k.causal;
     f.lse = k.lse;
-    f.paged = k.kv == attn::KVLayout::Paged;
-    // Split-KV kernels run inside the families' forwards; a seqlens kernel
-    // has no family of its own.
-    if (k.kv == attn::KVLayout::SeqLens)
-      continue;
+    f.kv = k.kv;
     out.insert(f);
     chips.insert(k.chip.str());
   }
@@ -455,7 +455,7 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &s, bool poison,
 
   attn_kernel_info info;
   if (attn_status st = attn_select_kernel(R.rt, &p, 0, &info);
-      !f.paged && st != ATTN_OK) {
+      !f.cached() && st != ATTN_OK) {
     kernel = attn_last_error_message();
     return st == ATTN_ERROR_UNSUPPORTED ? 2 : 1;
   }
@@ -490,7 +490,17 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &s, bool poison,
   std::vector<int32_t> table, lens(size_t(s.B), int32_t(s.Nk));
   attn_kv_cache cache;
   attn_kv_cache_init(&cache);
-  if (f.paged) {
+  if (f.cached()) {
+    void *dlens = R.alloc(lens.size() * 4);
+    if (!dlens || attn_memcpy_htod(R.rt, dlens, lens.data(),
+                                   lens.size() * 4) != ATTN_OK) {
+      kernel = "allocating the key counts failed";
+      R.freeAll();
+      return 1;
+    }
+    cache.seq_lens = static_cast<const int32_t *>(dlens);
+  }
+  if (f.paged()) {
     table.resize(size_t(numPages));
     for (size_t i = 0; i < table.size(); ++i)
       table[i] = int32_t(i);
@@ -517,17 +527,13 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &s, bool poison,
     cache.num_pages = numPages;
     cache.page_size = kPage;
     cache.max_pages = maxPages;
-    void *dlens = R.alloc(lens.size() * 4), *dtable = R.alloc(table.size() * 4);
-    if (!dlens || !dtable ||
-        attn_memcpy_htod(R.rt, dlens, lens.data(), lens.size() * 4) !=
-            ATTN_OK ||
-        attn_memcpy_htod(R.rt, dtable, table.data(), table.size() * 4) !=
-            ATTN_OK) {
+    void *dtable = R.alloc(table.size() * 4);
+    if (!dtable || attn_memcpy_htod(R.rt, dtable, table.data(),
+                                    table.size() * 4) != ATTN_OK) {
       kernel = "allocating the block table failed";
       R.freeAll();
       return 1;
     }
-    cache.seq_lens = static_cast<const int32_t *>(dlens);
     cache.block_table = static_cast<const int32_t *>(dtable);
     R.free(dk);
     R.free(dv);
@@ -550,7 +556,7 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &s, bool poison,
   }
   if (!ok) {
     kernel = std::string("copy to device: ") + attn_last_error_message();
-  } else if ((f.paged ? attn_forward_kv_cache(R.rt, &p, &cache, dq, dk, dv,
+  } else if ((f.cached() ? attn_forward_kv_cache(R.rt, &p, &cache, dq, dk, dv,
                                               dO, static_cast<float *>(dl),
                                               nullptr)
                       : attn_forward(R.rt, &p, dq, dk, dv, dO,
@@ -569,11 +575,13 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &s, bool poison,
     kernel = std::string(ran.name) + " (" + ran.chip + ")";
     double rel = 0;
     std::string err = compare(in, f.dtype, oBits, f.lse ? &lse : nullptr, rel);
-    // (A paged GQA decode step runs packed: non-causal for one row.)
+    // (A KV-cache GQA decode step runs packed: non-causal for one row.)
+    const std::string ranName = ran.name;
     if (ran.head_dim != f.D ||
-        (ran.causal != int(f.causal) && !(f.paged && s.Nq == 1)) ||
-        (f.paged != (std::string(ran.name).find("_paged") !=
-                     std::string::npos)))
+        (ran.causal != int(f.causal) && !(f.cached() && s.Nq == 1)) ||
+        (ranName.find("_paged") != std::string::npos) != f.paged() ||
+        (ranName.find("_seqlens") != std::string::npos) !=
+            (f.kv == attn::KVLayout::SeqLens))
       err += "the runtime ran a kernel of another family; ";
     char buf[48];
     std::snprintf(buf, sizeof buf, "  o rel %.1e", rel);

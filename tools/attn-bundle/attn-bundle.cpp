@@ -78,16 +78,17 @@ static cl::opt<std::string> splitCodegen(
     cl::desc("attn-codegen options added for the split-KV kernels on sm_90a "
              "(after --codegen)"),
     cl::init(""), cl::cat(category));
-// The paged-cache kernels' knobs on sm_90a, after --codegen (and
-// --split-codegen for the split kernel): a paged program copies with
-// cp.async (a bulk copy would read a page's rows past the sequence's end),
-// and its producer keeps its copies' addresses: with 128-row key blocks the
-// consumers spill (52-64 bytes at D = 128); 64-row blocks fit (and serve
-// any page size that is a multiple of 64).
-static cl::opt<std::string> pagedCodegen(
-    "paged-codegen",
-    cl::desc("attn-codegen options added for the paged KV cache kernels on "
-             "sm_90a (after --codegen and --split-codegen)"),
+// The KV-cache kernels' knobs on sm_90a, after --codegen (and
+// --split-codegen for the split kernel): a KV-cache program copies with
+// cp.async (a bulk copy would read the rows past a sequence's end, which
+// may hold anything), and its producer keeps its copies' addresses: with
+// 128-row key blocks the consumers spill (52-64 bytes at D = 128); 64-row
+// blocks fit (and serve any page size that is a multiple of 64).
+static cl::opt<std::string> cacheCodegen(
+    "kv-cache-codegen",
+    cl::desc("attn-codegen options added for the KV cache kernels (kv "
+             "seqlens and paged) on sm_90a (after --codegen and "
+             "--split-codegen)"),
     cl::init("block-kv=64"), cl::cat(category));
 static cl::opt<std::string>
     ptxasPath("ptxas",
@@ -278,17 +279,17 @@ int main(int argc, char **argv) {
                                                            splitCodegen);
   if (!splitKnobs)
     return fail("bad --split-codegen options '" + splitCodegen + "'");
-  // Paged: [0] the forward, [1] the split kernel.
-  std::unique_ptr<mlir::attn::CodegenPipelineOptions> pagedKnobs[2] = {
+  // A KV cache: [0] the forward, [1] the split kernel.
+  std::unique_ptr<mlir::attn::CodegenPipelineOptions> cacheKnobs[2] = {
       mlir::attn::CodegenPipelineOptions::createFromString(codegen + " " +
-                                                           pagedCodegen),
+                                                           cacheCodegen),
       mlir::attn::CodegenPipelineOptions::createFromString(
-          codegen + " " + splitCodegen + " " + pagedCodegen)};
-  if (!pagedKnobs[0] || !pagedKnobs[1])
-    return fail("bad --paged-codegen options '" + pagedCodegen + "'");
-  for (StringRef opt : llvm::split(StringRef(pagedCodegen), ' '))
+          codegen + " " + splitCodegen + " " + cacheCodegen)};
+  if (!cacheKnobs[0] || !cacheKnobs[1])
+    return fail("bad --kv-cache-codegen options '" + cacheCodegen + "'");
+  for (StringRef opt : llvm::split(StringRef(cacheCodegen), ' '))
     if (opt.trim().starts_with("chip="))
-      return fail("--paged-codegen: the chip comes from --chips");
+      return fail("--kv-cache-codegen: the chip comes from --chips");
   for (StringRef opt : llvm::split(StringRef(splitCodegen), ' '))
     if (opt.trim().starts_with("chip="))
       return fail("--split-codegen: the chip comes from --chips");
@@ -388,23 +389,27 @@ int main(int argc, char **argv) {
       for (int64_t d : headDims)
         // Per (dtype, head dim): the forward (mask x LSE), the split-KV
         // kernel (mask) and the merge (LSE); the forward and the split
-        // kernel again over a paged KV cache (kinds 3 and 4: a run-time
-        // page size, any multiple of the kernel's key block; D 64 and 128).
-        for (int kind = 0; kind < 5; ++kind)
+        // kernel again over a KV cache (D 64 and 128): kinds 3 and 4 with
+        // per-sequence key counts, 5 and 6 paged (a run-time page size,
+        // any multiple of the kernel's key block).
+        for (int kind = 0; kind < 7; ++kind)
           for (bool causal : {false, true})
             for (bool withLse : {true, false}) {
               if (sassFailed)
                 break; // reported below, with ptxas's message
               // The split kernel always writes its partial LSE; the merge
               // has no mask.
-              if (((kind == 1 || kind == 4) && !withLse) ||
+              if (((kind == 1 || kind == 4 || kind == 6) && !withLse) ||
                   (kind == 2 && causal))
                 continue;
-              bool paged = kind >= 3;
-              // Paged kernels for the decoding head dims whose kernels fit
-              // the registers (sm_90a: 96 and 256 spill); the runtime's
-              // compiler makes the others.
-              if (paged && d != 64 && d != 128)
+              const char *kv = kind >= 5   ? "paged"
+                               : kind >= 3 ? "seqlens"
+                                           : "dense";
+              bool cache = kind >= 3;
+              // KV-cache kernels for the decoding head dims whose kernels
+              // fit the registers (sm_90a: 96 and 256 spill); the
+              // runtime's compiler makes the others.
+              if (cache && d != 64 && d != 128)
                 continue;
               Type et;
               if (dt == "f16")
@@ -413,19 +418,19 @@ int main(int argc, char **argv) {
                 et = BFloat16Type::get(&ctx);
               else
                 return fail("unsupported dtype '" + dt + "' (f16, bf16)");
-              auto program = kind == 0 || kind == 3 ? ::attn::Program::Attention
-                             : kind == 1 || kind == 4
+              auto program = kind == 2 ? ::attn::Program::MergeSplits
+                             : kind == 1 || kind == 4 || kind == 6
                                  ? ::attn::Program::SplitKV
-                                 : ::attn::Program::MergeSplits;
+                                 : ::attn::Program::Attention;
               OwningOpRef<ModuleOp> module = mlir::attn::buildKernelProblem(
                   ctx, ::attn::programName(program), et, d, d, causal, withLse,
-                  paged ? "paged" : "dense",
+                  kv,
                   kernelName(program, et, d, causal, withLse) +
-                      (paged ? "_paged" : ""));
+                      (cache ? std::string("_") + kv : std::string()));
               bool isSplit = program == ::attn::Program::SplitKV;
               mlir::attn::CodegenPipelineOptions &opts =
                   chip != "sm_90a" ? *knobs
-                  : paged          ? *pagedKnobs[isSplit]
+                  : cache          ? *cacheKnobs[isSplit]
                   : isSplit        ? *splitKnobs
                                    : *knobs;
               opts.chip = chip;
