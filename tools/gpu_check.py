@@ -306,7 +306,7 @@ def kvcache_cases(quick):
     [pages, page, Hkv, D] storage, GQA, Nq 1 and 4, causal or not; the
     timed rows (uniform lengths) beside the same step on a dense cache."""
     cases = []
-    for page in (0, 64, 128, 256):
+    for page in (0, 16, 64, 128, 256):
         for Nq, causal in ((1, False), (4, True)):
             for D in (64, 128):
                 cases.append(dict(kind="kvcache", dtype="bf16", D=D, B=5,
@@ -317,7 +317,7 @@ def kvcache_cases(quick):
                       causal=True, time=False))
     if not quick:
         for B, cap in ((1, 16384), (8, 4096), (8, 65536), (32, 16384)):
-            for page in (0, 128):
+            for page in (0, 16, 128):
                 cases.append(dict(kind="kvcache", dtype="bf16", D=128, B=B,
                                   Hq=32, Hkv=8, Nq=1, cap=cap, page=page,
                                   causal=False, time=True))

@@ -331,11 +331,14 @@ struct Family {
   /// attn_forward_kv_cache with every sequence's key count Nk, paged in
   /// shuffled pages of kPage rows.
   attn::KVLayout kv;
+  /// Paged kernels compiled for one page size (page=): run with it; 0: with
+  /// kPage.
+  int64_t page;
   bool paged() const { return kv == attn::KVLayout::Paged; }
   bool cached() const { return kv != attn::KVLayout::Dense; }
   bool operator<(const Family &o) const {
-    return std::tie(dtype, D, Dv, causal, lse, kv) <
-           std::tie(o.dtype, o.D, o.Dv, o.causal, o.lse, o.kv);
+    return std::tie(dtype, D, Dv, causal, lse, kv, page) <
+           std::tie(o.dtype, o.D, o.Dv, o.causal, o.lse, o.kv, o.page);
   }
   std::string str() const {
     char buf[112];
@@ -343,7 +346,9 @@ struct Family {
                   (long long)D,
                   Dv != D ? (" Dv=" + std::to_string(Dv)).c_str() : "",
                   causal ? "causal" : "full  ", lse ? "lse   " : "no-lse",
-                  cached() ? (std::string(" ") + attn::kvLayoutName(kv)).c_str()
+                  cached() ? (std::string(" ") + attn::kvLayoutName(kv) +
+                              (page ? std::to_string(page) : std::string()))
+                                 .c_str()
                            : "");
     return buf;
   }
@@ -384,6 +389,7 @@ bool readFamilies(const std::string &dir, std::set<Family> &out,
     f.causal = k.causal;
     f.lse = k.lse;
     f.kv = k.kv;
+    f.page = k.pageSize;
     out.insert(f);
     chips.insert(k.chip.str());
   }
@@ -485,15 +491,16 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &s, bool poison,
   // Paged: every sequence's keys in ceil(Nk / kPage) pages of a shuffled
   // order, the rows past Nk NaN; key counts Nk, so the dense reference
   // holds.
-  const int64_t maxPages = (s.Nk + kPage - 1) / kPage,
+  const int64_t pageRows = f.page ? f.page : kPage;
+  const int64_t maxPages = (s.Nk + pageRows - 1) / pageRows,
                 numPages = s.B * maxPages;
   std::vector<int32_t> table, lens(size_t(s.B), int32_t(s.Nk));
   attn_kv_cache cache;
   attn_kv_cache_init(&cache);
   if (f.cached()) {
     void *dlens = R.alloc(lens.size() * 4);
-    if (!dlens || attn_memcpy_htod(R.rt, dlens, lens.data(),
-                                   lens.size() * 4) != ATTN_OK) {
+    if (!dlens || attn_memcpy_htod(R.rt, dlens, lens.data(), lens.size() * 4) !=
+                      ATTN_OK) {
       kernel = "allocating the key counts failed";
       R.freeAll();
       return 1;
@@ -507,25 +514,27 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &s, bool poison,
     std::shuffle(table.begin(), table.end(), std::mt19937_64(seed + 7));
     auto page = [&](const std::vector<uint16_t> &from, const attn_strides &st,
                     int64_t dh) {
-      std::vector<uint16_t> to(size_t(numPages * s.Hkv * kPage * dh), 0x7fff);
+      std::vector<uint16_t> to(size_t(numPages * s.Hkv * pageRows * dh),
+                               0x7fff);
       for (int64_t b = 0; b < s.B; ++b)
         for (int64_t h = 0; h < s.Hkv; ++h)
           for (int64_t n = 0; n < s.Nk; ++n)
             for (int64_t d = 0; d < dh; ++d)
-              to[size_t(((table[size_t(b * maxPages + n / kPage)] * s.Hkv + h) *
-                             kPage +
-                         n % kPage) *
-                            dh +
-                        d)] = from[size_t(at(st, b, h, n, d))];
+              to[size_t(
+                  ((table[size_t(b * maxPages + n / pageRows)] * s.Hkv + h) *
+                       pageRows +
+                   n % pageRows) *
+                      dh +
+                  d)] = from[size_t(at(st, b, h, n, d))];
       return to;
     };
     kb = page(kb, in.k, f.D);
     vb = page(vb, in.v, f.Dv);
-    p.k = attn_strides{s.Hkv * kPage * f.D, kPage * f.D, f.D, 1};
-    p.v = attn_strides{s.Hkv * kPage * f.Dv, kPage * f.Dv, f.Dv, 1};
-    p.seq_k = maxPages * kPage;
+    p.k = attn_strides{s.Hkv * pageRows * f.D, pageRows * f.D, f.D, 1};
+    p.v = attn_strides{s.Hkv * pageRows * f.Dv, pageRows * f.Dv, f.Dv, 1};
+    p.seq_k = maxPages * pageRows;
     cache.num_pages = numPages;
-    cache.page_size = kPage;
+    cache.page_size = pageRows;
     cache.max_pages = maxPages;
     void *dtable = R.alloc(table.size() * 4);
     if (!dtable || attn_memcpy_htod(R.rt, dtable, table.data(),
@@ -556,11 +565,11 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &s, bool poison,
   }
   if (!ok) {
     kernel = std::string("copy to device: ") + attn_last_error_message();
-  } else if ((f.cached() ? attn_forward_kv_cache(R.rt, &p, &cache, dq, dk, dv,
-                                              dO, static_cast<float *>(dl),
-                                              nullptr)
-                      : attn_forward(R.rt, &p, dq, dk, dv, dO,
-                                     static_cast<float *>(dl), nullptr)) !=
+  } else if ((f.cached()
+                  ? attn_forward_kv_cache(R.rt, &p, &cache, dq, dk, dv, dO,
+                                          static_cast<float *>(dl), nullptr)
+                  : attn_forward(R.rt, &p, dq, dk, dv, dO,
+                                 static_cast<float *>(dl), nullptr)) !=
              ATTN_OK) {
     kernel = std::string("forward: ") + attn_last_error_message();
   } else if (attn_synchronize(R.rt, 0) != ATTN_OK) {

@@ -286,11 +286,15 @@ mlir::attn::compileGPUKernel(ModuleOp module,
   // Where its keys live, too (the manifest's kv=).
   bool withLse = false;
   ::attn::KVLayout kv = ::attn::KVLayout::Dense;
+  int64_t pageSize = 0;
   module.walk([&](AttentionOp op) {
     withLse |= bool(op.getLse());
-    if (op.isPaged())
+    if (op.isPaged()) {
       kv = ::attn::KVLayout::Paged;
-    else if (op.getKvLens())
+      int64_t page = cast<MemRefType>(op.getKey().getType()).getDimSize(2);
+      if (!ShapedType::isDynamic(page))
+        pageSize = page;
+    } else if (op.getKvLens())
       kv = ::attn::KVLayout::SeqLens;
   });
   module.walk([&](MergeSplitsOp op) { withLse |= bool(op.getLse()); });
@@ -332,6 +336,7 @@ mlir::attn::compileGPUKernel(ModuleOp module,
     k.abi = a.str();
   k.lse = withLse;
   k.kv = ::attn::kvLayoutName(kv);
+  k.pageSize = pageSize;
   if (auto p = dyn_cast_or_null<StringAttr>(info.get("program")))
     k.program = p.str();
   if (auto g = dyn_cast_or_null<ArrayAttr>(info.get("grid")))
@@ -407,8 +412,9 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
   if (kv != ::attn::KVLayout::Dense)
     cache.push_back(MemRefType::get({dyn}, b.getI32Type()));
   if (kv == ::attn::KVLayout::Paged)
-    cache.push_back(MemRefType::get(
-        {dyn, dyn}, b.getI32Type(), StridedLayoutAttr::get(&ctx, dyn, {dyn, 1})));
+    cache.push_back(
+        MemRefType::get({dyn, dyn}, b.getI32Type(),
+                        StridedLayoutAttr::get(&ctx, dyn, {dyn, 1})));
   SmallVector<Type> args;
   switch (program) {
   case ::attn::Program::Attention:
@@ -481,6 +487,7 @@ std::string mlir::attn::manifestLine(const CompiledKernel &k,
   e.threads = int(k.threads);
   e.smem = int(k.smemBytes);
   e.lse = k.lse;
+  e.pageSize = int(k.pageSize);
   return ::attn::formatManifestLine(e) + "\n";
 }
 

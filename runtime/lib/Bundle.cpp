@@ -206,8 +206,10 @@ public:
     if (k.program != Program::Attention && k.abi != KernelABI::Memref)
       return error(std::string("program=") + programName(k.program) +
                    " needs abi=memref");
-    if (k.kv != KVLayout::Dense && (k.abi != KernelABI::Memref ||
-                                    k.program == Program::MergeSplits))
+    if (k.pageSize && k.kv != KVLayout::Paged)
+      return error("'page' is for kv=paged kernels");
+    if (k.kv != KVLayout::Dense &&
+        (k.abi != KernelABI::Memref || k.program == Program::MergeSplits))
       return error(std::string("kv=") + kvLayoutName(k.kv) +
                    " needs abi=memref and a program that reads keys");
     if (!k.tensorMaps.empty() && k.abi != KernelABI::Memref)
@@ -290,6 +292,8 @@ private:
         return error("bad value '" + value +
                      "' for 'program': expected attention, split_kv or "
                      "merge_splits");
+    } else if (key == "page") {
+      return intKey(1, 1 << 30, k.pageSize);
     } else if (key == "kv") {
       if (!parseKVLayout(value, k.kv))
         return error("bad value '" + value +
@@ -421,6 +425,8 @@ std::string formatManifestLine(const KernelEntry &k) {
     line += std::string(" program=") + programName(k.program);
   if (k.kv != KVLayout::Dense)
     line += std::string(" kv=") + kvLayoutName(k.kv);
+  if (k.pageSize)
+    line += " page=" + std::to_string(k.pageSize);
   if (!k.grid.empty())
     line += " grid=" + formatLaunchGrid(k.grid);
   std::string sass;

@@ -247,8 +247,7 @@ void attn_kv_cache_init(attn_kv_cache *cache) {
   cache->check = 1;
 }
 
-attn_status attn_forward_kv_cache(attn_runtime *rt,
-                                  const attn_problem *problem,
+attn_status attn_forward_kv_cache(attn_runtime *rt, const attn_problem *problem,
                                   const attn_kv_cache *cache, const void *q,
                                   const void *k, const void *v, void *o,
                                   float *lse, void *stream) {

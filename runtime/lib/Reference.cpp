@@ -115,9 +115,9 @@ std::string Problem::validate() const {
              std::to_string(batch) + ")";
     for (size_t b = 0; b < kvLens.size(); ++b)
       if (kvLens[b] < 0 || kvLens[b] > seqK)
-        return "kv-lens[" + std::to_string(b) + "] = " +
-               std::to_string(kvLens[b]) + " is outside [0, seq-k = " +
-               std::to_string(seqK) + "]";
+        return "kv-lens[" + std::to_string(b) +
+               "] = " + std::to_string(kvLens[b]) +
+               " is outside [0, seq-k = " + std::to_string(seqK) + "]";
   }
   // Keep every tensor addressable with 32-bit element offsets.
   const double limit = double(std::numeric_limits<int32_t>::max());

@@ -228,8 +228,8 @@ struct Runtime::Impl {
                      bool &loaded);
   /// p.checkKVCache: reads the key counts and the block table back (after
   /// the stream's work) and checks every entry a sequence reaches.
-  Status checkKVCacheContents(const ForwardProblem &p,
-                              const KVCacheArgs &cache, CUstream stream);
+  Status checkKVCacheContents(const ForwardProblem &p, const KVCacheArgs &cache,
+                              CUstream stream);
   Status queryInfo(int ordinal, DeviceInfo &out) const;
   Status getDevice(int ordinal, const Device *&out);
   Status getKernel(const KernelEntry &k, const Device &dev, const Loaded *&out);
@@ -734,9 +734,9 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
         e.program != request.program || e.kv != request.kv ||
         (program == Program::SplitKV && e.blockN <= 0) ||
         (p.paged() && program != Program::MergeSplits &&
-         (e.blockN <= 0 || p.pageSize % e.blockN != 0)) ||
-        e.threads <= 0 ||
-        e.blockM <= 0)
+         (e.blockN <= 0 || p.pageSize % e.blockN != 0 ||
+          (e.pageSize && e.pageSize != p.pageSize))) ||
+        e.threads <= 0 || e.blockM <= 0)
       return Status::error(StatusCode::Internal,
                            compiler->describe() + " returned a kernel (" +
                                e.name + ") that does not match " +
@@ -1071,8 +1071,8 @@ Status Runtime::Impl::checkKVCacheContents(const ForwardProblem &p,
     return drv->fail("cuMemcpyDtoH (seq_lens)", r);
   for (size_t b = 0; b < lens.size(); ++b)
     if (lens[b] < 0 || lens[b] > p.seqK)
-      return invalid("seq_lens[" + std::to_string(b) + "] = " +
-                     std::to_string(lens[b]) + " is outside [0, " +
+      return invalid("seq_lens[" + std::to_string(b) +
+                     "] = " + std::to_string(lens[b]) + " is outside [0, " +
                      std::to_string(p.seqK) + "] (the cache's capacity)");
   if (!p.paged())
     return Status::success();
@@ -1087,12 +1087,11 @@ Status Runtime::Impl::checkKVCacheContents(const ForwardProblem &p,
          ++i) {
       int32_t page = table[size_t(b * stride + i)];
       if (page < 0 || page >= p.numPages)
-        return invalid("block_table[" + std::to_string(b) + ", " +
-                       std::to_string(i) + "] = " + std::to_string(page) +
-                       " is outside [0, num_pages = " +
-                       std::to_string(p.numPages) + ") (sequence " +
-                       std::to_string(b) + " has " +
-                       std::to_string(lens[size_t(b)]) + " keys)");
+        return invalid(
+            "block_table[" + std::to_string(b) + ", " + std::to_string(i) +
+            "] = " + std::to_string(page) + " is outside [0, num_pages = " +
+            std::to_string(p.numPages) + ") (sequence " + std::to_string(b) +
+            " has " + std::to_string(lens[size_t(b)]) + " keys)");
     }
   return Status::success();
 }
@@ -1107,9 +1106,9 @@ Status Runtime::forward(const ForwardProblem &problem, const void *q,
   return forward(problem, KVCacheArgs(), q, k, v, o, lse, stream);
 }
 
-Status Runtime::forward(const ForwardProblem &problem,
-                        const KVCacheArgs &cache, const void *q, const void *k,
-                        const void *v, void *o, float *lse, void *stream) {
+Status Runtime::forward(const ForwardProblem &problem, const KVCacheArgs &cache,
+                        const void *q, const void *k, const void *v, void *o,
+                        float *lse, void *stream) {
   Impl &im = *impl_;
   const Driver &drv = *im.drv;
   // Host-side rules first: they need no driver call and give the most
@@ -1150,19 +1149,18 @@ Status Runtime::forward(const ForwardProblem &problem,
     const char *name;
     const void *ptr;
     uint64_t bytes;
-  } tensors[] = {{"q", q, ext.q},
-                 {"k", k, ext.k},
-                 {"v", v, ext.v},
-                 {"o", o, ext.o},
-                 {"lse", lse, ext.lse},
-                 {"seq_lens", cache.seqLens,
-                  uint64_t(problem.batch) * sizeof(int32_t)},
-                 {"block_table", cache.blockTable,
-                  uint64_t((problem.batch - 1) * (problem.tableStride
-                                                      ? problem.tableStride
-                                                      : problem.maxPages) +
-                           problem.maxPages) *
-                      sizeof(int32_t)}};
+  } tensors[] = {
+      {"q", q, ext.q},
+      {"k", k, ext.k},
+      {"v", v, ext.v},
+      {"o", o, ext.o},
+      {"lse", lse, ext.lse},
+      {"seq_lens", cache.seqLens, uint64_t(problem.batch) * sizeof(int32_t)},
+      {"block_table", cache.blockTable,
+       uint64_t((problem.batch - 1) * (problem.tableStride ? problem.tableStride
+                                                           : problem.maxPages) +
+                problem.maxPages) *
+           sizeof(int32_t)}};
   int device = -1;
   for (const auto &t : tensors) {
     if (!t.ptr)

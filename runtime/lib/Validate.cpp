@@ -283,12 +283,17 @@ static bool servesLse(const KernelEntry &k, bool withLse) {
 }
 
 /// Whether `k` reads keys and values where `p` keeps them: the same layout
-/// and, paged, a key block that divides the page size (a block is read
-/// from one page).
+/// and, paged, the page size it was compiled for (page=) or, for a kernel
+/// of any page size, a key block that divides it (a block is read from one
+/// page).
 static bool servesKV(const KernelEntry &k, const ForwardProblem &p) {
   if (k.kv != p.kvLayout)
     return false;
-  return !p.paged() || (k.blockN > 0 && p.pageSize % k.blockN == 0);
+  if (!p.paged())
+    return true;
+  if (k.pageSize)
+    return k.pageSize == p.pageSize;
+  return k.blockN > 0 && p.pageSize % k.blockN == 0;
 }
 
 Status findKernels(const Manifest &bundle, const ForwardProblem &p,

@@ -352,6 +352,14 @@ TEST(Manifest, KVKey) {
                            "head_dim=128 causal=0 block_m=128 threads=384 "
                            "smem=0 ";
   expectError(head + "abi=memref kv=ragged\n", "bad value 'ragged' for 'kv'");
+  expectError(head + "abi=memref kv=seqlens page=16\n",
+              "'page' is for kv=paged kernels");
+  Manifest pm;
+  ASSERT_TRUE(
+      parse(head + "abi=memref block_n=16 kv=paged page=16\n", pm).ok());
+  EXPECT_EQ(pm.kernels[0].pageSize, 16);
+  EXPECT_NE(formatManifestLine(pm.kernels[0]).find(" kv=paged page=16"),
+            std::string::npos);
   expectError(head + "kv=paged\n", "kv=paged needs abi=memref");
   expectError(head + "abi=memref program=merge_splits kv=paged\n",
               "kv=paged needs abi=memref and a program that reads keys");

@@ -320,11 +320,10 @@ TEST_F(AttentionParams, PagedKVCache) {
   p.tableStride = 20;
   p.seqK = 16 * 64;
   const int32_t *lens = static_cast<const int32_t *>(fakePtr(0x7f0006000000));
-  const int32_t *table =
-      static_cast<const int32_t *>(fakePtr(0x7f0007000000));
+  const int32_t *table = static_cast<const int32_t *>(fakePtr(0x7f0007000000));
   KVCacheArgs cache{lens, table};
-  KernelParams params = memrefAttentionParams(kernelShape(p), q, k, v, o, lse,
-                                              0.125f, &cache);
+  KernelParams params =
+      memrefAttentionParams(kernelShape(p), q, k, v, o, lse, 0.125f, &cache);
   ASSERT_EQ(params.size(), 4 * 11 + 9 + 5 + 7 + 1u);
   expectMemref(params, 11, k, {37, 2, 64, 128},
                {2 * 64 * 128, 64 * 128, 128, 1});

@@ -96,6 +96,7 @@ TEST_F(Validate, PagedCacheRules) {
   const char *manifest = R"(
 kernel name=d ptx=d.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=1 block_m=128 block_n=128 threads=384 smem=1 abi=memref lse=1
 kernel name=p ptx=p.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=1 block_m=128 block_n=64 threads=384 smem=1 abi=memref lse=1 kv=paged
+kernel name=p16 ptx=p16.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=1 block_m=128 block_n=16 threads=384 smem=1 abi=memref lse=1 kv=paged page=16
 )";
   Manifest m;
   ASSERT_TRUE(parseManifest(manifest, "m.txt", m).ok());
@@ -104,6 +105,12 @@ kernel name=p ptx=p.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=1 block_m=128
   ASSERT_TRUE(findKernels(m, p, c).ok());
   ASSERT_EQ(c.size(), 1u);
   EXPECT_EQ(c[0]->name, "p");
+  // A kernel compiled for pages of 16 serves exactly those.
+  p.pageSize = 16;
+  p.seqK = 16 * 16;
+  ASSERT_TRUE(findKernels(m, p, c).ok());
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0]->name, "p16");
   p.pageSize = 32;
   p.seqK = 16 * 32;
   Status s = findKernels(m, p, c);

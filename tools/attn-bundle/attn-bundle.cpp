@@ -90,6 +90,15 @@ static cl::opt<std::string> cacheCodegen(
              "seqlens and paged) on sm_90a (after --codegen and "
              "--split-codegen)"),
     cl::init("block-kv=64"), cl::cat(category));
+// vLLM's default page of 16 rows is smaller than every kernel's key block:
+// those pages get kernels compiled for them (a static page size, the key
+// block shrunk to it; manifest key page=).
+static cl::list<int64_t> kvPageSizes(
+    "kv-page-sizes",
+    cl::desc("Page sizes (powers of two in [16, 64)) that get paged kernels "
+             "of their own, beside the kernels of any multiple of the key "
+             "block (default 16)"),
+    cl::CommaSeparated, cl::cat(category));
 static cl::opt<std::string>
     ptxasPath("ptxas",
               cl::desc("ptxas to assemble each kernel into SASS (cubins) "
@@ -299,6 +308,16 @@ int main(int argc, char **argv) {
     dtypes.push_back("f16");
     dtypes.push_back("bf16");
   }
+  std::vector<int64_t> pagedSizes = {0}; // 0: a run-time page size
+  if (kvPageSizes.getNumOccurrences() == 0)
+    pagedSizes.push_back(16);
+  for (int64_t p : kvPageSizes) {
+    if (p < 16 || p >= 64 || !llvm::isPowerOf2_64(p))
+      return fail("--kv-page-sizes: " + llvm::Twine(p) +
+                  " is not a power of two in [16, 64)");
+    pagedSizes.push_back(p);
+  }
+  const std::vector<int64_t> noPage = {0};
   if (headDims.empty())
     for (int64_t d : {64, 96, 128, 256})
       headDims.push_back(d);
@@ -393,92 +412,97 @@ int main(int argc, char **argv) {
         // per-sequence key counts, 5 and 6 paged (a run-time page size,
         // any multiple of the kernel's key block).
         for (int kind = 0; kind < 7; ++kind)
-          for (bool causal : {false, true})
-            for (bool withLse : {true, false}) {
-              if (sassFailed)
-                break; // reported below, with ptxas's message
-              // The split kernel always writes its partial LSE; the merge
-              // has no mask.
-              if (((kind == 1 || kind == 4 || kind == 6) && !withLse) ||
-                  (kind == 2 && causal))
-                continue;
-              const char *kv = kind >= 5   ? "paged"
-                               : kind >= 3 ? "seqlens"
-                                           : "dense";
-              bool cache = kind >= 3;
-              // KV-cache kernels for the decoding head dims whose kernels
-              // fit the registers (sm_90a: 96 and 256 spill); the
-              // runtime's compiler makes the others.
-              if (cache && d != 64 && d != 128)
-                continue;
-              Type et;
-              if (dt == "f16")
-                et = Float16Type::get(&ctx);
-              else if (dt == "bf16")
-                et = BFloat16Type::get(&ctx);
-              else
-                return fail("unsupported dtype '" + dt + "' (f16, bf16)");
-              auto program = kind == 2 ? ::attn::Program::MergeSplits
-                             : kind == 1 || kind == 4 || kind == 6
-                                 ? ::attn::Program::SplitKV
-                                 : ::attn::Program::Attention;
-              OwningOpRef<ModuleOp> module = mlir::attn::buildKernelProblem(
-                  ctx, ::attn::programName(program), et, d, d, causal, withLse,
-                  kv,
-                  kernelName(program, et, d, causal, withLse) +
-                      (cache ? std::string("_") + kv : std::string()));
-              bool isSplit = program == ::attn::Program::SplitKV;
-              mlir::attn::CodegenPipelineOptions &opts =
-                  chip != "sm_90a" ? *knobs
-                  : cache          ? *cacheKnobs[isSplit]
-                  : isSplit        ? *splitKnobs
-                                   : *knobs;
-              opts.chip = chip;
-              FailureOr<mlir::attn::CompiledKernel> k =
-                  mlir::attn::compileGPUKernel(*module, opts);
-              if (failed(k))
-                return fail("kernel generation failed for " + dt + " d" +
-                            llvm::Twine(d));
-              std::string file = k->name + "." + chip + ".ptx";
-              SmallString<256> path(outDir);
-              llvm::sys::path::append(path, file);
-              std::error_code ec;
-              llvm::raw_fd_ostream os(path, ec);
-              if (ec)
-                return fail("cannot write " + path + ": " + ec.message());
-              os << k->ptx;
-              os.close(); // complete before ptxas reads it
-              if (os.has_error())
-                return fail("cannot write " + path + ": " +
-                            os.error().message());
-              std::string line = mlir::attn::manifestLine(*k, file);
-              assert(!line.empty() && line.back() == '\n');
-              line.pop_back();
-              std::string sassKey;
-              for (const auto &[sassChip, from] : sass) {
-                if (from != chip)
+          for (int64_t page : kind >= 5 ? pagedSizes : noPage)
+            for (bool causal : {false, true})
+              for (bool withLse : {true, false}) {
+                if (sassFailed)
+                  break; // reported below, with ptxas's message
+                // The split kernel always writes its partial LSE; the merge
+                // has no mask.
+                if (((kind == 1 || kind == 4 || kind == 6) && !withLse) ||
+                    (kind == 2 && causal))
                   continue;
-                std::string cubin = k->name + "." + sassChip.name + ".cubin";
-                sassKey += (sassKey.empty() ? " sass=" : ",") + sassChip.name +
-                           ":" + cubin;
-                SmallString<256> cubinPath(outDir);
-                llvm::sys::path::append(cubinPath, cubin);
-                SassJob &job = sassJobs.emplace_back();
-                job.kernel = k->name;
-                job.chip = sassChip.name;
-                job.ptx = path.str().str();
-                job.cubin = cubinPath.str().str();
-                pool.async([&job, &sassFailed] {
-                  std::string arch = "-arch=" + job.chip;
-                  job.rc = runTool(
-                      {ptxasPath, arch, "-O3", "-v", job.ptx, "-o", job.cubin},
-                      job.output);
-                  if (job.rc != 0)
-                    sassFailed = true;
-                });
+                const char *kv = kind >= 5   ? "paged"
+                                 : kind >= 3 ? "seqlens"
+                                             : "dense";
+                bool cache = kind >= 3;
+                // KV-cache kernels for the decoding head dims whose kernels
+                // fit the registers (sm_90a: 96 and 256 spill); the
+                // runtime's compiler makes the others.
+                if (cache && d != 64 && d != 128)
+                  continue;
+                Type et;
+                if (dt == "f16")
+                  et = Float16Type::get(&ctx);
+                else if (dt == "bf16")
+                  et = BFloat16Type::get(&ctx);
+                else
+                  return fail("unsupported dtype '" + dt + "' (f16, bf16)");
+                auto program = kind == 2 ? ::attn::Program::MergeSplits
+                               : kind == 1 || kind == 4 || kind == 6
+                                   ? ::attn::Program::SplitKV
+                                   : ::attn::Program::Attention;
+                OwningOpRef<ModuleOp> module = mlir::attn::buildKernelProblem(
+                    ctx, ::attn::programName(program), et, d, d, causal,
+                    withLse, kv,
+                    kernelName(program, et, d, causal, withLse) +
+                        (cache ? std::string("_") + kv : std::string()) +
+                        (page ? std::to_string(page) : std::string()),
+                    page);
+                // A static page takes the pipeline's own blocks (shrunk to
+                // the page), not the cache knobs' 64-row ones.
+                bool isSplit = program == ::attn::Program::SplitKV;
+                mlir::attn::CodegenPipelineOptions &opts =
+                    chip != "sm_90a" ? *knobs
+                    : cache && !page ? *cacheKnobs[isSplit]
+                    : isSplit        ? *splitKnobs
+                                     : *knobs;
+                opts.chip = chip;
+                FailureOr<mlir::attn::CompiledKernel> k =
+                    mlir::attn::compileGPUKernel(*module, opts);
+                if (failed(k))
+                  return fail("kernel generation failed for " + dt + " d" +
+                              llvm::Twine(d));
+                std::string file = k->name + "." + chip + ".ptx";
+                SmallString<256> path(outDir);
+                llvm::sys::path::append(path, file);
+                std::error_code ec;
+                llvm::raw_fd_ostream os(path, ec);
+                if (ec)
+                  return fail("cannot write " + path + ": " + ec.message());
+                os << k->ptx;
+                os.close(); // complete before ptxas reads it
+                if (os.has_error())
+                  return fail("cannot write " + path + ": " +
+                              os.error().message());
+                std::string line = mlir::attn::manifestLine(*k, file);
+                assert(!line.empty() && line.back() == '\n');
+                line.pop_back();
+                std::string sassKey;
+                for (const auto &[sassChip, from] : sass) {
+                  if (from != chip)
+                    continue;
+                  std::string cubin = k->name + "." + sassChip.name + ".cubin";
+                  sassKey += (sassKey.empty() ? " sass=" : ",") +
+                             sassChip.name + ":" + cubin;
+                  SmallString<256> cubinPath(outDir);
+                  llvm::sys::path::append(cubinPath, cubin);
+                  SassJob &job = sassJobs.emplace_back();
+                  job.kernel = k->name;
+                  job.chip = sassChip.name;
+                  job.ptx = path.str().str();
+                  job.cubin = cubinPath.str().str();
+                  pool.async([&job, &sassFailed] {
+                    std::string arch = "-arch=" + job.chip;
+                    job.rc = runTool({ptxasPath, arch, "-O3", "-v", job.ptx,
+                                      "-o", job.cubin},
+                                     job.output);
+                    if (job.rc != 0)
+                      sassFailed = true;
+                  });
+                }
+                manifest += line + sassKey + "\n";
               }
-              manifest += line + sassKey + "\n";
-            }
   pool.wait();
   bool failedAny = false;
   std::string report =

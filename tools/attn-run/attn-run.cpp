@@ -50,10 +50,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
-#include <limits>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <limits>
 #include <optional>
 #include <random>
 #include <thread>

@@ -174,6 +174,8 @@ struct CompiledKernel {
   /// Where its keys and values live (the manifest's kv=): "dense",
   /// "seqlens" or "paged".
   std::string kv = "dense";
+  /// A paged kernel's static page size (the manifest's page=); 0: any.
+  int64_t pageSize = 0;
   /// The launch grid (x, y, z) it describes, as the manifest's grid= value
   /// (runtime KernelABI.h's formatLaunchGrid); empty if the program did not
   /// say.
@@ -213,13 +215,11 @@ FailureOr<CompiledKernel> compileGPUKernel(ModuleOp module,
 /// multiple of the kernel's key block; a static one shrinks the block to
 /// fit). The one builder of these problems: the bundle and libattn_jit both
 /// call it.
-OwningOpRef<ModuleOp> buildKernelProblem(MLIRContext &ctx,
-                                         llvm::StringRef program,
-                                         Type elementType, int64_t headDim,
-                                         int64_t headDimV, bool causal,
-                                         bool withLse, llvm::StringRef kv,
-                                         llvm::StringRef name,
-                                         int64_t pageSize = 0);
+OwningOpRef<ModuleOp>
+buildKernelProblem(MLIRContext &ctx, llvm::StringRef program, Type elementType,
+                   int64_t headDim, int64_t headDimV, bool causal, bool withLse,
+                   llvm::StringRef kv, llvm::StringRef name,
+                   int64_t pageSize = 0);
 
 /// The runtime's manifest.txt line for `k`, whose PTX is in file `ptxFile`.
 std::string manifestLine(const CompiledKernel &k, llvm::StringRef ptxFile);

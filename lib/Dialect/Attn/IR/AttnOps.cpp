@@ -217,9 +217,9 @@ LogicalResult AttentionOp::verify() {
     // A key block must not straddle two pages: the page size is a multiple
     // of an explicit block_kv.
     int64_t page = k.isDynamicDim(2) ? v.getDimSize(2) : k.getDimSize(2);
-    if (auto bkv = getBlockKvAttr();
-        bkv && bkv.getInt() > 0 && !ShapedType::isDynamic(page) &&
-        page % bkv.getInt())
+    if (auto bkv = getBlockKvAttr(); bkv && bkv.getInt() > 0 &&
+                                     !ShapedType::isDynamic(page) &&
+                                     page % bkv.getInt())
       return emitOpError() << "page size " << page
                            << " must be a multiple of block_kv ("
                            << bkv.getInt() << "): a key block is read "

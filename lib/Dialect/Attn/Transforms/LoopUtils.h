@@ -27,8 +27,8 @@ inline bool isInvariantLoad(Operation *op) {
     return false;
   Value m = load.getMemRef();
   return llvm::none_of(m.getUsers(), [&](Operation *user) {
-    return user != op && mightHaveEffect<MemoryEffects::Write,
-                                         MemoryEffects::Free>(user, m);
+    return user != op &&
+           mightHaveEffect<MemoryEffects::Write, MemoryEffects::Free>(user, m);
   });
 }
 

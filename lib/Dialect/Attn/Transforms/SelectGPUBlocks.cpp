@@ -91,6 +91,16 @@ struct SelectGPUBlocksPass
         bq = 64;
         bkv = 32;
       }
+      // A paged cache reads a key block from one page: a static page
+      // smaller than the block shrinks it (a power-of-two block divides a
+      // power-of-two page). An explicit option still wins, and the tiling
+      // pass refuses one that straddles pages.
+      if (op.isPaged()) {
+        int64_t page = cast<MemRefType>(op.getKey().getType()).getDimSize(2);
+        if (!ShapedType::isDynamic(page) && llvm::isPowerOf2_64(page) &&
+            page >= 16)
+          bkv = std::min(bkv, page);
+      }
       if (blockQ)
         bq = blockQ;
       if (blockKV)

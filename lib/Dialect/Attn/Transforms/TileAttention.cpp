@@ -139,9 +139,10 @@ struct ProgramContext {
       return {b, kvHead, kvStart};
     Value page = memref::DimOp::create(builder, loc, op.getKey(), 2);
     Value slot = arith::DivUIOp::create(builder, loc, kvStart, page);
-    Value entry = memref::LoadOp::create(builder, loc, table, ValueRange{b, slot});
-    Value pageIdx = arith::IndexCastOp::create(
-        builder, loc, builder.getIndexType(), entry);
+    Value entry =
+        memref::LoadOp::create(builder, loc, table, ValueRange{b, slot});
+    Value pageIdx =
+        arith::IndexCastOp::create(builder, loc, builder.getIndexType(), entry);
     Value row = arith::RemUIOp::create(builder, loc, kvStart, page);
     return {pageIdx, kvHead, row};
   }
@@ -197,7 +198,7 @@ std::tuple<Value, Value, Value> emitScores(OpBuilder &b, Location loc,
   auto kType =
       RankedTensorType::get({pc.blocks.blockKV, d}, pc.op.getElementType());
   Value kTile = LoadTileOp::create(b, loc, kType, pc.op.getKey(),
-                                  pc.kvIndices(b, loc, kvStart), kvRows);
+                                   pc.kvIndices(b, loc, kvStart), kvRows);
   Value zero = splat(b, loc, pc.scoreType, 0.0);
   Value s = DotOp::create(b, loc, pc.scoreType, pc.qTile, kTile, zero,
                           /*rhs_transposed=*/true);
@@ -494,9 +495,9 @@ struct TileAttentionPass
             vRows = im.min(im.sub(im.dim(op.getValue(), 2), kvStart),
                            im.cst(blocks.blockKV));
           }
-          Value vTile = LoadTileOp::create(lb, loc, vType, op.getValue(),
-                                           pc.kvIndices(lb, loc, kvStart),
-                                           vRows);
+          Value vTile =
+              LoadTileOp::create(lb, loc, vType, op.getValue(),
+                                 pc.kvIndices(lb, loc, kvStart), vRows);
           return DotOp::create(lb, loc, accType, p, vTile, accOld,
                                /*rhs_transposed=*/false);
         });

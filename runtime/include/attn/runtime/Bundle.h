@@ -116,6 +116,10 @@ struct KernelEntry {
   /// seqlens or paged kernel takes the key counts (and the block table)
   /// after its outputs.
   KVLayout kv = KVLayout::Dense;
+  /// page=: a paged kernel compiled for exactly this page size (its key
+  /// block shrunk to it); 0 (absent): any page size that is a multiple of
+  /// block_n.
+  int pageSize = 0;
   /// grid=: the launch grid the kernel describes (KernelABI.h); empty when
   /// the manifest does not say.
   LaunchGrid grid;
