@@ -175,7 +175,7 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   // kv-stages 0 means the default two-slot ring; 1 one slot per load
   // (phases); others go to the pass, which rejects what is out of range.
   AttnPipelineKVLoopOptions pipe;
-  pipe.stages = opts.kvStages == 0 ? 2 : int64_t(opts.kvStages);
+  pipe.stages = opts.kvStages; // 0: the pass's automatic choice
   pipe.mbarriers = opts.mbarriers;
   pm.addPass(createAttnPipelineKVLoop(pipe));
   // Rotation (each block's softmax under the next block's Q·Kᵀ) with a

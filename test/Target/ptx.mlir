@@ -148,7 +148,7 @@
 // ONESLOT-COUNT-4: cp.async.wait_group{{[[:space:]]+}}0;
 // ONESLOT-NOT:     cp.async.wait_group
 
-// BADSTAGES: error: pass option stages must be in [1, 8], got -1
+// BADSTAGES: error: pass option stages must be 0 (auto) or in [1, 8], got -1
 
 func.func @attention(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
                      %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>,

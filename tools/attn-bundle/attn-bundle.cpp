@@ -99,6 +99,15 @@ static cl::list<int64_t> kvPageSizes(
              "of their own, beside the kernels of any multiple of the key "
              "block (default 16)"),
     cl::CommaSeparated, cl::cat(category));
+// Their knobs on sm_90a, for experiments: the pipeline's own choice for
+// such pages (attn-select-gpu-blocks' 64-row query blocks, the deep ring of
+// attn-pipeline-kv-loop's automatic stages) is the measured best.
+static cl::opt<std::string> smallPageCodegen(
+    "small-page-codegen",
+    cl::desc("attn-codegen options added on sm_90a for the kernels of one "
+             "small page size (--kv-page-sizes; after --codegen and "
+             "--split-codegen)"),
+    cl::init(""), cl::cat(category));
 static cl::opt<std::string>
     ptxasPath("ptxas",
               cl::desc("ptxas to assemble each kernel into SASS (cubins) "
@@ -294,6 +303,15 @@ int main(int argc, char **argv) {
                                                            cacheCodegen),
       mlir::attn::CodegenPipelineOptions::createFromString(
           codegen + " " + splitCodegen + " " + cacheCodegen)};
+  // Pages smaller than a key block: [0] the forward, [1] the split kernel.
+  std::unique_ptr<mlir::attn::CodegenPipelineOptions> smallPageKnobs[2] = {
+      mlir::attn::CodegenPipelineOptions::createFromString(codegen + " " +
+                                                           smallPageCodegen),
+      mlir::attn::CodegenPipelineOptions::createFromString(
+          codegen + " " + splitCodegen + " " + smallPageCodegen)};
+  if (!smallPageKnobs[0] || !smallPageKnobs[1])
+    return fail("bad --small-page-codegen options '" + smallPageCodegen +
+                "'");
   if (!cacheKnobs[0] || !cacheKnobs[1])
     return fail("bad --kv-cache-codegen options '" + cacheCodegen + "'");
   for (StringRef opt : llvm::split(StringRef(cacheCodegen), ' '))
@@ -454,9 +472,10 @@ int main(int argc, char **argv) {
                 bool isSplit = program == ::attn::Program::SplitKV;
                 mlir::attn::CodegenPipelineOptions &opts =
                     chip != "sm_90a" ? *knobs
-                    : cache && !page ? *cacheKnobs[isSplit]
-                    : isSplit        ? *splitKnobs
-                                     : *knobs;
+                    : page             ? *smallPageKnobs[isSplit]
+                    : cache            ? *cacheKnobs[isSplit]
+                    : isSplit          ? *splitKnobs
+                                       : *knobs;
                 opts.chip = chip;
                 FailureOr<mlir::attn::CompiledKernel> k =
                     mlir::attn::compileGPUKernel(*module, opts);

@@ -108,8 +108,9 @@ struct CodegenPipelineOptions
       llvm::cl::init(-1)};
   Option<int64_t> kvStages{
       *this, "kv-stages",
-      llvm::cl::desc("K/V shared-memory stages (0: auto, 2; 1: one slot per "
-                     "load, K and V in phases)"),
+      llvm::cl::desc("K/V shared-memory stages (0: auto: 2, or 8 for tiles "
+                     "of at most 4 KiB; 1: one slot per load, K and V in "
+                     "phases)"),
       llvm::cl::init(0)};
   Option<double> rescaleThreshold{
       *this, "rescale-threshold",

@@ -258,7 +258,8 @@ def AttnPipelineKVLoop : Pass<"attn-pipeline-kv-loop"> {
                            "::mlir::arith::ArithDialect"];
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"2",
-           "Ring slots per loaded tile (1: one slot, phases; >= 2: ring)">,
+           "Ring slots per loaded tile (1: one slot, phases; >= 2: ring; "
+           "0: 2, or 8 where every ring tile is at most 4 KiB)">,
     Option<"mbarriers", "mbarriers", "int64_t", /*default=*/"-1",
            "Per-slot barriers instead of copy groups: 1, 0 (-1: for rings of "
            "128-byte slab tiles in programs of several warpgroups)">

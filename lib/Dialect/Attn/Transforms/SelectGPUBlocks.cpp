@@ -82,8 +82,9 @@ struct SelectGPUBlocksPass
       // registers per thread, and 64-row K/V blocks keep S at 32.
       bool wgmmaFits =
           op.getHeadDim() % 64 == 0 && op.getValueHeadDim() % 64 == 0;
-      if (wgmma == 1 ||
-          (wgmma == -1 && target.hasWarpgroupMma() && wgmmaFits)) {
+      bool warpgroups =
+          wgmma == 1 || (wgmma == -1 && target.hasWarpgroupMma() && wgmmaFits);
+      if (warpgroups) {
         bq = d <= 64 ? 64 : 128;
         bkv = d <= 128 ? 128 : 64;
       }
@@ -100,6 +101,13 @@ struct SelectGPUBlocksPass
         if (!ShapedType::isDynamic(page) && llvm::isPowerOf2_64(page) &&
             page >= 16)
           bkv = std::min(bkv, page);
+        // Blocks of fewer than 64 keys move so few bytes per step that a
+        // second consumer warpgroup only halves each one's share: one
+        // warpgroup of 64 query rows (decoding packs 4-8 rows; with the
+        // deep ring attn-pipeline-kv-loop gives such small tiles: H100,
+        // pages of 16, bf16 D 128, 1.05-1.7x the 128-row blocks).
+        if (warpgroups && bkv < 64)
+          bq = 64;
       }
       if (blockQ)
         bq = blockQ;

@@ -85,3 +85,29 @@ func.func @given(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
 
 // RUN: not attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_80 block-q=48" 2>&1 | FileCheck %s --check-prefix=BQ
 // BQ: error: pass option block-q must be 0 (heuristic) or a power of two in [16, 256], got 48
+
+// -----
+
+// A paged cache reads a key block from one page: a static page smaller
+// than the block shrinks it, and blocks under 64 keys take one warpgroup of
+// 64 query rows on sm_90a (128 rows off Hopper, where the mma.sync blocks
+// stand). A page of 64 keeps the D = 128 blocks but the key block (64).
+// CHECK-LABEL: func.func @pages_of_16
+// CHECK:         attn.attention {{.*}} {block_kv = 16 : i64, block_q = 64 : i64, target = #attn.target<arch = "sm_90a"
+// CHECK:         attn.attention {{.*}} {block_kv = 64 : i64, block_q = 128 : i64, target = #attn.target<arch = "sm_90a"
+// AMPERE-LABEL: func.func @pages_of_16
+// AMPERE:         attn.attention {{.*}} {block_kv = 16 : i64, block_q = 128 : i64, target = #attn.target<arch = "sm_86"
+// AMPERE:         attn.attention {{.*}} {block_kv = 32 : i64, block_q = 128 : i64, target = #attn.target<arch = "sm_86"
+func.func @pages_of_16(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x16x128xbf16>,
+                       %k64: memref<?x?x64x128xbf16>, %l: memref<?xi32>,
+                       %t: memref<?x?xi32>) {
+  attn.attention %q, %k, %k into %q kv_lens(%l : memref<?xi32>)
+      pages(%t : memref<?x?xi32>)
+      : memref<?x?x?x128xbf16>, memref<?x?x16x128xbf16>,
+        memref<?x?x16x128xbf16>, memref<?x?x?x128xbf16>
+  attn.attention %q, %k64, %k64 into %q kv_lens(%l : memref<?xi32>)
+      pages(%t : memref<?x?xi32>)
+      : memref<?x?x?x128xbf16>, memref<?x?x64x128xbf16>,
+        memref<?x?x64x128xbf16>, memref<?x?x?x128xbf16>
+  return
+}
