@@ -66,6 +66,13 @@ class KVCache(ctypes.Structure):
                 ("check", ctypes.c_int32), ("reserved", ctypes.c_int32)]
 
 
+class Varlen(ctypes.Structure):
+    _fields_ = [("cu_seqlens_q", ctypes.c_void_p),
+                ("cu_seqlens_k", ctypes.c_void_p),
+                ("total_q", ctypes.c_int64), ("total_k", ctypes.c_int64),
+                ("check", ctypes.c_int32), ("reserved", ctypes.c_int32)]
+
+
 class KernelInfo(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char * 128), ("chip", ctypes.c_char * 16),
                 ("device_name", ctypes.c_char * 128)] + [
@@ -108,6 +115,9 @@ class AttnRuntime:
         L.attn_forward_kv_cache.argtypes = [
             vp, ctypes.POINTER(Problem), ctypes.POINTER(KVCache), vp, vp, vp,
             vp, vp, vp]
+        L.attn_forward_varlen.argtypes = [
+            vp, ctypes.POINTER(Problem), ctypes.POINTER(Varlen), vp, vp, vp,
+            vp, vp, vp]
         L.attn_select_kernel.argtypes = [vp, ctypes.POINTER(Problem),
                                          ctypes.c_int,
                                          ctypes.POINTER(KernelInfo)]
@@ -116,7 +126,7 @@ class AttnRuntime:
                                   ctypes.POINTER(vp)]
         L.attn_free.argtypes = [vp, vp]
         for f in (L.attn_runtime_create, L.attn_forward,
-                  L.attn_forward_kv_cache,
+                  L.attn_forward_kv_cache, L.attn_forward_varlen,
                   L.attn_select_kernel, L.attn_last_kernel, L.attn_malloc,
                   L.attn_free):
             f.restype = ctypes.c_int
@@ -180,6 +190,25 @@ class AttnRuntime:
             c.max_pages, c.table_stride = table.shape[1], table.stride(0)
             p.seq_k = c.max_pages * c.page_size
         self._check(self.lib.attn_forward_kv_cache(
+            self.handle, ctypes.byref(p), ctypes.byref(c), q.data_ptr(),
+            k.data_ptr(), v.data_ptr(), o.data_ptr(),
+            lse.data_ptr() if lse is not None else None, stream))
+
+    def forward_varlen(self, q, k, v, o, cu_q, cu_k, max_q, max_k, lse=None,
+                       causal=False, check=True, stream=None):
+        """A packed batch: q, o [total_q, Hq, D] and k, v [total_k, Hkv, D]
+        (any strides), cu_q, cu_k [B + 1] int32 offsets."""
+        names = {"q": q, "k": k, "v": v, "o": o}
+        views = {n: t.transpose(0, 1).unsqueeze(0) for n, t in names.items()}
+        p = self.problem(views["q"], views["k"], views["v"], views["o"],
+                         causal, lse is not None)
+        p.batch = cu_q.numel() - 1
+        p.seq_q, p.seq_k = max_q, max_k
+        c = Varlen()
+        c.cu_seqlens_q, c.cu_seqlens_k = cu_q.data_ptr(), cu_k.data_ptr()
+        c.total_q, c.total_k = q.shape[0], k.shape[0]
+        c.check = int(check)
+        self._check(self.lib.attn_forward_varlen(
             self.handle, ctypes.byref(p), ctypes.byref(c), q.data_ptr(),
             k.data_ptr(), v.data_ptr(), o.data_ptr(),
             lse.data_ptr() if lse is not None else None, stream))
@@ -324,6 +353,29 @@ def kvcache_cases(quick):
     return cases
 
 
+def varlen_cases(quick):
+    """Packed batches (varlen prefill): ragged sequences in [total, H, D]
+    storage, GQA, causal or not, checked per sequence against float64; the
+    timed rows beside the same tokens as a dense batch of equal lengths."""
+    cases = []
+    for D in (64, 128):
+        for causal in (False, True):
+            cases.append(dict(kind="varlen", dtype="bf16", D=D, Hq=32, Hkv=8,
+                              lens_q=[1, 77, 0, 1000, 9, 513],
+                              lens_k=[5, 77, 3, 1000, 0, 700],
+                              causal=causal, time=False))
+    cases.append(dict(kind="varlen", dtype="f16", D=128, Hq=16, Hkv=16,
+                      lens_q=[300, 64], lens_k=[300, 64], causal=True,
+                      time=False))
+    if not quick:
+        for n, causal in ((2048, True), (4096, True), (2048, False)):
+            cases.append(dict(kind="varlen", dtype="bf16", D=128, Hq=32,
+                              Hkv=8, lens_q=[n] * (16384 // n),
+                              lens_k=[n] * (16384 // n), causal=causal,
+                              time=True))
+    return cases
+
+
 def large_cases(quick):
     """Tensors of 2^31 elements: a causal [1, 32, 524288, 128] attention
     with GQA 32:8 (Q and O span 2^31 elements: 64-bit addressing), checked
@@ -380,6 +432,12 @@ def describe(job):
                 f"Hq={job['Hq']} Hkv={job['Hkv']} N={job['N']} "
                 f"{'causal' if job['causal'] else 'full'} bnhd, "
                 f"{job['rows']} sampled rows")
+    if job["kind"] == "varlen":
+        return (f"varlen {job['dtype']} D={job['D']} Hq={job['Hq']} "
+                f"Hkv={job['Hkv']} {len(job['lens_q'])} sequences, "
+                f"{sum(job['lens_q'])} rows"
+                f"{' causal' if job['causal'] else ''}"
+                f"{' timed' if job['time'] else ''}")
     if job["kind"] == "kvcache":
         return (f"kv-cache {'page ' + str(job['page']) if job['page'] else 'contiguous'} "
                 f"{job['dtype']} D={job['D']} B={job['B']} Nq={job['Nq']} "
@@ -1002,6 +1060,89 @@ def run_kvcache(rt, job, seed):
     return res
 
 
+def run_varlen(rt, job, seed):
+    import itertools
+    import torch
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(seed)
+    tdtype = {"bf16": torch.bfloat16, "f16": torch.float16}[job["dtype"]]
+    Hq, Hkv, D, causal = job["Hq"], job["Hkv"], job["D"], job["causal"]
+    lq, lk = job["lens_q"], job["lens_k"]
+    tq, tk = sum(lq), sum(lk)
+
+    def rand(*shape):
+        return torch.randn(*shape, device="cuda", generator=gen,
+                           dtype=torch.float32).to(tdtype)
+    q, k, v = rand(tq, Hq, D), rand(tk, Hkv, D), rand(tk, Hkv, D)
+    o = torch.full((tq, Hq, D), float("nan"), device="cuda", dtype=tdtype)
+    lse = torch.full((Hq, tq), float("nan"), device="cuda",
+                     dtype=torch.float32)
+    cu_q = torch.tensor([0] + list(itertools.accumulate(lq)),
+                        dtype=torch.int32, device="cuda")
+    cu_k = torch.tensor([0] + list(itertools.accumulate(lk)),
+                        dtype=torch.int32, device="cuda")
+    stream = torch.cuda.current_stream().cuda_stream or None
+    torch.cuda.synchronize()
+    rt.forward_varlen(q, k, v, o, cu_q, cu_k, max(lq), max(lk), lse,
+                      causal=causal, stream=stream)
+    torch.cuda.synchronize()
+    res = dict(kernel=rt.last_kernel())
+    problems, worst_o, worst_l = [], 0.0, 0.0
+    q0 = k0 = 0
+    for s, (nq, nk) in enumerate(zip(lq, lk)):
+        ob = o[q0:q0 + nq].double()
+        lb = lse[:, q0:q0 + nq].double()
+        if nq and nk == 0:
+            if not (bool((ob == 0).all()) and bool(torch.isneginf(lb).all())):
+                problems.append(f"sequence {s} (no keys): O != 0 or LSE "
+                                f"!= -inf")
+        elif nq:
+            ro, rl = reference(q[q0:q0 + nq].transpose(0, 1)[None],
+                               k[k0:k0 + nk].transpose(0, 1)[None],
+                               v[k0:k0 + nk].transpose(0, 1)[None], causal,
+                               1.0 / math.sqrt(D))
+            ro, rl = ro[0].transpose(0, 1), rl[0]
+            if torch.isnan(ob).any() or torch.isnan(lb).any():
+                problems.append(f"sequence {s}: NaN in O or LSE")
+            else:
+                fin = torch.isfinite(rl)
+                worst_o = max(worst_o, float((ob - ro).norm()
+                                             / ro.norm().clamp(min=1e-30)))
+                if fin.any():
+                    worst_l = max(worst_l, float(
+                        (lb[fin] - rl[fin]).norm()
+                        / rl[fin].norm().clamp(min=1e-30)))
+        q0, k0 = q0 + nq, k0 + nk
+    res["o_rel"], res["lse_rel"] = worst_o, worst_l
+    if worst_o >= 1e-2:
+        problems.append(f"o relative error {worst_o:.3g} >= 1e-2")
+    if worst_l >= 1e-3:
+        problems.append(f"lse relative error {worst_l:.3g} >= 1e-3")
+    if job["time"]:
+        B, n = len(lq), lq[0]
+        pairs = n * n / 2 if causal else n * n
+        flops = 4.0 * B * Hq * pairs * D
+
+        def ours():
+            rt.forward_varlen(q, k, v, o, cu_q, cu_k, n, n, None,
+                              causal=causal, check=False,
+                              stream=torch.cuda.current_stream().cuda_stream
+                              or None)
+        qd = q.view(B, n, Hq, D).transpose(1, 2)
+        kd = k.view(B, n, Hkv, D).transpose(1, 2)
+        vd = v.view(B, n, Hkv, D).transpose(1, 2)
+        od = o.view(B, n, Hq, D).transpose(1, 2)
+
+        def dense():
+            rt.forward(qd, kd, vd, od, None, causal=causal,
+                       stream=torch.cuda.current_stream().cuda_stream or None)
+        res["ours_tflops"] = flops / (bench(ours) * 1e-3) / 1e12
+        res["dense_tflops"] = flops / (bench(dense) * 1e-3) / 1e12
+    res["ok"] = not problems
+    res["error"] = "; ".join(problems)
+    return res
+
+
 def worker(args, jobs):
     """Runs jobs[start:] and appends one JSON line per event to args.results:
     {"start": i} before job i, then {"done": i, ...}."""
@@ -1026,7 +1167,7 @@ def worker(args, jobs):
             fn = {"timing": run_timing, "api": run_api,
                   "correctness": run_correctness,
                   "decode": run_decode, "large": run_large,
-                  "kvcache": run_kvcache}[job["kind"]]
+                  "kvcache": run_kvcache, "varlen": run_varlen}[job["kind"]]
             res = fn(rt, job, seed)
         except Exception as e:  # noqa: BLE001
             msg = f"{type(e).__name__}: {e}"
@@ -1138,6 +1279,14 @@ def report(i, job, res):
                   f"{res['lse_rel']:.1e}; {res['tflops']:.0f} TFLOP/s "
                   f"(one call)  {res.get('kernel', '')}"
                   if "o_rel" in res else ""))
+    elif job["kind"] == "varlen":
+        msg = ("ok  " if res.get("ok") else "FAILED: " + res.get("error", "")
+               + " | ") + (f"o rel {res['o_rel']:.2e}, lse rel "
+                           f"{res['lse_rel']:.1e}" if "o_rel" in res else "")
+        if "ours_tflops" in res:
+            msg += (f"; TFLOP/s ours {res['ours_tflops']:.0f}, dense batch "
+                    f"{res['dense_tflops']:.0f}")
+        msg += f"  {res.get('kernel', '')}"
     elif job["kind"] == "kvcache":
         msg = ("ok  " if res.get("ok") else "FAILED: " + res.get("error", "")
                + " | ") + (f"o rel {res['o_rel']:.2e}, lse rel "
@@ -1182,7 +1331,7 @@ def main():
                     help="fewer cases and timing points")
     ap.add_argument("--only",
                     choices=("correctness", "timing", "decode", "large",
-                             "kvcache"),
+                             "kvcache", "varlen"),
                     help="one part: the correctness sweep, the forward "
                     "timing, decoding (its correctness cases and timing), "
                     "or the 2^31-element problem")
@@ -1213,6 +1362,8 @@ def main():
         jobs += decode_cases(args.quick)
     if args.only in (None, "correctness", "decode", "kvcache"):
         jobs += kvcache_cases(args.quick)
+    if args.only in (None, "correctness", "varlen", "kvcache"):
+        jobs += varlen_cases(args.quick)
     if args.only in (None, "correctness", "large"):
         jobs += large_cases(args.quick)
     if args.only in (None, "timing"):
@@ -1246,7 +1397,8 @@ def main():
         r = results.get(i, dict(ok=False, error="not run"))
         rows.append(dict(job, **r))
     corr = [r for r in rows
-            if r["kind"] in ("correctness", "api", "large", "kvcache")]
+            if r["kind"] in ("correctness", "api", "large", "kvcache",
+                             "varlen")]
     timing = [r for r in rows if r["kind"] == "timing"]
     decode = [r for r in rows if r["kind"] == "decode"]
     # A decode row whose output disagrees with SDPA is a correctness failure.

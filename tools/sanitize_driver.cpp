@@ -335,7 +335,9 @@ struct Family {
   /// kPage.
   int64_t page;
   bool paged() const { return kv == attn::KVLayout::Paged; }
-  bool cached() const { return kv != attn::KVLayout::Dense; }
+  bool cached() const {
+    return kv == attn::KVLayout::SeqLens || kv == attn::KVLayout::Paged;
+  }
   bool operator<(const Family &o) const {
     return std::tie(dtype, D, Dv, causal, lse, kv, page) <
            std::tie(o.dtype, o.D, o.Dv, o.causal, o.lse, o.kv, o.page);
@@ -346,10 +348,11 @@ struct Family {
                   (long long)D,
                   Dv != D ? (" Dv=" + std::to_string(Dv)).c_str() : "",
                   causal ? "causal" : "full  ", lse ? "lse   " : "no-lse",
-                  cached() ? (std::string(" ") + attn::kvLayoutName(kv) +
-                              (page ? std::to_string(page) : std::string()))
-                                 .c_str()
-                           : "");
+                  kv != attn::KVLayout::Dense
+                      ? (std::string(" ") + attn::kvLayoutName(kv) +
+                         (page ? std::to_string(page) : std::string()))
+                            .c_str()
+                      : "");
     return buf;
   }
 };
@@ -433,8 +436,15 @@ struct Runtime {
 };
 
 // One bundle case. Returns 0 ok, 1 failed, 2 unsupported.
-int runBundleCase(Runtime &R, const Family &f, const Shape &s, bool poison,
+int runBundleCase(Runtime &R, const Family &f, const Shape &shape, bool poison,
                   uint64_t seed, std::string &kernel) {
+  // A packed batch (varlen) of B sequences of Nq queries and Nk keys is the
+  // [B, N, H, D] storage of the dense problem: the same inputs, the same
+  // reference.
+  const bool varlen = f.kv == attn::KVLayout::Varlen;
+  Shape s = shape;
+  if (varlen)
+    s.bnhd = true;
   attn_problem p;
   attn_problem_init(&p);
   p.dtype = f.dtype;
@@ -497,6 +507,27 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &s, bool poison,
   std::vector<int32_t> table, lens(size_t(s.B), int32_t(s.Nk));
   attn_kv_cache cache;
   attn_kv_cache_init(&cache);
+  attn_varlen packed;
+  attn_varlen_init(&packed);
+  if (varlen) {
+    std::vector<int32_t> cq, ck;
+    for (int64_t b = 0; b <= s.B; ++b) {
+      cq.push_back(int32_t(b * s.Nq));
+      ck.push_back(int32_t(b * s.Nk));
+    }
+    void *dcq = R.alloc(cq.size() * 4), *dck = R.alloc(ck.size() * 4);
+    if (!dcq || !dck ||
+        attn_memcpy_htod(R.rt, dcq, cq.data(), cq.size() * 4) != ATTN_OK ||
+        attn_memcpy_htod(R.rt, dck, ck.data(), ck.size() * 4) != ATTN_OK) {
+      kernel = "allocating the offsets failed";
+      R.freeAll();
+      return 1;
+    }
+    packed.cu_seqlens_q = static_cast<const int32_t *>(dcq);
+    packed.cu_seqlens_k = static_cast<const int32_t *>(dck);
+    packed.total_q = s.B * s.Nq;
+    packed.total_k = s.B * s.Nk;
+  }
   if (f.cached()) {
     void *dlens = R.alloc(lens.size() * 4);
     if (!dlens || attn_memcpy_htod(R.rt, dlens, lens.data(), lens.size() * 4) !=
@@ -565,7 +596,9 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &s, bool poison,
   }
   if (!ok) {
     kernel = std::string("copy to device: ") + attn_last_error_message();
-  } else if ((f.cached()
+  } else if ((varlen ? attn_forward_varlen(R.rt, &p, &packed, dq, dk, dv, dO,
+                                            static_cast<float *>(dl), nullptr)
+              : f.cached()
                   ? attn_forward_kv_cache(R.rt, &p, &cache, dq, dk, dv, dO,
                                           static_cast<float *>(dl), nullptr)
                   : attn_forward(R.rt, &p, dq, dk, dv, dO,
@@ -583,6 +616,16 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &s, bool poison,
     attn_last_kernel(R.rt, &ran);
     kernel = std::string(ran.name) + " (" + ran.chip + ")";
     double rel = 0;
+    if (varlen && f.lse) {
+      // The packed LSE is [1, Hq, B·Nq]: back to [B, Hq, Nq].
+      std::vector<float> dense(lse.size());
+      for (int64_t b = 0; b < s.B; ++b)
+        for (int64_t h = 0; h < s.Hq; ++h)
+          for (int64_t i = 0; i < s.Nq; ++i)
+            dense[size_t((b * s.Hq + h) * s.Nq + i)] =
+                lse[size_t(h * s.B * s.Nq + b * s.Nq + i)];
+      lse = dense;
+    }
     std::string err = compare(in, f.dtype, oBits, f.lse ? &lse : nullptr, rel);
     // (A KV-cache GQA decode step runs packed: non-causal for one row.)
     const std::string ranName = ran.name;
@@ -590,7 +633,8 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &s, bool poison,
         (ran.causal != int(f.causal) && !(f.cached() && s.Nq == 1)) ||
         (ranName.find("_paged") != std::string::npos) != f.paged() ||
         (ranName.find("_seqlens") != std::string::npos) !=
-            (f.kv == attn::KVLayout::SeqLens))
+            (f.kv == attn::KVLayout::SeqLens) ||
+        (ranName.find("_varlen") != std::string::npos) != varlen)
       err += "the runtime ran a kernel of another family; ";
     char buf[48];
     std::snprintf(buf, sizeof buf, "  o rel %.1e", rel);

@@ -289,6 +289,8 @@ mlir::attn::compileGPUKernel(ModuleOp module,
   int64_t pageSize = 0;
   module.walk([&](AttentionOp op) {
     withLse |= bool(op.getLse());
+    if (op.isVarlen())
+      kv = ::attn::KVLayout::Varlen;
     if (op.isPaged()) {
       kv = ::attn::KVLayout::Paged;
       int64_t page = cast<MemRefType>(op.getKey().getType()).getDimSize(2);
@@ -390,7 +392,8 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
   if (!::attn::parseProgram(programName.str(), program) ||
       !::attn::parseKVLayout(kvName.str(), kv) ||
       (kv != ::attn::KVLayout::Dense &&
-       program == ::attn::Program::MergeSplits))
+       program == ::attn::Program::MergeSplits) ||
+      (kv == ::attn::KVLayout::Varlen && program == ::attn::Program::SplitKV))
     return nullptr;
   OpBuilder b(&ctx);
   Location loc = UnknownLoc::get(&ctx);
@@ -410,6 +413,8 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
   // The KV cache's operands follow the outputs: lens [B], table [B, pages].
   SmallVector<Type> cache;
   if (kv != ::attn::KVLayout::Dense)
+    cache.push_back(MemRefType::get({dyn}, b.getI32Type()));
+  if (kv == ::attn::KVLayout::Varlen) // cu_q, then cu_k
     cache.push_back(MemRefType::get({dyn}, b.getI32Type()));
   if (kv == ::attn::KVLayout::Paged)
     cache.push_back(
@@ -449,11 +454,16 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
     bool hasLse = split || withLse;
     Value lse = hasLse ? arg(4) : Value();
     unsigned next = hasLse ? 5 : 4;
-    Value lens = kv != ::attn::KVLayout::Dense ? arg(next++) : Value();
+    bool varlen = kv == ::attn::KVLayout::Varlen;
+    Value cuQ = varlen ? arg(next++) : Value();
+    Value cuK = varlen ? arg(next++) : Value();
+    Value lens = kv != ::attn::KVLayout::Dense && !varlen ? arg(next++)
+                                                           : Value();
     Value table = kv == ::attn::KVLayout::Paged ? arg(next++) : Value();
     auto op = AttentionOp::create(
         b, loc, arg(0), arg(1), arg(2), arg(3), lse,
         /*dynamic_scale=*/entry->getArguments().back(), lens, table,
+        /*cu_seqlens_q=*/cuQ, /*cu_seqlens_k=*/cuK,
         FloatAttr(), UnitAttr(), IntegerAttr(), IntegerAttr(), TargetAttr(),
         split ? b.getUnitAttr() : UnitAttr());
     op.setCausal(causal);

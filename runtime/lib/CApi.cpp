@@ -278,6 +278,41 @@ attn_status attn_forward_kv_cache(attn_runtime *rt, const attn_problem *problem,
   });
 }
 
+void attn_varlen_init(attn_varlen *varlen) {
+  if (!varlen)
+    return;
+  *varlen = attn_varlen{};
+  varlen->check = 1;
+}
+
+attn_status attn_forward_varlen(attn_runtime *rt, const attn_problem *problem,
+                                const attn_varlen *varlen, const void *q,
+                                const void *k, const void *v, void *o,
+                                float *lse, void *stream) {
+  return guarded([&] {
+    attn::ForwardProblem p;
+    if (attn_status s = report(toProblem(problem, p)))
+      return s;
+    if (!varlen)
+      return reportError(ATTN_ERROR_INVALID_ARGUMENT, "varlen is null");
+    if (varlen->reserved)
+      return reportError(ATTN_ERROR_INVALID_ARGUMENT,
+                         "varlen->reserved must be 0");
+    if (varlen->check != 0 && varlen->check != 1)
+      return reportError(ATTN_ERROR_INVALID_ARGUMENT,
+                         "varlen->check must be 0 or 1");
+    p.kvLayout = attn::KVLayout::Varlen;
+    p.totalQ = varlen->total_q;
+    p.totalK = varlen->total_k;
+    p.checkKVCache = varlen->check != 0;
+    ATTN_CHECK_RT(rt);
+    attn::KVCacheArgs args;
+    args.cuSeqlensQ = varlen->cu_seqlens_q;
+    args.cuSeqlensK = varlen->cu_seqlens_k;
+    return report(rt->rt->forward(p, args, q, k, v, o, lse, stream));
+  });
+}
+
 attn_status attn_select_kernel(attn_runtime *rt, const attn_problem *problem,
                                int device, attn_kernel_info *out) {
   return guarded([&] {

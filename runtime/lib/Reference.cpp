@@ -108,6 +108,27 @@ std::string Problem::validate() const {
            ") must be a multiple of kv-heads (" + std::to_string(headsKV) + ")";
   if (!(effectiveScale() > 0) || !std::isfinite(effectiveScale()))
     return "scale must be positive and finite";
+  if (!varlenQ.empty() || !varlenK.empty()) {
+    if (varlenQ.size() != varlenK.size())
+      return "varlen: " + std::to_string(varlenQ.size()) +
+             " query lengths but " + std::to_string(varlenK.size()) +
+             " key lengths";
+    if (batch != 1 || !kvLens.empty())
+      return "varlen: the sequences are packed in one batch (batch 1, no "
+             "kv-lens)";
+    int64_t tq = 0, tk = 0;
+    for (size_t s = 0; s < varlenQ.size(); ++s) {
+      if (varlenQ[s] < 0 || varlenK[s] < 0)
+        return "varlen: sequence " + std::to_string(s) +
+               " has a negative length";
+      tq += varlenQ[s];
+      tk += varlenK[s];
+    }
+    if (tq != seqQ || tk != seqK)
+      return "varlen: the lengths add up to " + std::to_string(tq) +
+             " queries and " + std::to_string(tk) + " keys, not seq-q " +
+             std::to_string(seqQ) + " and seq-k " + std::to_string(seqK);
+  }
   if (!kvLens.empty()) {
     if (int64_t(kvLens.size()) != batch)
       return "kv-lens has " + std::to_string(kvLens.size()) +
@@ -139,19 +160,40 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
   o.assign(p.numO(), 0.0);
   lse.assign(p.numLse(), 0.0);
   std::vector<double> s(static_cast<size_t>(cap));
-  for (int64_t b = 0; b < p.batch; ++b)
+  // The sequences: batch b of the tensors, from query row q0 (nq rows) and
+  // key row k0 (nk keys); packed ones share batch 0.
+  struct Seq {
+    int64_t b, q0, nq, k0, nk;
+  };
+  std::vector<Seq> seqs;
+  if (!p.varlenQ.empty()) {
+    int64_t q0 = 0, k0 = 0;
+    for (size_t i = 0; i < p.varlenQ.size(); ++i) {
+      seqs.push_back({0, q0, p.varlenQ[i], k0, p.varlenK[i]});
+      q0 += p.varlenQ[i];
+      k0 += p.varlenK[i];
+    }
+  } else {
+    for (int64_t b = 0; b < p.batch; ++b)
+      seqs.push_back({b, 0, Nq, 0, p.keysOf(b)});
+  }
+  for (const Seq &sq : seqs)
     for (int64_t h = 0; h < p.headsQ; ++h) {
-      int64_t hk = h / group, Nk = p.keysOf(b);
-      const double *kb = &k[size_t(((b * p.headsKV + hk) * cap) * D)];
-      const double *vb = &v[size_t(((b * p.headsKV + hk) * cap) * Dv)];
-      for (int64_t i = 0; i < Nq; ++i) {
-        const double *qi = &q[size_t(((b * p.headsQ + h) * Nq + i) * D)];
-        double *oi = &o[size_t(((b * p.headsQ + h) * Nq + i) * Dv)];
-        double &li = lse[size_t((b * p.headsQ + h) * Nq + i)];
+      const int64_t b = sq.b, hk = h / group, Nk = sq.nk;
+      const double *kb =
+          &k[size_t(((b * p.headsKV + hk) * cap + sq.k0) * D)];
+      const double *vb =
+          &v[size_t(((b * p.headsKV + hk) * cap + sq.k0) * Dv)];
+      for (int64_t i = 0; i < sq.nq; ++i) {
+        const int64_t row = (b * p.headsQ + h) * Nq + sq.q0 + i;
+        const double *qi = &q[size_t(row * D)];
+        double *oi = &o[size_t(row * Dv)];
+        double &li = lse[size_t(row)];
         // Keys visible to row i: j < Nk, and j <= i + (Nk - Nq) if causal.
         int64_t visible =
-            p.causal ? std::min(Nk, std::max<int64_t>(i + (Nk - Nq) + 1, 0))
-                     : Nk;
+            p.causal
+                ? std::min(Nk, std::max<int64_t>(i + (Nk - sq.nq) + 1, 0))
+                : Nk;
         if (visible == 0) {
           li = -std::numeric_limits<double>::infinity();
           continue;

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
 #if defined(__linux__)
@@ -339,7 +340,7 @@ Status Runtime::Impl::splitPlan(const ForwardProblem &p, const Device &dev,
                                 SplitPlan &plan, bool &split) {
   split = false;
   plan = SplitPlan();
-  if (kvSplits == 1)
+  if (kvSplits == 1 || p.varlen())
     return Status::success();
   const DeviceInfo &info = dev.info;
   std::vector<const KernelEntry *> splitCands, mergeCands;
@@ -1064,6 +1065,34 @@ Status Runtime::Impl::checkKVCacheContents(const ForwardProblem &p,
   // after it.
   if (CUresult r = drv->streamSynchronize(stream); r != CUDA_SUCCESS)
     return drv->fail("cuStreamSynchronize (reading the KV cache's tables)", r);
+  if (p.varlen()) {
+    // Offsets from 0, non-decreasing, within the packed rows; no sequence
+    // longer than the grid was sized for (seq_q) or than seq_k.
+    for (auto [name, ptr, total, longest] :
+         {std::tuple{"cu_seqlens_q", cache.cuSeqlensQ, p.totalQ, p.seqQ},
+          std::tuple{"cu_seqlens_k", cache.cuSeqlensK, p.totalK, p.seqK}}) {
+      std::vector<int32_t> cu(size_t(p.batch + 1));
+      if (CUresult r = drv->memcpyDtoH(cu.data(), devicePtr(ptr),
+                                       cu.size() * sizeof(int32_t));
+          r != CUDA_SUCCESS)
+        return drv->fail(std::string("cuMemcpyDtoH (") + name + ")", r);
+      if (cu[0] != 0)
+        return invalid(std::string(name) + "[0] = " + std::to_string(cu[0]) +
+                       " (the first sequence starts at row 0)");
+      for (size_t b = 0; b + 1 < cu.size(); ++b) {
+        int64_t len = int64_t(cu[b + 1]) - cu[b];
+        if (len < 0 || len > longest || cu[b + 1] > total)
+          return invalid(
+              std::string(name) + "[" + std::to_string(b + 1) +
+              "] = " + std::to_string(cu[b + 1]) + ": sequence " +
+              std::to_string(b) + " has " + std::to_string(len) +
+              " rows, outside [0, " + std::to_string(longest) +
+              "] (the longest), or ends past the " + std::to_string(total) +
+              " packed rows");
+      }
+    }
+    return Status::success();
+  }
   std::vector<int32_t> lens(size_t(p.batch));
   if (CUresult r = drv->memcpyDtoH(lens.data(), devicePtr(cache.seqLens),
                                    lens.size() * sizeof(int32_t));
@@ -1118,10 +1147,21 @@ Status Runtime::forward(const ForwardProblem &problem, const KVCacheArgs &cache,
   if (Status s = checkPointers(problem, q, k, v, o, lse); !s.ok())
     return s;
   const bool withCache = problem.kvLayout != KVLayout::Dense;
-  if (!withCache && (cache.seqLens || cache.blockTable))
-    return invalid("seq_lens and block_table are for a KV cache (kv_layout "
-                   "seqlens or paged)");
-  if (withCache && !cache.seqLens)
+  const bool varlen = problem.varlen();
+  if (!withCache && (cache.seqLens || cache.blockTable || cache.cuSeqlensQ ||
+                     cache.cuSeqlensK))
+    return invalid("seq_lens, block_table and cu_seqlens are for a KV cache "
+                   "or a packed batch (kv_layout seqlens, paged or varlen)");
+  if (varlen != (cache.cuSeqlensQ && cache.cuSeqlensK) ||
+      (!varlen && (cache.cuSeqlensQ || cache.cuSeqlensK)))
+    return invalid(varlen ? "cu_seqlens_q and cu_seqlens_k must both be set "
+                            "(a packed batch's sequence offsets)"
+                          : "cu_seqlens_q and cu_seqlens_k are for a packed "
+                            "batch (varlen) only");
+  if (varlen && (cache.seqLens || cache.blockTable))
+    return invalid("seq_lens and block_table are for a KV cache, not a "
+                   "packed batch");
+  if (withCache && !varlen && !cache.seqLens)
     return invalid("seq_lens is null (a KV cache needs each sequence's key "
                    "count)");
   if (problem.paged() != (cache.blockTable != nullptr))
@@ -1129,9 +1169,12 @@ Status Runtime::forward(const ForwardProblem &problem, const KVCacheArgs &cache,
                        ? "block_table is null (a paged KV cache needs it)"
                        : "block_table is for a paged KV cache only");
   for (const void *a : {static_cast<const void *>(cache.seqLens),
-                        static_cast<const void *>(cache.blockTable)})
+                        static_cast<const void *>(cache.blockTable),
+                        static_cast<const void *>(cache.cuSeqlensQ),
+                        static_cast<const void *>(cache.cuSeqlensK)})
     if (reinterpret_cast<uintptr_t>(a) % alignof(int32_t))
-      return invalid("seq_lens and block_table must be 4-byte aligned");
+      return invalid("seq_lens, block_table and cu_seqlens must be 4-byte "
+                     "aligned");
   // The kernels see GQA decoding with the query heads of a group packed
   // into rows (the same bytes).
   const ForwardProblem p = kernelProblem(im.bundle, bool(im.compiler), problem);
@@ -1156,6 +1199,10 @@ Status Runtime::forward(const ForwardProblem &problem, const KVCacheArgs &cache,
       {"o", o, ext.o},
       {"lse", lse, ext.lse},
       {"seq_lens", cache.seqLens, uint64_t(problem.batch) * sizeof(int32_t)},
+      {"cu_seqlens_q", cache.cuSeqlensQ,
+       uint64_t(problem.batch + 1) * sizeof(int32_t)},
+      {"cu_seqlens_k", cache.cuSeqlensK,
+       uint64_t(problem.batch + 1) * sizeof(int32_t)},
       {"block_table", cache.blockTable,
        uint64_t((problem.batch - 1) * (problem.tableStride ? problem.tableStride
                                                            : problem.maxPages) +

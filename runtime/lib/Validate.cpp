@@ -16,6 +16,7 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 namespace attn {
 
@@ -64,10 +65,10 @@ struct TensorShape {
 
 std::vector<TensorShape> shapesOf(const ForwardProblem &p) {
   return {
-      {"q", {p.batch, p.headsQ, p.seqQ, p.headDim}, p.stridesQ()},
+      {"q", {p.qBatch(), p.headsQ, p.qRows(), p.headDim}, p.stridesQ()},
       {"k", {p.kvBlocks(), p.headsKV, p.kvRows(), p.headDim}, p.stridesK()},
       {"v", {p.kvBlocks(), p.headsKV, p.kvRows(), p.headDimV}, p.stridesV()},
-      {"o", {p.batch, p.headsQ, p.seqQ, p.headDimV}, p.stridesO()},
+      {"o", {p.qBatch(), p.headsQ, p.qRows(), p.headDimV}, p.stridesO()},
   };
 }
 
@@ -172,7 +173,7 @@ double ForwardProblem::effectiveScale() const {
   return scale != 0 ? scale : 1.0 / std::sqrt(double(headDim));
 }
 Strides ForwardProblem::stridesQ() const {
-  return resolve(q, headsQ, seqQ, headDim);
+  return resolve(q, headsQ, qRows(), headDim);
 }
 Strides ForwardProblem::stridesK() const {
   return resolve(k, headsKV, kvRows(), headDim);
@@ -181,7 +182,7 @@ Strides ForwardProblem::stridesV() const {
   return resolve(v, headsKV, kvRows(), headDimV);
 }
 Strides ForwardProblem::stridesO() const {
-  return resolve(o, headsQ, seqQ, headDimV);
+  return resolve(o, headsQ, qRows(), headDimV);
 }
 
 Status checkProblem(const ForwardProblem &p) {
@@ -223,7 +224,7 @@ Status checkProblem(const ForwardProblem &p) {
     return invalid("scale " + std::to_string(scale) +
                    " is outside the f32 range the kernel computes in");
   if (p.kvLayout != KVLayout::Dense && p.kvLayout != KVLayout::SeqLens &&
-      p.kvLayout != KVLayout::Paged)
+      p.kvLayout != KVLayout::Paged && p.kvLayout != KVLayout::Varlen)
     return invalid("unknown KV cache layout");
   if (p.paged()) {
     if (p.pageSize < 16 || p.pageSize > kInt32Max ||
@@ -248,6 +249,23 @@ Status checkProblem(const ForwardProblem &p) {
   } else if (p.pageSize || p.numPages || p.maxPages || p.tableStride) {
     return invalid("page_size, num_pages, max_pages and table_stride are "
                    "for a paged KV cache only");
+  }
+  if (p.varlen()) {
+    for (auto [name, total, longest] :
+         {std::tuple{"total_q", p.totalQ, p.seqQ},
+          std::tuple{"total_k", p.totalK, p.seqK}}) {
+      if (total < 1 || total > kInt32Max)
+        return invalid(std::string(name) + " must be in [1, 2^31-1], got " +
+                       std::to_string(total));
+      if (longest > total)
+        return invalid(std::string("the longest sequence (") +
+                       (name[6] == 'q' ? "seq_q " : "seq_k ") +
+                       std::to_string(longest) + ") exceeds " + name + " (" +
+                       std::to_string(total) + ")");
+    }
+  } else if (p.totalQ || p.totalK) {
+    return invalid("total_q and total_k are for a packed batch (varlen) "
+                   "only");
   }
   for (const TensorShape &t : shapesOf(p))
     if (Status s = checkStrides(t, p.dtype); !s.ok())
@@ -392,7 +410,8 @@ Status findSplitKernels(const Manifest &bundle, const ForwardProblem &p,
 }
 
 ForwardProblem packQueryHeads(const ForwardProblem &p) {
-  if (p.seqQ != 1 || p.headsKV <= 0 || p.headsQ <= p.headsKV ||
+  // (A packed batch's rows are sequences: no room for heads.)
+  if (p.varlen() || p.seqQ != 1 || p.headsKV <= 0 || p.headsQ <= p.headsKV ||
       p.headsQ % p.headsKV)
     return p;
   const int64_t g = p.headsQ / p.headsKV;
@@ -421,7 +440,8 @@ ForwardProblem packQueryHeads(const ForwardProblem &p) {
 
 int64_t chooseKVSplits(const ForwardProblem &p, int smCount, int blockM,
                        int blockN, int64_t forced) {
-  if (smCount <= 0 || blockM <= 0 || blockN <= 0)
+  // A packed batch's sequences are tiled whole (no split_kv form).
+  if (smCount <= 0 || blockM <= 0 || blockN <= 0 || p.varlen())
     return 1;
   const int64_t blocks = (p.seqQ + blockM - 1) / blockM * p.headsQ * p.batch;
   // A grid of most of a wave already keeps the device busy.
@@ -507,15 +527,22 @@ AttentionShape kernelShape(const ForwardProblem &p) {
   s.seqK = p.seqK;
   s.headDim = p.headDim;
   s.headDimV = p.headDimV;
+  if (p.varlen()) {
+    // One packed batch: the tensors' own dims; the sequences separately.
+    s.batch = 1;
+    s.seqQ = p.totalQ;
+    s.seqK = p.totalK;
+    s.sequences = p.batch;
+  }
   // A dim of extent 1 is never stepped over, and checkProblem lets its
   // stride be anything: pass 0 so the value fits the kernels' 32-bit math.
   auto fill = [&](int64_t *out, const Strides &st, int64_t heads, int64_t seq) {
-    out[0] = p.batch == 1 ? 0 : st.batch;
+    out[0] = s.batch == 1 ? 0 : st.batch;
     out[1] = heads == 1 ? 0 : st.head;
     out[2] = seq == 1 ? 0 : st.seq;
     out[3] = 1;
   };
-  fill(s.q, p.stridesQ(), p.headsQ, p.seqQ);
+  fill(s.q, p.stridesQ(), p.headsQ, p.qRows());
   fill(s.k, p.stridesK(), p.headsKV, p.kvRows());
   fill(s.v, p.stridesV(), p.headsKV, p.kvRows());
   if (p.paged()) {
@@ -527,10 +554,10 @@ AttentionShape kernelShape(const ForwardProblem &p) {
     s.k[0] = p.numPages == 1 ? 0 : p.stridesK().batch;
     s.v[0] = p.numPages == 1 ? 0 : p.stridesV().batch;
   }
-  fill(s.o, p.stridesO(), p.headsQ, p.seqQ);
-  // LSE is contiguous [B, Hq, Nq].
-  s.lse[0] = p.batch == 1 ? 0 : p.headsQ * p.seqQ;
-  s.lse[1] = p.headsQ == 1 ? 0 : p.seqQ;
+  fill(s.o, p.stridesO(), p.headsQ, p.qRows());
+  // LSE is contiguous [B, Hq, Nq] ([1, Hq, totalQ] packed).
+  s.lse[0] = s.batch == 1 ? 0 : p.headsQ * s.seqQ;
+  s.lse[1] = p.headsQ == 1 ? 0 : s.seqQ;
   s.lse[2] = 1;
   return s;
 }
@@ -544,7 +571,7 @@ TensorExtents tensorExtents(const ForwardProblem &p) {
   e.v = uint64_t(elementSpan(shapes[2])) * es;
   e.o = uint64_t(elementSpan(shapes[3])) * es;
   if (p.withLse)
-    e.lse = uint64_t(p.batch * p.headsQ * p.seqQ) * sizeof(float);
+    e.lse = uint64_t(p.qBatch() * p.headsQ * p.qRows()) * sizeof(float);
   return e;
 }
 

@@ -21,6 +21,9 @@ TEST(CApi, LayoutMatchesTheDocumentedStructs) {
   EXPECT_EQ(offsetof(attn_kv_cache, num_pages), 16u);
   EXPECT_EQ(offsetof(attn_kv_cache, check), 48u);
   EXPECT_EQ(sizeof(attn_kv_cache), 56u);
+  EXPECT_EQ(offsetof(attn_varlen, total_q), 16u);
+  EXPECT_EQ(offsetof(attn_varlen, check), 32u);
+  EXPECT_EQ(sizeof(attn_varlen), 40u);
   EXPECT_EQ(attn_c_api_version(), ATTN_C_API_VERSION);
 }
 
@@ -92,6 +95,25 @@ TEST(CApi, KVCacheArguments) {
                                   nullptr, nullptr, nullptr),
             ATTN_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(attn_last_error_message(), "cache->check must be 0 or 1");
+}
+
+TEST(CApi, VarlenArguments) {
+  attn_varlen v;
+  attn_varlen_init(&v);
+  EXPECT_EQ(v.cu_seqlens_q, nullptr);
+  EXPECT_EQ(v.check, 1);
+  attn_varlen_init(nullptr); // harmless
+  attn_problem p;
+  attn_problem_init(&p);
+  EXPECT_EQ(attn_forward_varlen(nullptr, &p, nullptr, nullptr, nullptr,
+                                nullptr, nullptr, nullptr, nullptr),
+            ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attn_last_error_message(), "varlen is null");
+  v.reserved = 2;
+  EXPECT_EQ(attn_forward_varlen(nullptr, &p, &v, nullptr, nullptr, nullptr,
+                                nullptr, nullptr, nullptr),
+            ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attn_last_error_message(), "varlen->reserved must be 0");
 }
 
 TEST(CApi, ErrorMessagesArePerThread) {

@@ -957,3 +957,124 @@ TEST_F(Gpu, KVCacheWithoutItsArraysIsRefused) {
   EXPECT_NE(s.message().find("needs its arrays"), std::string::npos)
       << s.message();
 }
+
+namespace {
+
+/// A packed batch (varlen) on the GPU against the float64 reference of each
+/// sequence: [total, H, D] storage, ragged query and key lengths (an empty
+/// sequence, a query without keys, one longer than a block), poisoned O
+/// and LSE; then offsets that break the rules are refused, nothing written.
+void runVarlenCase(Runtime &rt, int64_t d, bool causal, uint64_t seed) {
+  SCOPED_TRACE("varlen D " + std::to_string(d) + (causal ? " causal" : ""));
+  Problem ref;
+  ref.headsQ = 8;
+  ref.headsKV = 2;
+  ref.headDim = ref.headDimV = d;
+  ref.causal = causal;
+  ref.dtype = DType::BF16;
+  ref.varlenQ = {1, 77, 0, 200, 9};
+  ref.varlenK = {5, 77, 3, 300, 0};
+  ref.seqQ = ref.seqK = 0;
+  for (size_t s = 0; s < ref.varlenQ.size(); ++s) {
+    ref.seqQ += ref.varlenQ[s];
+    ref.seqK += ref.varlenK[s];
+  }
+  const size_t es = 2;
+  std::vector<double> q, k, v, o, lse;
+  std::vector<uint8_t> qs, ks, vs;
+  fillRandom(ref.dtype, seed, ref.numQ(), q, qs);
+  fillRandom(ref.dtype, seed + 1, ref.numK(), k, ks);
+  fillRandom(ref.dtype, seed + 2, ref.numV(), v, vs);
+  referenceAttention(ref, q, k, v, o, lse);
+
+  Tensor tq, tk, tv, to;
+  ASSERT_TRUE(upload(rt, qs, 1, ref.headsQ, ref.seqQ, d, Layout::BNHD, es, tq)
+                  .ok());
+  ASSERT_TRUE(upload(rt, ks, 1, ref.headsKV, ref.seqK, d, Layout::BNHD, es, tk)
+                  .ok());
+  ASSERT_TRUE(upload(rt, vs, 1, ref.headsKV, ref.seqK, d, Layout::BNHD, es, tv)
+                  .ok());
+  std::vector<uint8_t> poison(ref.numO() * es, 0xFF);
+  ASSERT_TRUE(upload(rt, poison, 1, ref.headsQ, ref.seqQ, d, Layout::BNHD, es,
+                     to)
+                  .ok());
+  DeviceBuffer dl, dcq, dck;
+  ASSERT_TRUE(DeviceBuffer::allocate(rt, 0, ref.numLse() * 4, dl).ok());
+  ASSERT_TRUE(rt.fill(dl.get(), 0xFF, dl.size()).ok());
+  std::vector<int32_t> cq = {0}, ck = {0};
+  int64_t longestQ = 0, longestK = 0;
+  for (size_t s = 0; s < ref.varlenQ.size(); ++s) {
+    cq.push_back(cq.back() + int32_t(ref.varlenQ[s]));
+    ck.push_back(ck.back() + int32_t(ref.varlenK[s]));
+    longestQ = std::max(longestQ, ref.varlenQ[s]);
+    longestK = std::max(longestK, ref.varlenK[s]);
+  }
+  ASSERT_TRUE(DeviceBuffer::allocate(rt, 0, cq.size() * 4, dcq).ok());
+  ASSERT_TRUE(DeviceBuffer::allocate(rt, 0, ck.size() * 4, dck).ok());
+  ASSERT_TRUE(rt.copyToDevice(dcq.get(), cq.data(), cq.size() * 4).ok());
+  ASSERT_TRUE(rt.copyToDevice(dck.get(), ck.data(), ck.size() * 4).ok());
+
+  ForwardProblem p;
+  p.dtype = ref.dtype;
+  p.batch = int64_t(ref.varlenQ.size());
+  p.headsQ = ref.headsQ;
+  p.headsKV = ref.headsKV;
+  p.seqQ = longestQ;
+  p.seqK = longestK;
+  p.headDim = p.headDimV = d;
+  p.causal = causal;
+  p.withLse = true;
+  p.kvLayout = KVLayout::Varlen;
+  p.totalQ = ref.seqQ;
+  p.totalK = ref.seqK;
+  p.q = tq.strides;
+  p.k = tk.strides;
+  p.v = tv.strides;
+  p.o = to.strides;
+  KVCacheArgs args;
+  args.cuSeqlensQ = static_cast<const int32_t *>(dcq.get());
+  args.cuSeqlensK = static_cast<const int32_t *>(dck.get());
+  Status s = rt.forward(p, args, tq.buf.get(), tk.buf.get(), tv.buf.get(),
+                        to.buf.get(), static_cast<float *>(dl.get()), nullptr);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_TRUE(rt.synchronize(0).ok());
+  std::vector<uint8_t> got(poison.size()), os(poison.size());
+  ASSERT_TRUE(rt.copyToHost(got.data(), to.buf.get(), got.size()).ok());
+  relayout(got.data(), os.data(), 1, ref.headsQ, ref.seqQ, d, to.strides, es,
+           false);
+  std::vector<float> lseGot(ref.numLse());
+  ASSERT_TRUE(rt.copyToHost(lseGot.data(), dl.get(), lseGot.size() * 4).ok());
+  ErrorStats eo = compare(decode(p.dtype, os.data(), ref.numO()), o);
+  ErrorStats el =
+      compare(std::vector<double>(lseGot.begin(), lseGot.end()), lse);
+  EXPECT_EQ(eo.nonFinite, 0u);
+  EXPECT_LT(eo.relative, tolerance(p.dtype));
+  EXPECT_EQ(el.nonFinite, 0u);
+  EXPECT_LT(el.relative, 1e-5);
+  KernelChoice last;
+  ASSERT_TRUE(rt.lastKernel(last));
+  EXPECT_EQ(last.kernel.kv, KVLayout::Varlen) << last.kernel.name;
+
+  // A sequence longer than seq_q (the grid would leave rows unwritten) is
+  // refused before anything is launched.
+  ASSERT_TRUE(rt.copyToDevice(to.buf.get(), poison.data(), poison.size()).ok());
+  ForwardProblem shortGrid = p;
+  shortGrid.seqQ = longestQ - 1;
+  s = rt.forward(shortGrid, args, tq.buf.get(), tk.buf.get(), tv.buf.get(),
+                 to.buf.get(), static_cast<float *>(dl.get()), nullptr);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument) << s.message();
+  EXPECT_NE(s.message().find("cu_seqlens_q[4]"), std::string::npos)
+      << s.message();
+  ASSERT_TRUE(rt.synchronize(0).ok());
+  ASSERT_TRUE(rt.copyToHost(got.data(), to.buf.get(), got.size()).ok());
+  EXPECT_EQ(got, poison) << "a refused call wrote O";
+}
+
+} // namespace
+
+TEST_F(Gpu, PackedBatchMatchesTheReference) {
+  uint64_t seed = 777;
+  for (int64_t d : {64, 128})
+    for (bool causal : {false, true})
+      runVarlenCase(*rt, d, causal, seed += 3);
+}

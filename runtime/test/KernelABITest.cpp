@@ -352,6 +352,32 @@ TEST_F(AttentionParams, PagedKVCache) {
   expectMemref(lp, 44, lens, {2}, {1});
 }
 
+TEST_F(AttentionParams, PackedBatch) {
+  // varlen: the tensors' own dims ([1, H, total, D], the strides' batch
+  // entry unused), then the offsets cu_q, cu_k [B + 1] after the outputs.
+  p.kvLayout = KVLayout::Varlen;
+  p.batch = 3;    // sequences
+  p.seqQ = 100;   // the longest
+  p.seqK = 400;
+  p.totalQ = 130;
+  p.totalK = 1000;
+  p.q = {0, 128, 8 * 128, 1}; // [total, H, D] storage
+  const int32_t *cq = static_cast<const int32_t *>(fakePtr(0x7f0006000000));
+  const int32_t *ck = static_cast<const int32_t *>(fakePtr(0x7f0007000000));
+  KVCacheArgs args;
+  args.cuSeqlensQ = cq;
+  args.cuSeqlensK = ck;
+  KernelParams params = memrefAttentionParams(kernelShape(p), q, k, v, o, lse,
+                                              0.125f, &args);
+  ASSERT_EQ(params.size(), 4 * 11 + 9 + 5 + 5 + 1u);
+  expectMemref(params, 0, q, {1, 8, 130, 128}, {0, 128, 8 * 128, 1});
+  expectMemref(params, 11, k, {1, 2, 1000, 128}, {0, 1000 * 128, 128, 1});
+  expectMemref(params, 44, lse, {1, 8, 130}, {0, 130, 1});
+  expectMemref(params, 53, cq, {4}, {1});
+  expectMemref(params, 58, ck, {4}, {1});
+  EXPECT_EQ(param<float>(params, 63), 0.125f);
+}
+
 TEST(LaunchGrid, FromTheKernelsDescription) {
   LaunchGrid g;
   ASSERT_TRUE(parseLaunchGrid("q_blocks*splits,heads_q,batch", g));

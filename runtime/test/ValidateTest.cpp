@@ -124,6 +124,45 @@ kernel name=p16 ptx=p16.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=1 block_m
   EXPECT_EQ(c[0]->name, "d");
 }
 
+TEST_F(Validate, PackedBatchRules) {
+  p.kvLayout = KVLayout::Varlen;
+  p.batch = 3;
+  p.seqQ = 100;
+  p.seqK = 400;
+  p.totalQ = 130;
+  p.totalK = 1000;
+  EXPECT_TRUE(checkProblem(p).ok()) << checkProblem(p).message();
+  // Extents are the packed tensors': Q [1, 8, 130, 128], LSE [1, 8, 130].
+  TensorExtents e = tensorExtents(p);
+  EXPECT_EQ(e.q, uint64_t(8) * 130 * 128 * 2);
+  EXPECT_EQ(e.k, uint64_t(2) * 1000 * 128 * 2);
+  p.withLse = true;
+  EXPECT_EQ(tensorExtents(p).lse, uint64_t(8) * 130 * 4);
+  ForwardProblem bad = p;
+  bad.totalQ = 0;
+  Status s = checkProblem(bad);
+  EXPECT_NE(s.message().find("total_q must be in [1, 2^31-1], got 0"),
+            std::string::npos)
+      << s.message();
+  bad = p;
+  bad.seqK = 1001;
+  s = checkProblem(bad);
+  EXPECT_NE(s.message().find("the longest sequence (seq_k 1001) exceeds "
+                             "total_k (1000)"),
+            std::string::npos)
+      << s.message();
+  bad = ForwardProblem();
+  bad.totalQ = 5;
+  EXPECT_NE(checkProblem(bad).message().find("for a packed batch (varlen)"),
+            std::string::npos);
+  // Never packed into heads, never split.
+  p.seqQ = 1;
+  p.headsQ = 32;
+  p.headsKV = 8;
+  EXPECT_EQ(packQueryHeads(p).headsQ, 32);
+  EXPECT_EQ(chooseKVSplits(p, 132, 128, 64, 8), 1);
+}
+
 TEST_F(Validate, GoodProblemSelectsByComputeCapability) {
   const KernelEntry *k = nullptr;
   Status s = selectKernel(bundle, p, 9, 0, k);

@@ -28,8 +28,8 @@
 // RUN: not attn-run --batch 2 --seq-k 50 --kv-lens -1,5 2>&1 | FileCheck %s --check-prefix=RANGE
 // RANGE: attn-run: error: kv-lens[{{[01]}}] = {{-1|51}} is outside [0, seq-k = 50]
 // RUN: not attn-run --paged 16 --target gpu 2>&1 | FileCheck %s --check-prefix=GPU
-// GPU: attn-run: error: unsupported: a KV cache (--kv-lens, --paged) on --target gpu: attn-run runs it on the CPU path
+// GPU: attn-run: error: unsupported: a KV cache (--kv-lens, --paged) or a packed batch (--varlen) on --target gpu: attn-run runs them on the CPU path
 // RUN: not attn-run %s --paged 16 2>&1 | FileCheck %s --check-prefix=FILE
-// FILE: attn-run: error: --kv-lens and --paged need the problem from flags, not an input file
+// FILE: attn-run: error: --kv-lens, --paged and --varlen need the problem from flags, not an input file
 // RUN: not attn-run --paged 16 --block-kv 32 --seq-k 64 2>&1 | FileCheck %s --check-prefix=BLOCK
 // BLOCK: error: unsupported: page size 16 is not a multiple of the key block (Bc=32)

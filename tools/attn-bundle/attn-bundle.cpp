@@ -428,9 +428,10 @@ int main(int argc, char **argv) {
         // kernel (mask) and the merge (LSE); the forward and the split
         // kernel again over a KV cache (D 64 and 128): kinds 3 and 4 with
         // per-sequence key counts, 5 and 6 paged (a run-time page size,
-        // any multiple of the kernel's key block).
-        for (int kind = 0; kind < 7; ++kind)
-          for (int64_t page : kind >= 5 ? pagedSizes : noPage)
+        // any multiple of the kernel's key block); 7, the forward over a
+        // packed batch (varlen).
+        for (int kind = 0; kind < 8; ++kind)
+          for (int64_t page : kind == 5 || kind == 6 ? pagedSizes : noPage)
             for (bool causal : {false, true})
               for (bool withLse : {true, false}) {
                 if (sassFailed)
@@ -440,7 +441,8 @@ int main(int argc, char **argv) {
                 if (((kind == 1 || kind == 4 || kind == 6) && !withLse) ||
                     (kind == 2 && causal))
                   continue;
-                const char *kv = kind >= 5   ? "paged"
+                const char *kv = kind == 7   ? "varlen"
+                                 : kind >= 5 ? "paged"
                                  : kind >= 3 ? "seqlens"
                                              : "dense";
                 bool cache = kind >= 3;

@@ -144,6 +144,18 @@ static cl::opt<int64_t> optPaged(
              "attn.attention pages(...) (CPU path, problem from flags; "
              "without --kv-lens every sequence has --seq-k keys)"),
     cl::init(0), cl::cat(category));
+static cl::list<int64_t> optVarlen(
+    "varlen",
+    cl::desc("A packed batch of sequences of these query lengths (and key "
+             "lengths, unless --varlen-k gives them): attn.attention "
+             "varlen(...) over [1, H, total, D] tensors (CPU path, problem "
+             "from flags; --batch, --seq-q and --seq-k follow from the "
+             "lengths)"),
+    cl::CommaSeparated, cl::cat(category));
+static cl::list<int64_t> optVarlenK(
+    "varlen-k",
+    cl::desc("With --varlen: the key length of each sequence"),
+    cl::CommaSeparated, cl::cat(category));
 static cl::opt<bool> optCheck("check",
                               cl::desc("Compare with a float64 reference"),
                               cl::init(false), cl::cat(category));
@@ -292,6 +304,13 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
     args.push_back(MemRefType::get({dyn}, b.getI32Type()));
   if (optPaged > 0)
     args.push_back(MemRefType::get({dyn, dyn}, b.getI32Type()));
+  // A packed batch: the offsets cu_q, cu_k [B + 1] (i32).
+  bool varlen = !p.varlenQ.empty();
+  unsigned cuArg = args.size();
+  if (varlen) {
+    args.push_back(MemRefType::get({dyn}, b.getI32Type()));
+    args.push_back(MemRefType::get({dyn}, b.getI32Type()));
+  }
   // --kv-splits: the split partials are the trailing arguments,
   // O_s [S, B, Hq, Nq, Dv] and LSE_s [S, B, Hq, Nq] (f32).
   bool split = optKVSplits > 0;
@@ -314,6 +333,8 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
       split ? entry->getArgument(nargs - 1) : lse, /*dynamic_scale=*/Value(),
       /*kv_lens=*/cache ? entry->getArgument(lensArg) : Value(),
       /*page_table=*/optPaged > 0 ? entry->getArgument(lensArg + 1) : Value(),
+      /*cu_seqlens_q=*/varlen ? entry->getArgument(cuArg) : Value(),
+      /*cu_seqlens_k=*/varlen ? entry->getArgument(cuArg + 1) : Value(),
       /*scale=*/FloatAttr(),
       /*causal=*/UnitAttr(), /*block_q=*/IntegerAttr(),
       /*block_kv=*/IntegerAttr(), /*target=*/mlir::attn::TargetAttr(),
@@ -390,10 +411,11 @@ LogicalResult findEntry(ModuleOp module, func::FuncOp &fn,
 /// flags for what the IR fixes (element type, head dims, a constant scale,
 /// LSE) must repeat it. A run-time scale comes from --scale.
 LogicalResult problemFromOp(mlir::attn::AttentionOp op, rt::Problem &p) {
-  if (op.getKvLens())
-    return op.emitError() << "unsupported: attn-run builds KV cache problems "
-                             "(kv_lens, pages) from flags (--kv-lens, "
-                             "--paged), not from an input file";
+  if (op.getKvLens() || op.isVarlen())
+    return op.emitError() << "unsupported: attn-run builds KV cache and "
+                             "packed-batch problems (kv_lens, pages, varlen) "
+                             "from flags (--kv-lens, --paged, --varlen), not "
+                             "from an input file";
   auto q = cast<MemRefType>(op.getQuery().getType());
   auto k = cast<MemRefType>(op.getKey().getType());
   Type et = op.getElementType();
@@ -942,6 +964,32 @@ int main(int argc, char **argv) {
         (optPaged > 0 && !llvm::isPowerOf2_64(uint64_t(int64_t(optPaged)))))
       return fail("--paged must be a power of two (the page size), got " +
                   std::to_string(int64_t(optPaged)));
+    if (optVarlenK.getNumOccurrences() && !optVarlen.getNumOccurrences())
+      return fail("--varlen-k needs --varlen");
+    if (optVarlen.getNumOccurrences()) {
+      for (const char *flag : {"batch", "seq-q", "seq-k"})
+        if (cl::getRegisteredOptions().lookup(flag)->getNumOccurrences())
+          return fail(std::string("--") + flag +
+                      " follows from --varlen's lengths; do not give it");
+      if (optKVLens.getNumOccurrences() || optPaged.getNumOccurrences() ||
+          optKVSplits.getNumOccurrences())
+        return fail("unsupported: --varlen with a KV cache (--kv-lens, "
+                    "--paged) or --kv-splits");
+      p.varlenQ.assign(optVarlen.begin(), optVarlen.end());
+      if (optVarlenK.getNumOccurrences())
+        p.varlenK.assign(optVarlenK.begin(), optVarlenK.end());
+      else
+        p.varlenK = p.varlenQ;
+      p.batch = 1;
+      p.seqQ = p.seqK = 0;
+      for (int64_t n : p.varlenQ)
+        p.seqQ += n;
+      for (int64_t n : p.varlenK)
+        p.seqK += n;
+      // A packed batch of empty sequences still has rows to allocate.
+      if (p.seqQ == 0 || p.seqK == 0)
+        return fail("--varlen: every query and key length is 0");
+    }
     p.kvLens.assign(optKVLens.begin(), optKVLens.end());
     if (optPaged > 0 && p.kvLens.empty())
       p.kvLens.assign(size_t(std::max<int64_t>(p.batch, 0)), p.seqK);
@@ -960,9 +1008,10 @@ int main(int argc, char **argv) {
     if (optKVSplits.getNumOccurrences())
       return fail("--kv-splits needs the problem from flags, not an input "
                   "file");
-    if (optKVLens.getNumOccurrences() || optPaged.getNumOccurrences())
-      return fail("--kv-lens and --paged need the problem from flags, not an "
-                  "input file");
+    if (optKVLens.getNumOccurrences() || optPaged.getNumOccurrences() ||
+        optVarlen.getNumOccurrences())
+      return fail("--kv-lens, --paged and --varlen need the problem from "
+                  "flags, not an input file");
     auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
     if (std::error_code ec = buffer.getError())
       return fail("cannot open '" + inputFile + "': " + ec.message());
@@ -1016,10 +1065,11 @@ int main(int argc, char **argv) {
                 "its splits itself)");
   if (optKVSplits > 0 && optTarget == "auto")
     optTarget.setValue("cpu");
-  if (!p.kvLens.empty() && optTarget == "gpu")
-    return fail("unsupported: a KV cache (--kv-lens, --paged) on --target "
-                "gpu: attn-run runs it on the CPU path");
-  if (!p.kvLens.empty() && optTarget == "auto")
+  if ((!p.kvLens.empty() || !p.varlenQ.empty()) && optTarget == "gpu")
+    return fail("unsupported: a KV cache (--kv-lens, --paged) or a packed "
+                "batch (--varlen) on --target gpu: attn-run runs them on the "
+                "CPU path");
+  if ((!p.kvLens.empty() || !p.varlenQ.empty()) && optTarget == "auto")
     optTarget.setValue("cpu");
   if (optTarget != "cpu" && optMoreSeq.getNumOccurrences())
     return fail("--more-seq is for the CPU path (--target cpu)");
@@ -1064,6 +1114,8 @@ int main(int argc, char **argv) {
     llvm::outs() << " kv-cache=" << (optPaged > 0 ? "paged" : "seqlens");
   if (optPaged > 0)
     llvm::outs() << " page=" << int64_t(optPaged);
+  if (!p.varlenQ.empty())
+    llvm::outs() << " varlen=" << p.varlenQ.size() << " sequences";
   llvm::outs() << "\n";
 
   // Compile: attn pipeline to the LLVM dialect, then LLVM at O3.
@@ -1230,6 +1282,15 @@ int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
     kd = describe<4>(cs.k.data(), {blocks, p.headsKV, rows, p.headDim});
     vd = describe<4>(cs.v.data(), {blocks, p.headsKV, rows, p.headDimV});
   }
+  // A packed batch: the offsets of each sequence's first row.
+  std::vector<int32_t> cuQ = {0}, cuK = {0};
+  for (size_t s = 0; s < p.varlenQ.size(); ++s) {
+    cuQ.push_back(cuQ.back() + int32_t(p.varlenQ[s]));
+    cuK.push_back(cuK.back() + int32_t(p.varlenK[s]));
+  }
+  auto cuQd = describe<1>(cuQ.data(), {int64_t(cuQ.size())});
+  auto cuKd = describe<1>(cuK.data(), {int64_t(cuK.size())});
+  void *cuQp = &cuQd, *cuKp = &cuKd;
   auto lensd = describe<1>(cs.lens.data(), {p.batch});
   auto tabled = describe<2>(cs.table.data(), {p.batch, cs.maxPages});
   void *lensp = &lensd, *tablep = &tabled;
@@ -1243,6 +1304,10 @@ int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
     args.push_back(&lensp);
   if (page > 0)
     args.push_back(&tablep);
+  if (!p.varlenQ.empty()) {
+    args.push_back(&cuQp);
+    args.push_back(&cuKp);
+  }
   // --kv-splits: the partials, poisoned too (a split that wrote nothing
   // would reach the merge as NaN).
   int64_t splits = optKVSplits;

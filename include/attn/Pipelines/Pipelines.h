@@ -210,8 +210,10 @@ FailureOr<CompiledKernel> compileGPUKernel(ModuleOp module,
 ///   merge_splits  (O_s, LSE_s, o[, lse])
 /// Q and K have `headDim` columns, V and O `headDimV`; the partials are
 /// contiguous f32 (the runtime's workspace). `kv` (the manifest's kv=:
-/// "dense", "seqlens", "paged") adds the KV cache's key counts [B] i32 and,
-/// paged, its block table [B, max_pages] i32 (K and V are then pages of
+/// "dense", "seqlens", "paged", "varlen") adds a packed batch's offsets
+/// cu_q and cu_k [B + 1] i32 (varlen, the forward only), or the KV cache's
+/// key counts [B] i32 and, paged, its block table [B, max_pages] i32 (K and
+/// V are then pages of
 /// `pageSize` rows: 0 leaves it a run-time size, which must then be a
 /// multiple of the kernel's key block; a static one shrinks the block to
 /// fit). The one builder of these problems: the bundle and libattn_jit both

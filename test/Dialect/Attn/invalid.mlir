@@ -692,7 +692,7 @@ func.func @attention_scale_f64(%q: memref<1x2x8x16xf32>) {
 func.func @attention_dynamic_scale_f64(%q: memref<1x2x8x16xf32>, %s: f64) {
   // expected-error @+1 {{'attn.attention' op operand #4 must be 32-bit float, but got 'f64'}}
   "attn.attention"(%q, %q, %q, %q, %s)
-      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 1, 0, 0>}>
+      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 1, 0, 0, 0, 0>}>
       : (memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
          memref<1x2x8x16xf32>, f64) -> ()
   return
@@ -1018,5 +1018,74 @@ func.func @page_block(%q: memref<2x4x1x64xbf16>, %k: memref<9x4x16x64xbf16>,
       pages(%t : memref<2x8xi32>) {block_kv = 32 : i64}
       : memref<2x4x1x64xbf16>, memref<9x4x16x64xbf16>,
         memref<9x4x16x64xbf16>, memref<2x4x1x64xbf16>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// attn.attention over a packed batch: varlen
+//===----------------------------------------------------------------------===//
+
+func.func @varlen_batch_one(%q: memref<2x4x9x64xbf16>, %c: memref<3xi32>) {
+  // expected-error @+1 {{'attn.attention' op varlen: dim 0 of query must be 1 (the sequences are packed along the rows), got 2}}
+  attn.attention %q, %q, %q into %q varlen(%c, %c : memref<3xi32>, memref<3xi32>)
+      : memref<2x4x9x64xbf16>, memref<2x4x9x64xbf16>,
+        memref<2x4x9x64xbf16>, memref<2x4x9x64xbf16>
+  return
+}
+
+// -----
+
+func.func @varlen_i32(%q: memref<1x4x9x64xbf16>, %c: memref<3xi64>) {
+  // expected-error @+1 {{'attn.attention' op cu_seqlens_q element type must be i32, got 'i64'}}
+  attn.attention %q, %q, %q into %q varlen(%c, %c : memref<3xi64>, memref<3xi64>)
+      : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+        memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+func.func @varlen_entries(%q: memref<1x4x9x64xbf16>, %c: memref<3xi32>,
+                          %d: memref<4xi32>) {
+  // expected-error @+1 {{'attn.attention' op cu_seqlens_q (3 entries) and cu_seqlens_k (4 entries) must have one entry per sequence plus one, alike}}
+  attn.attention %q, %q, %q into %q varlen(%c, %d : memref<3xi32>, memref<4xi32>)
+      : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+        memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+func.func @varlen_one_sequence(%q: memref<1x4x9x64xbf16>, %c: memref<1xi32>) {
+  // expected-error @+1 {{'attn.attention' op cu_seqlens_q needs at least 2 entries (one sequence), got 1}}
+  attn.attention %q, %q, %q into %q varlen(%c, %c : memref<1xi32>, memref<1xi32>)
+      : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+        memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+func.func @varlen_split(%q: memref<1x4x9x64xbf16>, %po: memref<2x1x4x9x64xf32>,
+                        %pl: memref<2x1x4x9xf32>, %c: memref<3xi32>) {
+  // expected-error @+1 {{'attn.attention' op unsupported: varlen with split_kv (the packed batch's sequences are tiled whole)}}
+  attn.attention %q, %q, %q into %po lse(%pl : memref<2x1x4x9xf32>)
+      varlen(%c, %c : memref<3xi32>, memref<3xi32>) {split_kv}
+      : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+        memref<1x4x9x64xbf16>, memref<2x1x4x9x64xf32>
+  return
+}
+
+// -----
+
+// Both offsets or neither (the generic form can give one).
+func.func @varlen_both(%q: memref<1x4x9x64xbf16>, %c: memref<3xi32>) {
+  // expected-error @+1 {{'attn.attention' op varlen needs both cu_seqlens_q and cu_seqlens_k}}
+  "attn.attention"(%q, %q, %q, %q, %c)
+      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 1, 0>}>
+      : (memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+         memref<1x4x9x64xbf16>, memref<3xi32>) -> ()
   return
 }

@@ -527,3 +527,17 @@ func.func @kv_cache(%q: memref<?x32x1x128xbf16>, %k: memref<?x8x?x128xbf16>,
         memref<?x8x16x128xbf16>, memref<?x?x32x1x128xf32>
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @varlen
+// CHECK: attn.attention %{{.*}}, %{{.*}}, %{{.*}} into %{{.*}} lse(%{{.*}} : memref<1x32x?xf32>) varlen(%{{.*}}, %{{.*}} : memref<?xi32>, memref<?xi32>) {causal} :
+func.func @varlen(%q: memref<1x32x?x128xbf16>, %k: memref<1x8x?x128xbf16>,
+                  %lse: memref<1x32x?xf32>, %cq: memref<?xi32>,
+                  %ck: memref<?xi32>) {
+  attn.attention %q, %k, %k into %q lse(%lse : memref<1x32x?xf32>)
+      varlen(%cq, %ck : memref<?xi32>, memref<?xi32>) {causal}
+      : memref<1x32x?x128xbf16>, memref<1x8x?x128xbf16>,
+        memref<1x8x?x128xbf16>, memref<1x32x?x128xbf16>
+  return
+}

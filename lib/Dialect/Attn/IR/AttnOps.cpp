@@ -183,6 +183,51 @@ LogicalResult AttentionOp::verify() {
       return failure();
   }
 
+  // A packed batch: offsets [B + 1] i32 for the queries and the keys, one
+  // "batch" of packed rows in every tensor.
+  if (bool(getCuSeqlensQ()) != bool(getCuSeqlensK()))
+    return emitOpError() << "varlen needs both cu_seqlens_q and cu_seqlens_k";
+  if (isVarlen()) {
+    if (split || getKvLens())
+      return emitOpError() << "unsupported: varlen with "
+                           << (split ? "split_kv" : "a KV cache (kv_lens)")
+                           << " (the packed batch's sequences are tiled "
+                              "whole)";
+    for (Named n : {Named{"cu_seqlens_q", getCuSeqlensQ(), 1, 0},
+                    Named{"cu_seqlens_k", getCuSeqlensK(), 1, 0}}) {
+      auto t = cast<MemRefType>(n.value.getType());
+      if (t.getRank() != 1)
+        return emitOpError() << n.name << " must have rank 1 [batch + 1], got "
+                             << "rank " << t.getRank();
+      if (!t.getElementType().isSignlessInteger(32))
+        return emitOpError() << n.name << " element type must be i32, got "
+                             << t.getElementType();
+      if (failed(verifyStridedNonEmpty(*this, n)))
+        return failure();
+    }
+    auto cq = cast<MemRefType>(getCuSeqlensQ().getType());
+    auto ck = cast<MemRefType>(getCuSeqlensK().getType());
+    if (!cq.isDynamicDim(0) && !ck.isDynamicDim(0) &&
+        cq.getDimSize(0) != ck.getDimSize(0))
+      return emitOpError() << "cu_seqlens_q (" << cq.getDimSize(0)
+                           << " entries) and cu_seqlens_k ("
+                           << ck.getDimSize(0)
+                           << " entries) must have one entry per sequence "
+                              "plus one, alike";
+    if (!cq.isDynamicDim(0) && cq.getDimSize(0) < 2)
+      return emitOpError() << "cu_seqlens_q needs at least 2 entries (one "
+                              "sequence), got "
+                           << cq.getDimSize(0);
+    for (const Named &n : operands) {
+      auto t = cast<MemRefType>(n.value.getType());
+      if (!t.isDynamicDim(0) && t.getDimSize(0) != 1)
+        return emitOpError()
+               << "varlen: dim 0 of " << n.name << " must be 1 (the "
+               << "sequences are packed along the rows), got "
+               << t.getDimSize(0);
+    }
+  }
+
   DimChecker dc{getOperation()};
   // Batch: all alike (paged K and V have pages in dim 0 instead). Every
   // pair is checked, so that a dynamic batch on one operand does not hide a

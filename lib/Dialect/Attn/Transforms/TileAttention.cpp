@@ -122,6 +122,8 @@ struct ProgramContext {
   mutable AttentionOp op;
   BlockSizes blocks;
   Value b, h, kvHead;         // batch, query head, key/value head
+  Value memB;                 // the tensors' batch index (0 when packed)
+  Value qBase, kvBase;        // a packed sequence's first row (varlen)
   Value qStart, qRows;        // first query row of the block, valid rows
   Value nq, nk;               // sequence lengths
   Value qTile;                // tensor<Br x D x T>
@@ -135,6 +137,9 @@ struct ProgramContext {
   SmallVector<Value, 3> kvIndices(OpBuilder &builder, Location loc,
                                   Value kvStart) const {
     Value table = op.getPageTable();
+    if (kvBase)
+      return {memB, kvHead,
+              arith::AddIOp::create(builder, loc, kvBase, kvStart)};
     if (!table)
       return {b, kvHead, kvStart};
     Value page = memref::DimOp::create(builder, loc, op.getKey(), 2);
@@ -348,6 +353,13 @@ struct TileAttentionPass
 
     Value q = op.getQuery(), k = op.getKey();
     Value batch = im.dim(q, 0), hq = im.dim(q, 1), nq = im.dim(q, 2);
+    // varlen: B = the offsets' entries − 1; each program reads its
+    // sequence's rows (below), and the grid has as many query blocks as
+    // the longest possible sequence (all of Q's rows; programs past their
+    // sequence's end have no rows).
+    bool varlen = op.isVarlen();
+    if (varlen)
+      batch = im.sub(im.dim(op.getCuSeqlensQ(), 0), im.cst(1));
     // Nk: the keys' length, replaced per program by the sequence's own
     // count for a KV cache (below).
     Value hkv = im.dim(k, 1), nk = im.dim(k, 2);
@@ -386,8 +398,26 @@ struct TileAttentionPass
     pc.b = bIdx;
     pc.h = hIdx;
     pc.kvHead = arith::DivUIOp::create(b, loc, hIdx, group);
+    pc.memB = bIdx;
+    if (varlen) {
+      // Sequence b: queries [cu_q[b], cu_q[b+1]), keys [cu_k[b], cu_k[b+1]);
+      // positions below are the sequence's own (the mask's, the loops').
+      auto offset = [&](Value cu, Value i) -> Value {
+        Value x = memref::LoadOp::create(b, loc, cu, ValueRange{i});
+        return arith::IndexCastOp::create(b, loc, b.getIndexType(), x);
+      };
+      Value next = im.add(bIdx, im.cst(1));
+      pc.memB = im.cst(0);
+      pc.qBase = offset(op.getCuSeqlensQ(), bIdx);
+      pc.kvBase = offset(op.getCuSeqlensK(), bIdx);
+      nq = im.sub(offset(op.getCuSeqlensQ(), next), pc.qBase);
+      nk = im.sub(offset(op.getCuSeqlensK(), next), pc.kvBase);
+    }
     pc.qStart = im.mul(qBlock, brV);
     pc.qRows = im.min(im.sub(nq, pc.qStart), brV);
+    // A program past its packed sequence's end has no rows (not fewer).
+    if (varlen)
+      pc.qRows = im.max(pc.qRows, im.cst(0));
     pc.nq = nq;
     pc.nk = nk;
     if (Value lens = op.getKvLens()) {
@@ -399,9 +429,12 @@ struct TileAttentionPass
     nk = pc.nk;
     pc.scoreType = RankedTensorType::get({br, blocks.blockKV}, f32);
     pc.rowType = RankedTensorType::get({br}, f32);
+    // The first query row in the tensors: the block's, after its packed
+    // sequence's first row.
+    Value qRow = varlen ? im.add(pc.qBase, pc.qStart) : pc.qStart;
     pc.qTile =
         LoadTileOp::create(b, loc, RankedTensorType::get({br, d}, elemType), q,
-                           ValueRange{bIdx, hIdx, pc.qStart}, pc.qRows);
+                           ValueRange{pc.memB, hIdx, qRow}, pc.qRows);
 
     // Key/value blocks [0, nFull) are visible whole to every row of this
     // query block; [nFull, nEnd) need a mask; blocks from nEnd on are wholly
@@ -423,6 +456,13 @@ struct TileAttentionPass
     } else {
       nEnd = im.ceilDiv(nk, bcV);
       nFull = im.floorDiv(nk, bcV);
+    }
+    if (varlen) {
+      // A program without rows visits no key block.
+      Value hasRows = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                            pc.qRows, c0);
+      nEnd = arith::SelectOp::create(b, loc, hasRows, nEnd, c0);
+      nFull = im.min(nFull, nEnd);
     }
     SmallVector<Segment> segments = {{c0, nFull, false}, {nFull, nEnd, true}};
     if (split) {
@@ -490,7 +530,7 @@ struct TileAttentionPass
           // With per-sequence key counts the rows past a sequence's end
           // are someone else's (or stale): only kvRows are read.
           Value vRows = kvRows;
-          if (!getConstantIntValue(kvRows) && !op.getKvLens()) {
+          if (!getConstantIntValue(kvRows) && !op.getKvLens() && !varlen) {
             IndexMath im{lb, loc};
             vRows = im.min(im.sub(im.dim(op.getValue(), 2), kvStart),
                            im.cst(blocks.blockKV));
@@ -503,7 +543,7 @@ struct TileAttentionPass
         });
 
     // Split partials carry the split index first.
-    SmallVector<Value> outIdx = {bIdx, hIdx, pc.qStart};
+    SmallVector<Value> outIdx = {pc.memB, hIdx, qRow};
     if (split)
       outIdx.insert(outIdx.begin(), splitIdx);
     StoreTileOp::create(b, loc, acc, op.getOutput(), outIdx, pc.qRows);

@@ -353,6 +353,9 @@ struct AttentionShape {
   /// table is [batch, maxPages] with rows tableStride elements apart. 0:
   /// not paged (K and V are [batch, Hkv, seqK, D]).
   int64_t kvPages = 0, pageSize = 0, maxPages = 0, tableStride = 0;
+  /// A packed batch (varlen): its B sequences (batch, seqQ and seqK are then
+  /// 1, total_q and total_k, the tensors' own dims).
+  int64_t sequences = 0;
   int64_t q[4] = {0, 0, 0, 1}, k[4] = {0, 0, 0, 1}, v[4] = {0, 0, 0, 1},
           o[4] = {0, 0, 0, 1};
   int64_t lse[3] = {0, 0, 1};
@@ -384,15 +387,24 @@ inline AttentionArgument attentionArgument(const AttentionShape &s, int arg) {
 /// The device arrays of a KV cache (kv=seqlens or kv=paged kernels): the
 /// key count of each sequence [B] i32 and, paged, the block table
 /// [B, max_pages] i32.
+///
+/// A packed batch (kv=varlen kernels) instead: the offsets of its B
+/// sequences' first query and key rows, cu_q and cu_k [B + 1] i32.
 struct KVCacheArgs {
   const int32_t *seqLens = nullptr;
   const int32_t *blockTable = nullptr;
+  const int32_t *cuSeqlensQ = nullptr;
+  const int32_t *cuSeqlensK = nullptr;
 };
 
 /// A KV cache's parameters, after the outputs: lens memref<?xi32> (5) and,
-/// paged, table memref<?x?xi32> (7). Nothing for a dense kernel.
+/// paged, table memref<?x?xi32> (7); a packed batch's cu_q and cu_k
+/// memref<?xi32> (5 + 5; `sequences` = B). Nothing for a dense kernel.
 inline bool addKVCacheParams(KernelParams &p, const AttentionShape &s,
                              const KVCacheArgs *cache) {
+  if (cache && cache->cuSeqlensQ)
+    return p.addMemref(cache->cuSeqlensQ, {s.sequences + 1}, {1}) &&
+           p.addMemref(cache->cuSeqlensK, {s.sequences + 1}, {1});
   if (!cache || !cache->seqLens)
     return true;
   bool ok = p.addMemref(cache->seqLens, {s.batch}, {1});
@@ -494,6 +506,9 @@ enum class KVLayout {
   Dense,   ///< [B, Hkv, Nk, D]: every sequence has Nk keys (absent key)
   SeqLens, ///< "seqlens": the same storage, sequence b has lens[b] keys
   Paged,   ///< "paged": pages [P, Hkv, page_size, D], a block table, lens
+  /// "varlen": Q, K, V and O hold a packed batch ([1, H, total, D]) whose
+  /// sequences start at the offsets cu_q, cu_k ([B + 1] i32)
+  Varlen,
 };
 
 /// The manifest spelling: "dense", "seqlens" or "paged".
@@ -503,6 +518,8 @@ inline const char *kvLayoutName(KVLayout l) {
     return "seqlens";
   case KVLayout::Paged:
     return "paged";
+  case KVLayout::Varlen:
+    return "varlen";
   default:
     return "dense";
   }
@@ -510,7 +527,8 @@ inline const char *kvLayoutName(KVLayout l) {
 
 /// Parses the manifest spelling; false for anything else.
 inline bool parseKVLayout(const std::string &text, KVLayout &out) {
-  for (KVLayout l : {KVLayout::Dense, KVLayout::SeqLens, KVLayout::Paged})
+  for (KVLayout l : {KVLayout::Dense, KVLayout::SeqLens, KVLayout::Paged,
+                     KVLayout::Varlen})
     if (text == kvLayoutName(l)) {
       out = l;
       return true;

@@ -42,6 +42,11 @@ struct Problem {
   /// sequence b sees keys [0, kvLens[b]) of its seqK, and causal alignment
   /// uses kvLens[b] for Nk. Empty: every sequence has seqK keys.
   std::vector<int64_t> kvLens;
+  /// A packed batch (varlen): the tensors hold these sequences one after
+  /// another along the rows, batch = 1, seqQ = Σ varlenQ, seqK = Σ varlenK;
+  /// sequence s has varlenQ[s] queries and varlenK[s] keys (causal aligned
+  /// in each). Empty: not packed.
+  std::vector<int64_t> varlenQ, varlenK;
 
   double effectiveScale() const;
   /// Keys of sequence b: kvLens[b], or seqK.

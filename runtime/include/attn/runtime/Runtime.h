@@ -71,6 +71,14 @@ struct ForwardProblem {
   int64_t pageSize = 0, numPages = 0, maxPages = 0;
   /// Elements between rows of the block table; 0: maxPages.
   int64_t tableStride = 0;
+  /// kvLayout Varlen (a packed batch, FlashAttention's varlen): Q and O are
+  /// [totalQ rows, Hq, *], K and V [totalK rows, Hkv, *] (their strides'
+  /// batch entry is unused); batch is the number of sequences, seqQ and
+  /// seqK the longest sequence's query and key counts (the grid is sized
+  /// by seqQ); sequence b owns rows [cu_q[b], cu_q[b+1]) and keys
+  /// [cu_k[b], cu_k[b+1]) (KVCacheArgs::cuSeqlensQ/K), causal aligned in
+  /// each. LSE is [1, Hq, totalQ], contiguous.
+  int64_t totalQ = 0, totalK = 0;
   /// Whether forward reads the key counts (and the block table) back before
   /// the launch and checks every entry a sequence reaches: lengths within
   /// [0, seqK], pages within [0, numPages). It synchronises the stream
@@ -79,9 +87,18 @@ struct ForwardProblem {
   bool checkKVCache = true;
 
   bool paged() const { return kvLayout == KVLayout::Paged; }
-  /// K and V's dims 0 and 2: pages and page size, or batch and seqK.
-  int64_t kvBlocks() const { return paged() ? numPages : batch; }
-  int64_t kvRows() const { return paged() ? pageSize : seqK; }
+  bool varlen() const { return kvLayout == KVLayout::Varlen; }
+  /// The tensors' dims 0 and 2: Q and O [qBatch, Hq, qRows, *]; K and V
+  /// [kvBlocks, Hkv, kvRows, *] (pages and page size, one packed batch, or
+  /// batch and seqK).
+  int64_t qBatch() const { return varlen() ? 1 : batch; }
+  int64_t qRows() const { return varlen() ? totalQ : seqQ; }
+  int64_t kvBlocks() const {
+    return paged() ? numPages : varlen() ? 1 : batch;
+  }
+  int64_t kvRows() const {
+    return paged() ? pageSize : varlen() ? totalK : seqK;
+  }
 
   double effectiveScale() const;
   /// The strides the kernel gets: defaults filled in.

@@ -98,6 +98,23 @@ typedef struct attn_kv_cache {
   int32_t reserved; /* must be 0 */
 } attn_kv_cache;
 
+/* A packed batch for attn_forward_varlen (FlashAttention's varlen): the
+ * problem's batch is the number of sequences B and seq_q / seq_k the longest
+ * sequence's query and key counts; Q and O hold total_q rows, K and V
+ * total_k, one after another (their strides' `batch` entry is unused: e.g.
+ * [total, H, D] storage is the strides {0, D, H * D, 1}); sequence b owns
+ * rows [cu_seqlens_q[b], cu_seqlens_q[b+1]) and keys [cu_seqlens_k[b],
+ * cu_seqlens_k[b+1]) (device arrays of B + 1 int32, from 0,
+ * non-decreasing), causal aligned in each; LSE is [Hq, total_q]. check: as
+ * in attn_kv_cache. */
+typedef struct attn_varlen {
+  const int32_t *cu_seqlens_q;
+  const int32_t *cu_seqlens_k;
+  int64_t total_q, total_k;
+  int32_t check;
+  int32_t reserved; /* must be 0 */
+} attn_varlen;
+
 typedef struct attn_kernel_info {
   char name[128];
   char chip[16];
@@ -172,6 +189,15 @@ ATTN_API attn_status attn_forward_kv_cache(attn_runtime *rt,
                                            void *stream);
 /* No cache arrays, check = 1, everything else 0. */
 ATTN_API void attn_kv_cache_init(attn_kv_cache *cache);
+/* attn_forward over a packed batch (attn_varlen above). */
+ATTN_API attn_status attn_forward_varlen(attn_runtime *rt,
+                                         const attn_problem *problem,
+                                         const attn_varlen *varlen,
+                                         const void *q, const void *k,
+                                         const void *v, void *o, float *lse,
+                                         void *stream);
+/* No arrays, check = 1, everything else 0. */
+ATTN_API void attn_varlen_init(attn_varlen *varlen);
 /* Which kernel forward would run on `device`, without launching. */
 ATTN_API attn_status attn_select_kernel(attn_runtime *rt,
                                         const attn_problem *problem, int device,

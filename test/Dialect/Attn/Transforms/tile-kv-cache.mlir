@@ -62,3 +62,45 @@ func.func @seq_lens(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
         memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
   return
 }
+
+// -----
+
+// A packed batch (varlen): B = entries of cu_q − 1 programs per head and
+// query block; program b reads its sequence's offsets, loads Q at row
+// cu_q[b] + qStart and K/V at cu_k[b] + kvStart (batch index 0), masks with
+// the sequence's own positions (qStart, Nq_b, kvStart, Nk_b) and visits no
+// key block when its query block is past the sequence's end.
+// CHECK-LABEL: func.func @varlen
+// CHECK-SAME:    %[[Q:[^:]+]]: memref<1x?x?x64xbf16>, %[[K:[^:]+]]: memref<1x?x?x64xbf16>, %{{[^:]+}}: memref<1x?x?x64xbf16>, %[[CQ:[^:]+]]: memref<?xi32>, %[[CK:[^:]+]]: memref<?xi32>
+// CHECK:       %[[E:.+]] = memref.dim %[[CQ]], %c0
+// CHECK:       %[[NB:.+]] = arith.subi %[[E]], %c1
+// CHECK:       scf.forall (%[[B:.+]], %[[H:.+]], %[[X:.+]]) in (%[[NB]], %{{.*}}, %{{.*}})
+// CHECK:         %[[B1:.+]] = arith.addi %[[B]], %c1
+// CHECK:         memref.load %[[CQ]][%[[B]]]
+// CHECK:         %[[Q0:.+]] = arith.index_cast
+// CHECK:         memref.load %[[CK]][%[[B]]]
+// CHECK:         %[[K0:.+]] = arith.index_cast
+// CHECK:         memref.load %[[CQ]][%[[B1]]]
+// CHECK:         memref.load %[[CK]][%[[B1]]]
+// CHECK:         %[[QSTART:.+]] = arith.muli %[[X]], %c64
+// CHECK:         %[[ROWS0:.+]] = arith.minsi
+// CHECK:         %[[ROWS:.+]] = arith.maxsi %[[ROWS0]], %c0
+// CHECK:         %[[QROW:.+]] = arith.addi %[[Q0]], %[[QSTART]]
+// CHECK:         attn.load_tile %[[Q]][%c0{{.*}}, %[[H]], %[[QROW]]] rows %[[ROWS]]
+// CHECK:         %[[HAS:.+]] = arith.cmpi sgt, %[[ROWS]], %c0
+// CHECK:         %[[NEND:.+]] = arith.select %[[HAS]], %{{.*}}, %c0
+// CHECK:         scf.for
+// CHECK:           %[[KSTART:.+]] = arith.muli
+// CHECK:           %[[KROW:.+]] = arith.addi %[[K0]], %[[KSTART]]
+// CHECK:           attn.load_tile %[[K]][%c0{{.*}}, %{{.*}}, %[[KROW]]]
+// CHECK:         attn.store_tile %{{.*}}[%c0{{.*}}, %[[H]], %[[QROW]]] rows %[[ROWS]]
+func.func @varlen(%q: memref<1x?x?x64xbf16>, %k: memref<1x?x?x64xbf16>,
+                  %o: memref<1x?x?x64xbf16>, %cq: memref<?xi32>,
+                  %ck: memref<?xi32>) {
+  attn.attention %q, %k, %k into %o
+      varlen(%cq, %ck : memref<?xi32>, memref<?xi32>)
+      {causal, block_q = 64 : i64, block_kv = 64 : i64}
+      : memref<1x?x?x64xbf16>, memref<1x?x?x64xbf16>,
+        memref<1x?x?x64xbf16>, memref<1x?x?x64xbf16>
+  return
+}

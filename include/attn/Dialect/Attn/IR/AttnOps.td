@@ -63,6 +63,15 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
       be a multiple of the tiling's key block (the tiling shrinks a block
       to a static page size; a dynamic one is a precondition the runtime
       checks), and every page a sequence reaches must be in [0, num_pages).
+    * `varlen(%cu_q, %cu_k)` (a packed batch of sequences of different
+      lengths, FlashAttention's varlen): Q and O are `[1, Hq, total_q, *]`,
+      K and V `[1, Hkv, total_k, *]`, LSE `[1, Hq, total_q]`, and the i32
+      offsets `%cu_q`, `%cu_k` (`[B + 1]`, starting at 0, non-decreasing, the
+      last at most total_q / total_k) give sequence b the queries
+      [cu_q[b], cu_q[b+1]) and the keys [cu_k[b], cu_k[b+1]); causal is
+      bottom-right aligned in each sequence. The offsets' rules are a
+      precondition of the compiled code (the runtime and attn-run check
+      them). Not with kv_lens, pages or split_kv.
 
     Example:
 
@@ -104,6 +113,10 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
         [MemRead]>:$kv_lens,
     Arg<Optional<AnyMemRef>, "page table [B, max_pages], i32",
         [MemRead]>:$page_table,
+    Arg<Optional<AnyMemRef>, "query offsets of a packed batch [B + 1], i32",
+        [MemRead]>:$cu_seqlens_q,
+    Arg<Optional<AnyMemRef>, "key offsets of a packed batch [B + 1], i32",
+        [MemRead]>:$cu_seqlens_k,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<I64Attr>:$block_q,
@@ -117,6 +130,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     (`scale` `(` $dynamic_scale^ `)`)?
     (`kv_lens` `(` $kv_lens^ `:` type($kv_lens) `)`)?
     (`pages` `(` $page_table^ `:` type($page_table) `)`)?
+    (`varlen` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `:` type($cu_seqlens_q) `,`
+        type($cu_seqlens_k) `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `,`
     type($output)
   }];
@@ -124,6 +139,9 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
   let extraClassDeclaration = [{
     /// Whether K and V are pages of a paged KV cache (`pages(...)`).
     bool isPaged() { return static_cast<bool>(getPageTable()); }
+    /// Whether the batch is packed sequences of different lengths
+    /// (`varlen(...)`).
+    bool isVarlen() { return static_cast<bool>(getCuSeqlensQ()); }
     /// Head dimension of Q and K (static).
     int64_t getHeadDim();
     /// Head dimension of V and O (static).
