@@ -95,7 +95,10 @@ step "machine"
   echo "bundle: $BUNDLE"
 } 2>&1 | tee "$OUT_DIR/build.log"
 if [ ! -f "$BUNDLE/manifest.txt" ]; then
-  echo "gpu-check: no kernel bundle at $BUNDLE (carry bundle/ or set ATTN_BUNDLE_DIR)"
+  echo "gpu-check: no kernel bundle at $BUNDLE (carry bundle/ or set ATTN_BUNDLE_DIR;" \
+    "for an H100/H200 an sm_90a-only bundle fits the device tool's 64 MiB:" \
+    "build/bin/attn-bundle --out-dir bundle --chips sm_90a --ptxas" \
+    "/usr/local/cuda/bin/ptxas --sass-chips sm_90a)"
   exit 2
 fi
 

@@ -1521,6 +1521,39 @@ def main():
                   f"{fmt(r, 'fa2_tflops', '6.1f'):>6} "
                   f"{fmt(r, 'cudnn_tflops', '6.1f'):>6} {rat:>6}  "
                   f"{r.get('kernel', '')}")
+    cache = [r for r in rows if r["kind"] == "kvcache" and r.get("time")
+             and "ours_gbs" in r]
+    if cache:
+        print()
+        print(f"decode over a KV cache, bf16, GQA 32:8, D 128, one query row, "
+              f"{dev} (GB/s of K, V, Q and O, back to back; dense: the same "
+              f"step on a dense cache)")
+        hdr = (f"{'B':>3} {'Nk':>6} {'cache':>10} {'ours':>6} {'dense':>6} "
+               f"{'/dense':>6}  kernel")
+        print(hdr)
+        print("-" * len(hdr))
+        for r in cache:
+            kind = f"page {r['page']}" if r["page"] else "seqlens"
+            print(f"{r['B']:>3} {r['cap']:>6} {kind:>10} "
+                  f"{r['ours_gbs']:>6.0f} {r['dense_gbs']:>6.0f} "
+                  f"{r['ours_gbs'] / r['dense_gbs']:>6.2f}  "
+                  f"{r.get('kernel', '')}")
+    packed = [r for r in rows if r["kind"] == "varlen" and r.get("time")
+              and "ours_tflops" in r]
+    if packed:
+        print()
+        print(f"packed batches (varlen), bf16, GQA 32:8, D 128, {dev} "
+              f"(TFLOP/s; dense: the same tokens as a dense batch)")
+        hdr = (f"{'seqs':>4} {'len':>5} {'mask':>6} {'ours':>6} {'dense':>6} "
+               f"{'/dense':>6}  kernel")
+        print(hdr)
+        print("-" * len(hdr))
+        for r in packed:
+            print(f"{len(r['lens_q']):>4} {r['lens_q'][0]:>5} "
+                  f"{'causal' if r['causal'] else 'full':>6} "
+                  f"{r['ours_tflops']:>6.0f} {r['dense_tflops']:>6.0f} "
+                  f"{r['ours_tflops'] / r['dense_tflops']:>6.2f}  "
+                  f"{r.get('kernel', '')}")
     return 1 if failed else 0
 
 
