@@ -50,6 +50,38 @@ OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, const KernelRequest &r) {
       r.withLse, kvLayoutName(r.kv), name, r.pageSize);
 }
 
+/// What no kernel can be: refused before a key is made or anything is built.
+Status checkRequest(const KernelRequest &request) {
+  if (request.dtype != DType::F16 && request.dtype != DType::BF16)
+    return Status::error(StatusCode::Unsupported,
+                         std::string("unsupported: dtype ") +
+                             dtypeName(request.dtype) +
+                             " on the GPU (f16 and bf16 only)");
+  if (request.program == Program::SplitKV && !request.withLse)
+    return Status::error(StatusCode::Unsupported,
+                         "unsupported: " + request.key() +
+                             ": a split_kv kernel always writes its partial "
+                             "LSE (lse=1)");
+  if (request.program == Program::MergeSplits &&
+      (request.causal || request.headDim != request.headDimV))
+    return Status::error(StatusCode::Unsupported,
+                         "unsupported: " + request.key() +
+                             ": a merge_splits kernel has no mask and one "
+                             "head dim (causal=0, head_dim = head_dim_v)");
+  if (request.kv != KVLayout::Dense &&
+      (request.program == Program::MergeSplits ||
+       (request.kv == KVLayout::Varlen && request.program != Program::Attention)))
+    return Status::error(StatusCode::Unsupported,
+                         "unsupported: " + request.key() +
+                             ": a merge reads no keys, and a packed batch "
+                             "(kv=varlen) has only the forward");
+  if (request.pageSize && request.kv != KVLayout::Paged)
+    return Status::error(StatusCode::Unsupported,
+                         "unsupported: " + request.key() +
+                             ": a page size is for a paged cache (kv=paged)");
+  return Status::success();
+}
+
 } // namespace
 
 struct PipelineCompiler::Impl {
@@ -104,8 +136,15 @@ PipelineCompiler::~PipelineCompiler() = default;
 
 Status PipelineCompiler::canonicalIR(const KernelRequest &request,
                                      std::string &out) {
+  // A request no kernel can be has no IR: refused here, before the caller
+  // looks for a cache entry.
+  if (Status s = checkRequest(request); !s.ok())
+    return s;
   std::lock_guard<std::mutex> lock(impl->keyMu);
   OwningOpRef<ModuleOp> module = buildProblem(impl->keyContext(), request);
+  if (!module)
+    return Status::error(StatusCode::Internal,
+                         "attn-jit: no problem for " + request.key());
   out.clear();
   llvm::raw_string_ostream os(out);
   module->print(os, OpPrintingFlags().enableDebugInfo(false));
@@ -123,22 +162,8 @@ std::string PipelineCompiler::optionsKey(const std::string &chip) {
 
 Status PipelineCompiler::compile(const KernelRequest &request,
                                  const std::string &chip, PtxKernel &out) {
-  if (request.dtype != DType::F16 && request.dtype != DType::BF16)
-    return Status::error(StatusCode::Unsupported,
-                         std::string("unsupported: dtype ") +
-                             dtypeName(request.dtype) +
-                             " on the GPU (f16 and bf16 only)");
-  if (request.program == Program::SplitKV && !request.withLse)
-    return Status::error(StatusCode::Unsupported,
-                         "unsupported: " + request.key() +
-                             ": a split_kv kernel always writes its partial "
-                             "LSE (lse=1)");
-  if (request.program == Program::MergeSplits &&
-      (request.causal || request.headDim != request.headDimV))
-    return Status::error(StatusCode::Unsupported,
-                         "unsupported: " + request.key() +
-                             ": a merge_splits kernel has no mask and one "
-                             "head dim (causal=0, head_dim = head_dim_v)");
+  if (Status s = checkRequest(request); !s.ok())
+    return s;
   auto t0 = std::chrono::steady_clock::now();
   MLIRContext &ctx = impl->context();
   OwningOpRef<ModuleOp> module = buildProblem(ctx, request);

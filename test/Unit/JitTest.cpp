@@ -256,6 +256,52 @@ TEST(Jit, CompilesTheSplitKVPairOfAHeadDimTheBundleLacks) {
   EXPECT_EQ(countEntries(dir.path), 2u);
 }
 
+TEST(Jit, CompilesKVCacheAndPackedBatchKernelsTheBundleLacks) {
+  // The bundle holds cache kernels for D 64 and 128 and pages of 16 or a
+  // multiple of 64: a page of 32, D 256 or a packed batch at D 96 come from
+  // here, and describe themselves (kv=, page=, a key block within the page).
+  TempDir dir;
+  auto c = makeCompiler(dir.path);
+  KernelRequest paged = request(128, false, 9, 0);
+  paged.kv = KVLayout::Paged;
+  paged.pageSize = 32;
+  EXPECT_EQ(paged.key(), "dtype=bf16 head_dim=128 head_dim_v=128 causal=0 "
+                         "lse=0 chip=sm_90a kv=paged page=32");
+  CompiledImage img;
+  Status st = c->compiler->compile(paged, img);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(img.entry.kv, KVLayout::Paged);
+  EXPECT_EQ(img.entry.pageSize, 32);
+  EXPECT_EQ(img.entry.blockN, 32);
+  KernelRequest split = request(256, true, 9, 0);
+  split.program = Program::SplitKV;
+  split.withLse = true;
+  split.kv = KVLayout::Paged;
+  st = c->compiler->compile(split, img);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(img.entry.kv, KVLayout::Paged);
+  EXPECT_EQ(img.entry.pageSize, 0);
+  EXPECT_GT(img.entry.blockN, 0);
+  KernelRequest packed = request(96, true);
+  packed.kv = KVLayout::Varlen;
+  st = c->compiler->compile(packed, img);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(img.entry.kv, KVLayout::Varlen);
+  EXPECT_EQ(countEntries(dir.path), 3u);
+  // What these kernels cannot be: refused, nothing compiled.
+  packed.program = Program::SplitKV;
+  packed.withLse = true;
+  st = c->compiler->compile(packed, img);
+  EXPECT_EQ(st.code(), StatusCode::Unsupported) << st.message();
+  KernelRequest pageless = request(64);
+  pageless.pageSize = 16;
+  st = c->compiler->compile(pageless, img);
+  EXPECT_EQ(st.code(), StatusCode::Unsupported) << st.message();
+  EXPECT_NE(st.message().find("a page size is for a paged cache"),
+            std::string::npos);
+  EXPECT_EQ(countEntries(dir.path), 3u);
+}
+
 TEST(Jit, CorruptEntryIsRebuiltWithAWarning) {
   TempDir dir;
   CompiledImage good;
