@@ -597,7 +597,7 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &shape, bool poison,
   if (!ok) {
     kernel = std::string("copy to device: ") + attn_last_error_message();
   } else if ((varlen ? attn_forward_varlen(R.rt, &p, &packed, dq, dk, dv, dO,
-                                            static_cast<float *>(dl), nullptr)
+                                           static_cast<float *>(dl), nullptr)
               : f.cached()
                   ? attn_forward_kv_cache(R.rt, &p, &cache, dq, dk, dv, dO,
                                           static_cast<float *>(dl), nullptr)

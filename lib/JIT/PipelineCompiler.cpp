@@ -70,7 +70,8 @@ Status checkRequest(const KernelRequest &request) {
                              "head dim (causal=0, head_dim = head_dim_v)");
   if (request.kv != KVLayout::Dense &&
       (request.program == Program::MergeSplits ||
-       (request.kv == KVLayout::Varlen && request.program != Program::Attention)))
+       (request.kv == KVLayout::Varlen &&
+        request.program != Program::Attention)))
     return Status::error(StatusCode::Unsupported,
                          "unsupported: " + request.key() +
                              ": a merge reads no keys, and a packed batch "

@@ -457,14 +457,14 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
     bool varlen = kv == ::attn::KVLayout::Varlen;
     Value cuQ = varlen ? arg(next++) : Value();
     Value cuK = varlen ? arg(next++) : Value();
-    Value lens = kv != ::attn::KVLayout::Dense && !varlen ? arg(next++)
-                                                           : Value();
+    Value lens =
+        kv != ::attn::KVLayout::Dense && !varlen ? arg(next++) : Value();
     Value table = kv == ::attn::KVLayout::Paged ? arg(next++) : Value();
     auto op = AttentionOp::create(
         b, loc, arg(0), arg(1), arg(2), arg(3), lse,
         /*dynamic_scale=*/entry->getArguments().back(), lens, table,
-        /*cu_seqlens_q=*/cuQ, /*cu_seqlens_k=*/cuK,
-        FloatAttr(), UnitAttr(), IntegerAttr(), IntegerAttr(), TargetAttr(),
+        /*cu_seqlens_q=*/cuQ, /*cu_seqlens_k=*/cuK, FloatAttr(), UnitAttr(),
+        IntegerAttr(), IntegerAttr(), TargetAttr(),
         split ? b.getUnitAttr() : UnitAttr());
     op.setCausal(causal);
   }

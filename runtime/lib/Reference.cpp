@@ -180,10 +180,8 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
   for (const Seq &sq : seqs)
     for (int64_t h = 0; h < p.headsQ; ++h) {
       const int64_t b = sq.b, hk = h / group, Nk = sq.nk;
-      const double *kb =
-          &k[size_t(((b * p.headsKV + hk) * cap + sq.k0) * D)];
-      const double *vb =
-          &v[size_t(((b * p.headsKV + hk) * cap + sq.k0) * Dv)];
+      const double *kb = &k[size_t(((b * p.headsKV + hk) * cap + sq.k0) * D)];
+      const double *vb = &v[size_t(((b * p.headsKV + hk) * cap + sq.k0) * Dv)];
       for (int64_t i = 0; i < sq.nq; ++i) {
         const int64_t row = (b * p.headsQ + h) * Nq + sq.q0 + i;
         const double *qi = &q[size_t(row * D)];
@@ -191,9 +189,8 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
         double &li = lse[size_t(row)];
         // Keys visible to row i: j < Nk, and j <= i + (Nk - Nq) if causal.
         int64_t visible =
-            p.causal
-                ? std::min(Nk, std::max<int64_t>(i + (Nk - sq.nq) + 1, 0))
-                : Nk;
+            p.causal ? std::min(Nk, std::max<int64_t>(i + (Nk - sq.nq) + 1, 0))
+                     : Nk;
         if (visible == 0) {
           li = -std::numeric_limits<double>::infinity();
           continue;

@@ -1082,13 +1082,12 @@ Status Runtime::Impl::checkKVCacheContents(const ForwardProblem &p,
       for (size_t b = 0; b + 1 < cu.size(); ++b) {
         int64_t len = int64_t(cu[b + 1]) - cu[b];
         if (len < 0 || len > longest || cu[b + 1] > total)
-          return invalid(
-              std::string(name) + "[" + std::to_string(b + 1) +
-              "] = " + std::to_string(cu[b + 1]) + ": sequence " +
-              std::to_string(b) + " has " + std::to_string(len) +
-              " rows, outside [0, " + std::to_string(longest) +
-              "] (the longest), or ends past the " + std::to_string(total) +
-              " packed rows");
+          return invalid(std::string(name) + "[" + std::to_string(b + 1) +
+                         "] = " + std::to_string(cu[b + 1]) + ": sequence " +
+                         std::to_string(b) + " has " + std::to_string(len) +
+                         " rows, outside [0, " + std::to_string(longest) +
+                         "] (the longest), or ends past the " +
+                         std::to_string(total) + " packed rows");
       }
     }
     return Status::success();

@@ -105,8 +105,8 @@ TEST(CApi, VarlenArguments) {
   attn_varlen_init(nullptr); // harmless
   attn_problem p;
   attn_problem_init(&p);
-  EXPECT_EQ(attn_forward_varlen(nullptr, &p, nullptr, nullptr, nullptr,
-                                nullptr, nullptr, nullptr, nullptr),
+  EXPECT_EQ(attn_forward_varlen(nullptr, &p, nullptr, nullptr, nullptr, nullptr,
+                                nullptr, nullptr, nullptr),
             ATTN_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(attn_last_error_message(), "varlen is null");
   v.reserved = 2;

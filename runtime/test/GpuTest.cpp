@@ -988,16 +988,16 @@ void runVarlenCase(Runtime &rt, int64_t d, bool causal, uint64_t seed) {
   referenceAttention(ref, q, k, v, o, lse);
 
   Tensor tq, tk, tv, to;
-  ASSERT_TRUE(upload(rt, qs, 1, ref.headsQ, ref.seqQ, d, Layout::BNHD, es, tq)
-                  .ok());
-  ASSERT_TRUE(upload(rt, ks, 1, ref.headsKV, ref.seqK, d, Layout::BNHD, es, tk)
-                  .ok());
-  ASSERT_TRUE(upload(rt, vs, 1, ref.headsKV, ref.seqK, d, Layout::BNHD, es, tv)
-                  .ok());
+  ASSERT_TRUE(
+      upload(rt, qs, 1, ref.headsQ, ref.seqQ, d, Layout::BNHD, es, tq).ok());
+  ASSERT_TRUE(
+      upload(rt, ks, 1, ref.headsKV, ref.seqK, d, Layout::BNHD, es, tk).ok());
+  ASSERT_TRUE(
+      upload(rt, vs, 1, ref.headsKV, ref.seqK, d, Layout::BNHD, es, tv).ok());
   std::vector<uint8_t> poison(ref.numO() * es, 0xFF);
-  ASSERT_TRUE(upload(rt, poison, 1, ref.headsQ, ref.seqQ, d, Layout::BNHD, es,
-                     to)
-                  .ok());
+  ASSERT_TRUE(
+      upload(rt, poison, 1, ref.headsQ, ref.seqQ, d, Layout::BNHD, es, to)
+          .ok());
   DeviceBuffer dl, dcq, dck;
   ASSERT_TRUE(DeviceBuffer::allocate(rt, 0, ref.numLse() * 4, dl).ok());
   ASSERT_TRUE(rt.fill(dl.get(), 0xFF, dl.size()).ok());

@@ -356,8 +356,8 @@ TEST_F(AttentionParams, PackedBatch) {
   // varlen: the tensors' own dims ([1, H, total, D], the strides' batch
   // entry unused), then the offsets cu_q, cu_k [B + 1] after the outputs.
   p.kvLayout = KVLayout::Varlen;
-  p.batch = 3;    // sequences
-  p.seqQ = 100;   // the longest
+  p.batch = 3;  // sequences
+  p.seqQ = 100; // the longest
   p.seqK = 400;
   p.totalQ = 130;
   p.totalK = 1000;
@@ -367,8 +367,8 @@ TEST_F(AttentionParams, PackedBatch) {
   KVCacheArgs args;
   args.cuSeqlensQ = cq;
   args.cuSeqlensK = ck;
-  KernelParams params = memrefAttentionParams(kernelShape(p), q, k, v, o, lse,
-                                              0.125f, &args);
+  KernelParams params =
+      memrefAttentionParams(kernelShape(p), q, k, v, o, lse, 0.125f, &args);
   ASSERT_EQ(params.size(), 4 * 11 + 9 + 5 + 5 + 1u);
   expectMemref(params, 0, q, {1, 8, 130, 128}, {0, 128, 8 * 128, 1});
   expectMemref(params, 11, k, {1, 2, 1000, 128}, {0, 1000 * 128, 128, 1});

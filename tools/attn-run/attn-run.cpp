@@ -152,10 +152,10 @@ static cl::list<int64_t> optVarlen(
              "from flags; --batch, --seq-q and --seq-k follow from the "
              "lengths)"),
     cl::CommaSeparated, cl::cat(category));
-static cl::list<int64_t> optVarlenK(
-    "varlen-k",
-    cl::desc("With --varlen: the key length of each sequence"),
-    cl::CommaSeparated, cl::cat(category));
+static cl::list<int64_t>
+    optVarlenK("varlen-k",
+               cl::desc("With --varlen: the key length of each sequence"),
+               cl::CommaSeparated, cl::cat(category));
 static cl::opt<bool> optCheck("check",
                               cl::desc("Compare with a float64 reference"),
                               cl::init(false), cl::cat(category));

@@ -210,8 +210,7 @@ LogicalResult AttentionOp::verify() {
     if (!cq.isDynamicDim(0) && !ck.isDynamicDim(0) &&
         cq.getDimSize(0) != ck.getDimSize(0))
       return emitOpError() << "cu_seqlens_q (" << cq.getDimSize(0)
-                           << " entries) and cu_seqlens_k ("
-                           << ck.getDimSize(0)
+                           << " entries) and cu_seqlens_k (" << ck.getDimSize(0)
                            << " entries) must have one entry per sequence "
                               "plus one, alike";
     if (!cq.isDynamicDim(0) && cq.getDimSize(0) < 2)

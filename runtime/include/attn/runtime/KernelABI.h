@@ -527,8 +527,8 @@ inline const char *kvLayoutName(KVLayout l) {
 
 /// Parses the manifest spelling; false for anything else.
 inline bool parseKVLayout(const std::string &text, KVLayout &out) {
-  for (KVLayout l : {KVLayout::Dense, KVLayout::SeqLens, KVLayout::Paged,
-                     KVLayout::Varlen})
+  for (KVLayout l :
+       {KVLayout::Dense, KVLayout::SeqLens, KVLayout::Paged, KVLayout::Varlen})
     if (text == kvLayoutName(l)) {
       out = l;
       return true;

@@ -93,9 +93,7 @@ struct ForwardProblem {
   /// batch and seqK).
   int64_t qBatch() const { return varlen() ? 1 : batch; }
   int64_t qRows() const { return varlen() ? totalQ : seqQ; }
-  int64_t kvBlocks() const {
-    return paged() ? numPages : varlen() ? 1 : batch;
-  }
+  int64_t kvBlocks() const { return paged() ? numPages : varlen() ? 1 : batch; }
   int64_t kvRows() const {
     return paged() ? pageSize : varlen() ? totalK : seqK;
   }
