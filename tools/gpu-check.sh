@@ -185,6 +185,9 @@ step "examples/embed"
 "$BUILD/bin/attn-embed" --heads 8 --kv-heads 2 --seq 1000 --head-dim 64 \
   --causal 2>&1 | tee -a "$OUT_DIR/embed.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || fail "attn-embed (GQA, causal, D=64)"
+"$BUILD/bin/attn-embed" --batch 4 --heads 32 --kv-heads 8 --seq 3000 \
+  --paged 16 2>&1 | tee -a "$OUT_DIR/embed.log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || fail "attn-embed (paged KV cache decode)"
 
 # Start-up and the JIT (issue 14), with the statically linked tools built on
 # the build machine by

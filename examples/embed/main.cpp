@@ -6,7 +6,12 @@
 // a few rows against the float64 reference.
 //
 //   attn-embed [--bundle DIR] [--batch B] [--heads H] [--kv-heads H]
-//              [--seq N] [--head-dim D] [--causal]
+//              [--seq N] [--head-dim D] [--causal] [--paged PAGE]
+//
+// --paged PAGE: a decoding step of a serving engine instead — one query row
+// per sequence over a paged KV cache in vLLM's storage ([pages, PAGE, Hkv,
+// D], the pages in a shuffled order, a block table, and each sequence's own
+// key count, N for the first and fewer for the others).
 //
 // Without a GPU it prints the runtime's error and exits 1.
 //
@@ -14,12 +19,14 @@
 #include "attn/runtime/Reference.h"
 #include "attn/runtime/Runtime.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -32,7 +39,8 @@ int fail(const attn::Status &s, const char *what) {
 int usage(const char *argv0) {
   std::fprintf(stderr,
                "usage: %s [--bundle DIR] [--batch B] [--heads H] "
-               "[--kv-heads H] [--seq N] [--head-dim D] [--causal]\n",
+               "[--kv-heads H] [--seq N] [--head-dim D] [--causal] "
+               "[--paged PAGE]\n",
                argv0);
   return 2;
 }
@@ -49,6 +57,7 @@ int main(int argc, char **argv) {
   p.seqQ = p.seqK = 512;
   p.headDim = p.headDimV = 128;
   p.withLse = true;
+  int64_t page = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&](int64_t &out) {
@@ -75,6 +84,8 @@ int main(int argc, char **argv) {
       p.headDimV = p.headDim;
     } else if (a == "--causal")
       p.causal = true;
+    else if (a == "--paged")
+      ok = next(page) && page > 0;
     else
       return usage(argv[0]);
     if (!ok)
@@ -82,6 +93,21 @@ int main(int argc, char **argv) {
   }
   if (p.headsKV == 0)
     p.headsKV = p.headsQ;
+  // A decoding step over a paged cache: one query row per sequence, the
+  // cache's capacity rounded up to whole pages (seqK = maxPages · PAGE), and
+  // sequence b holding seqLen(b) keys of it.
+  std::vector<int64_t> lens;
+  if (page) {
+    const int64_t keys = p.seqK;
+    p.seqQ = 1;
+    p.kvLayout = attn::KVLayout::Paged;
+    p.pageSize = page;
+    p.maxPages = (keys + page - 1) / page;
+    p.numPages = p.batch * p.maxPages;
+    p.seqK = p.maxPages * page;
+    for (int64_t b = 0; b < p.batch; ++b)
+      lens.push_back(std::max<int64_t>(1, keys - 37 * b));
+  }
 
   // 1. The runtime: loads libcuda.so.1 and the bundle's manifest.
   std::unique_ptr<attn::Runtime> rt;
@@ -110,6 +136,7 @@ int main(int argc, char **argv) {
   ref.headDimV = p.headDimV;
   ref.causal = p.causal;
   ref.dtype = p.dtype;
+  ref.kvLens = lens; // the reference reads the keys in sequence order
   std::random_device seeder;
   const uint64_t seed = (uint64_t(seeder()) << 32) | seeder();
   std::vector<double> q, k, v;
@@ -118,8 +145,40 @@ int main(int argc, char **argv) {
   attn::fillRandom(p.dtype, seed + 1, ref.numK(), k, kBytes);
   attn::fillRandom(p.dtype, seed + 2, ref.numV(), v, vBytes);
 
+  // 3b. Paged: the keys and values moved into pages [P, PAGE, Hkv, D] in a
+  // shuffled order (as an allocator hands them out), the block table
+  // naming each sequence's pages; unused rows stay NaN.
+  std::vector<int32_t> table, lens32(lens.begin(), lens.end());
+  if (page) {
+    std::vector<int32_t> order(size_t(p.numPages));
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = int32_t(i);
+    std::shuffle(order.begin(), order.end(), std::mt19937_64(seed + 3));
+    table.assign(order.begin(), order.end()); // [B, maxPages]
+    const size_t row = size_t(p.headDim) * attn::dtypeSize(p.dtype);
+    auto toPages = [&](const std::vector<uint8_t> &dense) {
+      std::vector<uint8_t> paged(size_t(p.numPages * page * p.headsKV) * row,
+                                 0xFF);
+      for (int64_t b = 0; b < p.batch; ++b)
+        for (int64_t h = 0; h < p.headsKV; ++h)
+          for (int64_t j = 0; j < lens[size_t(b)]; ++j) {
+            int64_t pg = table[size_t(b * p.maxPages + j / page)];
+            std::memcpy(&paged[size_t((pg * page + j % page) * p.headsKV + h) *
+                               row],
+                        &dense[size_t((b * p.headsKV + h) * p.seqK + j) * row],
+                        row);
+          }
+      return paged;
+    };
+    kBytes = toPages(kBytes);
+    vBytes = toPages(vBytes);
+    // vLLM's [pages, PAGE, Hkv, D] seen as [pages, Hkv, PAGE, D].
+    p.k = p.v = attn::Strides{page * p.headsKV * p.headDim, p.headDim,
+                              p.headsKV * p.headDim, 1};
+  }
+
   // 4. Device memory through the runtime's helpers (driver API).
-  attn::DeviceBuffer dq, dk, dv, dout, dlse;
+  attn::DeviceBuffer dq, dk, dv, dout, dlse, dlens, dtable;
   const size_t es = attn::dtypeSize(p.dtype);
   struct {
     attn::DeviceBuffer *buf;
@@ -141,21 +200,43 @@ int main(int argc, char **argv) {
       return fail(s, "initialising device memory");
   }
 
-  // 5. One attention on the default stream, then wait for it.
-  if (attn::Status s =
-          rt->forward(p, dq.get(), dk.get(), dv.get(), dout.get(),
-                      static_cast<float *>(dlse.get()), /*stream=*/nullptr);
-      !s.ok())
-    return fail(s, "forward");
+  // 5. One attention on the default stream, then wait for it. A paged cache
+  // also hands over its key counts and block table (device memory).
+  attn::KVCacheArgs cache;
+  if (page) {
+    for (auto [buf, host, n] :
+         {std::tuple{&dlens, lens32.data(), lens32.size()},
+          std::tuple{&dtable, table.data(), table.size()}}) {
+      attn::Status s = attn::DeviceBuffer::allocate(*rt, 0, n * 4, *buf);
+      if (s.ok())
+        s = rt->copyToDevice(buf->get(), host, n * 4);
+      if (!s.ok())
+        return fail(s, "the block table");
+    }
+    cache.seqLens = static_cast<const int32_t *>(dlens.get());
+    cache.blockTable = static_cast<const int32_t *>(dtable.get());
+  }
+  attn::Status fwd =
+      page ? rt->forward(p, cache, dq.get(), dk.get(), dv.get(), dout.get(),
+                         static_cast<float *>(dlse.get()), /*stream=*/nullptr)
+           : rt->forward(p, dq.get(), dk.get(), dv.get(), dout.get(),
+                         static_cast<float *>(dlse.get()), /*stream=*/nullptr);
+  if (!fwd.ok())
+    return fail(fwd, "forward");
   if (attn::Status s = rt->synchronize(0); !s.ok())
     return fail(s, "running the kernel");
   attn::KernelChoice ran;
   rt->lastKernel(ran);
-  std::printf("ran %s (%s) on %s: B=%lld Hq=%lld Hkv=%lld N=%lld D=%lld%s\n",
+  std::printf("ran %s (%s) on %s: B=%lld Hq=%lld Hkv=%lld N=%lld D=%lld%s",
               ran.kernel.name.c_str(), ran.kernel.chip.str().c_str(),
               ran.device.name.c_str(), (long long)p.batch, (long long)p.headsQ,
               (long long)p.headsKV, (long long)p.seqQ, (long long)p.headDim,
               p.causal ? " causal" : "");
+  if (page)
+    std::printf(" over a paged cache (pages of %lld, %lld keys for "
+                "sequence 0, %lld splits)",
+                (long long)page, (long long)lens[0], (long long)ran.kvSplits);
+  std::printf("\n");
 
   // 6. Back to the host; a few values and a check of the whole output.
   std::vector<uint8_t> oBytes(ref.numO() * es);
