@@ -163,10 +163,9 @@ int main(int argc, char **argv) {
         for (int64_t h = 0; h < p.headsKV; ++h)
           for (int64_t j = 0; j < lens[size_t(b)]; ++j) {
             int64_t pg = table[size_t(b * p.maxPages + j / page)];
-            std::memcpy(&paged[size_t((pg * page + j % page) * p.headsKV + h) *
-                               row],
-                        &dense[size_t((b * p.headsKV + h) * p.seqK + j) * row],
-                        row);
+            std::memcpy(
+                &paged[size_t((pg * page + j % page) * p.headsKV + h) * row],
+                &dense[size_t((b * p.headsKV + h) * p.seqK + j) * row], row);
           }
       return paged;
     };
