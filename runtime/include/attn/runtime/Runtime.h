@@ -79,9 +79,11 @@ struct ForwardProblem {
   /// [cu_k[b], cu_k[b+1]) (KVCacheArgs::cuSeqlensQ/K), causal aligned in
   /// each. LSE is [1, Hq, totalQ], contiguous.
   int64_t totalQ = 0, totalK = 0;
-  /// Whether forward reads the key counts (and the block table) back before
-  /// the launch and checks every entry a sequence reaches: lengths within
-  /// [0, seqK], pages within [0, numPages). It synchronises the stream
+  /// Whether forward reads the key counts (and the block table), or a packed
+  /// batch's offsets, back before the launch and checks every entry a
+  /// sequence reaches: lengths within [0, seqK], pages within [0, numPages),
+  /// offsets from 0, non-decreasing, within the packed rows, no sequence
+  /// longer than seqQ / seqK. It synchronises the stream
   /// (and cannot run inside a CUDA graph capture): a serving loop that
   /// builds its tables itself turns it off, and the kernels then trust them.
   bool checkKVCache = true;
@@ -288,10 +290,11 @@ public:
   /// Thread-safe.
   Status forward(const ForwardProblem &p, const void *q, const void *k,
                  const void *v, void *o, float *lse, void *stream);
-  /// The same over a KV cache (p.kvLayout SeqLens or Paged): `cache` holds
-  /// the device arrays of key counts and, paged, the block table. With
-  /// p.checkKVCache (the default) they are read back and checked first; a
-  /// bad entry is an error and nothing is launched.
+  /// The same over a KV cache (p.kvLayout SeqLens or Paged: `cache` holds
+  /// the device arrays of key counts and, paged, the block table) or a
+  /// packed batch (Varlen: the offsets cuSeqlensQ/K). With p.checkKVCache
+  /// (the default) they are read back and checked first; a bad entry is an
+  /// error and nothing is launched.
   Status forward(const ForwardProblem &p, const KVCacheArgs &cache,
                  const void *q, const void *k, const void *v, void *o,
                  float *lse, void *stream);
