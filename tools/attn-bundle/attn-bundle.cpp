@@ -78,18 +78,16 @@ static cl::opt<std::string> splitCodegen(
     cl::desc("attn-codegen options added for the split-KV kernels on sm_90a "
              "(after --codegen)"),
     cl::init(""), cl::cat(category));
-// The KV-cache kernels' knobs on sm_90a, after --codegen (and
-// --split-codegen for the split kernel): a KV-cache program copies with
-// cp.async (a bulk copy would read the rows past a sequence's end, which
-// may hold anything), and its producer keeps its copies' addresses: with
-// 128-row key blocks the consumers spill (52-64 bytes at D = 128); 64-row
-// blocks fit (and serve any page size that is a multiple of 64).
+// The KV-cache and packed-batch kernels' knobs on sm_90a, after --codegen
+// (and --split-codegen for the split kernel), for experiments: their key
+// blocks are attn-select-gpu-blocks' choice (64 rows up to D = 128: any
+// page size that is a multiple of 64).
 static cl::opt<std::string> cacheCodegen(
     "kv-cache-codegen",
     cl::desc("attn-codegen options added for the KV cache kernels (kv "
              "seqlens and paged) on sm_90a (after --codegen and "
              "--split-codegen)"),
-    cl::init("block-kv=64"), cl::cat(category));
+    cl::init(""), cl::cat(category));
 // vLLM's default page of 16 rows is smaller than every kernel's key block:
 // those pages get kernels compiled for them (a static page size, the key
 // block shrunk to it; manifest key page=).

@@ -92,21 +92,31 @@ struct SelectGPUBlocksPass
         bq = 64;
         bkv = 32;
       }
+      // Programs over a KV cache or a packed batch bound V's rows by the
+      // sequence, so their copies are cp.async (never bulk copies, which
+      // fill zeros only past the tensor's end), and a cp.async producer
+      // keeps its copies' addresses: on sm_90a, 128-row key blocks leave
+      // the consumers spilling (52-64 bytes at D = 128), 64-row ones fit up
+      // to D = 128 and 32-row ones at D = 256 (76 bytes at 64).
+      if (warpgroups && (op.getKvLens() || op.isVarlen()))
+        bkv = std::min<int64_t>(bkv, d <= 128 ? 64 : 32);
       // A paged cache reads a key block from one page: a static page
       // smaller than the block shrinks it (a power-of-two block divides a
       // power-of-two page). An explicit option still wins, and the tiling
       // pass refuses one that straddles pages.
       if (op.isPaged()) {
         int64_t page = cast<MemRefType>(op.getKey().getType()).getDimSize(2);
+        bool smallPage = !ShapedType::isDynamic(page) &&
+                         llvm::isPowerOf2_64(page) && page >= 16 && page < 64;
         if (!ShapedType::isDynamic(page) && llvm::isPowerOf2_64(page) &&
             page >= 16)
           bkv = std::min(bkv, page);
-        // Blocks of fewer than 64 keys move so few bytes per step that a
-        // second consumer warpgroup only halves each one's share: one
-        // warpgroup of 64 query rows (decoding packs 4-8 rows; with the
-        // deep ring attn-pipeline-kv-loop gives such small tiles: H100,
-        // pages of 16, bf16 D 128, 1.05-1.7x the 128-row blocks).
-        if (warpgroups && bkv < 64)
+        // Pages of fewer than 64 keys make blocks that move so few bytes per
+        // step that a second consumer warpgroup only halves each one's
+        // share: one warpgroup of 64 query rows (decoding packs 4-8 rows;
+        // with the deep ring attn-pipeline-kv-loop gives such small tiles:
+        // H100, pages of 16, bf16 D 128, 1.05-1.7x the 128-row blocks).
+        if (warpgroups && smallPage)
           bq = 64;
       }
       if (blockQ)

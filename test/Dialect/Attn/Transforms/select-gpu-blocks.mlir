@@ -111,3 +111,31 @@ func.func @pages_of_16(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x16x128xbf16>,
         memref<?x?x64x128xbf16>, memref<?x?x?x128xbf16>
   return
 }
+
+// -----
+
+// Over a KV cache or a packed batch the copies are cp.async (V's rows are
+// bounded by the sequence), whose producer keeps its addresses: on sm_90a
+// the key blocks are 64 rows up to D = 128 and 32 at D = 256 (the 128-row
+// blocks spill); the query blocks stay. Off Hopper the mma.sync blocks
+// stand.
+// CHECK-LABEL: func.func @cache_and_packed
+// CHECK:         attn.attention {{.*}} {block_kv = 64 : i64, block_q = 128 : i64, target = #attn.target<arch = "sm_90a"
+// CHECK:         attn.attention {{.*}} {block_kv = 32 : i64, block_q = 128 : i64, target = #attn.target<arch = "sm_90a"
+// CHECK:         attn.attention {{.*}} {block_kv = 64 : i64, block_q = 128 : i64, target = #attn.target<arch = "sm_90a"
+// AMPERE-LABEL: func.func @cache_and_packed
+// AMPERE:         attn.attention {{.*}} {block_kv = 32 : i64, block_q = 128 : i64, target = #attn.target<arch = "sm_86"
+func.func @cache_and_packed(%q: memref<?x?x?x128xbf16>,
+                            %q2: memref<?x?x?x256xbf16>, %l: memref<?xi32>,
+                            %c: memref<?xi32>) {
+  attn.attention %q, %q, %q into %q kv_lens(%l : memref<?xi32>)
+      : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+        memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>
+  attn.attention %q2, %q2, %q2 into %q2 kv_lens(%l : memref<?xi32>)
+      : memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>,
+        memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>
+  attn.attention %q, %q, %q into %q varlen(%c, %c : memref<?xi32>, memref<?xi32>)
+      : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+        memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>
+  return
+}
