@@ -34,6 +34,21 @@ attn_status reportError(attn_status code, const char *msg) {
   return code;
 }
 
+/// The rules an attn_kv_cache or attn_varlen shares: present, reserved 0,
+/// check 0 or 1. `name` names it in the message.
+template <typename T>
+attn_status checkArraysStruct(const T *s, const std::string &name) {
+  if (!s)
+    return reportError(ATTN_ERROR_INVALID_ARGUMENT, (name + " is null").c_str());
+  if (s->reserved)
+    return reportError(ATTN_ERROR_INVALID_ARGUMENT,
+                       (name + "->reserved must be 0").c_str());
+  if (s->check != 0 && s->check != 1)
+    return reportError(ATTN_ERROR_INVALID_ARGUMENT,
+                       (name + "->check must be 0 or 1").c_str());
+  return ATTN_OK;
+}
+
 // Runs `body` (returning attn_status), turning exceptions into errors.
 template <typename F> attn_status guarded(F body) {
   try {
@@ -255,14 +270,8 @@ attn_status attn_forward_kv_cache(attn_runtime *rt, const attn_problem *problem,
     attn::ForwardProblem p;
     if (attn_status s = report(toProblem(problem, p)))
       return s;
-    if (!cache)
-      return reportError(ATTN_ERROR_INVALID_ARGUMENT, "cache is null");
-    if (cache->reserved)
-      return reportError(ATTN_ERROR_INVALID_ARGUMENT,
-                         "cache->reserved must be 0");
-    if (cache->check != 0 && cache->check != 1)
-      return reportError(ATTN_ERROR_INVALID_ARGUMENT,
-                         "cache->check must be 0 or 1");
+    if (attn_status s = checkArraysStruct(cache, "cache"))
+      return s;
     p.kvLayout =
         cache->block_table ? attn::KVLayout::Paged : attn::KVLayout::SeqLens;
     p.pageSize = cache->page_size;
@@ -293,14 +302,8 @@ attn_status attn_forward_varlen(attn_runtime *rt, const attn_problem *problem,
     attn::ForwardProblem p;
     if (attn_status s = report(toProblem(problem, p)))
       return s;
-    if (!varlen)
-      return reportError(ATTN_ERROR_INVALID_ARGUMENT, "varlen is null");
-    if (varlen->reserved)
-      return reportError(ATTN_ERROR_INVALID_ARGUMENT,
-                         "varlen->reserved must be 0");
-    if (varlen->check != 0 && varlen->check != 1)
-      return reportError(ATTN_ERROR_INVALID_ARGUMENT,
-                         "varlen->check must be 0 or 1");
+    if (attn_status s = checkArraysStruct(varlen, "varlen"))
+      return s;
     p.kvLayout = attn::KVLayout::Varlen;
     p.totalQ = varlen->total_q;
     p.totalK = varlen->total_k;
