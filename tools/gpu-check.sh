@@ -3,6 +3,7 @@
 #
 #   tools/gpu-check.sh [--quick] [--no-sanitize] [--sanitize-only] [--jit-only]
 #                      [--sanitize-chips all|selected] [--no-plot] [--no-mosaic]
+#                      [--fa4 DIR]
 #                      [extra gpu_check.py args, e.g. --only correctness]
 #
 # 1. builds the runtime there with its CMake (no MLIR: -DATTN_ENABLE_COMPILER=OFF)
@@ -22,6 +23,12 @@
 #    and f16) against torch SDPA (FlashAttention-2 and cuDNN) and, for f16,
 #    Mosaic GPU (tools/bench_mosaic.py, run first when jax is there; a
 #    reference, not a failure when it cannot run; --no-mosaic skips it);
+#    and FlashAttention-4 in the same process when --fa4 DIR names a folder
+#    holding fa4-site.tar.xz, its wheels unpacked (tools/fa4-site.sh makes it
+#    on the build machine, in parts fa4-site.tar.xz.part-* small enough for
+#    the device tool's 64 MiB a call: carry them over two calls into one
+#    folder; they are joined here). FA4 missing or failing is noted in the
+#    tables, not a failure;
 # 5. runs tools/gpu_programs.py when gpuprog/ was carried (--quick: fewer
 #    shapes there too);
 # 6. (--sanitize, the default) runs tools/sanitize_gpu.py: every kernel family
@@ -52,6 +59,7 @@ SANITIZE_CHIPS=all
 PLOT=1
 MOSAIC=1
 QUICK=0
+FA4_DIR=
 ARGS=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -66,6 +74,10 @@ while [ $# -gt 0 ]; do
   --sanitize-chips=*) SANITIZE_CHIPS=${1#*=} ;;
   --no-plot) PLOT=0 ;;
   --no-mosaic) MOSAIC=0 ;;
+  --fa4)
+    FA4_DIR=${2:-}
+    shift
+    ;;
   --quick) QUICK=1 ARGS+=("$1") ;;
   *) ARGS+=("$1") ;;
   esac
@@ -246,6 +258,23 @@ if [ $MOSAIC -eq 1 ]; then
     "${MOSAIC_ARGS[@]}" 2>&1 | tee "$OUT_DIR/mosaic.log"
   [ -f "$OUT_DIR/mosaic.json" ] &&
     TIMING_ARGS+=(--mosaic "$OUT_DIR/mosaic.json")
+fi
+
+if [ -n "$FA4_DIR" ]; then
+  step "FlashAttention-4 ($FA4_DIR)"
+  rm -rf "$BUILD/fa4-site"
+  mkdir -p "$BUILD/fa4-site"
+  # xz(1) may be missing there: Python's lzma and tarfile unpack it.
+  if { [ -f "$FA4_DIR/fa4-site.tar.xz" ] && cat "$FA4_DIR/fa4-site.tar.xz" ||
+    cat "$FA4_DIR"/fa4-site.tar.xz.part-*; } |
+    python3 -c 'import sys, tarfile
+tarfile.open(fileobj=sys.stdin.buffer, mode="r|xz").extractall(sys.argv[1])' \
+      "$BUILD/fa4-site"; then
+    export ATTN_FA4_SITE=$PWD/$BUILD/fa4-site
+    du -sh "$BUILD/fa4-site"
+  else
+    echo "gpu-check: no FA4 site unpacked from $FA4_DIR: no FA4 column"
+  fi
 fi
 
 step "tools/gpu_check.py"

@@ -12,7 +12,10 @@ on torch tensors:
       run. Pass: ||out - ref|| / ||ref|| < 1e-2, no NaN/inf, LSE matches
       (natural log; -inf exactly where the reference row sees no key).
   (b) timing: ours vs torch SDPA FlashAttention-2 and cuDNN, bf16,
-      B*N = 16384, H*D = 2048, N in 512..16k, D in {64, 128}, causal or not.
+      B*N = 16384, H*D = 2048, N in 512..16k, D in {64, 128}, causal or not;
+      and FlashAttention-4 (flash_attn.cute) in the same process when its
+      wheels are installed (--fa4-site DIR, or importable): the forward, the
+      decode step, the KV cache (contiguous and paged) and packed batches.
 
 Each job runs in a worker process that the parent restarts after a crash, a
 sticky CUDA error or a hang, so one bad kernel does not hide the rest.
@@ -660,6 +663,8 @@ def run_api(rt, job, seed):
 
 
 TIMER = "triton.testing.do_bench (median)"
+# The peers a ratio "/best" is taken over.
+PEERS = ("fa2", "cudnn", "fa4")
 
 
 def bench(fn):
@@ -732,6 +737,64 @@ def time_sdpa_peers(res, q, k, v, o, causal, graph=None):
             res[f"{name}_error"] = f"{type(e).__name__}: {e}"
 
 
+
+# FlashAttention-4 (flash-attn-4, CuTe DSL) as a peer. Its wheels are not on
+# the device image: tools/gpu-check.sh --fa4-wheels installs them into a
+# folder and passes it here (ATTN_FA4_SITE); that folder and its
+# nvidia_cutlass_dsl/dsl_packages go first on sys.path (the image's own
+# Python may carry another cutlass).
+_FA4 = {}
+
+
+def fa4_module():
+    """flash_attn.cute, or None (the reason in _FA4["error"])."""
+    if "mod" not in _FA4:
+        site = os.environ.get("ATTN_FA4_SITE")
+        if site:
+            for p in (os.path.join(site, "nvidia_cutlass_dsl", "dsl_packages"),
+                      site):
+                if p not in sys.path:
+                    sys.path.insert(0, p)
+        try:
+            import flash_attn.cute as mod
+            _FA4["mod"] = mod
+        except Exception as e:  # noqa: BLE001 - a missing peer is noted
+            _FA4["mod"] = None
+            _FA4["error"] = f"{type(e).__name__}: {str(e)[:120]}"
+    return _FA4["mod"]
+
+
+def time_fa4(res, call, ours=None, graph=None):
+    """Times call(flash_attn.cute) -> output (res["fa4_ms"], and
+    res["fa4_graph_ms"] through `graph`), its first call (CuTe DSL JIT) in
+    res["fa4_first_s"], and compares our output `ours` (same shape as FA4's)
+    with FA4's (res["ours_vs_fa4_rel"])."""
+    import torch
+    mod = fa4_module()
+    if mod is None:
+        res["fa4_note"] = _FA4.get("error", "not installed")
+        return
+    try:
+        t0 = time.perf_counter()
+        out = call(mod)
+        torch.cuda.synchronize()
+        res["fa4_first_s"] = time.perf_counter() - t0
+        out = out[0] if isinstance(out, tuple) else out
+        if ours is not None:
+            ref = out.float()
+            res["ours_vs_fa4_rel"] = float((ours.float() - ref).norm()
+                                           / ref.norm().clamp(min=1e-30))
+        del out
+        res["fa4_ms"] = bench(lambda: call(mod))
+        if graph:
+            try:
+                res["fa4_graph_ms"] = graph(lambda: call(mod))
+            except Exception as e:  # noqa: BLE001
+                res["fa4_graph_error"] = f"{type(e).__name__}: {str(e)[:80]}"
+    except Exception as e:  # noqa: BLE001 - reported, not fatal
+        res["fa4_error"] = f"{type(e).__name__}: {str(e)[:160]}"
+
+
 def run_timing(rt, job, seed):
     import torch
     gen = torch.Generator(device="cuda")
@@ -762,7 +825,12 @@ def run_timing(rt, job, seed):
         if "CUDA error" in str(e):
             raise
     time_sdpa_peers(res, q, k, v, o, causal)
-    for name in ("ours", "fa2", "cudnn"):
+    # FA4 in its own storage, [B, N, H, D] contiguous (its best case).
+    qf, kf, vf = (x.transpose(1, 2).contiguous() for x in (q, k, v))
+    time_fa4(res, lambda m: m.flash_attn_func(qf, kf, vf, causal=causal),
+             ours=o.transpose(1, 2) if "ours_ms" in res else None)
+    del qf, kf, vf
+    for name in ("ours", "fa2", "cudnn", "fa4"):
         if f"{name}_ms" in res:
             res[f"{name}_tflops"] = flops / (res[f"{name}_ms"] * 1e-3) / 1e12
     res["ok"] = "ours_ms" in res
@@ -911,7 +979,12 @@ def run_decode(rt, job, seed):
         if "CUDA error" in str(e):
             raise
     time_sdpa_peers(res, q, k, v, o, causal, graph=graph_ms)
-    for name in ("ours", "fa2", "cudnn"):
+    # q, k, v are [B, N, H, D] storage already: FA4's own layout.
+    qf, kf, vf = (x.transpose(1, 2) for x in (q, k, v))
+    time_fa4(res, lambda m: m.flash_attn_func(qf, kf, vf, causal=causal),
+             ours=o.transpose(1, 2) if "ours_ms" in res else None,
+             graph=graph_ms)
+    for name in ("ours", "fa2", "cudnn", "fa4"):
         for kind in ("", "graph_"):
             if f"{name}_{kind}ms" in res:
                 res[f"{name}_{kind}gbs"] = \
@@ -1055,6 +1128,19 @@ def run_kvcache(rt, job, seed):
                 res["fa2_gbs"] = nbytes / (bench(fa2) * 1e-3) / 1e9
         except Exception as e:  # noqa: BLE001 - a missing peer is noted
             res["fa2_note"] = f"{type(e).__name__}: {str(e)[:60]}"
+        # FlashAttention-4 over the same cache: K/V in [pages, page, Hkv, D]
+        # (or [B, cap, Hkv, D]) storage, seqused_k = lens. Every page of a
+        # timed sequence is full (lens = cap), so no NaN row is read.
+        qf = q.transpose(1, 2)
+        kf = kc.transpose(1, 2)
+        vf = vc.transpose(1, 2)
+        res_f = {}
+        time_fa4(res_f, lambda m: m.flash_attn_varlen_func(
+            qf, kf, vf, seqused_k=lens_t, page_table=table, causal=causal),
+            ours=o.transpose(1, 2))
+        if "fa4_ms" in res_f:
+            res["fa4_gbs"] = nbytes / (res_f.pop("fa4_ms") * 1e-3) / 1e9
+        res.update(res_f)
     res["ok"] = not problems
     res["error"] = "; ".join(problems)
     return res
@@ -1138,6 +1224,13 @@ def run_varlen(rt, job, seed):
                        stream=torch.cuda.current_stream().cuda_stream or None)
         res["ours_tflops"] = flops / (bench(ours) * 1e-3) / 1e12
         res["dense_tflops"] = flops / (bench(dense) * 1e-3) / 1e12
+        res_f = {}
+        time_fa4(res_f, lambda m: m.flash_attn_varlen_func(
+            q, k, v, cu_seqlens_q=cu_q, cu_seqlens_k=cu_k, max_seqlen_q=n,
+            max_seqlen_k=n, causal=causal), ours=o)
+        if "fa4_ms" in res_f:
+            res["fa4_tflops"] = flops / (res_f.pop("fa4_ms") * 1e-3) / 1e12
+        res.update(res_f)
     res["ok"] = not problems
     res["error"] = "; ".join(problems)
     return res
@@ -1265,9 +1358,9 @@ def report(i, job, res):
     elif job["kind"] == "timing":
         if res.get("ok"):
             parts = [f"{n} {res[n + '_tflops']:.0f}" for n in
-                     ("ours", "fa2", "cudnn") if n + "_tflops" in res]
+                     ("ours", "fa2", "cudnn", "fa4") if n + "_tflops" in res]
             msg = "TFLOP/s " + ", ".join(parts)
-            for n in ("fa2", "cudnn"):
+            for n in ("fa2", "cudnn", "fa4"):
                 if f"ours_vs_{n}_rel" in res:
                     msg += f"; ours vs {n} rel {res[f'ours_vs_{n}_rel']:.1e}"
         else:
@@ -1286,6 +1379,8 @@ def report(i, job, res):
         if "ours_tflops" in res:
             msg += (f"; TFLOP/s ours {res['ours_tflops']:.0f}, dense batch "
                     f"{res['dense_tflops']:.0f}")
+            if "fa4_tflops" in res:
+                msg += f", FA4 {res['fa4_tflops']:.0f}"
         msg += f"  {res.get('kernel', '')}"
     elif job["kind"] == "kvcache":
         msg = ("ok  " if res.get("ok") else "FAILED: " + res.get("error", "")
@@ -1293,13 +1388,14 @@ def report(i, job, res):
                            f"{res['lse_rel']:.1e}" if "o_rel" in res else "")
         if "ours_gbs" in res:
             msg += "; GB/s " + ", ".join(
-                f"{n} {res[n + '_gbs']:.0f}" for n in ("ours", "dense", "fa2")
+                f"{n} {res[n + '_gbs']:.0f}" for n in ("ours", "dense", "fa2",
+                                                       "fa4")
                 if n + "_gbs" in res)
         msg += f"  {res.get('kernel', '')}"
     elif job["kind"] == "decode":
         if "ours_gbs" in res:
             parts = [f"{n} {res[n + '_gbs']:.0f}" for n in
-                     ("ours", "fa2", "cudnn") if n + "_gbs" in res]
+                     ("ours", "fa2", "cudnn", "fa4") if n + "_gbs" in res]
             msg = "GB/s " + ", ".join(parts) + f"  {res.get('kernel', '')}"
             if not res.get("ok"):
                 msg = "FAILED: " + res.get("error", "") + " | " + msg
@@ -1419,9 +1515,13 @@ def main():
                         and "tflops" in m:
                     r["mosaic_tflops"] = m["tflops"]
     for r in timing:
-        for n in ("fa2", "cudnn", "mosaic"):
+        for n in ("fa2", "cudnn", "mosaic", "fa4"):
             if "ours_tflops" in r and f"{n}_tflops" in r:
                 r[f"ours_over_{n}"] = r["ours_tflops"] / r[f"{n}_tflops"]
+        best = max([r[f"{n}_tflops"] for n in PEERS if f"{n}_tflops" in r],
+                   default=None)
+        if best and "ours_tflops" in r:
+            r["ours_over_best"] = r["ours_tflops"] / best
 
     with open(args.out, "w") as f:
         json.dump(dict(device=dev, torch=torch.__version__, seed=args.seed,
@@ -1429,9 +1529,11 @@ def main():
                   indent=1)
     csv_path = os.path.splitext(args.out)[0] + ".csv"
     cols = ["dtype", "D", "causal", "N", "B", "H", "ours_tflops",
-            "fa2_tflops", "cudnn_tflops", "mosaic_tflops", "ours_over_fa2",
-            "ours_over_cudnn", "ours_over_mosaic", "ours_ms",
-            "fa2_ms", "cudnn_ms", "ours_vs_fa2_rel", "kernel", "error"]
+            "fa2_tflops", "cudnn_tflops", "fa4_tflops", "mosaic_tflops",
+            "ours_over_fa2", "ours_over_cudnn", "ours_over_fa4",
+            "ours_over_best", "ours_over_mosaic", "ours_ms", "fa2_ms",
+            "cudnn_ms", "fa4_ms", "ours_vs_fa2_rel", "ours_vs_fa4_rel",
+            "fa4_first_s", "kernel", "error"]
     with open(csv_path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
         w.writeheader()
@@ -1451,8 +1553,15 @@ def main():
     for r in unsupported[:5]:
         print(f"  unsupported {describe(r)}: {r.get('error', '')}")
     print(f"rows written to {args.out} and {csv_path}")
+    fa4_msgs = [r.get("fa4_error") or r.get("fa4_note") for r in rows
+                if r.get("fa4_error") or r.get("fa4_note")]
+    if fa4_msgs:
+        print(f"FA4: {len(fa4_msgs)} rows without it: {fa4_msgs[0]}")
     def fmt(r, key, spec):
         return format(r[key], spec) if key in r else "-"
+
+    def ratio_of(r, a, b):
+        return format(r[a] / r[b], "6.2f") if a in r and r.get(b) else "-"
     for dtype in dict.fromkeys(r["dtype"] for r in timing):
         rows_d = [r for r in timing if r["dtype"] == dtype]
         mosaic = any("mosaic_tflops" in r for r in rows_d)
@@ -1461,8 +1570,10 @@ def main():
         print(f"{dtype} forward, B*N = 16384, H*D = 2048, {dev} (TFLOP/s; "
               f"causal FLOPs halved{with_lse})")
         hdr = (f"{'D':>4} {'mask':>6} {'N':>6} {'ours':>7} {'FA2':>7} "
-               f"{'cuDNN':>7}" + (f" {'Mosaic':>7}" if mosaic else "") +
-               f" {'ours/FA2':>9} {'ours/cuDNN':>11}" +
+               f"{'cuDNN':>7} {'FA4':>7}" +
+               (f" {'Mosaic':>7}" if mosaic else "") +
+               f" {'ours/FA2':>9} {'ours/cuDNN':>11} {'ours/FA4':>9}"
+               f" {'ours/best':>10}" +
                (f" {'ours/Mosaic':>12}" if mosaic else ""))
         print(hdr)
         print("-" * len(hdr))
@@ -1470,11 +1581,14 @@ def main():
             print(f"{r['D']:>4} {'causal' if r['causal'] else 'full':>6} "
                   f"{r['N']:>6} {fmt(r, 'ours_tflops', '7.1f'):>7} "
                   f"{fmt(r, 'fa2_tflops', '7.1f'):>7} "
-                  f"{fmt(r, 'cudnn_tflops', '7.1f'):>7}" +
+                  f"{fmt(r, 'cudnn_tflops', '7.1f'):>7} "
+                  f"{fmt(r, 'fa4_tflops', '7.1f'):>7}" +
                   (f" {fmt(r, 'mosaic_tflops', '7.1f'):>7}" if mosaic
                    else "") +
                   f" {fmt(r, 'ours_over_fa2', '9.2f'):>9} "
-                  f"{fmt(r, 'ours_over_cudnn', '11.2f'):>11}" +
+                  f"{fmt(r, 'ours_over_cudnn', '11.2f'):>11} "
+                  f"{fmt(r, 'ours_over_fa4', '9.2f'):>9} "
+                  f"{fmt(r, 'ours_over_best', '10.2f'):>10}" +
                   (f" {fmt(r, 'ours_over_mosaic', '12.2f'):>12}" if mosaic
                    else ""))
     prefill = [r for r in decode if r["Nq"] > 1]
@@ -1484,14 +1598,14 @@ def main():
         print(f"decode, bf16, GQA 32:8, D 128, one query row, [B, N, H, D] "
               f"storage, {dev} (GB/s of K, V, Q and O; calls back to back, "
               f"then in a CUDA graph of 20 calls)")
-        hdr = (f"{'B':>3} {'Nk':>6} {'ours':>6} {'FA2':>6} {'cuDNN':>6} "
-               f"{'/best':>6} | {'ours':>6} {'FA2':>6} {'cuDNN':>6} "
-               f"{'/best':>6}  kernel")
+        hdr = (f"{'B':>3} {'Nk':>6}" + " |".join(
+            f" {'ours':>6} {'FA2':>6} {'cuDNN':>6} {'FA4':>6} {'/best':>6}"
+            for _ in range(2)) + "  kernel")
         print(hdr)
         print("-" * len(hdr))
 
         def ratio(r, kind):
-            best = max([r[f"{n}_{kind}gbs"] for n in ("fa2", "cudnn")
+            best = max([r[f"{n}_{kind}gbs"] for n in PEERS
                         if f"{n}_{kind}gbs" in r], default=None)
             if not best or f"ours_{kind}gbs" not in r:
                 return "-"
@@ -1500,7 +1614,8 @@ def main():
             cols = " | ".join(
                 f"{fmt(r, f'ours_{k}gbs', '6.0f'):>6} "
                 f"{fmt(r, f'fa2_{k}gbs', '6.0f'):>6} "
-                f"{fmt(r, f'cudnn_{k}gbs', '6.0f'):>6} {ratio(r, k):>6}"
+                f"{fmt(r, f'cudnn_{k}gbs', '6.0f'):>6} "
+                f"{fmt(r, f'fa4_{k}gbs', '6.0f'):>6} {ratio(r, k):>6}"
                 for k in ("", "graph_"))
             print(f"{r['B']:>3} {r['Nk']:>6} {cols}  {r.get('kernel', '')}")
     if prefill:
@@ -1508,18 +1623,19 @@ def main():
         print(f"serving prefill, bf16, GQA 32:8, D 128, causal (bottom-right), "
               f"{dev} (TFLOP/s, back to back)")
         hdr = (f"{'Nq':>5} {'Nk':>6} {'ours':>6} {'FA2':>6} {'cuDNN':>6} "
-               f"{'/best':>6}  kernel")
+               f"{'FA4':>6} {'/best':>6}  kernel")
         print(hdr)
         print("-" * len(hdr))
         for r in prefill:
-            best = max([r[f"{n}_tflops"] for n in ("fa2", "cudnn")
+            best = max([r[f"{n}_tflops"] for n in PEERS
                         if f"{n}_tflops" in r], default=None)
             rat = (format(r["ours_tflops"] / best, "6.2f")
                    if best and "ours_tflops" in r else "-")
             print(f"{r['Nq']:>5} {r['Nk']:>6} "
                   f"{fmt(r, 'ours_tflops', '6.1f'):>6} "
                   f"{fmt(r, 'fa2_tflops', '6.1f'):>6} "
-                  f"{fmt(r, 'cudnn_tflops', '6.1f'):>6} {rat:>6}  "
+                  f"{fmt(r, 'cudnn_tflops', '6.1f'):>6} "
+                  f"{fmt(r, 'fa4_tflops', '6.1f'):>6} {rat:>6}  "
                   f"{r.get('kernel', '')}")
     cache = [r for r in rows if r["kind"] == "kvcache" and r.get("time")
              and "ours_gbs" in r]
@@ -1529,14 +1645,16 @@ def main():
               f"{dev} (GB/s of K, V, Q and O, back to back; dense: the same "
               f"step on a dense cache)")
         hdr = (f"{'B':>3} {'Nk':>6} {'cache':>10} {'ours':>6} {'dense':>6} "
-               f"{'/dense':>6}  kernel")
+               f"{'FA4':>6} {'/dense':>6} {'/FA4':>6}  kernel")
         print(hdr)
         print("-" * len(hdr))
         for r in cache:
             kind = f"page {r['page']}" if r["page"] else "seqlens"
             print(f"{r['B']:>3} {r['cap']:>6} {kind:>10} "
                   f"{r['ours_gbs']:>6.0f} {r['dense_gbs']:>6.0f} "
-                  f"{r['ours_gbs'] / r['dense_gbs']:>6.2f}  "
+                  f"{fmt(r, 'fa4_gbs', '6.0f'):>6} "
+                  f"{r['ours_gbs'] / r['dense_gbs']:>6.2f} "
+                  f"{ratio_of(r, 'ours_gbs', 'fa4_gbs'):>6}  "
                   f"{r.get('kernel', '')}")
     packed = [r for r in rows if r["kind"] == "varlen" and r.get("time")
               and "ours_tflops" in r]
@@ -1545,14 +1663,16 @@ def main():
         print(f"packed batches (varlen), bf16, GQA 32:8, D 128, {dev} "
               f"(TFLOP/s; dense: the same tokens as a dense batch)")
         hdr = (f"{'seqs':>4} {'len':>5} {'mask':>6} {'ours':>6} {'dense':>6} "
-               f"{'/dense':>6}  kernel")
+               f"{'FA4':>6} {'/dense':>6} {'/FA4':>6}  kernel")
         print(hdr)
         print("-" * len(hdr))
         for r in packed:
             print(f"{len(r['lens_q']):>4} {r['lens_q'][0]:>5} "
                   f"{'causal' if r['causal'] else 'full':>6} "
                   f"{r['ours_tflops']:>6.0f} {r['dense_tflops']:>6.0f} "
-                  f"{r['ours_tflops'] / r['dense_tflops']:>6.2f}  "
+                  f"{fmt(r, 'fa4_tflops', '6.0f'):>6} "
+                  f"{r['ours_tflops'] / r['dense_tflops']:>6.2f} "
+                  f"{ratio_of(r, 'ours_tflops', 'fa4_tflops'):>6}  "
                   f"{r.get('kernel', '')}")
     return 1 if failed else 0
 
