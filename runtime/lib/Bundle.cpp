@@ -294,6 +294,8 @@ private:
                      "merge_splits");
     } else if (key == "page") {
       return intKey(1, 1 << 30, k.pageSize);
+    } else if (key == "min_seq_q") {
+      return intKey(0, 1 << 30, k.minSeqQ);
     } else if (key == "kv") {
       if (!parseKVLayout(value, k.kv))
         return error("bad value '" + value +
@@ -429,6 +431,8 @@ std::string formatManifestLine(const KernelEntry &k) {
     line += " page=" + std::to_string(k.pageSize);
   if (!k.grid.empty())
     line += " grid=" + formatLaunchGrid(k.grid);
+  if (k.minSeqQ)
+    line += " min_seq_q=" + std::to_string(k.minSeqQ);
   std::string sass;
   for (const SassImage &img : k.sass)
     sass += (sass.empty() ? "" : ",") + img.chip.str() + ":" + img.file;

@@ -314,6 +314,32 @@ static bool servesKV(const KernelEntry &k, const ForwardProblem &p) {
   return k.blockN > 0 && p.pageSize % k.blockN == 0;
 }
 
+// Kernels of one chip and LSE form may differ only in the sequence length
+// they are tuned for (min_seq_q=, a taller query block): of each such group
+// keep the one with the largest threshold that `rows` reaches, or, where
+// none is reached, the one with the smallest (every one is correct at any
+// length).
+static void keepTunedForLength(std::vector<const KernelEntry *> &candidates,
+                               int64_t rows) {
+  auto better = [&](const KernelEntry *a, const KernelEntry *b) {
+    bool aFits = a->minSeqQ <= rows, bFits = b->minSeqQ <= rows;
+    if (aFits != bFits)
+      return aFits;
+    return aFits ? a->minSeqQ > b->minSeqQ : a->minSeqQ < b->minSeqQ;
+  };
+  std::vector<const KernelEntry *> kept;
+  for (const KernelEntry *k : candidates) {
+    auto same = std::find_if(kept.begin(), kept.end(), [&](auto *o) {
+      return o->chip == k->chip && o->lse == k->lse;
+    });
+    if (same == kept.end())
+      kept.push_back(k);
+    else if (better(k, *same))
+      *same = k;
+  }
+  candidates = std::move(kept);
+}
+
 Status findKernels(const Manifest &bundle, const ForwardProblem &p,
                    std::vector<const KernelEntry *> &candidates) {
   candidates.clear();
@@ -353,8 +379,10 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
     if (servesLse(k, p.withLse))
       candidates.push_back(&k);
   }
-  if (!candidates.empty())
+  if (!candidates.empty()) {
+    keepTunedForLength(candidates, p.qRows());
     return Status::success();
+  }
   if (!matched.empty()) {
     const std::string what =
         std::string(p.causal ? "causal" : "non-causal") + " " +

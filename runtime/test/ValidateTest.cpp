@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 using namespace attn;
 
@@ -173,6 +174,42 @@ TEST_F(Validate, GoodProblemSelectsByComputeCapability) {
   EXPECT_EQ(k->chip.str(), "sm_80");
   ASSERT_TRUE(selectKernel(bundle, p, 10, 0, k).ok());
   EXPECT_EQ(k->chip.str(), "sm_80");
+}
+
+// A kernel tuned for long sequences (min_seq_q=) is taken from that many
+// query rows on, on the chip it is built for; the plain one below that and
+// on other chips. The key round-trips through the manifest format.
+TEST(ValidateTall, MinSeqQPicksTheTallBlockFromItsLength) {
+  Manifest m;
+  Status s = parseManifest(R"(
+kernel name=t ptx=t.ptx chip=sm_90a dtype=bf16 head_dim=64 causal=0 block_m=192 threads=512 smem=92288 abi=memref lse=1 min_seq_q=2048
+kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 head_dim=64 causal=0 block_m=128 threads=128 smem=32768 abi=memref lse=1
+kernel name=h ptx=h.ptx chip=sm_90a dtype=bf16 head_dim=64 causal=0 block_m=64 threads=128 smem=73728 abi=memref lse=1
+)",
+                           "manifest.txt", m);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(m.kernels[0].minSeqQ, 2048);
+  EXPECT_EQ(m.kernels[2].minSeqQ, 0);
+  EXPECT_NE(formatManifestLine(m.kernels[0]).find(" min_seq_q=2048"),
+            std::string::npos);
+  EXPECT_EQ(formatManifestLine(m.kernels[2]).find("min_seq_q"),
+            std::string::npos);
+  ForwardProblem p;
+  p.dtype = DType::BF16;
+  p.batch = 1;
+  p.headsQ = p.headsKV = 4;
+  p.headDim = p.headDimV = 64;
+  p.withLse = true;
+  const KernelEntry *k = nullptr;
+  for (auto [rows, cc, want] : {std::tuple{2047, 9, "h"},
+                                {2048, 9, "t"},
+                                {16384, 9, "t"},
+                                {1, 9, "h"},
+                                {16384, 8, "a"}}) {
+    p.seqQ = p.seqK = rows;
+    ASSERT_TRUE(selectKernel(m, p, cc, 0, k).ok()) << rows;
+    EXPECT_EQ(k->name, want) << rows << " rows, sm_" << cc << "0";
+  }
 }
 
 TEST_F(Validate, OldComputeCapability) {

@@ -244,7 +244,7 @@ func.func @causal_not_unit(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
 
 func.func @block_q_zero(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
                         %v: memref<?x?x?x64xf32>, %o: memref<?x?x?x64xf32>) {
-  // expected-error @below {{block_q must be a power of two in [1, 1024], got 0}}
+  // expected-error @below {{block_q must be a power of two or a multiple of 64 in [1, 1024], got 0}}
   attn.attention %q, %k, %v into %o {block_q = 0}
       : memref<?x?x?x64xf32>, memref<?x?x?x64xf32>, memref<?x?x?x64xf32>,
         memref<?x?x?x64xf32>
@@ -255,7 +255,7 @@ func.func @block_q_zero(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
 
 func.func @block_q_three(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
                          %v: memref<?x?x?x64xf32>, %o: memref<?x?x?x64xf32>) {
-  // expected-error @below {{block_q must be a power of two in [1, 1024], got 3}}
+  // expected-error @below {{block_q must be a power of two or a multiple of 64 in [1, 1024], got 3}}
   attn.attention %q, %k, %v into %o {block_q = 3}
       : memref<?x?x?x64xf32>, memref<?x?x?x64xf32>, memref<?x?x?x64xf32>,
         memref<?x?x?x64xf32>
@@ -266,7 +266,7 @@ func.func @block_q_three(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
 
 func.func @block_q_negative(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
                             %v: memref<?x?x?x64xf32>, %o: memref<?x?x?x64xf32>) {
-  // expected-error @below {{block_q must be a power of two in [1, 1024], got -1}}
+  // expected-error @below {{block_q must be a power of two or a multiple of 64 in [1, 1024], got -1}}
   attn.attention %q, %k, %v into %o {block_q = -1}
       : memref<?x?x?x64xf32>, memref<?x?x?x64xf32>, memref<?x?x?x64xf32>,
         memref<?x?x?x64xf32>

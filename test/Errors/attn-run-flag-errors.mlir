@@ -85,10 +85,10 @@
 
 // Block sizes.
 // RUN: not attn-run --block-q 3 2>&1 | FileCheck %s --check-prefix=BQ3
-// BQ3: error: pass option block-q must be a power of two in [1, 1024], got 3
+// BQ3: error: pass option block-q must be a power of two or a multiple of 64 in [1, 1024], got 3
 // BQ3: attn-run: error: compilation failed
 // RUN: not attn-run --block-q -1 2>&1 | FileCheck %s --check-prefix=BQNEG
-// BQNEG: error: pass option block-q must be a power of two in [1, 1024], got -1
+// BQNEG: error: pass option block-q must be a power of two or a multiple of 64 in [1, 1024], got -1
 // RUN: not attn-run --block-kv 100000 2>&1 | FileCheck %s --check-prefix=BKVHUGE
 // BKVHUGE: error: pass option block-kv must be a power of two in [1, 1024], got 100000
 // RUN: not attn-run --block-q 1024 --block-kv 1024 --head-dim 128 2>&1 | FileCheck %s --check-prefix=NOFIT

@@ -4,13 +4,13 @@
 // attn.attention.
 
 // RUN: not attn-opt %s --attn-tile-attention="block-q=3" 2>&1 | FileCheck %s --check-prefix=BQ3
-// BQ3: error: pass option block-q must be a power of two in [1, 1024], got 3
+// BQ3: error: pass option block-q must be a power of two or a multiple of 64 in [1, 1024], got 3
 
 // RUN: not attn-opt %s --attn-tile-attention="block-q=0 block-kv=-1" 2>&1 | FileCheck %s --check-prefix=BKVNEG
 // BKVNEG: error: pass option block-kv must be a power of two in [1, 1024], got -1
 
 // RUN: not attn-opt %s --attn-tile-attention="block-q=100000" 2>&1 | FileCheck %s --check-prefix=BQHUGE
-// BQHUGE: error: pass option block-q must be a power of two in [1, 1024], got 100000
+// BQHUGE: error: pass option block-q must be a power of two or a multiple of 64 in [1, 1024], got 100000
 
 // RUN: not attn-opt %s --attn-tile-attention="block-kv=2048" 2>&1 | FileCheck %s --check-prefix=BKV2048
 // BKV2048: error: pass option block-kv must be a power of two in [1, 1024], got 2048

@@ -8,6 +8,10 @@
 //
 // RUN: attn-run --dtype f32 --head-dim 64 --seq-q 1 --more-seq 17,128,130,1000 --batch 2 --heads 3 --check | FileCheck %s
 // RUN: attn-run --dtype f32 --head-dim 64 --seq-q 1 --more-seq 17,128,130,1000 --batch 2 --heads 3 --causal --check | FileCheck %s
+// Query blocks of 192 rows (a multiple of 64, not a power of two: the
+// sm_90a tall block at D = 64) tile the same way on the CPU path; 1000 rows
+// leave a partial last block of 40.
+// RUN: attn-run --dtype f32 --head-dim 64 --seq-q 1 --more-seq 17,128,130,1000 --batch 2 --heads 3 --causal --block-q 192 --check | FileCheck %s
 
 // CHECK:       Nq=1 Nk=1
 // CHECK:       check O:

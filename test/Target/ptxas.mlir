@@ -1,5 +1,6 @@
 // Every kernel the build's bundle holds (f16/bf16 × D 64, 96, 128, 256 ×
-// the forward (causal or not × with or without LSE), the split-KV kernel
+// the forward (causal or not × with or without LSE; at D = 64 on sm_90a
+// also with 192-row query blocks for long sequences), the split-KV kernel
 // (causal or not) and the merge (with or without LSE), and for D 64 and 128
 // the forward and split kernel over a KV cache (per-sequence key counts,
 // contiguous or paged: pages of any multiple of the key block, and of 16
@@ -7,7 +8,7 @@
 // and sm_89 from the sm_80 PTX, sm_90a from the sm_90a PTX) was assembled
 // by ptxas -v when attn-bundle made the bundle (the attn-kernel-bundle
 // target, a dependency of check-attn); its register and spill counts are in
-// ptxas-report.txt, and the table is in the test log. None of the 608
+// ptxas-report.txt, and the table is in the test log. None of the 616
 // cubins spills; any
 // spill fails. The sm_90a kernels with head dims of a multiple of 64 are
 // wgmma kernels (256 threads, up to 255 registers: D = 256 holds O in 128
@@ -16,7 +17,7 @@
 // RUN: bash %attn_src_root/tools/ptxas-check.sh --allow-spill 0 --report %attn_bundle_dir | FileCheck %s
 // CHECK:     kernel arch regs spill status
 // CHECK-NOT: FAIL
-// CHECK:     kernels: 608, spill-free: 608, small spills (<= 0 bytes): 0, failed: 0
+// CHECK:     kernels: 616, spill-free: 616, small spills (<= 0 bytes): 0, failed: 0
 
 // The report is ptxas's own: one line per cubin of the manifest.
 // RUN: FileCheck %s --check-prefix=REPORT < %attn_bundle_dir/ptxas-report.txt

@@ -28,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Pipelines/Pipelines.h"
+#include "attn/Transforms/Passes.h"
 #include "attn/runtime/KernelABI.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -460,13 +461,6 @@ int main(int argc, char **argv) {
                                : kind == 1 || kind == 4 || kind == 6
                                    ? ::attn::Program::SplitKV
                                    : ::attn::Program::Attention;
-                OwningOpRef<ModuleOp> module = mlir::attn::buildKernelProblem(
-                    ctx, ::attn::programName(program), et, d, d, causal,
-                    withLse, kv,
-                    kernelName(program, et, d, causal, withLse) +
-                        (cache ? std::string("_") + kv : std::string()) +
-                        (page ? std::to_string(page) : std::string()),
-                    page);
                 // A static page takes the pipeline's own blocks (shrunk to
                 // the page), not the cache knobs' 64-row ones.
                 bool isSplit = program == ::attn::Program::SplitKV;
@@ -477,50 +471,79 @@ int main(int argc, char **argv) {
                     : isSplit          ? *splitKnobs
                                        : *knobs;
                 opts.chip = chip;
-                FailureOr<mlir::attn::CompiledKernel> k =
-                    mlir::attn::compileGPUKernel(*module, opts);
-                if (failed(k))
-                  return fail("kernel generation failed for " + dt + " d" +
-                              llvm::Twine(d));
-                std::string file = k->name + "." + chip + ".ptx";
-                SmallString<256> path(outDir);
-                llvm::sys::path::append(path, file);
-                std::error_code ec;
-                llvm::raw_fd_ostream os(path, ec);
-                if (ec)
-                  return fail("cannot write " + path + ": " + ec.message());
-                os << k->ptx;
-                os.close(); // complete before ptxas reads it
-                if (os.has_error())
-                  return fail("cannot write " + path + ": " +
-                              os.error().message());
-                std::string line = mlir::attn::manifestLine(*k, file);
-                assert(!line.empty() && line.back() == '\n');
-                line.pop_back();
-                std::string sassKey;
-                for (const auto &[sassChip, from] : sass) {
-                  if (from != chip)
-                    continue;
-                  std::string cubin = k->name + "." + sassChip.name + ".cubin";
-                  sassKey += (sassKey.empty() ? " sass=" : ",") +
-                             sassChip.name + ":" + cubin;
-                  SmallString<256> cubinPath(outDir);
-                  llvm::sys::path::append(cubinPath, cubin);
-                  SassJob &job = sassJobs.emplace_back();
-                  job.kernel = k->name;
-                  job.chip = sassChip.name;
-                  job.ptx = path.str().str();
-                  job.cubin = cubinPath.str().str();
-                  pool.async([&job, &sassFailed] {
-                    std::string arch = "-arch=" + job.chip;
-                    job.rc = runTool({ptxasPath, arch, "-O3", "-v", job.ptx,
-                                      "-o", job.cubin},
-                                     job.output);
-                    if (job.rc != 0)
-                      sassFailed = true;
-                  });
+                // A dense forward gets a second kernel with a taller query
+                // block where one pays on long sequences (tallQueryBlock);
+                // min_seq_q= tells the runtime from which length.
+                mlir::attn::TallQueryBlock tall;
+                if (kind == 0 && !opts.blockQ)
+                  tall = mlir::attn::tallQueryBlock(
+                      mlir::attn::TargetAttr::getKnown(&ctx, chip), d, d,
+                      causal);
+                SmallVector<int64_t, 2> variants = {0};
+                if (tall.rows)
+                  variants.push_back(tall.rows);
+                for (int64_t tallRows : variants) {
+                  OwningOpRef<ModuleOp> module = mlir::attn::buildKernelProblem(
+                      ctx, ::attn::programName(program), et, d, d, causal,
+                      withLse, kv,
+                      kernelName(program, et, d, causal, withLse) +
+                          (cache ? std::string("_") + kv : std::string()) +
+                          (page ? std::to_string(page) : std::string()) +
+                          (tallRows ? "_q" + std::to_string(tallRows)
+                                    : std::string()),
+                      page);
+                  int64_t forcedQ = opts.blockQ;
+                  if (tallRows)
+                    opts.blockQ = tallRows;
+                  FailureOr<mlir::attn::CompiledKernel> k =
+                      mlir::attn::compileGPUKernel(*module, opts);
+                  opts.blockQ = forcedQ;
+                  if (failed(k))
+                    return fail("kernel generation failed for " + dt + " d" +
+                                llvm::Twine(d));
+                  std::string file = k->name + "." + chip + ".ptx";
+                  SmallString<256> path(outDir);
+                  llvm::sys::path::append(path, file);
+                  std::error_code ec;
+                  llvm::raw_fd_ostream os(path, ec);
+                  if (ec)
+                    return fail("cannot write " + path + ": " + ec.message());
+                  os << k->ptx;
+                  os.close(); // complete before ptxas reads it
+                  if (os.has_error())
+                    return fail("cannot write " + path + ": " +
+                                os.error().message());
+                  std::string line = mlir::attn::manifestLine(*k, file);
+                  assert(!line.empty() && line.back() == '\n');
+                  line.pop_back();
+                  if (tallRows)
+                    line += " min_seq_q=" + std::to_string(tall.minSeqQ);
+                  std::string sassKey;
+                  for (const auto &[sassChip, from] : sass) {
+                    if (from != chip)
+                      continue;
+                    std::string cubin =
+                        k->name + "." + sassChip.name + ".cubin";
+                    sassKey += (sassKey.empty() ? " sass=" : ",") +
+                               sassChip.name + ":" + cubin;
+                    SmallString<256> cubinPath(outDir);
+                    llvm::sys::path::append(cubinPath, cubin);
+                    SassJob &job = sassJobs.emplace_back();
+                    job.kernel = k->name;
+                    job.chip = sassChip.name;
+                    job.ptx = path.str().str();
+                    job.cubin = cubinPath.str().str();
+                    pool.async([&job, &sassFailed] {
+                      std::string arch = "-arch=" + job.chip;
+                      job.rc = runTool({ptxasPath, arch, "-O3", "-v", job.ptx,
+                                        "-o", job.cubin},
+                                       job.output);
+                      if (job.rc != 0)
+                        sassFailed = true;
+                    });
+                  }
+                  manifest += line + sassKey + "\n";
                 }
-                manifest += line + sassKey + "\n";
               }
   pool.wait();
   bool failedAny = false;

@@ -85,11 +85,12 @@ struct CodegenPipelineOptions
                      "next block's Q·Kᵀ (wgmma loops on per-slot barriers, "
                      "without a mask): 1, 0 (-1: as 1)"),
       llvm::cl::init(-1)};
-  Option<bool> pingpong{
+  Option<int64_t> pingpong{
       *this, "pingpong",
       llvm::cl::desc("attn-alternate-warpgroups: the warpgroups of a wgmma "
-                     "program take turns at Q·Kᵀ"),
-      llvm::cl::init(false)};
+                     "program take turns at Q·Kᵀ: 1 (programs of two or more "
+                     "warpgroups), 0 (-1: programs of three or more)"),
+      llvm::cl::init(-1)};
   Option<int64_t> producer{
       *this, "producer",
       llvm::cl::desc("attn-specialize-warpgroups: producer warpgroups that "

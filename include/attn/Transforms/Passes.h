@@ -29,6 +29,17 @@ struct BlockSizes {
 BlockSizes deriveBlockSizes(TargetAttr target, int64_t d, int64_t dv,
                             int64_t elemBytes);
 
+/// A query block taller than attn-select-gpu-blocks' default that pays only
+/// on long sequences: `rows` query rows from `minSeqQ` query rows on (a
+/// static sequence length; the bundle builds it beside the default kernel
+/// and the runtime picks it from that length). {0, 0}: none for this shape.
+struct TallQueryBlock {
+  int64_t rows = 0;
+  int64_t minSeqQ = 0;
+};
+TallQueryBlock tallQueryBlock(TargetAttr target, int64_t headDim,
+                              int64_t headDimV, bool causal);
+
 /// Bytes of on-chip memory a (Br, Bc) tiling needs: one Q block and one K
 /// and one V block.
 int64_t tileFootprintBytes(BlockSizes b, int64_t d, int64_t dv,

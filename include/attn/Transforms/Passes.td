@@ -112,7 +112,11 @@ def AttnSelectGPUBlocks : Pass<"attn-select-gpu-blocks"> {
     Where the chip has warpgroup MMA (sm_90a) and the head dims are
     multiples of 64, the blocks are wgmma's: 64x128 at D = 64 (one
     warpgroup a program, three programs an SM), 128x128 at D = 128 (two
-    warpgroups) and 128x64 above (O takes D/2 registers a thread).
+    warpgroups) and 128x64 above (O takes D/2 registers a thread). A static
+    sequence long enough takes the tall query block of `tallQueryBlock`
+    (D = 64: 192 rows, three warpgroups sharing each K/V tile, from 2048
+    query rows, 4096 when causal); the bundle builds it beside the default
+    and the runtime picks by length.
   }];
   let dependentDialects = ["::mlir::attn::AttnDialect"];
   let options = [
@@ -323,8 +327,13 @@ def AttnAlternateWarpgroups : Pass<"attn-alternate-warpgroups"> {
     `attn.end_turns` at its end: the warpgroups issue their products one
     after the other, so one warpgroup's softmax runs while the next one's
     products occupy the tensor cores (FlashAttention-3's ping-pong). Runs
-    after attn-pipeline-kv-loop; other programs are left alone.
+    after attn-pipeline-kv-loop; programs of fewer than `min-warpgroups`
+    consumer warpgroups, and all others, are left alone.
   }];
+  let options = [
+    Option<"minWarpgroups", "min-warpgroups", "int64_t", /*default=*/"2",
+           "Programs of at least this many warpgroups take turns">,
+  ];
   let dependentDialects = ["::mlir::attn::AttnDialect"];
 }
 

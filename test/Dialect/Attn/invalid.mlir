@@ -316,7 +316,7 @@ func.func @attention_scale_twice(%q: memref<1x2x8x16xf32>, %s: f32) {
 // -----
 
 func.func @attention_block_q(%q: memref<1x2x8x16xf32>) {
-  // expected-error @+1 {{'attn.attention' op block_q must be a power of two in [1, 1024], got 48}}
+  // expected-error @+1 {{'attn.attention' op block_q must be a power of two or a multiple of 64 in [1, 1024], got 48}}
   attn.attention %q, %q, %q into %q {block_q = 48}
       : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
         memref<1x2x8x16xf32>, memref<1x2x8x16xf32>
@@ -917,7 +917,7 @@ func.func @merge_lse_type(%po: memref<4x1x2x8x16xf32>,
 func.func @merge_block_q(%po: memref<4x1x2x8x16xf32>,
                          %pl: memref<4x1x2x8xf32>,
                          %o: memref<1x2x8x16xbf16>) {
-  // expected-error @+1 {{'attn.merge_splits' op block_q must be a power of two in [1, 1024], got 48}}
+  // expected-error @+1 {{'attn.merge_splits' op block_q must be a power of two or a multiple of 64 in [1, 1024], got 48}}
   attn.merge_splits %po, %pl into %o {block_q = 48 : i64}
       : memref<4x1x2x8x16xf32>, memref<4x1x2x8xf32>, memref<1x2x8x16xbf16>
   return

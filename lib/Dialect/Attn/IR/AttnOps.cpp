@@ -315,9 +315,11 @@ LogicalResult AttentionOp::verify() {
     if (!attr)
       continue;
     int64_t b = attr.getInt();
-    if (b < 1 || b > kMaxBlockSize || !llvm::isPowerOf2_64(b))
-      return emitOpError() << name << " must be a power of two in [1, "
-                           << kMaxBlockSize << "], got " << b;
+    bool query = name == llvm::StringRef("block_q");
+    if (!isValidBlockRows(b, kMaxBlockSize, query))
+      return emitOpError() << name << " must be a power of two"
+                           << (query ? " or a multiple of 64" : "")
+                           << " in [1, " << kMaxBlockSize << "], got " << b;
   }
   return success();
 }
@@ -374,8 +376,9 @@ LogicalResult MergeSplitsOp::verify() {
       }
   if (auto attr = getBlockQAttr()) {
     int64_t b = attr.getInt();
-    if (b < 1 || b > kMaxBlockSize || !llvm::isPowerOf2_64(b))
-      return emitOpError() << "block_q must be a power of two in [1, "
+    if (!isValidBlockRows(b, kMaxBlockSize, /*queryBlock=*/true))
+      return emitOpError() << "block_q must be a power of two or a multiple "
+                              "of 64 in [1, "
                            << kMaxBlockSize << "], got " << b;
   }
   return success();

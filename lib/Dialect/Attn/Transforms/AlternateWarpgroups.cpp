@@ -41,9 +41,10 @@ namespace {
 
 struct AlternateWarpgroupsPass
     : public attn::impl::AttnAlternateWarpgroupsBase<AlternateWarpgroupsPass> {
+  using Base::Base;
   void runOnOperation() override {
     getOperation()->walk([&](scf::ForallOp grid) {
-      if (wgmmaWarps(grid) <= 4)
+      if (wgmmaWarps(grid) < 4 * std::max<int64_t>(2, minWarpgroups))
         return;
       Block *body = grid.getBody();
       SmallVector<DotOp> turns;

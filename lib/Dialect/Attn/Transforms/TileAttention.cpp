@@ -284,10 +284,12 @@ struct TileAttentionPass
              << "' (expected cpu, sm_80, sm_86, sm_89, sm_90 or sm_90a)";
     for (auto [name, opt] : {std::pair{"block-q", int64_t(blockQ)},
                              std::pair{"block-kv", int64_t(blockKV)}})
-      if (opt != 0 && (opt < 1 || opt > kMaxBlock || !llvm::isPowerOf2_64(opt)))
+      if (opt != 0 &&
+          !isValidBlockRows(opt, kMaxBlock, name == StringRef("block-q")))
         return mlir::emitError(UnknownLoc::get(ctx))
-               << "pass option " << name << " must be a power of two in [1, "
-               << kMaxBlock << "], got " << opt;
+               << "pass option " << name << " must be a power of two"
+               << (name == StringRef("block-q") ? " or a multiple of 64" : "")
+               << " in [1, " << kMaxBlock << "], got " << opt;
     return success();
   }
 

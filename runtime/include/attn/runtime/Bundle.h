@@ -123,6 +123,11 @@ struct KernelEntry {
   /// grid=: the launch grid the kernel describes (KernelABI.h); empty when
   /// the manifest does not say.
   LaunchGrid grid;
+  /// min_seq_q=: the kernel is tuned for problems of at least this many
+  /// query rows (a taller query block that pays only there; correct at any
+  /// length). Of the kernels that differ only in it, findKernels keeps the
+  /// one with the largest value a problem reaches; 0 (absent): any length.
+  int minSeqQ = 0;
   int line = 0; ///< line in manifest.txt, for messages
 };
 

@@ -1,9 +1,14 @@
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-alternate-warpgroups | FileCheck %s
+// The pipeline's default: programs of three or more warpgroups only.
+// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-alternate-warpgroups="min-warpgroups=3" | FileCheck %s --check-prefix=THREE
 
 // bf16, D = 128, causal: two warpgroups (128x128 blocks), two key/value
 // loops. Every product is issued in turn and waited for after passing the
 // turn; the K and V slots are released after the waits.
 // CHECK-LABEL: func.func @d128
+// THREE-LABEL: func.func @d128
+// THREE-NOT:     turn
+// THREE:         return
 // CHECK:         scf.forall
 // CHECK-NEXT:      attn.start_turns
 // CHECK:           scf.for
@@ -45,6 +50,28 @@ func.func @d128(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
 func.func @d64(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
                %v: memref<?x?x?x64xbf16>, %o: memref<?x?x?x64xbf16>) {
   attn.attention %q, %k, %v into %o
+      : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+        memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}
+
+// -----
+
+// D = 64 with 192-row query blocks: three warpgroups take turns (with
+// min-warpgroups=3 too).
+// CHECK-LABEL: func.func @d64_tall
+// CHECK:         attn.start_turns
+// CHECK:           attn.await_turn
+// CHECK-NEXT:      attn.dot %{{.*}} {async, rhs_transposed}
+// CHECK-NEXT:      attn.pass_turn
+// CHECK:         attn.end_turns
+// THREE-LABEL: func.func @d64_tall
+// THREE:         attn.start_turns
+// THREE:           attn.await_turn
+// THREE:         attn.end_turns
+func.func @d64_tall(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
+                    %v: memref<?x?x?x64xbf16>, %o: memref<?x?x?x64xbf16>) {
+  attn.attention %q, %k, %v into %o {block_q = 192 : i64}
       : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
         memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
   return

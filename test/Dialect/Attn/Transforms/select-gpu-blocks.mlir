@@ -84,7 +84,7 @@ func.func @given(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
 }
 
 // RUN: not attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_80 block-q=48" 2>&1 | FileCheck %s --check-prefix=BQ
-// BQ: error: pass option block-q must be 0 (heuristic) or a power of two in [16, 256], got 48
+// BQ: error: pass option block-q must be 0 (heuristic) or a power of two or a multiple of 64 in [16, 256], got 48
 
 // -----
 
@@ -137,5 +137,37 @@ func.func @cache_and_packed(%q: memref<?x?x?x128xbf16>,
   attn.attention %q, %q, %q into %q varlen(%c, %c : memref<?xi32>, memref<?xi32>)
       : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
         memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>
+  return
+}
+
+// -----
+
+// A static sequence long enough takes the tall query block on sm_90a at
+// D = 64 (tallQueryBlock: 192 rows, three consumer warpgroups) — from 2048
+// query rows, 4096 when causal; shorter ones and other chips keep theirs.
+// CHECK-LABEL: func.func @d64_long
+// CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 192 : i64, target
+// CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 64 : i64, target
+// CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 64 : i64, causal, target
+// CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 192 : i64, causal, target
+// AMPERE-LABEL: func.func @d64_long
+// AMPERE-COUNT-4: attn.attention {{.*}} {block_kv = 64 : i64, block_q = 128 : i64
+func.func @d64_long(%q2k: memref<1x8x2048x64xbf16>, %q1k: memref<1x8x1024x64xbf16>,
+                    %q4k: memref<1x8x4096x64xbf16>,
+                    %k: memref<1x8x4096x64xbf16>, %v: memref<1x8x4096x64xbf16>,
+                    %o2k: memref<1x8x2048x64xbf16>, %o1k: memref<1x8x1024x64xbf16>,
+                    %o4k: memref<1x8x4096x64xbf16>) {
+  attn.attention %q2k, %k, %v into %o2k
+      : memref<1x8x2048x64xbf16>, memref<1x8x4096x64xbf16>,
+        memref<1x8x4096x64xbf16>, memref<1x8x2048x64xbf16>
+  attn.attention %q1k, %k, %v into %o1k
+      : memref<1x8x1024x64xbf16>, memref<1x8x4096x64xbf16>,
+        memref<1x8x4096x64xbf16>, memref<1x8x1024x64xbf16>
+  attn.attention %q2k, %k, %v into %o2k {causal}
+      : memref<1x8x2048x64xbf16>, memref<1x8x4096x64xbf16>,
+        memref<1x8x4096x64xbf16>, memref<1x8x2048x64xbf16>
+  attn.attention %q4k, %k, %v into %o4k {causal}
+      : memref<1x8x4096x64xbf16>, memref<1x8x4096x64xbf16>,
+        memref<1x8x4096x64xbf16>, memref<1x8x4096x64xbf16>
   return
 }

@@ -4,7 +4,7 @@
 // RUN: not attn-opt %s -attn-tile-attention="target=sm_86 block-q=1024 block-kv=1024" 2>&1 | FileCheck %s --check-prefix=FIT
 
 // Bad options are reported before any IR is read, without a location.
-// POW2: error: pass option block-q must be a power of two in [1, 1024], got 3
+// POW2: error: pass option block-q must be a power of two or a multiple of 64 in [1, 1024], got 3
 // RANGE: error: pass option block-kv must be a power of two in [1, 1024], got 4096
 // TARGET: error: pass option target: unknown target 'sm_12'
 // FIT: tile-attention-errors.mlir:[[@LINE+7]]:3: error: block sizes Br=1024, Bc=1024 need 786432 bytes of on-chip memory for the Q, K and V tiles, but target sm_86 offers 101376

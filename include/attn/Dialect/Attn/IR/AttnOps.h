@@ -20,4 +20,15 @@
 #define GET_OP_CLASSES
 #include "attn/Dialect/Attn/IR/AttnOps.h.inc"
 
+namespace mlir::attn {
+/// Rows of a block in [1, max]: a power of two; a query block may also be a
+/// multiple of 64 (whole 64-row wgmma warpgroups: three of them at 192 rows
+/// share every key/value tile). Key/value blocks stay powers of two (a paged
+/// cache's power-of-two pages must split into whole blocks).
+inline bool isValidBlockRows(int64_t rows, int64_t max, bool queryBlock) {
+  return rows >= 1 && rows <= max &&
+         ((rows & (rows - 1)) == 0 || (queryBlock && rows % 64 == 0));
+}
+} // namespace mlir::attn
+
 #endif // ATTN_DIALECT_ATTN_IR_ATTNOPS_H
