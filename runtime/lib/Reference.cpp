@@ -200,7 +200,7 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
           double acc = 0;
           for (int64_t d = 0; d < D; ++d)
             acc += qi[d] * kb[j * D + d];
-          s[size_t(j)] = acc * scale;
+          s[size_t(j)] = p.scoreMod ? p.scoreMod(acc * scale) : acc * scale;
           m = std::max(m, s[size_t(j)]);
         }
         double sum = 0;

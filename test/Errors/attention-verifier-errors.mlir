@@ -35,7 +35,7 @@ func.func @unranked_query(%q: memref<*xf32>, %k: memref<?x?x?x64xf32>,
   // The generic form sizes the operand groups (q, k, v, o, lse, scale).
   // expected-error @below {{operand #0 must be memref of any type values, but got 'memref<*xf32>'}}
   "attn.attention"(%q, %k, %v, %o)
-      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0>}>
+      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0>}> ({})
       : (memref<*xf32>, memref<?x?x?x64xf32>, memref<?x?x?x64xf32>,
          memref<?x?x?x64xf32>) -> ()
   return
@@ -46,7 +46,7 @@ func.func @unranked_query(%q: memref<*xf32>, %k: memref<?x?x?x64xf32>,
 func.func @too_few_operands(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
                             %v: memref<?x?x?x64xf32>) {
   // expected-error @below {{expected 4 or more operands, but found 3}}
-  "attn.attention"(%q, %k, %v)
+  "attn.attention"(%q, %k, %v) ({})
       : (memref<?x?x?x64xf32>, memref<?x?x?x64xf32>, memref<?x?x?x64xf32>) -> ()
   return
 }
@@ -299,9 +299,9 @@ func.func @block_q_i32(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
 
 func.func @extra_region(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
                         %v: memref<?x?x?x64xf32>, %o: memref<?x?x?x64xf32>) {
-  // expected-error @below {{requires zero regions}}
+  // expected-error @below {{requires one region}}
   "attn.attention"(%q, %k, %v, %o)
-      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0>}> ({ ^bb0: })
+      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0>}> ({}, { ^bb0: })
       : (memref<?x?x?x64xf32>, memref<?x?x?x64xf32>, memref<?x?x?x64xf32>,
          memref<?x?x?x64xf32>) -> ()
   return

@@ -107,3 +107,12 @@
 // TWOFILES: Too many positional arguments specified!
 // RUN: not attn-run --seed -1 2>&1 | FileCheck %s --check-prefix=SEED
 // SEED: for the --seed option: '-1' value invalid for ulong argument!
+
+// A soft-cap must be positive and finite, and is for problems from flags
+// (a file writes its score_mod region).
+// RUN: not attn-run --softcap -1 2>&1 | FileCheck %s --check-prefix=SOFTCAPNEG
+// SOFTCAPNEG: attn-run: error: --softcap must be positive and finite, got -1
+// RUN: not attn-run --softcap inf 2>&1 | FileCheck %s --check-prefix=SOFTCAPINF
+// SOFTCAPINF: attn-run: error: --softcap must be positive and finite, got inf
+// RUN: not attn-run %attn_src_root/examples/attention.mlir --softcap 3 2>&1 | FileCheck %s --check-prefix=SOFTCAPFILE
+// SOFTCAPFILE: attn-run: error: --kv-lens, --paged, --varlen and --softcap need the problem from flags, not an input file (write a score_mod region in the file instead of --softcap)

@@ -30,6 +30,6 @@
 // RUN: not attn-run --paged 16 --target gpu 2>&1 | FileCheck %s --check-prefix=GPU
 // GPU: attn-run: error: unsupported: a KV cache (--kv-lens, --paged) or a packed batch (--varlen) on --target gpu: attn-run runs them on the CPU path
 // RUN: not attn-run %s --paged 16 2>&1 | FileCheck %s --check-prefix=FILE
-// FILE: attn-run: error: --kv-lens, --paged and --varlen need the problem from flags, not an input file
+// FILE: attn-run: error: --kv-lens, --paged, --varlen and --softcap need the problem from flags, not an input file
 // RUN: not attn-run --paged 16 --block-kv 32 --seq-k 64 2>&1 | FileCheck %s --check-prefix=BLOCK
 // BLOCK: error: unsupported: page size 16 is not a multiple of the key block (Bc=32)

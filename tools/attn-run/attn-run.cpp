@@ -23,8 +23,10 @@
 #endif
 #endif
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Builders.h"
@@ -37,6 +39,7 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -97,6 +100,11 @@ static cl::opt<double>
              cl::desc("Softmax scale (default 1/sqrt(D)); for an "
                       "attn.attention that takes scale(%s), the value passed"),
              cl::init(0.0), cl::cat(category));
+static cl::opt<double> optSoftcap(
+    "softcap",
+    cl::desc("Soft-cap the scaled scores, S' = c·tanh(S / c) (Gemma 2's; as "
+             "an attn.attention score_mod region; problem from flags)"),
+    cl::init(0.0), cl::cat(category));
 static cl::opt<bool> optLse("lse", cl::desc("Also compute the log-sum-exp"),
                             cl::init(true), cl::cat(category));
 static cl::opt<uint64_t>
@@ -343,6 +351,20 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
     op.setCausal(true);
   if (optScale.getNumOccurrences())
     op.setScaleAttr(b.getF32FloatAttr(static_cast<float>(optScale)));
+  if (optSoftcap > 0) {
+    // score_mod { ^bb0(%s): yield c·tanh(s·(1/c)) } (a multiply, not a
+    // division: one instruction per score on the GPU).
+    OpBuilder::InsertionGuard guard(b);
+    Block *body = b.createBlock(&op.getScoreMod(), {}, {b.getF32Type()}, {loc});
+    Value c = arith::ConstantOp::create(
+        b, loc, b.getF32FloatAttr(static_cast<float>(optSoftcap)));
+    Value inv = arith::ConstantOp::create(
+        b, loc, b.getF32FloatAttr(static_cast<float>(1.0 / optSoftcap)));
+    Value x = arith::MulFOp::create(b, loc, body->getArgument(0), inv);
+    Value t = math::TanhOp::create(b, loc, x);
+    mlir::attn::YieldOp::create(
+        b, loc, ValueRange{arith::MulFOp::create(b, loc, t, c)});
+  }
   if (split)
     mlir::attn::MergeSplitsOp::create(
         b, loc, entry->getArgument(nargs - 2), entry->getArgument(nargs - 1),
@@ -350,6 +372,71 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
         /*target=*/mlir::attn::TargetAttr());
   func::ReturnOp::create(b, loc);
   return module;
+}
+
+/// The op's score_mod as a float64 function for the reference: the region's
+/// scalar ops evaluated in order, copied out of the IR (the pipeline lowers
+/// the module in place before the reference runs). Fails (with a diagnostic)
+/// on an op it does not know; attn-run then cannot check the problem.
+LogicalResult scoreModFunction(mlir::attn::AttentionOp op,
+                               std::function<double(double)> &out) {
+  // Each op of the body as f(x, y) of its operands (y unused by unary ops).
+  using Fn = double (*)(double, double);
+  static const llvm::StringMap<Fn> kOps = {
+      {"arith.addf", [](double x, double y) { return x + y; }},
+      {"arith.subf", [](double x, double y) { return x - y; }},
+      {"arith.mulf", [](double x, double y) { return x * y; }},
+      {"arith.divf", [](double x, double y) { return x / y; }},
+      {"arith.negf", [](double x, double) { return -x; }},
+      {"arith.maximumf", [](double x, double y) { return std::max(x, y); }},
+      {"arith.maxnumf", [](double x, double y) { return std::max(x, y); }},
+      {"arith.minimumf", [](double x, double y) { return std::min(x, y); }},
+      {"arith.minnumf", [](double x, double y) { return std::min(x, y); }},
+      {"math.tanh", [](double x, double) { return std::tanh(x); }},
+      {"math.exp", [](double x, double) { return std::exp(x); }},
+      {"math.exp2", [](double x, double) { return std::exp2(x); }},
+      {"math.log", [](double x, double) { return std::log(x); }},
+      {"math.sqrt", [](double x, double) { return std::sqrt(x); }},
+      {"math.absf", [](double x, double) { return std::fabs(x); }}};
+  struct Step {
+    Fn fn;           // null: a constant
+    double constant; // the constant's value
+    unsigned a, b;   // operand slots; slot 0 is the score
+  };
+  Block &body = op.getScoreMod().front();
+  llvm::DenseMap<Value, unsigned> slot;
+  slot[body.getArgument(0)] = 0;
+  std::vector<Step> steps;
+  for (Operation &o : body.without_terminator()) {
+    Step st{nullptr, 0, 0, 0};
+    if (auto k = dyn_cast<arith::ConstantOp>(o))
+      st.constant = cast<FloatAttr>(k.getValue()).getValueAsDouble();
+    else if (auto it = kOps.find(o.getName().getStringRef()); it != kOps.end())
+      st.fn = it->second;
+    else
+      return o.emitError() << "unsupported: attn-run --check evaluates "
+                              "score_mod bodies of float arithmetic (add, "
+                              "sub, mul, div, neg, max, min, tanh, exp, "
+                              "exp2, log, sqrt, absf), not '"
+                           << o.getName() << "'";
+    if (o.getNumOperands() > 0)
+      st.a = slot.lookup(o.getOperand(0));
+    if (o.getNumOperands() > 1)
+      st.b = slot.lookup(o.getOperand(1));
+    slot[o.getResult(0)] = unsigned(steps.size()) + 1;
+    steps.push_back(st);
+  }
+  unsigned result = slot.lookup(body.getTerminator()->getOperand(0));
+  out = [steps, result](double s) {
+    std::vector<double> v(steps.size() + 1);
+    v[0] = s;
+    for (size_t i = 0; i < steps.size(); ++i) {
+      const Step &st = steps[i];
+      v[i + 1] = st.fn ? st.fn(v[st.a], v[st.b]) : st.constant;
+    }
+    return v[result];
+  };
+  return success();
 }
 
 /// Reports a problem with the module as a whole: at the module's location
@@ -990,6 +1077,10 @@ int main(int argc, char **argv) {
       if (p.seqQ == 0 || p.seqK == 0)
         return fail("--varlen: every query and key length is 0");
     }
+    if (optSoftcap.getNumOccurrences() &&
+        !(optSoftcap > 0 && std::isfinite(double(optSoftcap))))
+      return fail("--softcap must be positive and finite, got " +
+                  formatDouble(optSoftcap));
     p.kvLens.assign(optKVLens.begin(), optKVLens.end());
     if (optPaged > 0 && p.kvLens.empty())
       p.kvLens.assign(size_t(std::max<int64_t>(p.batch, 0)), p.seqK);
@@ -1009,9 +1100,10 @@ int main(int argc, char **argv) {
       return fail("--kv-splits needs the problem from flags, not an input "
                   "file");
     if (optKVLens.getNumOccurrences() || optPaged.getNumOccurrences() ||
-        optVarlen.getNumOccurrences())
-      return fail("--kv-lens, --paged and --varlen need the problem from "
-                  "flags, not an input file");
+        optVarlen.getNumOccurrences() || optSoftcap.getNumOccurrences())
+      return fail("--kv-lens, --paged, --varlen and --softcap need the "
+                  "problem from flags, not an input file (write a "
+                  "score_mod region in the file instead of --softcap)");
     auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
     if (std::error_code ec = buffer.getError())
       return fail("cannot open '" + inputFile + "': " + ec.message());
@@ -1037,6 +1129,14 @@ int main(int argc, char **argv) {
     entryName = fn.getSymName().str();
     optLse.setValue(static_cast<bool>(op.getLse()));
     dynamicScale = static_cast<bool>(op.getDynamicScale());
+  }
+  // The reference applies the op's score_mod (from the file or --softcap).
+  if (optCheck) {
+    mlir::attn::AttentionOp modOp;
+    module->walk([&](mlir::attn::AttentionOp a) { modOp = a; });
+    if (modOp && modOp.hasScoreMod() &&
+        failed(scoreModFunction(modOp, p.scoreMod)))
+      return 1;
   }
 
   // Refuse, before compiling or allocating, a problem whose buffers would

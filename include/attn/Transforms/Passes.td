@@ -29,6 +29,13 @@ def AttnTileAttention : Pass<"attn-tile-attention"> {
     the loop is split so that only blocks crossing the diagonal or the end
     of the keys carry a mask.
 
+    `score_mod`: each score tile is scaled (S·scale) right after its
+    `attn.dot`, then the region's body runs on the whole tile (each scalar
+    op becomes the same op on tiles, each float constant a splat tile), then
+    the mask; the passes' softmax scale is 1. The modifier is ordinary
+    elementwise tile IR, so every backend lowers it like the softmax's own
+    arithmetic.
+
     `split_kv` (flash-decoding): the grid's last dim counts query blocks
     times splits, and split s loops over its own range of key blocks
     (clipped to the unmasked and masked segments), storing its partial O and

@@ -692,7 +692,7 @@ func.func @attention_scale_f64(%q: memref<1x2x8x16xf32>) {
 func.func @attention_dynamic_scale_f64(%q: memref<1x2x8x16xf32>, %s: f64) {
   // expected-error @+1 {{'attn.attention' op operand #4 must be 32-bit float, but got 'f64'}}
   "attn.attention"(%q, %q, %q, %q, %s)
-      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 1, 0, 0, 0, 0>}>
+      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 1, 0, 0, 0, 0>}> ({})
       : (memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
          memref<1x2x8x16xf32>, f64) -> ()
   return
@@ -1084,8 +1084,100 @@ func.func @varlen_split(%q: memref<1x4x9x64xbf16>, %po: memref<2x1x4x9x64xf32>,
 func.func @varlen_both(%q: memref<1x4x9x64xbf16>, %c: memref<3xi32>) {
   // expected-error @+1 {{'attn.attention' op varlen needs both cu_seqlens_q and cu_seqlens_k}}
   "attn.attention"(%q, %q, %q, %q, %c)
-      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 1, 0>}>
+      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 1, 0>}> ({})
       : (memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
          memref<1x4x9x64xbf16>, memref<3xi32>) -> ()
+  return
+}
+
+// -----
+
+// score_mod: one f32 argument (positions are not supported yet).
+func.func @score_mod_args(%q: memref<1x4x9x64xbf16>) {
+  // expected-error @+1 {{'attn.attention' op score_mod takes one f32 argument (the scaled score); query/key positions are not supported yet}}
+  attn.attention %q, %q, %q into %q score_mod {
+  ^bb0(%s: f32, %i: index):
+    attn.yield %s : f32
+  } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+      memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+// score_mod: the body is applied to whole tiles: float arithmetic that
+// every backend lowers.
+func.func @score_mod_not_elementwise(%q: memref<1x4x9x64xbf16>,
+                                     %m: memref<f32>) {
+  attn.attention %q, %q, %q into %q score_mod {
+  ^bb0(%s: f32):
+    // expected-error @+1 {{'memref.load' op in score_mod: unsupported op (supported: float constants; arith addf, subf, mulf, divf, negf, maximumf, minimumf, maxnumf, minnumf; math tanh, exp, exp2, log, sqrt, absf)}}
+    %b = memref.load %m[] : memref<f32>
+    attn.yield %b : f32
+  } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+      memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+// score_mod: a value captured from outside the region.
+func.func @score_mod_capture(%q: memref<1x4x9x64xbf16>, %cap: f32) {
+  attn.attention %q, %q, %q into %q score_mod {
+  ^bb0(%s: f32):
+    // expected-error @+1 {{'arith.mulf' op in score_mod: values defined outside the region are not supported yet}}
+    %y = arith.mulf %s, %cap : f32
+    attn.yield %y : f32
+  } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+      memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+// score_mod: integer constants are not a score's type.
+func.func @score_mod_int_constant(%q: memref<1x4x9x64xbf16>) {
+  attn.attention %q, %q, %q into %q score_mod {
+  ^bb0(%s: f32):
+    // expected-error @+1 {{'arith.constant' op in score_mod: only float constants are supported}}
+    %c = arith.constant 3 : i32
+    attn.yield %s : f32
+  } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+      memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+// attn.yield gives back one f32 score.
+func.func @score_mod_yield(%q: memref<1x4x9x64xbf16>) {
+  attn.attention %q, %q, %q into %q score_mod {
+  ^bb0(%s: f32):
+    // expected-error @+1 {{'attn.yield' op must yield one f32 (the modified score)}}
+    attn.yield %s, %s : f32, f32
+  } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+      memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+// attn.yield only ends a score_mod region.
+func.func @yield_outside(%s: f32) {
+  // expected-error @+1 {{'attn.yield' op expects parent op 'attn.attention'}}
+  attn.yield %s : f32
+}
+
+// -----
+
+// score_mod: an elementwise op no backend's list has (erf).
+func.func @score_mod_erf(%q: memref<1x4x9x64xbf16>) {
+  attn.attention %q, %q, %q into %q score_mod {
+  ^bb0(%s: f32):
+    // expected-error @+1 {{'math.erf' op in score_mod: unsupported op}}
+    %e = math.erf %s : f32
+    attn.yield %e : f32
+  } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+      memref<1x4x9x64xbf16>
   return
 }

@@ -541,3 +541,30 @@ func.func @varlen(%q: memref<1x32x?x128xbf16>, %k: memref<1x8x?x128xbf16>,
         memref<1x8x?x128xbf16>, memref<1x32x?x128xbf16>
   return
 }
+
+// -----
+
+// A score_mod region (a soft-cap of 30) round-trips, after the operands and
+// before the attributes.
+// CHECK-LABEL: func.func @score_mod
+// CHECK:       attn.attention %{{.*}}, %{{.*}}, %{{.*}} into %{{.*}} score_mod {
+// CHECK-NEXT:  ^bb0(%[[S:.*]]: f32):
+// CHECK-NEXT:    %[[C:.*]] = arith.constant 3.000000e+01 : f32
+// CHECK-NEXT:    %[[X:.*]] = arith.divf %[[S]], %[[C]] : f32
+// CHECK-NEXT:    %[[T:.*]] = math.tanh %[[X]] : f32
+// CHECK-NEXT:    %[[Y:.*]] = arith.mulf %[[T]], %[[C]] : f32
+// CHECK-NEXT:    attn.yield %[[Y]] : f32
+// CHECK-NEXT:  } {causal} : memref<?x?x?x64xbf16>
+func.func @score_mod(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
+                     %v: memref<?x?x?x64xbf16>, %o: memref<?x?x?x64xbf16>) {
+  attn.attention %q, %k, %v into %o score_mod {
+  ^bb0(%s: f32):
+    %c = arith.constant 30.0 : f32
+    %x = arith.divf %s, %c : f32
+    %t = math.tanh %x : f32
+    %y = arith.mulf %t, %c : f32
+    attn.yield %y : f32
+  } {causal} : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+      memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}

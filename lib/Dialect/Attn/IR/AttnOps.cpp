@@ -1,6 +1,7 @@
 //===- AttnOps.cpp - attn operations ----------------------------*- C++ -*-===//
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 
@@ -321,6 +322,59 @@ LogicalResult AttentionOp::verify() {
                            << (query ? " or a multiple of 64" : "")
                            << " in [1, " << kMaxBlockSize << "], got " << b;
   }
+  return verifyScoreMod();
+}
+
+LogicalResult AttentionOp::verifyScoreMod() {
+  Region &region = getScoreMod();
+  if (region.empty())
+    return success();
+  if (!region.hasOneBlock())
+    return emitOpError() << "score_mod must have one block";
+  Block &block = region.front();
+  Type f32 = Float32Type::get(getContext());
+  if (block.getNumArguments() != 1 || block.getArgument(0).getType() != f32)
+    return emitOpError() << "score_mod takes one f32 argument (the scaled "
+                            "score); query/key positions are not supported yet";
+  // The lowering applies the body to whole score tiles: every op must be
+  // elementwise float arithmetic that every backend lowers (the CPU
+  // pipeline, the GPU patterns, attn-run's float64 reference), on scalars,
+  // with its operands from inside the region.
+  static constexpr llvm::StringLiteral kSupported[] = {
+      "arith.addf",    "arith.subf",     "arith.mulf",     "arith.divf",
+      "arith.negf",    "arith.maximumf", "arith.minimumf", "arith.maxnumf",
+      "arith.minnumf", "math.tanh",      "math.exp",       "math.exp2",
+      "math.log",      "math.sqrt",      "math.absf"};
+  for (Operation &op : block.without_terminator()) {
+    bool constant = isa<arith::ConstantOp>(op);
+    if (constant && !isa<FloatAttr>(cast<arith::ConstantOp>(op).getValue()))
+      return op.emitOpError()
+             << "in score_mod: only float constants are supported";
+    if (!constant &&
+        !llvm::is_contained(kSupported, op.getName().getStringRef()))
+      return op.emitOpError()
+             << "in score_mod: unsupported op (supported: float constants; "
+                "arith addf, subf, mulf, divf, negf, maximumf, minimumf, "
+                "maxnumf, minnumf; math tanh, exp, exp2, log, sqrt, absf)";
+    for (Type t :
+         llvm::concat<const Type>(op.getOperandTypes(), op.getResultTypes()))
+      if (!t.isIntOrIndexOrFloat())
+        return op.emitOpError() << "in score_mod: operands and results must "
+                                   "be scalars, got "
+                                << t;
+    for (Value v : op.getOperands())
+      if (v.getParentRegion() != &region)
+        return op.emitOpError()
+               << "in score_mod: values defined outside the region are not "
+                  "supported yet";
+  }
+  return success();
+}
+
+LogicalResult YieldOp::verify() {
+  if (getValues().size() != 1 ||
+      getValues().front().getType() != Float32Type::get(getContext()))
+    return emitOpError() << "must yield one f32 (the modified score)";
   return success();
 }
 

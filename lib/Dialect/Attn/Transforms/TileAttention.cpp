@@ -19,9 +19,11 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <limits>
+#include <optional>
 
 namespace mlir::attn {
 #define GEN_PASS_DEF_ATTNTILEATTENTION
@@ -129,6 +131,9 @@ struct ProgramContext {
   Value qTile;                // tensor<Br x D x T>
   RankedTensorType scoreType; // tensor<Br x Bc x f32>
   RankedTensorType rowType;   // tensor<Br x f32>
+  /// With a score_mod: the op's scale, applied to S before the modifier
+  /// (the softmax then runs at scale 1).
+  std::optional<Scale> modScale;
 
   /// The K/V indices of the key block starting at key `kvStart`:
   /// [b, kvHead, kvStart], or for a paged cache [page, kvHead, kvStart mod P]
@@ -187,6 +192,33 @@ Value negInfSplat(OpBuilder &b, Location loc, RankedTensorType type) {
       DenseElementsAttr::get(type, b.getFloatAttr(b.getF32Type(), ninf)));
 }
 
+/// The score_mod body applied to the score tile `s`: each scalar op becomes
+/// the same op on tiles of its type (the verifier admits only elementwise
+/// ops), each float constant a splat tile.
+Value applyScoreMod(OpBuilder &b, Location loc, Block &body, Value s) {
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(s.getType()).getShape();
+  IRMapping map;
+  map.map(body.getArgument(0), s);
+  for (Operation &op : body.without_terminator()) {
+    if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+      auto type = RankedTensorType::get(shape, c.getType());
+      map.map(c.getResult(),
+              arith::ConstantOp::create(
+                  b, loc, type, DenseElementsAttr::get(type, c.getValue())));
+      continue;
+    }
+    OperationState state(loc, op.getName());
+    for (Value v : op.getOperands())
+      state.addOperands(map.lookup(v));
+    for (Type t : op.getResultTypes())
+      state.addTypes(RankedTensorType::get(shape, t));
+    state.addAttributes(op.getAttrs());
+    Operation *tiled = b.create(state);
+    map.map(op.getResults(), tiled->getResults());
+  }
+  return map.lookup(body.getTerminator()->getOperand(0));
+}
+
 /// S = Q·Kᵀ for key/value block `kb`, masked (-inf) where `masked` says the
 /// block may hold invisible keys. Returns S and the block's first key row
 /// and valid row count.
@@ -207,6 +239,13 @@ std::tuple<Value, Value, Value> emitScores(OpBuilder &b, Location loc,
   Value zero = splat(b, loc, pc.scoreType, 0.0);
   Value s = DotOp::create(b, loc, pc.scoreType, pc.qTile, kTile, zero,
                           /*rhs_transposed=*/true);
+  // S' = mod(scale·S) before the mask: a masked key stays -inf whatever the
+  // modifier does to finite scores (tanh(-inf) would be finite).
+  if (pc.modScale) {
+    s = arith::MulFOp::create(b, loc, s,
+                              scaleSplat(b, loc, pc.scoreType, *pc.modScale));
+    s = applyScoreMod(b, loc, pc.op.getScoreMod().front(), s);
+  }
   if (masked)
     s = MaskOp::create(b, loc, pc.scoreType, s, pc.qStart, pc.nq, kvStart,
                        pc.nk, pc.op.getCausal());
@@ -396,6 +435,11 @@ struct TileAttentionPass
 
     ProgramContext pc;
     pc.op = op;
+    // A score_mod sees scale·S (emitScores); the softmax then runs at 1.
+    if (op.hasScoreMod()) {
+      pc.modScale = scale;
+      scale = Scale{1.0f, Value()};
+    }
     pc.blocks = blocks;
     pc.b = bIdx;
     pc.h = hIdx;

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,9 @@ struct Problem {
   /// sequence s has varlenQ[s] queries and varlenK[s] keys (causal aligned
   /// in each). Empty: not packed.
   std::vector<int64_t> varlenQ, varlenK;
+  /// A score modifier (attn.attention's score_mod): applied to every scaled
+  /// score before the mask, the softmax then without scale. Empty: none.
+  std::function<double(double)> scoreMod;
 
   double effectiveScale() const;
   /// Keys of sequence b: kvLens[b], or seqK.

@@ -72,6 +72,29 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
       bottom-right aligned in each sequence. The offsets' rules are a
       precondition of the compiled code (the runtime and attn-run check
       them). Not with kv_lens, pages or split_kv.
+    * `score_mod { ^bb0(%s: f32): ... attn.yield %t : f32 }` modifies every
+      scaled score before the mask and the softmax (FlexAttention's and
+      FlashAttention-4's `score_mod`): S'[j] = mod(S[j]), then
+      O = softmax(S')·V and LSE = log Σ_j exp(S'[j]) with no further scale.
+      The body is scalar float arithmetic on the score that every backend
+      lowers (float constants; arith addf, subf, mulf, divf, negf, maximumf,
+      minimumf, maxnumf, minnumf; math tanh, exp, exp2, log, sqrt, absf);
+      values defined outside it, and the query/key positions, are not
+      supported yet. The
+      lowering applies the body to whole score tiles, so a modifier costs its
+      own instructions and nothing else. A soft-cap of 30 (Gemma 2):
+
+    ```mlir
+    attn.attention %q, %k, %v into %o score_mod {
+    ^bb0(%s: f32):
+      %c = arith.constant 30.0 : f32
+      %x = arith.divf %s, %c : f32
+      %t = math.tanh %x : f32
+      %y = arith.mulf %t, %c : f32
+      attn.yield %y : f32
+    } : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+        memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+    ```
 
     Example:
 
@@ -124,6 +147,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     OptionalAttr<Attn_TargetAttr>:$target,
     UnitAttr:$split_kv
   );
+  let regions = (region AnyRegion:$score_mod);
   let assemblyFormat = [{
     $query `,` $key `,` $value `into` $output
     (`lse` `(` $lse^ `:` type($lse) `)`)?
@@ -132,6 +156,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     (`pages` `(` $page_table^ `:` type($page_table) `)`)?
     (`varlen` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `:` type($cu_seqlens_q) `,`
         type($cu_seqlens_k) `)`)?
+    (`score_mod` $score_mod^)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `,`
     type($output)
   }];
@@ -139,6 +164,10 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
   let extraClassDeclaration = [{
     /// Whether K and V are pages of a paged KV cache (`pages(...)`).
     bool isPaged() { return static_cast<bool>(getPageTable()); }
+    /// Whether the scores pass through a `score_mod` region.
+    bool hasScoreMod() { return !getScoreMod().empty(); }
+    /// The score_mod region's rules (AttentionOp::verify).
+    ::llvm::LogicalResult verifyScoreMod();
     /// Whether the batch is packed sequences of different lengths
     /// (`varlen(...)`).
     bool isVarlen() { return static_cast<bool>(getCuSeqlensQ()); }
@@ -153,6 +182,25 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     /// run time).
     double getScaleValue();
   }];
+}
+
+def Attn_YieldOp : Attn_Op<"yield", [Pure, Terminator,
+                                     HasParent<"AttentionOp">]> {
+  let summary = "The modified score of an attn.attention `score_mod` region";
+  let description = [{
+    Ends a `score_mod` region with the score that replaces the region's
+    argument (one f32).
+
+    ```mlir
+    score_mod {
+    ^bb0(%s: f32):
+      attn.yield %s : f32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
+  let hasVerifier = 1;
 }
 
 def Attn_MergeSplitsOp : Attn_Op<"merge_splits"> {
