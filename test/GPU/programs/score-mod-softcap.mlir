@@ -1,0 +1,26 @@
+// A problem-level soft-cap: attn.attention's score_mod region
+//   S' = C·tanh(scale·QKᵀ / C),  C = 2, scale = 1/sqrt(128), causal,
+// compiled by the whole pipeline (the region applied to each score tile by
+// attn-tile-attention). The GPU check (tools/gpu_programs.py) compares it
+// with float64 through its "softcap" variant, softmax(scale·c·tanh(QKᵀ/c)),
+// which is the same function at c = C/scale = 2·sqrt(128).
+// program: {"variant": "softcap", "softcap": 22.627416997969522, "dtype": "bf16", "head_dim": 128, "causal": true, "args": ["q", "k", "v", "o", "lse"], "bench": false}
+// RUN: attn-opt %s --attn-codegen="chip=sm_90a" --emit=ptx -o %t.ptx
+// RUN: FileCheck %s < %t.ptx
+// CHECK: .entry attention_kernel
+// CHECK: wgmma.mma_async.sync.aligned
+func.func @attention(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
+                     %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>,
+                     %lse: memref<?x?x?xf32>) {
+  attn.attention %q, %k, %v into %o lse(%lse : memref<?x?x?xf32>) score_mod {
+  ^bb0(%s: f32):
+    %c = arith.constant 2.0 : f32
+    %inv = arith.constant 0.5 : f32
+    %x = arith.mulf %s, %inv : f32
+    %t = math.tanh %x : f32
+    %y = arith.mulf %t, %c : f32
+    attn.yield %y : f32
+  } {causal} : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+      memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>
+  return
+}
