@@ -1181,3 +1181,30 @@ func.func @score_mod_erf(%q: memref<1x4x9x64xbf16>) {
       memref<1x4x9x64xbf16>
   return
 }
+
+// -----
+
+// score_mod ends with attn.yield (another terminator would leave the
+// modified score undefined).
+func.func @score_mod_terminator(%q: memref<1x4x9x64xbf16>) {
+  // expected-error @+1 {{'attn.attention' op score_mod must end with attn.yield}}
+  attn.attention %q, %q, %q into %q score_mod {
+  ^bb0(%s: f32):
+    llvm.unreachable
+  } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+      memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+// score_mod: the yielded score comes from the region too.
+func.func @score_mod_yield_capture(%q: memref<1x4x9x64xbf16>, %x: f32) {
+  attn.attention %q, %q, %q into %q score_mod {
+  ^bb0(%s: f32):
+    // expected-error @+1 {{'attn.yield' op in score_mod: values defined outside the region are not supported yet}}
+    attn.yield %x : f32
+  } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+      memref<1x4x9x64xbf16>
+  return
+}

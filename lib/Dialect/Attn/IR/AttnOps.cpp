@@ -336,6 +336,13 @@ LogicalResult AttentionOp::verifyScoreMod() {
   if (block.getNumArguments() != 1 || block.getArgument(0).getType() != f32)
     return emitOpError() << "score_mod takes one f32 argument (the scaled "
                             "score); query/key positions are not supported yet";
+  if (block.empty() || !isa<YieldOp>(block.back()))
+    return emitOpError() << "score_mod must end with attn.yield";
+  for (Value v : block.back().getOperands())
+    if (v.getParentRegion() != &region)
+      return block.back().emitOpError()
+             << "in score_mod: values defined outside the region are not "
+                "supported yet";
   // The lowering applies the body to whole score tiles: every op must be
   // elementwise float arithmetic that every backend lowers (the CPU
   // pipeline, the GPU patterns, attn-run's float64 reference), on scalars,
