@@ -207,6 +207,29 @@ def time_ms(fn, samples=15, batch=10):
     return ts[len(ts) // 2]
 
 
+def time_fa4(prog, q, k, v, causal):
+    """FlashAttention-4 on the same problem in its [B, N, H, D] storage
+    (ATTN_FA4_SITE: tools/gpu-check.sh --fa4), with `softcap=` where the
+    program is a problem-level soft-cap ("score_mod_softcap": C, FA4's
+    softcap on the scaled scores); None where FA4 is missing or has no such
+    variant."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import gpu_check
+    mod = gpu_check.fa4_module()
+    if mod is None or prog["variant"] not in ("plain", "softcap"):
+        return None
+    kw = {"causal": causal}
+    if prog["variant"] == "softcap":
+        if "score_mod_softcap" not in prog:
+            return None
+        kw["softcap"] = prog["score_mod_softcap"]
+    qf, kf, vf = (x.transpose(1, 2).contiguous() for x in (q, k, v))
+    try:
+        return time_ms(lambda: mod.flash_attn_func(qf, kf, vf, **kw))
+    except Exception:  # noqa: BLE001 - a peer that cannot run is a "-"
+        return None
+
+
 def bench(prog, kern, n, dtype):
     d = prog["head_dim"]
     b, h = 16384 // n, 2048 // d
@@ -222,6 +245,7 @@ def bench(prog, kern, n, dtype):
     causal = prog["causal"]
     flops = 4 * b * h * n * n * d / (2 if causal else 1)
     res = {"attn": time_ms(kern.prepare(grid, prog["threads"], args))}
+    res["fa4"] = time_fa4(prog, q, k, v, causal)
     from torch.nn.attention import sdpa_kernel, SDPBackend
     for name, be in (("fa2", SDPBackend.FLASH_ATTENTION),
                      ("cudnn", SDPBackend.CUDNN_ATTENTION)):
@@ -292,13 +316,16 @@ def main():
     print(f"\ncorrectness: {len(results) - failed}/{len(results)} passed")
     if table:
         print(f"\n{'kernel':40s} {'N':>6s} {'attn':>7s} {'FA2':>7s} "
-              f"{'cuDNN':>7s} {'xFA2':>6s} {'xcuDNN':>6s}  (TFLOP/s)")
+              f"{'cuDNN':>7s} {'FA4':>7s} {'xFA2':>6s} {'xcuDNN':>6s} "
+              f"{'xFA4':>6s}  (TFLOP/s; FA4 with the program's soft-cap)")
         f = lambda x: f"{x:7.1f}" if x else "      -"
         for name, n, r in table:
             x2 = r["attn"] / r["fa2"] if r.get("fa2") else 0
             xc = r["attn"] / r["cudnn"] if r.get("cudnn") else 0
+            x4 = r["attn"] / r["fa4"] if r.get("fa4") else 0
             print(f"{name:40s} {n:6d} {f(r['attn'])} {f(r.get('fa2'))} "
-                  f"{f(r.get('cudnn'))} {x2:6.2f} {xc:6.2f}")
+                  f"{f(r.get('cudnn'))} {f(r.get('fa4'))} {x2:6.2f} "
+                  f"{xc:6.2f} {x4:6.2f}")
     sys.exit(1 if failed else 0)
 
 

@@ -3,8 +3,9 @@
 // compiled by the whole pipeline (the region applied to each score tile by
 // attn-tile-attention). The GPU check (tools/gpu_programs.py) compares it
 // with float64 through its "softcap" variant, softmax(scale·c·tanh(QKᵀ/c)),
-// which is the same function at c = C/scale = 2·sqrt(128).
-// program: {"variant": "softcap", "softcap": 22.627416997969522, "dtype": "bf16", "head_dim": 128, "causal": true, "args": ["q", "k", "v", "o", "lse"], "bench": false}
+// which is the same function at c = C/scale = 2·sqrt(128), and times it
+// beside FlashAttention-4 with softcap=2 when the GPU check carries FA4.
+// program: {"variant": "softcap", "softcap": 22.627416997969522, "score_mod_softcap": 2.0, "dtype": "bf16", "head_dim": 128, "causal": true, "args": ["q", "k", "v", "o", "lse"], "bench": true}
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a" --emit=ptx -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // CHECK: .entry attention_kernel
