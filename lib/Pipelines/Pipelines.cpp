@@ -75,7 +75,12 @@ void mlir::attn::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertAttnToLinalg());
   pm.addPass(createConvertElementwiseToLinalgPass());
   // Tiles -> register tiles and rows -> vector code (FMAs, polynomial exp).
-  pm.addNestedPass<func::FuncOp>(createAttnVectorizeCPUTiles());
+  AttnVectorizeCPUTilesOptions tiles;
+  if (opts.cpuTileM > 0)
+    tiles.tileM = opts.cpuTileM;
+  if (opts.cpuTileN > 0)
+    tiles.tileN = opts.cpuTileN;
+  pm.addNestedPass<func::FuncOp>(createAttnVectorizeCPUTiles(tiles));
   // bf16 rounding (P, the output) as integer vector ops: without it each
   // element is a call (or a long scalar sequence) on a host without native
   // bf16 (AVX2).

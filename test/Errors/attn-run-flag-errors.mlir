@@ -116,3 +116,8 @@
 // SOFTCAPINF: attn-run: error: --softcap must be positive and finite, got inf
 // RUN: not attn-run %attn_src_root/examples/attention.mlir --softcap 3 2>&1 | FileCheck %s --check-prefix=SOFTCAPFILE
 // SOFTCAPFILE: attn-run: error: --kv-lens, --paged, --varlen and --softcap need the problem from flags, not an input file (write a score_mod region in the file instead of --softcap)
+
+// The CPU register tile: 0 is the pipeline's default, a negative size an
+// error (not a silent default).
+// RUN: not attn-run --cpu-tile-m -1 2>&1 | FileCheck %s --check-prefix=TILENEG
+// TILENEG: attn-run: error: --cpu-tile-m and --cpu-tile-n must be >= 0 (0: the pipeline's default), got -1 and 0

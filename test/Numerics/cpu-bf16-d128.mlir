@@ -8,6 +8,8 @@
 //
 // RUN: attn-run --dtype bf16 --head-dim 128 --seq-q 1 --more-seq 17,128,130,1000 --batch 2 --heads 3 --check | FileCheck %s
 // RUN: attn-run --dtype bf16 --head-dim 128 --seq-q 1 --more-seq 17,128,130,1000 --batch 2 --heads 3 --causal --check | FileCheck %s
+// RUN: attn-run --dtype bf16 --head-dim 128 --seq-q 1 --more-seq 17,128,130,1000 --batch 2 --heads 3 --causal --cpu-tile-m 8 --cpu-tile-n 32 --check | FileCheck %s
+// RUN: attn-run --dtype bf16 --head-dim 128 --seq-q 1 --more-seq 17,128,130,1000 --batch 2 --heads 3 --cpu-tile-m 4 --cpu-tile-n 16 --check | FileCheck %s
 
 // CHECK:       Nq=1 Nk=1
 // CHECK:       check O:

@@ -12,6 +12,10 @@
 // sm_90a tall block at D = 64) tile the same way on the CPU path; 1000 rows
 // leave a partial last block of 40.
 // RUN: attn-run --dtype f32 --head-dim 64 --seq-q 1 --more-seq 17,128,130,1000 --batch 2 --heads 3 --causal --block-q 192 --check | FileCheck %s
+// Both register tiles of the contractions whatever the host: AVX2's 4x16 and
+// AVX-512's 8x32 (attn-run picks by the host's features).
+// RUN: attn-run --dtype f32 --head-dim 64 --seq-q 1 --more-seq 17,128,130,1000 --batch 2 --heads 3 --cpu-tile-m 4 --cpu-tile-n 16 --check | FileCheck %s
+// RUN: attn-run --dtype f32 --head-dim 64 --seq-q 1 --more-seq 17,128,130,1000 --batch 2 --heads 3 --causal --cpu-tile-m 8 --cpu-tile-n 32 --check | FileCheck %s
 
 // CHECK:       Nq=1 Nk=1
 // CHECK:       check O:

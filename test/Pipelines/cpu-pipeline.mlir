@@ -12,6 +12,17 @@
 // RUN:   --implicit-check-not=attn.softmax_pass
 // RUN: attn-opt %s -attn-tile-pipeline="fuse=false" | FileCheck %s --check-prefix=NAIVE
 // RUN: attn-opt %s -attn-tile-pipeline="target=sm_86" | FileCheck %s --check-prefix=SM86
+// RUN: attn-opt %s -attn-cpu-pipeline | FileCheck %s --check-prefix=TILE4X16
+// RUN: attn-opt %s -attn-cpu-pipeline="cpu-tile-m=8 cpu-tile-n=32" | FileCheck %s --check-prefix=TILE8X32
+
+// The contractions' register tile: 4x16 by default (AVX2: 8 accumulators of
+// 8 lanes), 8x32 with cpu-tile-m/n (what attn-run picks on an AVX-512 host:
+// 16 accumulators of 16 lanes): the outer products' FMAs on <16 x f32> or
+// <32 x f32> rows.
+// TILE4X16:     llvm.intr.fmuladd{{.*}} : (vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// TILE4X16-NOT: llvm.intr.fmuladd{{.*}} : (vector<32xf32>
+// TILE8X32:     llvm.intr.fmuladd{{.*}} : (vector<32xf32>, vector<32xf32>, vector<32xf32>)
+// TILE8X32-NOT: llvm.intr.fmuladd{{.*}} : (vector<16xf32>
 
 // The CPU pipeline ends in the LLVM dialect: no attn, tensor, linalg, scf,
 // memref or math op anywhere in the output (the implicit CHECK-NOTs of the

@@ -50,6 +50,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <algorithm>
 #include <chrono>
@@ -100,6 +101,16 @@ static cl::opt<double>
              cl::desc("Softmax scale (default 1/sqrt(D)); for an "
                       "attn.attention that takes scale(%s), the value passed"),
              cl::init(0.0), cl::cat(category));
+static cl::opt<int64_t> optCpuTileM(
+    "cpu-tile-m",
+    cl::desc("CPU: rows of a contraction's register tile (0: the pipeline's "
+             "default)"),
+    cl::init(0), cl::cat(category));
+static cl::opt<int64_t> optCpuTileN(
+    "cpu-tile-n",
+    cl::desc("CPU: columns of a contraction's register tile (0: the "
+             "pipeline's default)"),
+    cl::init(0), cl::cat(category));
 static cl::opt<double> optSoftcap(
     "softcap",
     cl::desc("Soft-cap the scaled scores, S' = c·tanh(S / c) (Gemma 2's; as "
@@ -1201,6 +1212,24 @@ int main(int argc, char **argv) {
     }
   }
 
+  // The CPU contractions' register tile, by the host's vector registers:
+  // with AVX-512 (32 registers of 16 f32) 8×32 keeps 16 accumulators in
+  // flight for the two FMA ports; with AVX2 (16 of 8) the pass's 4×16 (8
+  // accumulators; 8×32 would need 32 and spill). Xeon with AVX-512 and AMX,
+  // B 2 H 8 N 2048 D 128, 2 threads: 8×32 270 vs 4×16 192 GFLOP/s f32,
+  // 265 vs 190 bf16, causal 242 vs 177 (8×16 241, 4×32 252, 16×16 272).
+  if (optCpuTileM < 0 || optCpuTileN < 0)
+    return fail("--cpu-tile-m and --cpu-tile-n must be >= 0 (0: the "
+                "pipeline's default), got " +
+                std::to_string(int64_t(optCpuTileM)) + " and " +
+                std::to_string(int64_t(optCpuTileN)));
+  int64_t tileM = optCpuTileM, tileN = optCpuTileN;
+  if (!optCpuTileM.getNumOccurrences() && !optCpuTileN.getNumOccurrences() &&
+      llvm::sys::getHostCPUFeatures().lookup("avx512f")) {
+    tileM = 8;
+    tileN = 32;
+  }
+
   llvm::outs() << "attn-run: target=cpu dtype=" << rt::dtypeName(p.dtype)
                << " B=" << p.batch << " Hq=" << p.headsQ << " Hkv=" << p.headsKV
                << " Nq=" << p.seqQ << " Nk=" << p.seqK << " D=" << p.headDim
@@ -1208,6 +1237,9 @@ int main(int argc, char **argv) {
                << " scale=" << p.effectiveScale() << " threads=" << threads
                << (threads == 0 ? " (OpenMP default)" : "")
                << (optNoFuse ? " (naive three-pass softmax)" : "");
+  if (tileM || tileN)
+    llvm::outs() << " cpu-tile=" << (tileM ? tileM : 4) << "x"
+                 << (tileN ? tileN : 16);
   if (optKVSplits > 0)
     llvm::outs() << " kv-splits=" << int64_t(optKVSplits);
   if (!p.kvLens.empty())
@@ -1229,6 +1261,8 @@ int main(int argc, char **argv) {
     opts.fuse = !optNoFuse;
     opts.rescaleThreshold = optRescaleThreshold;
     opts.threads = threads;
+    opts.cpuTileM = tileM;
+    opts.cpuTileN = tileN;
     mlir::attn::buildCPUPipeline(pm, opts);
     if (failed(pm.run(*module)))
       return fail("compilation failed");

@@ -31,6 +31,16 @@ struct TilingPipelineOptions
                      "max only when a block raises it by more than τ/c (0: "
                      "always)"),
       llvm::cl::init(0.0)};
+  Option<int64_t> cpuTileM{
+      *this, "cpu-tile-m",
+      llvm::cl::desc("CPU pipeline: rows of a contraction's register tile "
+                     "(attn-vectorize-cpu-tiles tile-m; 0: its default)"),
+      llvm::cl::init(0)};
+  Option<int64_t> cpuTileN{
+      *this, "cpu-tile-n",
+      llvm::cl::desc("CPU pipeline: columns of a contraction's register tile "
+                     "(attn-vectorize-cpu-tiles tile-n; 0: its default)"),
+      llvm::cl::init(0)};
   Option<unsigned> threads{
       *this, "threads",
       llvm::cl::desc("CPU pipeline: OpenMP threads that run the grid of "
