@@ -667,6 +667,12 @@ TIMER = "triton.testing.do_bench (median)"
 PEERS = ("fa2", "cudnn", "fa4")
 
 
+def best_peer(r, key):
+    """The fastest peer's r["<peer>_<key>"] (higher is faster), or None."""
+    return max((r[f"{n}_{key}"] for n in PEERS if f"{n}_{key}" in r),
+               default=None)
+
+
 def bench(fn, rep=300):
     """Median milliseconds of fn() on the current stream (runs for about
     `rep` ms after a warm-up)."""
@@ -1549,8 +1555,7 @@ def main():
         for n in ("fa2", "cudnn", "mosaic", "fa4"):
             if "ours_tflops" in r and f"{n}_tflops" in r:
                 r[f"ours_over_{n}"] = r["ours_tflops"] / r[f"{n}_tflops"]
-        best = max([r[f"{n}_tflops"] for n in PEERS if f"{n}_tflops" in r],
-                   default=None)
+        best = best_peer(r, "tflops")
         if best and "ours_tflops" in r:
             r["ours_over_best"] = r["ours_tflops"] / best
 
@@ -1636,8 +1641,7 @@ def main():
         print("-" * len(hdr))
 
         def ratio(r, kind):
-            best = max([r[f"{n}_{kind}gbs"] for n in PEERS
-                        if f"{n}_{kind}gbs" in r], default=None)
+            best = best_peer(r, f"{kind}gbs")
             if not best or f"ours_{kind}gbs" not in r:
                 return "-"
             return format(r[f"ours_{kind}gbs"] / best, "6.2f")
@@ -1658,8 +1662,7 @@ def main():
         print(hdr)
         print("-" * len(hdr))
         for r in prefill:
-            best = max([r[f"{n}_tflops"] for n in PEERS
-                        if f"{n}_tflops" in r], default=None)
+            best = best_peer(r, "tflops")
             rat = (format(r["ours_tflops"] / best, "6.2f")
                    if best and "ours_tflops" in r else "-")
             print(f"{r['Nq']:>5} {r['Nk']:>6} "

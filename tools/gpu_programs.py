@@ -37,6 +37,9 @@ import sys
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gpu_check  # noqa: E402 - FA4's loader (gpu_check.fa4_module)
+
 cuda = ctypes.CDLL("libcuda.so.1")
 
 
@@ -213,8 +216,6 @@ def time_fa4(prog, q, k, v, causal):
     program is a problem-level soft-cap ("score_mod_softcap": C, FA4's
     softcap on the scaled scores); None where FA4 is missing or has no such
     variant."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import gpu_check
     mod = gpu_check.fa4_module()
     if mod is None or prog["variant"] not in ("plain", "softcap"):
         return None

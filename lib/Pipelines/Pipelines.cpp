@@ -510,6 +510,7 @@ std::string mlir::attn::manifestLine(const CompiledKernel &k,
   e.smem = int(k.smemBytes);
   e.lse = k.lse;
   e.pageSize = int(k.pageSize);
+  e.minSeqQ = int(k.minSeqQ);
   return ::attn::formatManifestLine(e) + "\n";
 }
 

@@ -513,11 +513,11 @@ int main(int argc, char **argv) {
                   if (os.has_error())
                     return fail("cannot write " + path + ": " +
                                 os.error().message());
+                  if (tallRows)
+                    k->minSeqQ = tall.minSeqQ;
                   std::string line = mlir::attn::manifestLine(*k, file);
                   assert(!line.empty() && line.back() == '\n');
                   line.pop_back();
-                  if (tallRows)
-                    line += " min_seq_q=" + std::to_string(tall.minSeqQ);
                   std::string sassKey;
                   for (const auto &[sassChip, from] : sass) {
                     if (from != chip)

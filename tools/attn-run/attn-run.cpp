@@ -1237,9 +1237,10 @@ int main(int argc, char **argv) {
                << " scale=" << p.effectiveScale() << " threads=" << threads
                << (threads == 0 ? " (OpenMP default)" : "")
                << (optNoFuse ? " (naive three-pass softmax)" : "");
-  if (tileM || tileN)
-    llvm::outs() << " cpu-tile=" << (tileM ? tileM : 4) << "x"
-                 << (tileN ? tileN : 16);
+  if (tileM)
+    llvm::outs() << " cpu-tile-m=" << tileM;
+  if (tileN)
+    llvm::outs() << " cpu-tile-n=" << tileN;
   if (optKVSplits > 0)
     llvm::outs() << " kv-splits=" << int64_t(optKVSplits);
   if (!p.kvLens.empty())

@@ -188,6 +188,10 @@ struct CompiledKernel {
   std::string kv = "dense";
   /// A paged kernel's static page size (the manifest's page=); 0: any.
   int64_t pageSize = 0;
+  /// The query rows from which the kernel is meant to be picked (the
+  /// manifest's min_seq_q=; set by whoever builds a length-tuned twin, e.g.
+  /// attn-bundle's tallQueryBlock kernels); 0: any length.
+  int64_t minSeqQ = 0;
   /// The launch grid (x, y, z) it describes, as the manifest's grid= value
   /// (runtime KernelABI.h's formatLaunchGrid); empty if the program did not
   /// say.
