@@ -33,6 +33,7 @@ import math
 import os
 import random
 import sys
+import time
 
 import torch
 import torch.nn.functional as F
@@ -231,7 +232,7 @@ def time_fa4(prog, q, k, v, causal):
         return None
 
 
-def bench(prog, kern, n, dtype):
+def bench(prog, kern, n, dtype, peers=("fa2", "cudnn", "fa4")):
     d = prog["head_dim"]
     b, h = 16384 // n, 2048 // d
     dt = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
@@ -246,10 +247,13 @@ def bench(prog, kern, n, dtype):
     causal = prog["causal"]
     flops = 4 * b * h * n * n * d / (2 if causal else 1)
     res = {"attn": time_ms(kern.prepare(grid, prog["threads"], args))}
-    res["fa4"] = time_fa4(prog, q, k, v, causal)
+    res["fa4"] = time_fa4(prog, q, k, v, causal) if "fa4" in peers else None
     from torch.nn.attention import sdpa_kernel, SDPBackend
     for name, be in (("fa2", SDPBackend.FLASH_ATTENTION),
                      ("cudnn", SDPBackend.CUDNN_ATTENTION)):
+        if name not in peers:
+            res[name] = None
+            continue
         try:
             with sdpa_kernel([be]):
                 res[name] = time_ms(lambda: F.scaled_dot_product_attention(
@@ -269,7 +273,12 @@ def main():
     ap.add_argument("--ns", default="", help="bench sequence lengths")
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--peers", default="fa2,cudnn,fa4",
+                    help="implementations timed beside attn (comma list; "
+                         "'none' for A/B runs of attn variants)")
     a = ap.parse_args()
+    peers = tuple(x for x in a.peers.split(",") if x and x != "none")
+    start = time.time()
     seed = a.seed if a.seed is not None else random.randrange(1 << 30)
     print(f"seed {seed}")
     gen = torch.Generator(device="cuda")
@@ -298,6 +307,7 @@ def main():
                   f" O rel {err:.2e}  LSE {lerr:.1e}", flush=True)
             results.append({"prog": p["name"], "shape": shape, "ok": ok,
                             "err": err, "lse_err": lerr})
+    print(f"checked in {time.time() - start:.0f} s", flush=True)
     table = []
     if not a.no_bench:
         for p in progs:
@@ -308,13 +318,15 @@ def main():
             ns = [int(x) for x in a.ns.split(",")] if a.ns else (
                 [4096] if a.quick else [2048, 4096, 8192, 16384])
             for n in ns:
-                r = bench(p, kern, n, p["dtype"])
+                print(f"timing {p['name']} N = {n}", flush=True)
+                r = bench(p, kern, n, p["dtype"], peers)
                 table.append((p["name"], n, r))
     if a.out:
         json.dump({"seed": seed, "cases": results,
                    "bench": [{"prog": t[0], "n": t[1], **t[2]}
                              for t in table]}, open(a.out, "w"), indent=1)
-    print(f"\ncorrectness: {len(results) - failed}/{len(results)} passed")
+    print(f"\ncorrectness: {len(results) - failed}/{len(results)} passed "
+          f"({time.time() - start:.0f} s in all)")
     if table:
         print(f"\n{'kernel':40s} {'N':>6s} {'attn':>7s} {'FA2':>7s} "
               f"{'cuDNN':>7s} {'FA4':>7s} {'xFA2':>6s} {'xcuDNN':>6s} "

@@ -176,6 +176,7 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   layouts.mTiles = opts.mTiles;
   layouts.qInRegisters = opts.qInRegisters;
   layouts.wgmma = opts.wgmma;
+  layouts.skipUnitFactors = opts.skipUnitFactors;
   pm.addPass(createAttnAssignLayouts(layouts));
   // kv-stages 0 means the default two-slot ring; 1 one slot per load
   // (phases); others go to the pass, which rejects what is out of range.

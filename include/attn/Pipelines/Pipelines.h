@@ -83,6 +83,12 @@ struct CodegenPipelineOptions
       llvm::cl::desc("Hopper warpgroup MMA (sm_90a): 1, 0 (-1: where the chip "
                      "has it and the head dims are multiples of 64)"),
       llvm::cl::init(-1)};
+  Option<int64_t> skipUnitFactors{
+      *this, "skip-unit-factors",
+      llvm::cl::desc("attn-assign-layouts: skip the accumulator's rescale in "
+                     "threads whose rows' factors are all 1: 1, 0 (-1: where "
+                     "measured to pay)"),
+      llvm::cl::init(-1)};
   Option<int64_t> mbarriers{
       *this, "mbarriers",
       llvm::cl::desc("K/V rings synchronised per slot (mbarriers) instead of "

@@ -167,10 +167,11 @@ def AttnAssignLayouts : Pass<"attn-assign-layouts"> {
     shared tile (128-byte-swizzled column slabs, what wgmma's descriptors
     and TMA read and write); Q stays in shared memory (wgmma reads it there).
 
-    With two m-tiles, D >= 128 and Bc >= 64, the loop's rescale of its
-    accumulator, `A·broadcast(α)`, is marked `attn.skip_unit_factors`: the
-    lowering multiplies only where a row's α is not 1 (with lazy rescaling,
-    rarely). Measured to pay there and to cost elsewhere.
+    With two m-tiles, D >= 128 and Bc >= 64, or wgmma layouts and D >= 256,
+    the loop's rescale of its accumulator, `A·broadcast(α)`, is marked
+    `attn.skip_unit_factors`: the lowering multiplies only where a row's α
+    is not 1 (with lazy rescaling, rarely). Measured to pay there and to
+    cost or not pay elsewhere (`skip-unit-factors` forces either).
     The softmax exponent `(S − broadcast(m))·c` (c a constant) becomes
     `math.fma(S, c, broadcast(−m·c))`: one fused multiply-add per score.
     A tile shape the layouts cannot hold is reported as unsupported.
@@ -184,7 +185,12 @@ def AttnAssignLayouts : Pass<"attn-assign-layouts"> {
            "Keep Q's fragments in registers: 1, 0 (-1: heuristic)">,
     Option<"wgmma", "wgmma", "int64_t", /*default=*/"-1",
            "Hopper warpgroup MMA layouts: 1, 0 (-1: where the target has "
-           "wgmma and the tiles allow it)">
+           "wgmma and the tiles allow it)">,
+    Option<"skipUnitFactors", "skip-unit-factors", "int64_t",
+           /*default=*/"-1",
+           "Mark the accumulator's rescale attn.skip_unit_factors: 1 "
+           "(wherever it has that form), 0 (never), -1 (where measured to "
+           "pay)">
   ];
 }
 

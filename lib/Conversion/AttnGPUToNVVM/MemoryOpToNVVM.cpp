@@ -333,14 +333,19 @@ Value slotAddress(Emitter &e, Value ring, Value slot, RingType t) {
 /// "empty" completed: parity (k mod 2) ^ 1; for k = 0 that names the phase
 /// before the first, which try_wait.parity reports complete at once
 /// (attn.ring_acquire).
+/// The suspend-time hint is 0. ptxas retries a failed try_wait through a
+/// NANOSLEEP of the hint's length, and with a long hint (10 ms, CUTLASS's)
+/// a thread could sleep far past the phase's completion: at D = 256,
+/// N = 16k, a kernel whose consumers met their barriers just in time ran for
+/// tens of seconds instead of milliseconds (H200). With 0 the retry sleeps
+/// not at all; the hardware's own time limit still suspends the first try.
 void waitForFill(Emitter &e, Value ring, Value slot, Value fill, RingType t,
                  bool empty) {
   Value parity = arith::AndIOp::create(e.b, e.loc, e.to32(fill), e.c32(1));
   if (empty)
     parity = e.xori(parity, e.c32(1));
-  NVVM::MBarrierTryWaitParityOp::create(e.b, e.loc,
-                                        barrierAddress(e, ring, slot, t, empty),
-                                        parity, e.c32(10000000));
+  Value addr = barrierAddress(e, ring, slot, t, empty);
+  NVVM::MBarrierTryWaitParityOp::create(e.b, e.loc, addr, parity, e.c32(0));
 }
 
 struct AsyncArriveLowering : public TilePattern<AsyncArriveOp> {
@@ -378,7 +383,11 @@ struct RingWaitLowering : public TilePattern<RingWaitOp> {
     Emitter e(rewriter, op.getLoc());
     waitForFill(e, adaptor.getRing(), adaptor.getSlot(), adaptor.getFill(),
                 cast<RingType>(op.getRing().getType()), /*empty=*/false);
-    fenceForWarpgroupMma(rewriter, op.getLoc(), info);
+    // Bulk copies write through the async proxy that wgmma reads through,
+    // and the barrier's phase publishes them: no proxy fence (it costs a
+    // MEMBAR.ALL.CTA per wait). cp.async writes through the generic proxy.
+    if (!filledByBulkCopies(op.getRing()))
+      fenceForWarpgroupMma(rewriter, op.getLoc(), info);
     rewriter.eraseOp(op);
     return success();
   }

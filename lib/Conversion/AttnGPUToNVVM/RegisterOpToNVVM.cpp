@@ -314,13 +314,23 @@ struct ReduceLowering : public RegisterPattern<ReduceOp> {
     SmallVector<Value> rows;
     for (int64_t t = 0; t < MT; ++t)
       for (int64_t h = 0; h < 2; ++h) {
-        // In-thread: the thread's 2·NT elements of row (t, h).
-        Value acc;
+        // In-thread: the thread's 2·NT elements of row (t, h), folded as a
+        // balanced tree (depth log2(2·NT) instead of a chain of 2·NT − 1
+        // dependent instructions: the row max sits between the Q·Kᵀ wait
+        // and the exponentials).
+        SmallVector<Value> xs;
         for (int64_t n = 0; n < NT; ++n)
-          for (int64_t el = 0; el < 2; ++el) {
-            Value x = e.extract(v, (t * NT + n) * 4 + 2 * h + el);
-            acc = acc ? combine(acc, x) : x;
-          }
+          for (int64_t el = 0; el < 2; ++el)
+            xs.push_back(e.extract(v, (t * NT + n) * 4 + 2 * h + el));
+        while (xs.size() > 1) {
+          SmallVector<Value> next;
+          for (size_t i = 0; i + 1 < xs.size(); i += 2)
+            next.push_back(combine(xs[i], xs[i + 1]));
+          if (xs.size() % 2)
+            next.push_back(xs.back());
+          xs = std::move(next);
+        }
+        Value acc = xs.front();
         // Across the quad: lanes 4g .. 4g+3 hold the row's other columns.
         for (int64_t off : {1, 2}) {
           Value o = NVVM::ShflOp::create(rewriter, loc, e.f32(), e.c32(-1), acc,

@@ -41,25 +41,44 @@ using namespace mlir::attn::gpu_lowering;
 
 namespace {
 
-/// The shared-memory matrix descriptor of a slab tile at `addr` (an
-/// addrspace(3) pointer) with the given leading and stride byte offsets.
-Value descriptor(Emitter &e, Value addr, int64_t leadingBytes,
-                 int64_t strideBytes) {
-  OpBuilder &b = e.b;
-  Type i64 = b.getI64Type();
-  auto c64 = [&](uint64_t v) -> Value {
-    return LLVM::ConstantOp::create(b, e.loc, i64,
-                                    b.getI64IntegerAttr(int64_t(v)));
-  };
-  Value a = LLVM::PtrToIntOp::create(b, e.loc, i64, addr);
-  // start address: bits 0-13 hold (addr & 0x3FFFF) >> 4.
-  Value start = LLVM::LShrOp::create(
-      b, e.loc, LLVM::AndOp::create(b, e.loc, a, c64(0x3FFFF)), c64(4));
-  uint64_t fixed = (uint64_t((leadingBytes >> 4) & 0x3FFF) << 16) |
-                   (uint64_t((strideBytes >> 4) & 0x3FFF) << 32) |
-                   (uint64_t(1) << 62);
-  return LLVM::OrOp::create(b, e.loc, start, c64(fixed));
-}
+/// The shared-memory matrix descriptors of a slab tile: one base per dot
+/// (the tile's address), a constant byte offset per k-step.
+///   desc(base + off) = desc(base) + (off >> 4)
+/// since the start address field (bits 0-13, address >> 4) cannot carry:
+/// shared addresses stay below 2^18. The add is on the low 32 bits (the
+/// high word, the stride offset and the swizzle, is constant): one integer
+/// add per wgmma instead of rebuilding the descriptor (CUTLASS's descriptor
+/// iterator does the same).
+struct Descriptors {
+  Value lo;        // i32: start address >> 4 | leading offset >> 4 << 16
+  uint32_t hi = 0; // stride offset >> 4 | swizzle (1 = 128 bytes) << 30
+
+  Descriptors(Emitter &e, Value base, int64_t leadingBytes,
+              int64_t strideBytes) {
+    OpBuilder &b = e.b;
+    Value a = LLVM::PtrToIntOp::create(b, e.loc, b.getI32Type(), base);
+    Value start = LLVM::LShrOp::create(
+        b, e.loc, LLVM::AndOp::create(b, e.loc, a, e.c32(0x3FFFF)), e.c32(4));
+    lo = LLVM::OrOp::create(
+        b, e.loc, start, e.c32(int32_t(((leadingBytes >> 4) & 0x3FFF) << 16)));
+    hi = uint32_t((strideBytes >> 4) & 0x3FFF) | (uint32_t(1) << 30);
+  }
+
+  /// The descriptor of the tile `offsetBytes` (a multiple of 16) past the
+  /// base.
+  Value at(Emitter &e, int64_t offsetBytes) const {
+    OpBuilder &b = e.b;
+    Type i64 = b.getI64Type();
+    Value l = offsetBytes ? LLVM::AddOp::create(
+                                b, e.loc, lo, e.c32(int32_t(offsetBytes >> 4)))
+                          : lo;
+    Value wide = LLVM::ZExtOp::create(b, e.loc, i64, l);
+    return LLVM::OrOp::create(
+        b, e.loc, wide,
+        LLVM::ConstantOp::create(b, e.loc, i64,
+                                 b.getI64IntegerAttr(int64_t(hi) << 32)));
+  }
+};
 
 /// Inline-asm constraints for `n` f32 outputs tied to the first `n` inputs
 /// ("=f,...,0,1,..."), then `rest` (without a leading comma; may be empty).
@@ -204,12 +223,20 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
     // lhs in shared memory: this warpgroup's rows start 64 rows into every
     // slab.
     std::optional<SharedTile> lhsTile;
-    Value lhsBase;
+    std::optional<Descriptors> lhsDescs;
     if (!lhsRegs) {
       lhsTile.emplace(lhsTy);
-      lhsBase = e.gepBytes(adaptor.getLhs(),
-                           e.mul(wg, e.c32(64 * lhsTile->rowBytes)));
+      lhsDescs.emplace(e,
+                       e.gepBytes(adaptor.getLhs(),
+                                  e.mul(wg, e.c32(64 * lhsTile->rowBytes))),
+                       /*leadingBytes=*/0, /*strideBytes=*/1024);
     }
+    // rhs: K-major ([N, K]) keeps each k-step inside one 128-byte row (no
+    // leading offset); N-major ([K, N]) finds the next 64 columns of N one
+    // slab further.
+    Descriptors rhsDescs(e, adaptor.getRhs(),
+                         kMajorB ? 0 : rhs.chunkGroupBytes(1),
+                         /*strideBytes=*/1024);
 
     int64_t n0 = 0;
     for (int64_t cols : chunkCols) {
@@ -218,31 +245,20 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
       auto structTy =
           LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(count, f32));
       for (int64_t kk = 0; kk < KS; ++kk) {
-        // rhs k-step kk, columns n0 .. n0 + cols.
-        Value bAddr;
-        int64_t lead = 0;
-        if (kMajorB) {
-          // [N, K]: rows n0.., slab kk/4, 32 bytes per k-step in the row.
-          bAddr =
-              e.gepBytes(adaptor.getRhs(),
-                         e.c32(n0 * rhs.rowBytes + rhs.chunkGroupBytes(kk / 4) +
-                               32 * (kk % 4)));
-        } else {
-          // [K, N]: rows 16kk.., slab n0/64; the next 64 columns of N are
-          // one slab further.
-          bAddr =
-              e.gepBytes(adaptor.getRhs(), e.c32(16 * kk * rhs.rowBytes +
-                                                 rhs.chunkGroupBytes(n0 / 64)));
-          lead = rhs.chunkGroupBytes(1);
-        }
-        Value bDesc = descriptor(e, bAddr, lead, 1024);
+        // rhs k-step kk, columns n0 .. n0 + cols:
+        //   [N, K] (K-major): rows n0.., slab kk/4, 32 bytes per k-step in
+        //                     the row
+        //   [K, N] (N-major): rows 16kk.., slab n0/64
+        Value bDesc = rhsDescs.at(
+            e, kMajorB ? n0 * rhs.rowBytes + rhs.chunkGroupBytes(kk / 4) +
+                             32 * (kk % 4)
+                       : 16 * kk * rhs.rowBytes + rhs.chunkGroupBytes(n0 / 64));
         bool scaleD = !(zeroAcc && kk == 0);
         SmallVector<Value> in(acc.begin() + first, acc.begin() + first + count);
         Value result;
         if (!lhsRegs) {
-          Value aAddr = e.gepBytes(
-              lhsBase, e.c32(lhsTile->chunkGroupBytes(kk / 4) + 32 * (kk % 4)));
-          Value aDesc = descriptor(e, aAddr, 0, 1024);
+          Value aDesc =
+              lhsDescs->at(e, lhsTile->chunkGroupBytes(kk / 4) + 32 * (kk % 4));
           Value inout = LLVM::PoisonOp::create(rewriter, loc, structTy);
           for (int64_t i = 0; i < count; ++i)
             inout = LLVM::InsertValueOp::create(rewriter, loc, inout, in[i], i);

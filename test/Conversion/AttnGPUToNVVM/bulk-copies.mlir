@@ -28,6 +28,12 @@
 // CHECK-NEXT:    nvvm.mbarrier.init %{{.*}}, %[[C256]]
 // CHECK:         nvvm.setmaxregister increase 240
 // CHECK-NOT:     nvvm.cp.async
+// The consumers' waits on bulk-filled slots need no proxy fence: the copies
+// wrote through the async proxy that wgmma reads through.
+// CHECK:         nvvm.mbarrier.try_wait.parity
+// CHECK-NOT:     nvvm.fence.proxy
+// CHECK:         nvvm.wgmma.fence.aligned
+// CHECK-NOT:     nvvm.fence.proxy
 // CHECK:         } else {
 // CHECK-NEXT:      nvvm.setmaxregister decrease 24
 // CHECK:           %[[QFULL:.*]] = llvm.getelementptr %[[QSLOT:.*]][32768]

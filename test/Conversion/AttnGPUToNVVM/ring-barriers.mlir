@@ -5,7 +5,8 @@
 // per slot (16384, 16392 and 16400, 16408), and Q starts at the next
 // 1024-byte boundary (17408). Thread 0 initialises the four barriers for
 // 256 arrivals, then a barrier publishes them.
-//   ring_acquire  fill k waits on "empty" with parity (k & 1) ^ 1
+//   ring_acquire  fill k waits on "empty" with parity (k & 1) ^ 1 (no
+//                 suspend-time hint: ptxas would sleep that long on a miss)
 //   async_arrive  cp.async.mbarrier.arrive.noinc on "full"
 //   ring_wait     fill k waits on "full" with parity k & 1, then fences into
 //                 the async proxy (wgmma reads the slot)
@@ -28,7 +29,7 @@
 // CHECK-NEXT:    llvm.getelementptr %[[BASE]][17408]
 // CHECK:         %[[AND:.*]] = arith.andi %{{.*}}, %c1_i32 : i32
 // CHECK-NEXT:    %[[PAR:.*]] = arith.xori %[[AND]], %c1_i32 : i32
-// CHECK:         nvvm.mbarrier.try_wait.parity %{{.*}}, %[[PAR]], %{{.*}} : !llvm.ptr<3>, i32, i32
+// CHECK:         nvvm.mbarrier.try_wait.parity %{{.*}}, %[[PAR]], %c0_i32 : !llvm.ptr<3>, i32, i32
 // CHECK:         nvvm.cp.async.shared.global
 // CHECK:         nvvm.cp.async.mbarrier.arrive %{{.*}} {noinc = true} : !llvm.ptr<3>
 // CHECK:         %[[WPAR:.*]] = arith.andi %{{.*}}, %c1_i32 : i32

@@ -7,11 +7,12 @@
 // barrier that publishes it.
 //
 // S = Q·Kᵀ (K = 64: 4 k-steps of m64n64k16, both operands by descriptor;
-// the zero accumulator is not read: scale-d = 0 in the first step). The
-// descriptors' fixed bits: swizzle 128 B (1 << 62) | stride 1024 >> 4 at
-// bit 32 = 4611686293305294848 (K-major: no leading offset), and for V
-// (N-major) the leading offset 64 rows · 128 B = 8192 >> 4 at bit 16 on top:
-// 4611686293338849280.
+// the zero accumulator is not read: scale-d = 0 in the first step). Each
+// operand's descriptor is built once per dot from the tile's address; a
+// k-step adds its byte offset >> 4 to the low word (Q and K: 32 bytes
+// further, + 2). The high word is fixed: swizzle 128 B (1 << 62) | stride
+// 1024 >> 4 at bit 32 = 4611686293305294848; V (N-major) has the leading
+// offset 64 rows · 128 B = 8192 >> 4 at bit 16 of the low word: 33554432.
 // O = P·V: P (the truncated scores, in the accumulator layout) from
 // registers, one wgmma per k-step as inline PTX (MLIR's nvvm op takes
 // descriptors only), imm-trans-b = 1 (V is N-major).
@@ -19,8 +20,8 @@
 // CHECK:         llvm.mlir.global external @attn_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: gpu.func @qk_pv_kernel
 // CHECK-SAME:    smem_bytes = 32768 : i64, threads = 128 : i64
-// CHECK-DAG:     %[[VDESC:.*]] = llvm.mlir.constant(4611686293338849280 : i64) : i64
-// CHECK-DAG:     %[[KDESC:.*]] = llvm.mlir.constant(4611686293305294848 : i64) : i64
+// CHECK-DAG:     %[[VLEAD:.*]] = arith.constant 33554432 : i32
+// CHECK-DAG:     %[[HI:.*]] = llvm.mlir.constant(4611686293305294848 : i64) : i64
 // CHECK:         nvvm.cp.async.wait.group 0
 // CHECK-NEXT:    nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT:    nvvm.barrier0
@@ -29,9 +30,14 @@
 // S, zeros included; then O's 64 and P's 16 packed registers).
 // CHECK:         llvm.inline_asm has_side_effects "", "{{(=f,)+([0-9]+,)+}}31" {{.*}} -> !llvm.struct<({{(f32, )+}}f32)>
 // CHECK:         nvvm.wgmma.fence.aligned
-// CHECK:         llvm.or %{{.*}}, %[[KDESC]] : i64
-// CHECK:         nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %{{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
-// CHECK-COUNT-3: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %{{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK:         %[[KLO:.*]] = llvm.lshr %{{.*}}, %c4_i32 : i32
+// CHECK:         %[[KW:.*]] = llvm.zext %{{.*}} : i32 to i64
+// CHECK-NEXT:    %[[K0:.*]] = llvm.or %[[KW]], %[[HI]] : i64
+// CHECK:         nvvm.wgmma.mma_async %{{.*}}, %[[K0]], %{{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK:         llvm.add %{{.*}}, %c2_i32 : i32
+// CHECK-NOT:     llvm.ptrtoint
+// CHECK:         nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %{{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK-COUNT-2: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %{{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK-NOT:     nvvm.wgmma.mma_async
 // CHECK:         nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT:    nvvm.wgmma.wait.group.sync.aligned 0
@@ -39,7 +45,8 @@
 // CHECK:         llvm.inline_asm has_side_effects "", "{{(=f,)+(=r,)+([0-9]+,)+}}79" {{.*}} -> !llvm.struct<({{(f32, )+(i32, )+}}i32)>
 // CHECK-NOT:     llvm.bitcast
 // CHECK:         nvvm.wgmma.fence.aligned
-// CHECK:         llvm.or %{{.*}}, %[[VDESC]] : i64
+// CHECK:         llvm.or %{{.*}}, %[[VLEAD]] : i32
+// CHECK:         llvm.or %{{.*}}, %[[HI]] : i64
 // CHECK:         llvm.inline_asm has_side_effects "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0, {{.*}}, $63}, {$128, $129, $130, $131}, $132, $133, 1, 1, 1;", "{{(=f,)+}}{{([0-9]+,)+}}r,r,r,r,l,b"
 // CHECK-COUNT-3: llvm.inline_asm has_side_effects "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK-NOT:     llvm.inline_asm
