@@ -22,13 +22,15 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+# Q, K, V and O with run-time strides (head dim contiguous), as the runtime's
+# kernels take them: the same kernel reads [B, H, N, D] or [B, N, H, D]
+# storage (tools/gpu_programs.py --storage).
 PROBLEM = """
-func.func @attention(%q: memref<?x?x?x{d}x{t}>, %k: memref<?x?x?x{d}x{t}>,
-                     %v: memref<?x?x?x{d}x{t}>, %o: memref<?x?x?x{d}x{t}>,
+!t = memref<?x?x?x{d}x{t}, strided<[?, ?, ?, 1], offset: ?>>
+func.func @attention(%q: !t, %k: !t, %v: !t, %o: !t,
                      %lse: memref<?x?x?xf32>) {{
   attn.attention %q, %k, %v into %o lse(%lse : memref<?x?x?xf32>) {attrs}
-      : memref<?x?x?x{d}x{t}>, memref<?x?x?x{d}x{t}>,
-        memref<?x?x?x{d}x{t}>, memref<?x?x?x{d}x{t}>
+      : !t, !t, !t, !t
   return
 }}
 """
@@ -85,7 +87,7 @@ def main():
                                    os.path.join(a.out, name + ".ptx"))
                 progs.append({"name": name, "ptx": name + ".ptx",
                               "dtype": t, "head_dim": d, "causal": causal,
-                              "variant": "plain",
+                              "variant": "plain", "strided": True,
                               "args": ["q", "k", "v", "o", "lse"],
                               "bench": t == "bf16", **info})
     pdir = os.path.join(ROOT, "test/GPU/programs")

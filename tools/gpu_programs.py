@@ -150,13 +150,32 @@ def reference(q, k, v, causal, scale, variant, extra):
     return o, lse
 
 
+# Storage of Q, K, V and O: "bnhd" ([B, N, H, D], the GPU check's, FA4's and
+# the runtime's benchmark storage) or "bhnd" (each head's rows contiguous).
+# The kernels take [B, H, N, D] memrefs with any strides; the storage
+# changes the bulk copies' access pattern, and A/B results with it (v23:
+# ping-pong at D = 128 +12% in bhnd, −1% in bnhd).
+STORAGE = "bnhd"
+
+
+def tensor4(b, h, n, d, make, strided=True):
+    """A [b, h, n, d] view of a tensor made by make(shape) in STORAGE (in
+    [B, H, N, D] for a program whose memrefs have an identity layout)."""
+    if STORAGE == "bhnd" or not strided:
+        return make((b, h, n, d))
+    return make((b, n, h, d)).transpose(1, 2)
+
+
 def run_case(prog, kern, shape, dtype, gen):
     b, hq, hkv, nq, nk = shape
     d = prog["head_dim"]
     dt = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
-    mk = lambda *s: torch.randn(*s, device="cuda", generator=gen).to(dt)
+    strided = prog.get("strided", False)
+    mk = lambda *s: tensor4(*s, lambda t: torch.randn(
+        *t, device="cuda", generator=gen).to(dt), strided)
     q, k, v = mk(b, hq, nq, d), mk(b, hkv, nk, d), mk(b, hkv, nk, d)
-    o = torch.full((b, hq, nq, d), float("nan"), device="cuda", dtype=dt)
+    o = tensor4(b, hq, nq, d, lambda t: torch.full(
+        t, float("nan"), device="cuda", dtype=dt), strided)
     lse = torch.full((b, hq, nq), float("nan"), device="cuda")
     scale = prog.get("scale") or 1.0 / math.sqrt(d)
     extra = {}
@@ -236,9 +255,11 @@ def bench(prog, kern, n, dtype, peers=("fa2", "cudnn", "fa4")):
     d = prog["head_dim"]
     b, h = 16384 // n, 2048 // d
     dt = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
-    q, k, v = (torch.randn(b, h, n, d, device="cuda", dtype=dt)
-               for _ in range(3))
-    o = torch.empty_like(q)
+    strided = prog.get("strided", False)
+    q, k, v = (tensor4(b, h, n, d, lambda t: torch.randn(
+        *t, device="cuda", dtype=dt), strided) for _ in range(3))
+    o = tensor4(b, h, n, d, lambda t: torch.empty(*t, device="cuda",
+                                                  dtype=dt), strided)
     lse = torch.empty(b, h, n, device="cuda")
     scale = 1.0 / math.sqrt(d)
     args = [{"q": q, "k": k, "v": v, "o": o, "lse": lse,
@@ -273,11 +294,16 @@ def main():
     ap.add_argument("--ns", default="", help="bench sequence lengths")
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--storage", choices=("bnhd", "bhnd"), default="bnhd",
+                    help="Q, K, V and O storage (the kernels take any "
+                         "strides; bnhd is the GPU check's)")
     ap.add_argument("--peers", default="fa2,cudnn,fa4",
                     help="implementations timed beside attn (comma list; "
                          "'none' for A/B runs of attn variants)")
     a = ap.parse_args()
     peers = tuple(x for x in a.peers.split(",") if x and x != "none")
+    global STORAGE
+    STORAGE = a.storage
     start = time.time()
     seed = a.seed if a.seed is not None else random.randrange(1 << 30)
     print(f"seed {seed}")

@@ -196,10 +196,12 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
     rotate.minColumns = 0;
     pm.addPass(createAttnRotateKVLoop(rotate));
   }
-  // Ping-pong between the consumer warpgroups: within ±3% of rotation alone
-  // for two warpgroups (D = 128/256, H100), +5..16% over it for the three of
-  // a 192-row program at D = 64 (N >= 2k), where rotation alone gains
-  // nothing. By default programs of three or more warpgroups.
+  // Ping-pong between the consumer warpgroups: +5..16% over rotation alone
+  // for the three of a 192-row program at D = 64 (N >= 2k, H100). For two
+  // warpgroups (v23, H200): D = 128 without a mask +12% / +7% / +1% at
+  // N = 2k / 4k / 16k in [B, H, N, D] storage, but −2..+1% in the
+  // benchmark's [B, N, H, D]; D = 256 −3..+1% ([B, H, N, D]). By default
+  // programs of three or more warpgroups.
   if (opts.pingpong != 0) {
     AttnAlternateWarpgroupsOptions alternate;
     alternate.minWarpgroups = opts.pingpong == 1 ? 2 : 3;

@@ -341,11 +341,18 @@ def AttnAlternateWarpgroups : Pass<"attn-alternate-warpgroups"> {
     after the other, so one warpgroup's softmax runs while the next one's
     products occupy the tensor cores (FlashAttention-3's ping-pong). Runs
     after attn-pipeline-kv-loop; programs of fewer than `min-warpgroups`
-    consumer warpgroups, and all others, are left alone.
+    consumer warpgroups are left alone, except those of two or more without
+    a causal mask whose accumulators have at most `noncausal-max-columns`
+    columns. Programs of one warpgroup are always left alone.
   }];
   let options = [
     Option<"minWarpgroups", "min-warpgroups", "int64_t", /*default=*/"2",
            "Programs of at least this many warpgroups take turns">,
+    Option<"noncausalMaxColumns", "noncausal-max-columns", "int64_t",
+           /*default=*/"0",
+           "Programs of fewer warpgroups without a causal mask take turns "
+           "where their accumulators have at most this many columns (0: "
+           "none)">,
   ];
   let dependentDialects = ["::mlir::attn::AttnDialect"];
 }

@@ -44,7 +44,8 @@ struct AlternateWarpgroupsPass
   using Base::Base;
   void runOnOperation() override {
     getOperation()->walk([&](scf::ForallOp grid) {
-      if (wgmmaWarps(grid) < 4 * std::max<int64_t>(2, minWarpgroups))
+      const int64_t warpgroups = wgmmaWarps(grid) / 4;
+      if (warpgroups < 2)
         return;
       Block *body = grid.getBody();
       SmallVector<DotOp> turns;
@@ -75,6 +76,24 @@ struct AlternateWarpgroupsPass
       }
       if (turns.empty() && spans.empty())
         return;
+      // Programs of fewer than min-warpgroups take turns only without a
+      // causal mask and with accumulators of at most noncausal-max-columns
+      // columns.
+      if (warpgroups < minWarpgroups) {
+        int64_t columns = 0;
+        for (DotOp dot : turns)
+          columns = std::max(columns, dot.getType().getDimSize(1));
+        for (auto [first, last] : spans)
+          for (DotOp dot : {first, last})
+            columns = std::max(columns, dot.getType().getDimSize(1));
+        bool causal = body->walk([](MaskOp mask) {
+                            return mask.getCausal() ? WalkResult::interrupt()
+                                                    : WalkResult::advance();
+                          })
+                          .wasInterrupted();
+        if (causal || columns > noncausalMaxColumns)
+          return;
+      }
       OpBuilder b(grid.getContext());
       b.setInsertionPointToStart(body);
       StartTurnsOp::create(b, grid.getLoc());
