@@ -152,9 +152,9 @@ def reference(q, k, v, causal, scale, variant, extra):
 
 # Storage of Q, K, V and O: "bnhd" ([B, N, H, D], the GPU check's, FA4's and
 # the runtime's benchmark storage) or "bhnd" (each head's rows contiguous).
-# The kernels take [B, H, N, D] memrefs with any strides; the storage
-# changes the bulk copies' access pattern, and A/B results with it (v23:
-# ping-pong at D = 128 +12% in bhnd, −1% in bnhd).
+# The problems of build_gpu_programs.py take [B, H, N, D] memrefs with
+# run-time strides (the runtime's kernels); hand-written programs with an
+# identity layout always get [B, H, N, D].
 STORAGE = "bnhd"
 
 

@@ -198,10 +198,10 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   }
   // Ping-pong between the consumer warpgroups: +5..16% over rotation alone
   // for the three of a 192-row program at D = 64 (N >= 2k, H100). For two
-  // warpgroups (v23, H200): D = 128 without a mask +12% / +7% / +1% at
-  // N = 2k / 4k / 16k in [B, H, N, D] storage, but −2..+1% in the
-  // benchmark's [B, N, H, D]; D = 256 −3..+1% ([B, H, N, D]). By default
-  // programs of three or more warpgroups.
+  // warpgroups (v23, H200): D = 128 −2..+1% through the GPU check, D = 256
+  // −3..+1% (one run showed +12% at D = 128, N = 2k, on a lease where the
+  // kernel without it was slow: PERF-NOTES v23). By default programs of
+  // three or more warpgroups.
   if (opts.pingpong != 0) {
     AttnAlternateWarpgroupsOptions alternate;
     alternate.minWarpgroups = opts.pingpong == 1 ? 2 : 3;
