@@ -45,7 +45,9 @@ namespace {
 /// (the tile's address), a constant byte offset per k-step.
 ///   desc(base + off) = desc(base) + (off >> 4)
 /// since the start address field (bits 0-13, address >> 4) cannot carry:
-/// shared addresses stay below 2^18. The add is on the low 32 bits (the
+/// shared addresses stay below 2^18 (sm_90 gives a block at most 227 KiB,
+/// and the kernel's allocation is checked against the target). The add is
+/// on the low 32 bits (the
 /// high word, the stride offset and the swizzle, is constant): one integer
 /// add per wgmma instead of rebuilding the descriptor (CUTLASS's descriptor
 /// iterator does the same).
