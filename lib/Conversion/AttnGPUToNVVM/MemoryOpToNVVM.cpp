@@ -334,11 +334,10 @@ Value slotAddress(Emitter &e, Value ring, Value slot, RingType t) {
 /// before the first, which try_wait.parity reports complete at once
 /// (attn.ring_acquire).
 /// The suspend-time hint is 0. ptxas retries a failed try_wait through a
-/// NANOSLEEP of the hint's length, and with a long hint (10 ms, CUTLASS's)
-/// a thread could sleep far past the phase's completion: at D = 256,
-/// N = 16k, a kernel whose consumers met their barriers just in time ran for
-/// tens of seconds instead of milliseconds (H200). With 0 the retry sleeps
-/// not at all; the hardware's own time limit still suspends the first try.
+/// NANOSLEEP of the hint's length; with a 10 ms hint (CUTLASS's) a D = 256,
+/// N = 16k kernel stalled for more than 25 s a launch under one instruction
+/// schedule (H200), and with 0 no stall was seen again. The retry then does
+/// not sleep; the hardware's own time limit still suspends the first try.
 void waitForFill(Emitter &e, Value ring, Value slot, Value fill, RingType t,
                  bool empty) {
   Value parity = arith::AndIOp::create(e.b, e.loc, e.to32(fill), e.c32(1));
