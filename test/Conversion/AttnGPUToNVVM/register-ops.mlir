@@ -194,3 +194,32 @@ func.func @exponent(%s: memref<?x16xf32>, %a: memref<?xf32>, %c: f32) {
   }
   return
 }
+
+// -----
+
+#mma = #attn.mma<warps = 1>
+#row = #attn.slice<#attn.mma<warps = 1>>
+
+// The in-thread part of a row reduction is a balanced tree: a row half's 8
+// elements (4 n-tiles x 2) in 3 levels of adds, not a chain of 7, then the
+// quad's 2 shuffles.
+// CHECK-LABEL: gpu.func @row_sum_tree_kernel
+// CHECK:         %[[A:.*]] = arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:    %[[B:.*]] = arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:    %[[C:.*]] = arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:    %[[D:.*]] = arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:    %[[AB:.*]] = arith.addf %[[A]], %[[B]] : f32
+// CHECK-NEXT:    %[[CD:.*]] = arith.addf %[[C]], %[[D]] : f32
+// CHECK-NEXT:    %[[ALL:.*]] = arith.addf %[[AB]], %[[CD]] : f32
+// CHECK-NEXT:    nvvm.shfl.sync  bfly %{{.*}}, %[[ALL]]
+func.func @row_sum_tree(%s: memref<?x32xf32>, %l: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %t = attn.load_tile %s[%c0] rows %c16 : memref<?x32xf32> -> tensor<16x32xf32, #mma>
+    %r = attn.reduce sum %t : tensor<16x32xf32, #mma> -> tensor<16xf32, #row>
+    attn.store_tile %r, %l[%c0] rows %c16 : tensor<16xf32, #row>, memref<?xf32>
+  }
+  return
+}
