@@ -39,7 +39,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import gpu_check  # noqa: E402 - FA4's loader (gpu_check.fa4_module)
+import gpu_check  # noqa: E402 - FA4's loader, make_tensor
 
 cuda = ctypes.CDLL("libcuda.so.1")
 
@@ -158,24 +158,20 @@ def reference(q, k, v, causal, scale, variant, extra):
 STORAGE = "bnhd"
 
 
-def tensor4(b, h, n, d, make, strided=True):
-    """A [b, h, n, d] view of a tensor made by make(shape) in STORAGE (in
-    [B, H, N, D] for a program whose memrefs have an identity layout)."""
-    if STORAGE == "bhnd" or not strided:
-        return make((b, h, n, d))
-    return make((b, n, h, d)).transpose(1, 2)
+def layout(prog):
+    """The storage of a program's Q, K, V and O (gpu_check.make_tensor's
+    layout): STORAGE, or [B, H, N, D] for identity-layout memrefs."""
+    return STORAGE if prog.get("strided", False) else "bhnd"
 
 
 def run_case(prog, kern, shape, dtype, gen):
     b, hq, hkv, nq, nk = shape
     d = prog["head_dim"]
     dt = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
-    strided = prog.get("strided", False)
-    mk = lambda *s: tensor4(*s, lambda t: torch.randn(
-        *t, device="cuda", generator=gen).to(dt), strided)
+    mk = lambda *s, fill=None: gpu_check.make_tensor(s, dt, layout(prog), gen,
+                                                     fill)
     q, k, v = mk(b, hq, nq, d), mk(b, hkv, nk, d), mk(b, hkv, nk, d)
-    o = tensor4(b, hq, nq, d, lambda t: torch.full(
-        t, float("nan"), device="cuda", dtype=dt), strided)
+    o = mk(b, hq, nq, d, fill=float("nan"))
     lse = torch.full((b, hq, nq), float("nan"), device="cuda")
     scale = prog.get("scale") or 1.0 / math.sqrt(d)
     extra = {}
@@ -255,11 +251,9 @@ def bench(prog, kern, n, dtype, peers=("fa2", "cudnn", "fa4")):
     d = prog["head_dim"]
     b, h = 16384 // n, 2048 // d
     dt = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
-    strided = prog.get("strided", False)
-    q, k, v = (tensor4(b, h, n, d, lambda t: torch.randn(
-        *t, device="cuda", dtype=dt), strided) for _ in range(3))
-    o = tensor4(b, h, n, d, lambda t: torch.empty(*t, device="cuda",
-                                                  dtype=dt), strided)
+    q, k, v = (gpu_check.make_tensor((b, h, n, d), dt, layout(prog), None)
+               for _ in range(3))
+    o = gpu_check.make_tensor((b, h, n, d), dt, layout(prog), None, 0.0)
     lse = torch.empty(b, h, n, device="cuda")
     scale = 1.0 / math.sqrt(d)
     args = [{"q": q, "k": k, "v": v, "o": o, "lse": lse,

@@ -47,10 +47,9 @@ namespace {
 /// since the start address field (bits 0-13, address >> 4) cannot carry:
 /// shared addresses stay below 2^18 (sm_90 gives a block at most 227 KiB,
 /// and the kernel's allocation is checked against the target). The add is
-/// on the low 32 bits (the
-/// high word, the stride offset and the swizzle, is constant): one integer
-/// add per wgmma instead of rebuilding the descriptor (CUTLASS's descriptor
-/// iterator does the same).
+/// on the low 32 bits (the high word, the stride offset and the swizzle, is
+/// constant): one integer add per wgmma instead of rebuilding the
+/// descriptor (CUTLASS's descriptor iterator does the same).
 struct Descriptors {
   Value lo;        // i32: start address >> 4 | leading offset >> 4 << 16
   uint32_t hi = 0; // stride offset >> 4 | swizzle (1 = 128 bytes) << 30
