@@ -166,10 +166,13 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Partial row sums take 4 more registers a thread (two m-tiles): where
-  // O is wider than 64 columns the kernels are at 255 and ptxas spills.
+  // O is wider than 64 columns the mma.sync kernels are at 255 and ptxas
+  // spills. wgmma programs take them at every width: +1..2% at D = 128 and
+  // +1..4% at D = 256 (H200, N = 2k and 16k, one run).
   if (opts.deferRowSums) {
     AttnDeferRowSumsOptions defer;
     defer.maxColumns = 64;
+    defer.wgmma = opts.wgmma;
     pm.addPass(createAttnDeferRowSums(defer));
   }
   AttnAssignLayoutsOptions layouts;

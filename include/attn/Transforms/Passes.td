@@ -206,10 +206,13 @@ def AttnDeferRowSums : Pass<"attn-defer-row-sums"> {
     8 columns of a tensor-core n-tile, the per-block reduce is each thread's
     own fold and the cross-lane shuffles of the row sum run once, after the
     loop. A row sum whose start value is neither a zero splat nor the row
-    sum of a loop this pass rewrote is left alone, and so is every loop that
-    carries a 2-d tile wider than `max-columns` (when > 0): the GPU pipeline
-    uses 64, since at D >= 128 the accumulator already fills the registers
-    and the partial sums' extra registers spill (ptxas).
+    sum of a loop this pass rewrote is left alone, and so is every loop of a
+    program that will not take wgmma layouts (`wgmma`, as
+    attn-assign-layouts decides it) and carries a 2-d tile wider than
+    `max-columns` (when > 0): the GPU pipeline uses 64, since with mma.sync
+    layouts at D >= 128 the accumulator already fills the registers and the
+    partial sums' extra registers spill (ptxas); a wgmma program's
+    consumers have 240.
 
     Example (in a fused loop):
 
@@ -230,7 +233,11 @@ def AttnDeferRowSums : Pass<"attn-defer-row-sums"> {
     Option<"width", "width", "int64_t", /*default=*/"8",
            "Column groups of the partial sums (the GPU's n-tile: 8)">,
     Option<"maxColumns", "max-columns", "int64_t", /*default=*/"0",
-           "Only in loops carrying no 2-d tile with more columns (0: any)">
+           "Outside wgmma programs, only in loops carrying no 2-d tile with "
+           "more columns (0: any)">,
+    Option<"wgmma", "wgmma", "int64_t", /*default=*/"-1",
+           "Which programs take wgmma layouts, as attn-assign-layouts' "
+           "option: 1, 0 (-1: where the target has warpgroup MMA)">
   ];
 }
 

@@ -17,6 +17,8 @@
 //===----------------------------------------------------------------------===//
 #include "attn/Transforms/Passes.h"
 
+#include "WarpgroupTiling.h"
+
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -73,32 +75,6 @@ struct AssignLayoutsPass
              << "pass option wgmma must be -1 (heuristic), 0 or 1, got "
              << int64_t(wgmma);
     return success();
-  }
-
-  /// Why the program's tiles cannot take wgmma layouts (empty: they can).
-  /// wgmma reads 16-bit operands from 128-byte-swizzled slabs (rows of a
-  /// multiple of 64 elements), writes 64-row accumulators per warpgroup
-  /// and takes N up to 256 per instruction (larger N is split).
-  static std::string wgmmaObstacle(ArrayRef<DotOp> dots, int64_t rows) {
-    if (rows % 64 || rows > 256)
-      return "query blocks of " + std::to_string(rows) +
-             " rows (wgmma needs 64, 128, 192 or 256: 64 per warpgroup)";
-    for (DotOp dot : dots)
-      for (Value v : {dot.getLhs(), dot.getRhs()}) {
-        auto t = cast<RankedTensorType>(v.getType());
-        if (t.getElementType().getIntOrFloatBitWidth() != 16)
-          return "a dot operand of " +
-                 std::to_string(t.getElementType().getIntOrFloatBitWidth()) +
-                 "-bit elements (wgmma layouts are for f16/bf16)";
-        if (v == dot.getRhs() && t.getDimSize(1) % 64)
-          return "a dot operand of " + std::to_string(t.getDimSize(1)) +
-                 " columns (wgmma's 128-byte slabs need multiples of 64)";
-        if (v == dot.getLhs() && v.getDefiningOp<LoadTileOp>() &&
-            t.getDimSize(1) % 64)
-          return "a dot operand of " + std::to_string(t.getDimSize(1)) +
-                 " columns (wgmma's 128-byte slabs need multiples of 64)";
-      }
-    return "";
   }
 
   /// m-tiles per warp and where a shared-memory lhs lives: the options, else

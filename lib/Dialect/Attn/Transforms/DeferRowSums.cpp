@@ -22,10 +22,13 @@
 // value that is a zero splat or the row sum of an already rewritten loop
 // (the masked loop that continues an unmasked one). With max-columns, only
 // in loops that carry no 2-d tile wider than that (the partial sums take
-// W/4 − 1 more registers per row a thread holds).
+// W/4 − 1 more registers per row a thread holds), except in programs that
+// take wgmma layouts (their consumer warpgroups have 240 registers).
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Transforms/Passes.h"
+
+#include "WarpgroupTiling.h"
 
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 
@@ -112,8 +115,11 @@ struct AttnDeferRowSumsPass
     // of the loop before it.
     SmallVector<RowSum> sums;
     getOperation()->walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
-      if (maxColumns > 0 && carriedColumns(loop) > maxColumns)
-        return;
+      if (maxColumns > 0 && carriedColumns(loop) > maxColumns) {
+        auto grid = loop->getParentOfType<scf::ForallOp>();
+        if (!grid || !takesWgmma(grid, wgmma))
+          return;
+      }
       for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
         if (auto rs = matchRowSum(loop, i, width))
           sums.push_back(*rs);

@@ -2,6 +2,11 @@
 // RUN:   -attn-fuse-online-softmax -cse -attn-defer-row-sums | FileCheck %s
 // RUN: attn-opt %s -split-input-file -attn-defer-row-sums="max-columns=32" \
 // RUN:   | FileCheck %s --check-prefix=NARROW
+// RUN: attn-opt %s -split-input-file -attn-defer-row-sums="max-columns=64" \
+// RUN:   | FileCheck %s --check-prefix=WIDE
+// RUN: attn-opt %s -split-input-file \
+// RUN:   -attn-defer-row-sums="max-columns=64 wgmma=0" \
+// RUN:   | FileCheck %s --check-prefix=MMASYNC
 
 // The online softmax's row sum l' = α·l + rowsum(P) is carried as L: [R, 8]
 // (the row reduced in the 8 column groups c ≡ w mod 8):
@@ -114,5 +119,41 @@ func.func @fused(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
                  %lse: memref<?x?x?xf32>) {
   attn.attention %q, %k, %v into %o lse(%lse : memref<?x?x?xf32>) {causal, scale = 0.125 : f32}
       : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}
+
+// -----
+
+// max-columns spares the registers of mma.sync programs; a program that
+// takes wgmma layouts (sm_90a, 64-row blocks, 16-bit operands of 128
+// columns) has room for the partial sums at D = 128, unless wgmma=0 says it
+// will not take them.
+// WIDE-LABEL:    func.func @wgmma_program
+// WIDE:            attn.reduce sum %{{.*}} : tensor<64x128xf32> -> tensor<64x8xf32>
+// MMASYNC-LABEL: func.func @wgmma_program
+// MMASYNC-NOT:     tensor<64x8xf32>
+// MMASYNC:         attn.reduce sum %{{.*}} : tensor<64x128xf32> -> tensor<64xf32>
+// MMASYNC-NOT:     tensor<64x8xf32>
+func.func @wgmma_program(%q: tensor<64x128xbf16>, %k: tensor<128x128xbf16>,
+                         %v: tensor<128x128xbf16>, %alpha: tensor<64xf32>,
+                         %n: index, %out: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.forall (%i) in (1) {
+    %zero = arith.constant dense<0.0> : tensor<64xf32>
+    %zs = arith.constant dense<0.0> : tensor<64x128xf32>
+    %r:2 = scf.for %j = %c0 to %n step %c1 iter_args(%l = %zero, %o = %zs)
+        -> (tensor<64xf32>, tensor<64x128xf32>) {
+      %s = attn.dot %q, %k, %zs {rhs_transposed} : tensor<64x128xbf16>, tensor<128x128xbf16> -> tensor<64x128xf32>
+      %p = math.exp2 %s : tensor<64x128xf32>
+      %rs = attn.reduce sum %p : tensor<64x128xf32> -> tensor<64xf32>
+      %x = arith.mulf %alpha, %l : tensor<64xf32>
+      %l2 = arith.addf %x, %rs : tensor<64xf32>
+      %pb = arith.truncf %p : tensor<64x128xf32> to tensor<64x128xbf16>
+      %o2 = attn.dot %pb, %v, %o : tensor<64x128xbf16>, tensor<128x128xbf16> -> tensor<64x128xf32>
+      scf.yield %l2, %o2 : tensor<64xf32>, tensor<64x128xf32>
+    }
+    attn.store_tile %r#0, %out[%c0] rows %c1 : tensor<64xf32>, memref<64xf32>
+  } {attn.target = #attn.target<arch = "sm_90a", smem_per_block = 232448, num_sms = 132>}
   return
 }
