@@ -297,8 +297,9 @@ struct AllocRingLowering : public TilePattern<AllocRingOp> {
       // Thread 0 initialises every slot's barriers; the barrier publishes
       // them. "full" expects one arrival per copying thread (the
       // producer's, or every thread), "empty" one per reading thread (the
-      // consumers', or every thread): one arrival per warp after a
-      // bar.warp.sync was 2-4% slower (H200, D = 128 and 256).
+      // consumers', or every thread): one arrival per consumer warp (lane
+      // 0, with or without a bar.warp.sync before it) was 2-5% slower
+      // (H200, D = 128 and 256).
       auto t = cast<RingType>(op.getType());
       Value first = e.cmp(arith::CmpIPredicate::eq, e.tid(), e.c32(0));
       auto ifOp = scf::IfOp::create(rewriter, loc, first, false);
@@ -552,30 +553,8 @@ struct WarpSpecializeLowering : public TilePattern<WarpSpecializeOp> {
     };
     role(op.getConsumers(), ifOp.thenBlock(), op.getConsumerRegisters(),
          NVVM::SetMaxRegisterAction::increase);
-    // A producer whose copies are all bulk copies needs one warp: one
-    // thread issues each copy and arrives; the waits for empty slots are
-    // the rest of its work. The warpgroup's other three warps end here
-    // (setmaxnreg is warpgroup-wide, so they stay in the block until it has
-    // run) instead of polling the same barriers: each poll is an issue slot
-    // taken from the consumers' warps on the same schedulers.
-    Block *producer = ifOp.elseBlock();
-    bool allBulk = true;
-    op.getProducer().walk(
-        [&](AsyncLoadTileOp load) { allBulk &= load.getBulk(); });
-    if (allBulk) {
-      rewriter.setInsertionPointToStart(producer);
-      if (op.getProducerRegisters())
-        NVVM::SetMaxRegisterOp::create(rewriter, loc, op.getProducerRegisters(),
-                                       NVVM::SetMaxRegisterAction::decrease);
-      Value firstWarp = e.cmp(arith::CmpIPredicate::ult, e.tid(),
-                              e.c32(32 * info.warps + 32));
-      auto oneWarp = scf::IfOp::create(rewriter, loc, firstWarp, false);
-      role(op.getProducer(), oneWarp.thenBlock(), 0,
-           NVVM::SetMaxRegisterAction::decrease);
-    } else {
-      role(op.getProducer(), producer, op.getProducerRegisters(),
-           NVVM::SetMaxRegisterAction::decrease);
-    }
+    role(op.getProducer(), ifOp.elseBlock(), op.getProducerRegisters(),
+         NVVM::SetMaxRegisterAction::decrease);
     rewriter.eraseOp(op);
     return success();
   }

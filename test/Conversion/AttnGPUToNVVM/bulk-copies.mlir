@@ -11,8 +11,6 @@
 // issues one copy per 64-column slab at column 64·s, the indices reversed
 // (innermost first), into slab s of the slot (s · rows · 128 bytes), then
 // arrives with the tile's bytes: Q 128x128 bf16 = 32768, K 64x128 = 16384.
-// Every copy being a bulk copy, only the producer's first warp (threads
-// 256-287) runs the producer: the other three do not poll the barriers.
 // CHECK-LABEL: func.func @bulk
 // CHECK:         %[[QMAP:.*]] = attn.tensor_map %arg0 box[128, 64] : memref<?x?x128xbf16> -> !llvm.ptr
 // CHECK-NEXT:    %[[KMAP:.*]] = attn.tensor_map %arg1 box[64, 64] : memref<?x?x128xbf16> -> !llvm.ptr
@@ -25,7 +23,6 @@
 // CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : i32
 // CHECK-DAG:     %[[QBYTES:.*]] = arith.constant 32768 : i32
 // CHECK-DAG:     %[[KBYTES:.*]] = arith.constant 16384 : i32
-// CHECK-DAG:     %[[C288:.*]] = arith.constant 288 : i32
 // CHECK:         nvvm.mbarrier.init %{{.*}}, %[[C1]]
 // CHECK-NEXT:    llvm.getelementptr
 // CHECK-NEXT:    nvvm.mbarrier.init %{{.*}}, %[[C256]]
@@ -39,10 +36,6 @@
 // CHECK-NOT:     nvvm.fence.proxy
 // CHECK:         } else {
 // CHECK-NEXT:      nvvm.setmaxregister decrease 24
-// CHECK-NEXT:      %[[PTID:.*]] = gpu.thread_id x
-// CHECK-NEXT:      %[[PTID32:.*]] = arith.index_cast %[[PTID]] : index to i32
-// CHECK-NEXT:      %[[WARP0:.*]] = arith.cmpi ult, %[[PTID32]], %[[C288]] : i32
-// CHECK-NEXT:      scf.if %[[WARP0]] {
 // CHECK:           %[[QFULL:.*]] = llvm.getelementptr %[[QSLOT:.*]][32768]
 // CHECK:           %[[ROW:.*]] = arith.index_cast %{{.*}} : index to i32
 // CHECK:           %[[B:.*]] = arith.index_cast %block_id_z : index to i32
