@@ -152,7 +152,7 @@ run_sanitizer() {
   fi
   PYTHONUNBUFFERED=1 python3 tools/sanitize_gpu.py --driver "$SAN_DRIVER" \
     --bundle "$BUNDLE" "${prog[@]}" --chips "$SANITIZE_CHIPS" \
-    --timeout 300 --out-dir "$OUT_DIR" --work-dir "$BUILD/sanitize" 2>&1 |
+    --timeout 200 --out-dir "$OUT_DIR" --work-dir "$BUILD/sanitize" 2>&1 |
     tee "$OUT_DIR/sanitize_console.log"
   local rc=${PIPESTATUS[0]}
   sanitize_line=$(grep -E '^sanitize: (clean|FAILED)' \
