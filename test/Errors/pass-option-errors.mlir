@@ -30,6 +30,8 @@
 // TAUNEG: error: pass option rescale-threshold must be in [0, 15], got -1
 // RUN: not attn-opt %s --attn-cpu-pipeline="rescale-threshold=nan" 2>&1 | FileCheck %s --check-prefix=TAUNAN
 // TAUNAN: error: pass option rescale-threshold must be in [0, 15], got nan
+// RUN: not attn-opt %s --attn-defer-row-sums="wgmma=2" 2>&1 | FileCheck %s --check-prefix=DEFERWGMMA
+// DEFERWGMMA: error: pass option wgmma must be -1 (heuristic), 0 or 1, got 2
 
 // Options the command-line parser rejects.
 // RUN: not attn-opt %s --attn-tile-attention="block-q=abc" 2>&1 | FileCheck %s --check-prefix=NOTINT

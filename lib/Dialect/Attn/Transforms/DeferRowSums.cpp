@@ -105,6 +105,14 @@ struct AttnDeferRowSumsPass
     : public attn::impl::AttnDeferRowSumsBase<AttnDeferRowSumsPass> {
   using Base::Base;
 
+  LogicalResult initialize(MLIRContext *ctx) override {
+    if (wgmma < -1 || wgmma > 1)
+      return emitError(UnknownLoc::get(ctx))
+             << "pass option wgmma must be -1 (heuristic), 0 or 1, got "
+             << int64_t(wgmma);
+    return success();
+  }
+
   void runOnOperation() override {
     if (width < 1) {
       getOperation()->emitError()
