@@ -303,13 +303,13 @@ struct AssignLayoutsPass
             load->getParentOfType<scf::ForOp>())
           extraCols += t.getDimSize(1);
       });
-      auto target = grid->getAttrOfType<TargetAttr>(kTargetAttrName);
-      bool targetHasWgmma = target && target.hasWarpgroupMma();
-      std::string obstacle = wgmmaObstacle(dots, rows);
-      if (wgmma == 1 && !obstacle.empty())
-        return grid.emitError()
-               << "unsupported: wgmma layouts with " << obstacle;
-      if (wgmma == 1 || (wgmma == -1 && targetHasWgmma && obstacle.empty())) {
+      if (wgmma == 1) {
+        std::string obstacle = wgmmaObstacle(dots, rows);
+        if (!obstacle.empty())
+          return grid.emitError()
+                 << "unsupported: wgmma layouts with " << obstacle;
+      }
+      if (takesWgmma(grid, wgmma)) {
         // One warpgroup per 64 query rows, one 16-row m-tile per warp: per
         // thread S (Bc/2 f32), O (D/2 f32) and the other register tiles'
         // columns, Q read from shared memory by wgmma.
