@@ -31,10 +31,7 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Transforms/Passes.h"
 
 #include <chrono>
@@ -555,12 +552,4 @@ void mlir::attn::registerAllAttnPasses() {
   registerAttnPasses();
   registerAttnConversionPasses();
   registerAttnPipelines();
-}
-
-void mlir::attn::registerAttnDialects(DialectRegistry &registry) {
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  // gpu-module-to-binary translates the kernels to LLVM IR.
-  registerAllToLLVMIRTranslations(registry);
-  registry.insert<AttnDialect>();
 }

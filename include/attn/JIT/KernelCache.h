@@ -2,8 +2,8 @@
 //
 // A directory of compiled kernels keyed by a canonical string (for the JIT:
 // the problem's canonical IR, the chip, the compiler version and options).
-// It needs only POSIX and the C++17 library (no MLIR/LLVM), so the MLIR-free
-// runtime can use it too. Nothing throws.
+// It needs POSIX, the C++17 library and LLVMSupport (SHA-256), no MLIR.
+// Nothing throws.
 //
 //   attn::jit::KernelCache cache;                  // default directory
 //   attn::jit::CacheResult r = cache.getOrCreate(key,
@@ -82,32 +82,14 @@
 namespace attn::jit {
 
 //===----------------------------------------------------------------------===//
-// SHA-256 (FIPS 180-4)
+// SHA-256 (LLVM's llvm::SHA256): cache keys and entry checksums
 //===----------------------------------------------------------------------===//
 
-class Sha256 {
-public:
-  using Digest = std::array<uint8_t, 32>;
+using Sha256Digest = std::array<uint8_t, 32>;
 
-  Sha256();
-  void update(const void *data, size_t size);
-  void update(std::string_view data) { update(data.data(), data.size()); }
-  /// The digest of everything passed to update; the object is then reset.
-  Digest finish();
-
-  static Digest hash(std::string_view data);
-
-private:
-  void compress(const uint8_t *block);
-
-  uint32_t state_[8];
-  uint8_t buffer_[64];
-  size_t buffered_ = 0;
-  uint64_t totalBytes_ = 0;
-};
-
+Sha256Digest sha256(std::string_view data);
 /// Lowercase hex of a digest (64 characters).
-std::string toHex(const Sha256::Digest &digest);
+std::string toHex(const Sha256Digest &digest);
 /// Lowercase hex SHA-256 of `data`.
 std::string sha256Hex(std::string_view data);
 

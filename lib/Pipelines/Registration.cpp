@@ -1,27 +1,17 @@
-//===- StaticRegistration.cpp - upstream registration, attn's share -------===//
+//===- Registration.cpp - the dialects and models attn uses ----*- C++ -*-===//
 //
-// Compiled only with -DATTN_STATIC_TOOLS=ON (cmake/AttnStaticLink.cmake).
-//
-// mlir::attn::registerAttnDialects (Pipelines.cpp) calls upstream's
-// registerAllDialects, registerAllExtensions and
-// registerAllToLLVMIRTranslations. Linked against libMLIR.so that costs
-// nothing; linked statically it would pull every MLIR dialect (SPIR-V, Tosa,
-// SparseTensor, ROCDL, ...) into each tool. The static tools therefore do not
-// link MLIRRegisterAllDialects / MLIRRegisterAllExtensions: this file defines
-// those two functions with what attn's pipelines use (the dialects of the
-// tile, CPU and GPU paths and their interface models: bufferization,
-// deallocation, value bounds, ConvertToLLVM for convert-gpu-to-nvvm, the NVVM
-// target of gpu-module-to-binary), and no-op stand-ins for the LLVM IR
-// translations of the dialects attn never produces.
-//
-// Nothing attn needs is missing when the lit suite passes against the
-// static tools: `lit build-static/test --filter-out install-package` (the
-// install test wants the whole static tree built). Once
-// registerAttnDialects names its dialects itself, this file can go.
+// registerAttnDialects names exactly what attn's pipelines and tools use,
+// in the shared and the static builds alike: the dialects of the tile, CPU
+// and GPU paths, their interface models (bufferization, deallocation, value
+// bounds, ConvertToLLVM for convert-gpu-to-nvvm, the NVVM target of
+// gpu-module-to-binary) and the LLVM IR translations of the dialects that
+// reach LLVM IR. Upstream's registerAllDialects would pull every MLIR dialect
+// (SPIR-V, Tosa, SparseTensor, ROCDL, ...) into each static tool; a dialect a
+// new lowering needs is added here, where the lit suite shows it missing.
 //
 //===----------------------------------------------------------------------===//
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
+#include "attn/Dialect/Attn/IR/AttnDialect.h"
+#include "attn/Pipelines/Pipelines.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -82,18 +72,23 @@
 #include "mlir/IR/Dialect.h"
 #include "mlir/Interfaces/CastInterfaces.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 
 using namespace mlir;
 
-void mlir::registerAllDialects(DialectRegistry &registry) {
+void mlir::attn::registerAttnDialects(DialectRegistry &registry) {
+  registry.insert<AttnDialect>();
   registry.insert<affine::AffineDialect, arith::ArithDialect,
                   bufferization::BufferizationDialect, cf::ControlFlowDialect,
                   DLTIDialect, func::FuncDialect, gpu::GPUDialect,
                   linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect,
-                  memref::MemRefDialect, NVVM::NVVMDialect,
-                  omp::OpenMPDialect, scf::SCFDialect, tensor::TensorDialect,
-                  ub::UBDialect, vector::VectorDialect>();
+                  memref::MemRefDialect, NVVM::NVVMDialect, omp::OpenMPDialect,
+                  scf::SCFDialect, tensor::TensorDialect, ub::UBDialect,
+                  vector::VectorDialect>();
 
   affine::registerValueBoundsOpInterfaceExternalModels(registry);
   arith::registerBufferDeallocationOpInterfaceExternalModels(registry);
@@ -126,17 +121,10 @@ void mlir::registerAllDialects(DialectRegistry &registry) {
   vector::registerSubsetOpInterfaceExternalModels(registry);
   vector::registerValueBoundsOpInterfaceExternalModels(registry);
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
-}
 
-void mlir::registerAllDialects(MLIRContext &context) {
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  context.appendDialectRegistry(registry);
-}
-
-void mlir::registerAllExtensions(DialectRegistry &registry) {
   // ConvertToLLVMPatternInterface of each dialect: convert-gpu-to-nvvm adds
   // the patterns of every loaded dialect through it.
+
   arith::registerConvertArithToLLVMInterface(registry);
   cf::registerConvertControlFlowToLLVMInterface(registry);
   func::registerAllExtensions(registry);
@@ -149,18 +137,12 @@ void mlir::registerAllExtensions(DialectRegistry &registry) {
   ub::registerConvertUBToLLVMInterface(registry);
   NVVM::registerConvertGpuToNVVMInterface(registry);
   vector::registerConvertVectorToLLVMInterface(registry);
-}
 
-// registerAllToLLVMIRTranslations (inline, in mlir/Target/LLVMIR/Dialect/
-// All.h) also names these dialects' translations; attn never produces
-// their ops, so registering nothing for them is what registering their
-// translation would do for attn's IR.
-void mlir::registerArmNeonDialectTranslation(DialectRegistry &) {}
-void mlir::registerArmSMEDialectTranslation(DialectRegistry &) {}
-void mlir::registerArmSVEDialectTranslation(DialectRegistry &) {}
-void mlir::registerOpenACCDialectTranslation(DialectRegistry &) {}
-void mlir::registerPtrDialectTranslation(DialectRegistry &) {}
-void mlir::registerROCDLDialectTranslation(DialectRegistry &) {}
-void mlir::registerSPIRVDialectTranslation(DialectRegistry &) {}
-void mlir::registerVCIXDialectTranslation(DialectRegistry &) {}
-void mlir::registerXeVMDialectTranslation(DialectRegistry &) {}
+  // LLVM IR: the GPU kernels (gpu-module-to-binary) and the CPU path
+  // (ExecutionEngine, OpenMP for its threads).
+  registerBuiltinDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
+}
