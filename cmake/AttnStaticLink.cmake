@@ -8,8 +8,8 @@
 # component libraries that they use, libstdc++ and libgcc statically, with
 # --gc-sections (and lld's --icf=all when lld is there), so that they run on a
 # machine without LLVM/MLIR: they need only libc, libm, libdl, libpthread,
-# librt (and libz/libzstd when no static copy is installed). tools/build-static.sh
-# builds them into build-static/.
+# librt (and libz/libzstd when no static copy is installed).
+# tools/scripts/build_static.sh builds them into build-static/.
 #
 # Include after find_package(MLIR) and include(AddLLVM/AddMLIR), before the
 # targets are declared.

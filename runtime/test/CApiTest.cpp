@@ -11,7 +11,7 @@
 namespace {
 
 TEST(CApi, LayoutMatchesTheDocumentedStructs) {
-  // tools/gpu_check.py mirrors these structs with ctypes.
+  // tools/scripts/gpu_check.py mirrors these structs with ctypes.
   EXPECT_EQ(sizeof(attn_strides), 32u);
   EXPECT_EQ(offsetof(attn_problem, batch), 16u);
   EXPECT_EQ(offsetof(attn_problem, scale), 72u);

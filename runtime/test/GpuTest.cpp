@@ -3,7 +3,8 @@
 // Run every kernel of the bundle that this GPU can run on small problems and
 // compare with the float64 reference; check the validation that needs real
 // device memory. Without a GPU (or without a bundle) every test here skips;
-// with ATTN_REQUIRE_GPU=1 (tools/gpu-check.sh sets it) they fail instead.
+// with ATTN_REQUIRE_GPU=1 (tools/scripts/gpu_check.sh sets it) they fail
+// instead.
 //
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"

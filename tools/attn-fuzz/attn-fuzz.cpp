@@ -6,8 +6,9 @@
 // rejected with diagnostics; what must never happen is a crash, an abort,
 // a failed assertion, a sanitizer report or a hang (libFuzzer's -timeout).
 //
-// Built only with clang and -DATTN_ENABLE_FUZZER=ON (tools/hardening.sh
-// fuzz); tools/hardening.sh builds a seed corpus from test/'s inputs.
+// Built only with clang and -DATTN_ENABLE_FUZZER=ON
+// (tools/scripts/hardening.sh fuzz); tools/scripts/hardening.sh builds a seed
+// corpus from test/'s inputs.
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Pipelines/Pipelines.h"

@@ -1,0 +1,367 @@
+#!/usr/bin/env python3
+"""Runs compiled attn kernels straight from their PTX on a GPU, checks them
+against a float64 reference and times them beside torch SDPA.
+
+The kernels come from tools/build-gpu-programs.sh (run on the build machine),
+which writes <dir>/programs.json: one entry per kernel with its PTX file, its
+entry name, the launch shape (block_m, threads, smem), the function signature
+(the memref operands in order, then scalars) and the variant its reference
+computes:
+
+  plain     O = softmax(scale·QKᵀ [+ causal mask])·V, LSE
+  softcap   S = scale·c·tanh(QKᵀ / c) before the softmax
+  bias      S = scale·QKᵀ + Bias[b, h, i, j]
+
+Kernel parameters follow runtime/include/attn/runtime/KernelABI.h: the
+function's arguments in order, a memref as (allocated ptr, aligned ptr,
+offset, sizes..., strides...) with 64-bit integers, an f32 as itself.
+Launch: grid (ceil(Nq / block_m), Hq, B), block (threads, 1, 1).
+
+Correctness: fresh random inputs (seed printed), outputs poisoned with NaN,
+pass iff ||O - ref|| / ||ref|| < 1e-2 with no NaN/inf, and LSE within 1e-3
+(-inf exactly where the reference row sees no key). Timing: median of CUDA
+events over back-to-back launches after warm-up, bf16/f16 at
+B·N = 16384, H·D = 2048, beside SDPA FLASH (FlashAttention-2) and CUDNN.
+
+  python3 tools/scripts/gpu_programs.py build/gpu-programs [--quick] \\
+      [--out f.json]
+"""
+
+import argparse
+import ctypes
+import json
+import math
+import os
+import random
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gpu_check  # noqa: E402 - FA4's loader, make_tensor
+
+cuda = ctypes.CDLL("libcuda.so.1")
+
+
+def check(rc, what):
+    if rc != 0:
+        name = ctypes.c_char_p()
+        cuda.cuGetErrorName(rc, ctypes.byref(name))
+        raise RuntimeError(f"{what}: CUDA error {rc} "
+                           f"({name.value.decode() if name.value else '?'})")
+
+
+# cuTensorMapEncodeTiled's enums (cuda.h).
+TMA_DTYPE = {torch.float16: 6, torch.bfloat16: 9}
+TMA_SWIZZLE_128B, TMA_L2_256B = 3, 3
+
+
+def tensor_map(t, box_rows):
+    """The CUtensorMap (128 bytes) of a [.., rows, cols] 16-bit tensor for
+    bulk copies of box_rows x 64 (one 128-byte slab), 128-byte swizzled,
+    zeros past the end (KernelABI.h)."""
+    rank = t.dim()
+    dims = (ctypes.c_uint64 * rank)(*reversed(t.shape))
+    strides = (ctypes.c_uint64 * (rank - 1))(
+        *[s * t.element_size() for s in reversed(t.stride()[:-1])])
+    box = (ctypes.c_uint32 * rank)(*([64, box_rows] + [1] * (rank - 2)))
+    ones = (ctypes.c_uint32 * rank)(*([1] * rank))
+    # CUtensorMap is 128-byte aligned (alignas(128) in cuda.h).
+    buf = (ctypes.c_uint8 * 256)()
+    m = (ctypes.c_uint64 * 16).from_buffer(buf, -ctypes.addressof(buf) % 128)
+    m.buf = buf
+    check(cuda.cuTensorMapEncodeTiled(
+        ctypes.byref(m), TMA_DTYPE[t.dtype], rank,
+        ctypes.c_void_p(t.data_ptr()), dims, strides, box, ones, 0,
+        TMA_SWIZZLE_128B, TMA_L2_256B, 0), "cuTensorMapEncodeTiled")
+    return m
+
+
+class Kernel:
+    def __init__(self, ptx_path, name, smem, tensor_maps=()):
+        self.tensor_maps = tensor_maps
+        torch.cuda.init()
+        torch.zeros(1, device="cuda")  # makes the primary context current
+        data = open(ptx_path, "rb").read() + b"\0"
+        self.module = ctypes.c_void_p()
+        check(cuda.cuModuleLoadData(ctypes.byref(self.module), data),
+              f"cuModuleLoadData({ptx_path})")
+        self.fn = ctypes.c_void_p()
+        check(cuda.cuModuleGetFunction(ctypes.byref(self.fn), self.module,
+                                       name.encode()), "cuModuleGetFunction")
+        # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+        check(cuda.cuFuncSetAttribute(self.fn, 8, smem), "cuFuncSetAttribute")
+        self.smem = smem
+
+    def launch(self, grid, threads, args):
+        """args: a list of torch tensors (memrefs) and floats (f32)."""
+        self.prepare(grid, threads, args)()
+
+    def prepare(self, grid, threads, args):
+        """A launcher with the kernel parameters packed once (timing loops:
+        the per-call cost is cuLaunchKernel's alone)."""
+        keep = []
+        for a in args:
+            if isinstance(a, torch.Tensor):
+                p = a.data_ptr()
+                keep += [ctypes.c_uint64(p), ctypes.c_uint64(p),
+                         ctypes.c_int64(0)]
+                keep += [ctypes.c_int64(s) for s in a.shape]
+                keep += [ctypes.c_int64(s) for s in a.stride()]
+            else:
+                keep.append(ctypes.c_float(a))
+        for arg, rows in self.tensor_maps:
+            keep.append(tensor_map(args[arg], rows))
+        params = (ctypes.c_void_p * len(keep))(
+            *[ctypes.cast(ctypes.byref(k), ctypes.c_void_p) for k in keep])
+        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+
+        def go():
+            check(cuda.cuLaunchKernel(self.fn, grid[0], grid[1], grid[2],
+                                      threads, 1, 1, self.smem, stream,
+                                      params, None), "cuLaunchKernel")
+        go.keep = (keep, params)  # alive as long as the launcher
+        return go
+
+
+def reference(q, k, v, causal, scale, variant, extra):
+    """float64 O and LSE; Q [B,Hq,Nq,D], K/V [B,Hkv,Nk,D]."""
+    q, k, v = q.double(), k.double(), v.double()
+    g = q.shape[1] // k.shape[1]
+    k = k.repeat_interleave(g, dim=1)
+    v = v.repeat_interleave(g, dim=1)
+    s = torch.matmul(q, k.transpose(-1, -2))
+    if variant == "softcap":
+        # softmax(scale · c·tanh(QKᵀ / c)): the cap on the raw scores.
+        c = extra["softcap"]
+        s = c * torch.tanh(s / c)
+    s = s * scale
+    if variant == "bias":
+        s = s + extra["bias"].double()
+    nq, nk = q.shape[2], k.shape[2]
+    if causal:
+        i = torch.arange(nq, device=q.device)[:, None]
+        j = torch.arange(nk, device=q.device)[None, :]
+        s = s.masked_fill(j > i + (nk - nq), float("-inf"))
+    lse = torch.logsumexp(s, dim=-1)
+    p = torch.exp(s - torch.where(torch.isinf(lse), 0, lse)[..., None])
+    o = torch.matmul(p, v)
+    return o, lse
+
+
+# Storage of Q, K, V and O: "bnhd" ([B, N, H, D], the GPU check's, FA4's and
+# the runtime's benchmark storage) or "bhnd" (each head's rows contiguous).
+# The problems of build_gpu_programs.py take [B, H, N, D] memrefs with
+# run-time strides (the runtime's kernels); hand-written programs with an
+# identity layout always get [B, H, N, D].
+STORAGE = "bnhd"
+
+
+def layout(prog):
+    """The storage of a program's Q, K, V and O (gpu_check.make_tensor's
+    layout): STORAGE, or [B, H, N, D] for identity-layout memrefs."""
+    return STORAGE if prog.get("strided", False) else "bhnd"
+
+
+def run_case(prog, kern, shape, dtype, gen):
+    b, hq, hkv, nq, nk = shape
+    d = prog["head_dim"]
+    dt = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
+    mk = lambda *s, fill=None: gpu_check.make_tensor(s, dt, layout(prog), gen,
+                                                     fill)
+    q, k, v = mk(b, hq, nq, d), mk(b, hkv, nk, d), mk(b, hkv, nk, d)
+    o = mk(b, hq, nq, d, fill=float("nan"))
+    lse = torch.full((b, hq, nq), float("nan"), device="cuda")
+    scale = prog.get("scale") or 1.0 / math.sqrt(d)
+    extra = {}
+    args = []
+    for a in prog["args"]:
+        args.append({"q": q, "k": k, "v": v, "o": o, "lse": lse}.get(a))
+        if a == "bias":
+            extra["bias"] = torch.randn(b, hq, nq, nk, device="cuda",
+                                        generator=gen) * 2
+            args[-1] = extra["bias"]
+        elif a == "scale":
+            args[-1] = scale
+    if prog["variant"] == "softcap":
+        extra["softcap"] = prog["softcap"]
+    grid = ((nq + prog["block_m"] - 1) // prog["block_m"], hq, b)
+    kern.launch(grid, prog["threads"], args)
+    torch.cuda.synchronize()
+    ro, rl = reference(q, k, v, prog["causal"], scale, prog["variant"], extra)
+    of = o.double()
+    ok = bool(torch.isfinite(of).all())
+    err = ((of - ro).norm() / ro.norm().clamp_min(1e-30)).item()
+    ok = ok and err < 1e-2
+    lse_err = 0.0
+    if "lse" in prog["args"]:
+        inf = torch.isinf(rl)
+        same_inf = bool((torch.isinf(lse) == inf).all()) and \
+            bool((lse[inf] < 0).all())
+        fin = ~inf
+        lse_err = (lse.double()[fin] - rl[fin]).abs().max().item() \
+            if fin.any() else 0.0
+        ok = ok and same_inf and not math.isnan(lse_err) and lse_err < 1e-3
+    return ok, err, lse_err
+
+
+def time_ms(fn, samples=15, batch=10):
+    """Median over samples of the mean time of `batch` back-to-back calls
+    between two CUDA events (the host's launch cost overlaps the kernels)."""
+    for _ in range(5):
+        fn()
+    torch.cuda.synchronize()
+    ts = []
+    for _ in range(samples):
+        s = torch.cuda.Event(enable_timing=True)
+        e = torch.cuda.Event(enable_timing=True)
+        s.record()
+        for _ in range(batch):
+            fn()
+        e.record()
+        e.synchronize()
+        ts.append(s.elapsed_time(e) / batch)
+    ts.sort()
+    return ts[len(ts) // 2]
+
+
+def time_fa4(prog, q, k, v, causal):
+    """FlashAttention-4 on the same problem in its [B, N, H, D] storage
+    (ATTN_FA4_SITE: tools/scripts/gpu_check.sh --fa4), with `softcap=` where the
+    program is a problem-level soft-cap ("score_mod_softcap": C, FA4's
+    softcap on the scaled scores); None where FA4 is missing or has no such
+    variant."""
+    mod = gpu_check.fa4_module()
+    if mod is None or prog["variant"] not in ("plain", "softcap"):
+        return None
+    kw = {"causal": causal}
+    if prog["variant"] == "softcap":
+        if "score_mod_softcap" not in prog:
+            return None
+        kw["softcap"] = prog["score_mod_softcap"]
+    qf, kf, vf = (x.transpose(1, 2).contiguous() for x in (q, k, v))
+    try:
+        return time_ms(lambda: mod.flash_attn_func(qf, kf, vf, **kw))
+    except Exception:  # noqa: BLE001 - a peer that cannot run is a "-"
+        return None
+
+
+def bench(prog, kern, n, dtype, peers=("fa2", "cudnn", "fa4")):
+    d = prog["head_dim"]
+    b, h = 16384 // n, 2048 // d
+    dt = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
+    q, k, v = (gpu_check.make_tensor((b, h, n, d), dt, layout(prog), None)
+               for _ in range(3))
+    o = gpu_check.make_tensor((b, h, n, d), dt, layout(prog), None, 0.0)
+    lse = torch.empty(b, h, n, device="cuda")
+    scale = 1.0 / math.sqrt(d)
+    args = [{"q": q, "k": k, "v": v, "o": o, "lse": lse,
+             "scale": scale}[a] for a in prog["args"]]
+    grid = ((n + prog["block_m"] - 1) // prog["block_m"], h, b)
+    causal = prog["causal"]
+    flops = 4 * b * h * n * n * d / (2 if causal else 1)
+    res = {"attn": time_ms(kern.prepare(grid, prog["threads"], args))}
+    res["fa4"] = time_fa4(prog, q, k, v, causal) if "fa4" in peers else None
+    from torch.nn.attention import sdpa_kernel, SDPBackend
+    for name, be in (("fa2", SDPBackend.FLASH_ATTENTION),
+                     ("cudnn", SDPBackend.CUDNN_ATTENTION)):
+        if name not in peers:
+            res[name] = None
+            continue
+        try:
+            with sdpa_kernel([be]):
+                res[name] = time_ms(lambda: F.scaled_dot_product_attention(
+                    q, k, v, is_causal=causal))
+        except Exception as ex:  # backend unavailable for this shape
+            res[name] = None
+    return {kname: (flops / (t * 1e-3) / 1e12 if t else None)
+            for kname, t in res.items()}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dir")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--no-bench", action="store_true")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--ns", default="", help="bench sequence lengths")
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--storage", choices=("bnhd", "bhnd"), default="bnhd",
+                    help="Q, K, V and O storage (the kernels take any "
+                         "strides; bnhd is the GPU check's)")
+    ap.add_argument("--peers", default="fa2,cudnn,fa4",
+                    help="implementations timed beside attn (comma list; "
+                         "'none' for A/B runs of attn variants)")
+    a = ap.parse_args()
+    peers = tuple(x for x in a.peers.split(",") if x and x != "none")
+    global STORAGE
+    STORAGE = a.storage
+    start = time.time()
+    seed = a.seed if a.seed is not None else random.randrange(1 << 30)
+    print(f"seed {seed}")
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(seed)
+    progs = json.load(open(os.path.join(a.dir, "programs.json")))
+    shapes = [(1, 1, 1, 1, 1), (1, 2, 2, 17, 17), (2, 4, 2, 128, 128),
+              (1, 2, 1, 130, 1000), (1, 2, 2, 1000, 130), (2, 2, 2, 1000, 1000)]
+    if not a.quick:
+        shapes += [(1, 8, 2, 4096, 4096), (1, 1, 1, 16384, 16384)]
+    results, failed = [], 0
+    for p in progs:
+        if a.only and a.only not in p["name"]:
+            continue
+        kern = Kernel(os.path.join(a.dir, p["ptx"]), p["kernel"], p["smem"],
+                          p.get("tensor_maps", ()))
+        for shape in shapes:
+            if p["variant"] == "bias" and shape[3] * shape[4] > 1 << 24:
+                continue
+            try:
+                ok, err, lerr = run_case(p, kern, shape, p["dtype"], gen)
+            except Exception as ex:
+                ok, err, lerr = False, float("nan"), float("nan")
+                print(f"  {p['name']} {shape}: {ex}")
+            failed += not ok
+            print(f"{'PASS' if ok else 'FAIL'} {p['name']:40s} {str(shape):28s}"
+                  f" O rel {err:.2e}  LSE {lerr:.1e}", flush=True)
+            results.append({"prog": p["name"], "shape": shape, "ok": ok,
+                            "err": err, "lse_err": lerr})
+    print(f"checked in {time.time() - start:.0f} s", flush=True)
+    table = []
+    if not a.no_bench:
+        for p in progs:
+            if not p.get("bench") or (a.only and a.only not in p["name"]):
+                continue
+            kern = Kernel(os.path.join(a.dir, p["ptx"]), p["kernel"], p["smem"],
+                          p.get("tensor_maps", ()))
+            ns = [int(x) for x in a.ns.split(",")] if a.ns else (
+                [4096] if a.quick else [2048, 4096, 8192, 16384])
+            for n in ns:
+                print(f"timing {p['name']} N = {n}", flush=True)
+                r = bench(p, kern, n, p["dtype"], peers)
+                table.append((p["name"], n, r))
+    if a.out:
+        json.dump({"seed": seed, "cases": results,
+                   "bench": [{"prog": t[0], "n": t[1], **t[2]}
+                             for t in table]}, open(a.out, "w"), indent=1)
+    print(f"\ncorrectness: {len(results) - failed}/{len(results)} passed "
+          f"({time.time() - start:.0f} s in all)")
+    if table:
+        print(f"\n{'kernel':40s} {'N':>6s} {'attn':>7s} {'FA2':>7s} "
+              f"{'cuDNN':>7s} {'FA4':>7s} {'xFA2':>6s} {'xcuDNN':>6s} "
+              f"{'xFA4':>6s}  (TFLOP/s; FA4 with the program's soft-cap)")
+        f = lambda x: f"{x:7.1f}" if x else "      -"
+        for name, n, r in table:
+            x2 = r["attn"] / r["fa2"] if r.get("fa2") else 0
+            xc = r["attn"] / r["cudnn"] if r.get("cudnn") else 0
+            x4 = r["attn"] / r["fa4"] if r.get("fa4") else 0
+            print(f"{name:40s} {n:6d} {f(r['attn'])} {f(r.get('fa2'))} "
+                  f"{f(r.get('cudnn'))} {f(r.get('fa4'))} {x2:6.2f} "
+                  f"{xc:6.2f} {x4:6.2f}")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
