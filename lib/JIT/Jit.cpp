@@ -6,6 +6,7 @@
 
 #include "attn/JIT/JitBuildId.h"
 #include "attn/JIT/KernelCache.h"
+#include "attn/runtime/Chips.h"
 
 #include "llvm/Config/llvm-config.h"
 
@@ -17,16 +18,10 @@
 namespace attn::jit {
 namespace {
 
-/// The chip the code generator targets for a device: the device's own where
-/// attn generates code for it, else the newest one whose PTX runs there
-/// (sm_80's mma.sync kernels run on every later GPU; sm_90a code runs only
-/// on 9.0).
+/// The chip the code generator targets for a device (codegenChipFor).
 std::string codegenChip(const KernelRequest &r) {
-  if (r.ccMajor == 9 && r.ccMinor == 0)
-    return "sm_90a";
-  if (r.ccMajor == 8 && (r.ccMinor == 6 || r.ccMinor == 9))
-    return "sm_8" + std::to_string(r.ccMinor);
-  return "sm_80";
+  const ChipInfo *chip = codegenChipFor(r.ccMajor, r.ccMinor);
+  return chip ? std::string(chip->name) : std::string(kChips[0].name);
 }
 
 // A cache entry's payload: a header line, the launcher's manifest line, the

@@ -1,6 +1,7 @@
 //===- Pipelines.cpp - attn pass pipelines ----------------------*- C++ -*-===//
 #include "attn/Pipelines/Pipelines.h"
 #include "attn/runtime/Bundle.h"
+#include "attn/runtime/Chips.h"
 
 #include "attn/Conversion/Passes.h"
 #include "attn/Dialect/Attn/IR/AttnDialect.h"
@@ -137,8 +138,7 @@ void mlir::attn::buildCPUPipeline(OpPassManager &pm,
 }
 
 bool mlir::attn::isSupportedChip(llvm::StringRef chip) {
-  return llvm::is_contained({"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"},
-                            chip);
+  return ::attn::findChip(chip) != nullptr;
 }
 
 void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
@@ -198,10 +198,9 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   }
   // Ping-pong between the consumer warpgroups: +5..16% over rotation alone
   // for the three of a 192-row program at D = 64 (N >= 2k, H100). For two
-  // warpgroups (v23, H200): D = 128 −2..+1% through the GPU check, D = 256
-  // −3..+1% (one run showed +12% at D = 128, N = 2k, on a lease where the
-  // kernel without it was slow: PERF-NOTES v23). By default programs of
-  // three or more warpgroups.
+  // warpgroups (H200): D = 128 −2..+1% through the GPU check and −3..−4% at
+  // 16k in a one-run A/B, D = 256 −3..+1%. By default programs of three or
+  // more warpgroups.
   if (opts.pingpong != 0) {
     AttnAlternateWarpgroupsOptions alternate;
     alternate.minWarpgroups = opts.pingpong == 1 ? 2 : 3;
@@ -294,9 +293,7 @@ mlir::attn::compileGPUKernel(ModuleOp module,
     timings = &local;
   MLIRContext *ctx = module.getContext();
   if (!isSupportedChip(opts.chip))
-    return module.emitError() << "unsupported chip '" << opts.chip
-                              << "' (expected sm_80, sm_86, sm_89, sm_90 or "
-                                 "sm_90a)";
+    return module.emitError() << ::attn::unsupportedChipMessage(opts.chip);
   // Whether the problem writes the LSE, before the pipeline lowers it.
   // Where its keys live, too (the manifest's kv=).
   bool withLse = false;

@@ -1,17 +1,18 @@
-//===- KernelCompiler.cpp - kernels the bundle lacks --------------*- C++
-//-*-===//
+//===- KernelCompiler.cpp - kernels the bundle lacks ----------*- C++ -*-===//
 #include "attn/runtime/KernelCompiler.h"
+#include "attn/runtime/Chips.h"
 
 namespace attn {
 
 KernelCompiler::~KernelCompiler() = default;
 
 std::string KernelRequest::chip() const {
-  std::string chip = "sm_" + std::to_string(ccMajor) + std::to_string(ccMinor);
-  // wgmma and TMA exist only in the architecture-specific target of 9.0.
-  if (ccMajor == 9 && ccMinor == 0)
-    chip += "a";
-  return chip;
+  // The architecture-specific target where the chip table has one (wgmma
+  // exists only in sm_90a), else the device's own sm_XY.
+  for (const ChipInfo &c : kChips)
+    if (c.archSpecific && c.ccMajor == ccMajor && c.ccMinor == ccMinor)
+      return std::string(c.name);
+  return "sm_" + std::to_string(ccMajor) + std::to_string(ccMinor);
 }
 
 std::string KernelRequest::key() const {

@@ -23,12 +23,13 @@
 //   <kernel> <chip> <registers> <spill store bytes> <spill load bytes>
 //   <ptxas "Potential Performance Loss" notes: wgmma serialised, ...>
 //
-// (tools/ptxas-check.sh --report checks it: no spills).
+// (tools/scripts/ptxas_check.sh --report checks it: no spills).
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Pipelines/Pipelines.h"
 #include "attn/Transforms/Passes.h"
+#include "attn/runtime/Chips.h"
 #include "attn/runtime/KernelABI.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -114,8 +115,9 @@ static cl::opt<std::string>
               cl::cat(category));
 static cl::list<std::string> sassChips(
     "sass-chips",
-    cl::desc("Chips to assemble SASS for (needs --ptxas; default: sm_80, "
-             "sm_86, sm_89, sm_90a, those that a --chips PTX serves)"),
+    cl::desc("Chips to assemble SASS for (needs --ptxas; default: the chip "
+             "table's bundle chips, attn/runtime/Chips.h, that a --chips PTX "
+             "serves)"),
     cl::CommaSeparated, cl::cat(category));
 static cl::opt<unsigned>
     jobs("jobs", cl::desc("ptxas processes at a time (0: one per core)"),
@@ -320,7 +322,7 @@ int main(int argc, char **argv) {
     if (opt.trim().starts_with("chip="))
       return fail("--split-codegen: the chip comes from --chips");
   if (chips.empty())
-    chips.push_back("sm_80");
+    chips.push_back(std::string(::attn::kChips[0].name));
   if (dtypes.empty()) {
     dtypes.push_back("f16");
     dtypes.push_back("bf16");
@@ -342,7 +344,7 @@ int main(int argc, char **argv) {
   for (const std::string &c : chips) {
     if (!mlir::attn::isSupportedChip(c) ||
         !parseChip(c, ptxChips.emplace_back()))
-      return fail("unsupported chip '" + c + "'");
+      return fail(::attn::unsupportedChipMessage(c));
   }
 
   // SASS: each chip paired with the PTX chip it is assembled from.
@@ -352,8 +354,9 @@ int main(int argc, char **argv) {
   if (!ptxasPath.empty()) {
     bool explicitChips = !sassChips.empty();
     if (!explicitChips)
-      for (const char *c : {"sm_80", "sm_86", "sm_89", "sm_90a"})
-        sassChips.push_back(c);
+      for (const ::attn::ChipInfo &c : ::attn::kChips)
+        if (c.bundleSass)
+          sassChips.push_back(std::string(c.name));
     for (const std::string &name : sassChips) {
       Chip c;
       if (!parseChip(name, c))
@@ -465,11 +468,11 @@ int main(int argc, char **argv) {
                 // the page), not the cache knobs' 64-row ones.
                 bool isSplit = program == ::attn::Program::SplitKV;
                 mlir::attn::CodegenPipelineOptions &opts =
-                    chip != "sm_90a" ? *knobs
-                    : page             ? *smallPageKnobs[isSplit]
-                    : cache            ? *cacheKnobs[isSplit]
-                    : isSplit          ? *splitKnobs
-                                       : *knobs;
+                    !::attn::findChip(chip)->warpgroupMma ? *knobs
+                    : page    ? *smallPageKnobs[isSplit]
+                    : cache   ? *cacheKnobs[isSplit]
+                    : isSplit ? *splitKnobs
+                              : *knobs;
                 opts.chip = chip;
                 // A dense forward gets a second kernel with a taller query
                 // block where one pays on long sequences (tallQueryBlock);

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "attn/Dialect/Attn/IR/AttnDialect.h"
 #include "attn/Pipelines/Pipelines.h"
+#include "attn/runtime/Chips.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -83,7 +84,7 @@ static int emitPTX(ArrayRef<StringRef> args, DialectRegistry &registry) {
     llvm::errs() << "attn-opt: error: --emit=ptx needs --attn-codegen\n";
     return 1;
   }
-  auto opts = attn::CodegenPipelineOptions::createFromString(codegen);
+  auto opts = mlir::attn::CodegenPipelineOptions::createFromString(codegen);
   if (!opts) {
     llvm::errs() << "attn-opt: error: bad --attn-codegen options '" << codegen
                  << "'\n";
@@ -104,12 +105,12 @@ static int emitPTX(ArrayRef<StringRef> args, DialectRegistry &registry) {
   if (!module)
     return 1;
   PassManager pm(&ctx);
-  if (!attn::isSupportedChip(opts->chip)) {
-    llvm::errs() << "attn-opt: error: unsupported chip '" << opts->chip
-                 << "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)\n";
+  if (!mlir::attn::isSupportedChip(opts->chip)) {
+    llvm::errs() << "attn-opt: error: "
+                 << ::attn::unsupportedChipMessage(opts->chip) << "\n";
     return 1;
   }
-  attn::buildGPUCodegenPipeline(pm, *opts);
+  mlir::attn::buildGPUCodegenPipeline(pm, *opts);
   if (failed(pm.run(*module)))
     return 1;
 

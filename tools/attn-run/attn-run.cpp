@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Pipelines/Pipelines.h"
+#include "attn/runtime/Chips.h"
 #include "attn/runtime/Reference.h"
 #ifdef ATTN_HAVE_RUNTIME
 #include "attn/runtime/Runtime.h"
@@ -833,8 +834,7 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
                : GPUOutcome{GPUOutcome::Unavailable, 0,
                             "f32 runs on the CPU path"};
   if (!mlir::attn::isSupportedChip(optChip))
-    return failed1("unsupported chip '" + optChip +
-                   "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)");
+    return failed1(::attn::unsupportedChipMessage(optChip));
 
   if (optNoFuse)
     return failed1("unsupported: --no-fuse on the GPU (the kernel generator "

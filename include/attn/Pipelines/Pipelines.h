@@ -62,8 +62,7 @@ void buildCPUPipeline(OpPassManager &pm, const TilingPipelineOptions &opts);
 struct CodegenPipelineOptions
     : public PassPipelineOptions<CodegenPipelineOptions> {
   Option<std::string> chip{*this, "chip",
-                           llvm::cl::desc("GPU: sm_80, sm_86, sm_89, sm_90 or "
-                                          "sm_90a"),
+                           llvm::cl::desc("GPU chip (attn/runtime/Chips.h)"),
                            llvm::cl::init("sm_80")};
   Option<int64_t> blockQ{*this, "block-q",
                          llvm::cl::desc("Query block rows (0: heuristic)"),

@@ -1,6 +1,7 @@
 //===- AttnDialect.cpp - attn dialect ---------------------------*- C++ -*-===//
 #include "attn/Dialect/Attn/IR/AttnDialect.h"
 #include "attn/Dialect/Attn/IR/AttnOps.h"
+#include "attn/runtime/Chips.h"
 #include "attn/runtime/KernelABI.h"
 
 #include "mlir/IR/Builders.h"
@@ -32,38 +33,33 @@ void AttnDialect::initialize() {
       >();
 }
 
-namespace {
-struct KnownTarget {
-  llvm::StringLiteral name;
-  int64_t smemPerBlock; // bytes a block may use (opt-in maximum)
-  int64_t numSms;
-};
-// Shared memory per block is the opt-in maximum of each architecture
-// (CUDA programming guide, "Technical Specifications per Compute
-// Capability"); SM counts are those of the flagship part. For the CPU the
-// "shared memory" is the data cache a tile should stay inside (L2 of a core).
-constexpr KnownTarget kKnownTargets[] = {
-    {"cpu", 1 << 20, 1},    {"sm_80", 166912, 108}, {"sm_86", 101376, 84},
-    {"sm_89", 101376, 128}, {"sm_90", 232448, 132}, {"sm_90a", 232448, 132},
-};
-} // namespace
-
+// A known target: "cpu" or a chip of attn's chip table (Chips.h). For the
+// CPU the "shared memory" is the data cache a tile should stay inside (L2
+// of a core).
 TargetAttr TargetAttr::getKnown(MLIRContext *ctx, StringRef name) {
-  for (const KnownTarget &t : kKnownTargets)
-    if (t.name == name)
-      return TargetAttr::get(ctx, t.name, t.smemPerBlock, t.numSms);
+  if (name == "cpu")
+    return TargetAttr::get(ctx, "cpu", 1 << 20, 1);
+  if (const ::attn::ChipInfo *chip = ::attn::findChip(name))
+    return TargetAttr::get(ctx, name, chip->smemPerBlock, chip->numSms);
   return {};
+}
+
+bool TargetAttr::hasWarpgroupMma() const {
+  const ::attn::ChipInfo *chip = ::attn::findChip(getArch());
+  return chip && chip->warpgroupMma;
+}
+
+bool TargetAttr::hasBulkCopies() const {
+  const ::attn::ChipInfo *chip = ::attn::findChip(getArch());
+  return chip && chip->bulkCopies;
 }
 
 LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  StringRef arch, int64_t smemPerBlock,
                                  int64_t numSms) {
-  bool known = llvm::any_of(
-      kKnownTargets, [&](const KnownTarget &t) { return t.name == arch; });
-  if (!known)
+  if (arch != "cpu" && !::attn::findChip(arch))
     return emitError() << "unknown target architecture '" << arch
-                       << "' (expected cpu, sm_80, sm_86, sm_89, sm_90 or "
-                          "sm_90a)";
+                       << "' (expected " << ::attn::chipList("cpu") << ")";
   // Tiles need room for at least a 16x16 block of Q, K and V at head dim 16.
   if (smemPerBlock < 4096 || smemPerBlock > (1 << 30))
     return emitError() << "smem_per_block must be in [4096, 2^30] bytes, got "

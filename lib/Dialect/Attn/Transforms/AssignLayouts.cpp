@@ -190,8 +190,8 @@ struct AssignLayoutsPass
   /// the lowering then multiplies a thread's elements only when one of its
   /// rows' factors is not 1. That pays where the kernel is issue bound and
   /// O is large: two m-tiles per warp, D >= 128 and Bc >= 64 (measured on an
-  /// H100, results/PERF-NOTES.md v9: +3-5% at D = 128 with Bc = 64; −1 to
-  /// −3% with Bc = 32, and −4% at D = 256 with one m-tile, where
+  /// H100: +3-6% at D = 128 with Bc = 64; −3..+2% with Bc = 32, and −4..−7%
+  /// at D = 256 with one m-tile, where
   /// shared-memory bandwidth bounds the kernel and the branch only keeps
   /// ptxas from hoisting the V fragments' loads above the softmax). On
   /// wgmma (one m-tile per warp, O in D/2 registers a thread) it pays from

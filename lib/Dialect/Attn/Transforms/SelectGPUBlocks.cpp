@@ -1,5 +1,6 @@
 //===- SelectGPUBlocks.cpp - block sizes for the GPU kernel -----*- C++ -*-===//
 #include "attn/Transforms/Passes.h"
+#include "attn/runtime/Chips.h"
 
 namespace mlir::attn {
 #define GEN_PASS_DEF_ATTNSELECTGPUBLOCKS
@@ -11,7 +12,7 @@ using namespace mlir::attn;
 
 namespace {
 struct SelectGPUBlocksPass
-    : public attn::impl::AttnSelectGPUBlocksBase<SelectGPUBlocksPass> {
+    : public mlir::attn::impl::AttnSelectGPUBlocksBase<SelectGPUBlocksPass> {
   using Base::Base;
 
   // Bad options fail the pass even when no op would read them.
@@ -19,8 +20,7 @@ struct SelectGPUBlocksPass
     TargetAttr target = TargetAttr::getKnown(ctx, chip);
     if (!target || !target.isGPU())
       return emitError(UnknownLoc::get(ctx))
-             << "unsupported chip '" << chip
-             << "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)";
+             << ::attn::unsupportedChipMessage(chip);
     if (wgmma < -1 || wgmma > 1)
       return emitError(UnknownLoc::get(ctx))
              << "pass option wgmma must be -1 (heuristic), 0 or 1, got "
@@ -41,8 +41,7 @@ struct SelectGPUBlocksPass
     WalkResult r = getOperation()->walk([&](AttentionOp op) {
       TargetAttr target = TargetAttr::getKnown(op.getContext(), chip);
       if (!target || !target.isGPU()) {
-        op.emitError() << "unsupported chip '" << chip
-                       << "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)";
+        op.emitError() << ::attn::unsupportedChipMessage(chip);
         return WalkResult::interrupt();
       }
       Builder b(op.getContext());
@@ -57,15 +56,15 @@ struct SelectGPUBlocksPass
       // m-tiles; Q re-read from shared memory) and at D = 256 (8 warps of
       // one m-tile: O alone is 128 registers); Bc = 32 at D = 96 (padded
       // rows; 64 unmeasured there), and at D = 128 off Hopper (sm_80
-      // spills the 128x64 kernel; no Ampere to measure). Measured on an H100
-      // (results/PERF-NOTES.md, v9): at D = 128, 128x64 with lazy
-      // rescaling beats 128x32 by 2-5%; at D = 256, 128x64 with 8 warps
-      // beats 64x32 with 4 by 4-8%.
+      // spills the 128x64 kernel; no Ampere to measure). Measured on an
+      // H100: at D = 128, 128x64 with lazy rescaling beats 128x32 by 5-8%
+      // non-causal and 0-4% causal; at D = 256, 128x64 with 8 warps beats
+      // 64x32 with 4 by 2-8%.
       // A chip whose shared memory cannot hold Q (Br·D) and the two-slot
       // K/V ring (2·2·Bc·D) of 16-bit elements takes 64x32 (sm_80 and
       // sm_86/89 at D = 256).
       int64_t d = std::max(op.getHeadDim(), op.getValueHeadDim());
-      bool hopper = chip == "sm_90" || chip == "sm_90a";
+      bool hopper = ::attn::findChip(chip)->ccMajor == 9;
       int64_t bq = 128, bkv = d > 64 && d <= 96 ? 32 : 64;
       // Unmeasured off Hopper, where ptxas spills the 128x64 kernel at
       // D = 128: the 128x32 blocks measured before.

@@ -249,7 +249,7 @@ struct SpecializeWarpgroupsPass
     bool bulk = false;
     if (bulkCopies != 0) {
       auto target = grid->getAttrOfType<TargetAttr>(kTargetAttrName);
-      bool hasTMA = target && target.getArch().starts_with("sm_9");
+      bool hasTMA = target && target.hasBulkCopies();
       bool all = llvm::all_of(loads, bulkCopyable);
       if (bulkCopies == 1 && !all)
         for (AsyncLoadTileOp load : loads)

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Transforms/Passes.h"
+#include "attn/runtime/Chips.h"
 #include "attn/runtime/KernelABI.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -320,7 +321,7 @@ struct TileAttentionPass
     if (!defaultTarget)
       return mlir::emitError(UnknownLoc::get(ctx))
              << "pass option target: unknown target '" << target.getValue()
-             << "' (expected cpu, sm_80, sm_86, sm_89, sm_90 or sm_90a)";
+             << "' (expected " << ::attn::chipList("cpu") << ")";
     for (auto [name, opt] : {std::pair{"block-q", int64_t(blockQ)},
                              std::pair{"block-kv", int64_t(blockKV)}})
       if (opt != 0 &&

@@ -48,8 +48,9 @@ struct KernelRequest {
   /// The device's compute capability; chip() names the code to generate.
   int ccMajor = 0, ccMinor = 0;
 
-  /// "sm_90a" for compute capability 9.0 (wgmma and TMA need the
-  /// architecture-specific target), else "sm_<major><minor>".
+  /// The chip table's architecture-specific target for this compute
+  /// capability ("sm_90a" for 9.0: wgmma needs it), else
+  /// "sm_<major><minor>".
   std::string chip() const;
   /// A canonical one-line description, e.g.
   /// "dtype=bf16 head_dim=80 head_dim_v=80 causal=1 lse=0 chip=sm_90a"

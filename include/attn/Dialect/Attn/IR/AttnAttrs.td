@@ -19,8 +19,8 @@ def Attn_TargetAttr : AttrDef<Attn_Dialect, "Target"> {
   let mnemonic = "target";
   let summary = "Description of the machine that tiling sizes its blocks for";
   let description = [{
-    Names the architecture (`cpu`, `sm_80`, `sm_86`, `sm_89`, `sm_90`,
-    `sm_90a`), the fast on-chip memory one program (thread block) may use, in
+    Names the architecture (`cpu` or a chip of attn's chip table,
+    `attn/runtime/Chips.h`: `sm_80` ... `sm_90a`), the fast on-chip memory one program (thread block) may use, in
     bytes, and the number of processors (SMs). The IO-aware tiling pass reads
     it from the op's `target` attribute, else from an `attn.target` attribute
     on an enclosing op, else from its `target` option.
@@ -42,8 +42,10 @@ def Attn_TargetAttr : AttrDef<Attn_Dialect, "Target"> {
     /// True for NVIDIA GPU targets (sm_*).
     bool isGPU() const { return getArch().starts_with("sm_"); }
     /// Hopper's architecture-specific instructions (wgmma, setmaxnreg):
-    /// sm_90a only; PTX for it runs on no other chip.
-    bool hasWarpgroupMma() const { return getArch() == "sm_90a"; }
+    /// sm_90a only; PTX for it runs on no other chip (Chips.h).
+    bool hasWarpgroupMma() const;
+    /// Bulk tensor copies (TMA): sm_90 and later (Chips.h).
+    bool hasBulkCopies() const;
     /// A known target by name ("cpu", "sm_80", ...), or null.
     static TargetAttr getKnown(::mlir::MLIRContext *ctx, ::llvm::StringRef name);
   }];
