@@ -43,7 +43,7 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 # The runtime was built (cuda.h found): it can be installed and linked.
 if config.attn_have_runtime:
     config.available_features.add("attn-runtime")
-# pkg-config (tools/setup.sh installs it) for the installed .pc files.
+# pkg-config (tools/scripts/setup.sh installs it) for the installed .pc files.
 import shutil
 if shutil.which("pkg-config"):
     config.available_features.add("pkg-config")
@@ -55,7 +55,7 @@ if os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.available_features.add("ptxas")
 
 # GPU-gated tests: "gpu" where a CUDA GPU is visible, "no-gpu" elsewhere
-# (the GPU check itself runs through tools/gpu-check.sh on the lent GPU).
+# (the GPU check itself runs through tools/scripts/gpu_check.sh on the lent GPU).
 import shutil, subprocess
 def _has_gpu():
     smi = shutil.which("nvidia-smi")

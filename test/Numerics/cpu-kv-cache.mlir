@@ -32,4 +32,4 @@
 // RUN: not attn-run %s --paged 16 2>&1 | FileCheck %s --check-prefix=FILE
 // FILE: attn-run: error: --kv-lens, --paged, --varlen and --softcap need the problem from flags, not an input file
 // RUN: not attn-run --paged 16 --block-kv 32 --seq-k 64 2>&1 | FileCheck %s --check-prefix=BLOCK
-// BLOCK: error: unsupported: page size 16 is not a multiple of the key block (Bc=32)
+// BLOCK: error: unsupported: page size 16 is not a multiple of the key block (Bc=32): a key block is read from one page

@@ -14,7 +14,7 @@
 // wgmma kernels (256 threads, up to 255 registers: D = 256 holds O in 128
 // of them); D = 96 stays on mma.sync.
 // REQUIRES: ptxas
-// RUN: bash %attn_src_root/tools/ptxas-check.sh --allow-spill 0 --report %attn_bundle_dir | FileCheck %s
+// RUN: bash %attn_src_root/tools/scripts/ptxas_check.sh --allow-spill 0 --report %attn_bundle_dir | FileCheck %s
 // CHECK:     kernel arch regs spill status
 // CHECK-NOT: FAIL
 // CHECK:     kernels: 616, spill-free: 616, small spills (<= 0 bytes): 0, failed: 0

@@ -6,7 +6,7 @@
 // in a fresh directory, and check what comes back: a cubin for the chip (an
 // ELF file of the CUDA machine), a launch description that matches the
 // request, cache hits, corrupt entries rebuilt, the fallbacks. Running the
-// kernels is the GPU check's job (tools/gpu-check.sh).
+// kernels is the GPU check's job (tools/scripts/gpu_check.sh).
 //
 //===----------------------------------------------------------------------===//
 #include "attn/JIT/Jit.h"

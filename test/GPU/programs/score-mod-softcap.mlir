@@ -1,7 +1,7 @@
 // A problem-level soft-cap: attn.attention's score_mod region
 //   S' = C·tanh(scale·QKᵀ / C),  C = 2, scale = 1/sqrt(128), causal,
 // compiled by the whole pipeline (the region applied to each score tile by
-// attn-tile-attention). The GPU check (tools/gpu_programs.py) compares it
+// attn-tile-attention). The GPU check (tools/scripts/gpu_programs.py) compares it
 // with float64 through its "softcap" variant, softmax(scale·c·tanh(QKᵀ/c)),
 // which is the same function at c = C/scale = 2·sqrt(128), and times it
 // beside FlashAttention-4 with softcap=2 when the GPU check carries FA4.

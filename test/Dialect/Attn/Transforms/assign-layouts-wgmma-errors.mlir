@@ -1,7 +1,7 @@
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts="wgmma=1" -verify-diagnostics
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts | FileCheck %s --check-prefix=AUTO
-// RUN: not attn-opt %s -attn-assign-layouts="wgmma=2" 2>&1 | FileCheck %s --check-prefix=BADOPT
-// RUN: not attn-opt %s -attn-select-gpu-blocks="chip=sm_90a wgmma=-2" 2>&1 | FileCheck %s --check-prefix=BADOPT
+// RUN: not attn-opt %s -attn-assign-layouts="wgmma=2" 2>&1 | FileCheck %s --check-prefix=BADWGMMA
+// RUN: not attn-opt %s -attn-select-gpu-blocks="chip=sm_90a wgmma=-2" 2>&1 | FileCheck %s --check-prefix=BADSELECT
 
 // D = 96 rows are 1.5 slabs of 128 bytes: forced wgmma is unsupported, and
 // the heuristic keeps sm_90a on mma.sync for it.
@@ -10,7 +10,8 @@
 // AUTO:         #attn.mma<warps = 4>
 // AUTO-NOT:     version = 3
 // AUTO:         attn.register_estimate
-// BADOPT: pass option wgmma must be -1 (heuristic), 0 or 1, got
+// BADWGMMA: error: pass option wgmma must be -1 (heuristic), 0 or 1, got 2{{$}}
+// BADSELECT: error: pass option wgmma must be -1 (heuristic), 0 or 1, got -2{{$}}
 func.func @d96(%q: memref<?x?x?x96xbf16>, %k: memref<?x?x?x96xbf16>,
                %v: memref<?x?x?x96xbf16>, %o: memref<?x?x?x96xbf16>) {
   // expected-error @+1 {{unsupported: wgmma layouts with a dot operand of 96 columns (wgmma's 128-byte slabs need multiples of 64)}}

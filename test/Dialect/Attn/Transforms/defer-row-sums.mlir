@@ -7,6 +7,10 @@
 // RUN: attn-opt %s -split-input-file \
 // RUN:   -attn-defer-row-sums="max-columns=64 wgmma=0" \
 // RUN:   | FileCheck %s --check-prefix=MMASYNC
+// RUN: not attn-opt %s -attn-defer-row-sums="wgmma=2" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=BADWGMMA
+// A bad option is an error before any IR is touched.
+// BADWGMMA: <unknown>:0: error: pass option wgmma must be -1 (heuristic), 0 or 1, got 2
 
 // The online softmax's row sum l' = α·l + rowsum(P) is carried as L: [R, 8]
 // (the row reduced in the 8 column groups c ≡ w mod 8):

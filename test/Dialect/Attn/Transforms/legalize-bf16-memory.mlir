@@ -45,7 +45,7 @@ llvm.func @pad_and_convert(%p: !llvm.ptr, %q: !llvm.ptr) -> vector<8xf32> {
 // CHECK-NEXT:    llvm.load %{{.*}} : !llvm.ptr -> vector<8xf32>
 // CHECK-NEXT:    llvm.store %{{.*}}, %{{.*}} : bf16, !llvm.ptr
 // CHECK-NEXT:    llvm.store %{{.*}}, %{{.*}} : vector<8xf16>, !llvm.ptr
-// CHECK-NOT:     llvm.bitcast
+// CHECK-NEXT:    llvm.return
 llvm.func @untouched(%p: !llvm.ptr) {
   %a = llvm.load %p : !llvm.ptr -> bf16
   %b = llvm.load %p : !llvm.ptr -> vector<8xf16>

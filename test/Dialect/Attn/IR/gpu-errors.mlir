@@ -1,5 +1,9 @@
 // RUN: attn-opt %s -split-input-file -verify-diagnostics
 
+// The GPU layouts and types (#attn.mma, #attn.shared, !attn.ring) and the
+// GPU-level ops (AttnGPU.cpp): each input is valid but for the one rule it
+// breaks, and is refused where it is written.
+
 // expected-error @+1 {{#attn.mma needs 1 to 32 warps, got 0}}
 func.func private @f(tensor<64x8xf32, #attn.mma<warps = 0>>)
 

@@ -43,9 +43,8 @@
 // Problems whose host buffers exceed the memory limit are refused before
 // compiling: the default limit is physical memory less 1/8, which a test
 // cannot rely on, so these set it.
-// RUN: not attn-run --seq-q 100000 --host-memory-limit 100 2>&1 | FileCheck %s --check-prefix=HOSTMEM
+// RUN: not attn-run --seq-q 100000 --host-memory-limit 100 2>&1 | FileCheck %s --check-prefix=HOSTMEM --implicit-check-not=seed=
 // HOSTMEM: attn-run: error: problem too large for this machine: its host buffers need 0.2 GiB, but --host-memory-limit allows 0.1 GiB
-// HOSTMEM-NOT: seed=
 // RUN: not attn-run %attn_src_root/examples/attention.mlir --heads 8 --seq-q 8192 --check --host-memory-limit 100 2>&1 | FileCheck %s --check-prefix=HOSTMEMFILE
 // HOSTMEMFILE: attn-run: error: problem too large for this machine: its host buffers need {{.*}} GiB, but --host-memory-limit allows 0.1 GiB
 // RUN: not attn-run --seq-q 99999999999999999999 2>&1 | FileCheck %s --check-prefix=OVERFLOW
@@ -63,15 +62,19 @@
 // SM90: attn-run: error: unknown --target 'sm_90' (expected cpu, gpu or auto)
 
 // Scale.
-// RUN: not attn-run --scale -1 2>&1 | FileCheck %s --check-prefix=SCALE
-// RUN: not attn-run --scale nan 2>&1 | FileCheck %s --check-prefix=SCALE
-// RUN: not attn-run --scale inf 2>&1 | FileCheck %s --check-prefix=SCALE
-// SCALE: attn-run: error: scale must be positive and finite
+// RUN: not attn-run --scale -1 2>&1 | FileCheck %s --check-prefix=SCALENEG
+// SCALENEG: attn-run: error: scale must be positive and finite, got -1
+// RUN: not attn-run --scale nan 2>&1 | FileCheck %s --check-prefix=SCALENAN
+// SCALENAN: attn-run: error: scale must be positive and finite, got nan
+// RUN: not attn-run --scale inf 2>&1 | FileCheck %s --check-prefix=SCALEINF
+// SCALEINF: attn-run: error: scale must be positive and finite, got inf
 // RUN: not attn-run --scale abc 2>&1 | FileCheck %s --check-prefix=SCALEABC
 // SCALEABC: for the --scale option: 'abc' value invalid for floating point argument!
-// An explicit 0 is an error, not "use the default" (bug-attn-run-scale-zero).
+// An explicit 0 (or -0) is an error, not "use the default".
 // RUN: not attn-run --scale 0 2>&1 | FileCheck %s --check-prefix=SCALEZERO
-// SCALEZERO: attn-run: error: scale must be positive and finite, got 0
+// SCALEZERO: attn-run: error: scale must be positive and finite, got 0{{$}}
+// RUN: not attn-run --scale -0 --seq-q 16 2>&1 | FileCheck %s --check-prefix=SCALEMINUSZERO
+// SCALEMINUSZERO: attn-run: error: scale must be positive and finite, got -0{{$}}
 // The op keeps the scale as an f32: a double that rounds to 0 or to
 // infinity in f32 is refused, with either file or flags.
 // RUN: not attn-run --scale 1e-300 2>&1 | FileCheck %s --check-prefix=SCALEUNDER

@@ -18,25 +18,29 @@
 // RUN: not attn-run %S/Inputs/run-aliased-args.mlir 2>&1 | FileCheck %s --check-prefix=ALIASED
 // ALIASED: run-aliased-args.mlir:3:3: error: unsupported: function argument 1 must be operand 1 of attn.attention
 
-// Exactly one attn.attention.
-// RUN: not attn-run %S/Inputs/run-two-attentions.mlir 2>&1 | FileCheck %s --check-prefix=TWO
-// RUN: not attn-run %S/Inputs/run-two-functions.mlir 2>&1 | FileCheck %s --check-prefix=TWO
-// TWO: error: attn-run needs exactly one attn.attention, found 2
-// RUN: not attn-run %S/Inputs/run-no-attention.mlir 2>&1 | FileCheck %s --check-prefix=NONE
-// NONE: error: attn-run needs exactly one attn.attention, found 0
+// Exactly one attn.attention. The error points at the second one, in the
+// same function or another, and no note dumps the module.
+// RUN: not attn-run %S/Inputs/run-two-attentions.mlir 2>&1 | FileCheck %s --check-prefix=TWO --implicit-check-not='"builtin.module"'
+// TWO: run-two-attentions.mlir:4:3: error: attn-run needs exactly one attn.attention, found 2
+// RUN: not attn-run %S/Inputs/run-two-functions.mlir 2>&1 | FileCheck %s --check-prefix=TWOFUNCS --implicit-check-not='"builtin.module"'
+// TWOFUNCS: run-two-functions.mlir:7:3: error: attn-run needs exactly one attn.attention, found 2
+// Without an attn.attention or an explicit module there is no place to
+// point at: the file, not a made-up <file>:0:0.
+// RUN: not attn-run %S/Inputs/run-no-attention.mlir 2>&1 | FileCheck %s --check-prefix=NONE --implicit-check-not='"builtin.module"'
+// NONE: {{^}}{{.*}}run-no-attention.mlir: error: attn-run needs exactly one attn.attention, found 0
 // An explicit module has a location to point at.
-// RUN: not attn-run %S/Inputs/run-no-attention-module.mlir 2>&1 | FileCheck %s --check-prefix=NONEMOD
+// RUN: not attn-run %S/Inputs/run-no-attention-module.mlir 2>&1 | FileCheck %s --check-prefix=NONEMOD --implicit-check-not='"builtin.module"'
 // NONEMOD: run-no-attention-module.mlir:2:1: error: attn-run needs exactly one attn.attention, found 0
-// NONEMOD-NOT: "builtin.module"
 
-// The function holds only the attention and the return (see also
-// bug-attn-run-extra-ops.mlir).
+// The function holds only the attention and the return: an op before it
+// (nested in its region, or beside it) is refused, and nothing is run.
 // RUN: not attn-run %S/Inputs/run-nested-attention.mlir 2>&1 | FileCheck %s --check-prefix=NESTED
 // NESTED: run-nested-attention.mlir:4:8: error: unsupported: attn-run runs a function that holds only the attn.attention and a return, but this 'arith.constant' would run too
+// RUN: not attn-run %S/Inputs/run-extra-op.mlir --seq-q 16 --seed 1 2>&1 | FileCheck %s --check-prefix=EXTRAOP --implicit-check-not=seed=
+// EXTRAOP: run-extra-op.mlir:4:9: error: unsupported: attn-run runs a function that holds only the attn.attention and a return, but this 'arith.constant' would run too
 
 // Buffers are contiguous host memory: a static stride or offset that
-// differs, or a memory space, is refused (see also
-// bug-attn-run-strided-layout.mlir); dynamic strides are fine.
+// differs, or a memory space, is refused; dynamic strides are fine.
 // RUN: not attn-run %S/Inputs/run-strided-layout.mlir --seq-q 16 2>&1 | FileCheck %s --check-prefix=STRIDED
 // STRIDED: run-strided-layout.mlir:5:3: error: unsupported: attn-run passes contiguous buffers; operand 0 (query) has layout strided<[?, ?, ?, 2], offset: 5>, but its buffer has layout strided<[1024, 1024, 64, 1]>
 // RUN: not attn-run %S/Inputs/run-static-strides.mlir --heads 2 --seq-q 32 2>&1 | FileCheck %s --check-prefix=STATICSTRIDES
@@ -54,29 +58,34 @@
 // Flags that contradict the IR.
 // RUN: not attn-run %S/Inputs/run-plain-f32.mlir --causal 2>&1 | FileCheck %s --check-prefix=CAUSAL
 // RUN: not attn-run %attn_src_root/examples/attention.mlir --causal=false 2>&1 | FileCheck %s --check-prefix=CAUSAL
-// CAUSAL: attn-run: error: --causal disagrees with the IR
+// CAUSAL: attn-run: error: --causal disagrees with the IR{{$}}
 // RUN: not attn-run %S/Inputs/run-plain-f32.mlir --dtype bf16 2>&1 | FileCheck %s --check-prefix=DTYPE
 // DTYPE: run-plain-f32.mlir:3:3: error: --dtype bf16 disagrees with the IR's element type 'f32'
 // RUN: not attn-run %S/Inputs/run-plain-f32.mlir --dtype f8 2>&1 | FileCheck %s --check-prefix=DTYPEF8
 // DTYPEF8: run-plain-f32.mlir:3:3: error: --dtype f8 disagrees with the IR's element type 'f32'
 // RUN: not attn-run %S/Inputs/run-static-dims.mlir --batch 3 2>&1 | FileCheck %s --check-prefix=BATCH
-// BATCH: run-static-dims.mlir:3:3: error: --batch {{.*}}disagrees with the IR's static size 2
+// BATCH: run-static-dims.mlir:3:3: error: --batch 3 disagrees with the IR's static size 2
 // RUN: not attn-run %S/Inputs/run-static-dims.mlir --seq-q 65 2>&1 | FileCheck %s --check-prefix=SEQQ
-// SEQQ: run-static-dims.mlir:3:3: error: --seq-q {{.*}}disagrees with the IR's static size 64
-// Every operand's static sizes count, V, O and LSE too (see also
-// bug-attn-run-static-operand-dims.mlir); a size not given on the command
-// line is named with the flag that sets it.
+// SEQQ: run-static-dims.mlir:3:3: error: --seq-q 65 disagrees with the IR's static size 64
+// Every operand's static sizes count, V, O and LSE too; a size not given on
+// the command line is named with the flag that sets it.
 // RUN: not attn-run %S/Inputs/run-static-lse.mlir --seq-q 32 2>&1 | FileCheck %s --check-prefix=LSEDIM
 // LSEDIM: run-static-lse.mlir:3:3: error: --seq-q 32 disagrees with the IR's static size 16 (dim 2 of lse)
 // RUN: not attn-run %S/Inputs/run-static-value.mlir --seq-q 32 2>&1 | FileCheck %s --check-prefix=VDIM
 // VDIM: run-static-value.mlir:3:3: error: seq-k 32 (the default: seq-q) disagrees with the IR's static size 8 (dim 2 of value); pass --seq-k 8
 // RUN: attn-run %S/Inputs/run-static-value.mlir --seq-q 32 --seq-k 8 --seed 1 --check | FileCheck %s --check-prefix=PASS
-// Flags for what the IR fixes must repeat it (see also
-// bug-attn-run-ignored-flags.mlir).
+// Flags for what the IR fixes (head dims, scale, LSE) must repeat it, not be
+// ignored.
+// RUN: not attn-run %S/Inputs/run-plain-f32.mlir --head-dim 128 --seq-q 16 2>&1 | FileCheck %s --check-prefix=HEADDIM
+// HEADDIM: run-plain-f32.mlir:3:3: error: --head-dim 128 disagrees with the IR's head dim 64
+// RUN: not attn-run %S/Inputs/run-plain-f32.mlir --head-dim-v 32 --seq-q 16 2>&1 | FileCheck %s --check-prefix=HEADDIMV
+// HEADDIMV: run-plain-f32.mlir:3:3: error: --head-dim-v 32 disagrees with the IR's value head dim 64
 // RUN: not attn-run %S/Inputs/run-plain-f32.mlir --scale 0.5 2>&1 | FileCheck %s --check-prefix=SCALE
 // SCALE: run-plain-f32.mlir:3:3: error: --scale 0.5 disagrees with the IR's scale 0.125 (1/sqrt(D))
 // RUN: not attn-run %S/Inputs/run-plain-f32.mlir --lse 2>&1 | FileCheck %s --check-prefix=LSEFLAG
 // LSEFLAG: run-plain-f32.mlir:3:3: error: --lse disagrees with the IR, whose attn.attention has no lse operand
+// RUN: not attn-run %attn_src_root/examples/attention.mlir --lse=false --seq-q 16 2>&1 | FileCheck %s --check-prefix=NOLSEFLAG
+// NOLSEFLAG: attention.mlir:{{[0-9]+}}:3: error: --lse disagrees with the IR, whose attn.attention has an lse operand
 // RUN: attn-run %S/Inputs/run-plain-f32.mlir --head-dim 64 --head-dim-v 64 --scale 0.125 --lse=false --seq-q 16 --seed 1 | FileCheck %s --check-prefix=AGREE
 // AGREE: D=64 Dv=64 causal=0 scale=1.250000e-01
 

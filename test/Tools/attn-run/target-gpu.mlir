@@ -12,5 +12,5 @@
 // AUTO: target=cpu dtype=bf16
 // AUTO: PASS
 // F32: attn-run: error: unsupported: --target gpu runs f16 and bf16 (the tensor cores' inputs); f32 runs on --target cpu
-// CHIP: attn-run: error: unsupported chip 'sm_75'
+// CHIP: attn-run: error: unsupported chip 'sm_75' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)
 // BAD: attn-run: error: unknown --target 'tpu' (expected cpu, gpu or auto)

@@ -228,6 +228,19 @@ func.func @load_tile_rank1(%lse: memref<?x?x?xf32>, %vec: memref<100xf32>,
 
 // -----
 
+// A column window (a bias tile): one index per source dim, the last the
+// first column; `cols` valid columns.
+// CHECK-LABEL: func.func @load_tile_window
+// CHECK-NEXT: attn.load_tile %arg0[%arg1, %arg1, %arg2, %arg3] rows %arg2 cols %arg3 : memref<?x?x?x?xf32> -> tensor<64x32xf32>
+func.func @load_tile_window(%bias: memref<?x?x?x?xf32>, %b: index, %r: index, %c: index)
+    -> tensor<64x32xf32> {
+  %t = attn.load_tile %bias[%b, %b, %r, %c] rows %r cols %c
+      : memref<?x?x?x?xf32> -> tensor<64x32xf32>
+  return %t : tensor<64x32xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @store_tile
 // CHECK-NEXT: attn.store_tile %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] rows %{{.*}} : tensor<64x128xf32>, memref<?x?x?x128xbf16>
 // CHECK-NEXT: attn.store_tile %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] rows %{{.*}} : tensor<64x128xf32>, memref<?x?x?x128xf16>

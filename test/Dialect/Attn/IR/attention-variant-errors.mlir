@@ -1,0 +1,415 @@
+// RUN: attn-opt %s -split-input-file -verify-diagnostics
+
+// The verifier rules of attn.attention's variants (AttnOps.cpp): split_kv
+// and attn.merge_splits, a KV cache (kv_lens, pages), a packed batch
+// (varlen) and a score_mod region. Each input is valid but for the one rule
+// it breaks.
+
+//===----------------------------------------------------------------------===//
+// attn.attention {split_kv} and attn.merge_splits
+//===----------------------------------------------------------------------===//
+
+func.func @split_kv_needs_lse(%q: memref<1x2x8x16xbf16>,
+                              %po: memref<4x1x2x8x16xf32>) {
+  // expected-error @+1 {{'attn.attention' op split_kv needs an lse operand: the merge weighs each split by its log-sum-exp}}
+  attn.attention %q, %q, %q into %po {split_kv}
+      : memref<1x2x8x16xbf16>, memref<1x2x8x16xbf16>,
+        memref<1x2x8x16xbf16>, memref<4x1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @split_kv_output_rank(%q: memref<1x2x8x16xbf16>,
+                                %o: memref<1x2x8x16xf32>,
+                                %pl: memref<4x1x2x8xf32>) {
+  // expected-error @+1 {{'attn.attention' op output must have rank 5 [splits, batch, heads, seq, head_dim], got rank 4}}
+  attn.attention %q, %q, %q into %o lse(%pl : memref<4x1x2x8xf32>) {split_kv}
+      : memref<1x2x8x16xbf16>, memref<1x2x8x16xbf16>,
+        memref<1x2x8x16xbf16>, memref<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @split_kv_output_f32(%q: memref<1x2x8x16xbf16>,
+                               %po: memref<4x1x2x8x16xbf16>,
+                               %pl: memref<4x1x2x8xf32>) {
+  // expected-error @+1 {{'attn.attention' op split_kv output element type must be f32, got 'bf16'}}
+  attn.attention %q, %q, %q into %po lse(%pl : memref<4x1x2x8xf32>) {split_kv}
+      : memref<1x2x8x16xbf16>, memref<1x2x8x16xbf16>,
+        memref<1x2x8x16xbf16>, memref<4x1x2x8x16xbf16>
+  return
+}
+
+// -----
+
+func.func @split_kv_splits_agree(%q: memref<1x2x8x16xbf16>,
+                                 %po: memref<4x1x2x8x16xf32>,
+                                 %pl: memref<3x1x2x8xf32>) {
+  // expected-error @+1 {{'attn.attention' op splits of lse (dim 0 = 3) must equal splits of output (dim 0 = 4)}}
+  attn.attention %q, %q, %q into %po lse(%pl : memref<3x1x2x8xf32>) {split_kv}
+      : memref<1x2x8x16xbf16>, memref<1x2x8x16xbf16>,
+        memref<1x2x8x16xbf16>, memref<4x1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @split_kv_heads(%q: memref<1x2x8x16xbf16>,
+                          %po: memref<4x1x3x8x16xf32>,
+                          %pl: memref<4x1x3x8xf32>) {
+  // expected-error @+1 {{'attn.attention' op heads of query (dim 1 = 2) must equal heads of output (dim 2 = 3)}}
+  attn.attention %q, %q, %q into %po lse(%pl : memref<4x1x3x8xf32>) {split_kv}
+      : memref<1x2x8x16xbf16>, memref<1x2x8x16xbf16>,
+        memref<1x2x8x16xbf16>, memref<4x1x3x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @merge_rank(%po: memref<1x2x8x16xf32>, %pl: memref<4x1x2x8xf32>,
+                      %o: memref<1x2x8x16xbf16>) {
+  // expected-error @+1 {{'attn.merge_splits' op partial output must have rank 5, got rank 4}}
+  attn.merge_splits %po, %pl into %o
+      : memref<1x2x8x16xf32>, memref<4x1x2x8xf32>, memref<1x2x8x16xbf16>
+  return
+}
+
+// -----
+
+func.func @merge_partials_f32(%po: memref<4x1x2x8x16xf16>,
+                              %pl: memref<4x1x2x8xf32>,
+                              %o: memref<1x2x8x16xbf16>) {
+  // expected-error @+1 {{'attn.merge_splits' op partial output element type must be f32, got 'f16'}}
+  attn.merge_splits %po, %pl into %o
+      : memref<4x1x2x8x16xf16>, memref<4x1x2x8xf32>, memref<1x2x8x16xbf16>
+  return
+}
+
+// -----
+
+func.func @merge_head_dim(%po: memref<4x1x2x8x32xf32>,
+                          %pl: memref<4x1x2x8xf32>,
+                          %o: memref<1x2x8x16xbf16>) {
+  // expected-error @+1 {{'attn.merge_splits' op head dim of the partial output (32) must equal head dim of the output (16)}}
+  attn.merge_splits %po, %pl into %o
+      : memref<4x1x2x8x32xf32>, memref<4x1x2x8xf32>, memref<1x2x8x16xbf16>
+  return
+}
+
+// -----
+
+func.func @merge_splits_agree(%po: memref<4x1x2x8x16xf32>,
+                              %pl: memref<2x1x2x8xf32>,
+                              %o: memref<1x2x8x16xbf16>) {
+  // expected-error @+1 {{'attn.merge_splits' op splits of partial output (dim 0 = 4) must equal splits of partial lse (dim 0 = 2)}}
+  attn.merge_splits %po, %pl into %o
+      : memref<4x1x2x8x16xf32>, memref<2x1x2x8xf32>, memref<1x2x8x16xbf16>
+  return
+}
+
+// -----
+
+func.func @merge_rows(%po: memref<4x1x2x8x16xf32>, %pl: memref<4x1x2x8xf32>,
+                      %o: memref<1x2x9x16xbf16>) {
+  // expected-error @+1 {{'attn.merge_splits' op sequence length of partial output (dim 3 = 8) must equal sequence length of output (dim 2 = 9)}}
+  attn.merge_splits %po, %pl into %o
+      : memref<4x1x2x8x16xf32>, memref<4x1x2x8xf32>, memref<1x2x9x16xbf16>
+  return
+}
+
+// -----
+
+func.func @merge_lse_type(%po: memref<4x1x2x8x16xf32>,
+                          %pl: memref<4x1x2x8xf32>,
+                          %o: memref<1x2x8x16xbf16>,
+                          %l: memref<1x2x8xf16>) {
+  // expected-error @+1 {{'attn.merge_splits' op lse element type must be f32, got 'f16'}}
+  attn.merge_splits %po, %pl into %o lse(%l : memref<1x2x8xf16>)
+      : memref<4x1x2x8x16xf32>, memref<4x1x2x8xf32>, memref<1x2x8x16xbf16>
+  return
+}
+
+// -----
+
+func.func @merge_block_q(%po: memref<4x1x2x8x16xf32>,
+                         %pl: memref<4x1x2x8xf32>,
+                         %o: memref<1x2x8x16xbf16>) {
+  // expected-error @+1 {{'attn.merge_splits' op block_q must be a power of two or a multiple of 64 in [1, 1024], got 48}}
+  attn.merge_splits %po, %pl into %o {block_q = 48 : i64}
+      : memref<4x1x2x8x16xf32>, memref<4x1x2x8xf32>, memref<1x2x8x16xbf16>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// attn.attention over a KV cache: kv_lens, pages
+//===----------------------------------------------------------------------===//
+
+func.func @pages_need_lens(%q: memref<2x4x1x64xbf16>, %k: memref<9x4x16x64xbf16>,
+                           %t: memref<2x8xi32>) {
+  // expected-error @+1 {{'attn.attention' op pages(...) needs kv_lens(...): a paged cache has no key count of its own}}
+  attn.attention %q, %k, %k into %q pages(%t : memref<2x8xi32>)
+      : memref<2x4x1x64xbf16>, memref<9x4x16x64xbf16>,
+        memref<9x4x16x64xbf16>, memref<2x4x1x64xbf16>
+  return
+}
+
+// -----
+
+func.func @lens_i32(%q: memref<2x4x1x64xbf16>, %l: memref<2xi64>) {
+  // expected-error @+1 {{'attn.attention' op kv_lens element type must be i32, got 'i64'}}
+  attn.attention %q, %q, %q into %q kv_lens(%l : memref<2xi64>)
+      : memref<2x4x1x64xbf16>, memref<2x4x1x64xbf16>,
+        memref<2x4x1x64xbf16>, memref<2x4x1x64xbf16>
+  return
+}
+
+// -----
+
+func.func @lens_rank(%q: memref<2x4x1x64xbf16>, %l: memref<2x1xi32>) {
+  // expected-error @+1 {{'attn.attention' op kv_lens must have rank 1 [batch], got rank 2}}
+  attn.attention %q, %q, %q into %q kv_lens(%l : memref<2x1xi32>)
+      : memref<2x4x1x64xbf16>, memref<2x4x1x64xbf16>,
+        memref<2x4x1x64xbf16>, memref<2x4x1x64xbf16>
+  return
+}
+
+// -----
+
+func.func @lens_batch(%q: memref<2x4x1x64xbf16>, %l: memref<3xi32>) {
+  // expected-error @+1 {{'attn.attention' op batch of query (dim 0 = 2) must equal batch of kv_lens (dim 0 = 3)}}
+  attn.attention %q, %q, %q into %q kv_lens(%l : memref<3xi32>)
+      : memref<2x4x1x64xbf16>, memref<2x4x1x64xbf16>,
+        memref<2x4x1x64xbf16>, memref<2x4x1x64xbf16>
+  return
+}
+
+// -----
+
+// Paged K and V hold pages in dim 0: 9 pages for a batch of 2 is fine, but
+// the table's batch must be the queries'.
+func.func @table_batch(%q: memref<2x4x1x64xbf16>, %k: memref<9x4x16x64xbf16>,
+                       %l: memref<2xi32>, %t: memref<3x8xi32>) {
+  // expected-error @+1 {{'attn.attention' op batch of query (dim 0 = 2) must equal batch of page table (dim 0 = 3)}}
+  attn.attention %q, %k, %k into %q kv_lens(%l : memref<2xi32>)
+      pages(%t : memref<3x8xi32>)
+      : memref<2x4x1x64xbf16>, memref<9x4x16x64xbf16>,
+        memref<9x4x16x64xbf16>, memref<2x4x1x64xbf16>
+  return
+}
+
+// -----
+
+func.func @pages_agree(%q: memref<2x4x1x64xbf16>, %k: memref<9x4x16x64xbf16>,
+                       %v: memref<8x4x16x64xbf16>, %l: memref<2xi32>,
+                       %t: memref<2x8xi32>) {
+  // expected-error @+1 {{'attn.attention' op pages of key (dim 0 = 9) must equal pages of value (dim 0 = 8)}}
+  attn.attention %q, %k, %v into %q kv_lens(%l : memref<2xi32>)
+      pages(%t : memref<2x8xi32>)
+      : memref<2x4x1x64xbf16>, memref<9x4x16x64xbf16>,
+        memref<8x4x16x64xbf16>, memref<2x4x1x64xbf16>
+  return
+}
+
+// -----
+
+func.func @page_block(%q: memref<2x4x1x64xbf16>, %k: memref<9x4x16x64xbf16>,
+                      %l: memref<2xi32>, %t: memref<2x8xi32>) {
+  // expected-error @+1 {{'attn.attention' op page size 16 must be a multiple of block_kv (32): a key block is read from one page}}
+  attn.attention %q, %k, %k into %q kv_lens(%l : memref<2xi32>)
+      pages(%t : memref<2x8xi32>) {block_kv = 32 : i64}
+      : memref<2x4x1x64xbf16>, memref<9x4x16x64xbf16>,
+        memref<9x4x16x64xbf16>, memref<2x4x1x64xbf16>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// attn.attention over a packed batch: varlen
+//===----------------------------------------------------------------------===//
+
+func.func @varlen_batch_one(%q: memref<2x4x9x64xbf16>, %c: memref<3xi32>) {
+  // expected-error @+1 {{'attn.attention' op varlen: dim 0 of query must be 1 (the sequences are packed along the rows), got 2}}
+  attn.attention %q, %q, %q into %q varlen(%c, %c : memref<3xi32>, memref<3xi32>)
+      : memref<2x4x9x64xbf16>, memref<2x4x9x64xbf16>,
+        memref<2x4x9x64xbf16>, memref<2x4x9x64xbf16>
+  return
+}
+
+// -----
+
+func.func @varlen_i32(%q: memref<1x4x9x64xbf16>, %c: memref<3xi64>) {
+  // expected-error @+1 {{'attn.attention' op cu_seqlens_q element type must be i32, got 'i64'}}
+  attn.attention %q, %q, %q into %q varlen(%c, %c : memref<3xi64>, memref<3xi64>)
+      : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+        memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+func.func @varlen_entries(%q: memref<1x4x9x64xbf16>, %c: memref<3xi32>,
+                          %d: memref<4xi32>) {
+  // expected-error @+1 {{'attn.attention' op cu_seqlens_q (3 entries) and cu_seqlens_k (4 entries) must have one entry per sequence plus one, alike}}
+  attn.attention %q, %q, %q into %q varlen(%c, %d : memref<3xi32>, memref<4xi32>)
+      : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+        memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+func.func @varlen_one_sequence(%q: memref<1x4x9x64xbf16>, %c: memref<1xi32>) {
+  // expected-error @+1 {{'attn.attention' op cu_seqlens_q needs at least 2 entries (one sequence), got 1}}
+  attn.attention %q, %q, %q into %q varlen(%c, %c : memref<1xi32>, memref<1xi32>)
+      : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+        memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+func.func @varlen_split(%q: memref<1x4x9x64xbf16>, %po: memref<2x1x4x9x64xf32>,
+                        %pl: memref<2x1x4x9xf32>, %c: memref<3xi32>) {
+  // expected-error @+1 {{'attn.attention' op unsupported: varlen with split_kv (the packed batch's sequences are tiled whole)}}
+  attn.attention %q, %q, %q into %po lse(%pl : memref<2x1x4x9xf32>)
+      varlen(%c, %c : memref<3xi32>, memref<3xi32>) {split_kv}
+      : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+        memref<1x4x9x64xbf16>, memref<2x1x4x9x64xf32>
+  return
+}
+
+// -----
+
+// Both offsets or neither (the generic form can give one).
+func.func @varlen_both(%q: memref<1x4x9x64xbf16>, %c: memref<3xi32>) {
+  // expected-error @+1 {{'attn.attention' op varlen needs both cu_seqlens_q and cu_seqlens_k}}
+  "attn.attention"(%q, %q, %q, %q, %c)
+      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 1, 0>}> ({})
+      : (memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+         memref<1x4x9x64xbf16>, memref<3xi32>) -> ()
+  return
+}
+
+// -----
+
+// score_mod: one f32 argument (positions are not supported yet).
+func.func @score_mod_args(%q: memref<1x4x9x64xbf16>) {
+  // expected-error @+1 {{'attn.attention' op score_mod takes one f32 argument (the scaled score); query/key positions are not supported yet}}
+  attn.attention %q, %q, %q into %q score_mod {
+  ^bb0(%s: f32, %i: index):
+    attn.yield %s : f32
+  } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+      memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+// score_mod: the body is applied to whole tiles: float arithmetic that
+// every backend lowers.
+func.func @score_mod_not_elementwise(%q: memref<1x4x9x64xbf16>,
+                                     %m: memref<f32>) {
+  attn.attention %q, %q, %q into %q score_mod {
+  ^bb0(%s: f32):
+    // expected-error @+1 {{'memref.load' op in score_mod: unsupported op (supported: float constants; arith addf, subf, mulf, divf, negf, maximumf, minimumf, maxnumf, minnumf; math tanh, exp, exp2, log, sqrt, absf)}}
+    %b = memref.load %m[] : memref<f32>
+    attn.yield %b : f32
+  } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+      memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+// score_mod: a value captured from outside the region.
+func.func @score_mod_capture(%q: memref<1x4x9x64xbf16>, %cap: f32) {
+  attn.attention %q, %q, %q into %q score_mod {
+  ^bb0(%s: f32):
+    // expected-error @+1 {{'arith.mulf' op in score_mod: values defined outside the region are not supported yet}}
+    %y = arith.mulf %s, %cap : f32
+    attn.yield %y : f32
+  } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+      memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+// score_mod: integer constants are not a score's type.
+func.func @score_mod_int_constant(%q: memref<1x4x9x64xbf16>) {
+  attn.attention %q, %q, %q into %q score_mod {
+  ^bb0(%s: f32):
+    // expected-error @+1 {{'arith.constant' op in score_mod: only float constants are supported}}
+    %c = arith.constant 3 : i32
+    attn.yield %s : f32
+  } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+      memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+// attn.yield gives back one f32 score.
+func.func @score_mod_yield(%q: memref<1x4x9x64xbf16>) {
+  attn.attention %q, %q, %q into %q score_mod {
+  ^bb0(%s: f32):
+    // expected-error @+1 {{'attn.yield' op must yield one f32 (the modified score)}}
+    attn.yield %s, %s : f32, f32
+  } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+      memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+// attn.yield only ends a score_mod region.
+func.func @yield_outside(%s: f32) {
+  // expected-error @+1 {{'attn.yield' op expects parent op 'attn.attention'}}
+  attn.yield %s : f32
+}
+
+// -----
+
+// score_mod: an elementwise op no backend's list has (erf).
+func.func @score_mod_erf(%q: memref<1x4x9x64xbf16>) {
+  attn.attention %q, %q, %q into %q score_mod {
+  ^bb0(%s: f32):
+    // expected-error @+1 {{'math.erf' op in score_mod: unsupported op}}
+    %e = math.erf %s : f32
+    attn.yield %e : f32
+  } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+      memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+// score_mod ends with attn.yield (another terminator would leave the
+// modified score undefined).
+func.func @score_mod_terminator(%q: memref<1x4x9x64xbf16>) {
+  // expected-error @+1 {{'attn.attention' op score_mod must end with attn.yield}}
+  attn.attention %q, %q, %q into %q score_mod {
+  ^bb0(%s: f32):
+    llvm.unreachable
+  } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+      memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+// score_mod: the yielded score comes from the region too.
+func.func @score_mod_yield_capture(%q: memref<1x4x9x64xbf16>, %x: f32) {
+  attn.attention %q, %q, %q into %q score_mod {
+  ^bb0(%s: f32):
+    // expected-error @+1 {{'attn.yield' op in score_mod: values defined outside the region are not supported yet}}
+    attn.yield %x : f32
+  } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+      memref<1x4x9x64xbf16>
+  return
+}
