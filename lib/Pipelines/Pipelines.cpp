@@ -328,51 +328,45 @@ mlir::attn::compileGPUKernel(ModuleOp module,
     return module.emitError() << "expected one attn.attention or "
                                  "attn.merge_splits to compile, got "
                               << kernels.size() << " kernels";
-  auto info = kernels[0]->getAttrOfType<DictionaryAttr>(kKernelInfoAttrName);
-  auto getInt = [&](StringRef k) {
-    auto a = dyn_cast_or_null<IntegerAttr>(info.get(k));
-    return a ? a.getInt() : 0;
-  };
+  auto info = kernels[0]->getAttrOfType<KernelInfoAttr>(kKernelInfoAttrName);
+  if (!info)
+    return kernels[0].emitError() << "expected an #attn.kernel_info in '"
+                                  << kKernelInfoAttrName << "'";
+  if (!info.getBlockM() || !info.getHeadDimV() || info.getDtype().empty())
+    return kernels[0].emitError()
+           << "unsupported: a kernel without query blocks, value head dim or "
+              "element type to describe in a manifest: "
+           << info;
   CompiledKernel k;
   k.name = kernels[0].getName().str();
   k.chip = opts.chip;
-  k.blockM = getInt("block_m");
-  k.blockN = getInt("block_n");
-  k.threads = getInt("threads");
-  k.smemBytes = getInt("smem_bytes");
-  k.headDim = getInt("head_dim");
-  k.headDimV = getInt("head_dim_v");
-  if (auto d = dyn_cast_or_null<StringAttr>(info.get("dtype")))
-    k.dtype = d.str();
-  if (auto c = dyn_cast_or_null<BoolAttr>(info.get("causal")))
-    k.causal = c.getValue();
-  if (auto a = dyn_cast_or_null<StringAttr>(info.get("abi")))
-    k.abi = a.str();
+  k.blockM = info.getBlockM();
+  k.blockN = info.getBlockN();
+  k.threads = info.getThreads();
+  k.smemBytes = info.getSmemBytes();
+  k.headDim = info.getHeadDim();
+  k.headDimV = info.getHeadDimV();
+  k.dtype = info.getDtype().str();
+  k.causal = info.getCausal();
   k.lse = withLse;
   k.kv = ::attn::kvLayoutName(kv);
   k.pageSize = pageSize;
-  if (auto p = dyn_cast_or_null<StringAttr>(info.get("program")))
-    k.program = p.str();
-  if (auto g = dyn_cast_or_null<ArrayAttr>(info.get("grid")))
+  k.program = info.getProgram().str();
+  if (ArrayAttr g = info.getGrid())
     for (auto [i, d] : llvm::enumerate(g.getAsValueRange<StringAttr>()))
       k.grid += (i ? "," : "") + d.str();
   // A merge has one head dim, its output's.
   if (k.program == ::attn::programName(::attn::Program::MergeSplits))
     k.headDim = k.headDimV;
   // Bulk copies: (function argument, box rows) pairs; the arguments of
-  // attn.attention's function are q, k, v, o in the ABI's order.
-  if (auto maps =
-          dyn_cast_or_null<DenseI64ArrayAttr>(info.get("tensor_maps"))) {
-    std::vector<::attn::TensorMapSpec> specs;
-    for (size_t i = 0; i + 1 < size_t(maps.size()); i += 2) {
-      if (maps[i] < 0 || maps[i] > 3)
-        return kernels[0].emitError()
-               << "unsupported: a tensor map of kernel argument " << maps[i]
-               << " (the attention ABI has maps of q, k, v and o only)";
-      specs.push_back({int(maps[i]), int(maps[i + 1])});
-    }
+  // attn.attention's function are q, k, v, o in the ABI's order (the
+  // attribute's verifier holds them to those).
+  ArrayRef<int64_t> maps = info.getTensorMaps();
+  std::vector<::attn::TensorMapSpec> specs;
+  for (size_t i = 0; i + 1 < maps.size(); i += 2)
+    specs.push_back({int(maps[i]), int(maps[i + 1])});
+  if (!specs.empty())
     k.tensorMaps = ::attn::formatTensorMaps(specs);
-  }
 
   PassManager ptxPm(ctx);
   double binaryMs = 0;

@@ -6,8 +6,7 @@
 // manifest and the runtime's validation of a launch read head_dim_v from
 // here, so a Dv ≠ D kernel must not report D twice.
 // CHECK-LABEL: gpu.func @attention_kernel
-// CHECK-SAME:    causal = true
-// CHECK-SAME:    head_dim = 192 : i64, head_dim_v = 128 : i64
+// CHECK-SAME:    head_dim = 192, head_dim_v = 128, dtype = "bf16", causal = true
 func.func @attention(%q: memref<?x?x?x192xbf16>, %k: memref<?x?x?x192xbf16>,
                      %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
   attn.attention %q, %k, %v into %o {causal}
@@ -20,7 +19,7 @@ func.func @attention(%q: memref<?x?x?x192xbf16>, %k: memref<?x?x?x192xbf16>,
 
 // Dv = D.
 // CHECK-LABEL: gpu.func @attention_kernel
-// CHECK-SAME:    head_dim = 64 : i64, head_dim_v = 64 : i64
+// CHECK-SAME:    head_dim = 64, head_dim_v = 64, dtype = "f16", causal = false
 func.func @attention(%q: memref<?x?x?x64xf16>, %k: memref<?x?x?x64xf16>,
                      %v: memref<?x?x?x64xf16>, %o: memref<?x?x?x64xf16>) {
   attn.attention %q, %k, %v into %o

@@ -6,9 +6,10 @@
 // ring sequence), on sm_80 mma.sync; its description says program =
 // "split_kv" for launchers.
 // CHECK-LABEL: gpu.func @split_kernel
-// CHECK-SAME:    attn.kernel = {
+// CHECK-SAME:    attn.kernel = #attn.kernel_info<
+// SM90-SAME:     threads = 384,
 // CHECK-SAME:    program = "split_kv"
-// SM90-SAME:     tensor_maps = array<i64: 0, 128, 1, 128, 2, 128>, threads = 384
+// SM90-SAME:     tensor_maps = [0, 128, 1, 128, 2, 128]
 // SM90-DAG:      nvvm.cp.async.bulk.tensor.shared.cluster.global
 // SM90-DAG:      nvvm.wgmma.mma_async
 // SM80:          nvvm.mma.sync
@@ -32,13 +33,10 @@ func.func @split(%q: memref<?x?x?x128xbf16, strided<[?, ?, ?, 1]>>,
 // mma.sync layout on every chip (16 rows a warp, 4 warps for 64 rows), and
 // its output tile describes the kernel (rows, head dim, element type).
 // CHECK-LABEL: gpu.func @merge_kernel
-// CHECK-SAME:    attn.kernel = {
-// CHECK-SAME:    block_m = 64
+// CHECK-SAME:    attn.kernel = #attn.kernel_info<block_m = 64, block_n = 0,
+// CHECK-SAME:    threads = 128, smem_bytes = 0, head_dim = 0, head_dim_v = 256,
 // CHECK-SAME:    dtype = "f16"
-// CHECK-SAME:    head_dim_v = 256
 // CHECK-SAME:    program = "merge_splits"
-// CHECK-SAME:    smem_bytes = 0
-// CHECK-SAME:    threads = 128
 // CHECK-NOT:     nvvm.mma.sync
 // CHECK:         llvm.load {{.*}} -> vector<2xf32>
 // CHECK-NOT:     nvvm.mma.sync

@@ -11,7 +11,7 @@
 // TILE:         attn.load_tile %arg0{{.*}} -> tensor<128x64xbf16>
 // TILE:         attn.load_tile %arg1{{.*}} -> tensor<64x64xbf16>
 // TILE-NOT:     tensor<64x128xbf16>
-// KERNEL:       block_m = 128 : i64, block_n = 64 : i64
+// KERNEL:       block_m = 128, block_n = 64,
 // Block options still choose:
 // FORCED:       attn.load_tile %arg0{{.*}} -> tensor<64x64xbf16>
 // FORCED:       attn.load_tile %arg1{{.*}} -> tensor<32x64xbf16>

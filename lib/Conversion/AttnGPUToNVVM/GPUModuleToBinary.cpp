@@ -67,15 +67,11 @@ struct GPUModuleToBinaryPass
       return false;
     bool found = false;
     module.walk([&](Operation *fn) {
-      auto info = fn->getAttrOfType<DictionaryAttr>(kKernelInfoAttrName);
+      auto info = fn->getAttrOfType<KernelInfoAttr>(kKernelInfoAttrName);
       if (!info)
         return;
-      auto regs = dyn_cast_or_null<IntegerAttr>(info.get("register_estimate"));
-      // Without the flag (a kernel not from convert-attn-gpu-to-nvvm, or an
-      // older one), run-time strides are assumed.
-      auto dyn = dyn_cast_or_null<BoolAttr>(info.get("dynamic_row_stride"));
-      found |=
-          regs && regs.getInt() >= lsrRegisterLimit && (!dyn || dyn.getValue());
+      found |= info.getRegisterEstimate() >= lsrRegisterLimit &&
+               info.getDynamicRowStride();
     });
     return found;
   }
@@ -87,11 +83,10 @@ struct GPUModuleToBinaryPass
   /// argument attributes, so they are set here, on the LLVM function.
   LogicalResult markTensorMaps(ModuleOp module) {
     WalkResult r = module.walk([&](LLVM::LLVMFuncOp fn) {
-      auto info = fn->getAttrOfType<DictionaryAttr>(kKernelInfoAttrName);
-      auto maps =
-          info ? dyn_cast_or_null<DenseI64ArrayAttr>(info.get("tensor_maps"))
-               : nullptr;
-      if (!maps)
+      auto info = fn->getAttrOfType<KernelInfoAttr>(kKernelInfoAttrName);
+      ArrayRef<int64_t> maps =
+          info ? info.getTensorMaps() : ArrayRef<int64_t>();
+      if (maps.empty())
         return WalkResult::advance();
       unsigned n = maps.size() / 2, args = fn.getNumArguments();
       MLIRContext *ctx = fn.getContext();

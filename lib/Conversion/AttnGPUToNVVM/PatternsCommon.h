@@ -220,6 +220,10 @@ void populateWarpgroupDotPatterns(TileTypeConverter &tc, const KernelInfo &info,
                                   RewritePatternSet &patterns);
 void populateRegisterOpPatterns(TileTypeConverter &tc, const KernelInfo &info,
                                 RewritePatternSet &patterns);
+/// exp2, exp, log and tanh on vectors of f32, element by element on the
+/// special-function unit (VectorMath.cpp); run greedily after the
+/// conversion.
+void populateVectorMathPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::attn::gpu_lowering
 

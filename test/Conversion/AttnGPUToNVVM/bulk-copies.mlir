@@ -16,7 +16,7 @@
 // CHECK-NEXT:    %[[KMAP:.*]] = attn.tensor_map %arg1 box[64, 64] : memref<?x?x128xbf16> -> !llvm.ptr
 // CHECK-NEXT:    gpu.launch_func @attn_kernels::@bulk_kernel {{.*}} args({{.*}}, %[[QMAP]] : !llvm.ptr, %[[KMAP]] : !llvm.ptr)
 // CHECK:       gpu.func @bulk_kernel({{.*}}, %[[QARG:.*]]: !llvm.ptr {llvm.align = 64 : i64}, %[[KARG:.*]]: !llvm.ptr {llvm.align = 64 : i64}) kernel
-// CHECK-SAME:    tensor_maps = array<i64: 0, 128, 1, 64>
+// CHECK-SAME:    tensor_maps = [0, 128, 1, 64]
 // CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : i32
 // CHECK-DAG:     %[[C256:.*]] = arith.constant 256 : i32
 // CHECK-DAG:     %[[C64:.*]] = arith.constant 64 : i32

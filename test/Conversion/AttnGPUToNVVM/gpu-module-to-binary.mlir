@@ -18,7 +18,7 @@
 // LLVM-SAME:     {attn.lsr = false}
 // LLVM-SAME:     offload = "
 gpu.module @at_limit [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">] {
-  llvm.func @k() attributes {nvvm.kernel, attn.kernel = {register_estimate = 255 : i64}} {
+  llvm.func @k() attributes {nvvm.kernel, attn.kernel = #attn.kernel_info<block_m = 128, block_n = 64, threads = 256, smem_bytes = 0, head_dim = 128, head_dim_v = 128, dtype = "bf16", causal = false, register_estimate = 255, dynamic_row_stride = true>} {
     llvm.return
   }
 }
@@ -30,7 +30,7 @@ gpu.module @at_limit [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
 // CHECK-NOT:     attn.lsr
 // CHECK-SAME:    [#gpu.object
 gpu.module @below_limit [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">] {
-  llvm.func @k() attributes {nvvm.kernel, attn.kernel = {register_estimate = 223 : i64}} {
+  llvm.func @k() attributes {nvvm.kernel, attn.kernel = #attn.kernel_info<block_m = 128, block_n = 64, threads = 256, smem_bytes = 0, head_dim = 128, head_dim_v = 128, dtype = "bf16", causal = false, register_estimate = 223, dynamic_row_stride = true>} {
     llvm.return
   }
 }
@@ -43,7 +43,7 @@ gpu.module @below_limit [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80
 // CHECK-NOT:     attn.lsr
 // CHECK-SAME:    [#gpu.object
 gpu.module @static_stride [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">] {
-  llvm.func @k() attributes {nvvm.kernel, attn.kernel = {dynamic_row_stride = false, register_estimate = 255 : i64}} {
+  llvm.func @k() attributes {nvvm.kernel, attn.kernel = #attn.kernel_info<block_m = 128, block_n = 64, threads = 256, smem_bytes = 0, head_dim = 128, head_dim_v = 128, dtype = "bf16", causal = false, register_estimate = 255, dynamic_row_stride = false>} {
     llvm.return
   }
 }
@@ -54,7 +54,7 @@ gpu.module @static_stride [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx
 // CHECK-LABEL: gpu.binary @dynamic_stride
 // CHECK-SAME:    {attn.lsr = false}
 gpu.module @dynamic_stride [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">] {
-  llvm.func @k() attributes {nvvm.kernel, attn.kernel = {dynamic_row_stride = true, register_estimate = 255 : i64}} {
+  llvm.func @k() attributes {nvvm.kernel, attn.kernel = #attn.kernel_info<block_m = 128, block_n = 64, threads = 256, smem_bytes = 0, head_dim = 128, head_dim_v = 128, dtype = "bf16", causal = false, register_estimate = 255, dynamic_row_stride = true>} {
     llvm.return
   }
 }
@@ -77,12 +77,12 @@ gpu.module @no_estimate [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80
 // CHECK-LABEL: gpu.binary @first {attn.lsr = false}
 // CHECK-LABEL: gpu.binary @second {attn.lsr = false}
 gpu.module @first [#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">] {
-  llvm.func @k() attributes {nvvm.kernel, attn.kernel = {register_estimate = 200 : i64}} {
+  llvm.func @k() attributes {nvvm.kernel, attn.kernel = #attn.kernel_info<block_m = 128, block_n = 64, threads = 256, smem_bytes = 0, head_dim = 128, head_dim_v = 128, dtype = "bf16", causal = false, register_estimate = 200, dynamic_row_stride = true>} {
     llvm.return
   }
 }
 gpu.module @second [#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">] {
-  llvm.func @k() attributes {nvvm.kernel, attn.kernel = {register_estimate = 300 : i64}} {
+  llvm.func @k() attributes {nvvm.kernel, attn.kernel = #attn.kernel_info<block_m = 128, block_n = 64, threads = 256, smem_bytes = 0, head_dim = 128, head_dim_v = 128, dtype = "bf16", causal = false, register_estimate = 300, dynamic_row_stride = true>} {
     llvm.return
   }
 }

@@ -48,10 +48,11 @@ func.func @full(%s: memref<?x?x?x16xf32>, %o: memref<?x?x?x16xf32>) {
 #mma = #attn.mma<warps = 1>
 
 // Causal: query block t sees t + 1 key blocks. Heads in equal groups of
-// about 4·num_sms = 400 blocks, in each group the last query block first,
-// heads innermost; in 32 bits (the values live to the epilogue).
+// about 4 blocks per SM of the device the kernel runs on (%nsmid, not the
+// target's num_sms), in each group the last query block first, heads
+// innermost; in 32 bits (the values live to the epilogue).
 // CHECK-LABEL: gpu.func @causal_kernel
-// CHECK-DAG:     %[[C400:.*]] = arith.constant 400 : i32
+// CHECK-DAG:     %[[C4:.*]] = arith.constant 4 : i32
 // CHECK-DAG:     %[[X:.*]] = arith.index_castui %block_id_x : index to i32
 // CHECK-DAG:     %[[Y:.*]] = arith.index_castui %block_id_y : index to i32
 // CHECK-DAG:     %[[Z:.*]] = arith.index_castui %block_id_z : index to i32
@@ -64,8 +65,10 @@ func.func @full(%s: memref<?x?x?x16xf32>, %o: memref<?x?x?x16xf32>) {
 // CHECK:         %[[YS:.*]] = arith.addi %[[Y]], %[[YZ]] : i32
 // CHECK:         %[[XS:.*]] = arith.muli %[[NX]], %[[YS]] : i32
 // CHECK:         %[[L:.*]] = arith.addi %[[X]], %[[XS]] : i32
-// G = ceil(Y·Z / ceil(Y·Z / ceil(400 / T))): equal groups.
-// CHECK:         %[[G0:.*]] = arith.ceildivui %[[C400]], %[[NX]] : i32
+// G = ceil(Y·Z / ceil(Y·Z / ceil(4·SMs / T))): equal groups.
+// CHECK:         %[[SMS:.*]] = nvvm.read.ptx.sreg.nsmid : i32
+// CHECK:         %[[BLOCKS:.*]] = arith.muli %[[SMS]], %[[C4]] : i32
+// CHECK:         %[[G0:.*]] = arith.ceildivui %[[BLOCKS]], %[[NX]] : i32
 // CHECK:         %[[NG:.*]] = arith.ceildivui %[[HEADS]], %[[G0]] : i32
 // CHECK:         %[[G:.*]] = arith.ceildivui %[[HEADS]], %[[NG]] : i32
 // CHECK:         %[[GT:.*]] = arith.muli %[[G]], %[[NX]] : i32
@@ -94,6 +97,7 @@ func.func @full(%s: memref<?x?x?x16xf32>, %o: memref<?x?x?x16xf32>) {
 // PLAIN:         gpu.return
 // FIFTY-LABEL:   gpu.func @causal_kernel
 // FIFTY:         arith.constant 50 : i32
+// FIFTY-NOT:     nvvm.read.ptx.sreg.nsmid
 func.func @causal(%s: memref<?x?x?x16xf32>, %o: memref<?x?x?x16xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -116,9 +120,10 @@ func.func @causal(%s: memref<?x?x?x16xf32>, %o: memref<?x?x?x16xf32>) {
 
 #mma = #attn.mma<warps = 1>
 
-// No target on the grid: 4 blocks per SM of a 132-SM part.
+// No target on the grid: the same, 4 blocks per SM of the device.
 // CHECK-LABEL: gpu.func @causal_no_target_kernel
-// CHECK:         arith.constant 528 : i32
+// CHECK:         %[[SMS:.*]] = nvvm.read.ptx.sreg.nsmid : i32
+// CHECK-NEXT:    arith.muli %[[SMS]], %c4_i32 : i32
 func.func @causal_no_target(%s: memref<?x16xf32>, %o: memref<?x16xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -12,7 +12,7 @@
 // S = Q·Kᵀ over K = 64 columns: 4 k-steps; per k-step one ldmatrix.x4 of A
 // and, per pair of n-tiles, one ldmatrix.x4 of B and 2 mma.sync.
 // CHECK-LABEL: gpu.func @qk_kernel
-// CHECK-SAME:    attn.kernel = {abi = "memref", block_m = 16 : i64, block_n = 16 : i64, causal = false, dtype = "bf16", dynamic_row_stride = false, head_dim = 64 : i64, head_dim_v = 0 : i64, smem_bytes = 4096 : i64, threads = 32 : i64}
+// CHECK-SAME:    attn.kernel = #attn.kernel_info<block_m = 16, block_n = 16, threads = 32, smem_bytes = 4096, head_dim = 64, head_dim_v = 0, dtype = "bf16", causal = false>
 // CHECK:         nvvm.barrier0
 // CHECK-COUNT-4: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}} :
 // CHECK:         nvvm.cp.async.commit.group

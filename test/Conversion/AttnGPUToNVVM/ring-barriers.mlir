@@ -12,7 +12,7 @@
 //                 the async proxy (wgmma reads the slot)
 //   ring_release  mbarrier.arrive on "empty", after the dot's wgmma wait
 // CHECK-LABEL: gpu.func @ring_kernel
-// CHECK-SAME:    smem_bytes = 33792 : i64, threads = 256 : i64
+// CHECK-SAME:    threads = 256, smem_bytes = 33792
 // CHECK-DAG:     %[[C256:.*]] = arith.constant 256 : i32
 // CHECK:         %[[BASE:.*]] = llvm.mlir.addressof @attn_smem : !llvm.ptr<3>
 // CHECK:         scf.if

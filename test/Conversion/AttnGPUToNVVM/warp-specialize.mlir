@@ -8,7 +8,7 @@
 // from 0 (tid − 256) to spread a tile's 16-byte chunks over 128 threads:
 // Q (128x64 bf16) is 1024 chunks, 8 per thread; K (64x64) 4 per thread.
 // CHECK-LABEL: gpu.func @ws_kernel
-// CHECK-SAME:    threads = 384 : i64
+// CHECK-SAME:    threads = 384,
 // CHECK-SAME:    known_block_size = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32
 // CHECK-DAG:     %[[C128:.*]] = arith.constant 128 : i32
 // CHECK-DAG:     %[[C256:.*]] = arith.constant 256 : i32

@@ -19,7 +19,7 @@
 // CHECK-LABEL: gpu.module @attn_kernels
 // CHECK:         llvm.mlir.global external @attn_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: gpu.func @qk_pv_kernel
-// CHECK-SAME:    smem_bytes = 32768 : i64, threads = 128 : i64
+// CHECK-SAME:    threads = 128, smem_bytes = 32768
 // CHECK-DAG:     %[[VLEAD:.*]] = arith.constant 33554432 : i32
 // CHECK-DAG:     %[[HI:.*]] = llvm.mlir.constant(4611686293305294848 : i64) : i64
 // CHECK:         nvvm.cp.async.wait.group 0

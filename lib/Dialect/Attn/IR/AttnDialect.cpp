@@ -3,6 +3,7 @@
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/runtime/Chips.h"
 #include "attn/runtime/KernelABI.h"
+#include "attn/runtime/Reference.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -42,6 +43,60 @@ TargetAttr TargetAttr::getKnown(MLIRContext *ctx, StringRef name) {
   if (const ::attn::ChipInfo *chip = ::attn::findChip(name))
     return TargetAttr::get(ctx, name, chip->smemPerBlock, chip->numSms);
   return {};
+}
+
+LogicalResult
+KernelInfoAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                       int64_t blockM, int64_t blockN, int64_t threads,
+                       int64_t smemBytes, int64_t headDim, int64_t headDimV,
+                       StringRef dtype, bool causal, StringRef program,
+                       ArrayAttr grid, ArrayRef<int64_t> tensorMaps,
+                       int64_t registerEstimate, bool dynamicRowStride) {
+  if (blockM < 0 || blockN < 0 || headDim < 0 || headDimV < 0)
+    return emitError() << "block_m, block_n, head_dim and head_dim_v must be "
+                          "non-negative, got "
+                       << blockM << ", " << blockN << ", " << headDim << " and "
+                       << headDimV;
+  if (threads <= 0 || threads % 32 || threads > 1024)
+    return emitError() << "threads must be a multiple of 32 in [32, 1024], got "
+                       << threads;
+  if (smemBytes < 0 || smemBytes > INT32_MAX)
+    return emitError() << "smem_bytes must be in [0, 2^31), got " << smemBytes;
+  ::attn::DType dt;
+  if (!dtype.empty() && !::attn::parseDType(dtype.str(), dt))
+    return emitError() << "unknown dtype '" << dtype
+                       << "' (expected bf16, f16 or f32)";
+  ::attn::Program p;
+  if (!::attn::parseProgram(program.str(), p))
+    return emitError() << "unknown program '" << program
+                       << "' (expected attention, split_kv or merge_splits)";
+  if (grid) {
+    std::string text;
+    for (auto [i, d] : llvm::enumerate(grid)) {
+      auto s = dyn_cast<StringAttr>(d);
+      if (!s)
+        return emitError() << "grid must be an array of strings";
+      text += (i ? "," : "") + s.str();
+    }
+    ::attn::LaunchGrid g;
+    if (grid.size() != 3 || !::attn::parseLaunchGrid(text, g))
+      return emitError() << "grid must be three products of the launch grid "
+                            "factors (x, y, z), got "
+                         << grid;
+  }
+  if (tensorMaps.size() % 2)
+    return emitError() << "tensor_maps must be (argument, box rows) pairs";
+  for (size_t i = 0; i < tensorMaps.size(); i += 2)
+    if (tensorMaps[i] < 0 || tensorMaps[i] > 3 || tensorMaps[i + 1] <= 0 ||
+        tensorMaps[i + 1] > 256)
+      return emitError() << "unsupported: a tensor map of argument "
+                         << tensorMaps[i] << " with " << tensorMaps[i + 1]
+                         << " rows (maps of q, k, v and o, arguments 0-3, of "
+                            "1-256 rows)";
+  if (registerEstimate < 0)
+    return emitError() << "register_estimate must be non-negative, got "
+                       << registerEstimate;
+  return success();
 }
 
 bool TargetAttr::hasWarpgroupMma() const {
@@ -151,9 +206,9 @@ LogicalResult AttnDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == kKernelInfoAttrName) {
-    if (!isa<DictionaryAttr>(attr.getValue()))
+    if (!isa<KernelInfoAttr>(attr.getValue()))
       return op->emitError()
-             << "'" << kKernelInfoAttrName << "' must be a dictionary";
+             << "'" << kKernelInfoAttrName << "' must be an #attn.kernel_info";
     return success();
   }
   return op->emitError() << "unknown attn dialect attribute '" << name << "'";

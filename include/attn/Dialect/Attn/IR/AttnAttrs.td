@@ -20,8 +20,9 @@ def Attn_TargetAttr : AttrDef<Attn_Dialect, "Target"> {
   let summary = "Description of the machine that tiling sizes its blocks for";
   let description = [{
     Names the architecture (`cpu` or a chip of attn's chip table,
-    `attn/runtime/Chips.h`: `sm_80` ... `sm_90a`), the fast on-chip memory one program (thread block) may use, in
-    bytes, and the number of processors (SMs). The IO-aware tiling pass reads
+    `attn/runtime/Chips.h`: `sm_80` ... `sm_90a`), the fast on-chip memory
+    one program (thread block) may use, in bytes, and the number of
+    processors (SMs). The IO-aware tiling pass reads
     it from the op's `target` attribute, else from an `attn.target` attribute
     on an enclosing op, else from its `target` option.
 
@@ -51,6 +52,87 @@ def Attn_TargetAttr : AttrDef<Attn_Dialect, "Target"> {
   }];
 }
 
+
+// An optional list of integers written in brackets: `[0, 128, 1, 128]`
+// (the default container syntax has none, which a struct's commas would
+// make ambiguous).
+class Attn_BracketedI64List<string desc> :
+    OptionalArrayRefParameter<"int64_t", desc> {
+  let parser = [{ [&]() -> ::mlir::FailureOr<::llvm::SmallVector<int64_t>> {
+    ::llvm::SmallVector<int64_t> values;
+    if ($_parser.parseCommaSeparatedList(
+            ::mlir::AsmParser::Delimiter::Square,
+            [&] { return $_parser.parseInteger(values.emplace_back()); }))
+      return ::mlir::failure();
+    return values;
+  }() }];
+  let printer = [{
+    $_printer << '[';
+    ::llvm::interleaveComma($_self, $_printer);
+    $_printer << ']';
+  }];
+}
+
+def Attn_KernelInfoAttr : AttrDef<Attn_Dialect, "KernelInfo"> {
+  let mnemonic = "kernel_info";
+  let summary = "What a generated GPU kernel is and needs to be launched";
+  let description = [{
+    convert-attn-gpu-to-nvvm sets it (as `attn.kernel`) on each kernel it
+    outlines, read off the tile program; attn-gpu-module-to-binary and the
+    pipeline that writes the bundle's manifest read it. The manifest line of
+    a kernel is this attribute plus what the problem says (its LSE and KV
+    cache operands) and the chip: `attn/runtime/Bundle.h` names the keys.
+
+    - `block_m`, `block_n`: the query rows of a thread block and the keys of
+      one key/value block (0 in a program without one: attn.merge_splits has
+      no key blocks; a program of single tile ops, as the conversion's tests
+      have, may have neither).
+    - `threads`, `smem_bytes`: the block size and dynamic shared memory.
+    - `head_dim`, `head_dim_v`: of Q/K and of V/O (`head_dim` 0 in a
+      merge, whose only head dim is its output's).
+    - `dtype`: the element type of Q, K and V (`bf16`, `f16`, `f32`; empty
+      in a program that reads none of them).
+    - `causal`: whether the program masks causally.
+    - `program`: `attention`, `split_kv` or `merge_splits`.
+    - `grid`: the launch grid (x, y, z) as the runtime's grid factors
+      (`q_blocks`, `heads_q`, `batch`, `q_blocks*splits`, ...); absent: the
+      program does not say.
+    - `tensor_maps`: (function argument, box rows) pairs: the CUtensorMaps
+      the kernel takes after its arguments, one per memref read with bulk
+      copies.
+    - `register_estimate`: attn-assign-layouts' registers per thread (0:
+      none); `dynamic_row_stride`: whether a tile copy's row stride is a
+      run-time value. attn-gpu-module-to-binary tunes LLVM by both.
+
+    Example:
+
+    ```mlir
+    #attn.kernel_info<block_m = 128, block_n = 128, threads = 384,
+                      smem_bytes = 164096, head_dim = 128, head_dim_v = 128,
+                      dtype = "bf16", causal = true,
+                      grid = ["q_blocks", "heads_q", "batch"],
+                      tensor_maps = [0, 128, 1, 128, 2, 128],
+                      register_estimate = 168>
+    ```
+  }];
+  let parameters = (ins
+    "int64_t":$block_m,
+    "int64_t":$block_n,
+    "int64_t":$threads,
+    "int64_t":$smem_bytes,
+    "int64_t":$head_dim,
+    "int64_t":$head_dim_v,
+    StringRefParameter<"element type of Q, K and V">:$dtype,
+    "bool":$causal,
+    StringRefParameter<"what the kernel computes", [{"attention"}]>:$program,
+    OptionalParameter<"::mlir::ArrayAttr", "launch grid factors (x, y, z)">:$grid,
+    Attn_BracketedI64List<"(argument, box rows) per tensor map">:$tensor_maps,
+    DefaultValuedParameter<"int64_t", "0">:$register_estimate,
+    DefaultValuedParameter<"bool", "false">:$dynamic_row_stride
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
 
 //===----------------------------------------------------------------------===//
 // GPU layouts: where each element of a tile lives

@@ -57,8 +57,8 @@ constexpr llvm::StringLiteral kProgramAttrName = "attn.program";
 /// `attn.kernel` as grid (launch order x, y, z), from which launchers size
 /// the grid instead of assuming it.
 constexpr llvm::StringLiteral kGridAttrName = "attn.grid";
-/// `attn.kernel` on a generated GPU kernel: what a launcher needs
-/// (block_m, block_n, threads, smem_bytes, head_dim, dtype, causal).
+/// `attn.kernel` on a generated GPU kernel: its #attn.kernel_info, what a
+/// launcher needs.
 constexpr llvm::StringLiteral kKernelInfoAttrName = "attn.kernel";
 } // namespace mlir::attn
 

@@ -1,0 +1,450 @@
+//===- Outlining.cpp - tile grids to GPU kernels ----------------*- C++ -*-===//
+//
+// A laid-out tile grid becomes a kernel: the grid body outlined into a
+// gpu.func taking the enclosing function's arguments (and a tensor map per
+// memref read with bulk copies), the grid indices read from the block index
+// (TileScheduler.cpp), the values the grid reads from outside recomputed in
+// the kernel, a byte offset in dynamic shared memory for each op that owns
+// some, the kernel's #attn.kernel_info, and on the host a gpu.launch_func.
+//
+//===----------------------------------------------------------------------===//
+#include "Outlining.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::attn;
+using namespace mlir::attn::gpu_lowering;
+
+/// Whether `t` is a tile with a GPU layout.
+bool mlir::attn::gpu_lowering::isLaidOut(Type t) {
+  // A ring holds shared-memory tiles: a program that allocates one is a
+  // GPU program, whatever else it does.
+  if (auto ring = dyn_cast<RingType>(t))
+    return isLaidOut(ring.getTile());
+  auto rt = dyn_cast<RankedTensorType>(t);
+  return rt && rt.getEncoding() &&
+         isa<MmaLayoutAttr, SliceLayoutAttr, SharedLayoutAttr>(
+             rt.getEncoding());
+}
+
+namespace {
+
+gpu::GPUModuleOp kernelModule(ModuleOp top) {
+  if (auto m = top.lookupSymbol<gpu::GPUModuleOp>("attn_kernels"))
+    return m;
+  OpBuilder b = OpBuilder::atBlockEnd(top.getBody());
+  top->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), b.getUnitAttr());
+  auto gm = gpu::GPUModuleOp::create(b, top.getLoc(), "attn_kernels");
+  OpBuilder mb = OpBuilder::atBlockEnd(gm.getBody());
+  LLVM::GlobalOp::create(mb, top.getLoc(),
+                         LLVM::LLVMArrayType::get(mb.getI8Type(), 0),
+                         /*isConstant=*/false, LLVM::Linkage::External,
+                         kSmemSymbol, Attribute(), /*alignment=*/16,
+                         /*addrSpace=*/3);
+  return gm;
+}
+
+/// The memref a tile load or store reads or writes (null for other ops);
+/// `copied`: whether it is a copy into shared memory (attn.load_tile to
+/// #attn.shared, attn.async_load_tile), as opposed to registers.
+Value tileMemref(Operation *op, bool *copied = nullptr) {
+  bool toShared = false;
+  Value mem;
+  if (auto l = dyn_cast<LoadTileOp>(op)) {
+    mem = l.getSource();
+    toShared = isa_and_nonnull<SharedLayoutAttr>(
+        cast<RankedTensorType>(l.getType()).getEncoding());
+  } else if (auto s = dyn_cast<StoreTileOp>(op)) {
+    mem = s.getDest();
+  } else if (auto a = dyn_cast<AsyncLoadTileOp>(op)) {
+    mem = a.getSource();
+    toShared = true;
+  }
+  if (copied)
+    *copied = toShared;
+  return mem;
+}
+
+/// Every tile load and store addresses a row as consecutive elements
+/// (16-byte cp.async chunks, element pairs): the memref's innermost stride
+/// must be 1, known when the kernel is compiled. A strided innermost
+/// dimension would be read as if it were contiguous.
+LogicalResult checkRowAccess(scf::ForallOp grid) {
+  WalkResult r = grid.getBody()->walk([&](Operation *op) {
+    Value mem = tileMemref(op);
+    auto t = mem ? dyn_cast<MemRefType>(mem.getType()) : MemRefType();
+    if (t && !t.isLastDimUnitStride()) {
+      op->emitError() << "unsupported: " << t
+                      << " on the GPU: the innermost stride must be 1 "
+                         "(statically); rows are read and written as "
+                         "consecutive elements";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(r.wasInterrupted());
+}
+
+/// Whether a tile the grid copies into shared memory comes from a memref
+/// whose row stride (the second-innermost) is unknown when the kernel is
+/// compiled.
+bool hasDynamicRowStride(scf::ForallOp grid) {
+  bool dynamic = false;
+  grid.getBody()->walk([&](Operation *op) {
+    bool copied = false;
+    Value mem = tileMemref(op, &copied);
+    auto t = copied ? dyn_cast<MemRefType>(mem.getType()) : MemRefType();
+    if (!t || t.getRank() < 2)
+      return;
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    dynamic |= failed(t.getStridesAndOffset(strides, offset)) ||
+               ShapedType::isDynamic(strides[strides.size() - 2]);
+  });
+  return dynamic;
+}
+
+/// The warps of the program's mma layout (every register tile has it).
+FailureOr<int64_t> programWarps(scf::ForallOp grid) {
+  int64_t warps = 0;
+  WalkResult r = grid.getBody()->walk([&](Operation *op) {
+    for (Type t : op->getResultTypes()) {
+      auto rt = dyn_cast<RankedTensorType>(t);
+      if (!rt)
+        continue;
+      if (!isLaidOut(rt)) {
+        op->emitError() << "unsupported: tile " << rt
+                        << " has no GPU layout (run attn-assign-layouts)";
+        return WalkResult::interrupt();
+      }
+      MmaLayoutAttr m;
+      if (auto mm = dyn_cast<MmaLayoutAttr>(rt.getEncoding()))
+        m = mm;
+      else if (auto s = dyn_cast<SliceLayoutAttr>(rt.getEncoding()))
+        m = s.getParent();
+      if (!m)
+        continue;
+      if (warps && warps != m.getWarps()) {
+        op->emitError() << "unsupported: layouts of " << warps << " and "
+                        << m.getWarps() << " warps in one program";
+        return WalkResult::interrupt();
+      }
+      warps = m.getWarps();
+    }
+    return WalkResult::advance();
+  });
+  if (r.wasInterrupted())
+    return failure();
+  if (!warps)
+    return grid.emitError("unsupported: a GPU program without register "
+                          "tiles (#attn.mma)");
+  return warps;
+}
+
+/// Gives each shared-memory owner its byte offset (128-byte aligned, no
+/// reuse: everything lives for the whole program). Returns the total.
+int64_t allocateSharedMemory(gpu::GPUFuncOp fn) {
+  int64_t top = 0, maxAlign = 16;
+  OpBuilder b(fn.getContext());
+  fn.walk([&](Operation *op) {
+    int64_t bytes = 0, align = 128;
+    if (auto ring = dyn_cast<AllocRingOp>(op)) {
+      auto t = cast<RingType>(ring.getType());
+      bytes = t.getStages() * t.getSlotBytes();
+      // Two mbarriers (8 bytes each) per slot after the slots.
+      if (ringHasBarriers(ring))
+        bytes += 16 * t.getStages();
+      align = t.getLayout().getBaseAlignment();
+    } else if (auto load = dyn_cast<LoadTileOp>(op)) {
+      auto t = cast<RankedTensorType>(load.getType());
+      if (!isa_and_nonnull<SharedLayoutAttr>(t.getEncoding()))
+        return;
+      int64_t eb = t.getElementType().getIntOrFloatBitWidth() / 8;
+      auto layout = cast<SharedLayoutAttr>(t.getEncoding());
+      bytes = layout.getTileBytes(t.getDimSize(0), t.getDimSize(1), eb);
+      align = layout.getBaseAlignment();
+    } else {
+      return;
+    }
+    top = llvm::alignTo(top, align);
+    maxAlign = std::max(maxAlign, align);
+    op->setAttr(kSmemOffsetAttr, b.getI64IntegerAttr(top));
+    top += llvm::alignTo(bytes, 128);
+  });
+  // The offsets are relative to the dynamic shared memory's base: it
+  // must be as aligned as the most aligned tile (a slab tile's swizzle
+  // atoms are 1024-byte aligned in the address the hardware swizzles).
+  auto global =
+      fn->getParentOfType<gpu::GPUModuleOp>().lookupSymbol<LLVM::GlobalOp>(
+          kSmemSymbol);
+  if (global.getAlignment().value_or(0) < uint64_t(maxAlign))
+    global.setAlignment(maxAlign);
+  return top;
+}
+
+/// Clones into the kernel (at `b`) the computation of a scalar the grid
+/// reads from outside: side-effect-free ops on the function's arguments.
+FailureOr<Value> recompute(Value v, IRMapping &map, OpBuilder &b,
+                           Operation *user) {
+  if (Value m = map.lookupOrNull(v))
+    return m;
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getNumRegions() || !isMemoryEffectFree(def)) {
+    // memref.dim reads only the descriptor: allowed.
+    if (!isa_and_nonnull<memref::DimOp>(def))
+      return user->emitError("unsupported: the GPU grid reads a value the "
+                             "kernel cannot recompute from the function's "
+                             "arguments");
+  }
+  for (Value o : def->getOperands())
+    if (failed(recompute(o, map, b, user)))
+      return failure();
+  b.clone(*def, map);
+  return map.lookup(v);
+}
+
+} // namespace
+
+FailureOr<OutlinedKernel>
+mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
+                                        int64_t index,
+                                        const OutlineOptions &opts) {
+  auto func = grid->getParentOfType<func::FuncOp>();
+  if (!func)
+    return grid.emitError("unsupported: a GPU grid outside a func.func");
+  if (grid.getRank() != 3 || !grid.getOutputs().empty() || !grid.isNormalized())
+    return grid.emitError("unsupported: expected a normalized 3-d "
+                          "(batch, head, query block) scf.forall grid");
+  FailureOr<int64_t> warps = programWarps(grid);
+  if (failed(warps))
+    return failure();
+  if (failed(checkRowAccess(grid)))
+    return failure();
+  KernelInfo info;
+  info.warps = *warps;
+  grid.getBody()->walk([&](DotOp dot) {
+    auto acc = cast<RankedTensorType>(dot.getType());
+    if (auto m = dyn_cast_or_null<MmaLayoutAttr>(acc.getEncoding()))
+      info.warpgroupMma |= m.isWarpgroup();
+  });
+  // A producer warpgroup after the consumers (attn-specialize-warpgroups).
+  grid.getBody()->walk([&](WarpSpecializeOp) { info.producerWarps = 4; });
+  Location loc = grid.getLoc();
+
+  // Bulk copies: one tensor map per source memref (an argument of the
+  // function), passed after the function's arguments; its box is the
+  // tile's rows by one 128-byte slab (64 16-bit columns).
+  OutlinedKernel k;
+  SmallVector<std::pair<unsigned, int64_t>> &maps = k.maps;
+  WalkResult bulkOk = grid.getBody()->walk([&](AsyncLoadTileOp load) {
+    if (!load.getBulk())
+      return WalkResult::advance();
+    auto arg = dyn_cast<BlockArgument>(load.getSource());
+    if (!arg || arg.getOwner() != &func.getBody().front()) {
+      load.emitError("unsupported: a bulk copy from a memref that is not "
+                     "an argument of the function (the launcher encodes "
+                     "tensor maps of the arguments)");
+      return WalkResult::interrupt();
+    }
+    int64_t rows =
+        cast<RingType>(load.getRing().getType()).getTile().getDimSize(0);
+    for (auto [a, r] : maps)
+      if (a == arg.getArgNumber()) {
+        if (r == rows)
+          return WalkResult::advance();
+        load.emitError() << "unsupported: bulk copies of " << r << " and "
+                         << rows << " rows from one memref (one tensor map "
+                         << "a source)";
+        return WalkResult::interrupt();
+      }
+    maps.emplace_back(arg.getArgNumber(), rows);
+    return WalkResult::advance();
+  });
+  if (bulkOk.wasInterrupted())
+    return failure();
+
+  gpu::GPUModuleOp gm = kernelModule(top);
+  std::string name = (func.getName() + "_kernel" +
+                      (index ? "_" + std::to_string(index) : std::string()))
+                         .str();
+  if (gm.lookupSymbol(name))
+    return grid.emitError() << "kernel '" << name << "' exists already";
+  OpBuilder mb = OpBuilder::atBlockEnd(gm.getBody());
+  SmallVector<Type> argTypes(func.getArgumentTypes());
+  auto ptrType = LLVM::LLVMPointerType::get(mb.getContext());
+  for (auto [arg, rows] : maps) {
+    info.tensorMaps[arg] = argTypes.size();
+    argTypes.push_back(ptrType);
+  }
+  auto fn =
+      gpu::GPUFuncOp::create(mb, loc, name, mb.getFunctionType(argTypes, {}));
+  fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), mb.getUnitAttr());
+  // CUtensorMap is 64-byte aligned; attn-gpu-module-to-binary makes these
+  // parameters by-value grid constants (the GPU lowering keeps only the
+  // alignment of a kernel argument's attributes).
+  for (auto [arg, idx] : info.tensorMaps)
+    fn.setArgAttr(idx, "llvm.align", mb.getI64IntegerAttr(64));
+  fn.setKnownBlockSizeAttr(
+      mb.getDenseI32ArrayAttr({static_cast<int32_t>(info.threads()), 1, 1}));
+  // setmaxnreg takes effect only under a register cap at entry: one block
+  // per multiprocessor (.minnctapersm 1 with the block size).
+  if (info.producerWarps)
+    fn->setAttr("nvvm.minctasm", mb.getI32IntegerAttr(1));
+
+  // What a launcher needs (bundles, tools) and the block order: read off
+  // the program. Every product has the block's query rows; each S = Q·Kᵀ
+  // has a key block's columns and Q's head dim, each O += P·V V's.
+  int64_t blockM = 0, blockN = 0, headDim = 0, headDimV = 0;
+  bool causal = false;
+  std::string dtype;
+  auto agree = [](int64_t &known, int64_t v) {
+    if (known && known != v)
+      return false;
+    known = v;
+    return true;
+  };
+  WalkResult dotsAgree = grid.getBody()->walk([&](DotOp dot) {
+    auto acc = cast<RankedTensorType>(dot.getType());
+    auto lhs = cast<RankedTensorType>(dot.getLhs().getType());
+    bool ok = agree(blockM, acc.getDimSize(0)) &&
+              (dot.getRhsTransposed() ? agree(blockN, acc.getDimSize(1)) &&
+                                            agree(headDim, lhs.getDimSize(1))
+                                      : agree(headDimV, acc.getDimSize(1)));
+    if (!ok) {
+      dot.emitError("unsupported: products of different block sizes in one "
+                    "GPU program (the kernel describes one query block, key "
+                    "block and head dim)");
+      return WalkResult::interrupt();
+    }
+    if (dot.getRhsTransposed() && dtype.empty()) {
+      Type et = lhs.getElementType();
+      dtype = et.isBF16() ? "bf16" : et.isF16() ? "f16" : "f32";
+    }
+    return WalkResult::advance();
+  });
+  if (dotsAgree.wasInterrupted()) {
+    fn.erase();
+    return failure();
+  }
+  grid.getBody()->walk([&](MaskOp m) { causal |= m.getCausal(); });
+  // A program without products (attn.merge_splits): its 2-d output tile
+  // gives the rows, the value head dim and, from the memory it is stored
+  // to, the element type.
+  if (!blockM)
+    grid.getBody()->walk([&](StoreTileOp st) {
+      auto t = cast<RankedTensorType>(st.getTile().getType());
+      if (t.getRank() != 2)
+        return;
+      blockM = t.getDimSize(0);
+      headDimV = t.getDimSize(1);
+      Type et = cast<MemRefType>(st.getDest().getType()).getElementType();
+      dtype = et.isBF16() ? "bf16" : et.isF16() ? "f16" : "f32";
+    });
+  // B fragments loaded ahead of their mma.sync (H100, bf16, two runs vs
+  // none ahead): D = 128: 4 steps +2-5% (8: the same, and sm_80's kernel
+  // spills); D = 256: 8 steps +0-2% (4: -1%); D = 64: 4 and 8 cost 1-2%
+  // without LSE or mask.
+  info.fragmentPrefetch = opts.fragmentPrefetch >= 0 ? opts.fragmentPrefetch
+                          : headDim <= 64            ? 0
+                          : headDim <= 128           ? 4
+                                                     : 8;
+  auto target = grid->getAttrOfType<TargetAttr>(kTargetAttrName);
+  // Causal: heads in groups of thread blocks run longest query block
+  // first (mapGridIndices); -1: kGroupBlocksPerSm per SM of the device.
+  int64_t blocks = causal ? opts.groupBlocks : 0;
+
+  // Entry: the grid indices from the block index.
+  Block &entry = fn.getBody().front();
+  OpBuilder b = OpBuilder::atBlockBegin(&entry);
+  IRMapping map;
+  for (auto [a, ka] : llvm::zip(func.getArguments(), entry.getArguments()))
+    map.map(a, ka);
+  mapGridIndices(b, loc, grid, map, blocks);
+  // Values from outside the grid: recomputed from the arguments.
+  WalkResult captured = grid.getBody()->walk([&](Operation *op) {
+    for (Value o : op->getOperands()) {
+      // Defined inside the grid (its indices included): cloned with it.
+      if (grid->isAncestor(o.getParentRegion()->getParentOp()))
+        continue;
+      if (failed(recompute(o, map, b, op)))
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (captured.wasInterrupted()) {
+    fn.erase();
+    return failure();
+  }
+  for (Operation &op : grid.getBody()->without_terminator())
+    b.clone(op, map);
+  gpu::ReturnOp::create(b, loc);
+
+  int64_t smemBytes = allocateSharedMemory(fn);
+  if (target && target.isGPU() && smemBytes > target.getSmemPerBlock())
+    return grid.emitError()
+           << "unsupported: the kernel needs " << smemBytes
+           << " bytes of shared memory, target " << target.getArch()
+           << " offers " << target.getSmemPerBlock()
+           << "; use fewer pipeline stages or smaller blocks";
+
+  // The launch grid (x, y, z) = the grid's dims 2, 1, 0 (mapGridIndices).
+  ArrayAttr launchGrid;
+  if (auto dims = grid->getAttrOfType<ArrayAttr>(kGridAttrName))
+    launchGrid = mb.getArrayAttr({dims[2], dims[1], dims[0]});
+  SmallVector<int64_t> flatMaps;
+  for (auto [arg, rows] : maps)
+    flatMaps.append({int64_t(arg), rows});
+  auto program = grid->getAttrOfType<StringAttr>(kProgramAttrName);
+  // What attn-gpu-module-to-binary needs to know of the register budget,
+  // and whether a tile copy's row stride is a run-time value (then each
+  // copy pass's address is a separate product that LSR may turn into an
+  // induction variable; a static stride folds into immediates).
+  auto regs = grid->getAttrOfType<IntegerAttr>(kRegisterEstimateAttrName);
+  auto kernelInfo = KernelInfoAttr::getChecked(
+      [&] { return grid.emitError(); }, mb.getContext(), blockM, blockN,
+      info.threads(), smemBytes, headDim, headDimV, StringRef(dtype), causal,
+      program ? program.getValue() : StringRef("attention"), launchGrid,
+      ArrayRef<int64_t>(flatMaps), regs ? regs.getInt() : int64_t(0),
+      hasDynamicRowStride(grid));
+  if (!kernelInfo)
+    return failure();
+  fn->setAttr(kKernelInfoAttrName, kernelInfo);
+
+  k.fn = fn;
+  k.info = info;
+  k.smemBytes = smemBytes;
+  return k;
+}
+
+void mlir::attn::gpu_lowering::launchKernel(scf::ForallOp grid,
+                                            const OutlinedKernel &k) {
+  auto func = grid->getParentOfType<func::FuncOp>();
+  Location loc = grid.getLoc();
+  auto ptrType = LLVM::LLVMPointerType::get(grid.getContext());
+  // Host: the grid becomes a launch of the kernel.
+  OpBuilder hb(grid);
+  auto ubs = grid.getUpperBound(hb);
+  Value gx = getValueOrCreateConstantIndexOp(hb, loc, ubs[2]);
+  Value gy = getValueOrCreateConstantIndexOp(hb, loc, ubs[1]);
+  Value gz = getValueOrCreateConstantIndexOp(hb, loc, ubs[0]);
+  Value c1 = arith::ConstantIndexOp::create(hb, loc, 1);
+  Value threads = arith::ConstantIndexOp::create(hb, loc, k.info.threads());
+  Value smem = arith::ConstantOp::create(
+      hb, loc, hb.getI32IntegerAttr(static_cast<int32_t>(k.smemBytes)));
+  SmallVector<Value> launchArgs(func.getArguments());
+  for (auto [arg, rows] : k.maps)
+    launchArgs.push_back(TensorMapOp::create(hb, loc, ptrType,
+                                             func.getArgument(arg), rows,
+                                             /*box_cols=*/64));
+  gpu::LaunchFuncOp::create(hb, loc, k.fn, gpu::KernelDim3{gx, gy, gz},
+                            gpu::KernelDim3{threads, c1, c1}, smem, launchArgs);
+  Block *hostBlock = grid->getBlock();
+  grid.erase();
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*hostBlock)))
+    if (isOpTriviallyDead(&op))
+      op.erase();
+}

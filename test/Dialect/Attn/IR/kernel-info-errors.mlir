@@ -1,0 +1,80 @@
+// RUN: attn-opt %s -split-input-file -verify-diagnostics
+
+// #attn.kernel_info's verifier: what a launcher would misread is refused
+// where the attribute is written.
+
+// expected-error @+1 {{threads must be a multiple of 32 in [32, 1024], got 100}}
+#bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 100, smem_bytes = 0, head_dim = 64, head_dim_v = 64, dtype = "bf16", causal = false>
+func.func private @f() attributes {attn.kernel = #bad}
+
+// -----
+
+// expected-error @+1 {{block_m, block_n, head_dim and head_dim_v must be non-negative, got 64, -1, 64 and 64}}
+#bad = #attn.kernel_info<block_m = 64, block_n = -1, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, dtype = "bf16", causal = false>
+func.func private @f() attributes {attn.kernel = #bad}
+
+// -----
+
+// expected-error @+1 {{smem_bytes must be in [0, 2^31), got -16}}
+#bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = -16, head_dim = 64, head_dim_v = 64, dtype = "bf16", causal = false>
+func.func private @f() attributes {attn.kernel = #bad}
+
+// -----
+
+// expected-error @+1 {{unknown dtype 'fp8' (expected bf16, f16 or f32)}}
+#bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, dtype = "fp8", causal = false>
+func.func private @f() attributes {attn.kernel = #bad}
+
+// -----
+
+// expected-error @+1 {{unknown program 'backward' (expected attention, split_kv or merge_splits)}}
+#bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, dtype = "bf16", causal = false, program = "backward">
+func.func private @f() attributes {attn.kernel = #bad}
+
+// -----
+
+// expected-error @+1 {{grid must be three products of the launch grid factors (x, y, z), got ["q_blocks", "heads"]}}
+#bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, dtype = "bf16", causal = false, grid = ["q_blocks", "heads"]>
+func.func private @f() attributes {attn.kernel = #bad}
+
+// -----
+
+// expected-error @+1 {{grid must be three products of the launch grid factors (x, y, z), got ["q_blocks", "heads_q", "rows"]}}
+#bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, dtype = "bf16", causal = false, grid = ["q_blocks", "heads_q", "rows"]>
+func.func private @f() attributes {attn.kernel = #bad}
+
+// -----
+
+// expected-error @+1 {{grid must be an array of strings}}
+#bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, dtype = "bf16", causal = false, grid = [1, 2, 3]>
+func.func private @f() attributes {attn.kernel = #bad}
+
+// -----
+
+// expected-error @+1 {{tensor_maps must be (argument, box rows) pairs}}
+#bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, dtype = "bf16", causal = false, tensor_maps = [0, 128, 1]>
+func.func private @f() attributes {attn.kernel = #bad}
+
+// -----
+
+// expected-error @+1 {{unsupported: a tensor map of argument 4 with 128 rows (maps of q, k, v and o, arguments 0-3, of 1-256 rows)}}
+#bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, dtype = "bf16", causal = false, tensor_maps = [4, 128]>
+func.func private @f() attributes {attn.kernel = #bad}
+
+// -----
+
+// expected-error @+1 {{register_estimate must be non-negative, got -1}}
+#bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, dtype = "bf16", causal = false, register_estimate = -1>
+func.func private @f() attributes {attn.kernel = #bad}
+
+// -----
+
+// attn.kernel holds a kernel_info, not a dictionary.
+// expected-error @+1 {{'attn.kernel' must be an #attn.kernel_info}}
+func.func private @f() attributes {attn.kernel = {block_m = 64 : i64}}
+
+// -----
+
+// A required size missing is a parse error with the attribute's location.
+// expected-error @+1 {{struct is missing required parameter: dtype}}
+#bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, causal = false>
