@@ -4,20 +4,20 @@
 // (causal or not) and the merge (with or without LSE), and for D 64 and 128
 // the forward and split kernel over a KV cache (per-sequence key counts,
 // contiguous or paged: pages of any multiple of the key block, and of 16
-// rows) and the forward over a packed batch (varlen); SASS for sm_80, sm_86
-// and sm_89 from the sm_80 PTX, sm_90a from the sm_90a PTX) was assembled
+// rows) and the forward over a packed batch (varlen); the problems written
+// as IR in examples/ (D = 192, Dv = 128); SASS for sm_80, sm_86 and sm_89
+// from the sm_80 PTX, sm_90a from the sm_90a PTX) was assembled
 // by ptxas -v when attn-bundle made the bundle (the attn-kernel-bundle
 // target, a dependency of check-attn); its register and spill counts are in
-// ptxas-report.txt, and the table is in the test log. None of the 616
-// cubins spills; any
-// spill fails. The sm_90a kernels with head dims of a multiple of 64 are
+// ptxas-report.txt, and the table is in the test log. None of the 620
+// cubins spills; any spill fails. The sm_90a kernels with head dims of a multiple of 64 are
 // wgmma kernels (256 threads, up to 255 registers: D = 256 holds O in 128
 // of them); D = 96 stays on mma.sync.
 // REQUIRES: ptxas
 // RUN: bash %attn_src_root/tools/scripts/ptxas_check.sh --allow-spill 0 --report %attn_bundle_dir | FileCheck %s
 // CHECK:     kernel arch regs spill status
 // CHECK-NOT: FAIL
-// CHECK:     kernels: 616, spill-free: 616, small spills (<= 0 bytes): 0, failed: 0
+// CHECK:     kernels: 620, spill-free: 620, small spills (<= 0 bytes): 0, failed: 0
 
 // The report is ptxas's own: one line per cubin of the manifest.
 // RUN: FileCheck %s --check-prefix=REPORT < %attn_bundle_dir/ptxas-report.txt
@@ -31,3 +31,6 @@
 // REPORT-NEXT: attn_split_bf16_d128_causal_kernel sm_90a {{[0-9]+}} 0 0
 // REPORT-NEXT: attn_merge_bf16_d128_kernel sm_90a {{[0-9]+}} 0 0
 // REPORT-NEXT: attn_merge_bf16_d128_nolse_kernel sm_90a {{[0-9]+}} 0 0
+// The problems of examples/ last.
+// REPORT:      attn_fwd_bf16_d192_v128_causal_kernel sm_80 {{[0-9]+}} 0 0
+// REPORT:      attn_fwd_bf16_d192_v128_causal_kernel sm_90a {{[0-9]+}} 0 0

@@ -35,7 +35,10 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -44,12 +47,14 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
 #include <deque>
+#include <set>
 #include <tuple>
 
 using namespace mlir;
@@ -58,6 +63,14 @@ namespace cl = llvm::cl;
 static cl::OptionCategory category("attn-bundle options");
 static cl::opt<std::string> outDir("out-dir", cl::desc("Bundle directory"),
                                    cl::Required, cl::cat(category));
+static cl::list<std::string>
+    inputs(cl::Positional,
+           cl::desc("[problem.mlir ...]: an attn.attention (or "
+                    "attn.merge_splits) a file, compiled for "
+                    "every chip under its function's name; "
+                    "with inputs, the built-in set only if "
+                    "--dtypes or --head-dims is given"),
+           cl::cat(category));
 static cl::list<std::string> chips("chips", cl::desc("GPU chips"),
                                    cl::CommaSeparated, cl::cat(category));
 static cl::list<std::string> dtypes("dtypes", cl::desc("f16, bf16"),
@@ -311,8 +324,7 @@ int main(int argc, char **argv) {
       mlir::attn::CodegenPipelineOptions::createFromString(
           codegen + " " + splitCodegen + " " + smallPageCodegen)};
   if (!smallPageKnobs[0] || !smallPageKnobs[1])
-    return fail("bad --small-page-codegen options '" + smallPageCodegen +
-                "'");
+    return fail("bad --small-page-codegen options '" + smallPageCodegen + "'");
   if (!cacheKnobs[0] || !cacheKnobs[1])
     return fail("bad --kv-cache-codegen options '" + cacheCodegen + "'");
   for (StringRef opt : llvm::split(StringRef(cacheCodegen), ' '))
@@ -423,131 +435,175 @@ int main(int argc, char **argv) {
   std::deque<SassJob> sassJobs;
   std::atomic<bool> sassFailed{false};
   llvm::DefaultThreadPool pool(llvm::hardware_concurrency(jobs));
-  for (const std::string &chip : chips)
-    for (const std::string &dt : dtypes)
-      for (int64_t d : headDims)
-        // Per (dtype, head dim): the forward (mask x LSE), the split-KV
-        // kernel (mask) and the merge (LSE); the forward and the split
-        // kernel again over a KV cache (D 64 and 128): kinds 3 and 4 with
-        // per-sequence key counts, 5 and 6 paged (a run-time page size,
-        // any multiple of the kernel's key block); 7, the forward over a
-        // packed batch (varlen).
-        for (int kind = 0; kind < 8; ++kind)
-          for (int64_t page : kind == 5 || kind == 6 ? pagedSizes : noPage)
-            for (bool causal : {false, true})
-              for (bool withLse : {true, false}) {
-                if (sassFailed)
-                  break; // reported below, with ptxas's message
-                // The split kernel always writes its partial LSE; the merge
-                // has no mask.
-                if (((kind == 1 || kind == 4 || kind == 6) && !withLse) ||
-                    (kind == 2 && causal))
-                  continue;
-                const char *kv = kind == 7   ? "varlen"
-                                 : kind >= 5 ? "paged"
-                                 : kind >= 3 ? "seqlens"
-                                             : "dense";
-                bool cache = kind >= 3;
-                // KV-cache kernels for the decoding head dims whose kernels
-                // fit the registers (sm_90a: 96 and 256 spill); the
-                // runtime's compiler makes the others.
-                if (cache && d != 64 && d != 128)
-                  continue;
-                Type et;
-                if (dt == "f16")
-                  et = Float16Type::get(&ctx);
-                else if (dt == "bf16")
-                  et = BFloat16Type::get(&ctx);
-                else
-                  return fail("unsupported dtype '" + dt + "' (f16, bf16)");
-                auto program = kind == 2 ? ::attn::Program::MergeSplits
-                               : kind == 1 || kind == 4 || kind == 6
-                                   ? ::attn::Program::SplitKV
-                                   : ::attn::Program::Attention;
-                // A static page takes the pipeline's own blocks (shrunk to
-                // the page), not the cache knobs' 64-row ones.
-                bool isSplit = program == ::attn::Program::SplitKV;
-                mlir::attn::CodegenPipelineOptions &opts =
-                    !::attn::findChip(chip)->warpgroupMma ? *knobs
-                    : page    ? *smallPageKnobs[isSplit]
-                    : cache   ? *cacheKnobs[isSplit]
-                    : isSplit ? *splitKnobs
-                              : *knobs;
-                opts.chip = chip;
-                // A dense forward gets a second kernel with a taller query
-                // block where one pays on long sequences (tallQueryBlock);
-                // min_seq_q= tells the runtime from which length.
-                mlir::attn::TallQueryBlock tall;
-                if (kind == 0 && !opts.blockQ)
-                  tall = mlir::attn::tallQueryBlock(
-                      mlir::attn::TargetAttr::getKnown(&ctx, chip), d, d,
-                      causal);
-                SmallVector<int64_t, 2> variants = {0};
-                if (tall.rows)
-                  variants.push_back(tall.rows);
-                for (int64_t tallRows : variants) {
-                  OwningOpRef<ModuleOp> module = mlir::attn::buildKernelProblem(
-                      ctx, ::attn::programName(program), et, d, d, causal,
-                      withLse, kv,
-                      kernelName(program, et, d, causal, withLse) +
-                          (cache ? std::string("_") + kv : std::string()) +
-                          (page ? std::to_string(page) : std::string()) +
-                          (tallRows ? "_q" + std::to_string(tallRows)
-                                    : std::string()),
-                      page);
-                  int64_t forcedQ = opts.blockQ;
-                  if (tallRows)
-                    opts.blockQ = tallRows;
-                  FailureOr<mlir::attn::CompiledKernel> k =
-                      mlir::attn::compileGPUKernel(*module, opts);
-                  opts.blockQ = forcedQ;
-                  if (failed(k))
-                    return fail("kernel generation failed for " + dt + " d" +
-                                llvm::Twine(d));
-                  std::string file = k->name + "." + chip + ".ptx";
-                  SmallString<256> path(outDir);
-                  llvm::sys::path::append(path, file);
-                  std::error_code ec;
-                  llvm::raw_fd_ostream os(path, ec);
-                  if (ec)
-                    return fail("cannot write " + path + ": " + ec.message());
-                  os << k->ptx;
-                  os.close(); // complete before ptxas reads it
-                  if (os.has_error())
-                    return fail("cannot write " + path + ": " +
-                                os.error().message());
-                  if (tallRows)
-                    k->minSeqQ = tall.minSeqQ;
-                  std::string line = mlir::attn::manifestLine(*k, file);
-                  assert(!line.empty() && line.back() == '\n');
-                  line.pop_back();
-                  std::string sassKey;
-                  for (const auto &[sassChip, from] : sass) {
-                    if (from != chip)
-                      continue;
-                    std::string cubin =
-                        k->name + "." + sassChip.name + ".cubin";
-                    sassKey += (sassKey.empty() ? " sass=" : ",") +
-                               sassChip.name + ":" + cubin;
-                    SmallString<256> cubinPath(outDir);
-                    llvm::sys::path::append(cubinPath, cubin);
-                    SassJob &job = sassJobs.emplace_back();
-                    job.kernel = k->name;
-                    job.chip = sassChip.name;
-                    job.ptx = path.str().str();
-                    job.cubin = cubinPath.str().str();
-                    pool.async([&job, &sassFailed] {
-                      std::string arch = "-arch=" + job.chip;
-                      job.rc = runTool({ptxasPath, arch, "-O3", "-v", job.ptx,
-                                        "-o", job.cubin},
-                                       job.output);
-                      if (job.rc != 0)
-                        sassFailed = true;
-                    });
+  // Writes a compiled kernel's PTX, queues its cubins and adds its manifest
+  // line. False (with the message printed) if it cannot.
+  std::set<std::pair<std::string, std::string>> written; // (name, chip)
+  auto emit = [&](mlir::attn::CompiledKernel &k,
+                  const std::string &chip) -> bool {
+    if (!written.emplace(k.name, chip).second)
+      return fail("two kernels named '" + k.name + "' for " + chip +
+                  " (name the function of an input differently)"),
+             false;
+    std::string file = k.name + "." + chip + ".ptx";
+    SmallString<256> path(outDir);
+    llvm::sys::path::append(path, file);
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    if (ec)
+      return fail("cannot write " + path + ": " + ec.message()), false;
+    os << k.ptx;
+    os.close(); // complete before ptxas reads it
+    if (os.has_error())
+      return fail("cannot write " + path + ": " + os.error().message()), false;
+    std::string line = mlir::attn::manifestLine(k, file);
+    assert(!line.empty() && line.back() == '\n');
+    line.pop_back();
+    std::string sassKey;
+    for (const auto &[sassChip, from] : sass) {
+      if (from != chip)
+        continue;
+      std::string cubin = k.name + "." + sassChip.name + ".cubin";
+      sassKey +=
+          (sassKey.empty() ? " sass=" : ",") + sassChip.name + ":" + cubin;
+      SmallString<256> cubinPath(outDir);
+      llvm::sys::path::append(cubinPath, cubin);
+      SassJob &job = sassJobs.emplace_back();
+      job.kernel = k.name;
+      job.chip = sassChip.name;
+      job.ptx = path.str().str();
+      job.cubin = cubinPath.str().str();
+      pool.async([&job, &sassFailed] {
+        std::string arch = "-arch=" + job.chip;
+        job.rc =
+            runTool({ptxasPath, arch, "-O3", "-v", job.ptx, "-o", job.cubin},
+                    job.output);
+        if (job.rc != 0)
+          sassFailed = true;
+      });
+    }
+    manifest += line + sassKey + "\n";
+    return true;
+  };
+
+  // The built-in set, unless only input files are given.
+  if (inputs.empty() || dtypes.getNumOccurrences() ||
+      headDims.getNumOccurrences())
+    for (const std::string &chip : chips)
+      for (const std::string &dt : dtypes)
+        for (int64_t d : headDims)
+          // Per (dtype, head dim): the forward (mask x LSE), the split-KV
+          // kernel (mask) and the merge (LSE); the forward and the split
+          // kernel again over a KV cache (D 64 and 128): kinds 3 and 4 with
+          // per-sequence key counts, 5 and 6 paged (a run-time page size,
+          // any multiple of the kernel's key block); 7, the forward over a
+          // packed batch (varlen).
+          for (int kind = 0; kind < 8; ++kind)
+            for (int64_t page : kind == 5 || kind == 6 ? pagedSizes : noPage)
+              for (bool causal : {false, true})
+                for (bool withLse : {true, false}) {
+                  if (sassFailed)
+                    break; // reported below, with ptxas's message
+                  // The split kernel always writes its partial LSE; the merge
+                  // has no mask.
+                  if (((kind == 1 || kind == 4 || kind == 6) && !withLse) ||
+                      (kind == 2 && causal))
+                    continue;
+                  const char *kv = kind == 7   ? "varlen"
+                                   : kind >= 5 ? "paged"
+                                   : kind >= 3 ? "seqlens"
+                                               : "dense";
+                  bool cache = kind >= 3;
+                  // KV-cache kernels for the decoding head dims whose kernels
+                  // fit the registers (sm_90a: 96 and 256 spill); the
+                  // runtime's compiler makes the others.
+                  if (cache && d != 64 && d != 128)
+                    continue;
+                  Type et;
+                  if (dt == "f16")
+                    et = Float16Type::get(&ctx);
+                  else if (dt == "bf16")
+                    et = BFloat16Type::get(&ctx);
+                  else
+                    return fail("unsupported dtype '" + dt + "' (f16, bf16)");
+                  auto program = kind == 2 ? ::attn::Program::MergeSplits
+                                 : kind == 1 || kind == 4 || kind == 6
+                                     ? ::attn::Program::SplitKV
+                                     : ::attn::Program::Attention;
+                  // A static page takes the pipeline's own blocks (shrunk to
+                  // the page), not the cache knobs' 64-row ones.
+                  bool isSplit = program == ::attn::Program::SplitKV;
+                  mlir::attn::CodegenPipelineOptions &opts =
+                      !::attn::findChip(chip)->warpgroupMma ? *knobs
+                      : page    ? *smallPageKnobs[isSplit]
+                      : cache   ? *cacheKnobs[isSplit]
+                      : isSplit ? *splitKnobs
+                                : *knobs;
+                  opts.chip = chip;
+                  // A dense forward gets a second kernel with a taller query
+                  // block where one pays on long sequences (tallQueryBlock);
+                  // min_seq_q= tells the runtime from which length.
+                  mlir::attn::TallQueryBlock tall;
+                  if (kind == 0 && !opts.blockQ)
+                    tall = mlir::attn::tallQueryBlock(
+                        mlir::attn::TargetAttr::getKnown(&ctx, chip), d, d,
+                        causal);
+                  SmallVector<int64_t, 2> variants = {0};
+                  if (tall.rows)
+                    variants.push_back(tall.rows);
+                  for (int64_t tallRows : variants) {
+                    OwningOpRef<ModuleOp> module =
+                        mlir::attn::buildKernelProblem(
+                            ctx, ::attn::programName(program), et, d, d, causal,
+                            withLse, kv,
+                            kernelName(program, et, d, causal, withLse) +
+                                (cache ? std::string("_") + kv
+                                       : std::string()) +
+                                (page ? std::to_string(page) : std::string()) +
+                                (tallRows ? "_q" + std::to_string(tallRows)
+                                          : std::string()),
+                            page);
+                    int64_t forcedQ = opts.blockQ;
+                    if (tallRows)
+                      opts.blockQ = tallRows;
+                    FailureOr<mlir::attn::CompiledKernel> k =
+                        mlir::attn::compileGPUKernel(*module, opts);
+                    opts.blockQ = forcedQ;
+                    if (failed(k))
+                      return fail("kernel generation failed for " + dt + " d" +
+                                  llvm::Twine(d));
+                    if (tallRows)
+                      k->minSeqQ = tall.minSeqQ;
+                    if (!emit(*k, chip))
+                      return 1;
                   }
-                  manifest += line + sassKey + "\n";
                 }
-              }
+  // Problems written as IR: each file's attn.attention (or attn.merge_splits)
+  // for every chip, under the function's name.
+  for (const std::string &chip : chips)
+    for (const std::string &input : inputs) {
+      if (sassFailed)
+        break;
+      // Diagnostics with the file's line and column (the parser's and the
+      // pipeline's: "unsupported: ..." where a problem cannot be compiled).
+      llvm::SourceMgr sourceMgr;
+      SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
+      auto buffer = llvm::MemoryBuffer::getFile(input);
+      if (!buffer)
+        return fail("cannot read the problem in " + input + ": " +
+                    buffer.getError().message());
+      sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+      OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+      if (!module)
+        return fail("cannot read the problem in " + input);
+      mlir::attn::CodegenPipelineOptions &opts = *knobs;
+      opts.chip = chip;
+      FailureOr<mlir::attn::CompiledKernel> k =
+          mlir::attn::compileGPUKernel(*module, opts);
+      if (failed(k))
+        return fail("kernel generation failed for " + input + " on " + chip);
+      if (!emit(*k, chip))
+        return 1;
+    }
   pool.wait();
   bool failedAny = false;
   std::string report =

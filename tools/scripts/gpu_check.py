@@ -248,12 +248,13 @@ SIZES = (1, 17, 64, 128, 130, 1000, 4096, 16384)
 
 
 def correctness_cases(quick):
-    """Dicts: dtype, D, causal, B, Hq, Hkv, Nq, Nk, layout, lse."""
+    """Dicts: dtype, D, Dv, causal, B, Hq, Hkv, Nq, Nk, layout, lse."""
     cases = []
 
     def add(dtype="bf16", D=128, causal=False, B=1, Hq=1, Hkv=None, Nq=1,
-            Nk=None, layout="bhnd", lse=True, scale=None):
+            Nk=None, layout="bhnd", lse=True, scale=None, Dv=None):
         cases.append(dict(kind="correctness", dtype=dtype, D=D,
+                          Dv=D if Dv is None else Dv,
                           causal=causal, B=B, Hq=Hq,
                           Hkv=Hq if Hkv is None else Hkv, Nq=Nq,
                           Nk=Nq if Nk is None else Nk, layout=layout,
@@ -302,6 +303,12 @@ def correctness_cases(quick):
                 add("bf16", D, causal, 2, 3, Nq=N)
             add("f16", D, causal, 1, 8, 2, Nq=130, Nk=1000)
             add("bf16", D, causal, 1, 2, Nq=1000, Nk=64)
+    # Values narrower than keys (D = 192, Dv = 128): the bundle's kernel
+    # compiled from examples/attention-d192-v128.mlir (causal, with LSE).
+    for N in ((130, 1000) if quick else (1, 17, 130, 1000, 4096)):
+        add("bf16", 192, True, 2, 3, Nq=N, Dv=128)
+    add("bf16", 192, True, 1, 8, 2, Nq=130, Nk=1000, Dv=128)
+    add("bf16", 192, True, 2, 4, 2, Nq=1000, Nk=130, layout="bnhd", Dv=128)
     # Scales far from 1/sqrt(D): the exponent must not overflow f32 even
     # where scale·score does (1e30), nor lose the softmax to underflow.
     for scale in (1e-3, 3.0, 1e30):
@@ -525,8 +532,9 @@ def run_correctness(rt, job, seed):
     lay = job["layout"]
     q = make_tensor((B, Hq, Nq, D), dt, lay, gen)
     k = make_tensor((B, Hkv, Nk, D), dt, lay, gen)
-    v = make_tensor((B, Hkv, Nk, D), dt, lay, gen)
-    o = make_tensor((B, Hq, Nq, D), dt, lay, gen, fill=float("nan"))
+    Dv = job.get("Dv", D)
+    v = make_tensor((B, Hkv, Nk, Dv), dt, lay, gen)
+    o = make_tensor((B, Hq, Nq, Dv), dt, lay, gen, fill=float("nan"))
     lse = (torch.full((B, Hq, Nq), float("nan"), dtype=torch.float32,
                       device="cuda") if job["lse"] else None)
     scale = job.get("scale") or 1.0 / math.sqrt(D)
