@@ -208,7 +208,7 @@ Status PipelineCompiler::compile(const KernelRequest &request,
   // runtime launches it by these fields.
   if (e.dtype != request.dtype || e.headDim != request.headDim ||
       e.headDimV != request.headDimV || e.causal != request.causal ||
-      e.abi != KernelABI::Memref || e.lse != request.withLse ||
+      e.lse != request.withLse ||
       e.program != request.program)
     return Status::error(StatusCode::Internal,
                          "attn-jit: the kernel compiled for " + request.key() +

@@ -487,7 +487,6 @@ std::string mlir::attn::manifestLine(const CompiledKernel &k,
   e.ptx = ptxFile.str();
   bool known = ::attn::parseChip(k.chip, e.chip) &&
                ::attn::parseDType(k.dtype, e.dtype) &&
-               ::attn::parseKernelABI(k.abi, e.abi) &&
                (k.tensorMaps.empty() ||
                 ::attn::parseTensorMaps(k.tensorMaps, e.tensorMaps)) &&
                ::attn::parseProgram(k.program, e.program) &&

@@ -199,22 +199,21 @@ public:
     for (const char *r : required)
       if (!seen.count(r))
         return error(std::string("missing key '") + r + "'");
+    // A line without abi= is one of the hand-written kernels' bundles,
+    // whose parameter list this runtime no longer launches.
+    if (!seen.count("abi"))
+      return error("missing key 'abi' (a bundle of the hand-written "
+                   "kernels, whose ABI this runtime no longer launches: "
+                   "rebuild it with attn-bundle)");
     if (!seen.count("head_dim_v"))
       k.headDimV = k.headDim;
     if (!seen.count("block_n"))
       k.blockN = 0;
-    if (k.program != Program::Attention && k.abi != KernelABI::Memref)
-      return error(std::string("program=") + programName(k.program) +
-                   " needs abi=memref");
     if (k.pageSize && k.kv != KVLayout::Paged)
       return error("'page' is for kv=paged kernels");
-    if (k.kv != KVLayout::Dense &&
-        (k.abi != KernelABI::Memref || k.program == Program::MergeSplits))
+    if (k.kv != KVLayout::Dense && k.program == Program::MergeSplits)
       return error(std::string("kv=") + kvLayoutName(k.kv) +
-                   " needs abi=memref and a program that reads keys");
-    if (!k.tensorMaps.empty() && k.abi != KernelABI::Memref)
-      return error("'tensor_maps' needs abi=memref (the maps follow the "
-                   "memref parameters)");
+                   " needs a program that reads keys");
     // Only now is the line's chip known, whatever the order of the keys.
     for (const SassImage &img : k.sass)
       if (!canAssemble(k.chip, img.chip))
@@ -275,13 +274,11 @@ private:
       // gives the precise message later.
       return intKey(0, 1 << 20, k.smem);
     } else if (key == "abi") {
-      // "1" is how the key was spelt when legacy was the only ABI.
-      if (value == "1")
-        k.abi = KernelABI::Legacy;
-      else if (!parseKernelABI(value, k.abi))
-        return error("bad value '" + value +
-                     "' for 'abi': expected legacy or memref (kernel ABIs "
-                     "this runtime knows)");
+      if (!parseKernelABI(value, k.abi))
+        return error("unsupported abi '" + value +
+                     "': this runtime launches abi=memref kernels (the "
+                     "lowered function's arguments); rebuild the bundle with "
+                     "attn-bundle");
     } else if (key == "lse") {
       int lse = 1;
       if (Status s = intKey(0, 1, lse); !s.ok())

@@ -731,7 +731,7 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
     const KernelEntry &e = img.entry;
     if (e.dtype != request.dtype || e.headDim != request.headDim ||
         e.headDimV != request.headDimV || e.causal != request.causal ||
-        (e.abi == KernelABI::Memref && e.lse != request.withLse) ||
+        e.lse != request.withLse ||
         e.program != request.program || e.kv != request.kv ||
         (program == Program::SplitKV && e.blockN <= 0) ||
         (p.paged() && program != Program::MergeSplits &&
@@ -1290,31 +1290,20 @@ Status Runtime::forward(const ForwardProblem &problem, const KVCacheArgs &cache,
   if (Status s = scope.status(); !s.ok())
     return s;
 
-  // The parameters in the kernel's ABI (KernelABI.h). A memref-ABI kernel
+  // The parameters in the kernel's ABI (KernelABI.h). A kernel
   // has an lse argument exactly when it was built with lse=1; findKernels
   // only picks one that matches the call, and a mismatch would make the
   // kernel read parameters that are not there or write through null, so it
   // is checked once more here.
-  if (kernel->abi == KernelABI::Memref && kernel->lse != (lse != nullptr))
+  if (kernel->lse != (lse != nullptr))
     return Status::error(
         StatusCode::Internal,
-        "kernel " + kernel->name + " (abi=memref lse=" +
-            (kernel->lse ? "1" : "0") + ") chosen for a " +
+        "kernel " + kernel->name + " (lse=" + (kernel->lse ? "1" : "0") +
+            ") chosen for a " +
             (lse ? "forward with LSE" : "forward without LSE"));
-  if (kernel->abi == KernelABI::Legacy)
-    if (Status s = checkLegacyOffsets(p); !s.ok())
-      return s;
   const AttentionShape shape = kernelShape(p);
-  if (withCache && kernel->abi != KernelABI::Memref)
-    return Status::error(StatusCode::Internal,
-                         "kernel " + kernel->name +
-                             " (abi=legacy) chosen for a KV cache");
-  KernelParams params =
-      kernel->abi == KernelABI::Memref
-          ? memrefAttentionParams(shape, q, k, v, o, lse,
-                                  float(p.effectiveScale()), &cache)
-          : legacyAttentionParams(shape, q, k, v, o, lse,
-                                  float(p.effectiveScale()));
+  KernelParams params = memrefAttentionParams(
+      shape, q, k, v, o, lse, float(p.effectiveScale()), &cache);
   if (Status s = appendTensorMaps(drv, *kernel, shape, {q, k, v, o}, params);
       !s.ok())
     return s;

@@ -275,29 +275,12 @@ Status checkProblem(const ForwardProblem &p) {
   return Status::success();
 }
 
-Status checkLegacyOffsets(const ForwardProblem &p) {
-  // The hand-written kernels' parameters are 32-bit, and so is their
-  // address arithmetic.
-  for (const TensorShape &t : shapesOf(p))
-    if (int64_t span = elementSpan(t); span > kInt32Max)
-      return unsupported(std::string(t.name) + " spans " +
-                         std::to_string(span) +
-                         " elements; a legacy-ABI kernel uses 32-bit "
-                         "offsets (at most 2^31-1 elements per tensor)");
-  if (p.withLse && Wide(p.batch) * p.headsQ * p.seqQ > kInt32Max)
-    return unsupported("lse would have more than 2^31-1 elements; a "
-                       "legacy-ABI kernel uses 32-bit offsets");
-  return Status::success();
-}
-
 /// Whether kernel `k` can serve a forward that does (withLse) or does not
 /// write the LSE.
 static bool servesLse(const KernelEntry &k, bool withLse) {
-  if (withLse)
-    return k.lse;
-  // A legacy kernel skips a null LSE pointer; a memref-ABI kernel writes
-  // through whatever its lse argument holds, so it must have none.
-  return !k.lse || k.abi == KernelABI::Legacy;
+  // A kernel writes through whatever its lse argument holds: a forward
+  // without LSE needs a kernel without the argument.
+  return k.lse == withLse;
 }
 
 /// Whether `k` reads keys and values where `p` keeps them: the same layout
@@ -395,8 +378,8 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
                          "LSE (lse=0)");
     return notInBundle("a forward without LSE for " + what +
                        ": this bundle has no lse=0 kernel for it, and its "
-                       "memref-ABI kernels (abi=memref lse=1) always write "
-                       "the LSE; pass an LSE buffer or add an lse=0 kernel");
+                       "lse=1 kernels always write the LSE; pass an LSE "
+                       "buffer or add an lse=0 kernel");
   }
   if (headDims.empty())
     return notInBundle(std::string("dtype ") + dtypeName(p.dtype) +
@@ -512,22 +495,12 @@ Status selectVariant(const std::vector<const KernelEntry *> &candidates,
   std::set<std::string> chipNames;
   for (const KernelEntry *k : candidates)
     chipNames.insert(k->chip.str());
-  // lse=0 kernels first, the others only where none of those runs here.
-  // findKernels admits both only for a forward without LSE, where a legacy
-  // lse=1 kernel works too but spends time on the LSE it then skips.
-  for (bool lse : {false, true}) {
-    std::vector<const KernelEntry *> tier;
-    std::vector<Chip> chips;
-    for (const KernelEntry *k : candidates)
-      if (k->lse == lse) {
-        tier.push_back(k);
-        chips.push_back(k->chip);
-      }
-    int i = selectVariant(chips, ccMajor, ccMinor);
-    if (i >= 0) {
-      out = tier[size_t(i)];
-      return Status::success();
-    }
+  std::vector<Chip> chips;
+  for (const KernelEntry *k : candidates)
+    chips.push_back(k->chip);
+  if (int i = selectVariant(chips, ccMajor, ccMinor); i >= 0) {
+    out = candidates[size_t(i)];
+    return Status::success();
   }
   return notInBundle("no kernel for compute capability " +
                      std::to_string(ccMajor) + "." + std::to_string(ccMinor) +

@@ -15,7 +15,7 @@ const char *kLine =
     "kernel name=attn_fwd_bf16_d128_causal "
     "ptx=attn_fwd_bf16_d128_causal.sm_80.ptx chip=sm_80 dtype=bf16 "
     "head_dim=128 head_dim_v=128 causal=1 block_m=128 block_n=64 "
-    "threads=256 smem=98304\n";
+    "threads=256 smem=98304 abi=memref\n";
 
 Status parse(const std::string &text, Manifest &m) {
   return parseManifest(text, "manifest.txt", m);
@@ -183,8 +183,8 @@ TEST(Manifest, ParsesAGoodLine) {
   EXPECT_EQ(k.threads, 256);
   EXPECT_EQ(k.smem, 98304);
   EXPECT_EQ(k.line, 4);
-  // Without the keys: today's ABI, with LSE.
-  EXPECT_EQ(k.abi, KernelABI::Legacy);
+  // Without lse=: with LSE.
+  EXPECT_EQ(k.abi, KernelABI::Memref);
   EXPECT_TRUE(k.lse);
   EXPECT_TRUE(m.warnings.empty());
 }
@@ -196,28 +196,37 @@ TEST(Manifest, AbiAndLseKeys) {
       "block_m=64 threads=128 smem=0 abi=memref lse=0\n"
       "kernel name=b ptx=b.ptx chip=sm_90a dtype=bf16 head_dim=64 causal=0 "
       "block_m=64 threads=128 smem=0 abi=memref lse=1\n"
-      "kernel name=c ptx=c.ptx chip=sm_80 dtype=bf16 head_dim=64 causal=0 "
-      "block_m=64 threads=128 smem=0 lse=0 abi=legacy\n"
       "kernel name=d ptx=d.ptx chip=sm_80 dtype=bf16 head_dim=64 causal=0 "
-      "block_m=64 threads=128 smem=0 abi=memref\n"
-      // The spelling from when legacy was the only ABI.
-      "kernel name=e ptx=e.ptx chip=sm_80 dtype=bf16 head_dim=64 causal=0 "
-      "block_m=64 threads=128 smem=0 abi=1\n",
+      "block_m=64 threads=128 smem=0 abi=memref\n",
       m);
   ASSERT_TRUE(s.ok()) << s.message();
-  ASSERT_EQ(m.kernels.size(), 5u);
+  ASSERT_EQ(m.kernels.size(), 3u);
   EXPECT_EQ(m.kernels[0].abi, KernelABI::Memref);
   EXPECT_FALSE(m.kernels[0].lse);
   EXPECT_EQ(m.kernels[1].abi, KernelABI::Memref);
   EXPECT_TRUE(m.kernels[1].lse);
-  EXPECT_EQ(m.kernels[2].abi, KernelABI::Legacy);
-  EXPECT_FALSE(m.kernels[2].lse);
-  EXPECT_EQ(m.kernels[3].abi, KernelABI::Memref);
-  EXPECT_TRUE(m.kernels[3].lse); // default
-  EXPECT_EQ(m.kernels[4].abi, KernelABI::Legacy);
+  EXPECT_EQ(m.kernels[2].abi, KernelABI::Memref);
+  EXPECT_TRUE(m.kernels[2].lse); // default
   EXPECT_TRUE(m.warnings.empty());
   EXPECT_STREQ(kernelABIName(KernelABI::Memref), "memref");
-  EXPECT_STREQ(kernelABIName(KernelABI::Legacy), "legacy");
+}
+
+// The hand-written kernels' ABI is gone: a line of it (abi=legacy, its old
+// spelling abi=1, or no abi= at all, as bundles before the key wrote) is
+// refused, never launched with another parameter list.
+TEST(Manifest, LegacyAbiRefused) {
+  const std::string head = "kernel name=c ptx=c.ptx chip=sm_80 dtype=bf16 "
+                           "head_dim=64 causal=0 block_m=64 threads=128 "
+                           "smem=0";
+  expectError(head + " abi=legacy\n",
+              "manifest.txt:1: unsupported abi 'legacy': this runtime "
+              "launches abi=memref kernels (the lowered function's "
+              "arguments); rebuild the bundle with attn-bundle");
+  expectError(head + " abi=1\n", "unsupported abi '1'");
+  expectError(head + "\n",
+              "manifest.txt:1: missing key 'abi' (a bundle of the "
+              "hand-written kernels, whose ABI this runtime no longer "
+              "launches: rebuild it with attn-bundle)");
 }
 
 TEST(Manifest, SassKey) {
@@ -227,11 +236,11 @@ TEST(Manifest, SassKey) {
       // for the whole line.
       "kernel name=a ptx=a.sm_80.ptx sass=sm_80:a.sm_80.cubin,sm_86:a.sm_86."
       "cubin,sm_90a:/abs/a.sm_90a.cubin chip=sm_80 dtype=bf16 head_dim=64 "
-      "causal=0 block_m=64 threads=128 smem=0\n"
+      "causal=0 block_m=64 threads=128 smem=0 abi=memref\n"
       "kernel name=a ptx=a.sm_90a.ptx chip=sm_90a dtype=bf16 head_dim=64 "
-      "causal=0 block_m=64 threads=128 smem=0 sass=sm_90a:dir/a:b.cubin\n"
+      "causal=0 block_m=64 threads=128 smem=0 sass=sm_90a:dir/a:b.cubin abi=memref\n"
       "kernel name=b ptx=b.ptx chip=sm_80 dtype=bf16 head_dim=64 causal=0 "
-      "block_m=64 threads=128 smem=0\n",
+      "block_m=64 threads=128 smem=0 abi=memref\n",
       m);
   ASSERT_TRUE(s.ok()) << s.message();
   ASSERT_EQ(m.kernels.size(), 3u);
@@ -285,10 +294,6 @@ TEST(Manifest, BadTensorMapsKeys) {
         "1:128;2:128", "-1:128", "1:12345", "01234:1"})
     expectError(head + bad + "\n",
                 "bad value '" + std::string(bad) + "' for 'tensor_maps'");
-  // The maps follow the memref parameters: a legacy kernel has none.
-  expectError("kernel name=a ptx=a.ptx chip=sm_90a dtype=bf16 head_dim=128 "
-              "causal=0 block_m=128 threads=384 smem=0 tensor_maps=1:128\n",
-              "'tensor_maps' needs abi=memref");
 }
 
 TEST(Manifest, ProgramKey) {
@@ -301,7 +306,7 @@ TEST(Manifest, ProgramKey) {
       "kernel name=a ptx=a.ptx chip=sm_80 dtype=f16 head_dim=64 causal=0 "
       "block_m=64 threads=128 smem=0 abi=memref program=attention\n"
       "kernel name=b ptx=b.ptx chip=sm_80 dtype=f16 head_dim=64 causal=0 "
-      "block_m=64 threads=128 smem=0\n",
+      "block_m=64 threads=128 smem=0 abi=memref\n",
       m);
   ASSERT_TRUE(s.ok()) << s.message();
   ASSERT_EQ(m.kernels.size(), 4u);
@@ -317,13 +322,12 @@ TEST(Manifest, ProgramKey) {
   Manifest again;
   ASSERT_TRUE(parse(formatManifestLine(m.kernels[1]) + "\n", again).ok());
   EXPECT_EQ(again.kernels[0].program, Program::MergeSplits);
-  // Bad values, and a legacy-ABI line (its parameter list is the forward's).
+  // Bad values.
   const std::string head = "kernel name=a ptx=a.ptx chip=sm_90a dtype=bf16 "
                            "head_dim=128 causal=0 block_m=128 threads=384 "
                            "smem=0 ";
   expectError(head + "abi=memref program=decode\n",
               "bad value 'decode' for 'program'");
-  expectError(head + "program=split_kv\n", "program=split_kv needs abi=memref");
 }
 
 TEST(Manifest, KVKey) {
@@ -360,9 +364,8 @@ TEST(Manifest, KVKey) {
   EXPECT_EQ(pm.kernels[0].pageSize, 16);
   EXPECT_NE(formatManifestLine(pm.kernels[0]).find(" kv=paged page=16"),
             std::string::npos);
-  expectError(head + "kv=paged\n", "kv=paged needs abi=memref");
   expectError(head + "abi=memref program=merge_splits kv=paged\n",
-              "kv=paged needs abi=memref and a program that reads keys");
+              "kv=paged needs a program that reads keys");
 }
 
 TEST(Manifest, GridKey) {
@@ -372,7 +375,7 @@ TEST(Manifest, GridKey) {
       "block_m=128 threads=384 smem=1024 abi=memref program=split_kv "
       "grid=q_blocks*splits,heads_q,batch\n"
       "kernel name=a ptx=a.ptx chip=sm_80 dtype=f16 head_dim=64 causal=0 "
-      "block_m=64 threads=128 smem=0\n",
+      "block_m=64 threads=128 smem=0 abi=memref\n",
       m);
   ASSERT_TRUE(s.ok()) << s.message();
   LaunchGrid want;
@@ -387,7 +390,7 @@ TEST(Manifest, GridKey) {
   EXPECT_EQ(formatManifestLine(m.kernels[1]).find("grid="), std::string::npos);
   const std::string head = "kernel name=a ptx=a.ptx chip=sm_90a dtype=bf16 "
                            "head_dim=128 causal=0 block_m=128 threads=384 "
-                           "smem=0 grid=";
+                           "smem=0 abi=memref grid=";
   for (const char *bad :
        {"q_blocks", "q_blocks,heads_q", "q_blocks,heads_q,batch,splits",
         "q_blocks,,batch", "q_blocks*,heads_q,batch", "rows,heads_q,batch",
@@ -399,7 +402,7 @@ TEST(Manifest, GridKey) {
 TEST(Manifest, BadSassKeys) {
   const std::string head = "kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 "
                            "head_dim=64 causal=0 block_m=64 threads=128 "
-                           "smem=0 ";
+                           "smem=0 abi=memref ";
   expectError("# c\n" + head + "sass=sm_80\n",
               "manifest.txt:2: bad entry 'sm_80' in 'sass': expected "
               "chip:file[,chip:file...]");
@@ -422,13 +425,13 @@ TEST(Manifest, BadSassKeys) {
               "this line's sm_80 PTX (SASS is assembled for the PTX's chip "
               "or a later one)");
   expectError("kernel name=a ptx=a.ptx chip=sm_90a dtype=bf16 head_dim=64 "
-              "causal=0 block_m=64 threads=128 smem=0 "
+              "causal=0 block_m=64 threads=128 smem=0 abi=memref "
               "sass=sm_90a:a,sm_90:b\n",
               "SASS for sm_90 in 'sass' cannot come from this line's sm_90a "
               "PTX (architecture-specific PTX assembles only for its own "
               "chip)");
   expectError("kernel name=a ptx=a.ptx sass=sm_80:a chip=sm_86 dtype=bf16 "
-              "head_dim=64 causal=0 block_m=64 threads=128 smem=0\n",
+              "head_dim=64 causal=0 block_m=64 threads=128 smem=0 abi=memref\n",
               "SASS for sm_80 in 'sass' cannot come from this line's sm_86 "
               "PTX");
 }
@@ -479,9 +482,10 @@ TEST(Manifest, SeveralChipsCommentsTabsAndCRLF) {
   Manifest m;
   Status s =
       parse("kernel\tname=a ptx=a.sm_80.ptx chip=sm_80 dtype=f16 head_dim=64 "
-            "causal=0 block_m=64 threads=128 smem=0 # trailing comment\r\n"
+            "causal=0 block_m=64 threads=128 smem=0 abi=memref # trailing "
+            "comment\r\n"
             "kernel name=a ptx=a.sm_90a.ptx chip=sm_90a dtype=f16 head_dim=64 "
-            "causal=0 block_m=128 threads=384 smem=200000\r\n",
+            "causal=0 block_m=128 threads=384 smem=200000 abi=memref\r\n",
             m);
   ASSERT_TRUE(s.ok()) << s.message();
   ASSERT_EQ(m.kernels.size(), 2u);
@@ -510,43 +514,42 @@ TEST(Manifest, MalformedLinesGiveLineNumbers) {
   expectError("kernel name=x ptx\n", "manifest.txt:1: expected key=value");
   expectError("kernel =x\n", "expected key=value");
   expectError("kernel name=\n", "empty value for 'name'");
-  expectError("# c\nkernel name=a name=b\n",
+  expectError("# c\nkernel name=a name=b abi=memref\n",
               "manifest.txt:2: duplicate key 'name'");
   expectError("kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 head_dim=64 "
               "causal=0 block_m=64 threads=128\n",
               "missing key 'smem'");
   expectError("kernel name=a ptx=a.ptx chip=sm_75x dtype=bf16 head_dim=64 "
-              "causal=0 block_m=64 threads=128 smem=0\n",
+              "causal=0 block_m=64 threads=128 smem=0 abi=memref\n",
               "bad chip 'sm_75x'");
   expectError("kernel name=a ptx=a.ptx chip=sm_80 dtype=fp8 head_dim=64 "
-              "causal=0 block_m=64 threads=128 smem=0\n",
+              "causal=0 block_m=64 threads=128 smem=0 abi=memref\n",
               "bad dtype 'fp8'");
   expectError("kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 head_dim=6x4 "
-              "causal=0 block_m=64 threads=128 smem=0\n",
+              "causal=0 block_m=64 threads=128 smem=0 abi=memref\n",
               "bad value '6x4' for 'head_dim'");
   expectError("kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 head_dim=64 "
-              "causal=2 block_m=64 threads=128 smem=0\n",
+              "causal=2 block_m=64 threads=128 smem=0 abi=memref\n",
               "bad value '2' for 'causal'");
   expectError("kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 head_dim=64 "
-              "causal=0 block_m=64 threads=100 smem=0\n",
+              "causal=0 block_m=64 threads=100 smem=0 abi=memref\n",
               "not a multiple of 32");
   expectError("kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 head_dim=64 "
               "causal=0 block_m=64 threads=128 smem=-1\n",
               "bad value '-1' for 'smem'");
   expectError("kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 head_dim=64 "
-              "causal=0 block_m=64 threads=128 smem=99999999999999999999\n",
+              "causal=0 block_m=64 threads=128 smem=99999999999999999999 abi=memref\n",
               "for 'smem'");
   expectError("kernel name=9a ptx=a.ptx chip=sm_80 dtype=bf16 head_dim=64 "
-              "causal=0 block_m=64 threads=128 smem=0\n",
+              "causal=0 block_m=64 threads=128 smem=0 abi=memref\n",
               "bad kernel name '9a'");
   const std::string head = "kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 "
                            "head_dim=64 causal=0 block_m=64 threads=128 "
                            "smem=0 ";
-  expectError(head + "abi=2\n", "manifest.txt:1: bad value '2' for 'abi': "
-                                "expected legacy or memref");
+  expectError(head + "abi=2\n", "manifest.txt:1: unsupported abi '2'");
   expectError("# c\n" + head + "abi=MEMREF\n",
-              "manifest.txt:2: bad value 'MEMREF' for 'abi'");
-  expectError(head + "abi=memref2\n", "bad value 'memref2' for 'abi'");
+              "manifest.txt:2: unsupported abi 'MEMREF'");
+  expectError(head + "abi=memref2\n", "unsupported abi 'memref2'");
   expectError(head + "abi=memref abi=legacy\n", "duplicate key 'abi'");
   expectError(head + "abi=\n", "empty value for 'abi'");
   expectError("\n\n" + head + "lse=2\n",
@@ -597,7 +600,7 @@ TEST(Bundle, MissingCubinFallsBackToPtxWithAWarning) {
             "# header\n"
             "kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 head_dim=64 "
             "causal=0 block_m=64 threads=128 smem=0 "
-            "sass=sm_80:a.sm_80.cubin,sm_86:a.sm_86.cubin\n");
+            "sass=sm_80:a.sm_80.cubin,sm_86:a.sm_86.cubin abi=memref\n");
   dir.write("a.ptx", "// ptx\n");
   dir.write("a.sm_86.cubin", "\x7f"
                              "ELF");

@@ -22,7 +22,7 @@ namespace {
 
 const char *kManifest =
     "kernel name=k ptx=k.ptx chip=sm_80 dtype=bf16 head_dim=64 causal=0 "
-    "block_m=64 threads=128 smem=0\n";
+    "block_m=64 threads=128 smem=0 abi=memref\n";
 
 bool contains(const std::string &s, const std::string &needle) {
   return s.find(needle) != std::string::npos;

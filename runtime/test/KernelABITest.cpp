@@ -254,7 +254,7 @@ protected:
 
 TEST_F(AttentionParams, MemrefWithLse) {
   KernelParams params =
-      attentionKernelParams(KernelABI::Memref, kernelShape(p), q, k, v, o, lse,
+      memrefAttentionParams(kernelShape(p), q, k, v, o, lse,
                             float(p.effectiveScale()));
   ASSERT_EQ(params.size(), 4 * 11 + 9 + 1u);
   expectMemref(params, 0, q, {2, 8, 130, 128},
@@ -412,30 +412,6 @@ TEST(LaunchGrid, FromTheKernelsDescription) {
   EXPECT_TRUE(g.empty());
 }
 
-TEST_F(AttentionParams, Legacy) {
-  // Exactly what the hand-written kernels took before KernelABI.h.
-  KernelParams params = attentionKernelParams(KernelABI::Legacy, kernelShape(p),
-                                              q, k, v, o, nullptr, 0.125f);
-  ASSERT_EQ(params.size(), 23u);
-  const void *ptrs[] = {q, k, v, o, nullptr};
-  for (size_t i = 0; i < 5; ++i) {
-    EXPECT_EQ(params.kind(i), Kind::Ptr);
-    EXPECT_EQ(param<uint64_t>(params, i), bits(ptrs[i])) << i;
-  }
-  const int32_t ints[] = {2, 8, 2, 130, 1000,
-                          // q [B, N, H, D]: batch, head, seq strides
-                          130 * 8 * 128, 128, 8 * 128,
-                          // k, v, o contiguous
-                          2 * 1000 * 128, 1000 * 128, 128, 2 * 1000 * 64,
-                          1000 * 64, 64, 8 * 130 * 64, 130 * 64, 64};
-  for (size_t i = 0; i < 17; ++i) {
-    EXPECT_EQ(params.kind(5 + i), Kind::I32);
-    EXPECT_EQ(param<int32_t>(params, 5 + i), ints[i]) << "parameter " << 5 + i;
-  }
-  EXPECT_EQ(params.kind(22), Kind::F32);
-  EXPECT_EQ(param<float>(params, 22), 0.125f);
-}
-
 TEST_F(AttentionParams, UnitDimsGetStrideZero) {
   // checkProblem lets a dim of extent 1 have any stride (PyTorch gives odd
   // ones); the kernels get 0 there, which fits their 32-bit math.
@@ -466,20 +442,18 @@ TEST_F(AttentionParams, UnitDimsGetStrideZero) {
 //===----------------------------------------------------------------------===//
 
 const char *kLseManifest = R"(
-# D=64: today's bundles (legacy ABI, writes LSE unless the pointer is null)
-kernel name=l64 ptx=l64.ptx chip=sm_80 dtype=bf16 head_dim=64 causal=0 block_m=64 threads=128 smem=0
 # D=128: memref kernels with and without LSE
 kernel name=m128 ptx=m128.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=0 block_m=64 threads=128 smem=0 abi=memref lse=1
 kernel name=m128n ptx=m128n.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=0 block_m=64 threads=128 smem=0 abi=memref lse=0
 # D=256: memref with LSE only; D=32: memref without LSE only
 kernel name=m256 ptx=m256.ptx chip=sm_80 dtype=bf16 head_dim=256 causal=0 block_m=64 threads=128 smem=0 abi=memref lse=1
 kernel name=m32 ptx=m32.ptx chip=sm_80 dtype=bf16 head_dim=32 causal=0 block_m=64 threads=128 smem=0 abi=memref lse=0
-# D=96: lse=0 only for sm_90a, a legacy LSE kernel for sm_80
+# D=96: lse=0 only for sm_90a, lse=1 only for sm_80
 kernel name=m96n ptx=m96n.ptx chip=sm_90a dtype=bf16 head_dim=96 causal=0 block_m=64 threads=128 smem=0 abi=memref lse=0
-kernel name=l96 ptx=l96.ptx chip=sm_80 dtype=bf16 head_dim=96 causal=0 block_m=64 threads=128 smem=0 abi=legacy lse=1
-# f16 D=64: legacy, with LSE for sm_90a, without for sm_80
-kernel name=h64 ptx=h64.ptx chip=sm_90a dtype=f16 head_dim=64 causal=0 block_m=64 threads=128 smem=0
-kernel name=h64n ptx=h64n.ptx chip=sm_80 dtype=f16 head_dim=64 causal=0 block_m=64 threads=128 smem=0 lse=0
+kernel name=m96 ptx=m96.ptx chip=sm_80 dtype=bf16 head_dim=96 causal=0 block_m=64 threads=128 smem=0 abi=memref lse=1
+# f16 D=64: with LSE for sm_90a, without for sm_80
+kernel name=h64 ptx=h64.ptx chip=sm_90a dtype=f16 head_dim=64 causal=0 block_m=64 threads=128 smem=0 abi=memref
+kernel name=h64n ptx=h64n.ptx chip=sm_80 dtype=f16 head_dim=64 causal=0 block_m=64 threads=128 smem=0 lse=0 abi=memref
 )";
 
 class KernelChoiceByLse : public ::testing::Test {
@@ -512,11 +486,6 @@ protected:
   Manifest bundle;
 };
 
-TEST_F(KernelChoiceByLse, LegacyKernelsServeBoth) {
-  EXPECT_EQ(choose(DType::BF16, 64, true), "l64");
-  EXPECT_EQ(choose(DType::BF16, 64, false), "l64"); // it skips a null LSE
-}
-
 TEST_F(KernelChoiceByLse, MemrefKernelsMatchTheCall) {
   EXPECT_EQ(choose(DType::BF16, 128, true), "m128");
   EXPECT_EQ(choose(DType::BF16, 128, false), "m128n");
@@ -527,9 +496,9 @@ TEST_F(KernelChoiceByLse, NoLseZeroMemrefKernel) {
   EXPECT_EQ(
       choose(DType::BF16, 256, false),
       "error: not in the bundle: a forward without LSE for non-causal bf16 "
-      "head dim 256: this bundle has no lse=0 kernel for it, and its "
-      "memref-ABI kernels (abi=memref lse=1) always write the LSE; pass "
-      "an LSE buffer or add an lse=0 kernel");
+      "head dim 256: this bundle has no lse=0 kernel for it, and its lse=1 "
+      "kernels always write the LSE; pass an LSE buffer or add an lse=0 "
+      "kernel");
 }
 
 TEST_F(KernelChoiceByLse, NoKernelWritesLse) {
@@ -540,12 +509,14 @@ TEST_F(KernelChoiceByLse, NoKernelWritesLse) {
       "this bundle's kernels for it are built without LSE (lse=0)");
 }
 
-TEST_F(KernelChoiceByLse, LseZeroPreferredWhereItRuns) {
+TEST_F(KernelChoiceByLse, EachCallOnlyItsOwnKind) {
   EXPECT_EQ(choose(DType::BF16, 96, false, 90), "m96n");
-  // On 8.0 only the legacy kernel runs; it serves a forward without LSE.
-  EXPECT_EQ(choose(DType::BF16, 96, false, 80), "l96");
-  EXPECT_EQ(choose(DType::BF16, 96, true, 90), "l96");
-  // lse=0 comes first even over a more specific chip.
+  // On 8.0 only the lse=1 kernel runs: a forward without LSE has none.
+  EXPECT_EQ(choose(DType::BF16, 96, false, 80),
+            "error: not in the bundle: no kernel for compute capability 8.0 "
+            "(m96n is built for sm_90a)");
+  EXPECT_EQ(choose(DType::BF16, 96, true, 90), "m96");
+  // A kernel of the call's kind on a less specific chip.
   EXPECT_EQ(choose(DType::F16, 64, false, 90), "h64n");
   EXPECT_EQ(choose(DType::F16, 64, true, 90), "h64");
   EXPECT_EQ(
@@ -568,7 +539,8 @@ TEST_F(KernelChoiceByLse, FindKernelsListsOnlyWhatServes) {
   EXPECT_EQ(c[0]->name, "m128n");
   p.headDim = p.headDimV = 96;
   ASSERT_TRUE(findKernels(bundle, p, c).ok());
-  EXPECT_EQ(c.size(), 2u); // m96n, and l96 as the fallback
+  EXPECT_EQ(c.size(), 1u); // m96n: the lse=1 kernel m96 does not serve
+  EXPECT_EQ(c[0]->name, "m96n");
 }
 
 } // namespace

@@ -176,9 +176,6 @@ struct CompiledKernel {
   int64_t blockM = 0, blockN = 0, threads = 0, smemBytes = 0, headDim = 0,
           headDimV = 0;
   bool causal = false;
-  /// The kernel's parameter list (runtime/include/attn/runtime/KernelABI.h):
-  /// "memref", the function's arguments as memref descriptors.
-  std::string abi = "memref";
   /// Whether the kernel writes the LSE (it does when it has the operand).
   bool lse = true;
   /// The tensor maps it takes after its memrefs (bulk copies), as the

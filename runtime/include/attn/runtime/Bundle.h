@@ -12,11 +12,11 @@
 //          sass=sm_80:attn_fwd_bf16_d128_causal.sm_80.cubin,
 //               sm_86:attn_fwd_bf16_d128_causal.sm_86.cubin
 //
-// (one line in the file, no spaces in the sass= list). abi= (legacy, the
-// default, or memref) says how the kernel takes its parameters
+// (one line in the file, no spaces in the sass= list). abi= (required,
+// memref: the only ABI) says how the kernel takes its parameters
 // (KernelABI.h); lse= (1, the default, or 0) whether it writes the LSE;
 // sass= (optional) lists the cubins assembled from this line's PTX, one per
-// chip; tensor_maps= (optional, abi=memref) the tensor maps the kernel takes
+// chip; tensor_maps= (optional) the tensor maps the kernel takes
 // after its memrefs (KernelABI.h). The same kernel may appear once per chip;
 // the runtime picks the variant for the GPU it finds, then loads its SASS for
 // that GPU if the line has it, else JIT-compiles the PTX. Everything here is
@@ -100,9 +100,9 @@ struct KernelEntry {
   bool causal = false;
   int blockM = 0, blockN = 0, threads = 0;
   int smem = 0; ///< dynamic shared memory in bytes
-  /// How the kernel takes its parameters (KernelABI.h). Absent: legacy, the
-  /// ABI of every bundle written before the key existed.
-  KernelABI abi = KernelABI::Legacy;
+  /// How the kernel takes its parameters (KernelABI.h); required, so that
+  /// a bundle of the hand-written kernels (no abi=) is refused.
+  KernelABI abi = KernelABI::Memref;
   /// Whether the kernel writes the LSE (lse=, default 1). A memref-ABI
   /// kernel has an lse argument exactly when this is set.
   bool lse = true;

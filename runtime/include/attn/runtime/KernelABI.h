@@ -6,7 +6,8 @@
 // C++17 with no CUDA and no MLIR, header only, so both sides and any tool
 // can include it without linking anything.
 //
-// A manifest line names the ABI of its kernel (abi=, see Bundle.h):
+// A manifest line names the ABI of its kernel (abi=, see Bundle.h); there
+// is one:
 //
 // abi=memref: the parameters are the arguments of the lowered MLIR function,
 //   in order. A memref argument of rank r is MLIR's expanded memref
@@ -31,15 +32,7 @@
 //   writes the LSE it has an argument for: a forward without LSE needs a
 //   kernel built with lse=0.
 //
-// abi=legacy (the default): the hand-written kernels' list, 23 parameters:
-//
-//     (ptr q, ptr k, ptr v, ptr o, ptr lse, i32 B, i32 Hq, i32 Hkv, i32 Nq,
-//      i32 Nk, i32 q_sb, q_sh, q_sn, k_sb, k_sh, k_sn, v_sb, v_sh, v_sn,
-//      o_sb, o_sh, o_sn, f32 scale)
-//
-//   lse is always in the list and may be null: the kernel skips it then.
-//
-// Both: the grid the manifest's grid= key describes (LaunchGrid below:
+// The grid is the one the manifest's grid= key describes (LaunchGrid below:
 // "q_blocks,heads_q,batch" for the forward, "q_blocks*splits,heads_q,batch"
 // for a split_kv kernel; without the key (ceil(Nq / block_m)[·splits], Hq,
 // B)), block (threads, 1, 1), dynamic shared memory smem bytes, all from the
@@ -72,25 +65,21 @@
 
 namespace attn {
 
-/// How a kernel takes its parameters (the manifest's abi= key).
+/// How a kernel takes its parameters (the manifest's abi= key): the
+/// lowered MLIR function's arguments, the one ABI (the key stays so that a
+/// line of another ABI, or of none, is refused rather than misread).
 enum class KernelABI {
-  Legacy, ///< the hand-written list above
-  Memref, ///< the lowered MLIR function's arguments
+  Memref,
 };
 
-/// The manifest spelling: "legacy" or "memref".
-inline const char *kernelABIName(KernelABI abi) {
-  return abi == KernelABI::Memref ? "memref" : "legacy";
-}
+/// The manifest spelling: "memref".
+inline const char *kernelABIName(KernelABI) { return "memref"; }
 
 /// Parses the manifest spelling; false for anything else.
 inline bool parseKernelABI(const std::string &text, KernelABI &out) {
-  if (text == "legacy")
-    out = KernelABI::Legacy;
-  else if (text == "memref")
-    out = KernelABI::Memref;
-  else
+  if (text != "memref")
     return false;
+  out = KernelABI::Memref;
   return true;
 }
 
@@ -342,8 +331,7 @@ inline bool tensorMapGeometry(I64Array sizes, I64Array strides,
 /// K [B, Hkv, Nk, D], V [B, Hkv, Nk, Dv], O [B, Hq, Nq, Dv],
 /// LSE [B, Hq, Nq]. Strides are per dim in that order; the innermost is 1.
 /// The memref-ABI kernels address the first row of each tile in 64 bits
-/// and its rows from there in 32 (checkProblem bounds the seq stride);
-/// legacy-ABI kernels take 32-bit sizes and strides (checkLegacyOffsets).
+/// and its rows from there in 32 (checkProblem bounds the seq stride).
 /// The runtime passes 0 for the stride of a dim of extent 1, which is never
 /// stepped over and whose value callers (PyTorch) leave arbitrary.
 struct AttentionShape {
@@ -437,37 +425,6 @@ inline KernelParams memrefAttentionParams(const AttentionShape &s,
   (void)ok;
   p.addF32(scale);
   return p;
-}
-
-/// The legacy-ABI parameters (23). `lse` may be null. Sizes and the batch,
-/// head and seq strides are narrowed to i32: the runtime has checked that
-/// they fit.
-inline KernelParams legacyAttentionParams(const AttentionShape &s,
-                                          const void *q, const void *k,
-                                          const void *v, void *o, float *lse,
-                                          float scale) {
-  KernelParams p;
-  for (const void *ptr :
-       {q, k, v, static_cast<const void *>(o), static_cast<const void *>(lse)})
-    p.addPtr(ptr);
-  for (int64_t n : {s.batch, s.headsQ, s.headsKV, s.seqQ, s.seqK})
-    p.addI32(int32_t(n));
-  for (const int64_t *t : {s.q, s.k, s.v, s.o})
-    for (int i = 0; i < 3; ++i) // the dim stride is 1, implied
-      p.addI32(int32_t(t[i]));
-  p.addF32(scale);
-  return p;
-}
-
-/// The parameters for a kernel of ABI `abi`.
-inline KernelParams attentionKernelParams(KernelABI abi,
-                                          const AttentionShape &s,
-                                          const void *q, const void *k,
-                                          const void *v, void *o, float *lse,
-                                          float scale) {
-  return abi == KernelABI::Memref
-             ? memrefAttentionParams(s, q, k, v, o, lse, scale)
-             : legacyAttentionParams(s, q, k, v, o, lse, scale);
 }
 
 /// What a kernel computes (the manifest's program= key; the compiler's

@@ -116,15 +116,10 @@ struct ForwardProblem {
 /// may span 2^31 elements or more).
 Status checkProblem(const ForwardProblem &p);
 
-/// What a legacy-ABI kernel (32-bit parameters and offsets) needs on top:
-/// every tensor, and the LSE, within 2^31-1 elements.
-Status checkLegacyOffsets(const ForwardProblem &p);
-
 /// Checks that `bundle` has a kernel for the problem's dtype, head dims,
 /// mask and LSE, and returns every chip variant of it in `candidates`. With
-/// LSE only lse=1 kernels serve; without, lse=0 kernels and legacy-ABI lse=1
-/// ones (which skip a null LSE pointer), never a memref-ABI lse=1 kernel (it
-/// always writes the LSE).
+/// LSE only lse=1 kernels serve, without only lse=0 ones (a kernel writes
+/// the LSE it has an argument for).
 Status findKernels(const Manifest &bundle, const ForwardProblem &p,
                    std::vector<const KernelEntry *> &candidates);
 
