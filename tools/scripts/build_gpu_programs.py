@@ -45,8 +45,8 @@ def compile_one(opt, src, pipeline, out_ptx):
                           capture_output=True, text=True)
     if mlir.returncode:
         sys.exit(f"attn-opt failed:\n{mlir.stderr}")
-    m = re.search(r"gpu\.func @(\w+)\(.*?attn\.kernel = \{([^}]*)\}",
-                  mlir.stdout)
+    m = re.search(r"gpu\.func @(\w+)\(.*?attn\.kernel = "
+                  r"#attn\.kernel_info<([^>]*)>", mlir.stdout)
     if not m:
         sys.exit("no attn.kernel in the compiled module")
     info = dict(re.findall(r"(\w+) = (\w+|\"\w*\")", m.group(2)))
@@ -58,7 +58,7 @@ def compile_one(opt, src, pipeline, out_ptx):
     num = lambda k: int(info[k].split(":")[0]) if k in info else 0
     # Bulk copies: the tensor maps the launcher encodes, as (argument, box
     # rows) pairs, passed after the function's arguments.
-    maps = re.search(r"tensor_maps = array<i64: ([0-9, ]+)>", m.group(2))
+    maps = re.search(r"tensor_maps = \[([0-9, ]+)\]", m.group(2))
     flat = [int(x) for x in maps.group(1).split(",")] if maps else []
     return {"kernel": m.group(1), "block_m": num("block_m"),
             "threads": num("threads"), "smem": num("smem_bytes"),
