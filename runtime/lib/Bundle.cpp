@@ -88,25 +88,29 @@ static int specificity(const Chip &c) {
   return c.variant == 'a' ? 2 : c.variant == 'f' ? 1 : 0;
 }
 
-int selectVariant(const std::vector<Chip> &chips, int ccMajor, int ccMinor) {
+/// Of the chips that `usable` admits, the highest compute capability and,
+/// for equal ones, the most specific; ties keep the earlier line (the
+/// compiler lists its preference first). -1 if none.
+template <typename Usable>
+static int bestChip(const std::vector<Chip> &chips, Usable usable) {
   int best = -1;
-  for (size_t i = 0; i < chips.size(); ++i) {
-    const Chip &c = chips[i];
-    if (!chipRunsOn(c, ccMajor, ccMinor))
-      continue;
-    if (best < 0) {
+  auto key = [](const Chip &x) {
+    return std::make_tuple(x.major, x.minor, specificity(x));
+  };
+  for (size_t i = 0; i < chips.size(); ++i)
+    if (usable(chips[i]) &&
+        (best < 0 || key(chips[i]) > key(chips[size_t(best)])))
       best = int(i);
-      continue;
-    }
-    const Chip &b = chips[size_t(best)];
-    auto key = [](const Chip &x) {
-      return std::make_tuple(x.major, x.minor, specificity(x));
-    };
-    // Ties keep the earlier line: the compiler lists its preference first.
-    if (key(c) > key(b))
-      best = int(i);
-  }
   return best;
+}
+
+int selectVariant(const std::vector<Chip> &chips, int ccMajor, int ccMinor) {
+  return bestChip(
+      chips, [&](const Chip &c) { return chipRunsOn(c, ccMajor, ccMinor); });
+}
+
+int bestPtxFor(const std::vector<Chip> &ptx, const Chip &sass) {
+  return bestChip(ptx, [&](const Chip &c) { return canAssemble(c, sass); });
 }
 
 bool canAssemble(const Chip &ptx, const Chip &sass) {

@@ -15,8 +15,8 @@
 //
 // The cubin of chip X comes from the best PTX for X: the highest PTX chip
 // that can be assembled for X (sm_80 PTX for sm_80, sm_86, sm_89; sm_90a PTX
-// for sm_90a), the choice the runtime makes (canAssemble, selectVariant in
-// runtime/include/attn/runtime/Bundle.h). ptxas runs in parallel (--jobs)
+// for sm_90a): bestPtxFor of runtime/include/attn/runtime/Bundle.h, the
+// runtime's own chip rules. ptxas runs in parallel (--jobs)
 // while later kernels are still being generated, with -v: its resource
 // usage per cubin goes to ptxas-report.txt beside the manifest,
 //
@@ -29,6 +29,7 @@
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Pipelines/Pipelines.h"
 #include "attn/Transforms/Passes.h"
+#include "attn/runtime/Bundle.h"
 #include "attn/runtime/Chips.h"
 #include "attn/runtime/KernelABI.h"
 
@@ -157,58 +158,6 @@ std::string kernelName(::attn::Program program, Type et, int64_t d, bool causal,
 int fail(const llvm::Twine &msg) {
   llvm::errs() << "attn-bundle: error: " << msg << "\n";
   return 1;
-}
-
-/// A chip as the manifest writes it: sm_XY, sm_XYa or sm_XYf. The same
-/// rules as the runtime's parseChip / chipRunsOn / canAssemble
-/// (runtime/lib/Bundle.cpp), which this tool does not link.
-struct Chip {
-  int major = 0, minor = 0;
-  char variant = 0;
-  std::string name;
-};
-
-bool parseChip(llvm::StringRef text, Chip &out) {
-  llvm::StringRef rest = text;
-  if (!rest.consume_front("sm_"))
-    return false;
-  char variant = 0;
-  if (rest.ends_with("a") || rest.ends_with("f")) {
-    variant = rest.back();
-    rest = rest.drop_back();
-  }
-  unsigned number = 0;
-  if (rest.size() < 2 || rest.size() > 3 || rest.getAsInteger(10, number) ||
-      number < 10 || !llvm::all_of(rest, llvm::isDigit))
-    return false;
-  out = {int(number / 10), int(number % 10), variant, text.str()};
-  return true;
-}
-
-/// Whether PTX for `ptx` can be assembled into SASS for `sass`.
-bool canAssemble(const Chip &ptx, const Chip &sass) {
-  if (ptx.variant == 'a') // architecture-specific: only that chip
-    return ptx.major == sass.major && ptx.minor == sass.minor &&
-           sass.variant == 'a';
-  if (ptx.variant == 'f') // family: that major, this minor or later
-    return ptx.major == sass.major && ptx.minor <= sass.minor;
-  return std::make_tuple(ptx.major, ptx.minor) <=
-         std::make_tuple(sass.major, sass.minor);
-}
-
-/// The PTX chip (index into `ptx`) to assemble `sass` from: of those that
-/// can be, the highest, and for equal ones the most specific; -1 if none.
-int bestPtxFor(const std::vector<Chip> &ptx, const Chip &sass) {
-  int best = -1;
-  auto key = [](const Chip &c) {
-    int specificity = c.variant == 'a' ? 2 : (c.variant == 'f' ? 1 : 0);
-    return std::make_tuple(c.major, c.minor, specificity);
-  };
-  for (size_t i = 0; i < ptx.size(); ++i)
-    if (canAssemble(ptx[i], sass) &&
-        (best < 0 || key(ptx[i]) > key(ptx[size_t(best)])))
-      best = int(i);
-  return best;
 }
 
 /// Runs `args` (args[0] the program), stdout and stderr into `output`.
@@ -352,15 +301,15 @@ int main(int argc, char **argv) {
   if (headDims.empty())
     for (int64_t d : {64, 96, 128, 256})
       headDims.push_back(d);
-  std::vector<Chip> ptxChips;
+  std::vector<::attn::Chip> ptxChips;
   for (const std::string &c : chips) {
     if (!mlir::attn::isSupportedChip(c) ||
-        !parseChip(c, ptxChips.emplace_back()))
+        !::attn::parseChip(c, ptxChips.emplace_back()))
       return fail(::attn::unsupportedChipMessage(c));
   }
 
   // SASS: each chip paired with the PTX chip it is assembled from.
-  std::vector<std::pair<Chip, std::string>> sass;
+  std::vector<std::pair<::attn::Chip, std::string>> sass;
   if (!sassChips.empty() && ptxasPath.empty())
     return fail("--sass-chips needs --ptxas");
   if (!ptxasPath.empty()) {
@@ -370,14 +319,14 @@ int main(int argc, char **argv) {
         if (c.bundleSass)
           sassChips.push_back(std::string(c.name));
     for (const std::string &name : sassChips) {
-      Chip c;
-      if (!parseChip(name, c))
+      ::attn::Chip c;
+      if (!::attn::parseChip(name, c))
         return fail("bad SASS chip '" + name +
                     "': expected sm_XY, sm_XYa or sm_XYf");
       if (llvm::any_of(sass,
-                       [&](const auto &s) { return s.first.name == name; }))
+                       [&](const auto &s) { return s.first.str() == name; }))
         return fail("SASS chip '" + name + "' is given twice");
-      int from = bestPtxFor(ptxChips, c);
+      int from = ::attn::bestPtxFor(ptxChips, c);
       if (from < 0) {
         if (!explicitChips)
           continue; // a default this bundle's PTX does not serve
@@ -385,7 +334,7 @@ int main(int argc, char **argv) {
                     name + "' (it needs a PTX chip at or below it, or " +
                     "exactly it if architecture-specific)");
       }
-      sass.push_back({c, ptxChips[size_t(from)].name});
+      sass.push_back({c, ptxChips[size_t(from)].str()});
     }
   }
 
@@ -424,7 +373,7 @@ int main(int argc, char **argv) {
   } else {
     manifest += "# SASS (sass=chip:cubin,...) by ptxas: " + ptxasVersion + ";";
     for (const auto &[chip, from] : sass)
-      manifest += " " + chip.name + " from " + from + " PTX" +
+      manifest += " " + chip.str() + " from " + from + " PTX" +
                   (&chip == &sass.back().first ? "" : ",");
     manifest += ".\n";
   }
@@ -462,14 +411,14 @@ int main(int argc, char **argv) {
     for (const auto &[sassChip, from] : sass) {
       if (from != chip)
         continue;
-      std::string cubin = k.name + "." + sassChip.name + ".cubin";
+      std::string cubin = k.name + "." + sassChip.str() + ".cubin";
       sassKey +=
-          (sassKey.empty() ? " sass=" : ",") + sassChip.name + ":" + cubin;
+          (sassKey.empty() ? " sass=" : ",") + sassChip.str() + ":" + cubin;
       SmallString<256> cubinPath(outDir);
       llvm::sys::path::append(cubinPath, cubin);
       SassJob &job = sassJobs.emplace_back();
       job.kernel = k.name;
-      job.chip = sassChip.name;
+      job.chip = sassChip.str();
       job.ptx = path.str().str();
       job.cubin = cubinPath.str().str();
       pool.async([&job, &sassFailed] {

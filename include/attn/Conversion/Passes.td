@@ -79,8 +79,9 @@ def ConvertAttnGPUToNVVM : Pass<"convert-attn-gpu-to-nvvm", "::mlir::ModuleOp"> 
   let options = [
     Option<"groupBlocks", "group-blocks", "int64_t", /*default=*/"-1",
            "Causal programs: thread blocks per group of heads run longest "
-           "first (-1: 4 per SM of the grid's target, else 528; 0: the "
-           "query blocks of one head together, the last first)">,
+           "first (-1: 4 per SM of the device, read at run time from "
+           "%nsmid; 0: the query blocks of one head together, the last "
+           "first)">,
     Option<"fragmentPrefetch", "fragment-prefetch", "int64_t",
            /*default=*/"-1",
            "attn.dot: issue each B-fragment ldmatrix this many (k-step, "

@@ -71,6 +71,11 @@ int selectVariant(const std::vector<Chip> &chips, int ccMajor, int ccMinor);
 /// instructions).
 bool canAssemble(const Chip &ptx, const Chip &sass);
 
+/// The PTX chip (an index into `ptx`) to assemble SASS for `sass` from: of
+/// those that canAssemble it, selectVariant's choice (the highest, then the
+/// most specific); -1 if none. attn-bundle pairs its cubins so.
+int bestPtxFor(const std::vector<Chip> &ptx, const Chip &sass);
+
 /// Whether a cubin built for `sass` is the one to load on a device of
 /// compute capability ccMajor.ccMinor: sm_XY and sm_XYa exactly on X.Y;
 /// sm_XYf (a family cubin) on X.Z for Z >= Y. Exact, although a plain sm_80
