@@ -129,7 +129,7 @@ static cl::opt<std::string>
               cl::init("cpu"), cl::cat(category));
 static cl::opt<std::string>
     optChip("chip", cl::desc("GPU chip to compile for (--target gpu/auto)"),
-            cl::init("sm_80"), cl::cat(category));
+            cl::init(mlir::attn::defaultChip()), cl::cat(category));
 static cl::opt<int>
     optRepeat("repeat",
               cl::desc("Timed runs, median reported: on the GPU after 3 "

@@ -2,6 +2,8 @@
 #ifndef ATTN_PIPELINES_PIPELINES_H
 #define ATTN_PIPELINES_PIPELINES_H
 
+#include "attn/Dialect/Attn/IR/AttnDialect.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -63,7 +65,7 @@ struct CodegenPipelineOptions
     : public PassPipelineOptions<CodegenPipelineOptions> {
   Option<std::string> chip{*this, "chip",
                            llvm::cl::desc("GPU chip (attn/runtime/Chips.h)"),
-                           llvm::cl::init("sm_80")};
+                           llvm::cl::init(defaultChip())};
   Option<int64_t> blockQ{*this, "block-q",
                          llvm::cl::desc("Query block rows (0: heuristic)"),
                          llvm::cl::init(0)};

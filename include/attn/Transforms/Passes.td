@@ -129,7 +129,8 @@ def AttnSelectGPUBlocks : Pass<"attn-select-gpu-blocks"> {
   }];
   let dependentDialects = ["::mlir::attn::AttnDialect"];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
+    Option<"chip", "chip", "std::string",
+           /*default=*/"::mlir::attn::defaultChip()",
            "GPU chip (attn/runtime/Chips.h)">,
     Option<"blockQ", "block-q", "int64_t", /*default=*/"0",
            "Query block rows (0: heuristic)">,

@@ -45,6 +45,10 @@ TargetAttr TargetAttr::getKnown(MLIRContext *ctx, StringRef name) {
   return {};
 }
 
+std::string mlir::attn::defaultChip() {
+  return std::string(::attn::kDefaultChip);
+}
+
 LogicalResult
 KernelInfoAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        int64_t blockM, int64_t blockN, int64_t threads,

@@ -49,6 +49,10 @@ inline constexpr ChipInfo kChips[] = {
     {"sm_90a", 9, 0, true, 232448, 132, true, true, true},
 };
 
+/// The chip a GPU compilation targets when none is named: the first row,
+/// whose portable PTX runs on every GPU of the table.
+inline constexpr std::string_view kDefaultChip = kChips[0].name;
+
 /// The row of `name`, or null if attn does not generate code for it.
 inline const ChipInfo *findChip(std::string_view name) {
   for (const ChipInfo &c : kChips)

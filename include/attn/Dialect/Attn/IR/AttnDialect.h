@@ -9,6 +9,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dialect.h"
 
+#include <string>
+
 #include "attn/Dialect/Attn/IR/AttnOpsDialect.h.inc"
 
 namespace mlir::attn {
@@ -60,6 +62,10 @@ constexpr llvm::StringLiteral kGridAttrName = "attn.grid";
 /// `attn.kernel` on a generated GPU kernel: its #attn.kernel_info, what a
 /// launcher needs.
 constexpr llvm::StringLiteral kKernelInfoAttrName = "attn.kernel";
+
+/// The chip a GPU compilation targets when none is named (the chip table's
+/// kDefaultChip, attn/runtime/Chips.h).
+std::string defaultChip();
 } // namespace mlir::attn
 
 #endif // ATTN_DIALECT_ATTN_IR_ATTNDIALECT_H
