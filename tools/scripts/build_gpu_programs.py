@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Compiles the kernels tools/scripts/gpu_programs.py checks on the GPU (run
-here, on the build machine, with build/bin/attn-opt):
+here, on the build machine, with build/bin/attn-bundle, whose manifest line
+says what the launcher needs):
 
   * attention problems (attn.attention: f16/bf16, head dims, causal or not)
-    through `attn-opt --attn-codegen="chip=..."`;
+    through the attn-codegen pipeline (--extra: more of its options);
   * hand-written tile-level programs under test/GPU/programs/*.mlir (the
     score path opened up: soft-cap, bias), each with a `// program:` line
     of JSON naming its variant and arguments, through the same pipeline.
@@ -17,8 +18,10 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -36,46 +39,55 @@ func.func @attention(%q: !t, %k: !t, %v: !t, %o: !t,
 """
 
 
-def compile_one(opt, src, pipeline, out_ptx):
-    """Returns the kernel's attn.kernel info and entry name."""
-    # The kernel level only (attn-codegen's passes before serialising): its
-    # gpu.func carries the launch facts.
-    passes = [f"--attn-gpu-kernel-pipeline={pipeline}"]
-    mlir = subprocess.run([opt, "-"] + passes, input=src,
-                          capture_output=True, text=True)
-    if mlir.returncode:
-        sys.exit(f"attn-opt failed:\n{mlir.stderr}")
-    m = re.search(r"gpu\.func @(\w+)\(.*?attn\.kernel = "
-                  r"#attn\.kernel_info<([^>]*)>", mlir.stdout)
-    if not m:
-        sys.exit("no attn.kernel in the compiled module")
-    info = dict(re.findall(r"(\w+) = (\w+|\"\w*\")", m.group(2)))
-    ptx = subprocess.run([opt, "-", f"--attn-codegen={pipeline}",
-                          "--emit=ptx", "-o", out_ptx],
-                         input=src, capture_output=True, text=True)
-    if ptx.returncode:
-        sys.exit(f"attn-opt --emit=ptx failed:\n{ptx.stderr}")
-    num = lambda k: int(info[k].split(":")[0]) if k in info else 0
+def read_manifest(path):
+    """The kernel lines of a bundle's manifest.txt as dicts of key=value
+    (the runtime's format, runtime/include/attn/runtime/Bundle.h)."""
+    kernels = []
+    for line in open(path):
+        words = line.split()
+        if words and words[0] == "kernel":
+            kernels.append(dict(w.split("=", 1) for w in words[1:]
+                                if "=" in w))
+    return kernels
+
+
+def compile_one(bundler, src, chip, extra, out_ptx):
+    """Compiles the problem or program in `src` for `chip` with attn-bundle
+    (its IR input) and returns what its manifest line says the launcher
+    needs: the entry name, block rows, threads, shared memory and tensor
+    maps."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src_file = os.path.join(tmp, "program.mlir")
+        with open(src_file, "w") as f:
+            f.write(src)
+        out = os.path.join(tmp, "bundle")
+        run = subprocess.run([bundler, "--out-dir", out, "--chips", chip,
+                              f"--codegen={extra}", src_file],
+                             capture_output=True, text=True)
+        if run.returncode:
+            sys.exit(f"attn-bundle failed:\n{run.stderr}")
+        (k,) = read_manifest(os.path.join(out, "manifest.txt"))
+        shutil.copyfile(os.path.join(out, k["ptx"]), out_ptx)
     # Bulk copies: the tensor maps the launcher encodes, as (argument, box
-    # rows) pairs, passed after the function's arguments.
-    maps = re.search(r"tensor_maps = \[([0-9, ]+)\]", m.group(2))
-    flat = [int(x) for x in maps.group(1).split(",")] if maps else []
-    return {"kernel": m.group(1), "block_m": num("block_m"),
-            "threads": num("threads"), "smem": num("smem_bytes"),
-            "tensor_maps": [flat[i:i + 2] for i in range(0, len(flat), 2)]}
+    # rows) pairs (tensor_maps=ARG:ROWS,...), passed after the arguments.
+    maps = [[int(x) for x in m.split(":")]
+            for m in k.get("tensor_maps", "").split(",") if m]
+    return {"kernel": k["name"], "block_m": int(k["block_m"]),
+            "threads": int(k["threads"]), "smem": int(k["smem"]),
+            "tensor_maps": maps}
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--chip", default="sm_90a")
-    ap.add_argument("--opt", default=os.path.join(ROOT, "build/bin/attn-opt"))
+    ap.add_argument("--bundler",
+                    default=os.path.join(ROOT, "build/bin/attn-bundle"))
     ap.add_argument("--head-dims", default="64,128,256")
     ap.add_argument("--dtypes", default="bf16,f16")
     ap.add_argument("--extra", default="", help="more pipeline options")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
-    pipe = f"chip={a.chip} {a.extra}".strip()
     progs = []
     for t in a.dtypes.split(","):
         for d in map(int, a.head_dims.split(",")):
@@ -83,7 +95,7 @@ def main():
                 name = f"{t}_d{d}{'_causal' if causal else ''}"
                 src = PROBLEM.format(d=d, t=t,
                                      attrs="{causal}" if causal else "")
-                info = compile_one(a.opt, src, pipe,
+                info = compile_one(a.bundler, src, a.chip, a.extra,
                                    os.path.join(a.out, name + ".ptx"))
                 progs.append({"name": name, "ptx": name + ".ptx",
                               "dtype": t, "head_dim": d, "causal": causal,
@@ -100,7 +112,8 @@ def main():
             continue
         meta = json.loads(m.group(1))
         name = os.path.splitext(f)[0]
-        info = compile_one(a.opt, src, pipe, os.path.join(a.out, name + ".ptx"))
+        info = compile_one(a.bundler, src, a.chip, a.extra,
+                           os.path.join(a.out, name + ".ptx"))
         progs.append({"name": name, "ptx": name + ".ptx", **meta, **info})
     json.dump(progs, open(os.path.join(a.out, "programs.json"), "w"),
               indent=1)
