@@ -218,8 +218,7 @@ void mlir::attn::gpu_lowering::emitTileCopy(Emitter &e, const KernelInfo &info,
     // the key/value loop (16 x 64 bits) ptxas spilled 560 bytes. Where R is
     // a multiple of 8 (every default kernel) the per-pass form is kept: the
     // lane bases measured the same there (H100, D = 128/256, ±2%) and ptxas,
-    // at 255 registers, then spilled 8-52 bytes in three other kernels
-    // (results/PERF-NOTES.md, v11).
+    // at 255 registers, then spilled 8-52 bytes in three other kernels.
     bool laneBases = st.layout.getSwizzle() && rowsPerPass % 8 != 0;
     DenseMap<int64_t, Value> laneDst;
     for (int64_t p = 0; p < passes; ++p) {
