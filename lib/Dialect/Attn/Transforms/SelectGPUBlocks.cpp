@@ -44,6 +44,15 @@ struct SelectGPUBlocksPass
         op.emitError() << ::attn::unsupportedChipMessage(chip);
         return WalkResult::interrupt();
       }
+      // The tensor cores take 16-bit inputs: an f32 problem runs on the CPU
+      // path, not as a GPU kernel that would fail deep in the lowering.
+      Type et = cast<ShapedType>(op.getQuery().getType()).getElementType();
+      if (!et.isF16() && !et.isBF16()) {
+        op.emitError() << "unsupported: " << et
+                       << " attention on the GPU (the tensor cores take f16 "
+                          "and bf16; f32 runs on the CPU path)";
+        return WalkResult::interrupt();
+      }
       Builder b(op.getContext());
       if (!op.getTargetAttr())
         op.setTargetAttr(target);
