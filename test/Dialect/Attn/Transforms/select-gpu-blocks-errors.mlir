@@ -4,7 +4,7 @@
 // The GPU kernels take f16 and bf16 (the tensor cores' inputs): an f32
 // problem is refused where the GPU pipeline starts, with the op's location,
 // not deep in the lowering.
-// CHECK: select-gpu-blocks-errors.mlir:[[@LINE+5]]:3: error: unsupported: 'f32' attention on the GPU (the tensor cores take f16 and bf16; f32 runs on the CPU path)
+// CHECK: select-gpu-blocks-errors.mlir:[[@LINE+4]]:3: error: unsupported: 'f32' attention on the GPU (the tensor cores take f16 and bf16; f32 runs on the CPU path)
 func.func @f32(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
                %v: memref<?x?x?x64xf32>, %o: memref<?x?x?x64xf32>) {
   // expected-error @+1 {{unsupported: 'f32' attention on the GPU (the tensor cores take f16 and bf16; f32 runs on the CPU path)}}
