@@ -105,10 +105,10 @@ def AttnGPUModuleToBinary : Pass<"attn-gpu-module-to-binary",
     Serialises the `gpu.module`s as upstream `gpu-module-to-binary` does
     (their NVVM target attributes say the chip, features and optimisation
     level), with one difference: where one of them holds a kernel whose
-    `attn.kernel` register_estimate (attn-assign-layouts' count for its warp
-    tiling) reaches `lsr-register-limit` and whose tile copies have a
-    run-time row stride (`dynamic_row_stride`, set by
-    convert-attn-gpu-to-nvvm; assumed when absent), LLVM's loop strength
+    `#attn.kernel_info` register_estimate (attn-assign-layouts' count for
+    its warp tiling) reaches `lsr-register-limit` and whose tile copies have
+    a run-time row stride (`dynamic_row_stride`, set by
+    convert-attn-gpu-to-nvvm), LLVM's loop strength
     reduction is off while they are translated. There, LSR turns each
     cp.async pass's address ((row0 + r_p)·stride, one per pass and tile)
     into its own loop-carried induction variable: 8 per K or V tile at
@@ -129,7 +129,8 @@ def AttnGPUModuleToBinary : Pass<"attn-gpu-module-to-binary",
 
     Example:
       gpu.module @attn_kernels [#nvvm.target<chip = "sm_90a">] {
-        gpu.func @k() kernel attributes {attn.kernel = {register_estimate = 255 : i64, ...}}
+        gpu.func @k() kernel attributes {attn.kernel = #attn.kernel_info<...,
+            register_estimate = 255, dynamic_row_stride = true>}
       }
     becomes
       gpu.binary @attn_kernels {attn.lsr = false} [#gpu.object<...>]
