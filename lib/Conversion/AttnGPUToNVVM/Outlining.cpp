@@ -33,6 +33,9 @@ bool mlir::attn::gpu_lowering::isLaidOut(Type t) {
 
 namespace {
 
+/// The gpu.module `attn_kernels` of `top` that every kernel goes into,
+/// made on first use with the kernels' dynamic shared memory (an external
+/// zero-sized addrspace(3) array).
 gpu::GPUModuleOp kernelModule(ModuleOp top) {
   if (auto m = top.lookupSymbol<gpu::GPUModuleOp>("attn_kernels"))
     return m;
