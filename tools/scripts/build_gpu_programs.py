@@ -23,6 +23,8 @@ import subprocess
 import sys
 import tempfile
 
+import manifest
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 # Q, K, V and O with run-time strides (head dim contiguous), as the runtime's
@@ -37,18 +39,6 @@ func.func @attention(%q: !t, %k: !t, %v: !t, %o: !t,
   return
 }}
 """
-
-
-def read_manifest(path):
-    """The kernel lines of a bundle's manifest.txt as dicts of key=value
-    (the runtime's format, runtime/include/attn/runtime/Bundle.h)."""
-    kernels = []
-    for line in open(path):
-        words = line.split()
-        if words and words[0] == "kernel":
-            kernels.append(dict(w.split("=", 1) for w in words[1:]
-                                if "=" in w))
-    return kernels
 
 
 def compile_one(bundler, src, chip, extra, out_ptx):
@@ -66,7 +56,7 @@ def compile_one(bundler, src, chip, extra, out_ptx):
                              capture_output=True, text=True)
         if run.returncode:
             sys.exit(f"attn-bundle failed:\n{run.stderr}")
-        (k,) = read_manifest(os.path.join(out, "manifest.txt"))
+        (k,) = manifest.kernels(os.path.join(out, "manifest.txt"))
         shutil.copyfile(os.path.join(out, k["ptx"]), out_ptx)
     # Bulk copies: the tensor maps the launcher encodes, as (argument, box
     # rows) pairs (tensor_maps=ARG:ROWS,...), passed after the arguments.

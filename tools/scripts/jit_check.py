@@ -30,6 +30,8 @@ import sys
 import tempfile
 import time
 
+import manifest
+
 ENTRY = re.compile(r"^[0-9a-f]{64}$")
 
 rows = []  # (what, value, bound, ok)
@@ -133,10 +135,13 @@ def main():
     # Before: the same bundle without its cubins.
     ptx_bundle = os.path.join(work, "bundle-ptx")
     shutil.copytree(bundle, ptx_bundle)
-    with open(os.path.join(ptx_bundle, "manifest.txt")) as f:
-        text = re.sub(r" sass=\S+", "", f.read())
+    lines = manifest.read(os.path.join(ptx_bundle, "manifest.txt"))
     with open(os.path.join(ptx_bundle, "manifest.txt"), "w") as f:
-        f.write(text)
+        for line, k in lines:
+            if k is not None:
+                k.pop("sass", None)
+                line = manifest.format_kernel(k) + "\n"
+            f.write(line)
     env_ptx = dict(env, ATTN_BUNDLE_DIR=ptx_bundle)
     ok, first, st, origin, _ = attn_run(
         tools, ["--dtype", "bf16", "--head-dim", "128", "--causal",

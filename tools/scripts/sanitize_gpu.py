@@ -42,6 +42,8 @@ import sys
 import tempfile
 import time
 
+import manifest
+
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 ERROR_EXIT = 86  # compute-sanitizer's exit code when it found something
 DEFAULT_SHAPES = "1,2,1,130,77;2,2,2,17,200,bnhd;1,4,1,257,513;1,1,1,1,1"
@@ -103,28 +105,23 @@ def chip_bundles(bundle, workdir):
     """{chip: a bundle directory holding only that chip's kernels}."""
     by_chip = {}
     header = []
-    for line in open(os.path.join(bundle, "manifest.txt")):
-        m = re.search(r"\bchip=(\S+)", line)
-        if line.startswith("kernel ") and m:
-            by_chip.setdefault(m.group(1), []).append(line)
-        elif not line.startswith("kernel "):
+    for line, k in manifest.read(os.path.join(bundle, "manifest.txt")):
+        if k is None:
             header.append(line)
+        elif "chip" in k:
+            by_chip.setdefault(k["chip"], []).append((line, k))
     out = {}
     for chip, lines in sorted(by_chip.items()):
         d = os.path.join(workdir, f"bundle-{chip}")
         shutil.rmtree(d, ignore_errors=True)  # links of an earlier bundle
         os.makedirs(d)
         with open(os.path.join(d, "manifest.txt"), "w") as f:
-            f.writelines(header + lines)
-        for line in lines:
+            f.writelines(header + [line for line, _ in lines])
+        for _, k in lines:
             # The PTX and the line's cubins (sass=chip:file,...): on a GPU of
             # one of those chips the runtime runs the cubin, which is then
             # what the tools check; elsewhere the PTX through the JIT.
-            files = [re.search(r"\bptx=(\S+)", line).group(1)]
-            m = re.search(r"\bsass=(\S+)", line)
-            if m:
-                files += [item.split(":", 1)[1]
-                          for item in m.group(1).split(",")]
+            files = [k["ptx"]] + list(manifest.sass_files(k).values())
             for name in files:
                 dst = os.path.join(d, name)
                 if not os.path.lexists(dst):
