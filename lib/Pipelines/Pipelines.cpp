@@ -212,11 +212,10 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   // program on per-slot barriers, rotated or not.
   if (opts.producer != 0) {
     AttnSpecializeWarpgroupsOptions specialize;
-    specialize.warpgroups = opts.producer == -1 ? 1 : int64_t(opts.producer);
-    specialize.overlappedPrograms = 1;
+    if (opts.producer > 0)
+      specialize.warpgroups = opts.producer;
     specialize.bulkCopies = opts.bulkCopies;
-    if (opts.producerRegisters != -1)
-      specialize.producerRegisters = opts.producerRegisters;
+    specialize.producerRegisters = opts.producerRegisters;
     pm.addPass(createAttnSpecializeWarpgroups(specialize));
   }
   ConvertAttnGPUToNVVMOptions convert;

@@ -2,7 +2,9 @@
 #ifndef ATTN_PIPELINES_PIPELINES_H
 #define ATTN_PIPELINES_PIPELINES_H
 
+#include "attn/Conversion/Passes.h"
 #include "attn/Dialect/Attn/IR/AttnDialect.h"
+#include "attn/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -12,17 +14,19 @@
 
 namespace mlir::attn {
 
+/// attn-tile-pipeline's and attn-cpu-pipeline's knobs; a knob that sets one
+/// pass option takes its default from that pass's options.
 struct TilingPipelineOptions
     : public PassPipelineOptions<TilingPipelineOptions> {
   Option<std::string> target{*this, "target",
                              llvm::cl::desc("Target when the IR names none"),
-                             llvm::cl::init("cpu")};
+                             llvm::cl::init(AttnTileAttentionOptions().target)};
   Option<int64_t> blockQ{*this, "block-q",
                          llvm::cl::desc("Query block rows (0: derive)"),
-                         llvm::cl::init(0)};
+                         llvm::cl::init(AttnTileAttentionOptions().blockQ)};
   Option<int64_t> blockKV{*this, "block-kv",
                           llvm::cl::desc("Key/value block rows (0: derive)"),
-                          llvm::cl::init(0)};
+                          llvm::cl::init(AttnTileAttentionOptions().blockKV)};
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Fuse the softmax into one online pass "
                                    "(off: keep the naive three-pass form)"),
@@ -32,7 +36,7 @@ struct TilingPipelineOptions
       llvm::cl::desc("attn-fuse-online-softmax's τ: move a row's reference "
                      "max only when a block raises it by more than τ/c (0: "
                      "always)"),
-      llvm::cl::init(0.0)};
+      llvm::cl::init(AttnFuseOnlineSoftmaxOptions().rescaleThreshold)};
   Option<int64_t> cpuTileM{
       *this, "cpu-tile-m",
       llvm::cl::desc("CPU pipeline: rows of a contraction's register tile "
@@ -61,41 +65,45 @@ void buildTilingPipeline(OpPassManager &pm, const TilingPipelineOptions &opts);
 /// output calls the OpenMP runtime (__kmpc_*), so a JIT must load libomp.
 void buildCPUPipeline(OpPassManager &pm, const TilingPipelineOptions &opts);
 
+/// attn-codegen's knobs. A knob that sets one pass option takes its default
+/// from that pass's options (Passes.td is the one definition); the others
+/// (rotate, pingpong, producer, kv-stages, rescale-threshold,
+/// defer-row-sums) are the pipeline's own choices, made in Pipelines.cpp.
 struct CodegenPipelineOptions
     : public PassPipelineOptions<CodegenPipelineOptions> {
   Option<std::string> chip{*this, "chip",
                            llvm::cl::desc("GPU chip (attn/runtime/Chips.h)"),
-                           llvm::cl::init(defaultChip())};
+                           llvm::cl::init(AttnSelectGPUBlocksOptions().chip)};
   Option<int64_t> blockQ{*this, "block-q",
                          llvm::cl::desc("Query block rows (0: heuristic)"),
-                         llvm::cl::init(0)};
+                         llvm::cl::init(AttnSelectGPUBlocksOptions().blockQ)};
   Option<int64_t> blockKV{*this, "block-kv",
                           llvm::cl::desc("Key/value block rows (0: heuristic)"),
-                          llvm::cl::init(0)};
+                          llvm::cl::init(AttnSelectGPUBlocksOptions().blockKV)};
   Option<int64_t> mTiles{*this, "m-tiles",
                          llvm::cl::desc("16-row m-tiles per warp (0: auto)"),
-                         llvm::cl::init(0)};
+                         llvm::cl::init(AttnAssignLayoutsOptions().mTiles)};
   Option<int64_t> qInRegisters{
       *this, "q-in-registers",
       llvm::cl::desc("Q fragments in registers: 1, 0 (-1: auto)"),
-      llvm::cl::init(-1)};
+      llvm::cl::init(AttnAssignLayoutsOptions().qInRegisters)};
   Option<int64_t> wgmma{
       *this, "wgmma",
       llvm::cl::desc("Hopper warpgroup MMA (sm_90a): 1, 0 (-1: where the chip "
                      "has it and the head dims are multiples of 64)"),
-      llvm::cl::init(-1)};
+      llvm::cl::init(AttnAssignLayoutsOptions().wgmma)};
   Option<int64_t> skipUnitFactors{
       *this, "skip-unit-factors",
       llvm::cl::desc("attn-assign-layouts: skip the accumulator's rescale in "
                      "threads whose rows' factors are all 1: 1, 0 (-1: where "
                      "measured to pay)"),
-      llvm::cl::init(-1)};
+      llvm::cl::init(AttnAssignLayoutsOptions().skipUnitFactors)};
   Option<int64_t> mbarriers{
       *this, "mbarriers",
       llvm::cl::desc("K/V rings synchronised per slot (mbarriers) instead of "
                      "copy groups and program-wide barriers: 1, 0 (-1: for "
                      "wgmma programs)"),
-      llvm::cl::init(-1)};
+      llvm::cl::init(AttnPipelineKVLoopOptions().mbarriers)};
   Option<int64_t> rotate{
       *this, "rotate",
       llvm::cl::desc("attn-rotate-kv-loop: each block's softmax under the "
@@ -118,12 +126,12 @@ struct CodegenPipelineOptions
       *this, "producer-registers",
       llvm::cl::desc("Registers per producer thread (setmaxnreg; 0: leave; "
                      "-1: attn-specialize-warpgroups' default)"),
-      llvm::cl::init(-1)};
+      llvm::cl::init(AttnSpecializeWarpgroupsOptions().producerRegisters)};
   Option<int64_t> bulkCopies{
       *this, "bulk-copies",
       llvm::cl::desc("The producer's copies as bulk tensor copies (TMA): 1, "
                      "0 (-1: on sm_90 and later)"),
-      llvm::cl::init(-1)};
+      llvm::cl::init(AttnSpecializeWarpgroupsOptions().bulkCopies)};
   Option<int64_t> kvStages{
       *this, "kv-stages",
       llvm::cl::desc("K/V shared-memory stages (0: auto: 2, or 8 for tiles "
@@ -145,13 +153,13 @@ struct CodegenPipelineOptions
       llvm::cl::desc("Causal block order: thread blocks per group of heads "
                      "run longest first (-1: 4 per SM; 0: one head's query "
                      "blocks together)"),
-      llvm::cl::init(-1)};
+      llvm::cl::init(ConvertAttnGPUToNVVMOptions().groupBlocks)};
   Option<int64_t> fragmentPrefetch{
       *this, "fragment-prefetch",
       llvm::cl::desc("attn.dot: B-fragment ldmatrix issued this many steps "
                      "before the mma.sync that reads it (-1: the backend's "
                      "default)"),
-      llvm::cl::init(-1)};
+      llvm::cl::init(ConvertAttnGPUToNVVMOptions().fragmentPrefetch)};
 };
 
 /// The GPU chips the code generator accepts.
