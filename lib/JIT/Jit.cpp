@@ -21,7 +21,7 @@ namespace {
 /// The chip the code generator targets for a device (codegenChipFor).
 std::string codegenChip(const KernelRequest &r) {
   const ChipInfo *chip = codegenChipFor(r.ccMajor, r.ccMinor);
-  return chip ? std::string(chip->name) : std::string(kChips[0].name);
+  return std::string(chip ? chip->name : kDefaultChip);
 }
 
 // A cache entry's payload: a header line, the launcher's manifest line, the

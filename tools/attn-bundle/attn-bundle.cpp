@@ -39,7 +39,6 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -56,7 +55,6 @@
 #include <atomic>
 #include <deque>
 #include <set>
-#include <tuple>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -283,7 +281,7 @@ int main(int argc, char **argv) {
     if (opt.trim().starts_with("chip="))
       return fail("--split-codegen: the chip comes from --chips");
   if (chips.empty())
-    chips.push_back(std::string(::attn::kChips[0].name));
+    chips.push_back(std::string(::attn::kDefaultChip));
   if (dtypes.empty()) {
     dtypes.push_back("f16");
     dtypes.push_back("bf16");

@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "Outlining.h"
 
+#include "attn/runtime/Reference.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -32,6 +34,14 @@ bool mlir::attn::gpu_lowering::isLaidOut(Type t) {
 }
 
 namespace {
+
+/// The element type's name in #attn.kernel_info and the manifest (the
+/// runtime's dtype names).
+std::string dtypeName(Type et) {
+  return ::attn::dtypeName(et.isBF16()  ? ::attn::DType::BF16
+                           : et.isF16() ? ::attn::DType::F16
+                                        : ::attn::DType::F32);
+}
 
 /// The gpu.module `attn_kernels` of `top` that every kernel goes into,
 /// made on first use with the kernels' dynamic shared memory (an external
@@ -325,7 +335,7 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
     }
     if (dot.getRhsTransposed() && dtype.empty()) {
       Type et = lhs.getElementType();
-      dtype = et.isBF16() ? "bf16" : et.isF16() ? "f16" : "f32";
+      dtype = dtypeName(et);
     }
     return WalkResult::advance();
   });
@@ -345,7 +355,7 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
       blockM = t.getDimSize(0);
       headDimV = t.getDimSize(1);
       Type et = cast<MemRefType>(st.getDest().getType()).getElementType();
-      dtype = et.isBF16() ? "bf16" : et.isF16() ? "f16" : "f32";
+      dtype = dtypeName(et);
     });
   // B fragments loaded ahead of their mma.sync (H100, bf16, two runs vs
   // none ahead): D = 128: 4 steps +2-5% (8: the same, and sm_80's kernel

@@ -17,7 +17,6 @@
 
 #include <string>
 #include <string_view>
-#include <tuple>
 
 namespace attn {
 
