@@ -89,7 +89,7 @@ uint16_t floatToHalf(float f) {
   return sign | uint16_t(((rounded >> 13) - (112u << 10)));
 }
 
-double Problem::effectiveScale() const {
+double ProblemShape::effectiveScale() const {
   return scale != 0 ? scale : 1.0 / std::sqrt(double(headDim));
 }
 

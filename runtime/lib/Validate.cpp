@@ -169,9 +169,6 @@ Strides contiguousStrides(int64_t heads, int64_t seq, int64_t dim) {
   return s;
 }
 
-double ForwardProblem::effectiveScale() const {
-  return scale != 0 ? scale : 1.0 / std::sqrt(double(headDim));
-}
 Strides ForwardProblem::stridesQ() const {
   return resolve(q, headsQ, qRows(), headDim);
 }

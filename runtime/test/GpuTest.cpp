@@ -114,16 +114,7 @@ struct CaseResult {
 void runCase(Runtime &rt, ForwardProblem p, Layout layout, uint64_t seed,
              CaseResult &r) {
   Problem ref;
-  ref.batch = p.batch;
-  ref.headsQ = p.headsQ;
-  ref.headsKV = p.headsKV;
-  ref.seqQ = p.seqQ;
-  ref.seqK = p.seqK;
-  ref.headDim = p.headDim;
-  ref.headDimV = p.headDimV;
-  ref.causal = p.causal;
-  ref.scale = p.scale;
-  ref.dtype = p.dtype;
+  ref.shape() = p.shape();
   const size_t es = dtypeSize(p.dtype);
 
   std::vector<double> q, k, v, o, lse;

@@ -71,14 +71,11 @@ bool parseVariant(const std::string &text, Variant &v) {
   return true;
 }
 
-ForwardProblem forwardProblem(const Variant &v, const Problem &p) {
+/// `dims` as a forward call of variant `v` (its dtype, head dim, mask, LSE).
+ForwardProblem forwardProblem(const Variant &v, const ProblemShape &dims) {
   ForwardProblem fp;
+  fp.shape() = dims;
   fp.dtype = v.dtype;
-  fp.batch = p.batch;
-  fp.headsQ = p.headsQ;
-  fp.headsKV = p.headsKV;
-  fp.seqQ = p.seqQ;
-  fp.seqK = p.seqK;
   fp.headDim = fp.headDimV = v.headDim;
   fp.causal = v.causal;
   fp.withLse = v.lse;
@@ -249,8 +246,7 @@ int main(int argc, char **argv) {
 
   // Where each variant's kernel came from (it is loaded by now).
   for (const Variant &v : variants) {
-    Problem shape;
-    ForwardProblem fp = forwardProblem(v, shape);
+    ForwardProblem fp = forwardProblem(v, ProblemShape());
     KernelChoice c;
     if (Status s = rt->selectKernel(fp, 0, c); !s.ok()) {
       std::printf("  %-18s %s\n", v.text.c_str(), s.message().c_str());

@@ -905,16 +905,7 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
 
   rt::Status st;
   rt::ForwardProblem fp;
-  fp.dtype = p.dtype;
-  fp.batch = p.batch;
-  fp.headsQ = p.headsQ;
-  fp.headsKV = p.headsKV;
-  fp.seqQ = p.seqQ;
-  fp.seqK = p.seqK;
-  fp.headDim = p.headDim;
-  fp.headDimV = p.headDimV;
-  fp.causal = p.causal;
-  fp.scale = p.effectiveScale();
+  fp.shape() = p.shape();
   fp.withLse = optLse;
 
   uint64_t seed =

@@ -31,14 +31,26 @@ uint16_t floatToHalf(float f);
 float bf16ToFloat(uint16_t h);
 uint16_t floatToBf16(float f);
 
-/// An attention problem: Q [B, Hq, Nq, D], K [B, Hkv, Nk, D],
-/// V [B, Hkv, Nk, Dv], O [B, Hq, Nq, Dv], LSE [B, Hq, Nq]; all contiguous.
-struct Problem {
+/// What defines one attention problem at every layer: Q [B, Hq, Nq, D],
+/// K [B, Hkv, Nk, D], V [B, Hkv, Nk, Dv] -> O [B, Hq, Nq, Dv] (and LSE
+/// [B, Hq, Nq]). The runtime's ForwardProblem (strides, KV cache) and the
+/// reference's Problem (host-side extras) extend it; one becomes the other
+/// by assigning this part (`ref.shape() = forward;`), never field by field.
+struct ProblemShape {
+  DType dtype = DType::BF16;
   int64_t batch = 1, headsQ = 1, headsKV = 1, seqQ = 1, seqK = 1;
   int64_t headDim = 64, headDimV = 64;
   bool causal = false;
   double scale = 0; ///< 0: 1/sqrt(headDim)
-  DType dtype = DType::F32;
+
+  /// scale, or 1/sqrt(headDim) when it is 0.
+  double effectiveScale() const;
+  ProblemShape &shape() { return *this; }
+  const ProblemShape &shape() const { return *this; }
+};
+
+/// A problem for the float64 reference: the tensors are contiguous.
+struct Problem : ProblemShape {
   /// A KV cache's key count per sequence (B entries, each in [0, seqK]):
   /// sequence b sees keys [0, kvLens[b]) of its seqK, and causal alignment
   /// uses kvLens[b] for Nk. Empty: every sequence has seqK keys.
@@ -52,7 +64,6 @@ struct Problem {
   /// score before the mask, the softmax then without scale. Empty: none.
   std::function<double(double)> scoreMod;
 
-  double effectiveScale() const;
   /// Keys of sequence b: kvLens[b], or seqK.
   int64_t keysOf(int64_t b) const {
     return kvLens.empty() ? seqK : kvLens[size_t(b)];

@@ -52,12 +52,7 @@ Strides contiguousStrides(int64_t heads, int64_t seq, int64_t dim);
 /// log-sum-exp LSE [B, Hq, Nq] (f32, contiguous, natural log). Causal is
 /// aligned to the bottom-right corner when Nq != Nk; a row that sees no key
 /// gets O = 0 and LSE = -inf.
-struct ForwardProblem {
-  DType dtype = DType::BF16;
-  int64_t batch = 1, headsQ = 1, headsKV = 1, seqQ = 1, seqK = 1;
-  int64_t headDim = 64, headDimV = 64;
-  bool causal = false;
-  double scale = 0; ///< 0: 1/sqrt(headDim)
+struct ForwardProblem : ProblemShape {
   Strides q, k, v, o;
   bool withLse = false;
   /// A KV cache (decoding from a serving engine's cache; KVCacheArgs give
@@ -100,7 +95,6 @@ struct ForwardProblem {
     return paged() ? pageSize : varlen() ? totalK : seqK;
   }
 
-  double effectiveScale() const;
   /// The strides the kernel gets: defaults filled in.
   Strides stridesQ() const;
   Strides stridesK() const;
