@@ -155,20 +155,14 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   tileOpts.target = opts.chip;
   pm.addPass(createAttnTileAttention(tileOpts));
   AttnFuseOnlineSoftmaxOptions fuse;
-  // Lazy rescaling: the backend skips O·α where α = 1, i.e. in every key
-  // block that does not raise a row's max by more than 8/c (P <= 256).
-  fuse.rescaleThreshold =
-      opts.rescaleThreshold >= 0 ? double(opts.rescaleThreshold) : 8.0;
+  fuse.rescaleThreshold = opts.rescaleThreshold;
   pm.addPass(createAttnFuseOnlineSoftmax(fuse));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  // Partial row sums take 4 more registers a thread (two m-tiles): where
-  // O is wider than 64 columns the mma.sync kernels are at 255 and ptxas
-  // spills. wgmma programs take them at every width: +1..2% at D = 128 and
-  // +1..4% at D = 256 (H200, N = 2k and 16k, one run).
+  // Deferred row sums in wgmma programs at every width: +1..2% at D = 128
+  // and +1..4% at D = 256 (H200, N = 2k and 16k, one run).
   if (opts.deferRowSums) {
     AttnDeferRowSumsOptions defer;
-    defer.maxColumns = 64;
     defer.wgmma = opts.wgmma;
     pm.addPass(createAttnDeferRowSums(defer));
   }
@@ -178,10 +172,8 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   layouts.wgmma = opts.wgmma;
   layouts.skipUnitFactors = opts.skipUnitFactors;
   pm.addPass(createAttnAssignLayouts(layouts));
-  // kv-stages 0 means the default two-slot ring; 1 one slot per load
-  // (phases); others go to the pass, which rejects what is out of range.
   AttnPipelineKVLoopOptions pipe;
-  pipe.stages = opts.kvStages; // 0: the pass's automatic choice
+  pipe.stages = opts.kvStages;
   pipe.mbarriers = opts.mbarriers;
   pm.addPass(createAttnPipelineKVLoop(pipe));
   // Rotation (each block's softmax under the next block's Q·Kᵀ) with a
@@ -190,12 +182,8 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   // (causal +2..3%), D = 256 +3..16% (the D = 256 baseline without a mask
   // was rotation without a producer). By default every loop it applies to
   // (wgmma loops on per-slot barriers, without a mask).
-  if (opts.rotate != 0) {
-    AttnRotateKVLoopOptions rotate;
-    rotate.causalPrograms = 1;
-    rotate.minColumns = 0;
-    pm.addPass(createAttnRotateKVLoop(rotate));
-  }
+  if (opts.rotate)
+    pm.addPass(createAttnRotateKVLoop());
   // Ping-pong between the consumer warpgroups: +5..16% over rotation alone
   // for the three of a 192-row program at D = 64 (N >= 2k, H100). For two
   // warpgroups (H200): D = 128 −2..+1% through the GPU check and −3..−4% at
@@ -203,7 +191,8 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   // more warpgroups.
   if (opts.pingpong != 0) {
     AttnAlternateWarpgroupsOptions alternate;
-    alternate.minWarpgroups = opts.pingpong == 1 ? 2 : 3;
+    if (opts.pingpong > 0)
+      alternate.minWarpgroups = opts.pingpong;
     pm.addPass(createAttnAlternateWarpgroups(alternate));
   }
   // A producer warpgroup: with bulk copies (TMA) it is +3..14% at D = 128

@@ -65,10 +65,10 @@ void buildTilingPipeline(OpPassManager &pm, const TilingPipelineOptions &opts);
 /// output calls the OpenMP runtime (__kmpc_*), so a JIT must load libomp.
 void buildCPUPipeline(OpPassManager &pm, const TilingPipelineOptions &opts);
 
-/// attn-codegen's knobs. A knob that sets one pass option takes its default
-/// from that pass's options (Passes.td is the one definition); the others
-/// (rotate, pingpong, producer, kv-stages, rescale-threshold,
-/// defer-row-sums) are the pipeline's own choices, made in Pipelines.cpp.
+/// attn-codegen's knobs. A knob that sets a pass option takes its default
+/// from that pass's options (Passes.td is the one definition); rotate,
+/// pingpong, producer and defer-row-sums say whether their pass runs (it
+/// then runs with its own defaults), and rescale-threshold is the GPU's τ.
 struct CodegenPipelineOptions
     : public PassPipelineOptions<CodegenPipelineOptions> {
   Option<std::string> chip{*this, "chip",
@@ -104,23 +104,22 @@ struct CodegenPipelineOptions
                      "copy groups and program-wide barriers: 1, 0 (-1: for "
                      "wgmma programs)"),
       llvm::cl::init(AttnPipelineKVLoopOptions().mbarriers)};
-  Option<int64_t> rotate{
+  Option<bool> rotate{
       *this, "rotate",
-      llvm::cl::desc("attn-rotate-kv-loop: each block's softmax under the "
-                     "next block's Q·Kᵀ (wgmma loops on per-slot barriers, "
-                     "without a mask): 1, 0 (-1: as 1)"),
-      llvm::cl::init(-1)};
+      llvm::cl::desc("Run attn-rotate-kv-loop (each block's softmax under the "
+                     "next block's Q·Kᵀ where that pass applies)"),
+      llvm::cl::init(true)};
   Option<int64_t> pingpong{
       *this, "pingpong",
-      llvm::cl::desc("attn-alternate-warpgroups: the warpgroups of a wgmma "
-                     "program take turns at Q·Kᵀ: 1 (programs of two or more "
-                     "warpgroups), 0 (-1: programs of three or more)"),
+      llvm::cl::desc("Run attn-alternate-warpgroups (the warpgroups of a "
+                     "wgmma program take turns at their products): 0 off, "
+                     "N > 0 its min-warpgroups (-1: its default)"),
       llvm::cl::init(-1)};
   Option<int64_t> producer{
       *this, "producer",
-      llvm::cl::desc("attn-specialize-warpgroups: producer warpgroups that "
-                     "issue the copies into the rings of a wgmma program "
-                     "(setmaxnreg): 1, 0 (-1: as 1)"),
+      llvm::cl::desc("Run attn-specialize-warpgroups (producer warpgroups "
+                     "issue the copies into a wgmma program's rings): 0 off, "
+                     "N > 0 its warpgroups (-1: its default)"),
       llvm::cl::init(-1)};
   Option<int64_t> producerRegisters{
       *this, "producer-registers",
@@ -134,19 +133,20 @@ struct CodegenPipelineOptions
       llvm::cl::init(AttnSpecializeWarpgroupsOptions().bulkCopies)};
   Option<int64_t> kvStages{
       *this, "kv-stages",
-      llvm::cl::desc("K/V shared-memory stages (0: auto: 2, or 8 for tiles "
-                     "of at most 4 KiB; 1: one slot per load, K and V in "
-                     "phases)"),
-      llvm::cl::init(0)};
+      llvm::cl::desc("attn-pipeline-kv-loop's stages: K/V ring slots (0: "
+                     "auto; 1: one slot per load, K and V in phases)"),
+      llvm::cl::init(AttnPipelineKVLoopOptions().stages)};
+  /// Lazy rescaling on the GPU: the backend skips O·α where α = 1, i.e. in
+  /// every key block that does not raise a row's max by more than 8/c
+  /// (P <= 2^8). The CPU path keeps the pass's default (0: exact maxima).
   Option<double> rescaleThreshold{
       *this, "rescale-threshold",
-      llvm::cl::desc("attn-fuse-online-softmax's τ (-1: the backend's "
-                     "default)"),
-      llvm::cl::init(-1.0)};
+      llvm::cl::desc("attn-fuse-online-softmax's τ on the GPU"),
+      llvm::cl::init(8.0)};
   Option<bool> deferRowSums{
       *this, "defer-row-sums",
-      llvm::cl::desc("attn-defer-row-sums: the row sum's cross-lane "
-                     "reduction once after the loop instead of per block"),
+      llvm::cl::desc("Run attn-defer-row-sums (the row sum's cross-lane "
+                     "reduction once after the loop instead of per block)"),
       llvm::cl::init(true)};
   Option<int64_t> groupBlocks{
       *this, "group-blocks",

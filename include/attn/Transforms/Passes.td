@@ -235,9 +235,11 @@ def AttnDeferRowSums : Pass<"attn-defer-row-sums"> {
   let options = [
     Option<"width", "width", "int64_t", /*default=*/"8",
            "Column groups of the partial sums (the GPU's n-tile: 8)">,
-    Option<"maxColumns", "max-columns", "int64_t", /*default=*/"0",
+    Option<"maxColumns", "max-columns", "int64_t", /*default=*/"64",
            "Outside wgmma programs, only in loops carrying no 2-d tile with "
-           "more columns (0: any)">,
+           "more columns (0: any). 64: the partial sums take 4 more "
+           "registers a thread, and the mma.sync programs with a wider O are "
+           "at 255 (ptxas spills)">,
     Option<"wgmma", "wgmma", "int64_t", /*default=*/"-1",
            "Which programs take wgmma layouts, as attn-assign-layouts' "
            "option: 1, 0 (-1: where the target has warpgroup MMA)">
@@ -284,7 +286,7 @@ def AttnPipelineKVLoop : Pass<"attn-pipeline-kv-loop"> {
                            "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect"];
   let options = [
-    Option<"stages", "stages", "int64_t", /*default=*/"2",
+    Option<"stages", "stages", "int64_t", /*default=*/"0",
            "Ring slots per loaded tile (1: one slot, phases; >= 2: ring; "
            "0: 2, or 8 where every ring tile is at most 4 KiB)">,
     Option<"mbarriers", "mbarriers", "int64_t", /*default=*/"-1",
@@ -356,7 +358,7 @@ def AttnAlternateWarpgroups : Pass<"attn-alternate-warpgroups"> {
     columns. Programs of one warpgroup are always left alone.
   }];
   let options = [
-    Option<"minWarpgroups", "min-warpgroups", "int64_t", /*default=*/"2",
+    Option<"minWarpgroups", "min-warpgroups", "int64_t", /*default=*/"3",
            "Programs of at least this many warpgroups take turns">,
     Option<"noncausalMaxColumns", "noncausal-max-columns", "int64_t",
            /*default=*/"0",

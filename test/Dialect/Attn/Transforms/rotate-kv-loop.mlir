@@ -1,6 +1,6 @@
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-rotate-kv-loop | FileCheck %s
-// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-rotate-kv-loop -attn-alternate-warpgroups | FileCheck %s --check-prefix=TURNS
-// The pipelines' default (rotate=-1): programs without a causal mask whose
+// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-rotate-kv-loop -attn-alternate-warpgroups="min-warpgroups=2" | FileCheck %s --check-prefix=TURNS
+// causal-programs=0 min-columns=256: only programs without a causal mask whose
 // P·V accumulator has at least 256 columns.
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-rotate-kv-loop="causal-programs=0 min-columns=256" | FileCheck %s --check-prefix=DEFAULT
 // RUN: not attn-opt %s -attn-rotate-kv-loop="causal-programs=2" 2>&1 | FileCheck %s --check-prefix=BAD
