@@ -576,7 +576,7 @@ template <typename OpTy> struct TurnLowering : public TilePattern<OpTy> {
     }
     Location loc = op.getLoc();
     Emitter e(rewriter, loc);
-    Value wg = e.udiv(e.tid(), e.c32(128));
+    Value wg = e.warpgroup();
     Value pair = e.c32(256);
     auto next = [&] { return e.urem(e.add(wg, e.c32(1)), e.c32(groups)); };
     auto namedBarrier = [&](Value id) {

@@ -121,6 +121,15 @@ struct Emitter {
   }
   Value lane() { return urem(tid(), c32(32)); }
   Value warp() { return udiv(tid(), c32(32)); }
+  /// The thread's warpgroup (tid / 128), broadcast from lane 0 of its warp:
+  /// the same value, but one ptxas knows to be warp-uniform, so what is
+  /// derived from it (the Q tile's wgmma descriptors) lives in uniform
+  /// registers instead of being moved into them (R2UR) before every wgmma.
+  Value warpgroup() {
+    return NVVM::ShflOp::create(b, loc, b.getI32Type(), c32(-1),
+                                udiv(tid(), c32(128)), c32(0), c32(0x1f),
+                                NVVM::ShflKind::idx, UnitAttr());
+  }
   /// Vector element access with constant positions.
   Value extract(Value vec, int64_t i) {
     return vector::ExtractOp::create(b, loc, vec, ArrayRef<int64_t>{i});

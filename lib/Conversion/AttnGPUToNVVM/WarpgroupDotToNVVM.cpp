@@ -182,7 +182,7 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
     const bool kMajorB = op.getRhsTransposed();
     SharedTile rhs(rhsTy);
     // This warpgroup's 64 rows of the lhs.
-    Value wg = e.udiv(e.tid(), e.c32(128));
+    Value wg = e.warpgroup();
 
     // Accumulator chunks of at most 256 columns (one instruction's N).
     SmallVector<int64_t> chunkCols;

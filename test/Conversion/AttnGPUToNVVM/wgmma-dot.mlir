@@ -25,6 +25,10 @@
 // CHECK:         nvvm.cp.async.wait.group 0
 // CHECK-NEXT:    nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT:    nvvm.barrier0
+// The warpgroup (Q's rows) is tid / 128 broadcast from lane 0: ptxas then
+// knows it warp-uniform and keeps Q's descriptors in uniform registers.
+// CHECK:         %[[TID:.*]] = arith.divui %{{.*}}, %c128_i32 : i32
+// CHECK-NEXT:    nvvm.shfl.sync  idx %c-1_i32, %[[TID]], %c0_i32, %c31_i32 : i32 -> i32
 // Every register a wgmma reads is defined above its fence: the values pass
 // through an empty side-effecting inline asm first (the 32 accumulators of
 // S, zeros included; then O's 64 and P's 16 packed registers).
