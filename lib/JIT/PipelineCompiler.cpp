@@ -45,9 +45,14 @@ OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, const KernelRequest &r) {
     name += std::string("_") + kvLayoutName(r.kv);
   if (r.pageSize > 0)
     name += std::to_string(r.pageSize);
+  // A window's bounds, "n" for none: _w4096_0, _w4096_n.
+  auto bound = [](int w) { return w < 0 ? std::string("n") : std::to_string(w); };
+  if (r.windowLeft != -1 || r.windowRight != -1)
+    name += "_w" + bound(r.windowLeft) + "_" + bound(r.windowRight);
   return mlir::attn::buildKernelProblem(
       ctx, programName(r.program), et, r.headDim, r.headDimV, r.causal,
-      r.withLse, kvLayoutName(r.kv), name, r.pageSize);
+      r.withLse, kvLayoutName(r.kv), name, r.pageSize, r.windowLeft,
+      r.windowRight);
 }
 
 /// What no kernel can be: refused before a key is made or anything is built.
@@ -57,6 +62,12 @@ Status checkRequest(const KernelRequest &request) {
                          std::string("unsupported: dtype ") +
                              dtypeName(request.dtype) +
                              " on the GPU (f16 and bf16 only)");
+  if ((request.windowLeft != -1 || request.windowRight != -1) &&
+      (request.program != Program::Attention || request.kv != KVLayout::Dense))
+    return Status::error(StatusCode::Unsupported,
+                         "unsupported: " + request.key() +
+                             ": a sliding window in a split-KV pair or over "
+                             "a KV cache (not implemented yet)");
   if (request.program == Program::SplitKV && !request.withLse)
     return Status::error(StatusCode::Unsupported,
                          "unsupported: " + request.key() +
@@ -208,7 +219,8 @@ Status PipelineCompiler::compile(const KernelRequest &request,
   // runtime launches it by these fields.
   if (e.dtype != request.dtype || e.headDim != request.headDim ||
       e.headDimV != request.headDimV || e.causal != request.causal ||
-      e.lse != request.withLse ||
+      e.windowLeft != request.windowLeft ||
+      e.windowRight != request.windowRight || e.lse != request.withLse ||
       e.program != request.program)
     return Status::error(StatusCode::Internal,
                          "attn-jit: the kernel compiled for " + request.key() +

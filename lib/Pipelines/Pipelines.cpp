@@ -287,7 +287,13 @@ mlir::attn::compileGPUKernel(ModuleOp module,
   bool withLse = false;
   ::attn::KVLayout kv = ::attn::KVLayout::Dense;
   int64_t pageSize = 0;
+  // The runtime's memref ABI ends every attention kernel's parameters with
+  // the f32 softmax scale (KernelABI.h): a kernel built with a compile-time
+  // scale would take its tensor maps one parameter early.
+  AttentionOp constantScale;
   module.walk([&](AttentionOp op) {
+    if (!op.getDynamicScale())
+      constantScale = op;
     withLse |= bool(op.getLse());
     if (op.isVarlen())
       kv = ::attn::KVLayout::Varlen;
@@ -299,6 +305,12 @@ mlir::attn::compileGPUKernel(ModuleOp module,
     } else if (op.getKvLens())
       kv = ::attn::KVLayout::SeqLens;
   });
+  if (constantScale)
+    return constantScale.emitError()
+           << "unsupported: a kernel for the runtime takes the softmax scale "
+              "as its last parameter (attn.attention ... scale(%s) with %s: "
+              "f32 the function's last argument; KernelABI.h), not a "
+              "compile-time scale";
   module.walk([&](MergeSplitsOp op) { withLse |= bool(op.getLse()); });
   auto t0 = std::chrono::steady_clock::now();
   PassManager kernelPm(ctx);
@@ -336,6 +348,8 @@ mlir::attn::compileGPUKernel(ModuleOp module,
   k.headDimV = info.getHeadDimV();
   k.dtype = info.getDtype().str();
   k.causal = info.getCausal();
+  k.windowLeft = info.getWindowLeft();
+  k.windowRight = info.getWindowRight();
   k.lse = withLse;
   k.kv = ::attn::kvLayoutName(kv);
   k.pageSize = pageSize;
@@ -380,7 +394,8 @@ OwningOpRef<ModuleOp>
 mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
                                int64_t headDim, int64_t headDimV, bool causal,
                                bool withLse, StringRef kvName, StringRef name,
-                               int64_t pageSize) {
+                               int64_t pageSize, int64_t windowLeft,
+                               int64_t windowRight) {
   ::attn::Program program;
   ::attn::KVLayout kv;
   if (!::attn::parseProgram(programName.str(), program) ||
@@ -458,9 +473,14 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
         b, loc, arg(0), arg(1), arg(2), arg(3), lse,
         /*dynamic_scale=*/entry->getArguments().back(), lens, table,
         /*cu_seqlens_q=*/cuQ, /*cu_seqlens_k=*/cuK, FloatAttr(), UnitAttr(),
+        /*window_left=*/IntegerAttr(), /*window_right=*/IntegerAttr(),
         IntegerAttr(), IntegerAttr(), TargetAttr(),
         split ? b.getUnitAttr() : UnitAttr());
     op.setCausal(causal);
+    if (windowLeft >= 0)
+      op.setWindowLeftAttr(b.getI64IntegerAttr(windowLeft));
+    if (windowRight >= 0)
+      op.setWindowRightAttr(b.getI64IntegerAttr(windowRight));
   }
   func::ReturnOp::create(b, loc);
   return module;
@@ -485,6 +505,8 @@ std::string mlir::attn::manifestLine(const CompiledKernel &k,
   e.headDim = int(k.headDim);
   e.headDimV = int(k.headDimV);
   e.causal = k.causal;
+  e.windowLeft = int(k.windowLeft);
+  e.windowRight = int(k.windowRight);
   e.blockM = int(k.blockM);
   e.blockN = int(k.blockN);
   e.threads = int(k.threads);

@@ -264,6 +264,24 @@ private:
       if (Status s = intKey(0, 1, c); !s.ok())
         return s;
       k.causal = c != 0;
+    } else if (key == "window") {
+      // L,R, each -1 (no bound) or in [0, 2^31), not both -1.
+      auto bound = [](const std::string &t, long long &out) {
+        char *end = nullptr;
+        errno = 0;
+        out = t.empty() ? 0 : std::strtoll(t.c_str(), &end, 10);
+        return !t.empty() && !errno && *end == '\0' && out >= -1 &&
+               out <= INT32_MAX;
+      };
+      size_t comma = value.find(',');
+      long long l = -1, r = -1;
+      if (comma == std::string::npos || !bound(value.substr(0, comma), l) ||
+          !bound(value.substr(comma + 1), r) || (l == -1 && r == -1))
+        return error("bad window '" + value +
+                     "': expected L,R with each -1 (no bound) or in [0, 2^31), "
+                     "not both -1");
+      k.windowLeft = int(l);
+      k.windowRight = int(r);
     } else if (key == "block_m") {
       return intKey(1, 1024, k.blockM);
     } else if (key == "block_n") {
@@ -434,6 +452,9 @@ std::string formatManifestLine(const KernelEntry &k) {
     line += " grid=" + formatLaunchGrid(k.grid);
   if (k.minSeqQ)
     line += " min_seq_q=" + std::to_string(k.minSeqQ);
+  if (k.windowLeft != -1 || k.windowRight != -1)
+    line += " window=" + std::to_string(k.windowLeft) + "," +
+            std::to_string(k.windowRight);
   std::string sass;
   for (const SassImage &img : k.sass)
     sass += (sass.empty() ? "" : ",") + img.chip.str() + ":" + img.file;

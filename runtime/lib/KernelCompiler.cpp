@@ -26,7 +26,11 @@ std::string KernelRequest::key() const {
               : std::string(" program=") + programName(program)) +
          (kv == KVLayout::Dense ? std::string()
                                 : std::string(" kv=") + kvLayoutName(kv)) +
-         (pageSize > 0 ? " page=" + std::to_string(pageSize) : std::string());
+         (pageSize > 0 ? " page=" + std::to_string(pageSize) : std::string()) +
+         (windowLeft != -1 || windowRight != -1
+              ? " window=" + std::to_string(windowLeft) + "," +
+                    std::to_string(windowRight)
+              : std::string());
 }
 
 } // namespace attn

@@ -187,16 +187,22 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
         const double *qi = &q[size_t(row * D)];
         double *oi = &o[size_t(row * Dv)];
         double &li = lse[size_t(row)];
-        // Keys visible to row i: j < Nk, and j <= i + (Nk - Nq) if causal.
+        // Keys visible to row i: [first, visible) of [0, Nk), with
+        // a = i + (Nk - Nq): j <= a if causal, a - L <= j <= a + R in a
+        // window.
+        const int64_t a = i + (Nk - sq.nq);
+        const int64_t right = p.causal ? 0 : p.windowRight;
         int64_t visible =
-            p.causal ? std::min(Nk, std::max<int64_t>(i + (Nk - sq.nq) + 1, 0))
-                     : Nk;
-        if (visible == 0) {
+            right >= 0 ? std::min(Nk, std::max<int64_t>(a + right + 1, 0))
+                       : Nk;
+        int64_t first =
+            p.windowLeft >= 0 ? std::max<int64_t>(a - p.windowLeft, 0) : 0;
+        if (visible <= first) {
           li = -std::numeric_limits<double>::infinity();
           continue;
         }
         double m = -std::numeric_limits<double>::infinity();
-        for (int64_t j = 0; j < visible; ++j) {
+        for (int64_t j = first; j < visible; ++j) {
           double acc = 0;
           for (int64_t d = 0; d < D; ++d)
             acc += qi[d] * kb[j * D + d];
@@ -204,11 +210,11 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
           m = std::max(m, s[size_t(j)]);
         }
         double sum = 0;
-        for (int64_t j = 0; j < visible; ++j) {
+        for (int64_t j = first; j < visible; ++j) {
           s[size_t(j)] = std::exp(s[size_t(j)] - m);
           sum += s[size_t(j)];
         }
-        for (int64_t j = 0; j < visible; ++j) {
+        for (int64_t j = first; j < visible; ++j) {
           double pj = s[size_t(j)] / sum;
           for (int64_t d = 0; d < Dv; ++d)
             oi[d] += pj * vb[j * Dv + d];

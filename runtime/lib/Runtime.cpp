@@ -692,6 +692,8 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
   request.headDim = int(p.headDim);
   request.headDimV = int(p.headDimV);
   request.causal = p.causal;
+  request.windowLeft = int(p.windowLeft);
+  request.windowRight = int(p.windowRight);
   request.withLse = p.withLse;
   request.ccMajor = dev.info.ccMajor;
   request.ccMinor = dev.info.ccMinor;
@@ -710,6 +712,7 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
     request.withLse = true;
   if (program == Program::MergeSplits) {
     request.causal = false;
+    request.windowLeft = request.windowRight = -1;
     request.headDim = request.headDimV;
   }
   std::shared_ptr<JitSlot> slot;
@@ -731,7 +734,8 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
     const KernelEntry &e = img.entry;
     if (e.dtype != request.dtype || e.headDim != request.headDim ||
         e.headDimV != request.headDimV || e.causal != request.causal ||
-        e.lse != request.withLse ||
+        e.windowLeft != request.windowLeft ||
+        e.windowRight != request.windowRight || e.lse != request.withLse ||
         e.program != request.program || e.kv != request.kv ||
         (program == Program::SplitKV && e.blockN <= 0) ||
         (p.paged() && program != Program::MergeSplits &&

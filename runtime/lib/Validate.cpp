@@ -204,6 +204,20 @@ Status checkProblem(const ForwardProblem &p) {
   if (p.headsQ > kGridYZMax)
     return unsupported("heads_q " + std::to_string(p.headsQ) +
                        " exceeds the grid limit 65535");
+  for (auto [name, w] : {std::pair{"window_left", p.windowLeft},
+                         std::pair{"window_right", p.windowRight}})
+    if (w < -1 || w > kInt32Max)
+      return invalid(std::string(name) + " must be -1 (no bound) or in [0, "
+                                         "2^31), got " +
+                     std::to_string(w));
+  const bool window = p.windowLeft != -1 || p.windowRight != -1;
+  if (p.causal && p.windowRight != -1)
+    return invalid("causal is window_right = 0: give window_right -1 with "
+                   "causal");
+  if (window && p.kvLayout != KVLayout::Dense)
+    return unsupported(std::string("a sliding window with a ") +
+                       kvLayoutName(p.kvLayout) +
+                       " KV layout (not implemented yet)");
   if (p.headsQ % p.headsKV)
     return invalid("heads_q (" + std::to_string(p.headsQ) +
                    ") must be a multiple of heads_kv (" +
@@ -339,6 +353,7 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
   std::set<std::string> dtypes;
   std::set<int> headDims, headDimsV;
   std::set<bool> masks;
+  bool otherWindows = false;
   std::vector<const KernelEntry *> matched; // all but the LSE agree
   for (const KernelEntry &k : bundle.kernels) {
     if (k.program != Program::Attention || !servesKV(k, p))
@@ -355,6 +370,10 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
     masks.insert(k.causal);
     if (k.causal != p.causal)
       continue;
+    if (k.windowLeft != p.windowLeft || k.windowRight != p.windowRight) {
+      otherWindows = true;
+      continue;
+    }
     matched.push_back(&k);
     if (servesLse(k, p.withLse))
       candidates.push_back(&k);
@@ -363,6 +382,15 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
     keepTunedForLength(candidates, p.qRows());
     return Status::success();
   }
+  if (matched.empty() && otherWindows)
+    return notInBundle(
+        std::string(p.causal ? "causal" : "non-causal") + " attention for " +
+        dtypeName(p.dtype) + " head dim " + std::to_string(p.headDim) +
+        (p.windowLeft != -1 || p.windowRight != -1
+             ? " with the sliding window " + std::to_string(p.windowLeft) +
+                   "," + std::to_string(p.windowRight)
+             : std::string(" without a sliding window")) +
+        " (this bundle's kernels for it have another window)");
   if (!matched.empty()) {
     const std::string what =
         std::string(p.causal ? "causal" : "non-causal") + " " +
@@ -404,7 +432,8 @@ Status findSplitKernels(const Manifest &bundle, const ForwardProblem &p,
     if (k.dtype != p.dtype || k.headDimV != p.headDimV)
       continue;
     if (k.program == Program::SplitKV && k.headDim == p.headDim &&
-        k.causal == p.causal && servesKV(k, p))
+        k.causal == p.causal && k.windowLeft == p.windowLeft &&
+        k.windowRight == p.windowRight && servesKV(k, p))
       split.push_back(&k);
     else if (k.program == Program::MergeSplits && k.lse == p.withLse)
       merge.push_back(&k);
@@ -418,9 +447,10 @@ Status findSplitKernels(const Manifest &bundle, const ForwardProblem &p,
 }
 
 ForwardProblem packQueryHeads(const ForwardProblem &p) {
-  // (A packed batch's rows are sequences: no room for heads.)
+  // (A packed batch's rows are sequences: no room for heads. A sliding
+  // window is placed by the row's position, which packed rows lose.)
   if (p.varlen() || p.seqQ != 1 || p.headsKV <= 0 || p.headsQ <= p.headsKV ||
-      p.headsQ % p.headsKV)
+      p.headsQ % p.headsKV || p.windowLeft != -1 || p.windowRight != -1)
     return p;
   const int64_t g = p.headsQ / p.headsKV;
   ForwardProblem out = p;
@@ -448,8 +478,10 @@ ForwardProblem packQueryHeads(const ForwardProblem &p) {
 
 int64_t chooseKVSplits(const ForwardProblem &p, int smCount, int blockM,
                        int blockN, int64_t forced) {
-  // A packed batch's sequences are tiled whole (no split_kv form).
-  if (smCount <= 0 || blockM <= 0 || blockN <= 0 || p.varlen())
+  // A packed batch's sequences are tiled whole, and a sliding window's
+  // keys too (neither has a split_kv form yet).
+  if (smCount <= 0 || blockM <= 0 || blockN <= 0 || p.varlen() ||
+      p.windowLeft != -1 || p.windowRight != -1)
     return 1;
   const int64_t blocks = (p.seqQ + blockM - 1) / blockM * p.headsQ * p.batch;
   // A grid of most of a wave already keeps the device busy.

@@ -600,3 +600,102 @@ TEST(SplitKV, PacksTheQueryHeadsOfAGroupForOneQueryRow) {
 }
 
 } // namespace
+
+namespace {
+// Windowed kernels: causal with a left bound of 4096, and a symmetric
+// window of 128, beside a plain causal one.
+const char *kWindowManifest = R"(
+kernel name=c ptx=c.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=1 block_m=128 threads=384 smem=200000 abi=memref
+kernel name=w ptx=w.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=1 block_m=128 threads=384 smem=200000 abi=memref window=4096,-1
+kernel name=s ptx=s.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=0 block_m=128 threads=384 smem=200000 abi=memref window=128,128
+)";
+} // namespace
+
+TEST(SlidingWindow, ManifestKeyRoundTrips) {
+  Manifest m;
+  Status s = parseManifest(kWindowManifest, "manifest.txt", m);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(m.kernels[0].windowLeft, -1);
+  EXPECT_EQ(m.kernels[0].windowRight, -1);
+  EXPECT_EQ(formatManifestLine(m.kernels[0]).find("window"), std::string::npos);
+  EXPECT_EQ(m.kernels[1].windowLeft, 4096);
+  EXPECT_EQ(m.kernels[1].windowRight, -1);
+  EXPECT_NE(formatManifestLine(m.kernels[1]).find(" window=4096,-1"),
+            std::string::npos);
+  EXPECT_EQ(m.kernels[2].windowLeft, 128);
+  EXPECT_EQ(m.kernels[2].windowRight, 128);
+  for (const char *bad : {"window=-1,-1", "window=5", "window=-2,3",
+                          "window=1,x", "window=,3", "window=2147483648,0"}) {
+    Manifest b;
+    std::string line = "kernel name=w ptx=w.ptx chip=sm_90a dtype=bf16 "
+                       "head_dim=128 causal=0 block_m=128 threads=384 "
+                       "smem=1 abi=memref " +
+                       std::string(bad);
+    Status e = parseManifest(line, "manifest.txt", b);
+    EXPECT_FALSE(e.ok()) << bad;
+    EXPECT_NE(e.message().find("bad window"), std::string::npos)
+        << e.message();
+  }
+}
+
+TEST(SlidingWindow, KernelsServeExactlyTheirWindow) {
+  Manifest m;
+  ASSERT_TRUE(parseManifest(kWindowManifest, "manifest.txt", m).ok());
+  ForwardProblem p;
+  p.batch = 1;
+  p.headsQ = p.headsKV = 4;
+  p.seqQ = p.seqK = 8192;
+  p.headDim = p.headDimV = 128;
+  p.causal = true;
+  p.withLse = true;
+  const KernelEntry *k = nullptr;
+  ASSERT_TRUE(selectKernel(m, p, 9, 0, k).ok());
+  EXPECT_EQ(k->name, "c"); // no window: never a windowed kernel
+  p.windowLeft = 4096;
+  ASSERT_TRUE(selectKernel(m, p, 9, 0, k).ok());
+  EXPECT_EQ(k->name, "w");
+  p.windowLeft = 1024; // a window the bundle does not have
+  Status s = selectKernel(m, p, 9, 0, k);
+  EXPECT_EQ(s.code(), StatusCode::NotInBundle);
+  EXPECT_NE(s.message().find("with the sliding window 1024,-1 (this bundle's "
+                             "kernels for it have another window)"),
+            std::string::npos)
+      << s.message();
+  p.causal = false;
+  p.windowLeft = p.windowRight = 128;
+  ASSERT_TRUE(selectKernel(m, p, 9, 0, k).ok());
+  EXPECT_EQ(k->name, "s");
+}
+
+TEST(SlidingWindow, ProblemRules) {
+  ForwardProblem p;
+  p.headDim = p.headDimV = 128;
+  p.causal = true;
+  p.windowLeft = 256;
+  EXPECT_TRUE(checkProblem(p).ok());
+  p.windowRight = 0;
+  Status s = checkProblem(p);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(s.message().find("causal is window_right = 0"), std::string::npos);
+  p.windowRight = -1;
+  p.windowLeft = -5;
+  s = checkProblem(p);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(s.message().find("window_left must be -1 (no bound) or in [0, "
+                             "2^31), got -5"),
+            std::string::npos)
+      << s.message();
+  // A decode step with a window: its query heads are not packed into rows
+  // (the window is placed by the row's position), and it is not split.
+  p.windowLeft = 256;
+  p.batch = 1;
+  p.headsQ = 32;
+  p.headsKV = 8;
+  p.seqQ = 1;
+  p.seqK = 65536;
+  EXPECT_EQ(packQueryHeads(p).seqQ, 1);
+  EXPECT_EQ(chooseKVSplits(p, 132, 64, 64, 0), 1);
+  p.windowLeft = -1;
+  EXPECT_EQ(packQueryHeads(p).seqQ, 4);
+  EXPECT_GT(chooseKVSplits(p, 132, 64, 64, 0), 1);
+}

@@ -404,6 +404,32 @@ TEST(Jit, WithoutNvJitLinkTheImageIsPtx) {
       << missing->warnings[0];
 }
 
+TEST(Jit, CompilesASlidingWindowKernel) {
+  auto c = makeCompiler("", CacheMode::Off);
+  KernelRequest r = request(64, /*causal=*/true, 9, 0);
+  r.windowLeft = 256;
+  EXPECT_EQ(r.key(), "dtype=bf16 head_dim=64 head_dim_v=64 causal=1 lse=0 "
+                     "chip=sm_90a window=256,-1");
+  EXPECT_NE(r.key(), request(64, true, 9, 0).key());
+  CompiledImage img;
+  Status s = c->compiler->compile(r, img);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(img.entry.windowLeft, 256);
+  EXPECT_EQ(img.entry.windowRight, -1);
+  EXPECT_TRUE(img.entry.causal);
+  EXPECT_NE(img.entry.name.find("_w256_n"), std::string::npos)
+      << img.entry.name;
+  // Not yet in a split-KV pair or over a KV cache: refused, not built
+  // without the window.
+  r.program = Program::SplitKV;
+  r.withLse = true;
+  s = c->compiler->compile(r, img);
+  EXPECT_EQ(s.code(), StatusCode::Unsupported) << s.message();
+  EXPECT_NE(s.message().find("a sliding window in a split-KV pair"),
+            std::string::npos)
+      << s.message();
+}
+
 TEST(Jit, UnsupportedRequestsSaySo) {
   auto c = makeCompiler("", CacheMode::Off);
   KernelRequest r = request(64);

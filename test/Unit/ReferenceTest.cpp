@@ -71,6 +71,38 @@ TEST(Reference, EqualScoresAverageVisibleValues) {
   EXPECT_NEAR(lse[1], std::log(4.0), 1e-12);
 }
 
+TEST(Reference, SlidingWindowAveragesTheKeysInsideIt) {
+  // Q = 0: O is the mean of the visible V rows. Nq = Nk = 6, a = i:
+  // window (1, 0) sees keys [i-1, i]; (2, 1) sees [i-2, i+1] within [0, 6).
+  Problem p;
+  p.seqQ = p.seqK = 6;
+  p.headDim = p.headDimV = 1;
+  p.causal = true;
+  p.windowLeft = 1;
+  std::vector<double> q(6, 0.0), k(6, 1.0), v = {1, 2, 3, 4, 5, 6};
+  std::vector<double> o, lse;
+  referenceAttention(p, q, k, v, o, lse);
+  EXPECT_DOUBLE_EQ(o[0], 1.0);
+  EXPECT_DOUBLE_EQ(o[3], 3.5); // mean(3, 4)
+  EXPECT_NEAR(lse[3], std::log(2.0), 1e-12);
+  p.causal = false;
+  p.windowLeft = 2;
+  p.windowRight = 1;
+  referenceAttention(p, q, k, v, o, lse);
+  EXPECT_DOUBLE_EQ(o[0], 1.5); // mean(1, 2)
+  EXPECT_DOUBLE_EQ(o[3], 3.5); // mean(2, 3, 4, 5)
+  EXPECT_DOUBLE_EQ(o[5], 5.0); // mean(4, 5, 6)
+  // Nq = 2 < Nk = 6 (a = i + 4), window (0, -1) without causal: keys
+  // [i+4, 6).
+  p.seqQ = 2;
+  p.windowLeft = 0;
+  p.windowRight = -1;
+  q.assign(2, 0.0);
+  referenceAttention(p, q, k, v, o, lse);
+  EXPECT_DOUBLE_EQ(o[0], 5.5); // mean(5, 6)
+  EXPECT_DOUBLE_EQ(o[1], 6.0);
+}
+
 TEST(Reference, CausalRowsWithoutKeysAreZeroAndMinusInf) {
   // Nq = 3 > Nk = 1, bottom-right aligned: only the last row sees key 0.
   Problem p;

@@ -117,6 +117,12 @@ static cl::opt<double> optSoftcap(
     cl::desc("Soft-cap the scaled scores, S' = c·tanh(S / c) (Gemma 2's; as "
              "an attn.attention score_mod region; problem from flags)"),
     cl::init(0.0), cl::cat(category));
+static cl::opt<std::string> optWindow(
+    "window",
+    cl::desc("A sliding window L,R: query i sees key j only if i + (Nk-Nq) - "
+             "L <= j <= i + (Nk-Nq) + R; -1 for no bound (with --causal, R "
+             "must be -1). Problem from flags"),
+    cl::init(""), cl::cat(category));
 static cl::opt<bool> optLse("lse", cl::desc("Also compute the log-sum-exp"),
                             cl::init(true), cl::cat(category));
 static cl::opt<uint64_t>
@@ -301,6 +307,24 @@ Type elementType(MLIRContext &ctx, rt::DType t) {
 
 /// Builds `func.func @attention(q, k, v, o[, lse])` holding one
 /// attn.attention for the command-line problem.
+/// The fraction of the Nq·Nk (query, key) pairs a problem computes, for
+/// its FLOP count: one half with a causal mask alone (the usual
+/// convention), else counted row by row for a sliding window.
+double visibleFraction(const rt::Problem &p) {
+  if (p.windowLeft < 0 && p.windowRight < 0)
+    return p.causal ? 0.5 : 1.0;
+  const int64_t right = p.causal ? 0 : p.windowRight;
+  double pairs = 0;
+  for (int64_t i = 0; i < p.seqQ; ++i) {
+    const int64_t a = i + (p.seqK - p.seqQ);
+    int64_t end = right >= 0 ? std::min(p.seqK, std::max<int64_t>(a + right + 1, 0))
+                             : p.seqK;
+    int64_t first = p.windowLeft >= 0 ? std::max<int64_t>(a - p.windowLeft, 0) : 0;
+    pairs += double(std::max<int64_t>(end - first, 0));
+  }
+  return pairs / (double(p.seqQ) * double(p.seqK));
+}
+
 OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
   OpBuilder b(&ctx);
   Location loc = FileLineColLoc::get(&ctx, "<command line>", 1, 1);
@@ -356,11 +380,16 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
       /*cu_seqlens_q=*/varlen ? entry->getArgument(cuArg) : Value(),
       /*cu_seqlens_k=*/varlen ? entry->getArgument(cuArg + 1) : Value(),
       /*scale=*/FloatAttr(),
-      /*causal=*/UnitAttr(), /*block_q=*/IntegerAttr(),
+      /*causal=*/UnitAttr(), /*window_left=*/IntegerAttr(),
+      /*window_right=*/IntegerAttr(), /*block_q=*/IntegerAttr(),
       /*block_kv=*/IntegerAttr(), /*target=*/mlir::attn::TargetAttr(),
       /*split_kv=*/split ? b.getUnitAttr() : UnitAttr());
   if (p.causal)
     op.setCausal(true);
+  if (p.windowLeft >= 0)
+    op.setWindowLeftAttr(b.getI64IntegerAttr(p.windowLeft));
+  if (p.windowRight >= 0)
+    op.setWindowRightAttr(b.getI64IntegerAttr(p.windowRight));
   if (optScale.getNumOccurrences())
     op.setScaleAttr(b.getF32FloatAttr(static_cast<float>(optScale)));
   if (optSoftcap > 0) {
@@ -527,6 +556,8 @@ LogicalResult problemFromOp(mlir::attn::AttentionOp op, rt::Problem &p) {
   p.headDim = op.getHeadDim();
   p.headDimV = op.getValueHeadDim();
   p.causal = op.getCausal();
+  p.windowLeft = op.getWindowLeft().value_or(-1);
+  p.windowRight = op.getWindowRight().value_or(-1);
   // A run-time scale is what attn-run passes: --scale rounded to the f32 the
   // function takes (the reference uses the same value), else 0 for
   // 1/sqrt(D).
@@ -766,6 +797,26 @@ struct GPUOutcome {
 /// Compiles this module's own kernel (attn-codegen with --chip and the
 /// block flags, in process) into a one-kernel bundle in a new temporary
 /// directory `dir`. nullopt on success.
+/// The runtime's kernels take the softmax scale as their last parameter
+/// (KernelABI.h): an attention with a compile-time scale gets it as a new
+/// last argument of its function instead, which the runtime fills with the
+/// same value (the problem's scale).
+LogicalResult takeScaleAtRunTime(ModuleOp module) {
+  WalkResult r = module.walk([&](mlir::attn::AttentionOp op) {
+    if (op.getDynamicScale())
+      return WalkResult::advance();
+    auto fn = op->getParentOfType<func::FuncOp>();
+    unsigned idx = fn.getNumArguments();
+    if (!fn || failed(fn.insertArgument(idx, Float32Type::get(op.getContext()),
+                                        DictionaryAttr(), op.getLoc())))
+      return WalkResult::interrupt();
+    op.getDynamicScaleMutable().assign(fn.getArgument(idx));
+    op.removeScaleAttr();
+    return WalkResult::advance();
+  });
+  return failure(r.wasInterrupted());
+}
+
 std::optional<GPUOutcome> compileOwnKernel(ModuleOp module,
                                            SmallString<128> &dir,
                                            std::string &name,
@@ -778,6 +829,8 @@ std::optional<GPUOutcome> compileOwnKernel(ModuleOp module,
     return failed1("cannot create a temporary directory: " + ec.message());
   auto t0 = std::chrono::steady_clock::now();
   OwningOpRef<ModuleOp> gpuModule(cast<ModuleOp>(module->clone()));
+  if (failed(takeScaleAtRunTime(*gpuModule)))
+    return failed1("cannot give the kernel its scale parameter");
   mlir::attn::CodegenPipelineOptions opts;
   opts.chip = optChip;
   opts.blockQ = optBlockQ;
@@ -957,7 +1010,7 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
   rt::KernelChoice choice;
   runtime->lastKernel(choice);
   double flops = 4.0 * p.batch * p.headsQ * p.seqQ * p.seqK *
-                 double(p.headDim + p.headDimV) / 2.0 * (p.causal ? 0.5 : 1.0);
+                 double(p.headDim + p.headDimV) / 2.0 * visibleFraction(p);
   if (name.empty())
     name = choice.kernel.name;
   llvm::outs() << "attn-run: target=gpu (" << choice.device.name << ", "
@@ -1049,6 +1102,21 @@ int main(int argc, char **argv) {
                                                  : int64_t(optHeadDim);
     p.causal = optCausal;
     p.scale = optScale.getNumOccurrences() ? double(optScale) : 0.0;
+    if (!optWindow.empty()) {
+      // L,R with -1 for no bound.
+      auto [l, r] = StringRef(optWindow).split(',');
+      if (l.trim().getAsInteger(10, p.windowLeft) ||
+          r.trim().getAsInteger(10, p.windowRight) || p.windowLeft < -1 ||
+          p.windowRight < -1 || p.windowLeft > INT32_MAX ||
+          p.windowRight > INT32_MAX ||
+          (p.windowLeft < 0 && p.windowRight < 0))
+        return fail("--window takes L,R: bounds in [0, 2^31) or -1 for none, "
+                    "at least one of them a bound; got '" +
+                    optWindow + "'");
+      if (p.causal && p.windowRight >= 0)
+        return fail("--causal is a window's R = 0: give R as -1 with "
+                    "--causal");
+    }
     if (optPaged < 0 ||
         (optPaged > 0 && !llvm::isPowerOf2_64(uint64_t(int64_t(optPaged)))))
       return fail("--paged must be a power of two (the page size), got " +
@@ -1121,6 +1189,9 @@ int main(int argc, char **argv) {
       return 1;
     if (optCausal.getNumOccurrences() && optCausal != p.causal)
       return fail("--causal disagrees with the IR");
+    if (!optWindow.empty())
+      return fail("--window needs the problem from flags, not an input file "
+                  "(the IR's window_left / window_right say it)");
     if (std::string why = p.validate(); !why.empty())
       return fail(why);
     if (failed(checkBufferLayouts(op, p)))
@@ -1482,7 +1553,7 @@ int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
     runMs = times[times.size() / 2];
   }
   double flops = 4.0 * p.batch * p.headsQ * p.seqQ * p.seqK *
-                 double(p.headDim + p.headDimV) / 2.0 * (p.causal ? 0.5 : 1.0);
+                 double(p.headDim + p.headDimV) / 2.0 * visibleFraction(p);
   std::string medianOf =
       times.empty() ? "" : " median of " + std::to_string(times.size());
   llvm::outs() << llvm::format("  seed=%llu compile=%.1f ms run=%.2f ms%s "

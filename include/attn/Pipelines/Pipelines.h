@@ -186,6 +186,8 @@ struct CompiledKernel {
   int64_t blockM = 0, blockN = 0, threads = 0, smemBytes = 0, headDim = 0,
           headDimV = 0;
   bool causal = false;
+  /// Its sliding window's bounds (the manifest's window=); -1: none.
+  int64_t windowLeft = -1, windowRight = -1;
   /// Whether the kernel writes the LSE (it does when it has the operand).
   bool lse = true;
   /// The tensor maps it takes after its memrefs (bulk copies), as the
@@ -249,7 +251,8 @@ OwningOpRef<ModuleOp>
 buildKernelProblem(MLIRContext &ctx, llvm::StringRef program, Type elementType,
                    int64_t headDim, int64_t headDimV, bool causal, bool withLse,
                    llvm::StringRef kv, llvm::StringRef name,
-                   int64_t pageSize = 0);
+                   int64_t pageSize = 0, int64_t windowLeft = -1,
+                   int64_t windowRight = -1);
 
 /// The runtime's manifest.txt line for `k`, whose PTX is in file `ptxFile`.
 std::string manifestLine(const CompiledKernel &k, llvm::StringRef ptxFile);

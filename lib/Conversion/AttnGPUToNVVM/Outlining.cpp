@@ -343,7 +343,28 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
     fn.erase();
     return failure();
   }
-  grid.getBody()->walk([&](MaskOp m) { causal |= m.getCausal(); });
+  // The sliding window of the program's masks (all alike: the tiling
+  // writes one per attention).
+  int64_t windowLeft = -1, windowRight = -1;
+  bool sawMask = false, windowsAgree = true;
+  grid.getBody()->walk([&](MaskOp m) {
+    causal |= m.getCausal();
+    int64_t l = m.getWindowLeft().value_or(-1),
+            r = m.getWindowRight().value_or(-1);
+    if (!sawMask) {
+      windowLeft = l;
+      windowRight = r;
+      sawMask = true;
+    } else if (l != windowLeft || r != windowRight) {
+      windowsAgree = false;
+    }
+  });
+  if (!windowsAgree) {
+    grid.emitError("unsupported: masks of different sliding windows in one "
+                   "GPU program (the kernel describes one window)");
+    fn.erase();
+    return failure();
+  }
   // A program without products (attn.merge_splits): its 2-d output tile
   // gives the rows, the value head dim and, from the memory it is stored
   // to, the element type.
@@ -422,7 +443,7 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
       info.threads(), smemBytes, headDim, headDimV, StringRef(dtype), causal,
       program ? program.getValue() : StringRef("attention"), launchGrid,
       ArrayRef<int64_t>(flatMaps), regs ? regs.getInt() : int64_t(0),
-      hasDynamicRowStride(grid));
+      hasDynamicRowStride(grid), windowLeft, windowRight);
   if (!kernelInfo)
     return failure();
   fn->setAttr(kKernelInfoAttrName, kernelInfo);

@@ -416,19 +416,32 @@ struct MaskLowering : public RegisterPattern<MaskOp> {
     Value colConst = constVec(colOff);
     Value hidden = arith::CmpIOp::create(
         rewriter, loc, arith::CmpIPredicate::sge, colConst, colsLeft);
-    if (op.getCausal()) {
+    // The window's bounds, -1 for none (causal: R = 0).
+    int64_t left = op.getWindowLeft().value_or(-1);
+    int64_t right = op.getCausal() ? 0 : op.getWindowRight().value_or(-1);
+    if (left >= 0 || right >= 0) {
       // Bottom-right aligned: key kj is visible to query qi iff
-      // kj <= qi + (kv_len − q_len), i.e. hidden iff
-      //   colOff[i] − rowOff[i] > qBase + (kv_len − q_len) − kBase.
+      //   qi + (kv_len − q_len) − L <= kj <= qi + (kv_len − q_len) + R,
+      // i.e. with a = qBase + (kv_len − q_len) − kBase hidden iff
+      //   colOff[i] − rowOff[i] > a + R  or  colOff[i] − rowOff[i] < a − L.
       SmallVector<int32_t> diff;
       for (int64_t i = 0; i < n; ++i)
         diff.push_back(colOff[i] - rowOff[i]);
       Value diag = e.sub(kvLen, e.to32(adaptor.getQLen()));
-      Value bound = splat(e.sub(e.add(qBase, diag), kBase));
+      Value a = e.sub(e.add(qBase, diag), kBase);
       Value diffConst = constVec(diff);
-      Value future = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::sgt, diffConst, bound);
-      hidden = arith::OrIOp::create(rewriter, loc, hidden, future);
+      if (right >= 0) {
+        Value bound = splat(right ? e.add(a, e.c32(int32_t(right))) : a);
+        Value future = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::sgt, diffConst, bound);
+        hidden = arith::OrIOp::create(rewriter, loc, hidden, future);
+      }
+      if (left >= 0) {
+        Value bound = splat(e.sub(a, e.c32(int32_t(left))));
+        Value past = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::slt, diffConst, bound);
+        hidden = arith::OrIOp::create(rewriter, loc, hidden, past);
+      }
     }
     auto vf = VectorType::get({n}, e.f32());
     Value ninf = arith::ConstantOp::create(

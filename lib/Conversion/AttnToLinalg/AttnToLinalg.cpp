@@ -193,27 +193,44 @@ struct MaskLowering : OpRewritePattern<MaskOp> {
     auto id = AffineMap::getMultiDimIdentityMap(2, ctx);
     Value init = tensor::EmptyOp::create(rw, loc, type.getShape(),
                                          type.getElementType());
-    bool causal = op.getCausal();
+    // The window's bounds, -1 for none (causal: R = 0).
+    int64_t left = op.getWindowLeft().value_or(-1);
+    int64_t right = op.getCausal() ? 0 : op.getWindowRight().value_or(-1);
     Value qStart = op.getQStart(), qLen = op.getQLen();
     Value kvStart = op.getKvStart(), kvLen = op.getKvLen();
     rw.replaceOpWithNewOp<linalg::GenericOp>(
         op, type, ValueRange{op.getScores()}, ValueRange{init},
         ArrayRef<AffineMap>{id, id}, iterators({false, false}),
         [&](OpBuilder &b, Location l, ValueRange args) {
-          // kj = kv_start + j; invisible iff kj >= kv_len, or (causal)
-          // kj > q_start + i + (kv_len - q_len).
+          // kj = kv_start + j; invisible iff kj >= kv_len, or, with
+          // a = q_start + i + (kv_len - q_len) (the row's diagonal key),
+          // kj > a + R or kj < a - L.
           Value i = linalg::IndexOp::create(b, l, 0);
           Value j = linalg::IndexOp::create(b, l, 1);
           Value kj = arith::AddIOp::create(b, l, kvStart, j);
           Value hidden =
               arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, kj, kvLen);
-          if (causal) {
+          Value diagKey;
+          if (left >= 0 || right >= 0) {
             Value qi = arith::AddIOp::create(b, l, qStart, i);
-            Value lastVisible = arith::AddIOp::create(
+            diagKey = arith::AddIOp::create(
                 b, l, qi, arith::SubIOp::create(b, l, kvLen, qLen));
+          }
+          auto bound = [&](int64_t offset) -> Value {
+            if (!offset)
+              return diagKey;
+            return arith::AddIOp::create(
+                b, l, diagKey, arith::ConstantIndexOp::create(b, l, offset));
+          };
+          if (right >= 0) {
             Value above = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt,
-                                                kj, lastVisible);
+                                                kj, bound(right));
             hidden = arith::OrIOp::create(b, l, hidden, above);
+          }
+          if (left >= 0) {
+            Value before = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::slt, kj, bound(-left));
+            hidden = arith::OrIOp::create(b, l, hidden, before);
           }
           auto ninf = APFloat::getInf(APFloat::IEEEsingle(), true);
           Value negInf = arith::ConstantOp::create(

@@ -56,6 +56,37 @@ func.func @softmax_row(%s: memref<?x16xf32>, %o: memref<?x16xf32>) {
 
 #mma = #attn.mma<warps = 1>
 
+// A sliding window on the same constants: with a = qBase + (kv_len -
+// q_len) - kBase, hidden iff col - row > a + R or col - row < a - L (causal
+// is R = 0: the compare against a itself).
+// CHECK-LABEL: gpu.func @window_kernel
+// CHECK-DAG:     %[[DIFF:.*]] = arith.constant dense<[0, 1, -8, -7, 8, 9, 0, 1]> : vector<8xi32>
+// CHECK:         arith.cmpi sle, %{{.*}}, %{{.*}} : vector<8xi32>
+// CHECK:         %[[ASPLAT:.*]] = vector.broadcast %[[A:[0-9]+]] : i32 to vector<8xi32>
+// CHECK-NEXT:    arith.cmpi slt, %[[ASPLAT]], %[[DIFF]] : vector<8xi32>
+// CHECK:         %[[LB:.*]] = arith.subi %[[A]], %c100_i32 : i32
+// CHECK:         %[[LSPLAT:.*]] = vector.broadcast %[[LB]] : i32 to vector<8xi32>
+// CHECK:         arith.cmpi sgt, %[[LSPLAT]], %[[DIFF]] : vector<8xi32>
+// CHECK:         arith.select %{{.*}} : vector<8xi1>, vector<8xf32>
+func.func @window(%s: memref<?x16xf32>, %o: memref<?x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %n = memref.dim %s, %c0 : memref<?x16xf32>
+  %nb = arith.ceildivui %n, %c16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %nb) {
+    %row = arith.muli %i, %c16 : index
+    %t = attn.load_tile %s[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32, #mma>
+    %m = attn.mask %t q(%row, %n) kv(%c0, %n) {causal, window_left = 100} : tensor<16x16xf32, #mma>
+    attn.store_tile %m, %o[%row] rows %c16 : tensor<16x16xf32, #mma>, memref<?x16xf32>
+  }
+  return
+}
+
+// -----
+
+#mma = #attn.mma<warps = 1>
+
 // reduce sum into column groups of one n-tile (16x32 -> 16x8): each thread
 // adds its element e of n-tiles 0..3 (16 elements -> 4), no shuffles.
 // CHECK-LABEL: gpu.func @column_groups_kernel

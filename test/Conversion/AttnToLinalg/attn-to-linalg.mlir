@@ -101,6 +101,42 @@ func.func @mask_plain(%s: tensor<16x32xf32>, %q0: index, %nq: index, %k0: index,
 
 // -----
 
+// A sliding window: with a = q_start + i + (kv_len - q_len), key kj is
+// hidden when kj > a + R or kj < a - L (causal is R = 0).
+
+// CHECK-LABEL: func.func @mask_window
+// CHECK:         linalg.generic
+// CHECK:           %[[KJ:.*]] = arith.addi %arg3, %{{.*}}
+// CHECK:           %[[PAST:.*]] = arith.cmpi sge, %[[KJ]], %arg4
+// CHECK:           %[[QI:.*]] = arith.addi %arg1, %{{.*}}
+// CHECK:           %[[D:.*]] = arith.subi %arg4, %arg2
+// CHECK:           %[[A:.*]] = arith.addi %[[QI]], %[[D]]
+// CHECK:           %[[R:.*]] = arith.addi %[[A]], %c5
+// CHECK:           %[[ABOVE:.*]] = arith.cmpi sgt, %[[KJ]], %[[R]]
+// CHECK:           %[[H1:.*]] = arith.ori %[[PAST]], %[[ABOVE]]
+// CHECK:           %[[L:.*]] = arith.addi %[[A]], %c-300
+// CHECK:           %[[BEFORE:.*]] = arith.cmpi slt, %[[KJ]], %[[L]]
+// CHECK:           %[[H2:.*]] = arith.ori %[[H1]], %[[BEFORE]]
+// CHECK:           arith.select %[[H2]]
+// CHECK-LABEL: func.func @mask_window_causal
+// CHECK:           %[[KJ:.*]] = arith.addi %arg3, %{{.*}}
+// CHECK:           %[[QI:.*]] = arith.addi %arg1, %{{.*}}
+// CHECK:           %[[D:.*]] = arith.subi %arg4, %arg2
+// CHECK:           %[[A:.*]] = arith.addi %[[QI]], %[[D]]
+// CHECK:           arith.cmpi sgt, %[[KJ]], %[[A]]
+// CHECK:           %[[L:.*]] = arith.addi %[[A]], %c-64
+// CHECK:           arith.cmpi slt, %[[KJ]], %[[L]]
+func.func @mask_window(%s: tensor<16x32xf32>, %q0: index, %nq: index, %k0: index, %nk: index) -> tensor<16x32xf32> {
+  %m = attn.mask %s q(%q0, %nq) kv(%k0, %nk) {window_left = 300, window_right = 5} : tensor<16x32xf32>
+  return %m : tensor<16x32xf32>
+}
+func.func @mask_window_causal(%s: tensor<16x32xf32>, %q0: index, %nq: index, %k0: index, %nk: index) -> tensor<16x32xf32> {
+  %m = attn.mask %s q(%q0, %nq) kv(%k0, %nk) {causal, window_left = 64} : tensor<16x32xf32>
+  return %m : tensor<16x32xf32>
+}
+
+// -----
+
 // Row max starts from -inf, row sum from 0; broadcast repeats along columns.
 
 // CHECK-LABEL: func.func @rows

@@ -124,3 +124,11 @@
 // error (not a silent default).
 // RUN: not attn-run --cpu-tile-m -1 2>&1 | FileCheck %s --check-prefix=TILENEG
 // TILENEG: attn-run: error: --cpu-tile-m and --cpu-tile-n must be >= 0 (0: the pipeline's default), got -1 and 0
+
+// A sliding window: L,R with -1 for no bound; causal is R = 0.
+// RUN: not attn-run --window 5 2>&1 | FileCheck %s --check-prefix=WINONE
+// WINONE: attn-run: error: --window takes L,R: bounds in [0, 2^31) or -1 for none, at least one of them a bound; got '5'
+// RUN: not attn-run --window -1,-1 2>&1 | FileCheck %s --check-prefix=WINNONE
+// WINNONE: attn-run: error: --window takes L,R: {{.*}} got '-1,-1'
+// RUN: not attn-run --causal --window 8,0 2>&1 | FileCheck %s --check-prefix=WINCAUSAL
+// WINCAUSAL: attn-run: error: --causal is a window's R = 0: give R as -1 with --causal

@@ -55,7 +55,13 @@ KernelInfoAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        int64_t smemBytes, int64_t headDim, int64_t headDimV,
                        StringRef dtype, bool causal, StringRef program,
                        ArrayAttr grid, ArrayRef<int64_t> tensorMaps,
-                       int64_t registerEstimate, bool dynamicRowStride) {
+                       int64_t registerEstimate, bool dynamicRowStride,
+                       int64_t windowLeft, int64_t windowRight) {
+  if (windowLeft < -1 || windowRight < -1 || windowLeft > INT32_MAX ||
+      windowRight > INT32_MAX)
+    return emitError() << "window_left and window_right must be -1 (none) or "
+                          "in [0, 2^31), got "
+                       << windowLeft << " and " << windowRight;
   if (blockM < 0 || blockN < 0 || headDim < 0 || headDimV < 0)
     return emitError() << "block_m, block_n, head_dim and head_dim_v must be "
                           "non-negative, got "

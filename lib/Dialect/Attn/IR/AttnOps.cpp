@@ -82,6 +82,24 @@ LogicalResult verifyStridedNonEmpty(Operation *op, const Named &n) {
 }
 } // namespace
 
+/// The rules of a sliding window's bounds, shared by attn.attention and
+/// attn.mask: each >= 0, and `causal` (the right bound 0) excludes a right
+/// bound.
+static LogicalResult verifyWindow(Operation *op, bool causal,
+                                  std::optional<int64_t> left,
+                                  std::optional<int64_t> right) {
+  for (auto [name, v] : {std::pair{"window_left", left},
+                         std::pair{"window_right", right}})
+    if (v && (*v < 0 || *v > INT32_MAX))
+      return op->emitOpError() << name << " must be in [0, 2^31), got " << *v
+                               << " (leave it out for no bound)";
+  if (causal && right)
+    return op->emitOpError()
+           << "causal is window_right = 0: give one of causal and "
+              "window_right";
+  return success();
+}
+
 LogicalResult AttentionOp::verify() {
   // With split_kv, O and LSE carry a leading split dimension: `lead` is the
   // offset of their [batch, heads, seq(, head_dim)] dims.
@@ -94,6 +112,16 @@ LogicalResult AttentionOp::verify() {
   if (split && !getLse())
     return emitOpError() << "split_kv needs an lse operand: the merge weighs "
                             "each split by its log-sum-exp";
+  if (failed(verifyWindow(*this, getCausal(), getWindowLeft(),
+                          getWindowRight())))
+    return failure();
+  if ((getWindowLeft() || getWindowRight()) &&
+      (split || getKvLens() || isVarlen()))
+    return emitOpError() << "unsupported: a sliding window with "
+                         << (split ? "split_kv"
+                             : getKvLens() ? "a KV cache (kv_lens)"
+                                           : "varlen")
+                         << " (not implemented yet)";
   if (getLse())
     operands.push_back({"lse", getLse(), 3 + lead, lead});
 
@@ -583,6 +611,9 @@ LogicalResult MaskOp::verify() {
   auto t = cast<RankedTensorType>(getScores().getType());
   if (t.getRank() != 2 || !t.hasStaticShape() || !t.getElementType().isF32())
     return emitOpError() << "scores must be a static 2-d f32 tile, got " << t;
+  if (failed(verifyWindow(*this, getCausal(), getWindowLeft(),
+                          getWindowRight())))
+    return failure();
   return verifyNonEmpty(*this, "scores", t);
 }
 

@@ -249,7 +249,8 @@ std::tuple<Value, Value, Value> emitScores(OpBuilder &b, Location loc,
   }
   if (masked)
     s = MaskOp::create(b, loc, pc.scoreType, s, pc.qStart, pc.nq, kvStart,
-                       pc.nk, pc.op.getCausal());
+                       pc.nk, pc.op.getCausal(), pc.op.getWindowLeftAttr(),
+                       pc.op.getWindowRightAttr());
   return {s, kvStart, kvRows};
 }
 
@@ -488,9 +489,14 @@ struct TileAttentionPass
     // masked and skipped.
     Value c0 = im.cst(0);
     Value nFull, nEnd;
-    if (causal) {
-      // Bottom-right alignment: query row i sees key j iff j <= i + (Nk-Nq).
+    // The window's right bound, -1 for none: causal is R = 0.
+    int64_t right = causal ? 0 : op.getWindowRight().value_or(-1);
+    if (right >= 0) {
+      // Bottom-right alignment: query row i sees key j iff
+      // j <= i + (Nk-Nq) + R.
       Value diag = im.sub(nk, nq);
+      if (right)
+        diag = im.add(diag, im.cst(right));
       // The last valid row sees keys [0, qStart + qRows + diag).
       Value kvEnd =
           im.max(im.min(nk, im.add(im.add(pc.qStart, pc.qRows), diag)), c0);
@@ -512,6 +518,25 @@ struct TileAttentionPass
       nFull = im.min(nFull, nEnd);
     }
     SmallVector<Segment> segments = {{c0, nFull, false}, {nFull, nEnd, true}};
+    if (int64_t left = op.getWindowLeft().value_or(-1); left >= 0) {
+      // The window's left bound: row i sees no key j < i + (Nk-Nq) - L.
+      // Blocks before the first row's first key are skipped; blocks before
+      // the last row's first key are masked; then whole blocks, then the
+      // right edge's masked ones:
+      //   nBegin    = floor(max(qStart + Nk-Nq - L, 0) / Bc)
+      //   fullBegin = ceil(max(qStart + qRows - 1 + Nk-Nq - L, 0) / Bc)
+      Value base = im.sub(im.sub(nk, nq), im.cst(left));
+      Value firstKey = im.max(im.add(pc.qStart, base), c0);
+      Value lastRowFirstKey = im.max(
+          im.add(im.sub(im.add(pc.qStart, pc.qRows), im.cst(1)), base), c0);
+      Value nBegin = im.min(im.floorDiv(firstKey, bcV), nEnd);
+      Value fullBegin =
+          im.max(im.min(im.ceilDiv(lastRowFirstKey, bcV), nEnd), nBegin);
+      Value fullEnd = im.max(nFull, fullBegin);
+      segments = {{nBegin, fullBegin, true},
+                  {fullBegin, fullEnd, false},
+                  {fullEnd, nEnd, true}};
+    }
     if (split) {
       // Split s takes key blocks [s·C, (s+1)·C) with C = ceil(ceil(Nk /
       // Bc) / S), clipped to [0, nEnd): [L, H). Its unmasked blocks are

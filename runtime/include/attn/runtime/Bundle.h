@@ -103,6 +103,10 @@ struct KernelEntry {
   DType dtype = DType::BF16;
   int headDim = 0, headDimV = 0;
   bool causal = false;
+  /// window=L,R: the kernel's sliding window (attn.attention's window_left
+  /// and window_right, -1 for an absent bound); absent: none. A kernel
+  /// serves only problems of exactly its window.
+  int windowLeft = -1, windowRight = -1;
   int blockM = 0, blockN = 0, threads = 0;
   int smem = 0; ///< dynamic shared memory in bytes
   /// How the kernel takes its parameters (KernelABI.h); required, so that

@@ -34,6 +34,8 @@ struct KernelRequest {
   DType dtype = DType::BF16;
   int headDim = 0, headDimV = 0;
   bool causal = false;
+  /// A sliding window's bounds (ForwardProblem's); -1: none.
+  int windowLeft = -1, windowRight = -1;
   bool withLse = false;
   /// What the kernel computes (KernelABI.h): the forward, or the split-KV
   /// pair of a decoding forward (a split_kv kernel always has its partial

@@ -42,6 +42,10 @@ struct ProblemShape {
   int64_t headDim = 64, headDimV = 64;
   bool causal = false;
   double scale = 0; ///< 0: 1/sqrt(headDim)
+  /// A sliding window (attn.attention's window_left / window_right): query
+  /// i sees key j only if i + (Nk - Nq) - windowLeft <= j <= i + (Nk - Nq) +
+  /// windowRight. -1: no bound (causal is windowRight = 0).
+  int64_t windowLeft = -1, windowRight = -1;
 
   /// scale, or 1/sqrt(headDim) when it is 0.
   double effectiveScale() const;

@@ -413,3 +413,61 @@ func.func @score_mod_yield_capture(%q: memref<1x4x9x64xbf16>, %x: f32) {
       memref<1x4x9x64xbf16>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// attn.attention with a sliding window: window_left, window_right
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @window_negative(%q: memref<1x2x8x16xf32>) {
+  // expected-error @+1 {{'attn.attention' op window_left must be in [0, 2^31), got -1 (leave it out for no bound)}}
+  attn.attention %q, %q, %q into %q {window_left = -1}
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @window_too_wide(%q: memref<1x2x8x16xf32>) {
+  // expected-error @+1 {{'attn.attention' op window_right must be in [0, 2^31), got 2147483648 (leave it out for no bound)}}
+  attn.attention %q, %q, %q into %q {window_right = 2147483648}
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @window_right_with_causal(%q: memref<1x2x8x16xf32>) {
+  // expected-error @+1 {{'attn.attention' op causal is window_right = 0: give one of causal and window_right}}
+  attn.attention %q, %q, %q into %q {causal, window_right = 0}
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @window_split_kv(%q: memref<1x2x8x16xf32>, %os: memref<4x1x2x8x16xf32>,
+                           %ls: memref<4x1x2x8xf32>) {
+  // expected-error @+1 {{'attn.attention' op unsupported: a sliding window with split_kv (not implemented yet)}}
+  attn.attention %q, %q, %q into %os lse(%ls : memref<4x1x2x8xf32>)
+      {split_kv, window_left = 4}
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<4x1x2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @window_kv_cache(%q: memref<2x2x1x16xbf16>, %k: memref<2x2x64x16xbf16>,
+                           %lens: memref<2xi32>) {
+  // expected-error @+1 {{'attn.attention' op unsupported: a sliding window with a KV cache (kv_lens) (not implemented yet)}}
+  attn.attention %q, %k, %k into %q kv_lens(%lens : memref<2xi32>)
+      {window_left = 16}
+      : memref<2x2x1x16xbf16>, memref<2x2x64x16xbf16>,
+        memref<2x2x64x16xbf16>, memref<2x2x1x16xbf16>
+  return
+}

@@ -78,3 +78,9 @@ func.func private @f() attributes {attn.kernel = {block_m = 64 : i64}}
 // A required size missing is a parse error with the attribute's location.
 // expected-error @+1 {{struct is missing required parameter: dtype}}
 #bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, causal = false>
+
+// -----
+
+// expected-error @+1 {{window_left and window_right must be -1 (none) or in [0, 2^31), got -2 and -1}}
+#bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, dtype = "bf16", causal = true, window_left = -2>
+func.func private @f() attributes {attn.kernel = #bad}

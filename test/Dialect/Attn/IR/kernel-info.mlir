@@ -41,3 +41,17 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// -----
+
+// A sliding window's bounds: printed where set (the default -1 is none).
+// CHECK-LABEL: gpu.func @window_kernel
+// CHECK-SAME:    #attn.kernel_info<block_m = 128, block_n = 128, threads = 384, smem_bytes = 164096, head_dim = 128, head_dim_v = 128, dtype = "bf16", causal = true, window_left = 4096>
+gpu.module @kernels {
+  gpu.func @window_kernel() kernel attributes {attn.kernel = #attn.kernel_info<
+      block_m = 128, block_n = 128, threads = 384, smem_bytes = 164096,
+      head_dim = 128, head_dim_v = 128, dtype = "bf16", causal = true,
+      window_left = 4096, window_right = -1>} {
+    gpu.return
+  }
+}

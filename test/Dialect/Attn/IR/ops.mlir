@@ -64,6 +64,27 @@ func.func @attention_bf16_dynamic_all_attrs(%q: memref<?x?x?x64xbf16>,
 
 // -----
 
+// A sliding window (Mistral's 4096 keys back, causal), a symmetric one and a
+// one-sided right bound.
+// CHECK-LABEL: func.func @attention_window
+// CHECK-NEXT: attn.attention {{.*}} {causal, window_left = 4096 : i64} :
+// CHECK-NEXT: attn.attention {{.*}} {window_left = 128 : i64, window_right = 128 : i64} :
+// CHECK-NEXT: attn.attention {{.*}} {window_right = 0 : i64} :
+func.func @attention_window(%q: memref<?x?x?x64xbf16>) {
+  attn.attention %q, %q, %q into %q {causal, window_left = 4096}
+      : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+        memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  attn.attention %q, %q, %q into %q {window_left = 128, window_right = 128}
+      : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+        memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  attn.attention %q, %q, %q into %q {window_right = 0}
+      : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+        memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}
+
+// -----
+
 // A run-time scale: scale(%s) after the optional lse(...), with and without
 // the LSE.
 // CHECK-LABEL: func.func @attention_dynamic_scale
@@ -309,6 +330,22 @@ func.func @mask(%s: tensor<64x32xf32>, %q0: index, %nq: index, %k0: index,
                 %nk: index) -> tensor<64x32xf32> {
   %m = attn.mask %s q(%q0, %nq) kv(%k0, %nk) {causal} : tensor<64x32xf32>
   %m2 = attn.mask %m q(%q0, %nq) kv(%k0, %nk) : tensor<64x32xf32>
+  return %m2 : tensor<64x32xf32>
+}
+
+// -----
+
+// A sliding window's bounds on attn.mask: with causal (its right bound 0),
+// and both bounds alone.
+// CHECK-LABEL: func.func @mask_window
+// CHECK-NEXT: %[[M:.+]] = attn.mask %{{.*}} q(%{{.*}}, %{{.*}}) kv(%{{.*}}, %{{.*}}) {causal, window_left = 256 : i64} : tensor<64x32xf32>
+// CHECK-NEXT: attn.mask %[[M]] q(%{{.*}}, %{{.*}}) kv(%{{.*}}, %{{.*}}) {window_left = 0 : i64, window_right = 7 : i64} : tensor<64x32xf32>
+func.func @mask_window(%s: tensor<64x32xf32>, %q0: index, %nq: index,
+                       %k0: index, %nk: index) -> tensor<64x32xf32> {
+  %m = attn.mask %s q(%q0, %nq) kv(%k0, %nk) {causal, window_left = 256}
+      : tensor<64x32xf32>
+  %m2 = attn.mask %m q(%q0, %nq) kv(%k0, %nk)
+      {window_left = 0, window_right = 7} : tensor<64x32xf32>
   return %m2 : tensor<64x32xf32>
 }
 

@@ -261,6 +261,22 @@ func.func @mask_scores(%s: tensor<64x64xf16>, %i: index) {
 
 // -----
 
+func.func @mask_window_negative(%s: tensor<64x64xf32>, %i: index) {
+  // expected-error @+1 {{'attn.mask' op window_left must be in [0, 2^31), got -3 (leave it out for no bound)}}
+  %0 = attn.mask %s q(%i, %i) kv(%i, %i) {window_left = -3} : tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @mask_window_causal(%s: tensor<64x64xf32>, %i: index) {
+  // expected-error @+1 {{'attn.mask' op causal is window_right = 0: give one of causal and window_right}}
+  %0 = attn.mask %s q(%i, %i) kv(%i, %i) {causal, window_right = 4} : tensor<64x64xf32>
+  return
+}
+
+// -----
+
 func.func @reduce_input(%s: tensor<64xf32>) {
   // expected-error @+1 {{'attn.reduce' op input must be a static 2-d f32 tile, got 'tensor<64xf32>'}}
   %0 = attn.reduce max %s : tensor<64xf32> -> tensor<64xf32>

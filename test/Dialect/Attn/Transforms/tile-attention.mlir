@@ -79,6 +79,81 @@ func.func @causal_lse(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
 
 // -----
 
+// A sliding window (causal, L = 1000): row i sees keys
+// [i + diag - L, i + diag]. With a = diag - L, key blocks before
+// floor(max(qStart + a, 0) / Bc) are skipped; up to
+// ceil(max(qStart + qRows - 1 + a, 0) / Bc) they are masked (the left edge
+// crosses them), then whole blocks, then the diagonal's masked ones: three
+// segments, one ring sequence [nBegin, nEnd).
+
+// CHECK-LABEL: func.func @window_causal
+// CHECK:         %[[NQ:.*]] = memref.dim %arg0, %c2
+// CHECK:         %[[NK:.*]] = memref.dim %arg1, %c2
+// CHECK:         scf.forall
+// CHECK:           %[[QSTART:.*]] = arith.muli %{{.*}}, %c128
+// CHECK:           %[[QROWS:.*]] = arith.minsi
+// CHECK:           %[[DIAG:.*]] = arith.subi %[[NK]], %[[NQ]]
+// CHECK:           %[[END0:.*]] = arith.addi %[[QSTART]], %[[QROWS]]
+// CHECK:           %[[NEND:.*]] = arith.ceildivsi %{{.*}}, %c128
+// CHECK:           %[[NFULL:.*]] = arith.minsi %{{.*}}, %[[NEND]]
+// CHECK:           %[[A:.*]] = arith.subi %[[DIAG]], %c1000
+// CHECK:           %[[FIRST0:.*]] = arith.addi %[[QSTART]], %[[A]]
+// CHECK:           %[[FIRST:.*]] = arith.maxsi %[[FIRST0]], %c0
+// CHECK:           %[[LAST0:.*]] = arith.subi %[[END0]], %c1
+// CHECK:           %[[LAST1:.*]] = arith.addi %[[LAST0]], %[[A]]
+// CHECK:           %[[LAST:.*]] = arith.maxsi %[[LAST1]], %c0
+// CHECK:           %[[B0:.*]] = arith.floordivsi %[[FIRST]], %c128
+// CHECK:           %[[NBEGIN:.*]] = arith.minsi %[[B0]], %[[NEND]]
+// CHECK:           %[[F0:.*]] = arith.ceildivsi %[[LAST]], %c128
+// CHECK:           %[[F1:.*]] = arith.minsi %[[F0]], %[[NEND]]
+// CHECK:           %[[FBEGIN:.*]] = arith.maxsi %[[F1]], %[[NBEGIN]]
+// CHECK:           %[[FEND:.*]] = arith.maxsi %[[NFULL]], %[[FBEGIN]]
+// CHECK:           scf.for %{{.*}} = %[[NBEGIN]] to %[[FBEGIN]]
+// CHECK:             attn.mask %{{.*}} q(%[[QSTART]], %[[NQ]]) kv(%{{.*}}, %[[NK]]) {causal, window_left = 1000 : i64}
+// CHECK:           } {attn.softmax_pass = "max"
+// CHECK:           scf.for %{{.*}} = %[[FBEGIN]] to %[[FEND]]
+// CHECK-NOT:         attn.mask
+// CHECK:           } {attn.softmax_pass = "max"
+// CHECK:           scf.for %{{.*}} = %[[FEND]] to %[[NEND]]
+// CHECK:             attn.mask %{{.*}} {causal, window_left = 1000 : i64}
+// CHECK:           } {attn.softmax_pass = "max"
+func.func @window_causal(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
+                         %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
+  attn.attention %q, %k, %v into %o {causal, window_left = 1000}
+      : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+        memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>
+  return
+}
+
+// -----
+
+// A window's right bound alone (R = 64, no left bound): the causal rule
+// shifted by R, two segments as without a window.
+
+// CHECK-LABEL: func.func @window_right
+// CHECK:         %[[NQ:.*]] = memref.dim %arg0, %c2
+// CHECK:         %[[NK:.*]] = memref.dim %arg1, %c2
+// CHECK:           %[[DIAG:.*]] = arith.subi %[[NK]], %[[NQ]]
+// CHECK:           %[[DIAGR:.*]] = arith.addi %[[DIAG]], %c64
+// CHECK:           arith.addi %{{.*}}, %[[DIAGR]]
+// CHECK:           scf.for
+// CHECK-NOT:         attn.mask
+// CHECK:           } {attn.softmax_pass = "max"
+// CHECK:           scf.for
+// CHECK:             attn.mask %{{.*}} {window_right = 64 : i64}
+// CHECK:           } {attn.softmax_pass = "max"
+// CHECK-NOT:       attn.softmax_pass = "max"
+// CHECK:           } {attn.softmax_pass = "sum"
+func.func @window_right(%q: memref<?x?x?x64xf16>, %k: memref<?x?x?x64xf16>,
+                        %v: memref<?x?x?x64xf16>, %o: memref<?x?x?x64xf16>) {
+  attn.attention %q, %k, %v into %o {window_right = 64}
+      : memref<?x?x?x64xf16>, memref<?x?x?x64xf16>,
+        memref<?x?x?x64xf16>, memref<?x?x?x64xf16>
+  return
+}
+
+// -----
+
 // GQA: query head h reads key/value head h / (Hq / Hkv).
 
 // CHECK-LABEL: func.func @gqa

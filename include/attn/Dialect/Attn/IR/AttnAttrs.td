@@ -93,6 +93,8 @@ def Attn_KernelInfoAttr : AttrDef<Attn_Dialect, "KernelInfo"> {
     - `dtype`: the element type of Q, K and V (`bf16`, `f16`, `f32`; empty
       in a program that reads none of them).
     - `causal`: whether the program masks causally.
+    - `window_left`, `window_right`: its sliding window's bounds (-1, the
+      default: none; attn.attention's window_left / window_right).
     - `program`: `attention`, `split_kv` or `merge_splits`.
     - `grid`: the launch grid (x, y, z) as the runtime's grid factors
       (`q_blocks`, `heads_q`, `batch`, `q_blocks*splits`, ...); absent: the
@@ -128,7 +130,9 @@ def Attn_KernelInfoAttr : AttrDef<Attn_Dialect, "KernelInfo"> {
     OptionalParameter<"::mlir::ArrayAttr", "launch grid factors (x, y, z)">:$grid,
     Attn_BracketedI64List<"(argument, box rows) per tensor map">:$tensor_maps,
     DefaultValuedParameter<"int64_t", "0">:$register_estimate,
-    DefaultValuedParameter<"bool", "false">:$dynamic_row_stride
+    DefaultValuedParameter<"bool", "false">:$dynamic_row_stride,
+    DefaultValuedParameter<"int64_t", "-1">:$window_left,
+    DefaultValuedParameter<"int64_t", "-1">:$window_right
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

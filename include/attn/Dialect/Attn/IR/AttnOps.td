@@ -37,6 +37,13 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     * `causal` masks key j for query i when j > i + (Nk - Nq): the mask is
       aligned to the bottom-right corner, as in FlashAttention 2.1+. A row
       that sees no key (Nq > Nk) gets O = 0 and LSE = -inf, never NaN.
+    * `window_left = L`, `window_right = R` (a sliding window, Mistral's and
+      Gemma's local attention; FlashAttention's window_size=(L, R)): query i
+      sees key j only if i + (Nk - Nq) - L <= j <= i + (Nk - Nq) + R, on the
+      same bottom-right alignment; an absent bound is unbounded, `causal` is
+      R = 0 (so it excludes `window_right`). Key blocks wholly outside the
+      window are never visited. L, R >= 0. Not yet with split_kv, kv_lens,
+      pages or varlen.
     * GQA/MQA: Hq must be a multiple of Hkv; query head h reads kv head h/G.
       The verifier checks it for static head counts; with dynamic ones it is
       a precondition of the compiled code (attn-run and the runtime check
@@ -142,6 +149,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
         [MemRead]>:$cu_seqlens_k,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
+    OptionalAttr<I64Attr>:$window_left,
+    OptionalAttr<I64Attr>:$window_right,
     OptionalAttr<I64Attr>:$block_q,
     OptionalAttr<I64Attr>:$block_kv,
     OptionalAttr<Attn_TargetAttr>:$target,
@@ -360,16 +369,23 @@ def Attn_MaskOp : Attn_Op<"mask", [Pure, AllTypesMatch<["scores", "result"]>]> {
     For tile element (i, j), with query position qi = q_start + i and key
     position kj = kv_start + j, the result is -inf when kj >= kv_len (past
     the end of the keys) or, with `causal`, when kj > qi + (kv_len - q_len)
-    (bottom-right aligned causal mask); otherwise it is the score.
+    (bottom-right aligned causal mask); otherwise it is the score. A sliding
+    window hides kj < qi + (kv_len - q_len) - window_left and
+    kj > qi + (kv_len - q_len) + window_right (`causal` is window_right = 0
+    and excludes it).
 
     Example:
 
     ```mlir
     %m = attn.mask %s q(%q0, %nq) kv(%k0, %nk) {causal} : tensor<64x64xf32>
+    %w = attn.mask %s q(%q0, %nq) kv(%k0, %nk) {causal, window_left = 256}
+        : tensor<64x64xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$scores, Index:$q_start, Index:$q_len,
-                   Index:$kv_start, Index:$kv_len, UnitAttr:$causal);
+                   Index:$kv_start, Index:$kv_len, UnitAttr:$causal,
+                   OptionalAttr<I64Attr>:$window_left,
+                   OptionalAttr<I64Attr>:$window_right);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $scores `q` `(` $q_start `,` $q_len `)` `kv` `(` $kv_start `,` $kv_len `)`
