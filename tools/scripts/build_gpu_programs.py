@@ -27,14 +27,16 @@ import manifest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
-# Q, K, V and O with run-time strides (head dim contiguous), as the runtime's
-# kernels take them: the same kernel reads [B, H, N, D] or [B, N, H, D]
-# storage (tools/scripts/gpu_programs.py --storage).
+# Q, K, V and O with run-time strides (head dim contiguous) and the scale
+# last, as the runtime's kernels take them (attn-bundle refuses anything
+# else): the same kernel reads [B, H, N, D] or [B, N, H, D] storage
+# (tools/scripts/gpu_programs.py --storage).
 PROBLEM = """
 !t = memref<?x?x?x{d}x{t}, strided<[?, ?, ?, 1], offset: ?>>
 func.func @attention(%q: !t, %k: !t, %v: !t, %o: !t,
-                     %lse: memref<?x?x?xf32>) {{
-  attn.attention %q, %k, %v into %o lse(%lse : memref<?x?x?xf32>) {attrs}
+                     %lse: memref<?x?x?xf32>, %scale: f32) {{
+  attn.attention %q, %k, %v into %o lse(%lse : memref<?x?x?xf32>)
+      scale(%scale) {attrs}
       : !t, !t, !t, !t
   return
 }}
@@ -90,7 +92,7 @@ def main():
                 progs.append({"name": name, "ptx": name + ".ptx",
                               "dtype": t, "head_dim": d, "causal": causal,
                               "variant": "plain", "strided": True,
-                              "args": ["q", "k", "v", "o", "lse"],
+                              "args": ["q", "k", "v", "o", "lse", "scale"],
                               "bench": t == "bf16", **info})
     pdir = os.path.join(ROOT, "test/GPU/programs")
     for f in sorted(os.listdir(pdir)) if os.path.isdir(pdir) else []:

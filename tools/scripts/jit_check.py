@@ -256,6 +256,37 @@ def main():
         finally:
             undo()
 
+    print("=== sliding windows (fresh inputs against float64): the "
+          "bundle's kernel, libattn_jit's, and attn-run's own sm_80 and "
+          "sm_90a kernels")
+    # (window, extra flags, kernel source): the bundle holds causal L = 4096
+    # at D = 128 bf16 with LSE (examples/attention-sliding-window.mlir).
+    cases = [
+        ("4096,-1", ["--causal", "--head-dim", "128", "--seq-q", "4500",
+                     "--heads", "4", "--kv-heads", "1"], []),
+        ("300,-1", ["--causal", "--head-dim", "128", "--seq-q", "1000",
+                    "--heads", "4", "--kv-heads", "2"], ["--bundle", "none"]),
+        ("37,20", ["--head-dim", "64", "--seq-q", "777", "--batch", "2"],
+         ["--bundle", "none"]),
+        ("-1,5", ["--head-dim", "256", "--seq-q", "700"],
+         ["--bundle", "none"]),
+        ("0,-1", ["--causal", "--head-dim", "128", "--seq-q", "513"],
+         ["--chip", "sm_90a"]),
+        ("64,64", ["--head-dim", "64", "--seq-q", "1500", "--seq-k", "300"],
+         ["--chip", "sm_80"]),
+    ]
+    for window, shape, source in cases:
+        ok, _, _, origin, out = attn_run(
+            tools, ["--dtype", "bf16", "--window", window] + shape + source,
+            env)
+        what = (f"window {window} d{shape[shape.index('--head-dim') + 1]} "
+                f"({' '.join(source) or 'bundle'})")
+        # The bundle's kernel must be the one that ran, not a JIT build.
+        if not source:
+            ok = ok and "from bundle" in origin
+        record(what + ": check", ("PASS " if ok else "FAIL ") + origin,
+               "PASS" + ("" if source else ", from bundle"), ok)
+
     sizes = []
     for t in ("attn-run", "attn-jit-check"):
         p = os.path.join(tools, t)
