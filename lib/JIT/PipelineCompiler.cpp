@@ -63,11 +63,12 @@ Status checkRequest(const KernelRequest &request) {
                              dtypeName(request.dtype) +
                              " on the GPU (f16 and bf16 only)");
   if ((request.windowLeft != -1 || request.windowRight != -1) &&
-      (request.program != Program::Attention || request.kv != KVLayout::Dense))
+      (request.program != Program::Attention ||
+       request.kv == KVLayout::Varlen))
     return Status::error(StatusCode::Unsupported,
                          "unsupported: " + request.key() +
                              ": a sliding window in a split-KV pair or over "
-                             "a KV cache (not implemented yet)");
+                             "a packed batch (not implemented yet)");
   if (request.program == Program::SplitKV && !request.withLse)
     return Status::error(StatusCode::Unsupported,
                          "unsupported: " + request.key() +

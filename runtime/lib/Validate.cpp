@@ -214,10 +214,9 @@ Status checkProblem(const ForwardProblem &p) {
   if (p.causal && p.windowRight != -1)
     return invalid("causal is window_right = 0: give window_right -1 with "
                    "causal");
-  if (window && p.kvLayout != KVLayout::Dense)
-    return unsupported(std::string("a sliding window with a ") +
-                       kvLayoutName(p.kvLayout) +
-                       " KV layout (not implemented yet)");
+  if (window && p.varlen())
+    return unsupported("a sliding window over a packed batch (varlen; not "
+                       "implemented yet)");
   if (p.headsQ % p.headsKV)
     return invalid("heads_q (" + std::to_string(p.headsQ) +
                    ") must be a multiple of heads_kv (" +

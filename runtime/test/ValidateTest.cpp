@@ -695,6 +695,19 @@ TEST(SlidingWindow, ProblemRules) {
   p.seqK = 65536;
   EXPECT_EQ(packQueryHeads(p).seqQ, 1);
   EXPECT_EQ(chooseKVSplits(p, 132, 64, 64, 0), 1);
+  // Over a KV cache it is a problem like any other; over a packed batch
+  // not yet.
+  p.kvLayout = KVLayout::SeqLens;
+  EXPECT_TRUE(checkProblem(p).ok()) << checkProblem(p).message();
+  p.kvLayout = KVLayout::Varlen;
+  p.totalQ = 4;
+  p.totalK = 65536;
+  s = checkProblem(p);
+  EXPECT_EQ(s.code(), StatusCode::Unsupported);
+  EXPECT_NE(s.message().find("a sliding window over a packed batch"),
+            std::string::npos)
+      << s.message();
+  p.kvLayout = KVLayout::Dense;
   p.windowLeft = -1;
   EXPECT_EQ(packQueryHeads(p).seqQ, 4);
   EXPECT_GT(chooseKVSplits(p, 132, 64, 64, 0), 1);

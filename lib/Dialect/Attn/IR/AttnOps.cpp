@@ -115,12 +115,9 @@ LogicalResult AttentionOp::verify() {
   if (failed(verifyWindow(*this, getCausal(), getWindowLeft(),
                           getWindowRight())))
     return failure();
-  if ((getWindowLeft() || getWindowRight()) &&
-      (split || getKvLens() || isVarlen()))
+  if ((getWindowLeft() || getWindowRight()) && (split || isVarlen()))
     return emitOpError() << "unsupported: a sliding window with "
-                         << (split ? "split_kv"
-                             : getKvLens() ? "a KV cache (kv_lens)"
-                                           : "varlen")
+                         << (split ? "split_kv" : "varlen")
                          << " (not implemented yet)";
   if (getLse())
     operands.push_back({"lse", getLse(), 3 + lead, lead});

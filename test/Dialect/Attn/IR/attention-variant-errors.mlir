@@ -462,12 +462,11 @@ func.func @window_split_kv(%q: memref<1x2x8x16xf32>, %os: memref<4x1x2x8x16xf32>
 
 // -----
 
-func.func @window_kv_cache(%q: memref<2x2x1x16xbf16>, %k: memref<2x2x64x16xbf16>,
-                           %lens: memref<2xi32>) {
-  // expected-error @+1 {{'attn.attention' op unsupported: a sliding window with a KV cache (kv_lens) (not implemented yet)}}
-  attn.attention %q, %k, %k into %q kv_lens(%lens : memref<2xi32>)
+func.func @window_varlen(%q: memref<1x2x?x16xbf16>, %cu: memref<?xi32>) {
+  // expected-error @+1 {{'attn.attention' op unsupported: a sliding window with varlen (not implemented yet)}}
+  attn.attention %q, %q, %q into %q varlen(%cu, %cu : memref<?xi32>, memref<?xi32>)
       {window_left = 16}
-      : memref<2x2x1x16xbf16>, memref<2x2x64x16xbf16>,
-        memref<2x2x64x16xbf16>, memref<2x2x1x16xbf16>
+      : memref<1x2x?x16xbf16>, memref<1x2x?x16xbf16>,
+        memref<1x2x?x16xbf16>, memref<1x2x?x16xbf16>
   return
 }

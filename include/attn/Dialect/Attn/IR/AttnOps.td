@@ -42,8 +42,9 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
       sees key j only if i + (Nk - Nq) - L <= j <= i + (Nk - Nq) + R, on the
       same bottom-right alignment; an absent bound is unbounded, `causal` is
       R = 0 (so it excludes `window_right`). Key blocks wholly outside the
-      window are never visited. L, R >= 0. Not yet with split_kv, kv_lens,
-      pages or varlen.
+      window are never visited. L, R >= 0. With `kv_lens` (and `pages`) the
+      window is placed by each sequence's own key count. Not yet with
+      split_kv or varlen.
     * GQA/MQA: Hq must be a multiple of Hkv; query head h reads kv head h/G.
       The verifier checks it for static head counts; with dynamic ones it is
       a precondition of the compiled code (attn-run and the runtime check
