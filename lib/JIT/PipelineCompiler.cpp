@@ -63,12 +63,11 @@ Status checkRequest(const KernelRequest &request) {
                              dtypeName(request.dtype) +
                              " on the GPU (f16 and bf16 only)");
   if ((request.windowLeft != -1 || request.windowRight != -1) &&
-      (request.program != Program::Attention ||
-       request.kv == KVLayout::Varlen))
+      (request.program != Program::Attention || request.kv != KVLayout::Dense))
     return Status::error(StatusCode::Unsupported,
                          "unsupported: " + request.key() +
                              ": a sliding window in a split-KV pair or over "
-                             "a packed batch (not implemented yet)");
+                             "a KV cache (not checked on a GPU yet)");
   if (request.program == Program::SplitKV && !request.withLse)
     return Status::error(StatusCode::Unsupported,
                          "unsupported: " + request.key() +
