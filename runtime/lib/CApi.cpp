@@ -255,6 +255,33 @@ attn_status attn_forward(attn_runtime *rt, const attn_problem *problem,
   });
 }
 
+attn_status attn_forward_window(attn_runtime *rt, const attn_problem *problem,
+                                const attn_window *window, const void *q,
+                                const void *k, const void *v, void *o,
+                                float *lse, void *stream) {
+  return guarded([&] {
+    attn::ForwardProblem p;
+    if (attn_status s = report(toProblem(problem, p)))
+      return s;
+    if (!window)
+      return report(attn::Status::error(attn::StatusCode::InvalidArgument,
+                                        "window is NULL"));
+    if (window->left == -1 && window->right == -1)
+      return report(attn::Status::error(
+          attn::StatusCode::InvalidArgument,
+          "window: left and right are both -1 (no window: use "
+          "attn_forward)"));
+    p.windowLeft = window->left;
+    p.windowRight = window->right;
+    // The window's own rules (and the problem's) before the runtime is
+    // touched, so they are reported the same without a GPU.
+    if (attn_status s = report(attn::checkProblem(p)))
+      return s;
+    ATTN_CHECK_RT(rt);
+    return report(rt->rt->forward(p, q, k, v, o, lse, stream));
+  });
+}
+
 void attn_kv_cache_init(attn_kv_cache *cache) {
   if (!cache)
     return;

@@ -24,6 +24,7 @@ TEST(CApi, LayoutMatchesTheDocumentedStructs) {
   EXPECT_EQ(offsetof(attn_varlen, total_q), 16u);
   EXPECT_EQ(offsetof(attn_varlen, check), 32u);
   EXPECT_EQ(sizeof(attn_varlen), 40u);
+  EXPECT_EQ(sizeof(attn_window), 16u);
   EXPECT_EQ(attn_c_api_version(), ATTN_C_API_VERSION);
 }
 
@@ -114,6 +115,41 @@ TEST(CApi, VarlenArguments) {
                                 nullptr, nullptr, nullptr),
             ATTN_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(attn_last_error_message(), "varlen->reserved must be 0");
+}
+
+TEST(CApi, WindowArguments) {
+  // Checked before the runtime is touched: the same without a GPU.
+  attn_problem p;
+  attn_problem_init(&p);
+  p.head_dim = p.head_dim_v = 64;
+  p.dtype = ATTN_DTYPE_BF16;
+  auto call = [&](const attn_window *w) {
+    return attn_forward_window(nullptr, &p, w, nullptr, nullptr, nullptr,
+                               nullptr, nullptr, nullptr);
+  };
+  EXPECT_EQ(call(nullptr), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attn_last_error_message(), "window is NULL");
+  attn_window w{-1, -1};
+  EXPECT_EQ(call(&w), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attn_last_error_message()).find("both -1"),
+            std::string::npos);
+  w = {-7, 3};
+  EXPECT_EQ(call(&w), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attn_last_error_message())
+                .find("window_left must be -1 (no bound) or in [0, 2^31), "
+                      "got -7"),
+            std::string::npos)
+      << attn_last_error_message();
+  p.causal = 1;
+  w = {128, 0};
+  EXPECT_EQ(call(&w), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attn_last_error_message())
+                .find("causal is window_right = 0"),
+            std::string::npos);
+  // A good window reaches the runtime check.
+  w = {128, -1};
+  EXPECT_EQ(call(&w), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attn_last_error_message(), "runtime is null");
 }
 
 TEST(CApi, ErrorMessagesArePerThread) {

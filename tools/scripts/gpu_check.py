@@ -62,6 +62,10 @@ class Problem(ctypes.Structure):
                 ("o", Strides)]
 
 
+class Window(ctypes.Structure):
+    _fields_ = [("left", ctypes.c_int64), ("right", ctypes.c_int64)]
+
+
 class KVCache(ctypes.Structure):
     _fields_ = [("seq_lens", ctypes.c_void_p), ("block_table", ctypes.c_void_p),
                 ("num_pages", ctypes.c_int64), ("page_size", ctypes.c_int64),
@@ -121,6 +125,9 @@ class AttnRuntime:
         L.attn_forward_varlen.argtypes = [
             vp, ctypes.POINTER(Problem), ctypes.POINTER(Varlen), vp, vp, vp,
             vp, vp, vp]
+        L.attn_forward_window.argtypes = [
+            vp, ctypes.POINTER(Problem), ctypes.POINTER(Window), vp, vp, vp,
+            vp, vp, vp]
         L.attn_select_kernel.argtypes = [vp, ctypes.POINTER(Problem),
                                          ctypes.c_int,
                                          ctypes.POINTER(KernelInfo)]
@@ -130,6 +137,7 @@ class AttnRuntime:
         L.attn_free.argtypes = [vp, vp]
         for f in (L.attn_runtime_create, L.attn_forward,
                   L.attn_forward_kv_cache, L.attn_forward_varlen,
+                  L.attn_forward_window,
                   L.attn_select_kernel, L.attn_last_kernel, L.attn_malloc,
                   L.attn_free):
             f.restype = ctypes.c_int
@@ -168,8 +176,15 @@ class AttnRuntime:
         return p
 
     def forward(self, q, k, v, o, lse=None, causal=False, scale=0.0,
-                stream=None):
+                stream=None, window=None):
         p = self.problem(q, k, v, o, causal, lse is not None, scale)
+        if window is not None:
+            w = Window(*window)
+            self._check(self.lib.attn_forward_window(
+                self.handle, ctypes.byref(p), ctypes.byref(w), q.data_ptr(),
+                k.data_ptr(), v.data_ptr(), o.data_ptr(),
+                lse.data_ptr() if lse is not None else None, stream))
+            return
         self.forward_ptrs(p, q.data_ptr(), k.data_ptr(), v.data_ptr(),
                           o.data_ptr(),
                           lse.data_ptr() if lse is not None else None, stream)
@@ -252,13 +267,14 @@ def correctness_cases(quick):
     cases = []
 
     def add(dtype="bf16", D=128, causal=False, B=1, Hq=1, Hkv=None, Nq=1,
-            Nk=None, layout="bhnd", lse=True, scale=None, Dv=None):
+            Nk=None, layout="bhnd", lse=True, scale=None, Dv=None,
+            window=None):
         cases.append(dict(kind="correctness", dtype=dtype, D=D,
                           Dv=D if Dv is None else Dv,
                           causal=causal, B=B, Hq=Hq,
                           Hkv=Hq if Hkv is None else Hkv, Nq=Nq,
                           Nk=Nq if Nk is None else Nk, layout=layout,
-                          lse=lse, scale=scale))
+                          lse=lse, scale=scale, window=window))
 
     sizes = (1, 17, 130, 1000, 4096) if quick else SIZES
     # Every sequence length, both dtypes, head dims and masks.
@@ -309,6 +325,13 @@ def correctness_cases(quick):
         add("bf16", 192, True, 2, 3, Nq=N, Dv=128)
     add("bf16", 192, True, 1, 8, 2, Nq=130, Nk=1000, Dv=128)
     add("bf16", 192, True, 2, 4, 2, Nq=1000, Nk=130, layout="bnhd", Dv=128)
+    # A sliding window through attn_forward_window: the bundle's kernel of
+    # examples/attention-sliding-window.mlir (causal, 4096 keys back, D =
+    # 128, bf16, LSE), windows that bind (N > 4096) and do not, Nq != Nk.
+    for N in ((4500,) if quick else (130, 4096, 4500, 6000)):
+        add("bf16", 128, True, 1, 4, 1, Nq=N, window=(4096, -1))
+    add("bf16", 128, True, 1, 2, Nq=300, Nk=5000, layout="bnhd",
+        window=(4096, -1))
     # Scales far from 1/sqrt(D): the exponent must not overflow f32 even
     # where scale·score does (1e30), nor lose the softmax to underflow.
     for scale in (1e-3, 3.0, 1e30):
@@ -468,15 +491,17 @@ def describe(job):
             f"Hq={job['Hq']} Hkv={job['Hkv']} Nq={job['Nq']} Nk={job['Nk']}"
             f"{' ' + job['layout'] if job['layout'] != 'bhnd' else ''}"
             f"{'' if job['lse'] else ' no-lse'}"
-            f"{' scale=%g' % job['scale'] if job.get('scale') else ''}")
+            f"{' scale=%g' % job['scale'] if job.get('scale') else ''}"
+            f"{' window=%d,%d' % job['window'] if job.get('window') else ''}")
 
 
 # --------------------------------------------------------------------------
 # Worker side (imports torch)
 # --------------------------------------------------------------------------
 
-def reference(q, k, v, causal, scale):
-    """float64 attention on the GPU; bottom-right causal; empty rows give
+def reference(q, k, v, causal, scale, window=None):
+    """float64 attention on the GPU; bottom-right causal; a sliding window
+    (left, right; -1 for no bound) on the same alignment; empty rows give
     O = 0 and LSE = -inf. Query rows are done in chunks to bound memory."""
     import torch
     B, Hq, Nq, D = q.shape
@@ -494,9 +519,18 @@ def reference(q, k, v, causal, scale):
             i1 = min(Nq, i0 + chunk)
             s = torch.matmul(q[b, :, i0:i1].double(), kb.transpose(1, 2))
             s *= scale
+            left, right = window if window else (-1, -1)
             if causal:
+                right = 0
+            if left >= 0 or right >= 0:
                 rows = torch.arange(i0, i1, device=q.device)
-                visible = keys[None, :] <= rows[:, None] + (Nk - Nq)
+                diag = rows[:, None] + (Nk - Nq)
+                visible = torch.ones(i1 - i0, Nk, dtype=torch.bool,
+                                     device=q.device)
+                if right >= 0:
+                    visible &= keys[None, :] <= diag + right
+                if left >= 0:
+                    visible &= keys[None, :] >= diag - left
                 s.masked_fill_(~visible[None], float("-inf"))
             m = s.amax(dim=-1, keepdim=True)
             m = torch.where(torch.isinf(m), torch.zeros_like(m), m)
@@ -539,11 +573,13 @@ def run_correctness(rt, job, seed):
                       device="cuda") if job["lse"] else None)
     scale = job.get("scale") or 1.0 / math.sqrt(D)
     torch.cuda.synchronize()
+    window = job.get("window")
     rt.forward(q, k, v, o, lse, causal=job["causal"], scale=scale,
-               stream=torch.cuda.current_stream().cuda_stream or None)
+               stream=torch.cuda.current_stream().cuda_stream or None,
+               window=window)
     torch.cuda.synchronize()
     kernel = rt.last_kernel()
-    ref_o, ref_lse = reference(q, k, v, job["causal"], scale)
+    ref_o, ref_lse = reference(q, k, v, job["causal"], scale, window)
 
     res = dict(kernel=kernel)
     od = o.double()

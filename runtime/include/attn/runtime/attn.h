@@ -198,6 +198,26 @@ ATTN_API attn_status attn_forward_varlen(attn_runtime *rt,
                                          void *stream);
 /* No arrays, check = 1, everything else 0. */
 ATTN_API void attn_varlen_init(attn_varlen *varlen);
+
+/* A sliding window (Mistral's and Gemma's local attention, FlashAttention's
+ * window_size=(left, right)): query i sees key j only if
+ * i + (Nk - Nq) - left <= j <= i + (Nk - Nq) + right; -1: no bound (at
+ * least one must be set; with causal, right must be -1: causal is
+ * right = 0). */
+typedef struct attn_window {
+  int64_t left, right;
+} attn_window;
+
+/* attn_forward with a sliding window: served by a kernel built for exactly
+ * this window (the bundle's, e.g. causal with left = 4096 at head dim 128,
+ * else one libattn_jit compiles); not over a KV cache or a packed batch
+ * yet. */
+ATTN_API attn_status attn_forward_window(attn_runtime *rt,
+                                         const attn_problem *problem,
+                                         const attn_window *window,
+                                         const void *q, const void *k,
+                                         const void *v, void *o, float *lse,
+                                         void *stream);
 /* Which kernel forward would run on `device`, without launching. */
 ATTN_API attn_status attn_select_kernel(attn_runtime *rt,
                                         const attn_problem *problem, int device,
