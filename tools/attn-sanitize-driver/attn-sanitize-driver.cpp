@@ -187,6 +187,8 @@ struct Inputs {
   Shape s;
   int64_t D = 0, Dv = 0;
   bool causal = false;
+  /// A sliding window's bounds (-1: none); causal is right = 0.
+  int64_t windowLeft = -1, windowRight = -1;
   double scale = 0;
   Variant variant = Variant::Plain;
   double softcap = 0;
@@ -195,7 +197,8 @@ struct Inputs {
 };
 
 // float64 O [B, Hq, Nq, Dv] (row-major, logical) and LSE [B, Hq, Nq];
-// bottom-right causal; rows that see no key give O = 0, LSE = -inf.
+// bottom-right causal and sliding window; rows that see no key give O = 0,
+// LSE = -inf.
 void reference(const Inputs &in, std::vector<double> &o,
                std::vector<double> &lse) {
   const Shape &s = in.s;
@@ -207,10 +210,15 @@ void reference(const Inputs &in, std::vector<double> &o,
     for (int64_t h = 0; h < s.Hq; ++h)
       for (int64_t i = 0; i < s.Nq; ++i) {
         const int64_t hk = h / g;
-        const int64_t last = in.causal ? i + (s.Nk - s.Nq) : s.Nk - 1;
+        // Keys [first, last] of row i: a = i + (Nk - Nq), a - L <= j <=
+        // a + R (causal: R = 0).
+        const int64_t a = i + (s.Nk - s.Nq);
+        const int64_t right = in.causal ? 0 : in.windowRight;
+        const int64_t last = right >= 0 ? a + right : s.Nk - 1;
+        const int64_t first = in.windowLeft >= 0 ? a - in.windowLeft : 0;
         double m = -INFINITY;
         for (int64_t j = 0; j < s.Nk; ++j) {
-          if (j > last) {
+          if (j > last || j < first) {
             sc[size_t(j)] = -INFINITY;
             continue;
           }
@@ -334,13 +342,19 @@ struct Family {
   /// Paged kernels compiled for one page size (page=): run with it; 0: with
   /// kPage.
   int64_t page;
+  /// A windowed kernel's bounds (window=; -1: none): run through
+  /// attn_forward_window with them.
+  int64_t windowLeft, windowRight;
+  bool windowed() const { return windowLeft != -1 || windowRight != -1; }
   bool paged() const { return kv == attn::KVLayout::Paged; }
   bool cached() const {
     return kv == attn::KVLayout::SeqLens || kv == attn::KVLayout::Paged;
   }
   bool operator<(const Family &o) const {
-    return std::tie(dtype, D, Dv, causal, lse, kv, page) <
-           std::tie(o.dtype, o.D, o.Dv, o.causal, o.lse, o.kv, o.page);
+    return std::tie(dtype, D, Dv, causal, lse, kv, page, windowLeft,
+                    windowRight) < std::tie(o.dtype, o.D, o.Dv, o.causal,
+                                            o.lse, o.kv, o.page, o.windowLeft,
+                                            o.windowRight);
   }
   std::string str() const {
     char buf[112];
@@ -353,7 +367,11 @@ struct Family {
                          (page ? std::to_string(page) : std::string()))
                             .c_str()
                       : "");
-    return buf;
+    std::string out = buf;
+    if (windowed())
+      out += " window=" + std::to_string(windowLeft) + "," +
+             std::to_string(windowRight);
+    return out;
   }
 };
 
@@ -393,6 +411,8 @@ bool readFamilies(const std::string &dir, std::set<Family> &out,
     f.lse = k.lse;
     f.kv = k.kv;
     f.page = k.pageSize;
+    f.windowLeft = k.windowLeft;
+    f.windowRight = k.windowRight;
     out.insert(f);
     chips.insert(k.chip.str());
   }
@@ -447,6 +467,7 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &shape, bool poison,
     s.bnhd = true;
   attn_problem p;
   attn_problem_init(&p);
+  const attn_window window{f.windowLeft, f.windowRight};
   p.dtype = f.dtype;
   p.causal = f.causal;
   p.with_lse = f.lse;
@@ -462,6 +483,8 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &shape, bool poison,
   in.D = f.D;
   in.Dv = f.Dv;
   in.causal = f.causal;
+  in.windowLeft = f.windowLeft;
+  in.windowRight = f.windowRight;
   in.scale = 1.0 / std::sqrt(double(f.D));
   p.scale = in.scale;
   p.q = in.q = stridesOf(s, s.Hq, s.Nq, f.D);
@@ -598,6 +621,9 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &shape, bool poison,
     kernel = std::string("copy to device: ") + attn_last_error_message();
   } else if ((varlen ? attn_forward_varlen(R.rt, &p, &packed, dq, dk, dv, dO,
                                            static_cast<float *>(dl), nullptr)
+              : f.windowed()
+                  ? attn_forward_window(R.rt, &p, &window, dq, dk, dv, dO,
+                                        static_cast<float *>(dl), nullptr)
               : f.cached()
                   ? attn_forward_kv_cache(R.rt, &p, &cache, dq, dk, dv, dO,
                                           static_cast<float *>(dl), nullptr)
@@ -634,7 +660,10 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &shape, bool poison,
         (ranName.find("_paged") != std::string::npos) != f.paged() ||
         (ranName.find("_seqlens") != std::string::npos) !=
             (f.kv == attn::KVLayout::SeqLens) ||
-        (ranName.find("_varlen") != std::string::npos) != varlen)
+        (ranName.find("_varlen") != std::string::npos) != varlen ||
+        // (a windowed kernel's name has _w<left>_ after its head dim)
+        (ranName.find("_w", ranName.find("_d")) != std::string::npos) !=
+            f.windowed())
       err += "the runtime ran a kernel of another family; ";
     char buf[48];
     std::snprintf(buf, sizeof buf, "  o rel %.1e", rel);
