@@ -231,3 +231,23 @@ func.func @fused_exponent_shape(%s: memref<?x16xf32>) {
   }
   return
 }
+
+// -----
+
+// The kernel describes one sliding window (#attn.kernel_info, the
+// manifest's window=): masks of two windows in one program are refused,
+// not described by the first.
+#mma = #attn.mma<warps = 1>
+func.func @two_windows(%s: memref<?x16xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  // expected-error @+1 {{unsupported: masks of different sliding windows in one GPU program (the kernel describes one window)}}
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %t = attn.load_tile %s[%c0] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32, #mma>
+    %m = attn.mask %t q(%c0, %n) kv(%c0, %n) {causal, window_left = 8} : tensor<16x16xf32, #mma>
+    %w = attn.mask %m q(%c0, %n) kv(%c0, %n) {causal} : tensor<16x16xf32, #mma>
+    attn.store_tile %w, %s[%c0] rows %c16 : tensor<16x16xf32, #mma>, memref<?x16xf32>
+  }
+  return
+}
