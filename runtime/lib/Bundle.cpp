@@ -428,6 +428,12 @@ std::string bundleFilePath(const std::string &dir, const std::string &file) {
   return dir.empty() ? file : dir + "/" + file;
 }
 
+std::string formatWindow(int64_t left, int64_t right) {
+  if (left == -1 && right == -1)
+    return "";
+  return std::to_string(left) + "," + std::to_string(right);
+}
+
 std::string formatManifestLine(const KernelEntry &k) {
   std::string line = "kernel name=" + k.name + " ptx=" + k.ptx +
                      " chip=" + k.chip.str() + " dtype=" + dtypeName(k.dtype) +
@@ -452,9 +458,8 @@ std::string formatManifestLine(const KernelEntry &k) {
     line += " grid=" + formatLaunchGrid(k.grid);
   if (k.minSeqQ)
     line += " min_seq_q=" + std::to_string(k.minSeqQ);
-  if (k.windowLeft != -1 || k.windowRight != -1)
-    line += " window=" + std::to_string(k.windowLeft) + "," +
-            std::to_string(k.windowRight);
+  if (std::string w = formatWindow(k.windowLeft, k.windowRight); !w.empty())
+    line += " window=" + w;
   std::string sass;
   for (const SassImage &img : k.sass)
     sass += (sass.empty() ? "" : ",") + img.chip.str() + ":" + img.file;

@@ -28,8 +28,7 @@ std::string KernelRequest::key() const {
                                 : std::string(" kv=") + kvLayoutName(kv)) +
          (pageSize > 0 ? " page=" + std::to_string(pageSize) : std::string()) +
          (windowLeft != -1 || windowRight != -1
-              ? " window=" + std::to_string(windowLeft) + "," +
-                    std::to_string(windowRight)
+              ? " window=" + formatWindow(windowLeft, windowRight)
               : std::string());
 }
 

@@ -89,6 +89,16 @@ uint16_t floatToHalf(float f) {
   return sign | uint16_t(((rounded >> 13) - (112u << 10)));
 }
 
+KeyRange visibleKeys(int64_t i, int64_t nq, int64_t nk, bool causal,
+                     int64_t windowLeft, int64_t windowRight) {
+  const int64_t a = i + (nk - nq);
+  const int64_t right = causal ? 0 : windowRight;
+  KeyRange r;
+  r.end = right >= 0 ? std::min(nk, std::max<int64_t>(a + right + 1, 0)) : nk;
+  r.first = windowLeft >= 0 ? std::max<int64_t>(a - windowLeft, 0) : 0;
+  return r;
+}
+
 double ProblemShape::effectiveScale() const {
   return scale != 0 ? scale : 1.0 / std::sqrt(double(headDim));
 }
@@ -187,16 +197,9 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
         const double *qi = &q[size_t(row * D)];
         double *oi = &o[size_t(row * Dv)];
         double &li = lse[size_t(row)];
-        // Keys visible to row i: [first, visible) of [0, Nk), with
-        // a = i + (Nk - Nq): j <= a if causal, a - L <= j <= a + R in a
-        // window.
-        const int64_t a = i + (Nk - sq.nq);
-        const int64_t right = p.causal ? 0 : p.windowRight;
-        int64_t visible =
-            right >= 0 ? std::min(Nk, std::max<int64_t>(a + right + 1, 0))
-                       : Nk;
-        int64_t first =
-            p.windowLeft >= 0 ? std::max<int64_t>(a - p.windowLeft, 0) : 0;
+        const KeyRange keys = visibleKeys(i, sq.nq, Nk, p.causal,
+                                          p.windowLeft, p.windowRight);
+        const int64_t first = keys.first, visible = keys.end;
         if (visible <= first) {
           li = -std::numeric_limits<double>::infinity();
           continue;

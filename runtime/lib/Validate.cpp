@@ -210,14 +210,13 @@ Status checkProblem(const ForwardProblem &p) {
       return invalid(std::string(name) + " must be -1 (no bound) or in [0, "
                                          "2^31), got " +
                      std::to_string(w));
-  const bool window = p.windowLeft != -1 || p.windowRight != -1;
   if (p.causal && p.windowRight != -1)
     return invalid("causal is window_right = 0: give window_right -1 with "
                    "causal");
   // Over a KV cache the compiler and the CPU path have it (checked there
   // against float64); the GPU's windowed cache kernels are not checked on
   // a GPU yet, so the runtime does not launch them.
-  if (window && p.kvLayout != KVLayout::Dense)
+  if (p.hasWindow() && p.kvLayout != KVLayout::Dense)
     return unsupported(std::string("a sliding window with a ") +
                        kvLayoutName(p.kvLayout) +
                        " KV layout in the runtime (not checked on a GPU yet; "
@@ -390,10 +389,9 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
     return notInBundle(
         std::string(p.causal ? "causal" : "non-causal") + " attention for " +
         dtypeName(p.dtype) + " head dim " + std::to_string(p.headDim) +
-        (p.windowLeft != -1 || p.windowRight != -1
-             ? " with the sliding window " + std::to_string(p.windowLeft) +
-                   "," + std::to_string(p.windowRight)
-             : std::string(" without a sliding window")) +
+        (p.hasWindow() ? " with the sliding window " +
+                             formatWindow(p.windowLeft, p.windowRight)
+                       : std::string(" without a sliding window")) +
         " (this bundle's kernels for it have another window)");
   if (!matched.empty()) {
     const std::string what =
@@ -454,7 +452,7 @@ ForwardProblem packQueryHeads(const ForwardProblem &p) {
   // (A packed batch's rows are sequences: no room for heads. A sliding
   // window is placed by the row's position, which packed rows lose.)
   if (p.varlen() || p.seqQ != 1 || p.headsKV <= 0 || p.headsQ <= p.headsKV ||
-      p.headsQ % p.headsKV || p.windowLeft != -1 || p.windowRight != -1)
+      p.headsQ % p.headsKV || p.hasWindow())
     return p;
   const int64_t g = p.headsQ / p.headsKV;
   ForwardProblem out = p;
@@ -485,7 +483,7 @@ int64_t chooseKVSplits(const ForwardProblem &p, int smCount, int blockM,
   // A packed batch's sequences are tiled whole, and a sliding window's
   // keys too (neither has a split_kv form yet).
   if (smCount <= 0 || blockM <= 0 || blockN <= 0 || p.varlen() ||
-      p.windowLeft != -1 || p.windowRight != -1)
+      p.hasWindow())
     return 1;
   const int64_t blocks = (p.seqQ + blockM - 1) / blockM * p.headsQ * p.batch;
   // A grid of most of a wave already keeps the device busy.

@@ -305,26 +305,23 @@ Type elementType(MLIRContext &ctx, rt::DType t) {
   }
 }
 
-/// Builds `func.func @attention(q, k, v, o[, lse])` holding one
-/// attn.attention for the command-line problem.
 /// The fraction of the Nq·Nk (query, key) pairs a problem computes, for
 /// its FLOP count: one half with a causal mask alone (the usual
 /// convention), else counted row by row for a sliding window.
 double visibleFraction(const rt::Problem &p) {
-  if (p.windowLeft < 0 && p.windowRight < 0)
+  if (!p.hasWindow())
     return p.causal ? 0.5 : 1.0;
-  const int64_t right = p.causal ? 0 : p.windowRight;
   double pairs = 0;
   for (int64_t i = 0; i < p.seqQ; ++i) {
-    const int64_t a = i + (p.seqK - p.seqQ);
-    int64_t end = right >= 0 ? std::min(p.seqK, std::max<int64_t>(a + right + 1, 0))
-                             : p.seqK;
-    int64_t first = p.windowLeft >= 0 ? std::max<int64_t>(a - p.windowLeft, 0) : 0;
-    pairs += double(std::max<int64_t>(end - first, 0));
+    const rt::KeyRange keys = rt::visibleKeys(i, p.seqQ, p.seqK, p.causal,
+                                              p.windowLeft, p.windowRight);
+    pairs += double(std::max<int64_t>(keys.end - keys.first, 0));
   }
   return pairs / (double(p.seqQ) * double(p.seqK));
 }
 
+/// Builds `func.func @attention(q, k, v, o[, lse])` holding one
+/// attn.attention for the command-line problem.
 OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
   OpBuilder b(&ctx);
   Location loc = FileLineColLoc::get(&ctx, "<command line>", 1, 1);
@@ -794,9 +791,6 @@ struct GPUOutcome {
   std::string why; ///< for Unavailable
 };
 
-/// Compiles this module's own kernel (attn-codegen with --chip and the
-/// block flags, in process) into a one-kernel bundle in a new temporary
-/// directory `dir`. nullopt on success.
 /// The runtime's kernels take the softmax scale as their last parameter
 /// (KernelABI.h): an attention with a compile-time scale gets it as a new
 /// last argument of its function instead, which the runtime fills with the
@@ -806,9 +800,11 @@ LogicalResult takeScaleAtRunTime(ModuleOp module) {
     if (op.getDynamicScale())
       return WalkResult::advance();
     auto fn = op->getParentOfType<func::FuncOp>();
+    if (!fn)
+      return WalkResult::interrupt();
     unsigned idx = fn.getNumArguments();
-    if (!fn || failed(fn.insertArgument(idx, Float32Type::get(op.getContext()),
-                                        DictionaryAttr(), op.getLoc())))
+    if (failed(fn.insertArgument(idx, Float32Type::get(op.getContext()),
+                                 DictionaryAttr(), op.getLoc())))
       return WalkResult::interrupt();
     op.getDynamicScaleMutable().assign(fn.getArgument(idx));
     op.removeScaleAttr();
@@ -817,6 +813,9 @@ LogicalResult takeScaleAtRunTime(ModuleOp module) {
   return failure(r.wasInterrupted());
 }
 
+/// Compiles this module's own kernel (attn-codegen with --chip and the
+/// block flags, in process) into a one-kernel bundle in a new temporary
+/// directory `dir`. nullopt on success.
 std::optional<GPUOutcome> compileOwnKernel(ModuleOp module,
                                            SmallString<128> &dir,
                                            std::string &name,

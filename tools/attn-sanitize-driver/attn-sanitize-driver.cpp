@@ -210,15 +210,11 @@ void reference(const Inputs &in, std::vector<double> &o,
     for (int64_t h = 0; h < s.Hq; ++h)
       for (int64_t i = 0; i < s.Nq; ++i) {
         const int64_t hk = h / g;
-        // Keys [first, last] of row i: a = i + (Nk - Nq), a - L <= j <=
-        // a + R (causal: R = 0).
-        const int64_t a = i + (s.Nk - s.Nq);
-        const int64_t right = in.causal ? 0 : in.windowRight;
-        const int64_t last = right >= 0 ? a + right : s.Nk - 1;
-        const int64_t first = in.windowLeft >= 0 ? a - in.windowLeft : 0;
+        const attn::KeyRange keys = attn::visibleKeys(
+            i, s.Nq, s.Nk, in.causal, in.windowLeft, in.windowRight);
         double m = -INFINITY;
         for (int64_t j = 0; j < s.Nk; ++j) {
-          if (j > last || j < first) {
+          if (j < keys.first || j >= keys.end) {
             sc[size_t(j)] = -INFINITY;
             continue;
           }

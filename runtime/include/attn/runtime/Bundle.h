@@ -145,6 +145,10 @@ struct KernelEntry {
 /// format for whatever holds a KernelEntry (the JIT's cache, tools, tests).
 std::string formatManifestLine(const KernelEntry &k);
 
+/// A sliding window as the manifest's window= value ("L,R", -1 for an
+/// absent bound); empty for none (both -1).
+std::string formatWindow(int64_t left, int64_t right);
+
 struct Manifest {
   std::string dir; ///< the bundle directory; empty for parsed text
   std::vector<KernelEntry> kernels;

@@ -49,9 +49,20 @@ struct ProblemShape {
 
   /// scale, or 1/sqrt(headDim) when it is 0.
   double effectiveScale() const;
+  bool hasWindow() const { return windowLeft != -1 || windowRight != -1; }
   ProblemShape &shape() { return *this; }
   const ProblemShape &shape() const { return *this; }
 };
+
+/// The keys [first, end) of [0, nk) that query row i of nq sees: with
+/// a = i + (nk - nq) (bottom-right alignment), a - windowLeft <= j <=
+/// a + windowRight, causal meaning windowRight = 0, -1 no bound. Empty
+/// (end <= first) for a row that sees no key.
+struct KeyRange {
+  int64_t first, end;
+};
+KeyRange visibleKeys(int64_t i, int64_t nq, int64_t nk, bool causal,
+                     int64_t windowLeft, int64_t windowRight);
 
 /// A problem for the float64 reference: the tensors are contiguous.
 struct Problem : ProblemShape {
