@@ -173,19 +173,19 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
   // The sequences: batch b of the tensors, from query row q0 (nq rows) and
   // key row k0 (nk keys); packed ones share batch 0.
   struct Seq {
-    int64_t b, q0, nq, k0, nk;
+    int64_t b, q0, nq, k0, nk, index;
   };
   std::vector<Seq> seqs;
   if (!p.varlenQ.empty()) {
     int64_t q0 = 0, k0 = 0;
     for (size_t i = 0; i < p.varlenQ.size(); ++i) {
-      seqs.push_back({0, q0, p.varlenQ[i], k0, p.varlenK[i]});
+      seqs.push_back({0, q0, p.varlenQ[i], k0, p.varlenK[i], int64_t(i)});
       q0 += p.varlenQ[i];
       k0 += p.varlenK[i];
     }
   } else {
     for (int64_t b = 0; b < p.batch; ++b)
-      seqs.push_back({b, 0, Nq, 0, p.keysOf(b)});
+      seqs.push_back({b, 0, Nq, 0, p.keysOf(b), b});
   }
   for (const Seq &sq : seqs)
     for (int64_t h = 0; h < p.headsQ; ++h) {
@@ -209,8 +209,15 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
           double acc = 0;
           for (int64_t d = 0; d < D; ++d)
             acc += qi[d] * kb[j * D + d];
-          s[size_t(j)] = p.scoreMod ? p.scoreMod(acc * scale) : acc * scale;
+          s[size_t(j)] = p.scoreMod ? p.scoreMod(acc * scale, sq.index, h, i, j)
+                                 : acc * scale;
           m = std::max(m, s[size_t(j)]);
+        }
+        // A score_mod may hide every key of the row (-inf scores): O = 0
+        // and LSE = -inf, as for a row the mask hides.
+        if (m == -std::numeric_limits<double>::infinity()) {
+          li = m;
+          continue;
         }
         double sum = 0;
         for (int64_t j = first; j < visible; ++j) {

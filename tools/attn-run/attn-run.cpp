@@ -412,15 +412,98 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
   return module;
 }
 
+/// A memref the score_mod region reads (a captured function argument):
+/// attn-run fills it with random values and hands the same buffer to the
+/// kernel and to the reference.
+struct Capture {
+  BlockArgument arg;
+  bool isFloat = true; // f32, else i32
+  SmallVector<int64_t> shape;
+  std::vector<float> f;
+  std::vector<int32_t> i;
+  /// The descriptor the C interface takes: allocated, aligned, offset,
+  /// sizes, strides (8 bytes each).
+  std::vector<int64_t> desc;
+  void *descPtr = nullptr;
+};
+std::vector<Capture> captures;
+/// Set by the reference's score_mod when a load leaves its capture.
+std::shared_ptr<std::string> scoreModFault = std::make_shared<std::string>();
+
+/// Fills every capture with fresh random values (floats uniform in [0, 1),
+/// integers uniform in [0, 4)) and builds its descriptor.
+void fillCaptures(uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  for (Capture &c : captures) {
+    int64_t n = 1;
+    for (int64_t d : c.shape)
+      n *= d;
+    void *data;
+    if (c.isFloat) {
+      std::uniform_real_distribution<float> dist(0.0f, 1.0f);
+      c.f.resize(size_t(n));
+      for (float &x : c.f)
+        x = dist(gen);
+      data = c.f.data();
+    } else {
+      std::uniform_int_distribution<int32_t> dist(0, 3);
+      c.i.resize(size_t(n));
+      for (int32_t &x : c.i)
+        x = dist(gen);
+      data = c.i.data();
+    }
+    int64_t rank = int64_t(c.shape.size());
+    c.desc.assign(size_t(3 + 2 * rank), 0);
+    c.desc[0] = c.desc[1] = int64_t(reinterpret_cast<intptr_t>(data));
+    int64_t stride = 1;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      c.desc[size_t(3 + d)] = c.shape[size_t(d)];
+      c.desc[size_t(3 + rank + d)] = stride;
+      stride *= c.shape[size_t(d)];
+    }
+    c.descPtr = c.desc.data();
+  }
+}
+
 /// The op's score_mod as a float64 function for the reference: the region's
-/// scalar ops evaluated in order, copied out of the IR (the pipeline lowers
-/// the module in place before the reference runs). Fails (with a diagnostic)
-/// on an op it does not know; attn-run then cannot check the problem.
-LogicalResult scoreModFunction(mlir::attn::AttentionOp op,
-                               std::function<double(double)> &out) {
-  // Each op of the body as f(x, y) of its operands (y unused by unary ops).
-  using Fn = double (*)(double, double);
-  static const llvm::StringMap<Fn> kOps = {
+/// scalar ops evaluated in order (floats in float64, integers exactly at
+/// their width), copied out of the IR (the pipeline lowers the module in
+/// place before the reference runs); loads read the captures' buffers. Fails
+/// (with a diagnostic) on an op it does not know; attn-run then cannot
+/// check the problem. A load out of its capture's bounds sets `oob`.
+LogicalResult scoreModFunction(
+    mlir::attn::AttentionOp op,
+    std::function<double(double, int64_t, int64_t, int64_t, int64_t)> &out,
+    std::shared_ptr<std::string> oob) {
+  // A value: f for floats, i for integers (sign-extended from its width).
+  struct Val {
+    double f = 0;
+    int64_t i = 0;
+  };
+  using Slots = std::vector<Val>;
+  using Step = std::function<void(Slots &)>;
+  Block &body = op.getScoreMod().front();
+  llvm::DenseMap<Value, unsigned> slot;
+  for (BlockArgument a : body.getArguments())
+    slot[a] = a.getArgNumber();
+  std::vector<Step> steps;
+  unsigned next = body.getNumArguments();
+  // x truncated to `width` bits and sign-extended (i1 stays 0 or -1: read
+  // as a condition, any non-zero is true).
+  auto wrap = [](int64_t x, unsigned width) -> int64_t {
+    if (width >= 64)
+      return x;
+    uint64_t m = (uint64_t(1) << width) - 1;
+    uint64_t u = uint64_t(x) & m;
+    if (u >> (width - 1))
+      u |= ~m;
+    return int64_t(u);
+  };
+  auto widthOf = [](Type t) -> unsigned {
+    return t.isIndex() ? 64 : t.getIntOrFloatBitWidth();
+  };
+  using FBin = double (*)(double, double);
+  static const llvm::StringMap<FBin> kFloat = {
       {"arith.addf", [](double x, double y) { return x + y; }},
       {"arith.subf", [](double x, double y) { return x - y; }},
       {"arith.mulf", [](double x, double y) { return x * y; }},
@@ -435,44 +518,243 @@ LogicalResult scoreModFunction(mlir::attn::AttentionOp op,
       {"math.exp2", [](double x, double) { return std::exp2(x); }},
       {"math.log", [](double x, double) { return std::log(x); }},
       {"math.sqrt", [](double x, double) { return std::sqrt(x); }},
-      {"math.absf", [](double x, double) { return std::fabs(x); }}};
-  struct Step {
-    Fn fn;           // null: a constant
-    double constant; // the constant's value
-    unsigned a, b;   // operand slots; slot 0 is the score
-  };
-  Block &body = op.getScoreMod().front();
-  llvm::DenseMap<Value, unsigned> slot;
-  slot[body.getArgument(0)] = 0;
-  std::vector<Step> steps;
+      {"math.absf", [](double x, double) { return std::fabs(x); }},
+      {"arith.extf", [](double x, double) { return x; }},
+      {"arith.truncf", [](double x, double) { return x; }}};
+  // Integer ops on sign-extended values; unsigned ones reinterpret them at
+  // the operands' width (u below). Division by zero is undefined in the IR:
+  // the reference gives 0.
+  using IBin = int64_t (*)(int64_t, int64_t, uint64_t, uint64_t);
+  static const llvm::StringMap<IBin> kInt = {
+      {"arith.addi", [](int64_t x, int64_t y, uint64_t, uint64_t) {
+         return int64_t(uint64_t(x) + uint64_t(y));
+       }},
+      {"arith.subi", [](int64_t x, int64_t y, uint64_t, uint64_t) {
+         return int64_t(uint64_t(x) - uint64_t(y));
+       }},
+      {"arith.muli", [](int64_t x, int64_t y, uint64_t, uint64_t) {
+         return int64_t(uint64_t(x) * uint64_t(y));
+       }},
+      {"arith.divsi", [](int64_t x, int64_t y, uint64_t, uint64_t) {
+         return y ? x / y : 0;
+       }},
+      {"arith.remsi", [](int64_t x, int64_t y, uint64_t, uint64_t) {
+         return y ? x % y : 0;
+       }},
+      {"arith.floordivsi", [](int64_t x, int64_t y, uint64_t, uint64_t) {
+         if (!y)
+           return int64_t(0);
+         int64_t q = x / y;
+         return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
+       }},
+      {"arith.ceildivsi", [](int64_t x, int64_t y, uint64_t, uint64_t) {
+         if (!y)
+           return int64_t(0);
+         int64_t q = x / y;
+         return (x % y != 0 && ((x < 0) == (y < 0))) ? q + 1 : q;
+       }},
+      {"arith.divui", [](int64_t, int64_t, uint64_t u, uint64_t v) {
+         return v ? int64_t(u / v) : 0;
+       }},
+      {"arith.remui", [](int64_t, int64_t, uint64_t u, uint64_t v) {
+         return v ? int64_t(u % v) : 0;
+       }},
+      {"arith.maxsi", [](int64_t x, int64_t y, uint64_t, uint64_t) {
+         return std::max(x, y);
+       }},
+      {"arith.minsi", [](int64_t x, int64_t y, uint64_t, uint64_t) {
+         return std::min(x, y);
+       }},
+      {"arith.maxui", [](int64_t, int64_t, uint64_t u, uint64_t v) {
+         return int64_t(std::max(u, v));
+       }},
+      {"arith.minui", [](int64_t, int64_t, uint64_t u, uint64_t v) {
+         return int64_t(std::min(u, v));
+       }},
+      {"arith.andi", [](int64_t x, int64_t y, uint64_t, uint64_t) {
+         return x & y;
+       }},
+      {"arith.ori", [](int64_t x, int64_t y, uint64_t, uint64_t) {
+         return x | y;
+       }},
+      {"arith.xori", [](int64_t x, int64_t y, uint64_t, uint64_t) {
+         return x ^ y;
+       }},
+      {"arith.shli", [](int64_t x, int64_t y, uint64_t, uint64_t v) {
+         return v < 64 ? int64_t(uint64_t(x) << v) : 0;
+       }},
+      {"arith.shrsi", [](int64_t x, int64_t, uint64_t, uint64_t v) {
+         return x >> std::min<uint64_t>(v, 63);
+       }},
+      {"arith.shrui", [](int64_t, int64_t, uint64_t u, uint64_t v) {
+         return v < 64 ? int64_t(u >> v) : 0;
+       }},
+      {"math.absi", [](int64_t x, int64_t, uint64_t, uint64_t) {
+         return x < 0 ? int64_t(0 - uint64_t(x)) : x;
+       }}};
   for (Operation &o : body.without_terminator()) {
-    Step st{nullptr, 0, 0, 0};
-    if (auto k = dyn_cast<arith::ConstantOp>(o))
-      st.constant = cast<FloatAttr>(k.getValue()).getValueAsDouble();
-    else if (auto it = kOps.find(o.getName().getStringRef()); it != kOps.end())
-      st.fn = it->second;
-    else
-      return o.emitError() << "unsupported: attn-run --check evaluates "
-                              "score_mod bodies of float arithmetic (add, "
-                              "sub, mul, div, neg, max, min, tanh, exp, "
-                              "exp2, log, sqrt, absf), not '"
-                           << o.getName() << "'";
-    if (o.getNumOperands() > 0)
-      st.a = slot.lookup(o.getOperand(0));
-    if (o.getNumOperands() > 1)
-      st.b = slot.lookup(o.getOperand(1));
-    slot[o.getResult(0)] = unsigned(steps.size()) + 1;
-    steps.push_back(st);
+    StringRef name = o.getName().getStringRef();
+    SmallVector<unsigned> in;
+    for (Value v : o.getOperands()) {
+      if (isa<MemRefType>(v.getType()))
+        continue;
+      auto it = slot.find(v);
+      if (it == slot.end())
+        return o.emitError() << "unsupported: attn-run --check evaluates "
+                                "score_mod bodies whose scalar operands come "
+                                "from the region";
+      in.push_back(it->second);
+    }
+    unsigned res = next++;
+    slot[o.getResult(0)] = res;
+    Type rt = o.getResult(0).getType();
+    unsigned rw = rt.isIntOrIndex() ? widthOf(rt) : 64;
+    unsigned ow = o.getNumOperands() && o.getOperand(0).getType().isIntOrIndex()
+                      ? widthOf(o.getOperand(0).getType())
+                      : 64;
+    uint64_t umask = ow >= 64 ? ~uint64_t(0) : (uint64_t(1) << ow) - 1;
+    if (auto k = dyn_cast<arith::ConstantOp>(o)) {
+      Val c;
+      if (auto f = dyn_cast<FloatAttr>(k.getValue()))
+        c.f = f.getValueAsDouble();
+      else
+        c.i = wrap(cast<IntegerAttr>(k.getValue()).getValue().getSExtValue(),
+                   rw);
+      steps.push_back([res, c](Slots &v) { v[res] = c; });
+    } else if (auto it = kFloat.find(name); it != kFloat.end()) {
+      FBin fn = it->second;
+      unsigned a = in[0], b = in.size() > 1 ? in[1] : in[0];
+      steps.push_back(
+          [=](Slots &v) { v[res].f = fn(v[a].f, v[b].f); });
+    } else if (auto it = kInt.find(name); it != kInt.end()) {
+      IBin fn = it->second;
+      unsigned a = in[0], b = in.size() > 1 ? in[1] : in[0];
+      steps.push_back([=](Slots &v) {
+        v[res].i = wrap(fn(v[a].i, v[b].i, uint64_t(v[a].i) & umask,
+                           uint64_t(v[b].i) & umask),
+                        rw);
+      });
+    } else if (auto cmp = dyn_cast<arith::CmpIOp>(o)) {
+      auto pred = cmp.getPredicate();
+      unsigned a = in[0], b = in[1];
+      steps.push_back([=](Slots &v) {
+        int64_t x = v[a].i, y = v[b].i;
+        uint64_t u = uint64_t(x) & umask, w = uint64_t(y) & umask;
+        bool r = false;
+        using P = arith::CmpIPredicate;
+        switch (pred) {
+        case P::eq: r = x == y; break;
+        case P::ne: r = x != y; break;
+        case P::slt: r = x < y; break;
+        case P::sle: r = x <= y; break;
+        case P::sgt: r = x > y; break;
+        case P::sge: r = x >= y; break;
+        case P::ult: r = u < w; break;
+        case P::ule: r = u <= w; break;
+        case P::ugt: r = u > w; break;
+        case P::uge: r = u >= w; break;
+        }
+        v[res].i = r ? -1 : 0;
+      });
+    } else if (auto cmp = dyn_cast<arith::CmpFOp>(o)) {
+      auto pred = cmp.getPredicate();
+      unsigned a = in[0], b = in[1];
+      steps.push_back([=](Slots &v) {
+        double x = v[a].f, y = v[b].f;
+        bool unord = std::isnan(x) || std::isnan(y), r = false;
+        using P = arith::CmpFPredicate;
+        switch (pred) {
+        case P::AlwaysFalse: r = false; break;
+        case P::OEQ: r = !unord && x == y; break;
+        case P::OGT: r = !unord && x > y; break;
+        case P::OGE: r = !unord && x >= y; break;
+        case P::OLT: r = !unord && x < y; break;
+        case P::OLE: r = !unord && x <= y; break;
+        case P::ONE: r = !unord && x != y; break;
+        case P::ORD: r = !unord; break;
+        case P::UEQ: r = unord || x == y; break;
+        case P::UGT: r = unord || x > y; break;
+        case P::UGE: r = unord || x >= y; break;
+        case P::ULT: r = unord || x < y; break;
+        case P::ULE: r = unord || x <= y; break;
+        case P::UNE: r = unord || x != y; break;
+        case P::UNO: r = unord; break;
+        case P::AlwaysTrue: r = true; break;
+        }
+        v[res].i = r ? -1 : 0;
+      });
+    } else if (isa<arith::SelectOp>(o)) {
+      unsigned c = in[0], a = in[1], b = in[2];
+      steps.push_back([=](Slots &v) { v[res] = v[c].i ? v[a] : v[b]; });
+    } else if (isa<arith::SIToFPOp, arith::UIToFPOp>(o)) {
+      bool isUnsigned = isa<arith::UIToFPOp>(o);
+      unsigned a = in[0];
+      steps.push_back([=](Slots &v) {
+        v[res].f = isUnsigned ? double(uint64_t(v[a].i) & umask)
+                              : double(v[a].i);
+      });
+    } else if (isa<arith::FPToSIOp, arith::FPToUIOp>(o)) {
+      unsigned a = in[0];
+      steps.push_back(
+          [=](Slots &v) { v[res].i = wrap(int64_t(std::trunc(v[a].f)), rw); });
+    } else if (isa<arith::ExtSIOp, arith::TruncIOp, arith::IndexCastOp>(o)) {
+      unsigned a = in[0];
+      steps.push_back([=](Slots &v) { v[res].i = wrap(v[a].i, rw); });
+    } else if (isa<arith::ExtUIOp>(o)) {
+      unsigned a = in[0];
+      steps.push_back(
+          [=](Slots &v) { v[res].i = int64_t(uint64_t(v[a].i) & umask); });
+    } else if (auto load = dyn_cast<memref::LoadOp>(o)) {
+      auto arg = dyn_cast<BlockArgument>(load.getMemRef());
+      auto c = llvm::find_if(captures,
+                             [&](const Capture &x) { return x.arg == arg; });
+      if (c == captures.end())
+        return o.emitError() << "unsupported: attn-run --check reads "
+                                "score_mod loads from function arguments only";
+      size_t ci = size_t(c - captures.begin());
+      std::string what;
+      llvm::raw_string_ostream(what) << load.getMemRef().getType();
+      steps.push_back([=](Slots &v) {
+        const Capture &cap = captures[ci];
+        int64_t flat = 0;
+        for (size_t d = 0; d < in.size(); ++d) {
+          int64_t x = v[in[d]].i;
+          if (x < 0 || x >= cap.shape[d]) {
+            if (oob->empty())
+              *oob = "score_mod reads index " + std::to_string(x) +
+                     " of dim " + std::to_string(d) + " of its " + what +
+                     " capture, outside the memref";
+            v[res] = Val{};
+            return;
+          }
+          flat = flat * cap.shape[d] + x;
+        }
+        if (cap.isFloat)
+          v[res].f = cap.f[size_t(flat)];
+        else
+          v[res].i = cap.i[size_t(flat)];
+      });
+    } else {
+      return o.emitError() << "unsupported: attn-run --check cannot evaluate '"
+                           << name << "' in a score_mod";
+    }
   }
   unsigned result = slot.lookup(body.getTerminator()->getOperand(0));
-  out = [steps, result](double s) {
-    std::vector<double> v(steps.size() + 1);
-    v[0] = s;
-    for (size_t i = 0; i < steps.size(); ++i) {
-      const Step &st = steps[i];
-      v[i + 1] = st.fn ? st.fn(v[st.a], v[st.b]) : st.constant;
+  unsigned nslots = next;
+  bool positions = body.getNumArguments() == 5;
+  out = [steps, result, nslots, positions](double s, int64_t b, int64_t h,
+                                           int64_t i, int64_t j) {
+    std::vector<Val> v(nslots);
+    v[0].f = s;
+    if (positions) {
+      v[1].i = b;
+      v[2].i = h;
+      v[3].i = i;
+      v[4].i = j;
     }
-    return v[result];
+    for (const Step &st : steps)
+      st(v);
+    return v[result].f;
   };
   return success();
 }
@@ -511,16 +793,50 @@ LogicalResult findEntry(ModuleOp module, func::FuncOp &fn,
                                  op.getOutput()};
   if (op.getLse())
     operands.push_back(op.getLse());
+  // Then the memrefs the score_mod region reads (captures), then the scale.
+  size_t numCaptures = 0;
+  if (fn && fn.getNumArguments() > operands.size())
+    for (BlockArgument a : fn.getArguments().drop_front(operands.size())) {
+      if (!isa<MemRefType>(a.getType()) || a.use_empty() ||
+          !llvm::all_of(a.getUsers(), [&](Operation *u) {
+            return op.getScoreMod().isAncestor(u->getParentRegion());
+          }))
+        break;
+      ++numCaptures;
+    }
+  size_t firstCapture = operands.size();
   if (op.getDynamicScale())
     operands.push_back(op.getDynamicScale());
-  if (!fn || fn.getNumArguments() != operands.size() || fn.getNumResults() != 0)
+  if (!fn || fn.getNumArguments() != operands.size() + numCaptures ||
+      fn.getNumResults() != 0)
     return op.emitError() << "unsupported: attn-run runs a function whose "
                              "arguments are exactly (q, k, v, o[, lse]), "
-                             "then the f32 scale if the op takes scale(...)";
-  for (auto [i, v] : llvm::enumerate(operands))
-    if (v != fn.getArgument(i))
-      return op.emitError() << "unsupported: function argument " << i
+                             "then the memrefs its score_mod reads, then the "
+                             "f32 scale if the op takes scale(...)";
+  for (auto [i, v] : llvm::enumerate(operands)) {
+    size_t argNo = i < firstCapture ? i : i + numCaptures;
+    if (v != fn.getArgument(unsigned(argNo)))
+      return op.emitError() << "unsupported: function argument " << argNo
                             << " must be operand " << i << " of attn.attention";
+  }
+  // attn-run fills the captures: it must know their shapes and elements.
+  captures.clear();
+  for (BlockArgument a :
+       fn.getArguments().slice(unsigned(firstCapture), unsigned(numCaptures))) {
+    auto t = cast<MemRefType>(a.getType());
+    if (!t.hasStaticShape() || !t.getLayout().isIdentity() ||
+        t.getMemorySpace() ||
+        !(t.getElementType().isF32() || t.getElementType().isInteger(32)))
+      return op.emitError()
+             << "unsupported: attn-run fills score_mod captures of static "
+                "shape, identity layout and f32 or i32 elements, not "
+             << t;
+    Capture c;
+    c.arg = a;
+    c.isFloat = t.getElementType().isF32();
+    c.shape.assign(t.getShape().begin(), t.getShape().end());
+    captures.push_back(std::move(c));
+  }
   for (Block &block : fn.getBody())
     for (Operation &other : block)
       if (&other != op.getOperation() && !isa<func::ReturnOp>(other))
@@ -759,6 +1075,11 @@ int checkOutputs(const rt::Problem &p, const std::vector<double> &qv,
                  const std::vector<uint8_t> &lses) {
   std::vector<double> refO, refLse;
   rt::referenceAttention(p, qv, kv, vv, refO, refLse);
+  if (!scoreModFault->empty()) {
+    llvm::errs() << "attn-run: error: " << *scoreModFault
+                 << " (the kernel's result is undefined)\n";
+    return 1;
+  }
   rt::ErrorStats eo =
       rt::compare(rt::decode(p.dtype, os.data(), p.numO()), refO);
   double tol = rt::tolerance(p.dtype);
@@ -1207,7 +1528,7 @@ int main(int argc, char **argv) {
     mlir::attn::AttentionOp modOp;
     module->walk([&](mlir::attn::AttentionOp a) { modOp = a; });
     if (modOp && modOp.hasScoreMod() &&
-        failed(scoreModFunction(modOp, p.scoreMod)))
+        failed(scoreModFunction(modOp, p.scoreMod, scoreModFault)))
       return 1;
   }
 
@@ -1245,6 +1566,20 @@ int main(int argc, char **argv) {
     optTarget.setValue("cpu");
   if (optTarget != "cpu" && optMoreSeq.getNumOccurrences())
     return fail("--more-seq is for the CPU path (--target cpu)");
+  // The runtime's kernels take (q, k, v, o, lse, scale) and may pack the
+  // query heads of a GQA group into rows: a score_mod that reads captures
+  // or positions runs on the CPU path.
+  bool positional = false;
+  module->walk([&](mlir::attn::AttentionOp a) {
+    positional |= a.scoreModUsesPositions();
+  });
+  if ((positional || !captures.empty()) && optTarget == "gpu")
+    return fail("unsupported: a score_mod that reads b, h, q_idx, kv_idx or "
+                "captured memrefs on --target gpu (the runtime's kernel ABI "
+                "has no captures and packs GQA query heads into rows): "
+                "attn-run runs it on the CPU path");
+  if ((positional || !captures.empty()) && optTarget == "auto")
+    optTarget.setValue("cpu");
   if (optTarget != "cpu") {
     GPUOutcome g = runOnGPU(ctx, *module, p);
     if (g.status != GPUOutcome::Unavailable || optTarget == "gpu")
@@ -1504,6 +1839,11 @@ int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
     args.push_back(&cuQp);
     args.push_back(&cuKp);
   }
+  // The score_mod's captures: fresh random values, the same buffers for the
+  // reference.
+  fillCaptures(seed + 4);
+  for (Capture &c : captures)
+    args.push_back(&c.descPtr);
   // --kv-splits: the partials, poisoned too (a split that wrote nothing
   // would reach the merge as NaN).
   int64_t splits = optKVSplits;

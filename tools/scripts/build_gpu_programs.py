@@ -78,10 +78,12 @@ def main():
     ap.add_argument("--head-dims", default="64,128,256")
     ap.add_argument("--dtypes", default="bf16,f16")
     ap.add_argument("--extra", default="", help="more pipeline options")
+    ap.add_argument("--programs-only", action="store_true",
+                    help="only the hand-written programs of test/GPU/programs")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     progs = []
-    for t in a.dtypes.split(","):
+    for t in [] if a.programs_only else a.dtypes.split(","):
         for d in map(int, a.head_dims.split(",")):
             for causal in (False, True):
                 name = f"{t}_d{d}{'_causal' if causal else ''}"

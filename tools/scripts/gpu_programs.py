@@ -11,6 +11,8 @@ computes:
   plain     O = softmax(scale·QKᵀ [+ causal mask])·V, LSE
   softcap   S = scale·c·tanh(QKᵀ / c) before the softmax
   bias      S = scale·QKᵀ + Bias[b, h, i, j]
+  alibi     S = scale·QKᵀ + slopes[h]·(j − i)   (a score_mod reading the
+            positions and a captured [Hq] f32 table)
 
 Kernel parameters follow runtime/include/attn/runtime/KernelABI.h: the
 function's arguments in order, a memref as (allocated ptr, aligned ptr,
@@ -141,6 +143,16 @@ def reference(q, k, v, causal, scale, variant, extra):
     if variant == "bias":
         s = s + extra["bias"].double()
     nq, nk = q.shape[2], k.shape[2]
+    if variant == "alibi":
+        i = torch.arange(nq, device=q.device, dtype=torch.float64)[:, None]
+        j = torch.arange(nk, device=q.device, dtype=torch.float64)[None, :]
+        slopes = extra["slopes"].double()[None, :, None, None]
+        s = s + slopes * (j - i)
+    if variant == "chunked":
+        c = extra["chunk"]
+        i = torch.arange(nq, device=q.device)[:, None] // c
+        j = torch.arange(nk, device=q.device)[None, :] // c
+        s = s.masked_fill(i != j, float("-inf"))
     if causal:
         i = torch.arange(nq, device=q.device)[:, None]
         j = torch.arange(nk, device=q.device)[None, :]
@@ -183,10 +195,16 @@ def run_case(prog, kern, shape, dtype, gen):
             extra["bias"] = torch.randn(b, hq, nq, nk, device="cuda",
                                         generator=gen) * 2
             args[-1] = extra["bias"]
+        elif a == "slopes":
+            # ALiBi's slopes are 2^(-8h/H); fresh ones in (0, 1) test more.
+            extra["slopes"] = torch.rand(hq, device="cuda", generator=gen)
+            args[-1] = extra["slopes"]
         elif a == "scale":
             args[-1] = scale
     if prog["variant"] == "softcap":
         extra["softcap"] = prog["softcap"]
+    if prog["variant"] == "chunked":
+        extra["chunk"] = prog["chunk"]
     grid = ((nq + prog["block_m"] - 1) // prog["block_m"], hq, b)
     kern.launch(grid, prog["threads"], args)
     torch.cuda.synchronize()
@@ -227,6 +245,28 @@ def time_ms(fn, samples=15, batch=10):
     return ts[len(ts) // 2]
 
 
+_FA4_ALIBI = []
+
+
+def fa4_alibi_mod():
+    """FA4's user score_mod for ALiBi, S + 0.0625·(j − i) (one slope for
+    all heads: FA4's score_mod sees no per-head table without aux tensors),
+    as ../shared/anchors/bench_fa4.py times it; None without CuTe DSL."""
+    if not _FA4_ALIBI:
+        try:
+            import cutlass
+            import cutlass.cute as cute
+
+            @cute.jit
+            def alibi_mod(acc, batch_idx, head_idx, q_idx, kv_idx,
+                          seqlen_info, aux_tensors):
+                return acc + (kv_idx - q_idx).to(cutlass.Float32) * 0.0625
+            _FA4_ALIBI.append(alibi_mod)
+        except Exception:  # noqa: BLE001 - no FA4 here
+            _FA4_ALIBI.append(None)
+    return _FA4_ALIBI[0]
+
+
 def time_fa4(prog, q, k, v, causal):
     """FlashAttention-4 on the same problem in its [B, N, H, D] storage
     (ATTN_FA4_SITE: tools/scripts/gpu_check.sh --fa4), with `softcap=` where the
@@ -234,13 +274,17 @@ def time_fa4(prog, q, k, v, causal):
     softcap on the scaled scores); None where FA4 is missing or has no such
     variant."""
     mod = gpu_check.fa4_module()
-    if mod is None or prog["variant"] not in ("plain", "softcap"):
+    if mod is None or prog["variant"] not in ("plain", "softcap", "alibi"):
         return None
     kw = {"causal": causal}
     if prog["variant"] == "softcap":
         if "score_mod_softcap" not in prog:
             return None
         kw["softcap"] = prog["score_mod_softcap"]
+    if prog["variant"] == "alibi":
+        kw["score_mod"] = fa4_alibi_mod()
+        if kw["score_mod"] is None:
+            return None
     qf, kf, vf = (x.transpose(1, 2).contiguous() for x in (q, k, v))
     try:
         return time_ms(lambda: mod.flash_attn_func(qf, kf, vf, **kw))
@@ -257,7 +301,8 @@ def bench(prog, kern, n, dtype, peers=("fa2", "cudnn", "fa4")):
     o = gpu_check.make_tensor((b, h, n, d), dt, layout(prog), None, 0.0)
     lse = torch.empty(b, h, n, device="cuda")
     scale = 1.0 / math.sqrt(d)
-    args = [{"q": q, "k": k, "v": v, "o": o, "lse": lse,
+    slopes = torch.rand(h, device="cuda")
+    args = [{"q": q, "k": k, "v": v, "o": o, "lse": lse, "slopes": slopes,
              "scale": scale}[a] for a in prog["args"]]
     grid = ((n + prog["block_m"] - 1) // prog["block_m"], h, b)
     causal = prog["causal"]

@@ -16,6 +16,8 @@
 //                                   thread's fold only
 //   attn.broadcast                  a register permutation: element (t,n,e)
 //                                   takes row value (t, e/2)
+//   attn.iota                       a per-thread base plus each element's
+//                                   constant row or column offset
 //   attn.mask                       hidden = kj >= kv_len, or (causal)
 //                                   kj > qi + (kv_len − q_len), with qi, kj
 //                                   each element's (row, column) from the
@@ -455,11 +457,46 @@ struct MaskLowering : public RegisterPattern<MaskOp> {
   }
 };
 
+/// attn.iota: element i of the thread holds start + (row or column of i),
+/// i.e. a per-thread scalar base (start + warp row + g, or start + 2q) plus
+/// the element's constant offset in the layout.
+struct IotaLowering : public RegisterPattern<IotaOp> {
+  using RegisterPattern::RegisterPattern;
+  LogicalResult
+  matchAndRewrite(IotaOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto t = cast<RankedTensorType>(op.getType());
+    auto mma = dyn_cast_or_null<MmaLayoutAttr>(t.getEncoding());
+    if (!mma)
+      return op.emitError() << "unsupported: attn.iota on " << t;
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    MmaCoords c = MmaCoords::get(e, mma, t.getDimSize(0));
+    int64_t NT = t.getDimSize(1) / 8;
+    int64_t n = mma.getElementsPerThread(t.getShape());
+    bool rows = op.getDim() == 0;
+    SmallVector<int32_t> offsets;
+    for (int64_t i = 0; i < n; ++i)
+      offsets.push_back(rows ? MmaCoords::rowOffset(i, NT)
+                             : MmaCoords::colOffset(i, NT));
+    Value start = e.to32(adaptor.getStart());
+    Value base = rows ? e.add(start, e.add(c.warpRow0, c.g))
+                      : e.add(start, e.mul(c.q, e.c32(2)));
+    auto vi = VectorType::get({n}, e.i32());
+    Value offs = arith::ConstantOp::create(
+        rewriter, loc, vi, DenseIntElementsAttr::get(vi, offsets));
+    rewriter.replaceOpWithNewOp<arith::AddIOp>(
+        op, vector::BroadcastOp::create(rewriter, loc, vi, base), offs);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::attn::gpu_lowering::populateRegisterOpPatterns(
     TileTypeConverter &tc, const KernelInfo &, RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ElementwiseLowering, ReduceLowering, BroadcastLowering,
-               MaskLowering, RowScaleLowering, FusedExponentLowering>(tc, ctx);
+               MaskLowering, IotaLowering, RowScaleLowering,
+               FusedExponentLowering>(tc, ctx);
 }

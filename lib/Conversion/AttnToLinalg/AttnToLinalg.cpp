@@ -243,6 +243,31 @@ struct MaskLowering : OpRewritePattern<MaskOp> {
   }
 };
 
+/// result[i, j] = i32(start + (dim == 0 ? i : j)).
+struct IotaLowering : OpRewritePattern<IotaOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(IotaOp op, PatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    auto id = AffineMap::getMultiDimIdentityMap(2, rw.getContext());
+    Value init = tensor::EmptyOp::create(rw, loc, type.getShape(),
+                                         type.getElementType());
+    int64_t dim = op.getDim();
+    Value start = op.getStart();
+    rw.replaceOpWithNewOp<linalg::GenericOp>(
+        op, type, ValueRange{}, ValueRange{init}, ArrayRef<AffineMap>{id},
+        iterators({false, false}),
+        [&](OpBuilder &b, Location l, ValueRange) {
+          Value pos = arith::AddIOp::create(
+              b, l, start, linalg::IndexOp::create(b, l, dim));
+          linalg::YieldOp::create(
+              b, l,
+              Value(arith::IndexCastOp::create(b, l, b.getI32Type(), pos)));
+        });
+    return success();
+  }
+};
+
 struct ReduceLowering : OpRewritePattern<ReduceOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ReduceOp op,
@@ -318,7 +343,7 @@ struct ConvertAttnToLinalgPass
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     patterns.add<LoadTileLowering, StoreTileLowering, DotLowering, MaskLowering,
-                 ReduceLowering, BroadcastLowering>(&getContext());
+                 IotaLowering, ReduceLowering, BroadcastLowering>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     WalkResult left = getOperation()->walk([](Operation *op) {

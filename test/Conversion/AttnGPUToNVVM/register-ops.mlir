@@ -6,7 +6,7 @@
 // per element; attn.reduce folds in-thread then shuffles over the quad
 // (bfly 1, 2); attn.broadcast is a register permutation; attn.mask compares
 // each element's constant (col) and (col - row) offsets against one scalar
-// per thread.
+// per thread; attn.iota adds them to one.
 
 #mma = #attn.mma<warps = 1>
 #row = #attn.slice<#attn.mma<warps = 1>>
@@ -79,6 +79,42 @@ func.func @window(%s: memref<?x16xf32>, %o: memref<?x16xf32>) {
     %t = attn.load_tile %s[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32, #mma>
     %m = attn.mask %t q(%row, %n) kv(%c0, %n) {causal, window_left = 100} : tensor<16x16xf32, #mma>
     attn.store_tile %m, %o[%row] rows %c16 : tensor<16x16xf32, #mma>, memref<?x16xf32>
+  }
+  return
+}
+
+// -----
+
+#mma = #attn.mma<warps = 1>
+
+// attn.iota: a per-thread base (the row start plus warp row and g, or the
+// column start plus 2q) plus each element's constant row or column offset
+// in the layout; then elementwise integer ops stay vector ops (a score_mod's
+// key minus query position, as f32).
+// CHECK-LABEL: gpu.func @positions_kernel
+// CHECK-DAG:     %[[COLS:.*]] = arith.constant dense<[0, 1, 0, 1, 8, 9, 8, 9]> : vector<8xi32>
+// CHECK-DAG:     %[[ROWS:.*]] = arith.constant dense<[0, 0, 8, 8, 0, 0, 8, 8]> : vector<8xi32>
+// CHECK:         %[[QB:.*]] = vector.broadcast %{{.*}} : i32 to vector<8xi32>
+// CHECK:         %[[I:.*]] = arith.addi %[[QB]], %[[ROWS]] : vector<8xi32>
+// CHECK:         %[[KB:.*]] = vector.broadcast %{{.*}} : i32 to vector<8xi32>
+// CHECK:         %[[J:.*]] = arith.addi %[[KB]], %[[COLS]] : vector<8xi32>
+// CHECK:         %[[D:.*]] = arith.subi %[[J]], %[[I]] : vector<8xi32>
+// CHECK:         arith.sitofp %[[D]] : vector<8xi32> to vector<8xf32>
+func.func @positions(%s: memref<?x16xf32>, %o: memref<?x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %n = memref.dim %s, %c0 : memref<?x16xf32>
+  %nb = arith.ceildivui %n, %c16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %nb) {
+    %row = arith.muli %i, %c16 : index
+    %t = attn.load_tile %s[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32, #mma>
+    %qi = attn.iota %row dim 0 : tensor<16x16xi32, #mma>
+    %kj = attn.iota %c0 dim 1 : tensor<16x16xi32, #mma>
+    %d = arith.subi %kj, %qi : tensor<16x16xi32, #mma>
+    %df = arith.sitofp %d : tensor<16x16xi32, #mma> to tensor<16x16xf32, #mma>
+    %r = arith.addf %t, %df : tensor<16x16xf32, #mma>
+    attn.store_tile %r, %o[%row] rows %c16 : tensor<16x16xf32, #mma>, memref<?x16xf32>
   }
   return
 }

@@ -184,3 +184,21 @@ func.func @untiled(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
         memref<?x?x?x64xf32>
   return
 }
+
+// -----
+
+// attn.iota: a linalg.generic without inputs whose element (i, j) is
+// start + i (dim 0) or start + j (dim 1), cast to i32.
+// CHECK-LABEL: func.func @iota
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<16x32xi32>)
+// CHECK:           %[[I:.*]] = linalg.index 0 : index
+// CHECK:           %[[P:.*]] = arith.addi %arg0, %[[I]] : index
+// CHECK:           %[[P32:.*]] = arith.index_cast %[[P]] : index to i32
+// CHECK:           linalg.yield %[[P32]] : i32
+// CHECK:         linalg.generic
+// CHECK:           linalg.index 1 : index
+func.func @iota(%q0: index, %k0: index) -> (tensor<16x32xi32>, tensor<16x32xi32>) {
+  %i = attn.iota %q0 dim 0 : tensor<16x32xi32>
+  %j = attn.iota %k0 dim 1 : tensor<16x32xi32>
+  return %i, %j : tensor<16x32xi32>, tensor<16x32xi32>
+}

@@ -89,6 +89,18 @@
 // RUN: attn-run %S/Inputs/run-plain-f32.mlir --head-dim 64 --head-dim-v 64 --scale 0.125 --lse=false --seq-q 16 --seed 1 | FileCheck %s --check-prefix=AGREE
 // AGREE: D=64 Dv=64 causal=0 scale=1.250000e-01
 
+// score_mod captures: attn-run fills memref arguments of static shape (f32
+// or i32) after the op's operands; a load past the table is reported by the
+// reference (the kernel read undefined memory); positions and captures run
+// on the CPU path only.
+// RUN: not attn-run %S/Inputs/run-capture-dynamic.mlir 2>&1 | FileCheck %s --check-prefix=CAPDYN
+// CAPDYN: run-capture-dynamic.mlir:3:3: error: unsupported: attn-run fills score_mod captures of static shape, identity layout and f32 or i32 elements, not 'memref<?xf32>'
+// RUN: attn-run %S/Inputs/run-capture-static.mlir --heads 4 --seq-q 20 --seed 1 --check | FileCheck %s --check-prefix=PASS
+// RUN: not attn-run %S/Inputs/run-capture-static.mlir --heads 5 --seq-q 20 --seed 1 --check 2>&1 | FileCheck %s --check-prefix=CAPOOB
+// CAPOOB: attn-run: error: score_mod reads index 4 of dim 0 of its memref<4xf32> capture, outside the memref (the kernel's result is undefined)
+// RUN: not attn-run %S/Inputs/run-capture-static.mlir --target gpu --heads 4 2>&1 | FileCheck %s --check-prefix=CAPGPU
+// CAPGPU: attn-run: error: unsupported: a score_mod that reads b, h, q_idx, kv_idx or captured memrefs on --target gpu
+
 // Flags checked against the problem the IR and flags make together.
 // RUN: not attn-run %S/Inputs/run-static-dims.mlir --kv-heads 3 2>&1 | FileCheck %s --check-prefix=KV3
 // KV3: attn-run: error: heads (8) must be a multiple of kv-heads (3)

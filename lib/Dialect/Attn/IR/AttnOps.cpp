@@ -2,6 +2,7 @@
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 
@@ -350,6 +351,35 @@ LogicalResult AttentionOp::verify() {
   return verifyScoreMod();
 }
 
+/// The ops a score_mod body may hold: scalar code every backend lowers (the
+/// CPU pipeline, the GPU patterns, attn-run's float64 reference). Constants
+/// and memref.load are checked on their own.
+static constexpr llvm::StringLiteral kScoreModOps[] = {
+    // float arithmetic
+    "arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.negf",
+    "arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf",
+    // integer arithmetic
+    "arith.addi", "arith.subi", "arith.muli", "arith.divsi", "arith.divui",
+    "arith.remsi", "arith.remui", "arith.floordivsi", "arith.ceildivsi",
+    "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui", "arith.andi",
+    "arith.ori", "arith.xori", "arith.shli", "arith.shrsi", "arith.shrui",
+    // comparisons, selection, casts
+    "arith.cmpf", "arith.cmpi", "arith.select", "arith.sitofp",
+    "arith.uitofp", "arith.fptosi", "arith.fptoui", "arith.extsi",
+    "arith.extui", "arith.trunci", "arith.extf", "arith.truncf",
+    "arith.index_cast",
+    // math
+    "math.tanh", "math.exp", "math.exp2", "math.log", "math.sqrt", "math.absf",
+    "math.absi"};
+
+bool AttentionOp::scoreModUsesPositions() {
+  if (!hasScoreMod())
+    return false;
+  Block &block = getScoreMod().front();
+  return llvm::any_of(block.getArguments().drop_front(),
+                      [](BlockArgument a) { return !a.use_empty(); });
+}
+
 LogicalResult AttentionOp::verifyScoreMod() {
   Region &region = getScoreMod();
   if (region.empty())
@@ -357,48 +387,103 @@ LogicalResult AttentionOp::verifyScoreMod() {
   if (!region.hasOneBlock())
     return emitOpError() << "score_mod must have one block";
   Block &block = region.front();
-  Type f32 = Float32Type::get(getContext());
-  if (block.getNumArguments() != 1 || block.getArgument(0).getType() != f32)
-    return emitOpError() << "score_mod takes one f32 argument (the scaled "
-                            "score); query/key positions are not supported yet";
+  MLIRContext *ctx = getContext();
+  Type f32 = Float32Type::get(ctx), i32 = IntegerType::get(ctx, 32);
+  SmallVector<Type> full = {f32, i32, i32, i32, i32};
+  TypeRange args = block.getArgumentTypes();
+  if (!(args.size() == 1 && args[0] == f32) && TypeRange(full) != args)
+    return emitOpError() << "score_mod takes (%score: f32) or (%score: f32, "
+                            "%b: i32, %h: i32, %q_idx: i32, %kv_idx: i32)";
   if (block.empty() || !isa<YieldOp>(block.back()))
     return emitOpError() << "score_mod must end with attn.yield";
+  // Values that differ from score to score: the score, the positions i and
+  // j, and whatever is computed from them. A load must not depend on them:
+  // each thread would read its own elements (a gather), which no backend
+  // lowers yet.
+  llvm::SmallPtrSet<Value, 16> varying;
+  varying.insert(block.getArgument(0));
+  if (args.size() == 5) {
+    varying.insert(block.getArgument(3));
+    varying.insert(block.getArgument(4));
+  }
+  // What attn.attention writes: reading it from the body would race with
+  // the kernel's own stores.
+  SmallVector<Value> written = {getOutput()};
+  if (getLse())
+    written.push_back(getLse());
+  auto checkCapture = [&](Operation &op, Value v,
+                          bool memrefOk) -> LogicalResult {
+    if (v.getParentRegion() == &region ||
+        region.isProperAncestor(v.getParentRegion()))
+      return success();
+    if (isa<MemRefType>(v.getType())) {
+      if (!memrefOk)
+        return op.emitOpError()
+               << "in score_mod: a captured memref may only be read by "
+                  "memref.load";
+      if (llvm::is_contained(written, v))
+        return op.emitOpError() << "in score_mod: reads the attention's "
+                                   "output (O or LSE), which it writes";
+      return success();
+    }
+    if (!v.getType().isIntOrIndexOrFloat())
+      return op.emitOpError()
+             << "in score_mod: a value defined outside the region must be a "
+                "scalar or a memref, got "
+             << v.getType();
+    return success();
+  };
   for (Value v : block.back().getOperands())
     if (v.getParentRegion() != &region)
       return block.back().emitOpError()
-             << "in score_mod: values defined outside the region are not "
-                "supported yet";
-  // The lowering applies the body to whole score tiles: every op must be
-  // elementwise float arithmetic that every backend lowers (the CPU
-  // pipeline, the GPU patterns, attn-run's float64 reference), on scalars,
-  // with its operands from inside the region.
-  static constexpr llvm::StringLiteral kSupported[] = {
-      "arith.addf",    "arith.subf",     "arith.mulf",     "arith.divf",
-      "arith.negf",    "arith.maximumf", "arith.minimumf", "arith.maxnumf",
-      "arith.minnumf", "math.tanh",      "math.exp",       "math.exp2",
-      "math.log",      "math.sqrt",      "math.absf"};
+             << "in score_mod: must yield a value computed in the region";
   for (Operation &op : block.without_terminator()) {
-    bool constant = isa<arith::ConstantOp>(op);
-    if (constant && !isa<FloatAttr>(cast<arith::ConstantOp>(op).getValue()))
-      return op.emitOpError()
-             << "in score_mod: only float constants are supported";
-    if (!constant &&
-        !llvm::is_contained(kSupported, op.getName().getStringRef()))
-      return op.emitOpError()
-             << "in score_mod: unsupported op (supported: float constants; "
-                "arith addf, subf, mulf, divf, negf, maximumf, minimumf, "
-                "maxnumf, minnumf; math tanh, exp, exp2, log, sqrt, absf)";
-    for (Type t :
-         llvm::concat<const Type>(op.getOperandTypes(), op.getResultTypes()))
+    if (op.getNumRegions())
+      return op.emitOpError() << "in score_mod: ops with regions are not "
+                                 "supported";
+    for (Type t : op.getResultTypes())
       if (!t.isIntOrIndexOrFloat())
-        return op.emitOpError() << "in score_mod: operands and results must "
-                                   "be scalars, got "
-                                << t;
-    for (Value v : op.getOperands())
-      if (v.getParentRegion() != &region)
         return op.emitOpError()
-               << "in score_mod: values defined outside the region are not "
-                  "supported yet";
+               << "in score_mod: results must be scalars, got " << t;
+    if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+      if (!isa<FloatAttr, IntegerAttr>(c.getValue()))
+        return op.emitOpError()
+               << "in score_mod: only scalar constants are supported";
+      continue;
+    }
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      if (failed(checkCapture(op, load.getMemRef(), /*memrefOk=*/true)))
+        return failure();
+      if (load.getMemRef().getParentRegion() == &region)
+        return op.emitOpError()
+               << "in score_mod: loads from a memref defined outside the "
+                  "region only";
+      for (Value idx : load.getIndices()) {
+        if (varying.contains(idx))
+          return op.emitOpError()
+                 << "unsupported: in score_mod, a load indexed by the score "
+                    "or by the query/key position (a gather); indices may "
+                    "depend on b, h, constants and captured scalars only";
+        if (failed(checkCapture(op, idx, /*memrefOk=*/false)))
+          return failure();
+      }
+      continue;
+    }
+    if (!llvm::is_contained(kScoreModOps, op.getName().getStringRef()))
+      return op.emitOpError()
+             << "in score_mod: unsupported op (supported: scalar constants; "
+                "memref.load of a captured memref; arith float and integer "
+                "arithmetic, cmpf, cmpi, select and casts; math tanh, exp, "
+                "exp2, log, sqrt, absf, absi)";
+    for (Value v : op.getOperands()) {
+      if (failed(checkCapture(op, v, /*memrefOk=*/false)))
+        return failure();
+      if (!v.getType().isIntOrIndexOrFloat())
+        return op.emitOpError()
+               << "in score_mod: operands must be scalars, got " << v.getType();
+      if (varying.contains(v))
+        varying.insert(op.getResults().begin(), op.getResults().end());
+    }
   }
   return success();
 }
@@ -612,6 +697,17 @@ LogicalResult MaskOp::verify() {
                           getWindowRight())))
     return failure();
   return verifyNonEmpty(*this, "scores", t);
+}
+
+LogicalResult IotaOp::verify() {
+  auto t = cast<RankedTensorType>(getType());
+  if (t.getRank() != 2 || !t.hasStaticShape() ||
+      !t.getElementType().isInteger(32))
+    return emitOpError() << "result must be a static 2-d i32 tile, got " << t;
+  if (getDim() != 0 && getDim() != 1)
+    return emitOpError() << "dim must be 0 (rows) or 1 (columns), got "
+                         << getDim();
+  return verifyNonEmpty(*this, "result", t);
 }
 
 LogicalResult ReduceOp::verify() {

@@ -135,6 +135,8 @@ struct ProgramContext {
   /// With a score_mod: the op's scale, applied to S before the modifier
   /// (the softmax then runs at scale 1).
   std::optional<Scale> modScale;
+  /// With a score_mod: its per-program scalars (emitScoreModScalars).
+  IRMapping modScalars;
 
   /// The K/V indices of the key block starting at key `kvStart`:
   /// [b, kvHead, kvStart], or for a paged cache [page, kvHead, kvStart mod P]
@@ -193,31 +195,103 @@ Value negInfSplat(OpBuilder &b, Location loc, RankedTensorType type) {
       DenseElementsAttr::get(type, b.getFloatAttr(b.getF32Type(), ninf)));
 }
 
-/// The score_mod body applied to the score tile `s`: each scalar op becomes
-/// the same op on tiles of its type (the verifier admits only elementwise
-/// ops), each float constant a splat tile.
-Value applyScoreMod(OpBuilder &b, Location loc, Block &body, Value s) {
-  ArrayRef<int64_t> shape = cast<RankedTensorType>(s.getType()).getShape();
-  IRMapping map;
-  map.map(body.getArgument(0), s);
-  for (Operation &op : body.without_terminator()) {
-    if (auto c = dyn_cast<arith::ConstantOp>(op)) {
-      auto type = RankedTensorType::get(shape, c.getType());
-      map.map(c.getResult(),
-              arith::ConstantOp::create(
-                  b, loc, type, DenseElementsAttr::get(type, c.getValue())));
-      continue;
+/// The score_mod region's values that differ from score to score: the
+/// score, the positions i and j (arguments 0, 3, 4) and what is computed
+/// from them. The rest (b, h, captures, constants) is one value per program.
+llvm::SmallPtrSet<Operation *, 8> varyingOps(Block &body) {
+  llvm::SmallPtrSet<Value, 16> varying;
+  varying.insert(body.getArgument(0));
+  if (body.getNumArguments() == 5) {
+    varying.insert(body.getArgument(3));
+    varying.insert(body.getArgument(4));
+  }
+  llvm::SmallPtrSet<Operation *, 8> ops;
+  for (Operation &op : body.without_terminator())
+    if (llvm::any_of(op.getOperands(),
+                     [&](Value v) { return varying.contains(v); })) {
+      ops.insert(&op);
+      varying.insert(op.getResults().begin(), op.getResults().end());
     }
+  return ops;
+}
+
+/// The per-program part of the score_mod body (everything that does not
+/// depend on the score or the positions), emitted once at `b`'s insertion
+/// point, before the key/value loops: b and h become i32 scalars, captured
+/// values are used as they are, and each op is cloned as the scalar op it
+/// is. Fills `map` for applyScoreMod.
+void emitScoreModScalars(OpBuilder &b, Location loc, AttentionOp op, Value bIdx,
+                         Value hIdx, IRMapping &map) {
+  Block &body = op.getScoreMod().front();
+  if (body.getNumArguments() == 5) {
+    // FlexAttention's (b, h) as i32: batch (the packed sequence of a
+    // varlen batch) and query head.
+    for (auto [arg, v] : {std::pair{body.getArgument(1), bIdx},
+                          std::pair{body.getArgument(2), hIdx}})
+      if (!arg.use_empty())
+        map.map(arg, arith::IndexCastOp::create(b, loc, b.getI32Type(), v));
+  }
+  llvm::SmallPtrSet<Operation *, 8> varying = varyingOps(body);
+  for (Operation &o : body.without_terminator())
+    if (!varying.contains(&o))
+      b.clone(o, map);
+}
+
+/// The score_mod body applied to the score tile `s` of the block whose
+/// first query and key positions are `qStart`, `kvStart`: each op that
+/// depends on the score or the positions becomes the same op on tiles of
+/// its result type (the verifier admits only elementwise scalar ops), with
+/// per-program scalars (emitScoreModScalars, in `scalars`) splat to tiles;
+/// the positions are attn.iota tiles.
+Value applyScoreMod(OpBuilder &b, Location loc, Block &body,
+                    const IRMapping &scalars, Value s, Value qStart,
+                    Value kvStart) {
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(s.getType()).getShape();
+  auto i32Tile = RankedTensorType::get(shape, b.getI32Type());
+  IRMapping map = scalars;
+  llvm::SmallPtrSet<Value, 16> tiles;
+  auto mapTile = [&](Value from, Value to) {
+    map.map(from, to);
+    tiles.insert(to);
+  };
+  mapTile(body.getArgument(0), s);
+  if (body.getNumArguments() == 5) {
+    if (!body.getArgument(3).use_empty())
+      mapTile(body.getArgument(3),
+              IotaOp::create(b, loc, i32Tile, qStart, b.getI64IntegerAttr(0)));
+    if (!body.getArgument(4).use_empty())
+      mapTile(body.getArgument(4),
+              IotaOp::create(b, loc, i32Tile, kvStart, b.getI64IntegerAttr(1)));
+  }
+  // A scalar operand of a tile op as a tile: a constant as a dense splat
+  // constant (folds like the tiling's own constants), anything else as a
+  // tensor.splat.
+  auto asTile = [&](Value v) -> Value {
+    Value m = map.lookupOrDefault(v);
+    if (tiles.contains(m))
+      return m;
+    auto type = RankedTensorType::get(shape, m.getType());
+    if (auto c = m.getDefiningOp<arith::ConstantOp>())
+      return arith::ConstantOp::create(
+          b, loc, type,
+          DenseElementsAttr::get(type, cast<TypedAttr>(c.getValue())));
+    return tensor::SplatOp::create(b, loc, type, m);
+  };
+  llvm::SmallPtrSet<Operation *, 8> varying = varyingOps(body);
+  for (Operation &op : body.without_terminator()) {
+    if (!varying.contains(&op))
+      continue; // a per-program scalar, already in `scalars`
     OperationState state(loc, op.getName());
     for (Value v : op.getOperands())
-      state.addOperands(map.lookup(v));
+      state.addOperands(asTile(v));
     for (Type t : op.getResultTypes())
       state.addTypes(RankedTensorType::get(shape, t));
     state.addAttributes(op.getAttrs());
     Operation *tiled = b.create(state);
-    map.map(op.getResults(), tiled->getResults());
+    for (auto [from, to] : llvm::zip(op.getResults(), tiled->getResults()))
+      mapTile(from, to);
   }
-  return map.lookup(body.getTerminator()->getOperand(0));
+  return asTile(body.getTerminator()->getOperand(0));
 }
 
 /// S = Q·Kᵀ for key/value block `kb`, masked (-inf) where `masked` says the
@@ -245,7 +319,8 @@ std::tuple<Value, Value, Value> emitScores(OpBuilder &b, Location loc,
   if (pc.modScale) {
     s = arith::MulFOp::create(b, loc, s,
                               scaleSplat(b, loc, pc.scoreType, *pc.modScale));
-    s = applyScoreMod(b, loc, pc.op.getScoreMod().front(), s);
+    s = applyScoreMod(b, loc, pc.op.getScoreMod().front(), pc.modScalars, s,
+                      pc.qStart, kvStart);
   }
   if (masked)
     s = MaskOp::create(b, loc, pc.scoreType, s, pc.qStart, pc.nq, kvStart,
@@ -483,6 +558,8 @@ struct TileAttentionPass
     pc.qTile =
         LoadTileOp::create(b, loc, RankedTensorType::get({br, d}, elemType), q,
                            ValueRange{pc.memB, hIdx, qRow}, pc.qRows);
+    if (op.hasScoreMod())
+      emitScoreModScalars(b, loc, op, bIdx, hIdx, pc.modScalars);
 
     // Key/value blocks [0, nFull) are visible whole to every row of this
     // query block; [nFull, nEnd) need a mask; blocks from nEnd on are wholly

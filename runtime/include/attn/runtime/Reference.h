@@ -76,8 +76,11 @@ struct Problem : ProblemShape {
   /// in each). Empty: not packed.
   std::vector<int64_t> varlenQ, varlenK;
   /// A score modifier (attn.attention's score_mod): applied to every scaled
-  /// score before the mask, the softmax then without scale. Empty: none.
-  std::function<double(double)> scoreMod;
+  /// score before the mask, the softmax then without scale, as
+  /// scoreMod(s, b, h, i, j) with b the sequence (of a packed batch too), h
+  /// the query head, i and j the query's and the key's positions in their
+  /// sequence. Empty: none.
+  std::function<double(double, int64_t, int64_t, int64_t, int64_t)> scoreMod;
 
   /// Keys of sequence b: kvLens[b], or seqK.
   int64_t keysOf(int64_t b) const {

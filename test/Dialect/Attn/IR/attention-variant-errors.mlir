@@ -297,9 +297,9 @@ func.func @varlen_both(%q: memref<1x4x9x64xbf16>, %c: memref<3xi32>) {
 
 // -----
 
-// score_mod: one f32 argument (positions are not supported yet).
+// score_mod: (score) or (score, b, h, q_idx, kv_idx), nothing else.
 func.func @score_mod_args(%q: memref<1x4x9x64xbf16>) {
-  // expected-error @+1 {{'attn.attention' op score_mod takes one f32 argument (the scaled score); query/key positions are not supported yet}}
+  // expected-error @+1 {{'attn.attention' op score_mod takes (%score: f32) or (%score: f32, %b: i32, %h: i32, %q_idx: i32, %kv_idx: i32)}}
   attn.attention %q, %q, %q into %q score_mod {
   ^bb0(%s: f32, %i: index):
     attn.yield %s : f32
@@ -310,15 +310,16 @@ func.func @score_mod_args(%q: memref<1x4x9x64xbf16>) {
 
 // -----
 
-// score_mod: the body is applied to whole tiles: float arithmetic that
-// every backend lowers.
-func.func @score_mod_not_elementwise(%q: memref<1x4x9x64xbf16>,
-                                     %m: memref<f32>) {
+// score_mod: a load indexed by a key position is a gather (each thread its
+// own elements), which no backend lowers yet.
+func.func @score_mod_gather(%q: memref<1x4x9x64xbf16>, %t: memref<9xf32>) {
   attn.attention %q, %q, %q into %q score_mod {
-  ^bb0(%s: f32):
-    // expected-error @+1 {{'memref.load' op in score_mod: unsupported op (supported: float constants; arith addf, subf, mulf, divf, negf, maximumf, minimumf, maxnumf, minnumf; math tanh, exp, exp2, log, sqrt, absf)}}
-    %b = memref.load %m[] : memref<f32>
-    attn.yield %b : f32
+  ^bb0(%s: f32, %b: i32, %h: i32, %i: i32, %j: i32):
+    %x = arith.index_cast %j : i32 to index
+    // expected-error @+1 {{'memref.load' op unsupported: in score_mod, a load indexed by the score or by the query/key position (a gather); indices may depend on b, h, constants and captured scalars only}}
+    %y = memref.load %t[%x] : memref<9xf32>
+    %r = arith.addf %s, %y : f32
+    attn.yield %r : f32
   } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
       memref<1x4x9x64xbf16>
   return
@@ -326,12 +327,15 @@ func.func @score_mod_not_elementwise(%q: memref<1x4x9x64xbf16>,
 
 // -----
 
-// score_mod: a value captured from outside the region.
-func.func @score_mod_capture(%q: memref<1x4x9x64xbf16>, %cap: f32) {
+// score_mod: an index computed from the score is a gather too.
+func.func @score_mod_gather_score(%q: memref<1x4x9x64xbf16>,
+                                  %t: memref<9xf32>) {
   attn.attention %q, %q, %q into %q score_mod {
   ^bb0(%s: f32):
-    // expected-error @+1 {{'arith.mulf' op in score_mod: values defined outside the region are not supported yet}}
-    %y = arith.mulf %s, %cap : f32
+    %n = arith.fptosi %s : f32 to i32
+    %x = arith.index_cast %n : i32 to index
+    // expected-error @+1 {{'memref.load' op unsupported: in score_mod, a load indexed by the score}}
+    %y = memref.load %t[%x] : memref<9xf32>
     attn.yield %y : f32
   } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
       memref<1x4x9x64xbf16>
@@ -340,12 +344,45 @@ func.func @score_mod_capture(%q: memref<1x4x9x64xbf16>, %cap: f32) {
 
 // -----
 
-// score_mod: integer constants are not a score's type.
-func.func @score_mod_int_constant(%q: memref<1x4x9x64xbf16>) {
+// score_mod: reading the output the attention writes would race with it.
+func.func @score_mod_reads_output(%q: memref<1x4x9x64xbf16>,
+                                  %o: memref<1x4x9x64xbf16>) {
+  attn.attention %q, %q, %q into %o score_mod {
+  ^bb0(%s: f32, %b: i32, %h: i32, %i: i32, %j: i32):
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{'memref.load' op in score_mod: reads the attention's output (O or LSE), which it writes}}
+    %y = memref.load %o[%c0, %c0, %c0, %c0] : memref<1x4x9x64xbf16>
+    %r = arith.extf %y : bf16 to f32
+    attn.yield %r : f32
+  } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+      memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+// score_mod: a captured memref is read by memref.load only.
+func.func @score_mod_memref_operand(%q: memref<1x4x9x64xbf16>,
+                                    %t: memref<9xf32>) {
   attn.attention %q, %q, %q into %q score_mod {
   ^bb0(%s: f32):
-    // expected-error @+1 {{'arith.constant' op in score_mod: only float constants are supported}}
-    %c = arith.constant 3 : i32
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{'memref.dim' op in score_mod: unsupported op}}
+    %n = memref.dim %t, %c0 : memref<9xf32>
+    attn.yield %s : f32
+  } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+      memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+// score_mod: every value is a scalar (the lowering makes the tiles).
+func.func @score_mod_tensor_constant(%q: memref<1x4x9x64xbf16>) {
+  attn.attention %q, %q, %q into %q score_mod {
+  ^bb0(%s: f32):
+    // expected-error @+1 {{'arith.constant' op in score_mod: results must be scalars, got 'tensor<2xf32>'}}
+    %c = arith.constant dense<1.0> : tensor<2xf32>
     attn.yield %s : f32
   } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
       memref<1x4x9x64xbf16>
@@ -407,7 +444,7 @@ func.func @score_mod_terminator(%q: memref<1x4x9x64xbf16>) {
 func.func @score_mod_yield_capture(%q: memref<1x4x9x64xbf16>, %x: f32) {
   attn.attention %q, %q, %q into %q score_mod {
   ^bb0(%s: f32):
-    // expected-error @+1 {{'attn.yield' op in score_mod: values defined outside the region are not supported yet}}
+    // expected-error @+1 {{'attn.yield' op in score_mod: must yield a value computed in the region}}
     attn.yield %x : f32
   } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
       memref<1x4x9x64xbf16>

@@ -335,6 +335,18 @@ func.func @mask(%s: tensor<64x32xf32>, %q0: index, %nq: index, %k0: index,
 
 // -----
 
+// attn.iota: the rows' query positions and the columns' key positions.
+// CHECK-LABEL: func.func @iota
+// CHECK-NEXT: attn.iota %{{.*}} dim 0 : tensor<64x32xi32>
+// CHECK-NEXT: attn.iota %{{.*}} dim 1 : tensor<64x32xi32>
+func.func @iota(%q0: index, %k0: index) -> (tensor<64x32xi32>, tensor<64x32xi32>) {
+  %i = attn.iota %q0 dim 0 : tensor<64x32xi32>
+  %j = attn.iota %k0 dim 1 : tensor<64x32xi32>
+  return %i, %j : tensor<64x32xi32>, tensor<64x32xi32>
+}
+
+// -----
+
 // A sliding window's bounds on attn.mask: with causal (its right bound 0),
 // and both bounds alone.
 // CHECK-LABEL: func.func @mask_window
@@ -615,6 +627,67 @@ func.func @score_mod(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
     %y = arith.mulf %t, %c : f32
     attn.yield %y : f32
   } {causal} : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+      memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}
+
+// -----
+
+// A score_mod with the positions (b, h, q_idx, kv_idx) and a captured table
+// (ALiBi's per-head slopes) round-trips; integer arithmetic, casts and the
+// load of a captured memref are its body.
+// CHECK-LABEL: func.func @score_mod_positions
+// CHECK-SAME:    %[[SLOPES:[^:]+]]: memref<?xf32>
+// CHECK:       score_mod {
+// CHECK-NEXT:  ^bb0(%[[S:.*]]: f32, %{{.*}}: i32, %[[H:.*]]: i32, %[[I:.*]]: i32, %[[J:.*]]: i32):
+// CHECK-NEXT:    %[[HI:.*]] = arith.index_cast %[[H]] : i32 to index
+// CHECK-NEXT:    %[[SL:.*]] = memref.load %[[SLOPES]][%[[HI]]] : memref<?xf32>
+// CHECK-NEXT:    %[[D:.*]] = arith.subi %[[J]], %[[I]] : i32
+// CHECK-NEXT:    %[[DF:.*]] = arith.sitofp %[[D]] : i32 to f32
+// CHECK-NEXT:    %[[B:.*]] = arith.mulf %[[SL]], %[[DF]] : f32
+// CHECK-NEXT:    %[[R:.*]] = arith.addf %[[S]], %[[B]] : f32
+// CHECK-NEXT:    attn.yield %[[R]] : f32
+// CHECK-NEXT:  } {causal}
+func.func @score_mod_positions(%q: memref<?x?x?x64xbf16>,
+                               %k: memref<?x?x?x64xbf16>,
+                               %v: memref<?x?x?x64xbf16>,
+                               %o: memref<?x?x?x64xbf16>,
+                               %slopes: memref<?xf32>) {
+  attn.attention %q, %k, %v into %o score_mod {
+  ^bb0(%s: f32, %b: i32, %h: i32, %i: i32, %j: i32):
+    %hi = arith.index_cast %h : i32 to index
+    %slope = memref.load %slopes[%hi] : memref<?xf32>
+    %d = arith.subi %j, %i : i32
+    %df = arith.sitofp %d : i32 to f32
+    %bias = arith.mulf %slope, %df : f32
+    %r = arith.addf %s, %bias : f32
+    attn.yield %r : f32
+  } {causal} : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+      memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}
+
+// -----
+
+// A mask written as a score_mod (Llama 4's chunked attention: keys of the
+// query's chunk of 256 only), with a captured scalar (a function argument).
+// CHECK-LABEL: func.func @score_mod_chunked
+// CHECK:       arith.floordivsi
+// CHECK:       arith.cmpi eq
+// CHECK:       arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+func.func @score_mod_chunked(%q: memref<?x?x?x64xbf16>,
+                             %k: memref<?x?x?x64xbf16>,
+                             %v: memref<?x?x?x64xbf16>,
+                             %o: memref<?x?x?x64xbf16>, %chunk: i32) {
+  attn.attention %q, %k, %v into %o score_mod {
+  ^bb0(%s: f32, %b: i32, %h: i32, %i: i32, %j: i32):
+    %ci = arith.floordivsi %i, %chunk : i32
+    %cj = arith.floordivsi %j, %chunk : i32
+    %same = arith.cmpi eq, %ci, %cj : i32
+    %ninf = arith.constant 0xFF800000 : f32
+    %r = arith.select %same, %s, %ninf : f32
+    attn.yield %r : f32
+  } : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
       memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
   return
 }

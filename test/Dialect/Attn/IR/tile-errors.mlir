@@ -1,9 +1,9 @@
 // RUN: attn-opt %s -split-input-file -verify-diagnostics
 
 // The tile-level ops' verifiers and parsers (AttnOps.cpp): attn.load_tile,
-// attn.store_tile, attn.dot, attn.mask, attn.reduce and attn.broadcast. Each
-// input is valid but for the one rule it breaks, and is refused where it is
-// written. The GPU ops and layouts are in gpu-errors.mlir.
+// attn.store_tile, attn.dot, attn.mask, attn.iota, attn.reduce and
+// attn.broadcast. Each input is valid but for the one rule it breaks, and is
+// refused where it is written. The GPU ops and layouts are in gpu-errors.mlir.
 
 //===----------------------------------------------------------------------===//
 // attn.load_tile / attn.store_tile
@@ -252,6 +252,22 @@ func.func @dot_zero_contraction(%a: tensor<4x0xf32>, %c: tensor<4x4xf32>) -> ten
 //===----------------------------------------------------------------------===//
 // attn.mask / attn.reduce / attn.broadcast
 //===----------------------------------------------------------------------===//
+
+func.func @iota_type(%i: index) {
+  // expected-error @+1 {{'attn.iota' op result must be a static 2-d i32 tile, got 'tensor<64x64xi64>'}}
+  %0 = attn.iota %i dim 0 : tensor<64x64xi64>
+  return
+}
+
+// -----
+
+func.func @iota_dim(%i: index) {
+  // expected-error @+1 {{'attn.iota' op dim must be 0 (rows) or 1 (columns), got 2}}
+  %0 = attn.iota %i dim 2 : tensor<64x64xi32>
+  return
+}
+
+// -----
 
 func.func @mask_scores(%s: tensor<64x64xf16>, %i: index) {
   // expected-error @+1 {{'attn.mask' op scores must be a static 2-d f32 tile, got 'tensor<64x64xf16>'}}

@@ -73,3 +73,74 @@ func.func @dynamic_scale(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
         memref<?x?x?x64xf32>
   return
 }
+
+// -----
+
+// The positions and a captured table (ALiBi, S + slopes[h]·(j − i)): the
+// per-program part of the body (h as i32 and back to an index, which fold
+// away, and the slope's load) is emitted once, before the key/value loops; in each pass the positions are
+// attn.iota tiles of the block's first query row and first key, and the
+// slope a splat of the loaded scalar. Fused, the body runs once per block.
+// CHECK-LABEL: func.func @alibi
+// CHECK-SAME:    %[[SLOPES:[^:]+]]: memref<?xf32>
+// CHECK:         scf.forall (%{{.*}}, %[[H:.*]], %{{.*}}) in
+// CHECK:           %[[SLOPE:.*]] = memref.load %[[SLOPES]][%[[H]]] : memref<?xf32>
+// CHECK:           scf.for
+// CHECK:             %[[S:.*]] = attn.dot
+// CHECK-NEXT:        %[[X:.*]] = arith.mulf %[[S]], %{{.*}} : tensor<64x128xf32>
+// CHECK-NEXT:        %[[I:.*]] = attn.iota %{{.*}} dim 0 : tensor<64x128xi32>
+// CHECK-NEXT:        %[[J:.*]] = attn.iota %{{.*}} dim 1 : tensor<64x128xi32>
+// CHECK-NEXT:        %[[D:.*]] = arith.subi %[[J]], %[[I]] : tensor<64x128xi32>
+// CHECK-NEXT:        %[[DF:.*]] = arith.sitofp %[[D]] : tensor<64x128xi32> to tensor<64x128xf32>
+// CHECK-NEXT:        %[[SP:.*]] = tensor.splat %[[SLOPE]] : tensor<64x128xf32>
+// CHECK-NEXT:        %[[B:.*]] = arith.mulf %[[SP]], %[[DF]] : tensor<64x128xf32>
+// CHECK-NEXT:        %[[R:.*]] = arith.addf %[[X]], %[[B]] : tensor<64x128xf32>
+// CHECK-NEXT:        attn.reduce max %[[R]]
+// FUSED-LABEL: func.func @alibi
+// FUSED:         memref.load
+// FUSED-NOT:     memref.load
+// FUSED:         scf.for
+// FUSED:           attn.iota %{{.*}} dim 0
+// FUSED:           attn.iota %{{.*}} dim 1
+// FUSED-NOT:       attn.iota
+// FUSED:         } {attn.online_softmax, attn.softmax_scale = 1.000000e+00 : f32}
+func.func @alibi(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
+                 %v: memref<?x?x?x64xf32>, %o: memref<?x?x?x64xf32>,
+                 %slopes: memref<?xf32>) {
+  attn.attention %q, %k, %v into %o score_mod {
+  ^bb0(%s: f32, %b: i32, %h: i32, %i: i32, %j: i32):
+    %hi = arith.index_cast %h : i32 to index
+    %slope = memref.load %slopes[%hi] : memref<?xf32>
+    %d = arith.subi %j, %i : i32
+    %df = arith.sitofp %d : i32 to f32
+    %bias = arith.mulf %slope, %df : f32
+    %r = arith.addf %s, %bias : f32
+    attn.yield %r : f32
+  } {target = #attn.target<arch = "cpu", smem_per_block = 1048576, num_sms = 1>}
+      : memref<?x?x?x64xf32>, memref<?x?x?x64xf32>, memref<?x?x?x64xf32>,
+        memref<?x?x?x64xf32>
+  return
+}
+
+// -----
+
+// An unused position makes no iota; a body of per-program values only (the
+// batch index as a float bias) is computed once and splat.
+// CHECK-LABEL: func.func @batch_bias
+// CHECK:         %[[B32:.*]] = arith.index_cast %{{.*}} : index to i32
+// CHECK-NEXT:    %[[BF:.*]] = arith.sitofp %[[B32]] : i32 to f32
+// CHECK:         scf.for
+// CHECK-NOT:       attn.iota
+// CHECK:           tensor.splat %[[BF]] : tensor<64x128xf32>
+func.func @batch_bias(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
+                      %v: memref<?x?x?x64xf32>, %o: memref<?x?x?x64xf32>) {
+  attn.attention %q, %k, %v into %o score_mod {
+  ^bb0(%s: f32, %b: i32, %h: i32, %i: i32, %j: i32):
+    %bf = arith.sitofp %b : i32 to f32
+    %r = arith.addf %s, %bf : f32
+    attn.yield %r : f32
+  } {target = #attn.target<arch = "cpu", smem_per_block = 1048576, num_sms = 1>}
+      : memref<?x?x?x64xf32>, memref<?x?x?x64xf32>, memref<?x?x?x64xf32>,
+        memref<?x?x?x64xf32>
+  return
+}

@@ -80,17 +80,33 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
       bottom-right aligned in each sequence. The offsets' rules are a
       precondition of the compiled code (the runtime and attn-run check
       them). Not with kv_lens, pages or split_kv.
-    * `score_mod { ^bb0(%s: f32): ... attn.yield %t : f32 }` modifies every
-      scaled score before the mask and the softmax (FlexAttention's and
-      FlashAttention-4's `score_mod`): S'[j] = mod(S[j]), then
-      O = softmax(S')·V and LSE = log Σ_j exp(S'[j]) with no further scale.
-      The body is scalar float arithmetic on the score that every backend
-      lowers (float constants; arith addf, subf, mulf, divf, negf, maximumf,
-      minimumf, maxnumf, minnumf; math tanh, exp, exp2, log, sqrt, absf);
-      values defined outside it, and the query/key positions, are not
-      supported yet. The
-      lowering applies the body to whole score tiles, so a modifier costs its
-      own instructions and nothing else. A soft-cap of 30 (Gemma 2):
+    * `score_mod { ^bb0(%s: f32[, %b: i32, %h: i32, %i: i32, %j: i32]): ...
+      attn.yield %t : f32 }` modifies every scaled score before the mask
+      and the softmax (FlexAttention's and FlashAttention-4's `score_mod`):
+      S'[i, j] = mod(S[i, j], b, h, i, j), then O = softmax(S')·V and
+      LSE = log Σ_j exp(S'[i, j]) with no further scale. The optional
+      arguments are the batch index b (the sequence of a packed batch), the
+      query head h, the query's row i and the key's position j, both counted
+      from the start of their sequence (a KV cache's key position; i32:
+      sequences are shorter than 2^31). The body is scalar code that every
+      backend lowers:
+      - constants (float, integer, index); arith float ops (addf, subf,
+        mulf, divf, negf, maximumf, minimumf, maxnumf, minnumf), integer ops
+        (addi, subi, muli, divsi, divui, remsi, remui, floordivsi,
+        ceildivsi, maxsi, minsi, maxui, minui, andi, ori, xori, shli, shrsi,
+        shrui), cmpf, cmpi, select and casts (sitofp, uitofp, fptosi,
+        fptoui, extsi, extui, trunci, extf, truncf, index_cast); math tanh,
+        exp, exp2, log, sqrt, absf, absi;
+      - `memref.load` from a memref defined outside the region (a captured
+        table: ALiBi's per-head slopes, a per-batch offset) at indices that
+        depend only on b, h, constants and captured scalars. A load indexed
+        by i, j or the score (a gather: relative-position buckets, document
+        ids) is not supported yet.
+      Scalars defined outside the region (function arguments, constants) may
+      be used too. The lowering applies the body to whole score tiles: the
+      part that depends only on b, h and captures runs once per program, the
+      rest once per score, so a modifier costs its own instructions and
+      nothing else. A soft-cap of 30 (Gemma 2):
 
     ```mlir
     attn.attention %q, %k, %v into %o score_mod {
@@ -101,6 +117,25 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
       %y = arith.mulf %t, %c : f32
       attn.yield %y : f32
     } : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+        memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+    ```
+
+      ALiBi (BLOOM, MPT) with a slope per query head, S + slope[h]·(j − i)
+      (under a causal mask, O equals bottom-right aligned ALiBi's,
+      −slope·(i + Nk − Nq − j): the two differ by a constant per row, which
+      the softmax cancels and the LSE keeps):
+
+    ```mlir
+    attn.attention %q, %k, %v into %o score_mod {
+    ^bb0(%s: f32, %b: i32, %h: i32, %i: i32, %j: i32):
+      %hi = arith.index_cast %h : i32 to index
+      %slope = memref.load %slopes[%hi] : memref<?xf32>
+      %d = arith.subi %j, %i : i32
+      %df = arith.sitofp %d : i32 to f32
+      %bias = arith.mulf %slope, %df : f32
+      %r = arith.addf %s, %bias : f32
+      attn.yield %r : f32
+    } {causal} : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
         memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
     ```
 
@@ -176,6 +211,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     bool isPaged() { return static_cast<bool>(getPageTable()); }
     /// Whether the scores pass through a `score_mod` region.
     bool hasScoreMod() { return !getScoreMod().empty(); }
+    /// Whether the score_mod reads any of b, h, q_idx, kv_idx.
+    bool scoreModUsesPositions();
     /// The score_mod region's rules (AttentionOp::verify).
     ::llvm::LogicalResult verifyScoreMod();
     /// Whether the batch is packed sequences of different lengths
@@ -392,6 +429,28 @@ def Attn_MaskOp : Attn_Op<"mask", [Pure, AllTypesMatch<["scores", "result"]>]> {
     $scores `q` `(` $q_start `,` $q_len `)` `kv` `(` $kv_start `,` $kv_len `)`
     attr-dict `:` type($scores)
   }];
+  let hasVerifier = 1;
+}
+
+def Attn_IotaOp : Attn_Op<"iota", [Pure]> {
+  let summary = "A tile of query or key positions";
+  let description = [{
+    `result[i, j] = start + i` with `dim = 0` (each row's query position) or
+    `start + j` with `dim = 1` (each column's key position), as i32. The
+    tiling builds the position arguments of a `score_mod` region with it;
+    each backend lowers it from the tile's layout (every element's row and
+    column), with no memory traffic.
+
+    Example:
+
+    ```mlir
+    %qi = attn.iota %q0 dim 0 : tensor<64x64xi32>
+    %kj = attn.iota %k0 dim 1 : tensor<64x64xi32>
+    ```
+  }];
+  let arguments = (ins Index:$start, I64Attr:$dim);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$start `dim` $dim attr-dict `:` type($result)";
   let hasVerifier = 1;
 }
 
