@@ -89,17 +89,18 @@ func.func @window(%s: memref<?x16xf32>, %o: memref<?x16xf32>) {
 
 // attn.iota: a per-thread base (the row start plus warp row and g, or the
 // column start plus 2q) plus each element's constant row or column offset
-// in the layout; then elementwise integer ops stay vector ops (a score_mod's
-// key minus query position, as f32).
+// in the layout. A score_mod's key minus query position as f32 folds to one
+// scalar subtraction and conversion a thread plus constant float offsets
+// (column minus row): no per-element integer op or conversion.
 // CHECK-LABEL: gpu.func @positions_kernel
-// CHECK-DAG:     %[[COLS:.*]] = arith.constant dense<[0, 1, 0, 1, 8, 9, 8, 9]> : vector<8xi32>
-// CHECK-DAG:     %[[ROWS:.*]] = arith.constant dense<[0, 0, 8, 8, 0, 0, 8, 8]> : vector<8xi32>
-// CHECK:         %[[QB:.*]] = vector.broadcast %{{.*}} : i32 to vector<8xi32>
-// CHECK:         %[[I:.*]] = arith.addi %[[QB]], %[[ROWS]] : vector<8xi32>
-// CHECK:         %[[KB:.*]] = vector.broadcast %{{.*}} : i32 to vector<8xi32>
-// CHECK:         %[[J:.*]] = arith.addi %[[KB]], %[[COLS]] : vector<8xi32>
-// CHECK:         %[[D:.*]] = arith.subi %[[J]], %[[I]] : vector<8xi32>
-// CHECK:         arith.sitofp %[[D]] : vector<8xi32> to vector<8xf32>
+// CHECK-DAG:     %[[OFFS:.*]] = arith.constant dense<[0.000000e+00, 1.000000e+00, -8.000000e+00, -7.000000e+00, 8.000000e+00, 9.000000e+00, 0.000000e+00, 1.000000e+00]> : vector<8xf32>
+// CHECK-NOT:     arith.subi %{{.*}} : vector<8xi32>
+// CHECK:         %[[D:.*]] = arith.subi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT:    %[[DF:.*]] = arith.sitofp %[[D]] : i32 to f32
+// CHECK-NEXT:    %[[B:.*]] = vector.broadcast %[[DF]] : f32 to vector<8xf32>
+// CHECK-NEXT:    %[[P:.*]] = arith.addf %[[B]], %[[OFFS]] : vector<8xf32>
+// CHECK-NEXT:    arith.addf %{{.*}}, %[[P]] : vector<8xf32>
+// CHECK-NOT:     arith.sitofp %{{.*}} : vector<8xi32>
 func.func @positions(%s: memref<?x16xf32>, %o: memref<?x16xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -287,6 +288,30 @@ func.func @row_sum_tree(%s: memref<?x32xf32>, %l: memref<?xf32>) {
     %t = attn.load_tile %s[%c0] rows %c16 : memref<?x32xf32> -> tensor<16x32xf32, #mma>
     %r = attn.reduce sum %t : tensor<16x32xf32, #mma> -> tensor<16xf32, #row>
     attn.store_tile %r, %l[%c0] rows %c16 : tensor<16xf32, #row>, memref<?xf32>
+  }
+  return
+}
+
+// -----
+
+#mma = #attn.mma<warps = 1>
+
+// attn.iota alone keeps its per-element form: the base broadcast plus the
+// layout's constant offsets (here the rows: 8·(e/2)).
+// CHECK-LABEL: gpu.func @row_positions_kernel
+// CHECK-DAG:     %[[ROWS:.*]] = arith.constant dense<[0, 0, 8, 8, 0, 0, 8, 8]> : vector<8xi32>
+// CHECK:         %[[QB:.*]] = vector.broadcast %{{.*}} : i32 to vector<8xi32>
+// CHECK:         arith.addi %[[QB]], %[[ROWS]] : vector<8xi32>
+func.func @row_positions(%s: memref<?x16xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %n = memref.dim %s, %c0 : memref<?x16xi32>
+  %nb = arith.ceildivui %n, %c16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %nb) {
+    %row = arith.muli %i, %c16 : index
+    %qi = attn.iota %row dim 0 : tensor<16x16xi32, #mma>
+    attn.store_tile %qi, %s[%row] rows %c16 : tensor<16x16xi32, #mma>, memref<?x16xi32>
   }
   return
 }

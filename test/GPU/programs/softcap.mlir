@@ -4,7 +4,8 @@
 // written at the tile level (the fused form attn-tile-attention and
 // attn-fuse-online-softmax give for a bf16, D = 128 attention, with the cap
 // inserted after each S = Q·Kᵀ). The GPU backend lowers the extra arith/math
-// ops like any other elementwise op (tanh from ex2 per element), and the
+// ops like any other elementwise op (tanh from ex2 and rcp per element: no
+// `afn`, so not tanh.approx), and the
 // GPU check (tools/scripts/gpu_programs.py) compares it with float64.
 // program: {"variant": "softcap", "softcap": 8.0, "dtype": "bf16", "head_dim": 128, "causal": false, "args": ["q", "k", "v", "o", "lse"], "bench": false}
 // RUN: attn-opt %s -attn-assign-layouts -attn-pipeline-kv-loop -convert-attn-gpu-to-nvvm | FileCheck %s --check-prefix=IR --implicit-check-not=math.tanh
@@ -13,6 +14,7 @@
 // IR-LABEL: gpu.func @attention_kernel
 // IR:         arith.andi %{{.*}}, %c2147483647_i32 : i32
 // IR:         llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
+// IR:         llvm.call_intrinsic "llvm.nvvm.rcp.approx.ftz.f"
 // IR:         arith.ori
 // PTX:        .entry attention_kernel
 // On sm_90a: S = Q·Kᵀ (128x32 blocks) on wgmma with both operands in

@@ -103,7 +103,9 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
         by i, j or the score (a gather: relative-position buckets, document
         ids) is not supported yet.
       Scalars defined outside the region (function arguments, constants) may
-      be used too. The lowering applies the body to whole score tiles: the
+      be used too. `math.tanh` with `fastmath<afn>` may become the GPU's
+      tanh.approx.f32 (relative error <= 2^-11, FlashAttention-3's
+      soft-cap); without it the GPU's tanh is accurate to a few ulp. The lowering applies the body to whole score tiles: the
       part that depends only on b, h and captures runs once per program, the
       rest once per score, so a modifier costs its own instructions and
       nothing else. A soft-cap of 30 (Gemma 2):
@@ -113,7 +115,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     ^bb0(%s: f32):
       %c = arith.constant 30.0 : f32
       %x = arith.divf %s, %c : f32
-      %t = math.tanh %x : f32
+      %t = math.tanh %x fastmath<afn> : f32
       %y = arith.mulf %t, %c : f32
       attn.yield %y : f32
     } : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
