@@ -4,8 +4,9 @@
 // fresh random values and hands the same buffer to both). This file: ALiBi
 // with per-head slopes from a captured [8] table, causal; Inputs/: chunked
 // attention (a mask written as a score_mod: -inf outside the query's chunk
-// of 48, rows past the keys' last chunk see nothing) and a body of every
-// integer op, cast and comparison. f32 as written, bf16 and f16 through sed;
+// of 48, rows past the keys' last chunk see nothing), a body of every
+// integer op, cast and comparison, and two gathers (a relative-position
+// bias, document ids). f32 as written, bf16 and f16 through sed;
 // GQA, cross attention both ways, several key blocks, one-row blocks.
 //
 // RUN: attn-run %s --batch 2 --heads 4 --kv-heads 2 --seq-q 130 --seq-k 200 --check | FileCheck %s
@@ -19,6 +20,14 @@
 // RUN: sed -e 's/64xf32/64xbf16/g' %S/Inputs/score-mod-chunked.mlir > %t.chunked.bf16.mlir
 // RUN: attn-run %t.chunked.bf16.mlir --batch 3 --heads 4 --kv-heads 1 --seq-q 257 --seq-k 257 --check | FileCheck %s
 // RUN: attn-run %S/Inputs/score-mod-int-ops.mlir --batch 3 --heads 5 --seq-q 70 --seq-k 90 --check | FileCheck %s
+// Gathers (a load indexed by the positions): a relative-position bias and
+// document ids; the padded rows and columns of the last blocks read the
+// last position's entry (clamped iotas), so no load leaves the tables.
+// RUN: attn-run %S/Inputs/score-mod-relbias.mlir --batch 2 --heads 8 --kv-heads 2 --seq-q 130 --seq-k 200 --check | FileCheck %s
+// RUN: sed -e 's/64xf32/64xbf16/g' %S/Inputs/score-mod-relbias.mlir > %t.relbias.bf16.mlir
+// RUN: attn-run %t.relbias.bf16.mlir --heads 4 --seq-q 1000 --seq-k 33 --check | FileCheck %s
+// RUN: attn-run %S/Inputs/score-mod-docmask.mlir --batch 2 --heads 3 --seq-q 300 --check | FileCheck %s
+// RUN: attn-run %S/Inputs/score-mod-docmask.mlir --batch 2 --heads 2 --seq-q 77 --seq-k 300 --block-q 16 --block-kv 32 --no-fuse --check | FileCheck %s
 // A kernel that ignored the positions or the captures would fail: the
 // reference applies them.
 

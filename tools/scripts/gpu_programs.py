@@ -128,6 +128,13 @@ class Kernel:
         return go
 
 
+def document_ids(b, n, gen=None):
+    """[b, n] int32 document ids of packed sequences: non-decreasing, a new
+    document starting at each position with probability 1/256."""
+    starts = torch.rand(b, n, device="cuda", generator=gen) < 1 / 256
+    return torch.cumsum(starts.int(), dim=1, dtype=torch.int32)
+
+
 def reference(q, k, v, causal, scale, variant, extra):
     """float64 O and LSE; Q [B,Hq,Nq,D], K/V [B,Hkv,Nk,D]."""
     q, k, v = q.double(), k.double(), v.double()
@@ -148,6 +155,16 @@ def reference(q, k, v, causal, scale, variant, extra):
         j = torch.arange(nk, device=q.device, dtype=torch.float64)[None, :]
         slopes = extra["slopes"].double()[None, :, None, None]
         s = s + slopes * (j - i)
+    if variant == "relbias":
+        m = extra["max_distance"]
+        i = torch.arange(nq, device=q.device)[:, None]
+        j = torch.arange(nk, device=q.device)[None, :]
+        bucket = (j - i).clamp(-m, m) + m
+        s = s + extra["table"].double()[:, bucket][None]
+    if variant == "docmask":
+        docs = extra["docs"]
+        same = docs[:, :nq, None] == docs[:, None, :nk]
+        s = s.masked_fill(~same[:, None], float("-inf"))
     if variant == "chunked":
         c = extra["chunk"]
         i = torch.arange(nq, device=q.device)[:, None] // c
@@ -199,6 +216,15 @@ def run_case(prog, kern, shape, dtype, gen):
             # ALiBi's slopes are 2^(-8h/H); fresh ones in (0, 1) test more.
             extra["slopes"] = torch.rand(hq, device="cuda", generator=gen)
             args[-1] = extra["slopes"]
+        elif a == "table":
+            m = prog["max_distance"]
+            extra["max_distance"] = m
+            extra["table"] = torch.randn(hq, 2 * m + 1, device="cuda",
+                                         generator=gen)
+            args[-1] = extra["table"]
+        elif a == "docs":
+            extra["docs"] = document_ids(b, max(nq, nk), gen)
+            args[-1] = extra["docs"]
         elif a == "scale":
             args[-1] = scale
     if prog["variant"] == "softcap":
@@ -302,8 +328,11 @@ def bench(prog, kern, n, dtype, peers=("fa2", "cudnn", "fa4")):
     lse = torch.empty(b, h, n, device="cuda")
     scale = 1.0 / math.sqrt(d)
     slopes = torch.rand(h, device="cuda")
+    table = torch.randn(h, 2 * prog.get("max_distance", 0) + 1, device="cuda")
+    docs = document_ids(b, n)
     args = [{"q": q, "k": k, "v": v, "o": o, "lse": lse, "slopes": slopes,
-             "scale": scale}[a] for a in prog["args"]]
+             "table": table, "docs": docs, "scale": scale}[a]
+            for a in prog["args"]]
     grid = ((n + prog["block_m"] - 1) // prog["block_m"], h, b)
     causal = prog["causal"]
     flops = 4 * b * h * n * n * d / (2 if causal else 1)

@@ -18,6 +18,8 @@
 //                                   takes row value (t, e/2)
 //   attn.iota                       a per-thread base plus each element's
 //                                   constant row or column offset
+//   attn.gather                     one load per element, addressed from
+//                                   its indices
 //   attn.mask                       hidden = kj >= kv_len, or (causal)
 //                                   kj > qi + (kv_len − q_len), with qi, kj
 //                                   each element's (row, column) from the
@@ -29,6 +31,7 @@
 #include "PatternsCommon.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -485,8 +488,66 @@ struct IotaLowering : public RegisterPattern<IotaOp> {
     auto vi = VectorType::get({n}, e.i32());
     Value offs = arith::ConstantOp::create(
         rewriter, loc, vi, DenseIntElementsAttr::get(vi, offsets));
-    rewriter.replaceOpWithNewOp<arith::AddIOp>(
-        op, vector::BroadcastOp::create(rewriter, loc, vi, base), offs);
+    Value pos = arith::AddIOp::create(
+        rewriter, loc, vector::BroadcastOp::create(rewriter, loc, vi, base),
+        offs);
+    // clamp(n): min(pos, n − 1).
+    if (Value n = adaptor.getClamp())
+      pos = arith::MinSIOp::create(
+          rewriter, loc, pos,
+          vector::BroadcastOp::create(rewriter, loc, vi,
+                                      e.sub(e.to32(n), e.c32(1))));
+    rewriter.replaceOp(op, pos);
+    return success();
+  }
+};
+
+/// attn.gather: element i of the thread loads source[idx_0[i], ...]; the
+/// scalar indices' part of the address is computed once, each tile index
+/// adds idx[i]·stride (64-bit). Elements with equal indices (a row's
+/// positions repeat along the row) load the same address, which LLVM
+/// merges.
+struct GatherLowering : public RegisterPattern<GatherOp> {
+  using RegisterPattern::RegisterPattern;
+  LogicalResult
+  matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto t = cast<RankedTensorType>(op.getType());
+    if (!isa_and_nonnull<MmaLayoutAttr>(t.getEncoding()))
+      return op.emitError() << "unsupported: attn.gather into " << t;
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    auto vt = cast<VectorType>(getTypeConverter()->convertType(t));
+    Value source = adaptor.getSource();
+    Type et = t.getElementType();
+    auto meta = memref::ExtractStridedMetadataOp::create(rewriter, loc, source);
+    Value aligned =
+        memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, source);
+    Value a64 = arith::IndexCastUIOp::create(rewriter, loc,
+                                             rewriter.getI64Type(), aligned);
+    Value ptr = LLVM::IntToPtrOp::create(rewriter, loc, e.gptr(), a64);
+    // The scalar indices and the memref's offset: one base a thread.
+    Value off = e.to64(meta.getOffset());
+    SmallVector<std::pair<Value, Value>> perElement; // (i32 vector, stride)
+    for (auto [k, idx] : llvm::enumerate(adaptor.getIndices())) {
+      Value stride = e.to64(meta.getStrides()[k]);
+      if (isa<VectorType>(idx.getType()))
+        perElement.push_back({idx, stride});
+      else
+        off = e.add(off, e.mul(e.to64(idx), stride));
+    }
+    Value base = e.gep(e.gptr(), et, ptr, off);
+    SmallVector<Value> elems;
+    for (int64_t i = 0; i < vt.getNumElements(); ++i) {
+      Value ptrI = base;
+      for (auto [v, stride] : perElement) {
+        Value x = arith::ExtSIOp::create(rewriter, loc, rewriter.getI64Type(),
+                                         e.extract(v, i));
+        ptrI = e.gep(e.gptr(), et, ptrI, e.mul(x, stride));
+      }
+      elems.push_back(LLVM::LoadOp::create(rewriter, loc, et, ptrI));
+    }
+    rewriter.replaceOp(op, e.fromElements(vt, elems));
     return success();
   }
 };
@@ -497,6 +558,6 @@ void mlir::attn::gpu_lowering::populateRegisterOpPatterns(
     TileTypeConverter &tc, const KernelInfo &, RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ElementwiseLowering, ReduceLowering, BroadcastLowering,
-               MaskLowering, IotaLowering, RowScaleLowering,
+               MaskLowering, IotaLowering, GatherLowering, RowScaleLowering,
                FusedExponentLowering>(tc, ctx);
 }

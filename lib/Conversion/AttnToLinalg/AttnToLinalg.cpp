@@ -254,15 +254,58 @@ struct IotaLowering : OpRewritePattern<IotaOp> {
                                          type.getElementType());
     int64_t dim = op.getDim();
     Value start = op.getStart();
+    // clamp(n): at most n − 1.
+    Value last;
+    if (Value n = op.getClamp())
+      last = arith::SubIOp::create(rw, loc, n,
+                                   arith::ConstantIndexOp::create(rw, loc, 1));
     rw.replaceOpWithNewOp<linalg::GenericOp>(
         op, type, ValueRange{}, ValueRange{init}, ArrayRef<AffineMap>{id},
         iterators({false, false}),
         [&](OpBuilder &b, Location l, ValueRange) {
           Value pos = arith::AddIOp::create(
               b, l, start, linalg::IndexOp::create(b, l, dim));
+          if (last)
+            pos = arith::MinSIOp::create(b, l, pos, last);
           linalg::YieldOp::create(
               b, l,
               Value(arith::IndexCastOp::create(b, l, b.getI32Type(), pos)));
+        });
+    return success();
+  }
+};
+
+/// result[r, c] = source[idx_0, ...]: a linalg.generic over the index
+/// tiles whose body loads one element (scalar indices used as they are).
+struct GatherLowering : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op,
+                                PatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    auto id = AffineMap::getMultiDimIdentityMap(2, rw.getContext());
+    Value init = tensor::EmptyOp::create(rw, loc, type.getShape(),
+                                         type.getElementType());
+    SmallVector<Value> tileIndices;
+    for (Value idx : op.getIndices())
+      if (isa<RankedTensorType>(idx.getType()))
+        tileIndices.push_back(idx);
+    SmallVector<AffineMap> maps(tileIndices.size() + 1, id);
+    SmallVector<utils::IteratorType> iters = iterators({false, false});
+    Value source = op.getSource();
+    SmallVector<Value> indices(op.getIndices());
+    rw.replaceOpWithNewOp<linalg::GenericOp>(
+        op, type, tileIndices, ValueRange{init}, maps, iters,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          SmallVector<Value> at;
+          unsigned next = 0;
+          for (Value idx : indices)
+            at.push_back(isa<RankedTensorType>(idx.getType())
+                             ? Value(arith::IndexCastOp::create(
+                                   b, l, b.getIndexType(), args[next++]))
+                             : idx);
+          linalg::YieldOp::create(
+              b, l, Value(memref::LoadOp::create(b, l, source, at)));
         });
     return success();
   }
@@ -343,7 +386,7 @@ struct ConvertAttnToLinalgPass
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     patterns.add<LoadTileLowering, StoreTileLowering, DotLowering, MaskLowering,
-                 IotaLowering, ReduceLowering, BroadcastLowering>(&getContext());
+                 IotaLowering, GatherLowering, ReduceLowering, BroadcastLowering>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     WalkResult left = getOperation()->walk([](Operation *op) {

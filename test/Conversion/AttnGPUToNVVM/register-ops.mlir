@@ -315,3 +315,30 @@ func.func @row_positions(%s: memref<?x16xi32>) {
   }
   return
 }
+
+// -----
+
+#mma = #attn.mma<warps = 1>
+
+// attn.gather: the scalar index's part of the address once, then one
+// 64-bit offset and load per element (its i32 index sign-extended times the
+// stride); a clamped iota is a vector min against n − 1.
+// CHECK-LABEL: gpu.func @gather_kernel
+// CHECK:         arith.minsi %{{.*}}, %{{.*}} : vector<8xi32>
+// CHECK-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+func.func @gather(%s: memref<?x16xf32>, %t: memref<?x?xf32>, %o: memref<?x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %n = memref.dim %s, %c0 : memref<?x16xf32>
+  %nb = arith.ceildivui %n, %c16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %nb) {
+    %row = arith.muli %i, %c16 : index
+    %x = attn.load_tile %s[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32, #mma>
+    %kj = attn.iota %c0 dim 1 clamp(%n) : tensor<16x16xi32, #mma>
+    %g = attn.gather %t[%h, %kj] : memref<?x?xf32>, index, tensor<16x16xi32, #mma> -> tensor<16x16xf32, #mma>
+    %r = arith.addf %x, %g : tensor<16x16xf32, #mma>
+    attn.store_tile %r, %o[%row] rows %c16 : tensor<16x16xf32, #mma>, memref<?x16xf32>
+  }
+  return
+}

@@ -202,3 +202,23 @@ func.func @iota(%q0: index, %k0: index) -> (tensor<16x32xi32>, tensor<16x32xi32>
   %j = attn.iota %k0 dim 1 : tensor<16x32xi32>
   return %i, %j : tensor<16x32xi32>, tensor<16x32xi32>
 }
+
+// -----
+
+// attn.iota clamped: min(start + j, n − 1). attn.gather: a linalg.generic
+// over its tile indices whose body loads one element, scalar indices as
+// they are.
+// CHECK-LABEL: func.func @gather
+// CHECK:         %[[LAST:.*]] = arith.subi %arg2, %c1
+// CHECK:         linalg.generic
+// CHECK:           arith.minsi %{{.*}}, %[[LAST]] : index
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<16x32xi32>) outs(%{{.*}} : tensor<16x32xf32>)
+// CHECK:         ^bb0(%[[IDX:.*]]: i32, %{{.*}}: f32):
+// CHECK:           %[[X:.*]] = arith.index_cast %[[IDX]] : i32 to index
+// CHECK:           %[[V:.*]] = memref.load %arg3[%arg0, %[[X]]] : memref<?x?xf32>
+// CHECK:           linalg.yield %[[V]] : f32
+func.func @gather(%h: index, %k0: index, %nk: index, %t: memref<?x?xf32>) -> tensor<16x32xf32> {
+  %j = attn.iota %k0 dim 1 clamp(%nk) : tensor<16x32xi32>
+  %g = attn.gather %t[%h, %j] : memref<?x?xf32>, index, tensor<16x32xi32> -> tensor<16x32xf32>
+  return %g : tensor<16x32xf32>
+}

@@ -458,15 +458,20 @@ LogicalResult AttentionOp::verifyScoreMod() {
         return op.emitOpError()
                << "in score_mod: loads from a memref defined outside the "
                   "region only";
+      Type et = load.getType();
+      if (!(et.isF32() || et.isF16() || et.isBF16() || et.isInteger(32) ||
+            et.isInteger(64)))
+        return op.emitOpError() << "in score_mod: loads f32, f16, bf16, i32 "
+                                   "or i64 elements, not "
+                                << et;
+      bool gather = false;
       for (Value idx : load.getIndices()) {
-        if (varying.contains(idx))
-          return op.emitOpError()
-                 << "unsupported: in score_mod, a load indexed by the score "
-                    "or by the query/key position (a gather); indices may "
-                    "depend on b, h, constants and captured scalars only";
         if (failed(checkCapture(op, idx, /*memrefOk=*/false)))
           return failure();
+        gather |= varying.contains(idx);
       }
+      if (gather)
+        varying.insert(load.getResult());
       continue;
     }
     if (!llvm::is_contained(kScoreModOps, op.getName().getStringRef()))
@@ -483,6 +488,24 @@ LogicalResult AttentionOp::verifyScoreMod() {
                << "in score_mod: operands must be scalars, got " << v.getType();
       if (varying.contains(v))
         varying.insert(op.getResults().begin(), op.getResults().end());
+    }
+    // An index that differs from score to score is a gather's index: an
+    // index_cast of an integer, read only by loads (the backends keep
+    // per-score values as i32 and address each element from them).
+    Value r = op.getResult(0);
+    if (r.getType().isIndex() && varying.contains(r)) {
+      if (!isa<arith::IndexCastOp>(op) ||
+          !op.getOperand(0).getType().isInteger(32))
+        return op.emitOpError()
+               << "unsupported: in score_mod, index arithmetic on the score "
+                  "or the positions; compute in i32 and arith.index_cast "
+                  "the result for memref.load";
+      for (OpOperand &use : r.getUses())
+        if (!isa<memref::LoadOp>(use.getOwner()) ||
+            use.getOperandNumber() == 0)
+          return use.getOwner()->emitOpError()
+                 << "unsupported: in score_mod, a per-score index used other "
+                    "than as a memref.load index";
     }
   }
   return success();
@@ -707,6 +730,32 @@ LogicalResult IotaOp::verify() {
   if (getDim() != 0 && getDim() != 1)
     return emitOpError() << "dim must be 0 (rows) or 1 (columns), got "
                          << getDim();
+  return verifyNonEmpty(*this, "result", t);
+}
+
+LogicalResult GatherOp::verify() {
+  auto t = cast<RankedTensorType>(getType());
+  auto mem = cast<MemRefType>(getSource().getType());
+  if (t.getRank() != 2 || !t.hasStaticShape())
+    return emitOpError() << "result must be a static 2-d tile, got " << t;
+  if (t.getElementType() != mem.getElementType())
+    return emitOpError() << "result element type " << t.getElementType()
+                         << " differs from the source's "
+                         << mem.getElementType();
+  if (int64_t(getIndices().size()) != mem.getRank())
+    return emitOpError() << "takes " << mem.getRank()
+                         << " indices (the source's rank), got "
+                         << getIndices().size();
+  for (Value idx : getIndices()) {
+    if (idx.getType().isIndex())
+      continue;
+    auto it = dyn_cast<RankedTensorType>(idx.getType());
+    if (!it || !it.getElementType().isInteger(32) ||
+        it.getShape() != t.getShape())
+      return emitOpError() << "an index must be an index scalar or an i32 "
+                              "tile of the result's shape, got "
+                           << idx.getType();
+  }
   return verifyNonEmpty(*this, "result", t);
 }
 

@@ -242,10 +242,14 @@ void emitScoreModScalars(OpBuilder &b, Location loc, AttentionOp op, Value bIdx,
 /// depends on the score or the positions becomes the same op on tiles of
 /// its result type (the verifier admits only elementwise scalar ops), with
 /// per-program scalars (emitScoreModScalars, in `scalars`) splat to tiles;
-/// the positions are attn.iota tiles.
+/// the positions are attn.iota tiles. A load indexed by per-score values is
+/// an attn.gather, its per-score indices the i32 tiles the body casts to
+/// index. With gathers the positions are clamped to the sequences (`nq`;
+/// `nk` where the block may reach past the keys' end): elements past the
+/// end read the last position's entry, and are masked or never stored.
 Value applyScoreMod(OpBuilder &b, Location loc, Block &body,
                     const IRMapping &scalars, Value s, Value qStart,
-                    Value kvStart) {
+                    Value kvStart, Value nq, Value nk, bool masked) {
   ArrayRef<int64_t> shape = cast<RankedTensorType>(s.getType()).getShape();
   auto i32Tile = RankedTensorType::get(shape, b.getI32Type());
   IRMapping map = scalars;
@@ -254,14 +258,20 @@ Value applyScoreMod(OpBuilder &b, Location loc, Block &body,
     map.map(from, to);
     tiles.insert(to);
   };
+  llvm::SmallPtrSet<Operation *, 8> varying = varyingOps(body);
+  bool gathers = llvm::any_of(varying, [](Operation *op) {
+    return isa<memref::LoadOp>(op);
+  });
   mapTile(body.getArgument(0), s);
   if (body.getNumArguments() == 5) {
     if (!body.getArgument(3).use_empty())
       mapTile(body.getArgument(3),
-              IotaOp::create(b, loc, i32Tile, qStart, b.getI64IntegerAttr(0)));
+              IotaOp::create(b, loc, i32Tile, qStart, b.getI64IntegerAttr(0),
+                             gathers ? nq : Value()));
     if (!body.getArgument(4).use_empty())
       mapTile(body.getArgument(4),
-              IotaOp::create(b, loc, i32Tile, kvStart, b.getI64IntegerAttr(1)));
+              IotaOp::create(b, loc, i32Tile, kvStart, b.getI64IntegerAttr(1),
+                             gathers && masked ? nk : Value()));
   }
   // A scalar operand of a tile op as a tile: a constant as a dense splat
   // constant (folds like the tiling's own constants), anything else as a
@@ -277,10 +287,25 @@ Value applyScoreMod(OpBuilder &b, Location loc, Block &body,
           DenseElementsAttr::get(type, cast<TypedAttr>(c.getValue())));
     return tensor::SplatOp::create(b, loc, type, m);
   };
-  llvm::SmallPtrSet<Operation *, 8> varying = varyingOps(body);
   for (Operation &op : body.without_terminator()) {
     if (!varying.contains(&op))
       continue; // a per-program scalar, already in `scalars`
+    if (auto cast = dyn_cast<arith::IndexCastOp>(op);
+        cast && cast.getType().isIndex()) {
+      // A per-score index stays the i32 tile it was cast from: only
+      // attn.gather reads it (the verifier's rule).
+      mapTile(cast.getResult(), map.lookup(cast.getIn()));
+      continue;
+    }
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      SmallVector<Value> indices;
+      for (Value idx : load.getIndices())
+        indices.push_back(map.lookupOrDefault(idx));
+      auto type = RankedTensorType::get(shape, load.getType());
+      mapTile(load.getResult(),
+              GatherOp::create(b, loc, type, load.getMemRef(), indices));
+      continue;
+    }
     OperationState state(loc, op.getName());
     for (Value v : op.getOperands())
       state.addOperands(asTile(v));
@@ -320,7 +345,7 @@ std::tuple<Value, Value, Value> emitScores(OpBuilder &b, Location loc,
     s = arith::MulFOp::create(b, loc, s,
                               scaleSplat(b, loc, pc.scoreType, *pc.modScale));
     s = applyScoreMod(b, loc, pc.op.getScoreMod().front(), pc.modScalars, s,
-                      pc.qStart, kvStart);
+                      pc.qStart, kvStart, pc.nq, pc.nk, masked);
   }
   if (masked)
     s = MaskOp::create(b, loc, pc.scoreType, s, pc.qStart, pc.nq, kvStart,

@@ -310,13 +310,37 @@ func.func @score_mod_args(%q: memref<1x4x9x64xbf16>) {
 
 // -----
 
-// score_mod: a load indexed by a key position is a gather (each thread its
-// own elements), which no backend lowers yet.
-func.func @score_mod_gather(%q: memref<1x4x9x64xbf16>, %t: memref<9xf32>) {
+// score_mod: a per-score index is read only by loads (the backends keep
+// per-score values as i32 tiles: compute in i32, then index_cast).
+func.func @score_mod_index_use(%q: memref<1x4x9x64xbf16>,
+                               %t: memref<9xf32>) {
   attn.attention %q, %q, %q into %q score_mod {
   ^bb0(%s: f32, %b: i32, %h: i32, %i: i32, %j: i32):
     %x = arith.index_cast %j : i32 to index
-    // expected-error @+1 {{'memref.load' op unsupported: in score_mod, a load indexed by the score or by the query/key position (a gather); indices may depend on b, h, constants and captured scalars only}}
+    %c1 = arith.constant 1 : index
+    // expected-error @+1 {{'arith.addi' op unsupported: in score_mod, a per-score index used other than as a memref.load index}}
+    %x1 = arith.addi %x, %c1 : index
+    %y = memref.load %t[%x1] : memref<9xf32>
+    %r = arith.addf %s, %y : f32
+    attn.yield %r : f32
+  } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+      memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+// score_mod: a per-score index made other than by index_cast of an i32.
+func.func @score_mod_index_arith(%q: memref<1x4x9x64xbf16>,
+                                 %t: memref<9xf32>) {
+  attn.attention %q, %q, %q into %q score_mod {
+  ^bb0(%s: f32, %b: i32, %h: i32, %i: i32, %j: i32):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %z = arith.constant 0 : i32
+    %p = arith.cmpi sgt, %j, %z : i32
+    // expected-error @+1 {{'arith.select' op unsupported: in score_mod, index arithmetic on the score or the positions; compute in i32 and arith.index_cast the result for memref.load}}
+    %x = arith.select %p, %c1, %c0 : index
     %y = memref.load %t[%x] : memref<9xf32>
     %r = arith.addf %s, %y : f32
     attn.yield %r : f32
@@ -327,16 +351,15 @@ func.func @score_mod_gather(%q: memref<1x4x9x64xbf16>, %t: memref<9xf32>) {
 
 // -----
 
-// score_mod: an index computed from the score is a gather too.
-func.func @score_mod_gather_score(%q: memref<1x4x9x64xbf16>,
-                                  %t: memref<9xf32>) {
+// score_mod: loads of the element types the backends gather.
+func.func @score_mod_load_type(%q: memref<1x4x9x64xbf16>,
+                               %t: memref<9xi8>) {
   attn.attention %q, %q, %q into %q score_mod {
-  ^bb0(%s: f32):
-    %n = arith.fptosi %s : f32 to i32
-    %x = arith.index_cast %n : i32 to index
-    // expected-error @+1 {{'memref.load' op unsupported: in score_mod, a load indexed by the score}}
-    %y = memref.load %t[%x] : memref<9xf32>
-    attn.yield %y : f32
+  ^bb0(%s: f32, %b: i32, %h: i32, %i: i32, %j: i32):
+    %x = arith.index_cast %h : i32 to index
+    // expected-error @+1 {{'memref.load' op in score_mod: loads f32, f16, bf16, i32 or i64 elements, not 'i8'}}
+    %y = memref.load %t[%x] : memref<9xi8>
+    attn.yield %s : f32
   } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
       memref<1x4x9x64xbf16>
   return

@@ -347,6 +347,19 @@ func.func @iota(%q0: index, %k0: index) -> (tensor<64x32xi32>, tensor<64x32xi32>
 
 // -----
 
+// attn.iota clamped to a sequence's length, and attn.gather with a scalar
+// and a tile index.
+// CHECK-LABEL: func.func @gather
+// CHECK-NEXT: %[[J:.*]] = attn.iota %{{.*}} dim 1 clamp(%{{.*}}) : tensor<64x32xi32>
+// CHECK-NEXT: attn.gather %{{.*}}[%{{.*}}, %[[J]]] : memref<?x?xf32>, index, tensor<64x32xi32> -> tensor<64x32xf32>
+func.func @gather(%t: memref<?x?xf32>, %h: index, %k0: index, %nk: index) -> tensor<64x32xf32> {
+  %j = attn.iota %k0 dim 1 clamp(%nk) : tensor<64x32xi32>
+  %g = attn.gather %t[%h, %j] : memref<?x?xf32>, index, tensor<64x32xi32> -> tensor<64x32xf32>
+  return %g : tensor<64x32xf32>
+}
+
+// -----
+
 // A sliding window's bounds on attn.mask: with causal (its right bound 0),
 // and both bounds alone.
 // CHECK-LABEL: func.func @mask_window

@@ -1,8 +1,8 @@
 // RUN: attn-opt %s -split-input-file -verify-diagnostics
 
 // The tile-level ops' verifiers and parsers (AttnOps.cpp): attn.load_tile,
-// attn.store_tile, attn.dot, attn.mask, attn.iota, attn.reduce and
-// attn.broadcast. Each input is valid but for the one rule it breaks, and is
+// attn.store_tile, attn.dot, attn.mask, attn.iota, attn.gather, attn.reduce
+// and attn.broadcast. Each input is valid but for the one rule it breaks, and is
 // refused where it is written. The GPU ops and layouts are in gpu-errors.mlir.
 
 //===----------------------------------------------------------------------===//
@@ -264,6 +264,30 @@ func.func @iota_type(%i: index) {
 func.func @iota_dim(%i: index) {
   // expected-error @+1 {{'attn.iota' op dim must be 0 (rows) or 1 (columns), got 2}}
   %0 = attn.iota %i dim 2 : tensor<64x64xi32>
+  return
+}
+
+// -----
+
+func.func @gather_rank(%m: memref<?x?xf32>, %i: index) {
+  // expected-error @+1 {{'attn.gather' op takes 2 indices (the source's rank), got 1}}
+  %0 = attn.gather %m[%i] : memref<?x?xf32>, index -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @gather_index_shape(%m: memref<?xf32>, %t: tensor<64x32xi32>) {
+  // expected-error @+1 {{'attn.gather' op an index must be an index scalar or an i32 tile of the result's shape, got 'tensor<64x32xi32>'}}
+  %0 = attn.gather %m[%t] : memref<?xf32>, tensor<64x32xi32> -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @gather_element(%m: memref<?xi32>, %t: tensor<64x64xi32>) {
+  // expected-error @+1 {{'attn.gather' op result element type 'f32' differs from the source's 'i32'}}
+  %0 = attn.gather %m[%t] : memref<?xi32>, tensor<64x64xi32> -> tensor<64x64xf32>
   return
 }
 

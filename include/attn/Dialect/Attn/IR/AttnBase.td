@@ -15,8 +15,9 @@ def Attn_Dialect : Dialect {
       log-sum-exp out), with the variant carried by attributes.
     * Tile level: ops on small statically shaped tensors (tiles) that the
       IO-aware tiling pass produces: `attn.load_tile`, `attn.store_tile`,
-      `attn.dot`, `attn.mask`, `attn.iota`, `attn.reduce`, `attn.broadcast`.
-      Element-wise math on tiles uses `arith` and `math` directly. The CPU path lowers
+      `attn.dot`, `attn.mask`, `attn.iota`, `attn.gather`, `attn.reduce`,
+      `attn.broadcast`. Element-wise math on tiles uses `arith` and `math`
+      directly. The CPU path lowers
       tiles to `linalg`; the GPU paths map them to per-thread fragments.
   }];
   let cppNamespace = "::mlir::attn";

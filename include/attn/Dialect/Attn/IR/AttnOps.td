@@ -98,10 +98,11 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
         fptoui, extsi, extui, trunci, extf, truncf, index_cast); math tanh,
         exp, exp2, log, sqrt, absf, absi;
       - `memref.load` from a memref defined outside the region (a captured
-        table: ALiBi's per-head slopes, a per-batch offset) at indices that
-        depend only on b, h, constants and captured scalars. A load indexed
-        by i, j or the score (a gather: relative-position buckets, document
-        ids) is not supported yet.
+        table: ALiBi's per-head slopes, a relative-position bias, document
+        ids). An index that depends on the score or the positions must be
+        an `arith.index_cast` of an integer computed in the body (a gather:
+        each score reads its own element); the indices must lie inside the
+        memref for every (i, j) of the problem.
       Scalars defined outside the region (function arguments, constants) may
       be used too. `math.tanh` with `fastmath<afn>` may become the GPU's
       tanh.approx.f32 (relative error <= 2^-11, FlashAttention-3's
@@ -438,21 +439,54 @@ def Attn_IotaOp : Attn_Op<"iota", [Pure]> {
   let summary = "A tile of query or key positions";
   let description = [{
     `result[i, j] = start + i` with `dim = 0` (each row's query position) or
-    `start + j` with `dim = 1` (each column's key position), as i32. The
-    tiling builds the position arguments of a `score_mod` region with it;
-    each backend lowers it from the tile's layout (every element's row and
-    column), with no memory traffic.
+    `start + j` with `dim = 1` (each column's key position), as i32. With
+    `clamp(%n)` a position is at most n − 1: the rows and columns of a
+    block past the sequence's end repeat its last position (a score_mod's
+    gather then reads only positions of the sequence; those elements are
+    masked or never stored). The tiling builds the position arguments of a
+    `score_mod` region with it; each backend lowers it from the tile's
+    layout (every element's row and column), with no memory traffic.
 
     Example:
 
     ```mlir
     %qi = attn.iota %q0 dim 0 : tensor<64x64xi32>
-    %kj = attn.iota %k0 dim 1 : tensor<64x64xi32>
+    %kj = attn.iota %k0 dim 1 clamp(%nk) : tensor<64x64xi32>
     ```
   }];
-  let arguments = (ins Index:$start, I64Attr:$dim);
+  let arguments = (ins Index:$start, I64Attr:$dim, Optional<Index>:$clamp);
   let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$start `dim` $dim attr-dict `:` type($result)";
+  let assemblyFormat = [{
+    $start `dim` $dim (`clamp` `(` $clamp^ `)`)? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Attn_GatherOp : Attn_Op<"gather"> {
+  let summary = "One element of a memref for each element of a tile";
+  let description = [{
+    `result[r, c] = source[x_0, ..., x_(n-1)]` where index k is either an
+    `index` scalar (the same for every element) or a 2-d i32 tile of the
+    result's shape (`x_k = index_k[r, c]`). One index per dim of `source`;
+    the result's element type is the source's. The indices must lie inside
+    the memref (as for memref.load). The tiling lowers a `score_mod`'s load
+    indexed by the positions (a relative-position bias table, document ids)
+    to it.
+
+    Example:
+
+    ```mlir
+    %bias = attn.gather %table[%h, %bucket] : memref<?x?xf32>, index,
+        tensor<64x64xi32> -> tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "gathered from", [MemRead]>:$source,
+                   Variadic<AnyType>:$indices);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $source `[` $indices `]` attr-dict `:` type($source) `,` type($indices)
+    `->` type($result)
+  }];
   let hasVerifier = 1;
 }
 
