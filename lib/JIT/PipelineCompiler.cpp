@@ -14,6 +14,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <mutex>
 
 using namespace mlir;
@@ -49,10 +51,19 @@ OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, const KernelRequest &r) {
   auto bound = [](int w) { return w < 0 ? std::string("n") : std::to_string(w); };
   if (r.windowLeft != -1 || r.windowRight != -1)
     name += "_w" + bound(r.windowLeft) + "_" + bound(r.windowRight);
+  // A soft-cap by its f32 bits (a name cannot hold every spelling of a
+  // float): _sc42480000 is 50.
+  if (r.softcap != 0) {
+    uint32_t bits;
+    std::memcpy(&bits, &r.softcap, sizeof bits);
+    char hex[16];
+    std::snprintf(hex, sizeof hex, "%08x", bits);
+    name += std::string("_sc") + hex;
+  }
   return mlir::attn::buildKernelProblem(
       ctx, programName(r.program), et, r.headDim, r.headDimV, r.causal,
       r.withLse, kvLayoutName(r.kv), name, r.pageSize, r.windowLeft,
-      r.windowRight);
+      r.windowRight, r.softcap);
 }
 
 /// What no kernel can be: refused before a key is made or anything is built.
@@ -220,8 +231,8 @@ Status PipelineCompiler::compile(const KernelRequest &request,
   if (e.dtype != request.dtype || e.headDim != request.headDim ||
       e.headDimV != request.headDimV || e.causal != request.causal ||
       e.windowLeft != request.windowLeft ||
-      e.windowRight != request.windowRight || e.lse != request.withLse ||
-      e.program != request.program)
+      e.windowRight != request.windowRight || e.softcap != request.softcap ||
+      e.lse != request.withLse || e.program != request.program)
     return Status::error(StatusCode::Internal,
                          "attn-jit: the kernel compiled for " + request.key() +
                              " describes itself as " + formatManifestLine(e));

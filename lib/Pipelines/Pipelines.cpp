@@ -350,6 +350,8 @@ mlir::attn::compileGPUKernel(ModuleOp module,
   k.causal = info.getCausal();
   k.windowLeft = info.getWindowLeft();
   k.windowRight = info.getWindowRight();
+  if (FloatAttr cap = info.getSoftcap())
+    k.softcap = float(cap.getValueAsDouble());
   k.lse = withLse;
   k.kv = ::attn::kvLayoutName(kv);
   k.pageSize = pageSize;
@@ -395,7 +397,7 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
                                int64_t headDim, int64_t headDimV, bool causal,
                                bool withLse, StringRef kvName, StringRef name,
                                int64_t pageSize, int64_t windowLeft,
-                               int64_t windowRight) {
+                               int64_t windowRight, float softcap) {
   ::attn::Program program;
   ::attn::KVLayout kv;
   if (!::attn::parseProgram(programName.str(), program) ||
@@ -475,8 +477,10 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
         /*cu_seqlens_q=*/cuQ, /*cu_seqlens_k=*/cuK, FloatAttr(), UnitAttr(),
         /*window_left=*/IntegerAttr(), /*window_right=*/IntegerAttr(),
         IntegerAttr(), IntegerAttr(), TargetAttr(),
-        split ? b.getUnitAttr() : UnitAttr());
+        split ? b.getUnitAttr() : UnitAttr(), /*softcap=*/FloatAttr());
     op.setCausal(causal);
+    if (softcap > 0)
+      op.setSoftcapAttr(b.getF32FloatAttr(softcap));
     if (windowLeft >= 0)
       op.setWindowLeftAttr(b.getI64IntegerAttr(windowLeft));
     if (windowRight >= 0)
@@ -507,6 +511,7 @@ std::string mlir::attn::manifestLine(const CompiledKernel &k,
   e.causal = k.causal;
   e.windowLeft = int(k.windowLeft);
   e.windowRight = int(k.windowRight);
+  e.softcap = k.softcap;
   e.blockM = int(k.blockM);
   e.blockN = int(k.blockN);
   e.threads = int(k.threads);

@@ -2,6 +2,8 @@
 #include "attn/runtime/Bundle.h"
 
 #include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -282,6 +284,16 @@ private:
                      "not both -1");
       k.windowLeft = int(l);
       k.windowRight = int(r);
+    } else if (key == "softcap") {
+      // A positive finite f32.
+      char *end = nullptr;
+      errno = 0;
+      float c = value.empty() ? 0.0f : std::strtof(value.c_str(), &end);
+      if (value.empty() || errno || *end != '\0' || !(c > 0) ||
+          !std::isfinite(c))
+        return error("bad softcap '" + value +
+                     "': expected a positive finite number");
+      k.softcap = c;
     } else if (key == "block_m") {
       return intKey(1, 1024, k.blockM);
     } else if (key == "block_n") {
@@ -434,6 +446,14 @@ std::string formatWindow(int64_t left, int64_t right) {
   return std::to_string(left) + "," + std::to_string(right);
 }
 
+std::string formatSoftcap(float cap) {
+  if (cap == 0)
+    return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", double(cap));
+  return buf;
+}
+
 std::string formatManifestLine(const KernelEntry &k) {
   std::string line = "kernel name=" + k.name + " ptx=" + k.ptx +
                      " chip=" + k.chip.str() + " dtype=" + dtypeName(k.dtype) +
@@ -460,6 +480,8 @@ std::string formatManifestLine(const KernelEntry &k) {
     line += " min_seq_q=" + std::to_string(k.minSeqQ);
   if (std::string w = formatWindow(k.windowLeft, k.windowRight); !w.empty())
     line += " window=" + w;
+  if (std::string c = formatSoftcap(k.softcap); !c.empty())
+    line += " softcap=" + c;
   std::string sass;
   for (const SassImage &img : k.sass)
     sass += (sass.empty() ? "" : ",") + img.chip.str() + ":" + img.file;

@@ -282,6 +282,36 @@ attn_status attn_forward_window(attn_runtime *rt, const attn_problem *problem,
   });
 }
 
+void attn_variant_init(attn_variant *variant) {
+  if (!variant)
+    return;
+  *variant = attn_variant{};
+  variant->window_left = variant->window_right = -1;
+}
+
+attn_status attn_forward_variant(attn_runtime *rt, const attn_problem *problem,
+                                 const attn_variant *variant, const void *q,
+                                 const void *k, const void *v, void *o,
+                                 float *lse, void *stream) {
+  return guarded([&] {
+    attn::ForwardProblem p;
+    if (attn_status s = report(toProblem(problem, p)))
+      return s;
+    if (!variant)
+      return report(attn::Status::error(attn::StatusCode::InvalidArgument,
+                                        "variant is NULL"));
+    p.windowLeft = variant->window_left;
+    p.windowRight = variant->window_right;
+    p.softcap = variant->softcap;
+    // The variant's own rules (and the problem's) before the runtime is
+    // touched, so they are reported the same without a GPU.
+    if (attn_status s = report(attn::checkProblem(p)))
+      return s;
+    ATTN_CHECK_RT(rt);
+    return report(rt->rt->forward(p, q, k, v, o, lse, stream));
+  });
+}
+
 void attn_kv_cache_init(attn_kv_cache *cache) {
   if (!cache)
     return;

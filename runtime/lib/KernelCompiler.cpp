@@ -29,7 +29,8 @@ std::string KernelRequest::key() const {
          (pageSize > 0 ? " page=" + std::to_string(pageSize) : std::string()) +
          (windowLeft != -1 || windowRight != -1
               ? " window=" + formatWindow(windowLeft, windowRight)
-              : std::string());
+              : std::string()) +
+         (softcap != 0 ? " softcap=" + formatSoftcap(softcap) : std::string());
 }
 
 } // namespace attn

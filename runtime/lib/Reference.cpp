@@ -209,8 +209,10 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
           double acc = 0;
           for (int64_t d = 0; d < D; ++d)
             acc += qi[d] * kb[j * D + d];
-          s[size_t(j)] = p.scoreMod ? p.scoreMod(acc * scale, sq.index, h, i, j)
-                                 : acc * scale;
+          double x = acc * scale;
+          if (p.softcap > 0)
+            x = p.softcap * std::tanh(x / p.softcap);
+          s[size_t(j)] = p.scoreMod ? p.scoreMod(x, sq.index, h, i, j) : x;
           m = std::max(m, s[size_t(j)]);
         }
         // A score_mod may hide every key of the row (-inf scores): O = 0

@@ -694,6 +694,7 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
   request.causal = p.causal;
   request.windowLeft = int(p.windowLeft);
   request.windowRight = int(p.windowRight);
+  request.softcap = float(p.softcap);
   request.withLse = p.withLse;
   request.ccMajor = dev.info.ccMajor;
   request.ccMinor = dev.info.ccMinor;
@@ -713,6 +714,7 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
   if (program == Program::MergeSplits) {
     request.causal = false;
     request.windowLeft = request.windowRight = -1;
+    request.softcap = 0;
     request.headDim = request.headDimV;
   }
   std::shared_ptr<JitSlot> slot;
@@ -735,7 +737,8 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
     if (e.dtype != request.dtype || e.headDim != request.headDim ||
         e.headDimV != request.headDimV || e.causal != request.causal ||
         e.windowLeft != request.windowLeft ||
-        e.windowRight != request.windowRight || e.lse != request.withLse ||
+        e.windowRight != request.windowRight || e.softcap != request.softcap ||
+        e.lse != request.withLse ||
         e.program != request.program || e.kv != request.kv ||
         (program == Program::SplitKV && e.blockN <= 0) ||
         (p.paged() && program != Program::MergeSplits &&

@@ -210,6 +210,14 @@ Status checkProblem(const ForwardProblem &p) {
       return invalid(std::string(name) + " must be -1 (no bound) or in [0, "
                                          "2^31), got " +
                      std::to_string(w));
+  // The kernels take the cap as an f32: it must stay positive and finite
+  // there too.
+  if (p.softcap != 0 &&
+      !(p.softcap > 0 && std::isfinite(p.softcap) &&
+        std::isfinite(float(p.softcap)) && float(p.softcap) > 0))
+    return invalid("softcap must be 0 (none) or positive and finite in f32, "
+                   "got " +
+                   std::to_string(p.softcap));
   if (p.causal && p.windowRight != -1)
     return invalid("causal is window_right = 0: give window_right -1 with "
                    "causal");
@@ -356,7 +364,7 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
   std::set<std::string> dtypes;
   std::set<int> headDims, headDimsV;
   std::set<bool> masks;
-  bool otherWindows = false;
+  bool otherWindows = false, otherCaps = false;
   std::vector<const KernelEntry *> matched; // all but the LSE agree
   for (const KernelEntry &k : bundle.kernels) {
     if (k.program != Program::Attention || !servesKV(k, p))
@@ -377,6 +385,10 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
       otherWindows = true;
       continue;
     }
+    if (k.softcap != float(p.softcap)) {
+      otherCaps = true;
+      continue;
+    }
     matched.push_back(&k);
     if (servesLse(k, p.withLse))
       candidates.push_back(&k);
@@ -385,6 +397,13 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
     keepTunedForLength(candidates, p.qRows());
     return Status::success();
   }
+  if (matched.empty() && otherCaps)
+    return notInBundle(
+        std::string(p.causal ? "causal" : "non-causal") + " attention for " +
+        dtypeName(p.dtype) + " head dim " + std::to_string(p.headDim) +
+        (p.softcap != 0 ? " with the soft-cap " + formatSoftcap(float(p.softcap))
+                        : std::string(" without a soft-cap")) +
+        " (this bundle's kernels for it have another soft-cap)");
   if (matched.empty() && otherWindows)
     return notInBundle(
         std::string(p.causal ? "causal" : "non-causal") + " attention for " +
@@ -435,7 +454,8 @@ Status findSplitKernels(const Manifest &bundle, const ForwardProblem &p,
       continue;
     if (k.program == Program::SplitKV && k.headDim == p.headDim &&
         k.causal == p.causal && k.windowLeft == p.windowLeft &&
-        k.windowRight == p.windowRight && servesKV(k, p))
+        k.windowRight == p.windowRight && k.softcap == float(p.softcap) &&
+        servesKV(k, p))
       split.push_back(&k);
     else if (k.program == Program::MergeSplits && k.lse == p.withLse)
       merge.push_back(&k);

@@ -152,6 +152,43 @@ TEST(CApi, WindowArguments) {
   EXPECT_STREQ(attn_last_error_message(), "runtime is null");
 }
 
+TEST(CApi, VariantArguments) {
+  // Checked before the runtime is touched: the same without a GPU.
+  attn_problem p;
+  attn_problem_init(&p);
+  p.head_dim = p.head_dim_v = 64;
+  p.dtype = ATTN_DTYPE_BF16;
+  auto call = [&](const attn_variant *v) {
+    return attn_forward_variant(nullptr, &p, v, nullptr, nullptr, nullptr,
+                                nullptr, nullptr, nullptr);
+  };
+  EXPECT_EQ(call(nullptr), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attn_last_error_message(), "variant is NULL");
+  attn_variant v;
+  attn_variant_init(&v);
+  EXPECT_EQ(v.window_left, -1);
+  EXPECT_EQ(v.window_right, -1);
+  EXPECT_EQ(v.softcap, 0.0f);
+  v.softcap = -2;
+  EXPECT_EQ(call(&v), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attn_last_error_message())
+                .find("softcap must be 0 (none) or positive and finite"),
+            std::string::npos)
+      << attn_last_error_message();
+  v.softcap = 30;
+  v.window_left = -4;
+  EXPECT_EQ(call(&v), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attn_last_error_message()).find("window_left"),
+            std::string::npos);
+  // A good variant (and none at all) reaches the runtime check.
+  v.window_left = 4096;
+  EXPECT_EQ(call(&v), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attn_last_error_message(), "runtime is null");
+  attn_variant_init(&v);
+  EXPECT_EQ(call(&v), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attn_last_error_message(), "runtime is null");
+}
+
 TEST(CApi, ErrorMessagesArePerThread) {
   attn_problem p;
   attn_problem_init(&p);

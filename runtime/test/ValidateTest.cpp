@@ -709,3 +709,93 @@ TEST(SlidingWindow, ProblemRules) {
   EXPECT_EQ(packQueryHeads(p).seqQ, 4);
   EXPECT_GT(chooseKVSplits(p, 132, 64, 64, 0), 1);
 }
+
+namespace {
+// Soft-capped kernels (Gemma 2's 50) beside a plain one.
+const char *kSoftcapManifest = R"(
+kernel name=p ptx=p.ptx chip=sm_90a dtype=bf16 head_dim=256 causal=1 block_m=128 threads=384 smem=200000 abi=memref
+kernel name=c ptx=c.ptx chip=sm_90a dtype=bf16 head_dim=256 causal=1 block_m=128 threads=384 smem=200000 abi=memref softcap=50
+)";
+} // namespace
+
+TEST(Softcap, ManifestKeyRoundTrips) {
+  Manifest m;
+  Status s = parseManifest(kSoftcapManifest, "manifest.txt", m);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(m.kernels[0].softcap, 0.0f);
+  EXPECT_EQ(formatManifestLine(m.kernels[0]).find("softcap"),
+            std::string::npos);
+  EXPECT_EQ(m.kernels[1].softcap, 50.0f);
+  EXPECT_NE(formatManifestLine(m.kernels[1]).find(" softcap=50"),
+            std::string::npos);
+  // Any f32 reads back as itself.
+  for (float c : {0.1f, 30.0f, 1e-20f, 3.4e38f, 22.6274166f}) {
+    KernelEntry e = m.kernels[1];
+    e.softcap = c;
+    Manifest back;
+    ASSERT_TRUE(parseManifest(formatManifestLine(e), "manifest.txt", back).ok());
+    EXPECT_EQ(back.kernels[0].softcap, c) << formatSoftcap(c);
+  }
+  for (const char *bad : {"softcap=0", "softcap=-1", "softcap=inf",
+                          "softcap=nan", "softcap=5x",
+                          "softcap=1e39"}) {
+    Manifest b;
+    std::string line = "kernel name=w ptx=w.ptx chip=sm_90a dtype=bf16 "
+                       "head_dim=128 causal=0 block_m=128 threads=384 "
+                       "smem=1 abi=memref " +
+                       std::string(bad);
+    Status e = parseManifest(line, "manifest.txt", b);
+    EXPECT_FALSE(e.ok()) << bad;
+    EXPECT_NE(e.message().find("bad softcap"), std::string::npos)
+        << e.message();
+  }
+}
+
+TEST(Softcap, KernelsServeExactlyTheirCap) {
+  Manifest m;
+  ASSERT_TRUE(parseManifest(kSoftcapManifest, "manifest.txt", m).ok());
+  ForwardProblem p;
+  p.batch = 1;
+  p.headsQ = p.headsKV = 8;
+  p.seqQ = p.seqK = 4096;
+  p.headDim = p.headDimV = 256;
+  p.causal = true;
+  p.withLse = true;
+  const KernelEntry *k = nullptr;
+  ASSERT_TRUE(selectKernel(m, p, 9, 0, k).ok());
+  EXPECT_EQ(k->name, "p"); // no cap: never a capped kernel
+  p.softcap = 50;
+  ASSERT_TRUE(selectKernel(m, p, 9, 0, k).ok());
+  EXPECT_EQ(k->name, "c");
+  p.softcap = 30; // a cap the bundle does not have
+  Status s = selectKernel(m, p, 9, 0, k);
+  EXPECT_EQ(s.code(), StatusCode::NotInBundle);
+  EXPECT_NE(s.message().find("with the soft-cap 30 (this bundle's kernels for "
+                             "it have another soft-cap)"),
+            std::string::npos)
+      << s.message();
+}
+
+TEST(Softcap, ProblemRules) {
+  ForwardProblem p;
+  p.headDim = p.headDimV = 128;
+  p.softcap = 50;
+  EXPECT_TRUE(checkProblem(p).ok());
+  for (double bad : {-1.0, std::nan(""), 1e300, 1e-300}) {
+    p.softcap = bad;
+    Status s = checkProblem(p);
+    EXPECT_EQ(s.code(), StatusCode::InvalidArgument) << bad;
+    EXPECT_NE(s.message().find("softcap must be 0 (none) or positive and "
+                               "finite in f32"),
+              std::string::npos)
+        << s.message();
+  }
+  // The cap is per score: GQA decoding still packs query heads into rows.
+  p.softcap = 50;
+  p.batch = 1;
+  p.headsQ = 32;
+  p.headsKV = 8;
+  p.seqQ = 1;
+  p.seqK = 65536;
+  EXPECT_EQ(packQueryHeads(p).seqQ, 4);
+}

@@ -27,3 +27,17 @@ func.func @attention(%q: memref<?x?x?x64xf16>, %k: memref<?x?x?x64xf16>,
         memref<?x?x?x64xf16>, memref<?x?x?x64xf16>
   return
 }
+
+// -----
+
+// The soft-cap: in the kernel's description (the manifest's softcap=, by
+// which the runtime serves the kernel), and in its code as tanh.approx.
+// CHECK-LABEL: gpu.func @attention_kernel
+// CHECK-SAME:    softcap = 5.000000e+01 : f32
+func.func @attention(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
+                     %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
+  attn.attention %q, %k, %v into %o {causal, softcap = 50.0 : f32}
+      : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+        memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>
+  return
+}

@@ -430,6 +430,24 @@ TEST(Jit, CompilesASlidingWindowKernel) {
       << s.message();
 }
 
+TEST(Jit, CompilesASoftcapKernel) {
+  auto c = makeCompiler("", CacheMode::Off);
+  KernelRequest r = request(128, /*causal=*/true, 9, 0);
+  r.softcap = 50;
+  EXPECT_EQ(r.key(), "dtype=bf16 head_dim=128 head_dim_v=128 causal=1 lse=0 "
+                     "chip=sm_90a softcap=50");
+  CompiledImage img;
+  Status s = c->compiler->compile(r, img);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(img.entry.softcap, 50.0f);
+  EXPECT_NE(img.entry.name.find("_sc42480000"), std::string::npos)
+      << img.entry.name;
+  // Another cap is another kernel.
+  KernelRequest r30 = r;
+  r30.softcap = 30;
+  EXPECT_NE(r30.key(), r.key());
+}
+
 TEST(Jit, UnsupportedRequestsSaySo) {
   auto c = makeCompiler("", CacheMode::Off);
   KernelRequest r = request(64);

@@ -114,8 +114,8 @@ static cl::opt<int64_t> optCpuTileN(
     cl::init(0), cl::cat(category));
 static cl::opt<double> optSoftcap(
     "softcap",
-    cl::desc("Soft-cap the scaled scores, S' = c·tanh(S / c) (Gemma 2's; as "
-             "an attn.attention score_mod region; problem from flags)"),
+    cl::desc("Soft-cap the scaled scores, S' = c·tanh(S / c) (Gemma 2's; "
+             "attn.attention's softcap; problem from flags)"),
     cl::init(0.0), cl::cat(category));
 static cl::opt<std::string> optWindow(
     "window",
@@ -380,7 +380,8 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
       /*causal=*/UnitAttr(), /*window_left=*/IntegerAttr(),
       /*window_right=*/IntegerAttr(), /*block_q=*/IntegerAttr(),
       /*block_kv=*/IntegerAttr(), /*target=*/mlir::attn::TargetAttr(),
-      /*split_kv=*/split ? b.getUnitAttr() : UnitAttr());
+      /*split_kv=*/split ? b.getUnitAttr() : UnitAttr(),
+      /*softcap=*/FloatAttr());
   if (p.causal)
     op.setCausal(true);
   if (p.windowLeft >= 0)
@@ -389,21 +390,9 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
     op.setWindowRightAttr(b.getI64IntegerAttr(p.windowRight));
   if (optScale.getNumOccurrences())
     op.setScaleAttr(b.getF32FloatAttr(static_cast<float>(optScale)));
-  if (optSoftcap > 0) {
-    // score_mod { ^bb0(%s): yield c·tanh(s·(1/c)) } (a multiply, not a
-    // division: one instruction per score on the GPU).
-    OpBuilder::InsertionGuard guard(b);
-    Block *body = b.createBlock(&op.getScoreMod(), {}, {b.getF32Type()}, {loc});
-    Value c = arith::ConstantOp::create(
-        b, loc, b.getF32FloatAttr(static_cast<float>(optSoftcap)));
-    Value inv = arith::ConstantOp::create(
-        b, loc, b.getF32FloatAttr(static_cast<float>(1.0 / optSoftcap)));
-    Value x = arith::MulFOp::create(b, loc, body->getArgument(0), inv);
-    // afn: the GPU's tanh.approx.f32 (FlashAttention-3's soft-cap).
-    Value t = math::TanhOp::create(b, loc, x, arith::FastMathFlags::afn);
-    mlir::attn::YieldOp::create(
-        b, loc, ValueRange{arith::MulFOp::create(b, loc, t, c)});
-  }
+  // The built-in soft-cap (the kernel's parameter; the runtime serves it).
+  if (p.softcap > 0)
+    op.setSoftcapAttr(b.getF32FloatAttr(static_cast<float>(p.softcap)));
   if (split)
     mlir::attn::MergeSplitsOp::create(
         b, loc, entry->getArgument(nargs - 2), entry->getArgument(nargs - 1),
@@ -872,6 +861,8 @@ LogicalResult problemFromOp(mlir::attn::AttentionOp op, rt::Problem &p) {
   p.causal = op.getCausal();
   p.windowLeft = op.getWindowLeft().value_or(-1);
   p.windowRight = op.getWindowRight().value_or(-1);
+  if (FloatAttr cap = op.getSoftcapAttr())
+    p.softcap = cap.getValueAsDouble();
   // A run-time scale is what attn-run passes: --scale rounded to the f32 the
   // function takes (the reference uses the same value), else 0 for
   // 1/sqrt(D).
@@ -1472,6 +1463,8 @@ int main(int argc, char **argv) {
         !(optSoftcap > 0 && std::isfinite(double(optSoftcap))))
       return fail("--softcap must be positive and finite, got " +
                   formatDouble(optSoftcap));
+    if (optSoftcap.getNumOccurrences())
+      p.softcap = optSoftcap;
     p.kvLens.assign(optKVLens.begin(), optKVLens.end());
     if (optPaged > 0 && p.kvLens.empty())
       p.kvLens.assign(size_t(std::max<int64_t>(p.batch, 0)), p.seqK);
@@ -1493,8 +1486,8 @@ int main(int argc, char **argv) {
     if (optKVLens.getNumOccurrences() || optPaged.getNumOccurrences() ||
         optVarlen.getNumOccurrences() || optSoftcap.getNumOccurrences())
       return fail("--kv-lens, --paged, --varlen and --softcap need the "
-                  "problem from flags, not an input file (write a "
-                  "score_mod region in the file instead of --softcap)");
+                  "problem from flags, not an input file (the file's "
+                  "attn.attention says its softcap)");
     auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
     if (std::error_code ec = buffer.getError())
       return fail("cannot open '" + inputFile + "': " + ec.message());

@@ -188,6 +188,8 @@ struct CompiledKernel {
   bool causal = false;
   /// Its sliding window's bounds (the manifest's window=); -1: none.
   int64_t windowLeft = -1, windowRight = -1;
+  /// Its scores' soft-cap (the manifest's softcap=, an f32); 0: none.
+  float softcap = 0;
   /// Whether the kernel writes the LSE (it does when it has the operand).
   bool lse = true;
   /// The tensor maps it takes after its memrefs (bulk copies), as the
@@ -245,14 +247,15 @@ FailureOr<CompiledKernel> compileGPUKernel(ModuleOp module,
 /// V are then pages of
 /// `pageSize` rows: 0 leaves it a run-time size, which must then be a
 /// multiple of the kernel's key block; a static one shrinks the block to
-/// fit). The one builder of these problems: the bundle and libattn_jit both
+/// fit). `windowLeft`/`windowRight` (>= 0) and `softcap` (> 0) set the
+/// attention's window and soft-cap. The one builder of these problems: the bundle and libattn_jit both
 /// call it.
 OwningOpRef<ModuleOp>
 buildKernelProblem(MLIRContext &ctx, llvm::StringRef program, Type elementType,
                    int64_t headDim, int64_t headDimV, bool causal, bool withLse,
                    llvm::StringRef kv, llvm::StringRef name,
                    int64_t pageSize = 0, int64_t windowLeft = -1,
-                   int64_t windowRight = -1);
+                   int64_t windowRight = -1, float softcap = 0);
 
 /// The runtime's manifest.txt line for `k`, whose PTX is in file `ptxFile`.
 std::string manifestLine(const CompiledKernel &k, llvm::StringRef ptxFile);

@@ -443,7 +443,8 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
       info.threads(), smemBytes, headDim, headDimV, StringRef(dtype), causal,
       program ? program.getValue() : StringRef("attention"), launchGrid,
       ArrayRef<int64_t>(flatMaps), regs ? regs.getInt() : int64_t(0),
-      hasDynamicRowStride(grid), windowLeft, windowRight);
+      hasDynamicRowStride(grid), windowLeft, windowRight,
+      grid->getAttrOfType<FloatAttr>(kSoftcapAttrName));
   if (!kernelInfo)
     return failure();
   fn->setAttr(kKernelInfoAttrName, kernelInfo);

@@ -118,7 +118,7 @@
 // RUN: not attn-run --softcap inf 2>&1 | FileCheck %s --check-prefix=SOFTCAPINF
 // SOFTCAPINF: attn-run: error: --softcap must be positive and finite, got inf
 // RUN: not attn-run %attn_src_root/examples/attention.mlir --softcap 3 2>&1 | FileCheck %s --check-prefix=SOFTCAPFILE
-// SOFTCAPFILE: attn-run: error: --kv-lens, --paged, --varlen and --softcap need the problem from flags, not an input file (write a score_mod region in the file instead of --softcap)
+// SOFTCAPFILE: attn-run: error: --kv-lens, --paged, --varlen and --softcap need the problem from flags, not an input file (the file's attn.attention says its softcap)
 
 // The CPU register tile: 0 is the pipeline's default, a negative size an
 // error (not a silent default).

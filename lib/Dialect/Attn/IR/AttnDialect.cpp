@@ -56,7 +56,13 @@ KernelInfoAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        StringRef dtype, bool causal, StringRef program,
                        ArrayAttr grid, ArrayRef<int64_t> tensorMaps,
                        int64_t registerEstimate, bool dynamicRowStride,
-                       int64_t windowLeft, int64_t windowRight) {
+                       int64_t windowLeft, int64_t windowRight,
+                       FloatAttr softcap) {
+  if (softcap && (!softcap.getType().isF32() ||
+                  !(softcap.getValueAsDouble() > 0) ||
+                  !std::isfinite(softcap.getValueAsDouble())))
+    return emitError() << "softcap must be a positive finite f32, got "
+                       << softcap;
   if (windowLeft < -1 || windowRight < -1 || windowLeft > INT32_MAX ||
       windowRight > INT32_MAX)
     return emitError() << "window_left and window_right must be -1 (none) or "
@@ -189,6 +195,15 @@ LogicalResult AttnDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << kProgramAttrName
                              << "' must be \"split_kv\" or \"merge_splits\" "
                                 "on an scf.forall";
+    return success();
+  }
+  if (name == kSoftcapAttrName) {
+    auto f = dyn_cast<FloatAttr>(attr.getValue());
+    if (!isa<scf::ForallOp>(op) || !f || !f.getType().isF32() ||
+        !(f.getValueAsDouble() > 0) || !std::isfinite(f.getValueAsDouble()))
+      return op->emitError() << "'" << kSoftcapAttrName
+                             << "' must be a positive finite f32 on an "
+                                "scf.forall";
     return success();
   }
   if (name == kGridAttrName) {

@@ -337,6 +337,14 @@ LogicalResult AttentionOp::verify() {
     if (!(x > 0) || !std::isfinite(x))
       return emitOpError() << "scale must be positive and finite, got " << x;
   }
+  if (auto c = getSoftcapAttr()) {
+    double x = c.getValueAsDouble();
+    if (!(x > 0) || !std::isfinite(x))
+      return emitOpError() << "softcap must be positive and finite, got " << x;
+    if (hasScoreMod())
+      return emitOpError() << "softcap and a score_mod region are exclusive "
+                              "(write the cap in the region)";
+  }
   for (auto [name, attr] : {std::pair{"block_q", getBlockQAttr()},
                             std::pair{"block_kv", getBlockKvAttr()}}) {
     if (!attr)

@@ -344,8 +344,18 @@ std::tuple<Value, Value, Value> emitScores(OpBuilder &b, Location loc,
   if (pc.modScale) {
     s = arith::MulFOp::create(b, loc, s,
                               scaleSplat(b, loc, pc.scoreType, *pc.modScale));
-    s = applyScoreMod(b, loc, pc.op.getScoreMod().front(), pc.modScalars, s,
-                      pc.qStart, kvStart, pc.nq, pc.nk, masked);
+    if (FloatAttr cap = pc.op.getSoftcapAttr()) {
+      // The soft-cap, C·tanh(S·(1/C)) (a multiply, not a divide; tanh with
+      // afn: the GPU's tanh.approx.f32).
+      double c = cap.getValueAsDouble();
+      Value x = arith::MulFOp::create(b, loc, s,
+                                      splat(b, loc, pc.scoreType, 1.0 / c));
+      Value t = math::TanhOp::create(b, loc, x, arith::FastMathFlags::afn);
+      s = arith::MulFOp::create(b, loc, t, splat(b, loc, pc.scoreType, c));
+    } else {
+      s = applyScoreMod(b, loc, pc.op.getScoreMod().front(), pc.modScalars, s,
+                        pc.qStart, kvStart, pc.nq, pc.nk, masked);
+    }
   }
   if (masked)
     s = MaskOp::create(b, loc, pc.scoreType, s, pc.qStart, pc.nq, kvStart,
@@ -527,6 +537,8 @@ struct TileAttentionPass
       forall->setAttr(kProgramAttrName, b.getStringAttr(::attn::programName(
                                             ::attn::Program::SplitKV)));
     forall->setAttr(kGridAttrName, gridAttr(b, split));
+    if (FloatAttr cap = op.getSoftcapAttr())
+      forall->setAttr(kSoftcapAttrName, cap);
     b.setInsertionPointToStart(forall.getBody());
     Value bIdx = forall.getInductionVar(0), hIdx = forall.getInductionVar(1),
           qBlock = forall.getInductionVar(2), splitIdx;
@@ -537,8 +549,9 @@ struct TileAttentionPass
 
     ProgramContext pc;
     pc.op = op;
-    // A score_mod sees scale·S (emitScores); the softmax then runs at 1.
-    if (op.hasScoreMod()) {
+    // A score_mod (or the soft-cap) sees scale·S (emitScores); the softmax
+    // then runs at 1.
+    if (op.hasScoreMod() || op.getSoftcapAttr()) {
       pc.modScale = scale;
       scale = Scale{1.0f, Value()};
     }

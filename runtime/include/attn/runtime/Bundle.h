@@ -107,6 +107,10 @@ struct KernelEntry {
   /// and window_right, -1 for an absent bound); absent: none. A kernel
   /// serves only problems of exactly its window.
   int windowLeft = -1, windowRight = -1;
+  /// softcap=C: the kernel's scores pass through C·tanh(S / C)
+  /// (attn.attention's softcap, an f32); 0 (absent): none. A kernel serves
+  /// only problems of exactly its cap.
+  float softcap = 0;
   int blockM = 0, blockN = 0, threads = 0;
   int smem = 0; ///< dynamic shared memory in bytes
   /// How the kernel takes its parameters (KernelABI.h); required, so that
@@ -148,6 +152,10 @@ std::string formatManifestLine(const KernelEntry &k);
 /// A sliding window as the manifest's window= value ("L,R", -1 for an
 /// absent bound); empty for none (both -1).
 std::string formatWindow(int64_t left, int64_t right);
+
+/// A soft-cap as the manifest's softcap= value (the f32 in 9 significant
+/// digits, which read back exactly); empty for none (0).
+std::string formatSoftcap(float cap);
 
 struct Manifest {
   std::string dir; ///< the bundle directory; empty for parsed text

@@ -36,6 +36,8 @@ struct KernelRequest {
   bool causal = false;
   /// A sliding window's bounds (ForwardProblem's); -1: none.
   int windowLeft = -1, windowRight = -1;
+  /// The soft-cap (ForwardProblem's, as the kernel's f32); 0: none.
+  float softcap = 0;
   bool withLse = false;
   /// What the kernel computes (KernelABI.h): the forward, or the split-KV
   /// pair of a decoding forward (a split_kv kernel always has its partial

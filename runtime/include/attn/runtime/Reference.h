@@ -46,6 +46,10 @@ struct ProblemShape {
   /// i sees key j only if i + (Nk - Nq) - windowLeft <= j <= i + (Nk - Nq) +
   /// windowRight. -1: no bound (causal is windowRight = 0).
   int64_t windowLeft = -1, windowRight = -1;
+  /// A soft-cap (attn.attention's softcap, Gemma 2's): every scaled score S
+  /// becomes softcap·tanh(S / softcap) before the mask. 0: none. Kernels
+  /// are built for its f32 value.
+  double softcap = 0;
 
   /// scale, or 1/sqrt(headDim) when it is 0.
   double effectiveScale() const;

@@ -218,6 +218,26 @@ ATTN_API attn_status attn_forward_window(attn_runtime *rt,
                                          const void *q, const void *k,
                                          const void *v, void *o, float *lse,
                                          void *stream);
+/* Score variants of the forward, each served by a kernel built for exactly
+ * its values (the bundle's, else one libattn_jit compiles): a sliding window
+ * (as attn_window; -1, -1 for none) and a soft-cap (Gemma 2's, Grok's:
+ * every scaled score S becomes softcap·tanh(S / softcap) before the mask;
+ * 0 for none, else positive and finite). */
+typedef struct attn_variant {
+  int64_t window_left, window_right;
+  float softcap;
+} attn_variant;
+/* No window, no soft-cap. */
+ATTN_API void attn_variant_init(attn_variant *variant);
+
+/* attn_forward with the variant's window and soft-cap; not over a KV cache
+ * or a packed batch yet. */
+ATTN_API attn_status attn_forward_variant(attn_runtime *rt,
+                                          const attn_problem *problem,
+                                          const attn_variant *variant,
+                                          const void *q, const void *k,
+                                          const void *v, void *o, float *lse,
+                                          void *stream);
 /* Which kernel forward would run on `device`, without launching. */
 ATTN_API attn_status attn_select_kernel(attn_runtime *rt,
                                         const attn_problem *problem, int device,

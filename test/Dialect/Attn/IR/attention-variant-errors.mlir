@@ -530,3 +530,28 @@ func.func @window_varlen(%q: memref<1x2x?x16xbf16>, %cu: memref<?xi32>) {
         memref<1x2x?x16xbf16>, memref<1x2x?x16xbf16>
   return
 }
+
+// -----
+
+// softcap: a positive finite cap.
+func.func @softcap_zero(%q: memref<1x4x9x64xbf16>) {
+  // expected-error @+1 {{'attn.attention' op softcap must be positive and finite, got 0}}
+  attn.attention %q, %q, %q into %q {softcap = 0.0 : f32}
+      : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+        memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+// softcap and a score_mod region: one modifier, written one way.
+func.func @softcap_and_score_mod(%q: memref<1x4x9x64xbf16>) {
+  // expected-error @+1 {{'attn.attention' op softcap and a score_mod region are exclusive (write the cap in the region)}}
+  attn.attention %q, %q, %q into %q score_mod {
+  ^bb0(%s: f32):
+    attn.yield %s : f32
+  } {softcap = 30.0 : f32}
+      : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+        memref<1x4x9x64xbf16>
+  return
+}

@@ -704,3 +704,15 @@ func.func @score_mod_chunked(%q: memref<?x?x?x64xbf16>,
       memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
   return
 }
+
+// -----
+
+// The built-in soft-cap (Gemma 2's 50) is an attribute.
+// CHECK-LABEL: func.func @softcap
+// CHECK:       attn.attention %{{.*}} {causal, softcap = 5.000000e+01 : f32}
+func.func @softcap(%q: memref<?x?x?x256xbf16>) {
+  attn.attention %q, %q, %q into %q {causal, softcap = 50.0 : f32}
+      : memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>,
+        memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>
+  return
+}

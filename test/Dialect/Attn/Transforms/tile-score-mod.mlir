@@ -144,3 +144,27 @@ func.func @batch_bias(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
         memref<?x?x?x64xf32>
   return
 }
+
+// -----
+
+// The built-in soft-cap: scale·S, then C·tanh(S·(1/C)) with tanh under afn
+// (the GPU's tanh.approx), the softmax at scale 1; the grid carries the cap
+// for the kernel's description.
+// CHECK-LABEL: func.func @builtin_softcap
+// CHECK-DAG:     %[[INV:.*]] = arith.constant dense<2.000000e-02> : tensor<64x128xf32>
+// CHECK-DAG:     %[[CAP:.*]] = arith.constant dense<5.000000e+01> : tensor<64x128xf32>
+// CHECK:         scf.forall
+// CHECK:           %[[S:.*]] = attn.dot
+// CHECK-NEXT:      %[[X:.*]] = arith.mulf %[[S]], %{{.*}} : tensor<64x128xf32>
+// CHECK-NEXT:      %[[D:.*]] = arith.mulf %[[X]], %[[INV]] : tensor<64x128xf32>
+// CHECK-NEXT:      %[[T:.*]] = math.tanh %[[D]] fastmath<afn> : tensor<64x128xf32>
+// CHECK-NEXT:      arith.mulf %[[T]], %[[CAP]] : tensor<64x128xf32>
+// CHECK:         } {attn.softmax_pass = "max", attn.softmax_scale = 1.000000e+00 : f32}
+// CHECK:       } {attn.grid = ["batch", "heads_q", "q_blocks"], attn.softcap = 5.000000e+01 : f32
+func.func @builtin_softcap(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
+                           %v: memref<?x?x?x64xf32>, %o: memref<?x?x?x64xf32>) {
+  attn.attention %q, %k, %v into %o {softcap = 50.0 : f32, target = #attn.target<arch = "cpu", smem_per_block = 1048576, num_sms = 1>}
+      : memref<?x?x?x64xf32>, memref<?x?x?x64xf32>, memref<?x?x?x64xf32>,
+        memref<?x?x?x64xf32>
+  return
+}

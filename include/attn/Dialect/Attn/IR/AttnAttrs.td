@@ -95,6 +95,7 @@ def Attn_KernelInfoAttr : AttrDef<Attn_Dialect, "KernelInfo"> {
     - `causal`: whether the program masks causally.
     - `window_left`, `window_right`: its sliding window's bounds (-1, the
       default: none; attn.attention's window_left / window_right).
+    - `softcap`: its scores' soft-cap C (an f32; absent: none).
     - `program`: `attention`, `split_kv` or `merge_splits`.
     - `grid`: the launch grid (x, y, z) as the runtime's grid factors
       (`q_blocks`, `heads_q`, `batch`, `q_blocks*splits`, ...); absent: the
@@ -132,7 +133,8 @@ def Attn_KernelInfoAttr : AttrDef<Attn_Dialect, "KernelInfo"> {
     DefaultValuedParameter<"int64_t", "0">:$register_estimate,
     DefaultValuedParameter<"bool", "false">:$dynamic_row_stride,
     DefaultValuedParameter<"int64_t", "-1">:$window_left,
-    DefaultValuedParameter<"int64_t", "-1">:$window_right
+    DefaultValuedParameter<"int64_t", "-1">:$window_right,
+    OptionalParameter<"::mlir::FloatAttr", "soft-cap (none when absent)">:$softcap
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

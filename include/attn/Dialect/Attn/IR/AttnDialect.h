@@ -59,6 +59,11 @@ constexpr llvm::StringLiteral kProgramAttrName = "attn.program";
 /// `attn.kernel` as grid (launch order x, y, z), from which launchers size
 /// the grid instead of assuming it.
 constexpr llvm::StringLiteral kGridAttrName = "attn.grid";
+/// `attn.softcap` on a tile grid (scf.forall): the soft-cap C (a positive
+/// f32) its score tiles pass through (attn.attention's softcap). Carried
+/// into `attn.kernel` as softcap; the runtime serves the kernel to problems
+/// of that cap only.
+constexpr llvm::StringLiteral kSoftcapAttrName = "attn.softcap";
 /// `attn.kernel` on a generated GPU kernel: its #attn.kernel_info, what a
 /// launcher needs.
 constexpr llvm::StringLiteral kKernelInfoAttrName = "attn.kernel";

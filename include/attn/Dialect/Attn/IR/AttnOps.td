@@ -45,6 +45,12 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
       window are never visited. L, R >= 0. With `kv_lens` (and `pages`) the
       window is placed by each sequence's own key count. Not yet with
       split_kv or varlen.
+    * `softcap = C` (Gemma 2's, Grok's; FlashAttention's softcap): every
+      scaled score becomes C·tanh(S / C) before the mask and the softmax,
+      S = scale·QKᵀ; C > 0 and finite. The built-in form of the score_mod
+      region that computes it (tanh with `afn`: on the GPU tanh.approx.f32),
+      a parameter of the kernel the runtime serves; it excludes a score_mod
+      region (write the cap in the region there).
     * GQA/MQA: Hq must be a multiple of Hkv; query head h reads kv head h/G.
       The verifier checks it for static head counts; with dynamic ones it is
       a precondition of the compiled code (attn-run and the runtime check
@@ -193,7 +199,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     OptionalAttr<I64Attr>:$block_q,
     OptionalAttr<I64Attr>:$block_kv,
     OptionalAttr<Attn_TargetAttr>:$target,
-    UnitAttr:$split_kv
+    UnitAttr:$split_kv,
+    OptionalAttr<F32Attr>:$softcap
   );
   let regions = (region AnyRegion:$score_mod);
   let assemblyFormat = [{
