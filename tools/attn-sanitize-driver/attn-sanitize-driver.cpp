@@ -342,15 +342,18 @@ struct Family {
   /// attn_forward_window with them.
   int64_t windowLeft, windowRight;
   bool windowed() const { return windowLeft != -1 || windowRight != -1; }
+  /// A soft-capped kernel's cap (softcap=; 0: none): run through
+  /// attn_forward_variant with it.
+  float softcap;
   bool paged() const { return kv == attn::KVLayout::Paged; }
   bool cached() const {
     return kv == attn::KVLayout::SeqLens || kv == attn::KVLayout::Paged;
   }
   bool operator<(const Family &o) const {
     return std::tie(dtype, D, Dv, causal, lse, kv, page, windowLeft,
-                    windowRight) < std::tie(o.dtype, o.D, o.Dv, o.causal,
-                                            o.lse, o.kv, o.page, o.windowLeft,
-                                            o.windowRight);
+                    windowRight, softcap) <
+           std::tie(o.dtype, o.D, o.Dv, o.causal, o.lse, o.kv, o.page,
+                    o.windowLeft, o.windowRight, o.softcap);
   }
   std::string str() const {
     char buf[112];
@@ -367,6 +370,8 @@ struct Family {
     if (windowed())
       out += " window=" + std::to_string(windowLeft) + "," +
              std::to_string(windowRight);
+    if (softcap != 0)
+      out += " softcap=" + attn::formatSoftcap(softcap);
     return out;
   }
 };
@@ -409,6 +414,7 @@ bool readFamilies(const std::string &dir, std::set<Family> &out,
     f.page = k.pageSize;
     f.windowLeft = k.windowLeft;
     f.windowRight = k.windowRight;
+    f.softcap = k.softcap;
     out.insert(f);
     chips.insert(k.chip.str());
   }
@@ -483,6 +489,17 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &shape, bool poison,
   in.windowRight = f.windowRight;
   in.scale = 1.0 / std::sqrt(double(f.D));
   p.scale = in.scale;
+  // The kernel caps the scaled score, C·tanh(scale·dot / C): the
+  // reference's cap on the raw dot is C / scale.
+  attn_variant variant;
+  attn_variant_init(&variant);
+  variant.window_left = f.windowLeft;
+  variant.window_right = f.windowRight;
+  variant.softcap = f.softcap;
+  if (f.softcap != 0) {
+    in.variant = Variant::Softcap;
+    in.softcap = double(f.softcap) / in.scale;
+  }
   p.q = in.q = stridesOf(s, s.Hq, s.Nq, f.D);
   p.k = in.k = stridesOf(s, s.Hkv, s.Nk, f.D);
   p.v = in.v = stridesOf(s, s.Hkv, s.Nk, f.Dv);
@@ -617,6 +634,9 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &shape, bool poison,
     kernel = std::string("copy to device: ") + attn_last_error_message();
   } else if ((varlen ? attn_forward_varlen(R.rt, &p, &packed, dq, dk, dv, dO,
                                            static_cast<float *>(dl), nullptr)
+              : f.softcap != 0
+                  ? attn_forward_variant(R.rt, &p, &variant, dq, dk, dv, dO,
+                                         static_cast<float *>(dl), nullptr)
               : f.windowed()
                   ? attn_forward_window(R.rt, &p, &window, dq, dk, dv, dO,
                                         static_cast<float *>(dl), nullptr)
@@ -659,7 +679,9 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &shape, bool poison,
         (ranName.find("_varlen") != std::string::npos) != varlen ||
         // (a windowed kernel's name has _w<left>_ after its head dim)
         (ranName.find("_w", ranName.find("_d")) != std::string::npos) !=
-            f.windowed())
+            f.windowed() ||
+        // (and a soft-capped one _sc)
+        (ranName.find("_sc") != std::string::npos) != (f.softcap != 0))
       err += "the runtime ran a kernel of another family; ";
     char buf[48];
     std::snprintf(buf, sizeof buf, "  o rel %.1e", rel);

@@ -66,6 +66,11 @@ class Window(ctypes.Structure):
     _fields_ = [("left", ctypes.c_int64), ("right", ctypes.c_int64)]
 
 
+class Variant(ctypes.Structure):
+    _fields_ = [("window_left", ctypes.c_int64),
+                ("window_right", ctypes.c_int64), ("softcap", ctypes.c_float)]
+
+
 class KVCache(ctypes.Structure):
     _fields_ = [("seq_lens", ctypes.c_void_p), ("block_table", ctypes.c_void_p),
                 ("num_pages", ctypes.c_int64), ("page_size", ctypes.c_int64),
@@ -128,6 +133,9 @@ class AttnRuntime:
         L.attn_forward_window.argtypes = [
             vp, ctypes.POINTER(Problem), ctypes.POINTER(Window), vp, vp, vp,
             vp, vp, vp]
+        L.attn_forward_variant.argtypes = [
+            vp, ctypes.POINTER(Problem), ctypes.POINTER(Variant), vp, vp, vp,
+            vp, vp, vp]
         L.attn_select_kernel.argtypes = [vp, ctypes.POINTER(Problem),
                                          ctypes.c_int,
                                          ctypes.POINTER(KernelInfo)]
@@ -137,7 +145,7 @@ class AttnRuntime:
         L.attn_free.argtypes = [vp, vp]
         for f in (L.attn_runtime_create, L.attn_forward,
                   L.attn_forward_kv_cache, L.attn_forward_varlen,
-                  L.attn_forward_window,
+                  L.attn_forward_window, L.attn_forward_variant,
                   L.attn_select_kernel, L.attn_last_kernel, L.attn_malloc,
                   L.attn_free):
             f.restype = ctypes.c_int
@@ -176,8 +184,15 @@ class AttnRuntime:
         return p
 
     def forward(self, q, k, v, o, lse=None, causal=False, scale=0.0,
-                stream=None, window=None):
+                stream=None, window=None, softcap=None):
         p = self.problem(q, k, v, o, causal, lse is not None, scale)
+        if softcap is not None:
+            var = Variant(*(window or (-1, -1)), softcap)
+            self._check(self.lib.attn_forward_variant(
+                self.handle, ctypes.byref(p), ctypes.byref(var), q.data_ptr(),
+                k.data_ptr(), v.data_ptr(), o.data_ptr(),
+                lse.data_ptr() if lse is not None else None, stream))
+            return
         if window is not None:
             w = Window(*window)
             self._check(self.lib.attn_forward_window(
@@ -268,13 +283,14 @@ def correctness_cases(quick):
 
     def add(dtype="bf16", D=128, causal=False, B=1, Hq=1, Hkv=None, Nq=1,
             Nk=None, layout="bhnd", lse=True, scale=None, Dv=None,
-            window=None):
+            window=None, softcap=None):
         cases.append(dict(kind="correctness", dtype=dtype, D=D,
                           Dv=D if Dv is None else Dv,
                           causal=causal, B=B, Hq=Hq,
                           Hkv=Hq if Hkv is None else Hkv, Nq=Nq,
                           Nk=Nq if Nk is None else Nk, layout=layout,
-                          lse=lse, scale=scale, window=window))
+                          lse=lse, scale=scale, window=window,
+                          softcap=softcap))
 
     sizes = (1, 17, 130, 1000, 4096) if quick else SIZES
     # Every sequence length, both dtypes, head dims and masks.
@@ -332,6 +348,14 @@ def correctness_cases(quick):
         add("bf16", 128, True, 1, 4, 1, Nq=N, window=(4096, -1))
     add("bf16", 128, True, 1, 2, Nq=300, Nk=5000, layout="bnhd",
         window=(4096, -1))
+    # Gemma 2's soft-cap (50) through attn_forward_variant: the bundle's
+    # kernel of examples/attention-softcap.mlir (causal, D = 256, bf16,
+    # LSE); scores up to 50·tanh(1) need a large scale to reach the cap.
+    for N in ((130, 1000) if quick else (1, 130, 1000, 4096)):
+        add("bf16", 256, True, 1, 4, 2, Nq=N, softcap=50.0)
+    add("bf16", 256, True, 2, 4, 1, Nq=300, Nk=2000, layout="bnhd",
+        softcap=50.0)
+    add("bf16", 256, True, 1, 2, Nq=1000, scale=3.0, softcap=50.0)
     # Scales far from 1/sqrt(D): the exponent must not overflow f32 even
     # where scale·score does (1e30), nor lose the softmax to underflow.
     for scale in (1e-3, 3.0, 1e30):
@@ -492,16 +516,18 @@ def describe(job):
             f"{' ' + job['layout'] if job['layout'] != 'bhnd' else ''}"
             f"{'' if job['lse'] else ' no-lse'}"
             f"{' scale=%g' % job['scale'] if job.get('scale') else ''}"
-            f"{' window=%d,%d' % job['window'] if job.get('window') else ''}")
+            f"{' window=%d,%d' % job['window'] if job.get('window') else ''}"
+            f"{' softcap=%g' % job['softcap'] if job.get('softcap') else ''}")
 
 
 # --------------------------------------------------------------------------
 # Worker side (imports torch)
 # --------------------------------------------------------------------------
 
-def reference(q, k, v, causal, scale, window=None):
+def reference(q, k, v, causal, scale, window=None, softcap=None):
     """float64 attention on the GPU; bottom-right causal; a sliding window
-    (left, right; -1 for no bound) on the same alignment; empty rows give
+    (left, right; -1 for no bound) on the same alignment; a soft-cap C
+    (scaled scores S -> C·tanh(S / C)) before the mask; empty rows give
     O = 0 and LSE = -inf. Query rows are done in chunks to bound memory."""
     import torch
     B, Hq, Nq, D = q.shape
@@ -519,6 +545,8 @@ def reference(q, k, v, causal, scale, window=None):
             i1 = min(Nq, i0 + chunk)
             s = torch.matmul(q[b, :, i0:i1].double(), kb.transpose(1, 2))
             s *= scale
+            if softcap:
+                s = softcap * torch.tanh(s / softcap)
             left, right = window if window else (-1, -1)
             if causal:
                 right = 0
@@ -576,10 +604,11 @@ def run_correctness(rt, job, seed):
     window = job.get("window")
     rt.forward(q, k, v, o, lse, causal=job["causal"], scale=scale,
                stream=torch.cuda.current_stream().cuda_stream or None,
-               window=window)
+               window=window, softcap=job.get("softcap"))
     torch.cuda.synchronize()
     kernel = rt.last_kernel()
-    ref_o, ref_lse = reference(q, k, v, job["causal"], scale, window)
+    ref_o, ref_lse = reference(q, k, v, job["causal"], scale, window,
+                               job.get("softcap"))
 
     res = dict(kernel=kernel)
     od = o.double()

@@ -290,6 +290,39 @@ def main():
         record(what + ": check", ("PASS " if ok else "FAIL ") + origin,
                "PASS" + ("" if source else ", from bundle"), ok)
 
+    print("=== soft-caps (fresh inputs against float64): the bundle's "
+          "kernel, libattn_jit's, and attn-run's own sm_80 and sm_90a kernels")
+    # (cap, extra flags, kernel source): the bundle holds causal 50 at
+    # D = 256 bf16 with LSE (examples/attention-softcap.mlir), served where
+    # the grid fills the device (a smaller one is split over the keys, and
+    # libattn_jit builds the capped split-KV pair: the second case). A
+    # large scale drives the scores into the cap's bend.
+    cases = [
+        ("50", ["--causal", "--head-dim", "256", "--seq-q", "4096",
+                "--heads", "16", "--kv-heads", "8"], [], "bundle"),
+        ("50", ["--causal", "--head-dim", "256", "--seq-q", "2000",
+                "--heads", "4", "--kv-heads", "2"], [], "split-KV, jit"),
+        ("30", ["--causal", "--head-dim", "128", "--seq-q", "1000",
+                "--heads", "8", "--kv-heads", "2", "--scale", "1"],
+         ["--bundle", "none"], None),
+        ("5", ["--head-dim", "64", "--seq-q", "777", "--seq-k", "300",
+               "--batch", "2"], ["--bundle", "none"], None),
+        ("20", ["--causal", "--head-dim", "128", "--seq-q", "513"],
+         ["--chip", "sm_90a"], None),
+        ("20", ["--head-dim", "64", "--seq-q", "700"], ["--chip", "sm_80"],
+         None),
+    ]
+    for cap, shape, source, label in cases:
+        ok, _, _, origin, out = attn_run(
+            tools, ["--dtype", "bf16", "--softcap", cap] + shape + source,
+            env)
+        what = (f"softcap {cap} d{shape[shape.index('--head-dim') + 1]} "
+                f"({label or ' '.join(source)})")
+        if label == "bundle":
+            ok = ok and "from bundle" in origin
+        record(what + ": check", ("PASS " if ok else "FAIL ") + origin,
+               "PASS" + (", from bundle" if label == "bundle" else ""), ok)
+
     sizes = []
     for t in ("attn-run", "attn-jit-check"):
         p = os.path.join(tools, t)
