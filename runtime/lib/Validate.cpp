@@ -229,6 +229,14 @@ Status checkProblem(const ForwardProblem &p) {
                        kvLayoutName(p.kvLayout) +
                        " KV layout in the runtime (not checked on a GPU yet; "
                        "attn-run runs it on the CPU path)");
+  // The same for a soft-cap: the compiler and the CPU path have it over a
+  // KV cache and a packed batch; the GPU check covers the dense forward
+  // (and its split-KV pair) only.
+  if (p.softcap != 0 && p.kvLayout != KVLayout::Dense)
+    return unsupported(std::string("a soft-cap with a ") +
+                       kvLayoutName(p.kvLayout) +
+                       " KV layout in the runtime (not checked on a GPU yet; "
+                       "attn-run runs it on the CPU path)");
   if (p.headsQ % p.headsKV)
     return invalid("heads_q (" + std::to_string(p.headsQ) +
                    ") must be a multiple of heads_kv (" +

@@ -798,4 +798,13 @@ TEST(Softcap, ProblemRules) {
   p.seqQ = 1;
   p.seqK = 65536;
   EXPECT_EQ(packQueryHeads(p).seqQ, 4);
+  // Over a KV cache or a packed batch: the compiler and the CPU path have
+  // it, the runtime does not launch it yet (not checked on a GPU).
+  for (KVLayout kv : {KVLayout::SeqLens, KVLayout::Paged, KVLayout::Varlen}) {
+    p.kvLayout = kv;
+    Status s = checkProblem(p);
+    EXPECT_EQ(s.code(), StatusCode::Unsupported) << kvLayoutName(kv);
+    EXPECT_NE(s.message().find("a soft-cap with a"), std::string::npos)
+        << s.message();
+  }
 }
