@@ -1,5 +1,6 @@
 //===- Bundle.cpp - manifest parsing and variant selection ------*- C++ -*-===//
 #include "attn/runtime/Bundle.h"
+#include "attn/runtime/Reference.h"
 
 #include <cerrno>
 #include <cmath>
@@ -289,10 +290,9 @@ private:
       char *end = nullptr;
       errno = 0;
       float c = value.empty() ? 0.0f : std::strtof(value.c_str(), &end);
-      if (value.empty() || errno || *end != '\0' || !(c > 0) ||
-          !std::isfinite(c))
+      if (value.empty() || errno || *end != '\0' || !isValidSoftcap(c))
         return error("bad softcap '" + value +
-                     "': expected a positive finite number");
+                     "': expected a positive, finite, normal f32");
       k.softcap = c;
     } else if (key == "block_m") {
       return intKey(1, 1024, k.blockM);

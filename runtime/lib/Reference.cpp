@@ -89,6 +89,11 @@ uint16_t floatToHalf(float f) {
   return sign | uint16_t(((rounded >> 13) - (112u << 10)));
 }
 
+bool isValidSoftcap(double c) {
+  return std::isfinite(c) && c >= double(std::numeric_limits<float>::min()) &&
+         c <= double(std::numeric_limits<float>::max());
+}
+
 KeyRange visibleKeys(int64_t i, int64_t nq, int64_t nk, bool causal,
                      int64_t windowLeft, int64_t windowRight) {
   const int64_t a = i + (nk - nq);

@@ -212,11 +212,9 @@ Status checkProblem(const ForwardProblem &p) {
                      std::to_string(w));
   // The kernels take the cap as an f32: it must stay positive and finite
   // there too.
-  if (p.softcap != 0 &&
-      !(p.softcap > 0 && std::isfinite(p.softcap) &&
-        std::isfinite(float(p.softcap)) && float(p.softcap) > 0))
-    return invalid("softcap must be 0 (none) or positive and finite in f32, "
-                   "got " +
+  if (p.softcap != 0 && !isValidSoftcap(p.softcap))
+    return invalid("softcap must be 0 (none) or a positive, finite, normal "
+                   "f32, got " +
                    std::to_string(p.softcap));
   if (p.causal && p.windowRight != -1)
     return invalid("causal is window_right = 0: give window_right -1 with "

@@ -172,7 +172,8 @@ TEST(CApi, VariantArguments) {
   v.softcap = -2;
   EXPECT_EQ(call(&v), ATTN_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(attn_last_error_message())
-                .find("softcap must be 0 (none) or positive and finite"),
+                .find("softcap must be 0 (none) or a positive, finite, "
+                      "normal f32"),
             std::string::npos)
       << attn_last_error_message();
   v.softcap = 30;

@@ -738,7 +738,7 @@ TEST(Softcap, ManifestKeyRoundTrips) {
   }
   for (const char *bad : {"softcap=0", "softcap=-1", "softcap=inf",
                           "softcap=nan", "softcap=5x",
-                          "softcap=1e39"}) {
+                          "softcap=1e39", "softcap=1e-39"}) {
     Manifest b;
     std::string line = "kernel name=w ptx=w.ptx chip=sm_90a dtype=bf16 "
                        "head_dim=128 causal=0 block_m=128 threads=384 "
@@ -781,12 +781,13 @@ TEST(Softcap, ProblemRules) {
   p.headDim = p.headDimV = 128;
   p.softcap = 50;
   EXPECT_TRUE(checkProblem(p).ok());
-  for (double bad : {-1.0, std::nan(""), 1e300, 1e-300}) {
+  // A subnormal cap would make the kernel's 1/C infinite.
+  for (double bad : {-1.0, std::nan(""), 1e300, 1e-300, 1e-39}) {
     p.softcap = bad;
     Status s = checkProblem(p);
     EXPECT_EQ(s.code(), StatusCode::InvalidArgument) << bad;
-    EXPECT_NE(s.message().find("softcap must be 0 (none) or positive and "
-                               "finite in f32"),
+    EXPECT_NE(s.message().find("softcap must be 0 (none) or a positive, "
+                               "finite, normal f32"),
               std::string::npos)
         << s.message();
   }

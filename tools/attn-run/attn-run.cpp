@@ -512,8 +512,8 @@ LogicalResult scoreModFunction(
       {"arith.extf", [](double x, double) { return x; }},
       {"arith.truncf", [](double x, double) { return x; }}};
   // Integer ops on sign-extended values; unsigned ones reinterpret them at
-  // the operands' width (u below). Division by zero is undefined in the IR:
-  // the reference gives 0.
+  // the operands' width (u below). Division by zero and INT64_MIN / -1 are
+  // undefined in the IR: the reference gives 0 and INT64_MIN (no trap).
   using IBin = int64_t (*)(int64_t, int64_t, uint64_t, uint64_t);
   static const llvm::StringMap<IBin> kInt = {
       {"arith.addi", [](int64_t x, int64_t y, uint64_t, uint64_t) {
@@ -526,20 +526,24 @@ LogicalResult scoreModFunction(
          return int64_t(uint64_t(x) * uint64_t(y));
        }},
       {"arith.divsi", [](int64_t x, int64_t y, uint64_t, uint64_t) {
-         return y ? x / y : 0;
+         return !y ? 0 : y == -1 ? int64_t(0 - uint64_t(x)) : x / y;
        }},
       {"arith.remsi", [](int64_t x, int64_t y, uint64_t, uint64_t) {
-         return y ? x % y : 0;
+         return !y || y == -1 ? int64_t(0) : x % y;
        }},
       {"arith.floordivsi", [](int64_t x, int64_t y, uint64_t, uint64_t) {
          if (!y)
            return int64_t(0);
+         if (y == -1)
+           return int64_t(0 - uint64_t(x));
          int64_t q = x / y;
          return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
        }},
       {"arith.ceildivsi", [](int64_t x, int64_t y, uint64_t, uint64_t) {
          if (!y)
            return int64_t(0);
+         if (y == -1)
+           return int64_t(0 - uint64_t(x));
          int64_t q = x / y;
          return (x % y != 0 && ((x < 0) == (y < 0))) ? q + 1 : q;
        }},
@@ -1459,9 +1463,9 @@ int main(int argc, char **argv) {
       if (p.seqQ == 0 || p.seqK == 0)
         return fail("--varlen: every query and key length is 0");
     }
-    if (optSoftcap.getNumOccurrences() &&
-        !(optSoftcap > 0 && std::isfinite(double(optSoftcap))))
-      return fail("--softcap must be positive and finite, got " +
+    if (optSoftcap.getNumOccurrences() && !rt::isValidSoftcap(optSoftcap))
+      return fail("--softcap must be positive and finite (a normal f32), "
+                  "got " +
                   formatDouble(optSoftcap));
     if (optSoftcap.getNumOccurrences())
       p.softcap = optSoftcap;
@@ -1838,6 +1842,31 @@ int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
   fillCaptures(seed + 4);
   for (Capture &c : captures)
     args.push_back(&c.descPtr);
+  // The kernel evaluates the region at every (b, h, i, j) of the problem,
+  // masked pairs too, while the reference visits only the visible ones: a
+  // load outside its capture there is found here, before the kernel reads
+  // outside the buffer. (Indices computed from the score are seen with a
+  // score of 0 here, and with the real ones by the reference.)
+  if (optCheck && p.scoreMod && !captures.empty()) {
+    const double pairs = double(p.batch) * double(p.headsQ) *
+                         double(p.seqQ) * double(p.seqK);
+    if (pairs > double(1 << 24)) {
+      llvm::outs() << "attn-run: note: the score_mod's loads are checked on "
+                      "the visible pairs only (the problem has more than "
+                      "2^24 (b, h, i, j))\n";
+    } else {
+      for (int64_t b = 0; b < p.batch && scoreModFault->empty(); ++b)
+        for (int64_t h = 0; h < p.headsQ && scoreModFault->empty(); ++h)
+          for (int64_t i = 0; i < p.seqQ && scoreModFault->empty(); ++i)
+            for (int64_t j = 0; j < p.seqK; ++j)
+              (void)p.scoreMod(0.0, b, h, i, j);
+      if (!scoreModFault->empty()) {
+        llvm::errs() << "attn-run: error: " << *scoreModFault
+                     << " (not run: the kernel would read outside it)\n";
+        return 1;
+      }
+    }
+  }
   // --kv-splits: the partials, poisoned too (a split that wrote nothing
   // would reach the merge as NaN).
   int64_t splits = optKVSplits;

@@ -74,11 +74,14 @@ struct LowerVectorMath : public RewritePattern {
               rewriter.getContext(), LLVM::FastmathFlags::afn));
           return call.getResult(0);
         }
-        // Otherwise
+        // Otherwise, for |x| >= 1/8,
         // tanh(x) = sign(x)·(1 − 2·rcp(2^(2·|x|·log2 e) + 1)): no
-        // cancellation for large |x| (2^... -> inf gives ±1); near 0 the
-        // absolute error stays ~1e-7. |x| and the sign by bit operations
-        // (the NVVM lowering sends fabs/copysign to libdevice).
+        // cancellation for large |x| (2^... -> inf gives ±1), an absolute
+        // error of ~1e-7 (a few ulp from 1/8 on); below 1/8,
+        // tanh(x) = x − x³/3 + 2x⁵/15 (the next term, 17x⁷/315, is below
+        // 2e-7 of x), so that small arguments keep their relative
+        // accuracy. |x| and the sign by bit operations (the NVVM lowering
+        // sends fabs/copysign to libdevice).
         Location loc = op->getLoc();
         Type i32 = e.i32();
         Value bits = arith::BitcastOp::create(rewriter, loc, i32, x);
@@ -97,9 +100,23 @@ struct LowerVectorMath : public RewritePattern {
         Value sign =
             arith::AndIOp::create(rewriter, loc, bits, e.c32(INT32_MIN));
         Value tBits = arith::BitcastOp::create(rewriter, loc, i32, t);
-        return arith::BitcastOp::create(
+        Value large = arith::BitcastOp::create(
             rewriter, loc, e.f32(),
             arith::OrIOp::create(rewriter, loc, tBits, sign));
+        // x + x·x²·(−1/3 + x²·2/15)
+        Value x2 = arith::MulFOp::create(rewriter, loc, x, x);
+        Value inner = arith::AddFOp::create(
+            rewriter, loc, e.cf(float(-1.0 / 3.0)),
+            arith::MulFOp::create(rewriter, loc, x2,
+                                  e.cf(float(2.0 / 15.0))));
+        Value small = arith::AddFOp::create(
+            rewriter, loc, x,
+            arith::MulFOp::create(
+                rewriter, loc, arith::MulFOp::create(rewriter, loc, x, x2),
+                inner));
+        Value isSmall = arith::CmpFOp::create(
+            rewriter, loc, arith::CmpFPredicate::OLT, ax, e.cf(0.125f));
+        return arith::SelectOp::create(rewriter, loc, isSmall, small, large);
       }
       if (isa<math::ExpOp>(op))
         return intrinsic("llvm.nvvm.ex2.approx.ftz.f32",

@@ -90,14 +90,18 @@
 // AGREE: D=64 Dv=64 causal=0 scale=1.250000e-01
 
 // score_mod captures: attn-run fills memref arguments of static shape (f32
-// or i32) after the op's operands; a load past the table is reported by the
-// reference (the kernel read undefined memory); positions and captures run
-// on the CPU path only.
+// or i32) after the op's operands; with --check a load past the table at
+// any (b, h, i, j) is reported before the kernel runs; positions and
+// captures run on the CPU path only.
 // RUN: not attn-run %S/Inputs/run-capture-dynamic.mlir 2>&1 | FileCheck %s --check-prefix=CAPDYN
 // CAPDYN: run-capture-dynamic.mlir:3:3: error: unsupported: attn-run fills score_mod captures of static shape, identity layout and f32 or i32 elements, not 'memref<?xf32>'
 // RUN: attn-run %S/Inputs/run-capture-static.mlir --heads 4 --seq-q 20 --seed 1 --check | FileCheck %s --check-prefix=PASS
 // RUN: not attn-run %S/Inputs/run-capture-static.mlir --heads 5 --seq-q 20 --seed 1 --check 2>&1 | FileCheck %s --check-prefix=CAPOOB
-// CAPOOB: attn-run: error: score_mod reads index 4 of dim 0 of its memref<4xf32> capture, outside the memref (the kernel's result is undefined)
+// CAPOOB: attn-run: error: score_mod reads index 4 of dim 0 of its memref<4xf32> capture, outside the memref (not run: the kernel would read outside it)
+// A load outside its table at masked pairs only: the kernel evaluates them
+// too, so it is refused before it runs.
+// RUN: not attn-run %S/Inputs/run-capture-masked-oob.mlir --heads 2 --seq-q 64 --seed 1 --check 2>&1 | FileCheck %s --check-prefix=CAPMASKED
+// CAPMASKED: attn-run: error: score_mod reads index -1 of dim 0 of its memref<64xf32> capture, outside the memref (not run: the kernel would read outside it)
 // RUN: not attn-run %S/Inputs/run-capture-static.mlir --target gpu --heads 4 2>&1 | FileCheck %s --check-prefix=CAPGPU
 // CAPGPU: attn-run: error: unsupported: a score_mod that reads b, h, q_idx, kv_idx or captured memrefs on --target gpu
 

@@ -111,12 +111,14 @@
 // RUN: not attn-run --seed -1 2>&1 | FileCheck %s --check-prefix=SEED
 // SEED: for the --seed option: '-1' value invalid for ulong argument!
 
-// A soft-cap must be positive and finite, and is for problems from flags
-// (a file writes its score_mod region).
+// A soft-cap must be positive and finite (a normal f32: 1/C is finite), and
+// is for problems from flags (a file's attn.attention says its softcap).
 // RUN: not attn-run --softcap -1 2>&1 | FileCheck %s --check-prefix=SOFTCAPNEG
-// SOFTCAPNEG: attn-run: error: --softcap must be positive and finite, got -1
+// SOFTCAPNEG: attn-run: error: --softcap must be positive and finite (a normal f32), got -1
 // RUN: not attn-run --softcap inf 2>&1 | FileCheck %s --check-prefix=SOFTCAPINF
-// SOFTCAPINF: attn-run: error: --softcap must be positive and finite, got inf
+// SOFTCAPINF: attn-run: error: --softcap must be positive and finite (a normal f32), got inf
+// RUN: not attn-run --softcap 1e-39 2>&1 | FileCheck %s --check-prefix=SOFTCAPSUB
+// SOFTCAPSUB: attn-run: error: --softcap must be positive and finite (a normal f32), got 1e-39
 // RUN: not attn-run %attn_src_root/examples/attention.mlir --softcap 3 2>&1 | FileCheck %s --check-prefix=SOFTCAPFILE
 // SOFTCAPFILE: attn-run: error: --kv-lens, --paged, --varlen and --softcap need the problem from flags, not an input file (the file's attn.attention says its softcap)
 

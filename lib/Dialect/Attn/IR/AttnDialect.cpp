@@ -2,6 +2,7 @@
 #include "attn/Dialect/Attn/IR/AttnDialect.h"
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/runtime/Chips.h"
+#include "attn/runtime/Reference.h"
 #include "attn/runtime/KernelABI.h"
 #include "attn/runtime/Reference.h"
 
@@ -59,9 +60,8 @@ KernelInfoAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        int64_t windowLeft, int64_t windowRight,
                        FloatAttr softcap) {
   if (softcap && (!softcap.getType().isF32() ||
-                  !(softcap.getValueAsDouble() > 0) ||
-                  !std::isfinite(softcap.getValueAsDouble())))
-    return emitError() << "softcap must be a positive finite f32, got "
+                  !::attn::isValidSoftcap(softcap.getValueAsDouble())))
+    return emitError() << "softcap must be a positive, finite, normal f32, got "
                        << softcap;
   if (windowLeft < -1 || windowRight < -1 || windowLeft > INT32_MAX ||
       windowRight > INT32_MAX)
@@ -200,10 +200,10 @@ LogicalResult AttnDialect::verifyOperationAttribute(Operation *op,
   if (name == kSoftcapAttrName) {
     auto f = dyn_cast<FloatAttr>(attr.getValue());
     if (!isa<scf::ForallOp>(op) || !f || !f.getType().isF32() ||
-        !(f.getValueAsDouble() > 0) || !std::isfinite(f.getValueAsDouble()))
+        !::attn::isValidSoftcap(f.getValueAsDouble()))
       return op->emitError() << "'" << kSoftcapAttrName
-                             << "' must be a positive finite f32 on an "
-                                "scf.forall";
+                             << "' must be a positive, finite, normal f32 on "
+                                "an scf.forall";
     return success();
   }
   if (name == kGridAttrName) {

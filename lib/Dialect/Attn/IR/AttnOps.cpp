@@ -1,5 +1,6 @@
 //===- AttnOps.cpp - attn operations ----------------------------*- C++ -*-===//
 #include "attn/Dialect/Attn/IR/AttnOps.h"
+#include "attn/runtime/Reference.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -339,8 +340,10 @@ LogicalResult AttentionOp::verify() {
   }
   if (auto c = getSoftcapAttr()) {
     double x = c.getValueAsDouble();
-    if (!(x > 0) || !std::isfinite(x))
-      return emitOpError() << "softcap must be positive and finite, got " << x;
+    if (!::attn::isValidSoftcap(x))
+      return emitOpError() << "softcap must be a positive, finite, normal f32 "
+                              "(its reciprocal finite), got "
+                           << x;
     if (hasScoreMod())
       return emitOpError() << "softcap and a score_mod region are exclusive "
                               "(write the cap in the region)";
@@ -449,10 +452,19 @@ LogicalResult AttentionOp::verifyScoreMod() {
     if (op.getNumRegions())
       return op.emitOpError() << "in score_mod: ops with regions are not "
                                  "supported";
-    for (Type t : op.getResultTypes())
+    for (Type t : op.getResultTypes()) {
       if (!t.isIntOrIndexOrFloat())
         return op.emitOpError()
                << "in score_mod: results must be scalars, got " << t;
+      // What every backend (and attn-run's reference, in int64 and
+      // double) computes exactly.
+      if ((t.isInteger() && t.getIntOrFloatBitWidth() > 64) ||
+          (isa<FloatType>(t) && !(t.isF16() || t.isBF16() || t.isF32() ||
+                                  t.isF64())))
+        return op.emitOpError() << "in score_mod: integers of at most 64 "
+                                   "bits and f16, bf16, f32 or f64 only, got "
+                                << t;
+    }
     if (auto c = dyn_cast<arith::ConstantOp>(op)) {
       if (!isa<FloatAttr, IntegerAttr>(c.getValue()))
         return op.emitOpError()

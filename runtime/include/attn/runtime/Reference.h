@@ -58,6 +58,11 @@ struct ProblemShape {
   const ProblemShape &shape() const { return *this; }
 };
 
+/// Whether `c` is a soft-cap a kernel can take: a normal, finite f32 (its
+/// reciprocal, which the kernel multiplies by, stays finite). The one rule
+/// for the op's verifier, the manifest and the runtime.
+bool isValidSoftcap(double c);
+
 /// The keys [first, end) of [0, nk) that query row i of nq sees: with
 /// a = i + (nk - nq) (bottom-right alignment), a - windowLeft <= j <=
 /// a + windowRight, causal meaning windowRight = 0, -1 no bound. Empty

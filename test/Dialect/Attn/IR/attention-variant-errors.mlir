@@ -535,7 +535,7 @@ func.func @window_varlen(%q: memref<1x2x?x16xbf16>, %cu: memref<?xi32>) {
 
 // softcap: a positive finite cap.
 func.func @softcap_zero(%q: memref<1x4x9x64xbf16>) {
-  // expected-error @+1 {{'attn.attention' op softcap must be positive and finite, got 0}}
+  // expected-error @+1 {{'attn.attention' op softcap must be a positive, finite, normal f32 (its reciprocal finite), got 0}}
   attn.attention %q, %q, %q into %q {softcap = 0.0 : f32}
       : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
         memref<1x4x9x64xbf16>
@@ -553,5 +553,30 @@ func.func @softcap_and_score_mod(%q: memref<1x4x9x64xbf16>) {
   } {softcap = 30.0 : f32}
       : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
         memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+// softcap: a subnormal cap's reciprocal is not a finite f32.
+func.func @softcap_subnormal(%q: memref<1x4x9x64xbf16>) {
+  // expected-error @+1 {{'attn.attention' op softcap must be a positive, finite, normal f32}}
+  attn.attention %q, %q, %q into %q {softcap = 1.0e-39 : f32}
+      : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+        memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+// score_mod: integers of at most 64 bits (the reference computes in int64).
+func.func @score_mod_wide_int(%q: memref<1x4x9x64xbf16>) {
+  attn.attention %q, %q, %q into %q score_mod {
+  ^bb0(%s: f32, %b: i32, %h: i32, %i: i32, %j: i32):
+    // expected-error @+1 {{'arith.extsi' op in score_mod: integers of at most 64 bits and f16, bf16, f32 or f64 only, got 'i128'}}
+    %w = arith.extsi %i : i32 to i128
+    attn.yield %s : f32
+  } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+      memref<1x4x9x64xbf16>
   return
 }

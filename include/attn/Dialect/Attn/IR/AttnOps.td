@@ -112,7 +112,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
       Scalars defined outside the region (function arguments, constants) may
       be used too. `math.tanh` with `fastmath<afn>` may become the GPU's
       tanh.approx.f32 (relative error <= 2^-11, FlashAttention-3's
-      soft-cap); without it the GPU's tanh is accurate to a few ulp. The lowering applies the body to whole score tiles: the
+      soft-cap); without it the GPU's tanh is within about 8 ulp. The lowering applies the body to whole score tiles: the
       part that depends only on b, h and captures runs once per program, the
       rest once per score, so a modifier costs its own instructions and
       nothing else. A soft-cap of 30 (Gemma 2):
