@@ -255,14 +255,32 @@ attn_status attn_forward(attn_runtime *rt, const attn_problem *problem,
   });
 }
 
+namespace {
+/// The forward with a score variant (window, soft-cap): the variant's rules
+/// and the problem's are checked before the runtime is touched, so they are
+/// reported the same without a GPU.
+attn_status forwardVariant(attn_runtime *rt, const attn_problem *problem,
+                           const attn_variant &variant, const void *q,
+                           const void *k, const void *v, void *o, float *lse,
+                           void *stream) {
+  attn::ForwardProblem p;
+  if (attn_status s = report(toProblem(problem, p)))
+    return s;
+  p.windowLeft = variant.window_left;
+  p.windowRight = variant.window_right;
+  p.softcap = variant.softcap;
+  if (attn_status s = report(attn::checkProblem(p)))
+    return s;
+  ATTN_CHECK_RT(rt);
+  return report(rt->rt->forward(p, q, k, v, o, lse, stream));
+}
+} // namespace
+
 attn_status attn_forward_window(attn_runtime *rt, const attn_problem *problem,
                                 const attn_window *window, const void *q,
                                 const void *k, const void *v, void *o,
                                 float *lse, void *stream) {
   return guarded([&] {
-    attn::ForwardProblem p;
-    if (attn_status s = report(toProblem(problem, p)))
-      return s;
     if (!window)
       return report(attn::Status::error(attn::StatusCode::InvalidArgument,
                                         "window is NULL"));
@@ -271,14 +289,11 @@ attn_status attn_forward_window(attn_runtime *rt, const attn_problem *problem,
           attn::StatusCode::InvalidArgument,
           "window: left and right are both -1 (no window: use "
           "attn_forward)"));
-    p.windowLeft = window->left;
-    p.windowRight = window->right;
-    // The window's own rules (and the problem's) before the runtime is
-    // touched, so they are reported the same without a GPU.
-    if (attn_status s = report(attn::checkProblem(p)))
-      return s;
-    ATTN_CHECK_RT(rt);
-    return report(rt->rt->forward(p, q, k, v, o, lse, stream));
+    attn_variant variant;
+    attn_variant_init(&variant);
+    variant.window_left = window->left;
+    variant.window_right = window->right;
+    return forwardVariant(rt, problem, variant, q, k, v, o, lse, stream);
   });
 }
 
@@ -294,21 +309,10 @@ attn_status attn_forward_variant(attn_runtime *rt, const attn_problem *problem,
                                  const void *k, const void *v, void *o,
                                  float *lse, void *stream) {
   return guarded([&] {
-    attn::ForwardProblem p;
-    if (attn_status s = report(toProblem(problem, p)))
-      return s;
     if (!variant)
       return report(attn::Status::error(attn::StatusCode::InvalidArgument,
                                         "variant is NULL"));
-    p.windowLeft = variant->window_left;
-    p.windowRight = variant->window_right;
-    p.softcap = variant->softcap;
-    // The variant's own rules (and the problem's) before the runtime is
-    // touched, so they are reported the same without a GPU.
-    if (attn_status s = report(attn::checkProblem(p)))
-      return s;
-    ATTN_CHECK_RT(rt);
-    return report(rt->rt->forward(p, q, k, v, o, lse, stream));
+    return forwardVariant(rt, problem, *variant, q, k, v, o, lse, stream);
   });
 }
 

@@ -137,29 +137,38 @@ SmallVector<Value, 4> mlir::attn::gpu_lowering::ldmatrix4(Emitter &e, Value ptr,
   return regs;
 }
 
-GlobalRows mlir::attn::gpu_lowering::globalRows(Emitter &e, Value source,
-                                                ValueRange indices) {
+GlobalMemref mlir::attn::gpu_lowering::globalMemref(Emitter &e,
+                                                    Value source) {
   OpBuilder &b = e.b;
   auto meta = memref::ExtractStridedMetadataOp::create(b, e.loc, source);
   Value aligned =
       memref::ExtractAlignedPointerAsIndexOp::create(b, e.loc, source);
   Value a64 = arith::IndexCastUIOp::create(b, e.loc, b.getI64Type(), aligned);
-  Value ptr = LLVM::IntToPtrOp::create(b, e.loc, e.gptr(), a64);
+  GlobalMemref m;
+  m.ptr = LLVM::IntToPtrOp::create(b, e.loc, e.gptr(), a64);
+  m.offset = e.to64(meta.getOffset());
+  for (Value s : meta.getStrides())
+    m.strides.push_back(e.to64(s));
+  return m;
+}
+
+GlobalRows mlir::attn::gpu_lowering::globalRows(Emitter &e, Value source,
+                                                ValueRange indices) {
+  GlobalMemref m = globalMemref(e, source);
   Type elemTy = cast<MemRefType>(source.getType()).getElementType();
   // Element offset of [indices..., 0], in 64 bits: the memref's offset plus
   // every index (the row's too) times its stride.
-  Value off = e.to64(meta.getOffset());
+  Value off = m.offset;
   for (size_t i = 0; i < indices.size(); ++i) {
     // One statement each: the order of the ops must not depend on the
     // compiler's order of evaluating arguments.
     Value index = e.to64(indices[i]);
-    Value stride = e.to64(meta.getStrides()[i]);
-    off = e.add(off, e.mul(index, stride));
+    off = e.add(off, e.mul(index, m.strides[i]));
   }
   GlobalRows g;
-  g.base = e.gep(e.gptr(), elemTy, ptr, off);
+  g.base = e.gep(e.gptr(), elemTy, m.ptr, off);
   g.row0 = e.c32(0);
-  g.stride = e.to32(meta.getStrides()[indices.size() - 1]);
+  g.stride = e.to32(m.strides[indices.size() - 1]);
   return g;
 }
 

@@ -216,6 +216,14 @@ struct GlobalRows {
 };
 GlobalRows globalRows(Emitter &e, Value source, ValueRange indices);
 
+/// A memref in global memory as a kernel addresses it: its aligned pointer
+/// (!llvm.ptr<1>) and its offset and strides (i64, in elements).
+struct GlobalMemref {
+  Value ptr, offset;
+  SmallVector<Value, 4> strides;
+};
+GlobalMemref globalMemref(Emitter &e, Value source);
+
 /// Whether a ring (attn.alloc_ring) is synchronised per slot: some op
 /// waits for, releases or signs one of its slots (then it carries two
 /// mbarriers per slot after its slots).

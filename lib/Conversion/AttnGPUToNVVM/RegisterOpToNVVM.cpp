@@ -520,23 +520,18 @@ struct GatherLowering : public RegisterPattern<GatherOp> {
     auto vt = cast<VectorType>(getTypeConverter()->convertType(t));
     Value source = adaptor.getSource();
     Type et = t.getElementType();
-    auto meta = memref::ExtractStridedMetadataOp::create(rewriter, loc, source);
-    Value aligned =
-        memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, source);
-    Value a64 = arith::IndexCastUIOp::create(rewriter, loc,
-                                             rewriter.getI64Type(), aligned);
-    Value ptr = LLVM::IntToPtrOp::create(rewriter, loc, e.gptr(), a64);
+    GlobalMemref m = globalMemref(e, source);
     // The scalar indices and the memref's offset: one base a thread.
-    Value off = e.to64(meta.getOffset());
+    Value off = m.offset;
     SmallVector<std::pair<Value, Value>> perElement; // (i32 vector, stride)
     for (auto [k, idx] : llvm::enumerate(adaptor.getIndices())) {
-      Value stride = e.to64(meta.getStrides()[k]);
+      Value stride = m.strides[k];
       if (isa<VectorType>(idx.getType()))
         perElement.push_back({idx, stride});
       else
         off = e.add(off, e.mul(e.to64(idx), stride));
     }
-    Value base = e.gep(e.gptr(), et, ptr, off);
+    Value base = e.gep(e.gptr(), et, m.ptr, off);
     SmallVector<Value> elems;
     for (int64_t i = 0; i < vt.getNumElements(); ++i) {
       Value ptrI = base;
