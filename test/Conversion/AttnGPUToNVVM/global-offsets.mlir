@@ -10,8 +10,8 @@
 // CHECK:         %[[Z:.*]] = gpu.block_id  z
 // CHECK:         %[[ROW:.*]] = arith.muli %{{.*}}, %c16 : index
 // The load: [b, h, row] of the f32 source.
-// CHECK:         %[[B:.*]] = arith.index_cast %[[Z]] : index to i64
-// CHECK:         %[[SB:.*]] = arith.index_cast %strides#0 : index to i64
+// CHECK-DAG:     %[[B:.*]] = arith.index_cast %[[Z]] : index to i64
+// CHECK-DAG:     %[[SB:.*]] = arith.index_cast %strides#0 : index to i64
 // CHECK:         %[[OB:.*]] = arith.muli %[[B]], %[[SB]] : i64
 // CHECK:         %[[OH:.*]] = arith.muli %{{.*}}, %{{.*}} : i64
 // CHECK:         %[[OBH:.*]] = arith.addi %[[OB]], %[[OH]] : i64
