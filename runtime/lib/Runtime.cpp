@@ -738,9 +738,8 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
         e.headDimV != request.headDimV || e.causal != request.causal ||
         e.windowLeft != request.windowLeft ||
         e.windowRight != request.windowRight || e.softcap != request.softcap ||
-        e.lse != request.withLse ||
-        e.program != request.program || e.kv != request.kv ||
-        (program == Program::SplitKV && e.blockN <= 0) ||
+        e.lse != request.withLse || e.program != request.program ||
+        e.kv != request.kv || (program == Program::SplitKV && e.blockN <= 0) ||
         (p.paged() && program != Program::MergeSplits &&
          (e.blockN <= 0 || p.pageSize % e.blockN != 0 ||
           (e.pageSize && e.pageSize != p.pageSize))) ||

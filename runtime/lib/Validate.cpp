@@ -407,8 +407,9 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
     return notInBundle(
         std::string(p.causal ? "causal" : "non-causal") + " attention for " +
         dtypeName(p.dtype) + " head dim " + std::to_string(p.headDim) +
-        (p.softcap != 0 ? " with the soft-cap " + formatSoftcap(float(p.softcap))
-                        : std::string(" without a soft-cap")) +
+        (p.softcap != 0
+             ? " with the soft-cap " + formatSoftcap(float(p.softcap))
+             : std::string(" without a soft-cap")) +
         " (this bundle's kernels for it have another soft-cap)");
   if (matched.empty() && otherWindows)
     return notInBundle(

@@ -733,12 +733,13 @@ TEST(Softcap, ManifestKeyRoundTrips) {
     KernelEntry e = m.kernels[1];
     e.softcap = c;
     Manifest back;
-    ASSERT_TRUE(parseManifest(formatManifestLine(e), "manifest.txt", back).ok());
+    ASSERT_TRUE(
+        parseManifest(formatManifestLine(e), "manifest.txt", back).ok());
     EXPECT_EQ(back.kernels[0].softcap, c) << formatSoftcap(c);
   }
-  for (const char *bad : {"softcap=0", "softcap=-1", "softcap=inf",
-                          "softcap=nan", "softcap=5x",
-                          "softcap=1e39", "softcap=1e-39"}) {
+  for (const char *bad :
+       {"softcap=0", "softcap=-1", "softcap=inf", "softcap=nan", "softcap=5x",
+        "softcap=1e39", "softcap=1e-39"}) {
     Manifest b;
     std::string line = "kernel name=w ptx=w.ptx chip=sm_90a dtype=bf16 "
                        "head_dim=128 causal=0 block_m=128 threads=384 "

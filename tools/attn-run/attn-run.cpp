@@ -516,22 +516,28 @@ LogicalResult scoreModFunction(
   // undefined in the IR: the reference gives 0 and INT64_MIN (no trap).
   using IBin = int64_t (*)(int64_t, int64_t, uint64_t, uint64_t);
   static const llvm::StringMap<IBin> kInt = {
-      {"arith.addi", [](int64_t x, int64_t y, uint64_t, uint64_t) {
+      {"arith.addi",
+       [](int64_t x, int64_t y, uint64_t, uint64_t) {
          return int64_t(uint64_t(x) + uint64_t(y));
        }},
-      {"arith.subi", [](int64_t x, int64_t y, uint64_t, uint64_t) {
+      {"arith.subi",
+       [](int64_t x, int64_t y, uint64_t, uint64_t) {
          return int64_t(uint64_t(x) - uint64_t(y));
        }},
-      {"arith.muli", [](int64_t x, int64_t y, uint64_t, uint64_t) {
+      {"arith.muli",
+       [](int64_t x, int64_t y, uint64_t, uint64_t) {
          return int64_t(uint64_t(x) * uint64_t(y));
        }},
-      {"arith.divsi", [](int64_t x, int64_t y, uint64_t, uint64_t) {
+      {"arith.divsi",
+       [](int64_t x, int64_t y, uint64_t, uint64_t) {
          return !y ? 0 : y == -1 ? int64_t(0 - uint64_t(x)) : x / y;
        }},
-      {"arith.remsi", [](int64_t x, int64_t y, uint64_t, uint64_t) {
+      {"arith.remsi",
+       [](int64_t x, int64_t y, uint64_t, uint64_t) {
          return !y || y == -1 ? int64_t(0) : x % y;
        }},
-      {"arith.floordivsi", [](int64_t x, int64_t y, uint64_t, uint64_t) {
+      {"arith.floordivsi",
+       [](int64_t x, int64_t y, uint64_t, uint64_t) {
          if (!y)
            return int64_t(0);
          if (y == -1)
@@ -539,7 +545,8 @@ LogicalResult scoreModFunction(
          int64_t q = x / y;
          return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
        }},
-      {"arith.ceildivsi", [](int64_t x, int64_t y, uint64_t, uint64_t) {
+      {"arith.ceildivsi",
+       [](int64_t x, int64_t y, uint64_t, uint64_t) {
          if (!y)
            return int64_t(0);
          if (y == -1)
@@ -547,42 +554,34 @@ LogicalResult scoreModFunction(
          int64_t q = x / y;
          return (x % y != 0 && ((x < 0) == (y < 0))) ? q + 1 : q;
        }},
-      {"arith.divui", [](int64_t, int64_t, uint64_t u, uint64_t v) {
-         return v ? int64_t(u / v) : 0;
-       }},
-      {"arith.remui", [](int64_t, int64_t, uint64_t u, uint64_t v) {
-         return v ? int64_t(u % v) : 0;
-       }},
-      {"arith.maxsi", [](int64_t x, int64_t y, uint64_t, uint64_t) {
-         return std::max(x, y);
-       }},
-      {"arith.minsi", [](int64_t x, int64_t y, uint64_t, uint64_t) {
-         return std::min(x, y);
-       }},
-      {"arith.maxui", [](int64_t, int64_t, uint64_t u, uint64_t v) {
-         return int64_t(std::max(u, v));
-       }},
-      {"arith.minui", [](int64_t, int64_t, uint64_t u, uint64_t v) {
-         return int64_t(std::min(u, v));
-       }},
-      {"arith.andi", [](int64_t x, int64_t y, uint64_t, uint64_t) {
-         return x & y;
-       }},
-      {"arith.ori", [](int64_t x, int64_t y, uint64_t, uint64_t) {
-         return x | y;
-       }},
-      {"arith.xori", [](int64_t x, int64_t y, uint64_t, uint64_t) {
-         return x ^ y;
-       }},
-      {"arith.shli", [](int64_t x, int64_t y, uint64_t, uint64_t v) {
+      {"arith.divui", [](int64_t, int64_t, uint64_t u,
+                         uint64_t v) { return v ? int64_t(u / v) : 0; }},
+      {"arith.remui", [](int64_t, int64_t, uint64_t u,
+                         uint64_t v) { return v ? int64_t(u % v) : 0; }},
+      {"arith.maxsi",
+       [](int64_t x, int64_t y, uint64_t, uint64_t) { return std::max(x, y); }},
+      {"arith.minsi",
+       [](int64_t x, int64_t y, uint64_t, uint64_t) { return std::min(x, y); }},
+      {"arith.maxui", [](int64_t, int64_t, uint64_t u,
+                         uint64_t v) { return int64_t(std::max(u, v)); }},
+      {"arith.minui", [](int64_t, int64_t, uint64_t u,
+                         uint64_t v) { return int64_t(std::min(u, v)); }},
+      {"arith.andi",
+       [](int64_t x, int64_t y, uint64_t, uint64_t) { return x & y; }},
+      {"arith.ori",
+       [](int64_t x, int64_t y, uint64_t, uint64_t) { return x | y; }},
+      {"arith.xori",
+       [](int64_t x, int64_t y, uint64_t, uint64_t) { return x ^ y; }},
+      {"arith.shli",
+       [](int64_t x, int64_t y, uint64_t, uint64_t v) {
          return v < 64 ? int64_t(uint64_t(x) << v) : 0;
        }},
-      {"arith.shrsi", [](int64_t x, int64_t, uint64_t, uint64_t v) {
+      {"arith.shrsi",
+       [](int64_t x, int64_t, uint64_t, uint64_t v) {
          return x >> std::min<uint64_t>(v, 63);
        }},
-      {"arith.shrui", [](int64_t, int64_t, uint64_t u, uint64_t v) {
-         return v < 64 ? int64_t(u >> v) : 0;
-       }},
+      {"arith.shrui", [](int64_t, int64_t, uint64_t u,
+                         uint64_t v) { return v < 64 ? int64_t(u >> v) : 0; }},
       {"math.absi", [](int64_t x, int64_t, uint64_t, uint64_t) {
          return x < 0 ? int64_t(0 - uint64_t(x)) : x;
        }}};
@@ -612,14 +611,13 @@ LogicalResult scoreModFunction(
       if (auto f = dyn_cast<FloatAttr>(k.getValue()))
         c.f = f.getValueAsDouble();
       else
-        c.i = wrap(cast<IntegerAttr>(k.getValue()).getValue().getSExtValue(),
-                   rw);
+        c.i =
+            wrap(cast<IntegerAttr>(k.getValue()).getValue().getSExtValue(), rw);
       steps.push_back([res, c](Slots &v) { v[res] = c; });
     } else if (auto it = kFloat.find(name); it != kFloat.end()) {
       FBin fn = it->second;
       unsigned a = in[0], b = in.size() > 1 ? in[1] : in[0];
-      steps.push_back(
-          [=](Slots &v) { v[res].f = fn(v[a].f, v[b].f); });
+      steps.push_back([=](Slots &v) { v[res].f = fn(v[a].f, v[b].f); });
     } else if (auto it = kInt.find(name); it != kInt.end()) {
       IBin fn = it->second;
       unsigned a = in[0], b = in.size() > 1 ? in[1] : in[0];
@@ -637,16 +635,36 @@ LogicalResult scoreModFunction(
         bool r = false;
         using P = arith::CmpIPredicate;
         switch (pred) {
-        case P::eq: r = x == y; break;
-        case P::ne: r = x != y; break;
-        case P::slt: r = x < y; break;
-        case P::sle: r = x <= y; break;
-        case P::sgt: r = x > y; break;
-        case P::sge: r = x >= y; break;
-        case P::ult: r = u < w; break;
-        case P::ule: r = u <= w; break;
-        case P::ugt: r = u > w; break;
-        case P::uge: r = u >= w; break;
+        case P::eq:
+          r = x == y;
+          break;
+        case P::ne:
+          r = x != y;
+          break;
+        case P::slt:
+          r = x < y;
+          break;
+        case P::sle:
+          r = x <= y;
+          break;
+        case P::sgt:
+          r = x > y;
+          break;
+        case P::sge:
+          r = x >= y;
+          break;
+        case P::ult:
+          r = u < w;
+          break;
+        case P::ule:
+          r = u <= w;
+          break;
+        case P::ugt:
+          r = u > w;
+          break;
+        case P::uge:
+          r = u >= w;
+          break;
         }
         v[res].i = r ? -1 : 0;
       });
@@ -658,22 +676,54 @@ LogicalResult scoreModFunction(
         bool unord = std::isnan(x) || std::isnan(y), r = false;
         using P = arith::CmpFPredicate;
         switch (pred) {
-        case P::AlwaysFalse: r = false; break;
-        case P::OEQ: r = !unord && x == y; break;
-        case P::OGT: r = !unord && x > y; break;
-        case P::OGE: r = !unord && x >= y; break;
-        case P::OLT: r = !unord && x < y; break;
-        case P::OLE: r = !unord && x <= y; break;
-        case P::ONE: r = !unord && x != y; break;
-        case P::ORD: r = !unord; break;
-        case P::UEQ: r = unord || x == y; break;
-        case P::UGT: r = unord || x > y; break;
-        case P::UGE: r = unord || x >= y; break;
-        case P::ULT: r = unord || x < y; break;
-        case P::ULE: r = unord || x <= y; break;
-        case P::UNE: r = unord || x != y; break;
-        case P::UNO: r = unord; break;
-        case P::AlwaysTrue: r = true; break;
+        case P::AlwaysFalse:
+          r = false;
+          break;
+        case P::OEQ:
+          r = !unord && x == y;
+          break;
+        case P::OGT:
+          r = !unord && x > y;
+          break;
+        case P::OGE:
+          r = !unord && x >= y;
+          break;
+        case P::OLT:
+          r = !unord && x < y;
+          break;
+        case P::OLE:
+          r = !unord && x <= y;
+          break;
+        case P::ONE:
+          r = !unord && x != y;
+          break;
+        case P::ORD:
+          r = !unord;
+          break;
+        case P::UEQ:
+          r = unord || x == y;
+          break;
+        case P::UGT:
+          r = unord || x > y;
+          break;
+        case P::UGE:
+          r = unord || x >= y;
+          break;
+        case P::ULT:
+          r = unord || x < y;
+          break;
+        case P::ULE:
+          r = unord || x <= y;
+          break;
+        case P::UNE:
+          r = unord || x != y;
+          break;
+        case P::UNO:
+          r = unord;
+          break;
+        case P::AlwaysTrue:
+          r = true;
+          break;
         }
         v[res].i = r ? -1 : 0;
       });
@@ -684,8 +734,8 @@ LogicalResult scoreModFunction(
       bool isUnsigned = isa<arith::UIToFPOp>(o);
       unsigned a = in[0];
       steps.push_back([=](Slots &v) {
-        v[res].f = isUnsigned ? double(uint64_t(v[a].i) & umask)
-                              : double(v[a].i);
+        v[res].f =
+            isUnsigned ? double(uint64_t(v[a].i) & umask) : double(v[a].i);
       });
     } else if (isa<arith::FPToSIOp, arith::FPToUIOp>(o)) {
       unsigned a = in[0];
@@ -715,8 +765,8 @@ LogicalResult scoreModFunction(
           int64_t x = v[in[d]].i;
           if (x < 0 || x >= cap.shape[d]) {
             if (oob->empty())
-              *oob = "score_mod reads index " + std::to_string(x) +
-                     " of dim " + std::to_string(d) + " of its " + what +
+              *oob = "score_mod reads index " + std::to_string(x) + " of dim " +
+                     std::to_string(d) + " of its " + what +
                      " capture, outside the memref";
             v[res] = Val{};
             return;
@@ -1848,8 +1898,8 @@ int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
   // outside the buffer. (Indices computed from the score are seen with a
   // score of 0 here, and with the real ones by the reference.)
   if (optCheck && p.scoreMod && !captures.empty()) {
-    const double pairs = double(p.batch) * double(p.headsQ) *
-                         double(p.seqQ) * double(p.seqK);
+    const double pairs =
+        double(p.batch) * double(p.headsQ) * double(p.seqQ) * double(p.seqK);
     if (pairs > double(1 << 24)) {
       llvm::outs() << "attn-run: note: the score_mod's loads are checked on "
                       "the visible pairs only (the problem has more than "

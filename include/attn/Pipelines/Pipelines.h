@@ -248,8 +248,8 @@ FailureOr<CompiledKernel> compileGPUKernel(ModuleOp module,
 /// `pageSize` rows: 0 leaves it a run-time size, which must then be a
 /// multiple of the kernel's key block; a static one shrinks the block to
 /// fit). `windowLeft`/`windowRight` (>= 0) and `softcap` (> 0) set the
-/// attention's window and soft-cap. The one builder of these problems: the bundle and libattn_jit both
-/// call it.
+/// attention's window and soft-cap. The one builder of these problems: the
+/// bundle and libattn_jit both call it.
 OwningOpRef<ModuleOp>
 buildKernelProblem(MLIRContext &ctx, llvm::StringRef program, Type elementType,
                    int64_t headDim, int64_t headDimV, bool causal, bool withLse,

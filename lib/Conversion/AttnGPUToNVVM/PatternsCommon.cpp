@@ -137,8 +137,7 @@ SmallVector<Value, 4> mlir::attn::gpu_lowering::ldmatrix4(Emitter &e, Value ptr,
   return regs;
 }
 
-GlobalMemref mlir::attn::gpu_lowering::globalMemref(Emitter &e,
-                                                    Value source) {
+GlobalMemref mlir::attn::gpu_lowering::globalMemref(Emitter &e, Value source) {
   OpBuilder &b = e.b;
   auto meta = memref::ExtractStridedMetadataOp::create(b, e.loc, source);
   Value aligned =

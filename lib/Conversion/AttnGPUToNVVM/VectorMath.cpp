@@ -91,9 +91,9 @@ struct LowerVectorMath : public RewritePattern {
         Value e2 = intrinsic(
             "llvm.nvvm.ex2.approx.ftz.f32",
             arith::MulFOp::create(rewriter, loc, ax, e.cf(float(2 * M_LOG2E))));
-        Value r = intrinsic("llvm.nvvm.rcp.approx.ftz.f",
-                            arith::AddFOp::create(rewriter, loc, e2,
-                                                  e.cf(1.0f)));
+        Value r =
+            intrinsic("llvm.nvvm.rcp.approx.ftz.f",
+                      arith::AddFOp::create(rewriter, loc, e2, e.cf(1.0f)));
         Value t = arith::SubFOp::create(
             rewriter, loc, e.cf(1.0f),
             arith::MulFOp::create(rewriter, loc, r, e.cf(2.0f)));
@@ -107,13 +107,12 @@ struct LowerVectorMath : public RewritePattern {
         Value x2 = arith::MulFOp::create(rewriter, loc, x, x);
         Value inner = arith::AddFOp::create(
             rewriter, loc, e.cf(float(-1.0 / 3.0)),
-            arith::MulFOp::create(rewriter, loc, x2,
-                                  e.cf(float(2.0 / 15.0))));
+            arith::MulFOp::create(rewriter, loc, x2, e.cf(float(2.0 / 15.0))));
         Value small = arith::AddFOp::create(
             rewriter, loc, x,
-            arith::MulFOp::create(
-                rewriter, loc, arith::MulFOp::create(rewriter, loc, x, x2),
-                inner));
+            arith::MulFOp::create(rewriter, loc,
+                                  arith::MulFOp::create(rewriter, loc, x, x2),
+                                  inner));
         Value isSmall = arith::CmpFOp::create(
             rewriter, loc, arith::CmpFPredicate::OLT, ax, e.cf(0.125f));
         return arith::SelectOp::create(rewriter, loc, isSmall, small, large);
@@ -176,8 +175,8 @@ std::optional<AffineVector> matchAffine(Value v) {
   return std::nullopt;
 }
 
-Value affineValue(PatternRewriter &rw, Location loc, VectorType vt,
-                  Value base, ArrayRef<int64_t> offsets) {
+Value affineValue(PatternRewriter &rw, Location loc, VectorType vt, Value base,
+                  ArrayRef<int64_t> offsets) {
   SmallVector<int32_t> c(offsets.begin(), offsets.end());
   return arith::AddIOp::create(
       rw, loc, vector::BroadcastOp::create(rw, loc, vt, base),
@@ -209,9 +208,8 @@ struct FoldAffineAddSub : public RewritePattern {
       offs.push_back(r);
     }
     Location loc = op->getLoc();
-    Value base =
-        sub ? Value(arith::SubIOp::create(rw, loc, a->base, b->base))
-            : Value(arith::AddIOp::create(rw, loc, a->base, b->base));
+    Value base = sub ? Value(arith::SubIOp::create(rw, loc, a->base, b->base))
+                     : Value(arith::AddIOp::create(rw, loc, a->base, b->base));
     rw.replaceOp(op, affineValue(rw, loc, vt, base, offs));
     return success();
   }

@@ -261,10 +261,9 @@ struct IotaLowering : OpRewritePattern<IotaOp> {
                                    arith::ConstantIndexOp::create(rw, loc, 1));
     rw.replaceOpWithNewOp<linalg::GenericOp>(
         op, type, ValueRange{}, ValueRange{init}, ArrayRef<AffineMap>{id},
-        iterators({false, false}),
-        [&](OpBuilder &b, Location l, ValueRange) {
-          Value pos = arith::AddIOp::create(
-              b, l, start, linalg::IndexOp::create(b, l, dim));
+        iterators({false, false}), [&](OpBuilder &b, Location l, ValueRange) {
+          Value pos = arith::AddIOp::create(b, l, start,
+                                            linalg::IndexOp::create(b, l, dim));
           if (last)
             pos = arith::MinSIOp::create(b, l, pos, last);
           linalg::YieldOp::create(
@@ -385,8 +384,10 @@ struct ConvertAttnToLinalgPass
     if (leftover.wasInterrupted())
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
-    patterns.add<LoadTileLowering, StoreTileLowering, DotLowering, MaskLowering,
-                 IotaLowering, GatherLowering, ReduceLowering, BroadcastLowering>(&getContext());
+    patterns
+        .add<LoadTileLowering, StoreTileLowering, DotLowering, MaskLowering,
+             IotaLowering, GatherLowering, ReduceLowering, BroadcastLowering>(
+            &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     WalkResult left = getOperation()->walk([](Operation *op) {

@@ -2,7 +2,6 @@
 #include "attn/Dialect/Attn/IR/AttnDialect.h"
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/runtime/Chips.h"
-#include "attn/runtime/Reference.h"
 #include "attn/runtime/KernelABI.h"
 #include "attn/runtime/Reference.h"
 
@@ -50,15 +49,13 @@ std::string mlir::attn::defaultChip() {
   return std::string(::attn::kDefaultChip);
 }
 
-LogicalResult
-KernelInfoAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                       int64_t blockM, int64_t blockN, int64_t threads,
-                       int64_t smemBytes, int64_t headDim, int64_t headDimV,
-                       StringRef dtype, bool causal, StringRef program,
-                       ArrayAttr grid, ArrayRef<int64_t> tensorMaps,
-                       int64_t registerEstimate, bool dynamicRowStride,
-                       int64_t windowLeft, int64_t windowRight,
-                       FloatAttr softcap) {
+LogicalResult KernelInfoAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, int64_t blockM,
+    int64_t blockN, int64_t threads, int64_t smemBytes, int64_t headDim,
+    int64_t headDimV, StringRef dtype, bool causal, StringRef program,
+    ArrayAttr grid, ArrayRef<int64_t> tensorMaps, int64_t registerEstimate,
+    bool dynamicRowStride, int64_t windowLeft, int64_t windowRight,
+    FloatAttr softcap) {
   if (softcap && (!softcap.getType().isF32() ||
                   !::attn::isValidSoftcap(softcap.getValueAsDouble())))
     return emitError() << "softcap must be a positive, finite, normal f32, got "

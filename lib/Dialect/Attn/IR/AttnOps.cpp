@@ -375,10 +375,9 @@ static constexpr llvm::StringLiteral kScoreModOps[] = {
     "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui", "arith.andi",
     "arith.ori", "arith.xori", "arith.shli", "arith.shrsi", "arith.shrui",
     // comparisons, selection, casts
-    "arith.cmpf", "arith.cmpi", "arith.select", "arith.sitofp",
-    "arith.uitofp", "arith.fptosi", "arith.fptoui", "arith.extsi",
-    "arith.extui", "arith.trunci", "arith.extf", "arith.truncf",
-    "arith.index_cast",
+    "arith.cmpf", "arith.cmpi", "arith.select", "arith.sitofp", "arith.uitofp",
+    "arith.fptosi", "arith.fptoui", "arith.extsi", "arith.extui",
+    "arith.trunci", "arith.extf", "arith.truncf", "arith.index_cast",
     // math
     "math.tanh", "math.exp", "math.exp2", "math.log", "math.sqrt", "math.absf",
     "math.absi"};
@@ -459,8 +458,8 @@ LogicalResult AttentionOp::verifyScoreMod() {
       // What every backend (and attn-run's reference, in int64 and
       // double) computes exactly.
       if ((t.isInteger() && t.getIntOrFloatBitWidth() > 64) ||
-          (isa<FloatType>(t) && !(t.isF16() || t.isBF16() || t.isF32() ||
-                                  t.isF64())))
+          (isa<FloatType>(t) &&
+           !(t.isF16() || t.isBF16() || t.isF32() || t.isF64())))
         return op.emitOpError() << "in score_mod: integers of at most 64 "
                                    "bits and f16, bf16, f32 or f64 only, got "
                                 << t;
@@ -521,8 +520,7 @@ LogicalResult AttentionOp::verifyScoreMod() {
                   "or the positions; compute in i32 and arith.index_cast "
                   "the result for memref.load";
       for (OpOperand &use : r.getUses())
-        if (!isa<memref::LoadOp>(use.getOwner()) ||
-            use.getOperandNumber() == 0)
+        if (!isa<memref::LoadOp>(use.getOwner()) || use.getOperandNumber() == 0)
           return use.getOwner()->emitOpError()
                  << "unsupported: in score_mod, a per-score index used other "
                     "than as a memref.load index";

@@ -259,9 +259,8 @@ Value applyScoreMod(OpBuilder &b, Location loc, Block &body,
     tiles.insert(to);
   };
   llvm::SmallPtrSet<Operation *, 8> varying = varyingOps(body);
-  bool gathers = llvm::any_of(varying, [](Operation *op) {
-    return isa<memref::LoadOp>(op);
-  });
+  bool gathers = llvm::any_of(
+      varying, [](Operation *op) { return isa<memref::LoadOp>(op); });
   mapTile(body.getArgument(0), s);
   if (body.getNumArguments() == 5) {
     if (!body.getArgument(3).use_empty())
