@@ -256,20 +256,26 @@ attn_status attn_forward(attn_runtime *rt, const attn_problem *problem,
 }
 
 namespace {
-/// The forward with a score variant (window, soft-cap): the variant's rules
-/// and the problem's are checked before the runtime is touched, so they are
-/// reported the same without a GPU.
-attn_status forwardVariant(attn_runtime *rt, const attn_problem *problem,
-                           const attn_variant &variant, const void *q,
-                           const void *k, const void *v, void *o, float *lse,
-                           void *stream) {
-  attn::ForwardProblem p;
+/// The problem of a forward with a score variant (window, soft-cap): the
+/// variant's rules and the problem's are checked before the runtime is
+/// touched, so they are reported the same without a GPU.
+attn_status variantProblem(const attn_problem *problem,
+                           const attn_variant &variant,
+                           attn::ForwardProblem &p) {
   if (attn_status s = report(toProblem(problem, p)))
     return s;
   p.windowLeft = variant.window_left;
   p.windowRight = variant.window_right;
   p.softcap = variant.softcap;
-  if (attn_status s = report(attn::checkProblem(p)))
+  return report(attn::checkProblem(p));
+}
+
+attn_status forwardVariant(attn_runtime *rt, const attn_problem *problem,
+                           const attn_variant &variant, const void *q,
+                           const void *k, const void *v, void *o, float *lse,
+                           void *stream) {
+  attn::ForwardProblem p;
+  if (attn_status s = variantProblem(problem, variant, p))
     return s;
   ATTN_CHECK_RT(rt);
   return report(rt->rt->forward(p, q, k, v, o, lse, stream));
@@ -382,6 +388,28 @@ attn_status attn_select_kernel(attn_runtime *rt, const attn_problem *problem,
   return guarded([&] {
     attn::ForwardProblem p; // first, as in attn_forward
     if (attn_status s = report(toProblem(problem, p)))
+      return s;
+    ATTN_CHECK_RT(rt);
+    if (!out)
+      return reportError(ATTN_ERROR_INVALID_ARGUMENT, "out is null");
+    attn::KernelChoice choice;
+    if (attn_status s = report(rt->rt->selectKernel(p, device, choice)))
+      return s;
+    toKernelInfo(choice, out);
+    return ATTN_OK;
+  });
+}
+
+attn_status attn_select_kernel_variant(attn_runtime *rt,
+                                       const attn_problem *problem,
+                                       const attn_variant *variant, int device,
+                                       attn_kernel_info *out) {
+  return guarded([&] {
+    if (!variant)
+      return report(attn::Status::error(attn::StatusCode::InvalidArgument,
+                                        "variant is NULL"));
+    attn::ForwardProblem p;
+    if (attn_status s = variantProblem(problem, *variant, p))
       return s;
     ATTN_CHECK_RT(rt);
     if (!out)

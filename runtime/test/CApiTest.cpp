@@ -188,6 +188,20 @@ TEST(CApi, VariantArguments) {
   attn_variant_init(&v);
   EXPECT_EQ(call(&v), ATTN_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(attn_last_error_message(), "runtime is null");
+  // The kernel choice for a variant problem checks the same, first.
+  attn_kernel_info info;
+  EXPECT_EQ(attn_select_kernel_variant(nullptr, &p, nullptr, 0, &info),
+            ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attn_last_error_message(), "variant is NULL");
+  v.softcap = -1;
+  EXPECT_EQ(attn_select_kernel_variant(nullptr, &p, &v, 0, &info),
+            ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attn_last_error_message()).find("softcap must be"),
+            std::string::npos);
+  v.softcap = 50;
+  EXPECT_EQ(attn_select_kernel_variant(nullptr, &p, &v, 0, &info),
+            ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attn_last_error_message(), "runtime is null");
 }
 
 TEST(CApi, ErrorMessagesArePerThread) {

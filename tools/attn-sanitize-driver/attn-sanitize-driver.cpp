@@ -506,7 +506,10 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &shape, bool poison,
   p.o = in.o = stridesOf(s, s.Hq, s.Nq, f.Dv);
 
   attn_kernel_info info;
-  if (attn_status st = attn_select_kernel(R.rt, &p, 0, &info);
+  if (attn_status st =
+          f.softcap != 0 || f.windowed()
+              ? attn_select_kernel_variant(R.rt, &p, &variant, 0, &info)
+              : attn_select_kernel(R.rt, &p, 0, &info);
       !f.cached() && st != ATTN_OK) {
     kernel = attn_last_error_message();
     return st == ATTN_ERROR_UNSUPPORTED ? 2 : 1;

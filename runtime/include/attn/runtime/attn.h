@@ -242,6 +242,12 @@ ATTN_API attn_status attn_forward_variant(attn_runtime *rt,
 ATTN_API attn_status attn_select_kernel(attn_runtime *rt,
                                         const attn_problem *problem, int device,
                                         attn_kernel_info *out);
+/* The same for attn_forward_variant's problem (its window and soft-cap). */
+ATTN_API attn_status attn_select_kernel_variant(attn_runtime *rt,
+                                                const attn_problem *problem,
+                                                const attn_variant *variant,
+                                                int device,
+                                                attn_kernel_info *out);
 /* Compile ahead: validates each of the `count` problems (pointers are not
  * looked at), and loads, compiling where the bundle lacks it, the kernel
  * each needs on `device`, so that the first attn_forward does not wait.
