@@ -383,20 +383,28 @@ attn_status attn_forward_varlen(attn_runtime *rt, const attn_problem *problem,
   });
 }
 
+namespace {
+/// The kernel `p` (checked) would run on `device`, into `out`.
+attn_status selectKernel(attn_runtime *rt, const attn::ForwardProblem &p,
+                         int device, attn_kernel_info *out) {
+  ATTN_CHECK_RT(rt);
+  if (!out)
+    return reportError(ATTN_ERROR_INVALID_ARGUMENT, "out is null");
+  attn::KernelChoice choice;
+  if (attn_status s = report(rt->rt->selectKernel(p, device, choice)))
+    return s;
+  toKernelInfo(choice, out);
+  return ATTN_OK;
+}
+} // namespace
+
 attn_status attn_select_kernel(attn_runtime *rt, const attn_problem *problem,
                                int device, attn_kernel_info *out) {
   return guarded([&] {
     attn::ForwardProblem p; // first, as in attn_forward
     if (attn_status s = report(toProblem(problem, p)))
       return s;
-    ATTN_CHECK_RT(rt);
-    if (!out)
-      return reportError(ATTN_ERROR_INVALID_ARGUMENT, "out is null");
-    attn::KernelChoice choice;
-    if (attn_status s = report(rt->rt->selectKernel(p, device, choice)))
-      return s;
-    toKernelInfo(choice, out);
-    return ATTN_OK;
+    return selectKernel(rt, p, device, out);
   });
 }
 
@@ -411,14 +419,7 @@ attn_status attn_select_kernel_variant(attn_runtime *rt,
     attn::ForwardProblem p;
     if (attn_status s = variantProblem(problem, *variant, p))
       return s;
-    ATTN_CHECK_RT(rt);
-    if (!out)
-      return reportError(ATTN_ERROR_INVALID_ARGUMENT, "out is null");
-    attn::KernelChoice choice;
-    if (attn_status s = report(rt->rt->selectKernel(p, device, choice)))
-      return s;
-    toKernelInfo(choice, out);
-    return ATTN_OK;
+    return selectKernel(rt, p, device, out);
   });
 }
 

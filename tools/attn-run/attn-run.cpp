@@ -627,105 +627,22 @@ LogicalResult scoreModFunction(
                         rw);
       });
     } else if (auto cmp = dyn_cast<arith::CmpIOp>(o)) {
+      // Arith's own predicate semantics, at the operands' width.
       auto pred = cmp.getPredicate();
       unsigned a = in[0], b = in[1];
       steps.push_back([=](Slots &v) {
-        int64_t x = v[a].i, y = v[b].i;
-        uint64_t u = uint64_t(x) & umask, w = uint64_t(y) & umask;
-        bool r = false;
-        using P = arith::CmpIPredicate;
-        switch (pred) {
-        case P::eq:
-          r = x == y;
-          break;
-        case P::ne:
-          r = x != y;
-          break;
-        case P::slt:
-          r = x < y;
-          break;
-        case P::sle:
-          r = x <= y;
-          break;
-        case P::sgt:
-          r = x > y;
-          break;
-        case P::sge:
-          r = x >= y;
-          break;
-        case P::ult:
-          r = u < w;
-          break;
-        case P::ule:
-          r = u <= w;
-          break;
-        case P::ugt:
-          r = u > w;
-          break;
-        case P::uge:
-          r = u >= w;
-          break;
-        }
-        v[res].i = r ? -1 : 0;
+        APInt x(ow, uint64_t(v[a].i), /*isSigned=*/true);
+        APInt y(ow, uint64_t(v[b].i), /*isSigned=*/true);
+        v[res].i = arith::applyCmpPredicate(pred, x, y) ? -1 : 0;
       });
     } else if (auto cmp = dyn_cast<arith::CmpFOp>(o)) {
       auto pred = cmp.getPredicate();
       unsigned a = in[0], b = in[1];
       steps.push_back([=](Slots &v) {
-        double x = v[a].f, y = v[b].f;
-        bool unord = std::isnan(x) || std::isnan(y), r = false;
-        using P = arith::CmpFPredicate;
-        switch (pred) {
-        case P::AlwaysFalse:
-          r = false;
-          break;
-        case P::OEQ:
-          r = !unord && x == y;
-          break;
-        case P::OGT:
-          r = !unord && x > y;
-          break;
-        case P::OGE:
-          r = !unord && x >= y;
-          break;
-        case P::OLT:
-          r = !unord && x < y;
-          break;
-        case P::OLE:
-          r = !unord && x <= y;
-          break;
-        case P::ONE:
-          r = !unord && x != y;
-          break;
-        case P::ORD:
-          r = !unord;
-          break;
-        case P::UEQ:
-          r = unord || x == y;
-          break;
-        case P::UGT:
-          r = unord || x > y;
-          break;
-        case P::UGE:
-          r = unord || x >= y;
-          break;
-        case P::ULT:
-          r = unord || x < y;
-          break;
-        case P::ULE:
-          r = unord || x <= y;
-          break;
-        case P::UNE:
-          r = unord || x != y;
-          break;
-        case P::UNO:
-          r = unord;
-          break;
-        case P::AlwaysTrue:
-          r = true;
-          break;
-        }
-        v[res].i = r ? -1 : 0;
+        v[res].i = arith::applyCmpPredicate(pred, APFloat(v[a].f),
+                                            APFloat(v[b].f))
+                       ? -1
+                       : 0;
       });
     } else if (isa<arith::SelectOp>(o)) {
       unsigned c = in[0], a = in[1], b = in[2];

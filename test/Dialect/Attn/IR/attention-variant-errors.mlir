@@ -580,3 +580,23 @@ func.func @score_mod_wide_int(%q: memref<1x4x9x64xbf16>) {
       memref<1x4x9x64xbf16>
   return
 }
+
+// -----
+
+// score_mod: straight-line scalar code only (the lowering maps each op to
+// one tile op).
+func.func @score_mod_region_op(%q: memref<1x4x9x64xbf16>) {
+  attn.attention %q, %q, %q into %q score_mod {
+  ^bb0(%s: f32, %b: i32, %h: i32, %i: i32, %j: i32):
+    %c = arith.cmpi slt, %i, %j : i32
+    // expected-error @+1 {{'scf.if' op in score_mod: ops with regions are not supported}}
+    %r = scf.if %c -> (f32) {
+      scf.yield %s : f32
+    } else {
+      scf.yield %s : f32
+    }
+    attn.yield %r : f32
+  } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+      memref<1x4x9x64xbf16>
+  return
+}

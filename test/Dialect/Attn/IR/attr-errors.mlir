@@ -193,6 +193,13 @@ func.func @program_attr() attributes {attn.program = "split_kv"} {
 
 // -----
 
+// expected-error @+1 {{'attn.softcap' must be a positive, finite, normal f32 on an scf.forall}}
+func.func @softcap_attr() attributes {attn.softcap = 50.0 : f32} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'attn.grid' must be three products of batch, heads_q, heads_kv, q_blocks and splits (e.g. "q_blocks*splits") on an scf.forall}}
 func.func @grid_attr() attributes {attn.grid = ["batch", "heads_q", "rows"]} {
   return

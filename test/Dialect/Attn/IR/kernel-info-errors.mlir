@@ -84,3 +84,10 @@ func.func private @f() attributes {attn.kernel = {block_m = 64 : i64}}
 // expected-error @+1 {{window_left and window_right must be -1 (none) or in [0, 2^31), got -2 and -1}}
 #bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, dtype = "bf16", causal = true, window_left = -2>
 func.func private @f() attributes {attn.kernel = #bad}
+
+// -----
+
+// The soft-cap: a positive, finite, normal f32.
+// expected-error @+1 {{softcap must be a positive, finite, normal f32, got -3.000000e+00 : f32}}
+#bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, dtype = "bf16", causal = true, softcap = -3.0 : f32>
+func.func private @f() attributes {attn.kernel = #bad}
