@@ -206,6 +206,17 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
     specialize.bulkCopies = opts.bulkCopies;
     specialize.producerRegisters = opts.producerRegisters;
     pm.addPass(createAttnSpecializeWarpgroups(specialize));
+    // Persistent grids (one program a multiprocessor looping over the
+    // tiles; H100, bf16, against a block per tile): without a causal mask
+    // D = 128 +12% / +9% / +3% / 0% at N = 512 / 2k / 4k / 16k, D = 256
+    // +5% / +2% / +1% / 0%; causal, static schedules of unequal tiles lose
+    // 5-22% at 2k-16k (gain 5-19% at 512): 1 by default.
+    if (opts.persistent != 0) {
+      AttnPersistTilesOptions persist;
+      persist.grids = opts.persistent;
+      persist.causalGroupRounds = opts.causalGroupRounds;
+      pm.addPass(createAttnPersistTiles(persist));
+    }
   }
   ConvertAttnGPUToNVVMOptions convert;
   convert.groupBlocks = opts.groupBlocks;
@@ -356,9 +367,12 @@ mlir::attn::compileGPUKernel(ModuleOp module,
   k.kv = ::attn::kvLayoutName(kv);
   k.pageSize = pageSize;
   k.program = info.getProgram().str();
-  if (ArrayAttr g = info.getGrid())
+  if (ArrayAttr g = info.getGrid()) {
     for (auto [i, d] : llvm::enumerate(g.getAsValueRange<StringAttr>()))
       k.grid += (i ? "," : "") + d.str();
+    if (info.getPersistent())
+      k.grid = "persistent(" + k.grid + ")";
+  }
   // A merge has one head dim, its output's.
   if (k.program == ::attn::programName(::attn::Program::MergeSplits))
     k.headDim = k.headDimV;

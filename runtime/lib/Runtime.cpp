@@ -126,8 +126,9 @@ ForwardProblem kernelProblem(const Manifest &bundle, bool haveCompiler,
 
 /// The factors of `k`'s launch grid for problem `p` (KernelABI.h).
 GridValues gridValues(const ForwardProblem &p, const KernelEntry &k,
-                      int64_t splits) {
+                      int64_t splits, int smCount) {
   GridValues v;
+  v.smCount = smCount;
   v.batch = p.batch;
   v.headsQ = p.headsQ;
   v.headsKV = p.headsKV;
@@ -419,7 +420,7 @@ Status Runtime::Impl::launchSplit(const ForwardProblem &p, const Device &dev,
   result = appendTensorMaps(*drv, *split, shape, {q, k, v, o}, sp);
   unsigned grid[3] = {1, 1, 1};
   if (result.ok() &&
-      !launchGridDims(split->grid, gridValues(p, *split, splits), grid))
+      !launchGridDims(split->grid, gridValues(p, *split, splits, dev.info.smCount), grid))
     result = gridError(*split);
   if (result.ok()) {
     if (CUresult r = drv->launchKernel(
@@ -430,7 +431,7 @@ Status Runtime::Impl::launchSplit(const ForwardProblem &p, const Device &dev,
           "launching " + split->name + " (" + split->chip.str() + ")", r);
   }
   if (result.ok() &&
-      !launchGridDims(merge->grid, gridValues(p, *merge, 1), grid))
+      !launchGridDims(merge->grid, gridValues(p, *merge, 1, dev.info.smCount), grid))
     result = gridError(*merge);
   if (result.ok()) {
     KernelParams mp = memrefMergeParams(shape, parts, workspace, o, lse);
@@ -1314,7 +1315,7 @@ Status Runtime::forward(const ForwardProblem &problem, const KVCacheArgs &cache,
       !s.ok())
     return s;
   unsigned grid[3];
-  if (!launchGridDims(kernel->grid, gridValues(p, *kernel, 1), grid))
+  if (!launchGridDims(kernel->grid, gridValues(p, *kernel, 1, dev->info.smCount), grid))
     return gridError(*kernel);
   if (CUresult r = drv.launchKernel(
           fn, grid[0], grid[1], grid[2], unsigned(kernel->threads), 1, 1,

@@ -412,6 +412,41 @@ TEST(LaunchGrid, FromTheKernelsDescription) {
   EXPECT_TRUE(g.empty());
 }
 
+TEST(LaunchGrid, PersistentLaunchesOneBlockPerSM) {
+  LaunchGrid g;
+  ASSERT_TRUE(parseLaunchGrid("persistent(q_blocks,heads_q,batch)", g));
+  EXPECT_TRUE(g.persistent);
+  EXPECT_EQ(formatLaunchGrid(g), "persistent(q_blocks,heads_q,batch)");
+  GridValues v;
+  v.batch = 2;
+  v.headsQ = 16;
+  v.qBlocks = 8;
+  unsigned out[3];
+  // No SM count: the launcher cannot size it.
+  EXPECT_FALSE(launchGridDims(g, v, out));
+  v.smCount = 132;
+  ASSERT_TRUE(launchGridDims(g, v, out));
+  EXPECT_EQ(out[0], 132u);
+  EXPECT_EQ(out[1], 1u);
+  EXPECT_EQ(out[2], 1u);
+  // Fewer tiles than SMs: one block a tile.
+  v.batch = 1;
+  v.headsQ = 4;
+  ASSERT_TRUE(launchGridDims(g, v, out));
+  EXPECT_EQ(out[0], 32u);
+  // y and z are tile counts, not launch dims: past 2^16 is fine, past 2^31
+  // tiles is not (the kernel numbers tiles in 32 bits).
+  v.headsQ = 1 << 17;
+  ASSERT_TRUE(launchGridDims(g, v, out));
+  EXPECT_EQ(out[0], 132u);
+  v.batch = 1 << 14;
+  EXPECT_FALSE(launchGridDims(g, v, out));
+  // Malformed wrappers.
+  EXPECT_FALSE(parseLaunchGrid("persistent(q_blocks,heads_q,batch", g));
+  EXPECT_FALSE(parseLaunchGrid("persistent()", g));
+  EXPECT_FALSE(parseLaunchGrid("persistent(q_blocks,heads_q)", g));
+}
+
 TEST_F(AttentionParams, UnitDimsGetStrideZero) {
   // checkProblem lets a dim of extent 1 have any stride (PyTorch gives odd
   // ones); the kernels get 0 there, which fits their 32-bit math.

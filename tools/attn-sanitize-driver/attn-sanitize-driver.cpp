@@ -727,7 +727,10 @@ struct Cuda {
                                    const uint64_t *, const uint64_t *,
                                    const uint32_t *, const uint32_t *, int, int,
                                    int, int) = nullptr;
+  CUresult (*deviceGetAttribute)(int *, int, int) = nullptr;
   int device = 0;
+  /// The device's multiprocessors (a persistent kernel's programs).
+  int smCount = 0;
   void *ctx = nullptr;
 
   bool open(std::string &err) {
@@ -762,10 +765,14 @@ struct Cuda {
     get(memcpyDtoH, "cuMemcpyDtoH_v2");
     get(getErrorName, "cuGetErrorName");
     get(tensorMapEncodeTiled, "cuTensorMapEncodeTiled");
+    get(deviceGetAttribute, "cuDeviceGetAttribute");
     if (!ok)
       return false;
+    // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16
     return check(init(0), "cuInit", err) &&
            check(deviceGet(&device, 0), "cuDeviceGet", err) &&
+           check(deviceGetAttribute(&smCount, 16, device),
+                 "cuDeviceGetAttribute (SM count)", err) &&
            check(primaryCtxRetain(&ctx, device), "cuDevicePrimaryCtxRetain",
                  err) &&
            check(ctxSetCurrent(ctx), "cuCtxSetCurrent", err);
@@ -797,6 +804,8 @@ struct Program {
   Variant variant = Variant::Plain;
   double softcap = 0, scale = 0;
   int blockM = 0, threads = 0, smem = 0;
+  /// persistent=1: launched as min(SMs, tiles) blocks (KernelABI.h).
+  bool persistent = false;
   std::vector<std::string> args;
   /// tensor_maps= (KernelABI.h): CUtensorMaps after the arguments.
   std::vector<attn::TensorMapSpec> tensorMaps;
@@ -820,6 +829,7 @@ bool readPrograms(const std::string &path, std::vector<Program> &out,
     p.kernel = kv["kernel"];
     p.D = std::atoll(kv["head_dim"].c_str());
     p.causal = kv["causal"] == "1";
+    p.persistent = kv["persistent"] == "1";
     p.blockM = std::atoi(kv["block_m"].c_str());
     p.threads = std::atoi(kv["threads"].c_str());
     p.smem = std::atoi(kv["smem"].c_str());
@@ -998,9 +1008,25 @@ int runProgramCase(Cuda &cu, void *fn, const Program &pg, const Shape &s0,
 
   std::vector<uint16_t> oBits(oCount);
   std::vector<float> lse(lseCount);
-  const unsigned gx = unsigned((s.Nq + pg.blockM - 1) / pg.blockM);
+  // The grid of tiles (ceil(Nq / block_m), Hq, B), or a persistent
+  // kernel's min(SMs, tiles) programs.
+  attn::LaunchGrid tiles;
+  tiles.persistent = pg.persistent;
+  tiles.dims[0] = {attn::GridFactor::QBlocks};
+  tiles.dims[1] = {attn::GridFactor::HeadsQ};
+  tiles.dims[2] = {attn::GridFactor::Batch};
+  attn::GridValues gv;
+  gv.batch = s.B;
+  gv.headsQ = s.Hq;
+  gv.qBlocks = (s.Nq + pg.blockM - 1) / pg.blockM;
+  gv.smCount = cu.smCount;
+  unsigned grid[3] = {1, 1, 1};
+  if (ok && !attn::launchGridDims(tiles, gv, grid)) {
+    err += "launch grid out of range; ";
+    ok = false;
+  }
   ok = ok &&
-       cu.check(cu.launchKernel(fn, gx, unsigned(s.Hq), unsigned(s.B),
+       cu.check(cu.launchKernel(fn, grid[0], grid[1], grid[2],
                                 unsigned(pg.threads), 1, 1, unsigned(pg.smem),
                                 nullptr, params.data(), nullptr),
                 "cuLaunchKernel", err) &&

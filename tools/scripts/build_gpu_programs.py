@@ -64,9 +64,12 @@ def compile_one(bundler, src, chip, extra, out_ptx):
     # rows) pairs (tensor_maps=ARG:ROWS,...), passed after the arguments.
     maps = [[int(x) for x in m.split(":")]
             for m in k.get("tensor_maps", "").split(",") if m]
+    # A persistent kernel (grid=persistent(...)) is launched as one block
+    # per SM, at most one per tile.
     return {"kernel": k["name"], "block_m": int(k["block_m"]),
             "threads": int(k["threads"]), "smem": int(k["smem"]),
-            "tensor_maps": maps}
+            "tensor_maps": maps,
+            "persistent": k.get("grid", "").startswith("persistent(")}
 
 
 def main():

@@ -17,7 +17,8 @@ computes:
 Kernel parameters follow runtime/include/attn/runtime/KernelABI.h: the
 function's arguments in order, a memref as (allocated ptr, aligned ptr,
 offset, sizes..., strides...) with 64-bit integers, an f32 as itself.
-Launch: grid (ceil(Nq / block_m), Hq, B), block (threads, 1, 1).
+Launch: grid (ceil(Nq / block_m), Hq, B), block (threads, 1, 1); a persistent
+kernel (manifest grid=persistent(...)) min(SMs, tiles) blocks in x.
 
 Correctness: fresh random inputs (seed printed), outputs poisoned with NaN,
 pass iff ||O - ref|| / ||ref|| < 1e-2 with no NaN/inf, and LSE within 1e-3
@@ -45,6 +46,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gpu_check  # noqa: E402 - FA4's loader, make_tensor
 
 cuda = ctypes.CDLL("libcuda.so.1")
+
+
+def launch_grid(prog, nq, hq, b):
+    """(ceil(Nq / block_m), Hq, B) thread blocks, or for a persistent
+    kernel min(SMs, that many tiles) blocks in x."""
+    grid = ((nq + prog["block_m"] - 1) // prog["block_m"], hq, b)
+    if prog.get("persistent"):
+        sms = torch.cuda.get_device_properties(0).multi_processor_count
+        return (min(sms, grid[0] * grid[1] * grid[2]), 1, 1)
+    return grid
 
 
 def check(rc, what):
@@ -231,7 +242,7 @@ def run_case(prog, kern, shape, dtype, gen):
         extra["softcap"] = prog["softcap"]
     if prog["variant"] == "chunked":
         extra["chunk"] = prog["chunk"]
-    grid = ((nq + prog["block_m"] - 1) // prog["block_m"], hq, b)
+    grid = launch_grid(prog, nq, hq, b)
     kern.launch(grid, prog["threads"], args)
     torch.cuda.synchronize()
     ro, rl = reference(q, k, v, prog["causal"], scale, prog["variant"], extra)
@@ -333,7 +344,7 @@ def bench(prog, kern, n, dtype, peers=("fa2", "cudnn", "fa4")):
     args = [{"q": q, "k": k, "v": v, "o": o, "lse": lse, "slopes": slopes,
              "table": table, "docs": docs, "scale": scale}[a]
             for a in prog["args"]]
-    grid = ((n + prog["block_m"] - 1) // prog["block_m"], h, b)
+    grid = launch_grid(prog, n, h, b)
     causal = prog["causal"]
     flops = 4 * b * h * n * n * d / (2 if causal else 1)
     res = {"attn": time_ms(kern.prepare(grid, prog["threads"], args))}

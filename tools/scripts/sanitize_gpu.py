@@ -108,6 +108,8 @@ def programs_spec(programs_dir, path):
             if p.get("tensor_maps"):
                 words["tensor_maps"] = ",".join(
                     f"{a}:{r}" for a, r in p["tensor_maps"])
+            if p.get("persistent"):
+                words["persistent"] = 1
             if p.get("softcap"):
                 words["softcap"] = p["softcap"]
             if p.get("scale"):

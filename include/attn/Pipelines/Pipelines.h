@@ -121,6 +121,16 @@ struct CodegenPipelineOptions
                      "issue the copies into a wgmma program's rings): 0 off, "
                      "N > 0 its warpgroups (-1: its default)"),
       llvm::cl::init(-1)};
+  Option<int64_t> persistent{
+      *this, "persistent",
+      llvm::cl::desc("Run attn-persist-tiles (warp-specialised grids of one "
+                     "program a multiprocessor, each looping over tiles): 0 "
+                     "off, 1 grids without a causal mask, 2 all"),
+      llvm::cl::init(1)};
+  Option<int64_t> causalGroupRounds{
+      *this, "causal-group-rounds",
+      llvm::cl::desc("attn-persist-tiles' causal-group-rounds"),
+      llvm::cl::init(AttnPersistTilesOptions().causalGroupRounds)};
   Option<int64_t> producerRegisters{
       *this, "producer-registers",
       llvm::cl::desc("Registers per producer thread (setmaxnreg; 0: leave; "

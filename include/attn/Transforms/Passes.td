@@ -435,6 +435,58 @@ def AttnSpecializeWarpgroups : Pass<"attn-specialize-warpgroups"> {
   ];
 }
 
+def AttnPersistTiles : Pass<"attn-persist-tiles"> {
+  let summary = "Make warp-specialised grids persistent: one program a "
+                "multiprocessor, looping over the tiles";
+  let description = [{
+    Each `scf.forall` (batch, head, query block) grid whose body is its
+    rings and an `attn.warp_specialize` becomes a one-dimensional grid of
+    `attn.num_programs` programs (`attn.persistent`; min(tiles, SMs) at
+    launch). In each role the program becomes a loop over the tiles
+    p, p + P, ..., in the order of the kernel's block mapping (query blocks
+    of a head together, the last first; causal: groups of heads, longest
+    first). Every ring continues its fills across tiles: each ring op's
+    (slot, fill) moves by the fills of the program's earlier tiles, which
+    `attn.ring_fills` counts (erased here). A ring filled once a tile and
+    never released (Q) is released by the consumers after its last reader
+    and acquired by the producer before each fill. The next tile's copies
+    thus travel while the consumers finish the current one. Runs after
+    attn-specialize-warpgroups; other grids, and grids without `attn.grid`
+    (the launcher sizes a persistent grid from it), are left alone.
+
+    Example (after):
+
+    ```mlir
+    %tiles = arith.muli ...
+    %p = attn.num_programs %tiles
+    scf.forall (%pid) in (%p) {
+      %kring = attn.alloc_ring : ...
+      attn.warp_specialize registers(consumers = 240, producer = 24) {
+        %offs = scf.for %t = %pid to %tiles step %p iter_args(%off = %c0)
+            -> (index) {
+          ... (%b, %h, %q) from %t ...
+          %s = arith.addi %slot, %off : index
+          attn.ring_wait %kring[%s mod 2] fill %fill + %s div 2 : ...
+          scf.yield %off + %blocks
+        }
+      } producer { ... }
+    } {attn.persistent}
+    ```
+  }];
+  let dependentDialects = ["::mlir::attn::AttnDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+  let options = [
+    Option<"grids", "grids", "int64_t", /*default=*/"1",
+           "Which grids: 1 those without a causal mask, 2 all (causal "
+           "tiles are unequal; the schedule is static)">,
+    Option<"causalGroupRounds", "causal-group-rounds", "int64_t",
+           /*default=*/"0",
+           "Causal grids: heads in groups of this many rounds of P tiles "
+           "(0: one group of every head)">,
+  ];
+}
+
 def AttnVectorizeCPUTiles : Pass<"attn-vectorize-cpu-tiles", "::mlir::func::FuncOp"> {
   let summary = "Tile the CPU path's linalg tile ops to registers and "
                 "vectorise them";

@@ -610,6 +610,29 @@ template <typename OpTy> struct TurnLowering : public TilePattern<OpTy> {
   }
 };
 
+/// Only a persistent program's tile loop reads it (attn-persist-tiles).
+struct RingFillsLowering : public TilePattern<RingFillsOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(RingFillsOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Inside a persistent kernel: the blocks launched (the runtime launches
+/// min(tiles, SMs)).
+struct NumProgramsLowering : public TilePattern<NumProgramsOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(NumProgramsOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<gpu::GridDimOp>(op, gpu::Dimension::x);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::attn::gpu_lowering::populateMemoryOpPatterns(
@@ -622,5 +645,6 @@ void mlir::attn::gpu_lowering::populateMemoryOpPatterns(
                RingWaitLowering, RingReleaseLowering, RingAcquireLowering,
                TurnLowering<StartTurnsOp>, TurnLowering<AwaitTurnOp>,
                TurnLowering<PassTurnOp>, TurnLowering<EndTurnsOp>,
-               WarpSpecializeLowering>(tc, info, ctx);
+               WarpSpecializeLowering, RingFillsLowering,
+               NumProgramsLowering>(tc, info, ctx);
 }

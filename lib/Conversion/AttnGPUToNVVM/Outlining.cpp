@@ -229,9 +229,14 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
   auto func = grid->getParentOfType<func::FuncOp>();
   if (!func)
     return grid.emitError("unsupported: a GPU grid outside a func.func");
-  if (grid.getRank() != 3 || !grid.getOutputs().empty() || !grid.isNormalized())
-    return grid.emitError("unsupported: expected a normalized 3-d "
-                          "(batch, head, query block) scf.forall grid");
+  const bool persistent = grid->hasAttr(kPersistentAttrName);
+  if (grid.getRank() != (persistent ? 1 : 3) || !grid.getOutputs().empty() ||
+      !grid.isNormalized())
+    return grid.emitError(persistent
+                              ? "unsupported: expected a normalized 1-d "
+                                "scf.forall of programs (attn.persistent)"
+                              : "unsupported: expected a normalized 3-d "
+                                "(batch, head, query block) scf.forall grid");
   FailureOr<int64_t> warps = programWarps(grid);
   if (failed(warps))
     return failure();
@@ -397,7 +402,14 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
   IRMapping map;
   for (auto [a, ka] : llvm::zip(func.getArguments(), entry.getArguments()))
     map.map(a, ka);
-  mapGridIndices(b, loc, grid, map, blocks);
+  if (persistent) {
+    // Program p of P (attn-persist-tiles): its tiles are p, p + P, ...;
+    // P is the launch's size.
+    map.map(grid.getInductionVar(0),
+            gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  } else {
+    mapGridIndices(b, loc, grid, map, blocks);
+  }
   // Values from outside the grid: recomputed from the arguments.
   WalkResult captured = grid.getBody()->walk([&](Operation *op) {
     for (Value o : op->getOperands()) {
@@ -444,7 +456,7 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
       program ? program.getValue() : StringRef("attention"), launchGrid,
       ArrayRef<int64_t>(flatMaps), regs ? regs.getInt() : int64_t(0),
       hasDynamicRowStride(grid), windowLeft, windowRight,
-      grid->getAttrOfType<FloatAttr>(kSoftcapAttrName));
+      grid->getAttrOfType<FloatAttr>(kSoftcapAttrName), persistent);
   if (!kernelInfo)
     return failure();
   fn->setAttr(kKernelInfoAttrName, kernelInfo);
@@ -463,10 +475,24 @@ void mlir::attn::gpu_lowering::launchKernel(scf::ForallOp grid,
   // Host: the grid becomes a launch of the kernel.
   OpBuilder hb(grid);
   auto ubs = grid.getUpperBound(hb);
-  Value gx = getValueOrCreateConstantIndexOp(hb, loc, ubs[2]);
-  Value gy = getValueOrCreateConstantIndexOp(hb, loc, ubs[1]);
-  Value gz = getValueOrCreateConstantIndexOp(hb, loc, ubs[0]);
   Value c1 = arith::ConstantIndexOp::create(hb, loc, 1);
+  Value gx, gy = c1, gz = c1;
+  if (grid->hasAttr(kPersistentAttrName)) {
+    // min(tiles, the target's SM count): a launch the compiler generates
+    // knows the target, not the device (the runtime reads the device's).
+    auto programs = ubs[0].getDefiningOp<NumProgramsOp>();
+    auto target = grid->getAttrOfType<TargetAttr>(kTargetAttrName);
+    int64_t sms = target && target.getNumSms() > 0 ? target.getNumSms() : 1;
+    gx = programs ? arith::MinUIOp::create(
+                        hb, loc, programs.getTiles(),
+                        arith::ConstantIndexOp::create(hb, loc, sms))
+                        .getResult()
+                  : getValueOrCreateConstantIndexOp(hb, loc, ubs[0]);
+  } else {
+    gx = getValueOrCreateConstantIndexOp(hb, loc, ubs[2]);
+    gy = getValueOrCreateConstantIndexOp(hb, loc, ubs[1]);
+    gz = getValueOrCreateConstantIndexOp(hb, loc, ubs[0]);
+  }
   Value threads = arith::ConstantIndexOp::create(hb, loc, k.info.threads());
   Value smem = arith::ConstantOp::create(
       hb, loc, hb.getI32IntegerAttr(static_cast<int32_t>(k.smemBytes)));

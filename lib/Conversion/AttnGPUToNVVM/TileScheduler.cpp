@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "Outlining.h"
 
+#include "attn/Dialect/Attn/IR/TileOrder.h"
+
 using namespace mlir;
 using namespace mlir::attn;
 using namespace mlir::attn::gpu_lowering;
@@ -46,15 +48,11 @@ void mlir::attn::gpu_lowering::mapGridIndices(OpBuilder &b, Location loc,
   auto index = [&](Value v) -> Value {
     return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
   };
-  // Causal: query block t costs t + 1 key blocks. Longest first inside
-  // equal groups of G heads (T = X query blocks a head, Y·Z heads):
-  //   L = x + X·(y + Y·z),  G = ceil(Y·Z / ceil(Y·Z / ceil(blocks / T)))
-  //   g = L / (G·T),  r = L % (G·T),  Gg = min(G, Y·Z - g·G)
-  //   t = T - 1 - r / Gg,  n = g·G + r % Gg,  (batch, head) = (n/Y, n%Y)
+  // Causal: the longest query blocks first inside groups of heads
+  // (tileAt), L = x + X·(y + Y·z).
   Value x = u32(bx), y = u32(by), z = u32(bz), nx32 = u32(nx);
   Value ny = u32(gridDim(gpu::Dimension::y));
   Value nz = u32(gridDim(gpu::Dimension::z));
-  Value heads = e.mul(ny, nz);
   Value linear = e.add(x, e.mul(nx32, e.add(y, e.mul(ny, z))));
   // The blocks of a group: the option's count, or kGroupBlocksPerSm per SM
   // of the device the kernel runs on (%nsmid: one more than the highest SM
@@ -64,16 +62,8 @@ void mlir::attn::gpu_lowering::mapGridIndices(OpBuilder &b, Location loc,
           ? e.c32(std::min<int64_t>(groupBlocks, INT32_MAX))
           : e.mul(e.c32(kGroupBlocksPerSm),
                   NVVM::SmDimOp::create(b, loc, e.i32()).getResult());
-  Value groups = e.uceilDiv(heads, e.uceilDiv(blocks, nx32));
-  Value groupHeads = e.uceilDiv(heads, groups);
-  Value groupSize = e.mul(groupHeads, nx32);
-  Value g = e.udiv(linear, groupSize);
-  Value r = e.urem(linear, groupSize);
-  Value firstHead = e.mul(g, groupHeads);
-  Value headsHere = e.umin(groupHeads, e.sub(heads, firstHead));
-  Value n = e.add(firstHead, e.urem(r, headsHere));
-  map.map(grid.getInductionVar(0), index(e.udiv(n, ny)));
-  map.map(grid.getInductionVar(1), index(e.urem(n, ny)));
-  map.map(grid.getInductionVar(2),
-          index(e.sub(e.sub(nx32, e.c32(1)), e.udiv(r, headsHere))));
+  TileCoords t = tileAt(b, loc, linear, nx32, ny, nz, blocks);
+  map.map(grid.getInductionVar(0), index(t.batch));
+  map.map(grid.getInductionVar(1), index(t.head));
+  map.map(grid.getInductionVar(2), index(t.qBlock));
 }

@@ -59,8 +59,7 @@ func.func @full(%s: memref<?x?x?x16xf32>, %o: memref<?x?x?x16xf32>) {
 // CHECK-DAG:     %[[NX:.*]] = arith.index_castui %grid_dim_x : index to i32
 // CHECK-DAG:     %[[NY:.*]] = arith.index_castui %grid_dim_y : index to i32
 // CHECK-DAG:     %[[NZ:.*]] = arith.index_castui %grid_dim_z : index to i32
-// Y·Z heads; L = x + X·(y + Y·z).
-// CHECK:         %[[HEADS:.*]] = arith.muli %[[NY]], %[[NZ]] : i32
+// L = x + X·(y + Y·z); Y·Z heads.
 // CHECK:         %[[YZ:.*]] = arith.muli %[[NY]], %[[Z]] : i32
 // CHECK:         %[[YS:.*]] = arith.addi %[[Y]], %[[YZ]] : i32
 // CHECK:         %[[XS:.*]] = arith.muli %[[NX]], %[[YS]] : i32
@@ -68,6 +67,7 @@ func.func @full(%s: memref<?x?x?x16xf32>, %o: memref<?x?x?x16xf32>) {
 // G = ceil(Y·Z / ceil(Y·Z / ceil(4·SMs / T))): equal groups.
 // CHECK:         %[[SMS:.*]] = nvvm.read.ptx.sreg.nsmid : i32
 // CHECK:         %[[BLOCKS:.*]] = arith.muli %[[SMS]], %[[C4]] : i32
+// CHECK:         %[[HEADS:.*]] = arith.muli %[[NY]], %[[NZ]] : i32
 // CHECK:         %[[G0:.*]] = arith.ceildivui %[[BLOCKS]], %[[NX]] : i32
 // CHECK:         %[[NG:.*]] = arith.ceildivui %[[HEADS]], %[[G0]] : i32
 // CHECK:         %[[G:.*]] = arith.ceildivui %[[HEADS]], %[[NG]] : i32
@@ -82,11 +82,11 @@ func.func @full(%s: memref<?x?x?x16xf32>, %o: memref<?x?x?x16xf32>) {
 // CHECK:         %[[RH:.*]] = arith.remui %[[R]], %[[GG]] : i32
 // CHECK:         %[[N:.*]] = arith.addi %[[FIRST]], %[[RH]] : i32
 // CHECK:         %[[BATCH:.*]] = arith.divui %[[N]], %[[NY]] : i32
-// CHECK:         %[[BI:.*]] = arith.index_castui %[[BATCH]] : i32 to index
 // CHECK:         %[[HEAD:.*]] = arith.remui %[[N]], %[[NY]] : i32
-// CHECK:         %[[HI:.*]] = arith.index_castui %[[HEAD]] : i32 to index
 // CHECK:         %[[RT:.*]] = arith.divui %[[R]], %[[GG]] : i32
 // CHECK:         %[[T:.*]] = arith.subi %{{.*}}, %[[RT]] : i32
+// CHECK:         %[[BI:.*]] = arith.index_castui %[[BATCH]] : i32 to index
+// CHECK:         %[[HI:.*]] = arith.index_castui %[[HEAD]] : i32 to index
 // CHECK:         %[[TI:.*]] = arith.index_castui %[[T]] : i32 to index
 // CHECK:         arith.muli %[[TI]], %c16
 // CHECK:         arith.index_cast %[[BI]] : index to i64

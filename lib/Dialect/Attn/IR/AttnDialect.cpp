@@ -55,7 +55,9 @@ LogicalResult KernelInfoAttr::verify(
     int64_t headDimV, StringRef dtype, bool causal, StringRef program,
     ArrayAttr grid, ArrayRef<int64_t> tensorMaps, int64_t registerEstimate,
     bool dynamicRowStride, int64_t windowLeft, int64_t windowRight,
-    FloatAttr softcap) {
+    FloatAttr softcap, bool persistent) {
+  if (persistent && !grid)
+    return emitError() << "a persistent kernel needs its grid of tiles (grid)";
   if (softcap && (!softcap.getType().isF32() ||
                   !::attn::isValidSoftcap(softcap.getValueAsDouble())))
     return emitError() << "softcap must be a positive, finite, normal f32, got "
@@ -220,6 +222,17 @@ LogicalResult AttnDialect::verifyOperationAttribute(Operation *op,
              << "' must be three products of batch, heads_q, heads_kv, "
                 "q_blocks and splits (e.g. \"q_blocks*splits\") on an "
                 "scf.forall";
+    return success();
+  }
+  if (name == kPersistentAttrName) {
+    auto grid = dyn_cast<scf::ForallOp>(op);
+    if (!isa<UnitAttr>(attr.getValue()) || !grid || grid.getRank() != 1 ||
+        !grid->hasAttr(kGridAttrName))
+      return op->emitError()
+             << "'" << kPersistentAttrName
+             << "' must be a unit attribute on a one-dimensional scf.forall "
+                "of programs with its tiles' grid ('"
+             << kGridAttrName << "')";
     return success();
   }
   if (name == kLSRAttrName) {

@@ -465,6 +465,8 @@ struct PipelineKVLoopPass
     Rings rings;
     for (LoopPlan &p : kept)
       pipeline(p, rings);
+    if (useBarriers)
+      countFills();
     prefetchLoopInvariantLoads();
   }
 
@@ -512,6 +514,8 @@ struct PipelineKVLoopPass
         // Its only fill (0): every thread signs after its copies; each loop
         // that reads it waits for it first (after the loop's prologue).
         AsyncArriveOp::create(b, loc, ring, slot);
+        RingFillsOp::create(b, loc, ring,
+                            arith::ConstantIndexOp::create(b, loc, 1));
         llvm::SmallSetVector<Operation *, 2> readers;
         for (Operation *user : load->getUsers()) {
           auto loop = user->getParentOfType<scf::ForOp>();
@@ -537,6 +541,8 @@ private:
   /// first loop that used it (fill numbers count from there).
   llvm::SmallPtrSet<Operation *, 4> pipelinedLoops;
   DenseMap<Value, Value> ringBase;
+  /// The last loop on each ring (rings synchronised per slot).
+  llvm::MapVector<Value, Operation *> lastLoop;
 
   /// The rings created so far, by grid body and key, and the last ring op of
   /// each grid body (new rings go after it, in creation order).
@@ -585,12 +591,16 @@ private:
     for (Operation *op : plan.slice)
       b.clone(*op, map);
     // Blocks are >= 0 (lb >= 0), so the unsigned remainder is exact.
-    Value slot = numStages == 1
-                     ? arith::ConstantIndexOp::create(b, loc, 0).getResult()
-                     : arith::RemUIOp::create(b, loc, block, numSlots);
+    SmallVector<Value> slots =
+        numStages == 1
+            ? SmallVector<Value>(
+                  ringOf.size(),
+                  arith::ConstantIndexOp::create(b, loc, 0).getResult())
+            : slotsOf(b, loc, ringOf, block, numSlots);
     for (auto [i, load] : llvm::enumerate(plan.loads)) {
       if (which && !llvm::is_contained(*which, unsigned(i)))
         continue;
+      Value slot = slots[i];
       SmallVector<Value> indices = llvm::map_to_vector(
           load.getIndices(), [&](Value v) { return map.lookupOrDefault(v); });
       if (useBarriers)
@@ -611,6 +621,52 @@ private:
     assert(base && "ring without a first loop");
     return arith::DivUIOp::create(
         b, loc, arith::SubIOp::create(b, loc, block, base), numSlots);
+  }
+
+  /// Slot of block `block`: (block − base) mod S with per-slot barriers,
+  /// so that fill·S + slot is the block's position in the ring's sequence
+  /// of fills (attn.ring_fills counts them); block mod S with copy groups.
+  /// The two agree where the first loop starts at 0. All rings of one loop
+  /// share its lower bound, so `ring` may be any of them.
+  Value slotOf(OpBuilder &b, Location loc, Value ring, Value block,
+               Value numSlots) {
+    if (!useBarriers)
+      return arith::RemUIOp::create(b, loc, block, numSlots);
+    Value base = ringBase.lookup(ring);
+    assert(base && "ring without a first loop");
+    return arith::RemUIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, block, base), numSlots);
+  }
+
+  /// slotOf for each ring of `ringOf`, one value per distinct base.
+  SmallVector<Value> slotsOf(OpBuilder &b, Location loc, ArrayRef<Value> ringOf,
+                             Value block, Value numSlots) {
+    DenseMap<Value, Value> byBase;
+    SmallVector<Value> slots;
+    for (Value ring : ringOf) {
+      Value &slot = byBase[useBarriers ? ringBase.lookup(ring) : Value()];
+      if (!slot)
+        slot = slotOf(b, loc, ring, block, numSlots);
+      slots.push_back(slot);
+    }
+    return slots;
+  }
+
+  /// With per-slot barriers: after the last loop on each ring, how many
+  /// times the program filled it (positions base .. ub − 1 of its loops,
+  /// which continue one another).
+  void countFills() {
+    for (auto [ring, loop] : lastLoop) {
+      scf::ForOp l = cast<scf::ForOp>(loop);
+      OpBuilder b(l.getContext());
+      b.setInsertionPointAfter(l);
+      Location loc = l.getLoc();
+      Value count = arith::SubIOp::create(b, loc, l.getUpperBound(),
+                                          ringBase.lookup(ring));
+      count = arith::MaxSIOp::create(
+          b, loc, count, arith::ConstantIndexOp::create(b, loc, 0));
+      RingFillsOp::create(b, loc, ring, count);
+    }
   }
 
   /// S = 1: the phase schedule of the file comment.
@@ -684,9 +740,11 @@ private:
     if (numStages == 1)
       return pipelineSingleSlot(plan, ringOf);
     pipelinedLoops.insert(loop);
-    for (Value ring : ringOf)
+    for (Value ring : ringOf) {
       if (!ringBase.count(ring))
         ringBase[ring] = loop.getLowerBound();
+      lastLoop[ring] = loop;
+    }
 
     OpBuilder b(loop);
     Value numSlots = arith::ConstantIndexOp::create(b, loc, numStages);
@@ -716,14 +774,17 @@ private:
     emitPrefetch(b, plan, ringOf, next, numSlots);
     if (!useBarriers)
       AsyncCommitOp::create(b, loc);
-    Value slot = arith::RemUIOp::create(b, loc, iv, numSlots);
+    // One slot value per first-loop bound (rings of one loop may have
+    // started in different loops).
+    SmallVector<Value> slotOfLoad = slotsOf(b, loc, ringOf, iv, numSlots);
     Block *body = loop.getBody();
     DenseMap<Operation *, unsigned> pos;
     for (auto [i, op] : llvm::enumerate(*body))
       pos[&op] = i;
     // The slot is read where the block was loaded; the original address
     // computation is left to DCE when nothing else uses it.
-    for (auto [load, ring] : llvm::zip_equal(plan.loads, ringOf)) {
+    for (auto [load, ring, slot] :
+         llvm::zip_equal(plan.loads, ringOf, slotOfLoad)) {
       // The last direct child of the body that reads the tile.
       Operation *lastReader = nullptr;
       if (useBarriers)

@@ -118,8 +118,10 @@ struct Specializer {
       if (keep.insert(op))
         work.push_back(op);
     };
+    // The fill counts go to both roles (each continues its own count in a
+    // persistent program).
     consumers.walk([&](Operation *op) {
-      if (isProducerOp(op))
+      if (isProducerOp(op) || isa<RingFillsOp>(op))
         add(op);
     });
     while (!work.empty()) {

@@ -52,6 +52,7 @@
 #ifndef ATTN_RUNTIME_KERNELABI_H
 #define ATTN_RUNTIME_KERNELABI_H
 
+#include <algorithm>
 #include <climits>
 #include <cstddef>
 #include <cstdint>
@@ -517,13 +518,19 @@ inline const char *gridFactorName(GridFactor f) {
 /// e.g. "q_blocks*splits,heads_q,batch"). Empty: the kernel did not say (a
 /// manifest written before the key); the launcher then assumes
 /// (q_blocks[*splits], heads_q, batch).
+///
+/// A persistent kernel (`persistent(X,Y,Z)`) loops over the X·Y·Z tiles of
+/// that grid: launched as min(SM count, X·Y·Z) blocks in x, block b running
+/// tiles b, b + P, ... of P launched.
 struct LaunchGrid {
   std::vector<GridFactor> dims[3];
+  bool persistent = false;
   bool empty() const {
     return dims[0].empty() && dims[1].empty() && dims[2].empty();
   }
   bool operator==(const LaunchGrid &o) const {
-    return dims[0] == o.dims[0] && dims[1] == o.dims[1] && dims[2] == o.dims[2];
+    return dims[0] == o.dims[0] && dims[1] == o.dims[1] &&
+           dims[2] == o.dims[2] && persistent == o.persistent;
   }
 };
 
@@ -534,13 +541,23 @@ inline std::string formatLaunchGrid(const LaunchGrid &g) {
     for (size_t i = 0; i < g.dims[d].size(); ++i)
       out += std::string(i ? "*" : "") + gridFactorName(g.dims[d][i]);
   }
-  return out;
+  return g.persistent ? "persistent(" + out + ")" : out;
 }
 
 /// Parses formatLaunchGrid's text: three non-empty products of known
-/// factors. False, with `out` left empty, for anything else.
-inline bool parseLaunchGrid(const std::string &text, LaunchGrid &out) {
+/// factors, possibly inside `persistent(...)`. False, with `out` left
+/// empty, for anything else.
+inline bool parseLaunchGrid(const std::string &whole, LaunchGrid &out) {
   out = LaunchGrid();
+  static const std::string prefix = "persistent(";
+  bool persistent = whole.size() > prefix.size() + 1 &&
+                    whole.compare(0, prefix.size(), prefix) == 0 &&
+                    whole.back() == ')';
+  const std::string text =
+      persistent ? whole.substr(prefix.size(),
+                                whole.size() - prefix.size() - 1)
+                 : whole;
+  out.persistent = persistent;
   int d = 0;
   size_t begin = 0;
   while (true) {
@@ -570,14 +587,17 @@ inline bool parseLaunchGrid(const std::string &text, LaunchGrid &out) {
   return false;
 }
 
-/// The values the factors take for one launch.
+/// The values the factors take for one launch, and the device's SM count
+/// (a persistent grid's programs).
 struct GridValues {
   int64_t batch = 1, headsQ = 1, headsKV = 1, qBlocks = 1, splits = 1;
+  int64_t smCount = 0;
 };
 
 /// The launch grid `g` describes for `v` (an empty `g`: (q_blocks·splits,
-/// heads_q, batch)). False if a dim falls outside the hardware's limits
-/// (x < 2^31, y and z < 2^16) or below 1.
+/// heads_q, batch); a persistent one: (min(SMs, x·y·z), 1, 1)). False if a
+/// dim falls outside the hardware's limits (x < 2^31, y and z < 2^16) or
+/// below 1, or a persistent grid has no SM count.
 inline bool launchGridDims(const LaunchGrid &g, const GridValues &v,
                            unsigned out[3]) {
   static const LaunchGrid fallback = [] {
@@ -588,6 +608,7 @@ inline bool launchGridDims(const LaunchGrid &g, const GridValues &v,
     return d;
   }();
   const LaunchGrid &grid = g.empty() ? fallback : g;
+  int64_t dims[3];
   for (int d = 0; d < 3; ++d) {
     int64_t n = 1;
     for (GridFactor f : grid.dims[d]) {
@@ -600,9 +621,22 @@ inline bool launchGridDims(const LaunchGrid &g, const GridValues &v,
         return false;
       n *= x;
     }
-    if (n < 1 || n > (d == 0 ? int64_t(INT32_MAX) : int64_t(65535)))
+    dims[d] = n;
+  }
+  if (grid.persistent) {
+    // The kernel numbers its tiles in 32 bits.
+    if (v.smCount < 1 || dims[0] > INT32_MAX / dims[1] ||
+        dims[0] * dims[1] > INT32_MAX / dims[2])
       return false;
-    out[d] = unsigned(n);
+    int64_t tiles = dims[0] * dims[1] * dims[2];
+    out[0] = unsigned(std::min<int64_t>(tiles, v.smCount));
+    out[1] = out[2] = 1;
+    return true;
+  }
+  for (int d = 0; d < 3; ++d) {
+    if (dims[d] < 1 || dims[d] > (d == 0 ? int64_t(INT32_MAX) : int64_t(65535)))
+      return false;
+    out[d] = unsigned(dims[d]);
   }
   return true;
 }

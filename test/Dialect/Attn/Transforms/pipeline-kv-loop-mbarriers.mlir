@@ -34,12 +34,15 @@
 // MB:           attn.ring_wait %[[QR]][%[[QS]]] fill %[[QS]]
 // MB-NEXT:      scf.for %[[J:.*]] = %[[LB:[^ ]*]] to
 // MB:             %[[NEXT:.*]] = arith.addi %[[J]], %{{.*}} : index
+// Block b's position is p = b − lb: slot p mod S, fill p div S.
 // MB:             scf.if
-// MB:               %[[SLN:.*]] = arith.remui %[[NEXT]], %[[S:.*]] : index
+// MB:               %[[POS:.*]] = arith.subi %[[NEXT]], %[[LB]] : index
+// MB-NEXT:          %[[SLN:.*]] = arith.remui %[[POS]], %[[S:.*]] : index
 // MB-NEXT:          %[[OFF:.*]] = arith.subi %[[NEXT]], %[[LB]] : index
 // MB-NEXT:          %[[FILL:.*]] = arith.divui %[[OFF]], %[[S]] : index
 // MB-NEXT:          attn.ring_acquire %[[KR]][%[[SLN]]] fill %[[FILL]]
-// MB:             %[[SL:.*]] = arith.remui %[[J]], %[[S]] : index
+// MB:             %[[JP:.*]] = arith.subi %[[J]], %[[LB]] : index
+// MB-NEXT:        %[[SL:.*]] = arith.remui %[[JP]], %[[S]] : index
 // MB:             attn.ring_wait %[[KR]][%[[SL]]] fill
 // MB-NEXT:        %[[K:.*]] = attn.ring_slot %[[KR]][%[[SL]]]
 // MB-NEXT:        attn.dot %{{.*}}, %[[K]]
@@ -49,6 +52,12 @@
 // MB-NEXT:        attn.dot %{{.*}}, %[[V]], %{{.*}}
 // MB-NEXT:        attn.ring_release %[[VR]][%[[SL]]]
 // MB-NEXT:        scf.yield
+// After the loop, each ring's fill count for a persistent program:
+// max(ub − lb, 0) blocks (Q's: 1, after its arrival above).
+// MB:           %[[CNT:.*]] = arith.subi %{{.*}}, %[[LB]] : index
+// MB:           %[[CNT0:.*]] = arith.maxsi %[[CNT]], %{{.*}} : index
+// MB-NEXT:      attn.ring_fills %{{.*}} count %[[CNT0]]
+// MB:           attn.ring_fills
 
 #mma = #attn.mma<warps = 4>
 #row = #attn.slice<#attn.mma<warps = 4>>

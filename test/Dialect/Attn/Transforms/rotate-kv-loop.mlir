@@ -43,7 +43,8 @@
 // CHECK-NEXT:      %[[K:.*]] = attn.ring_slot %[[KR]][%[[SL]]]
 // CHECK-NEXT:      %[[SA:.*]] = attn.dot %{{.*}}, %[[K]], %{{.*}} {async, rhs_transposed}
 // CHECK-NEXT:      %[[JM1:.*]] = arith.subi %[[J]], %{{.*}} : index
-// CHECK-NEXT:      %[[PSL:.*]] = arith.remui %[[JM1]], %{{.*}} : index
+// CHECK-NEXT:      %[[JP:.*]] = arith.subi %[[JM1]], %{{.*}} : index
+// CHECK-NEXT:      %[[PSL:.*]] = arith.remui %[[JP]], %{{.*}} : index
 // CHECK:           attn.ring_wait %[[VR]][%[[PSL]]] fill
 // CHECK-NEXT:      %[[V:.*]] = attn.ring_slot %[[VR]][%[[PSL]]]
 // CHECK-NEXT:      %[[OA:.*]] = attn.dot %[[PPREV]], %[[V]], %[[OPREV]] {async}
@@ -65,7 +66,8 @@
 // CHECK:         } {attn.online_softmax
 // CHECK-NEXT:    %[[EPI:.*]] = scf.if %[[NONEMPTY]] -> (tensor<128x128xf32, #attn.mma<warps = 8, version = 3>>) {
 // CHECK-NEXT:      %[[LAST:.*]] = arith.subi %[[UB]], %{{.*}} : index
-// CHECK-NEXT:      %[[LSL:.*]] = arith.remui %[[LAST]], %{{.*}} : index
+// CHECK-NEXT:      %[[LP:.*]] = arith.subi %[[LAST]], %{{.*}} : index
+// CHECK-NEXT:      %[[LSL:.*]] = arith.remui %[[LP]], %{{.*}} : index
 // CHECK:           attn.ring_wait %[[VR]][%[[LSL]]]
 // CHECK-NEXT:      %[[VL:.*]] = attn.ring_slot %[[VR]][%[[LSL]]]
 // CHECK-NEXT:      %[[OL:.*]] = attn.dot %[[LOOP]]#3, %[[VL]], %[[LOOP]]#2 :

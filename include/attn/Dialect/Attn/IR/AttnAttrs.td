@@ -96,6 +96,10 @@ def Attn_KernelInfoAttr : AttrDef<Attn_Dialect, "KernelInfo"> {
     - `window_left`, `window_right`: its sliding window's bounds (-1, the
       default: none; attn.attention's window_left / window_right).
     - `softcap`: its scores' soft-cap C (an f32; absent: none).
+    - `persistent`: the kernel loops over the tiles of `grid` (each thread
+      block runs tiles b, b + P, ... of the grid's x·y·z, P the blocks
+      launched): launch min(SM count, x·y·z) blocks in x (the manifest's
+      `grid=persistent(X,Y,Z)`). Needs `grid`.
     - `program`: `attention`, `split_kv` or `merge_splits`.
     - `grid`: the launch grid (x, y, z) as the runtime's grid factors
       (`q_blocks`, `heads_q`, `batch`, `q_blocks*splits`, ...); absent: the
@@ -134,7 +138,8 @@ def Attn_KernelInfoAttr : AttrDef<Attn_Dialect, "KernelInfo"> {
     DefaultValuedParameter<"bool", "false">:$dynamic_row_stride,
     DefaultValuedParameter<"int64_t", "-1">:$window_left,
     DefaultValuedParameter<"int64_t", "-1">:$window_right,
-    OptionalParameter<"::mlir::FloatAttr", "soft-cap (none when absent)">:$softcap
+    OptionalParameter<"::mlir::FloatAttr", "soft-cap (none when absent)">:$softcap,
+    DefaultValuedParameter<"bool", "false">:$persistent
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

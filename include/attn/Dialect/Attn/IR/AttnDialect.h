@@ -59,6 +59,12 @@ constexpr llvm::StringLiteral kProgramAttrName = "attn.program";
 /// `attn.kernel` as grid (launch order x, y, z), from which launchers size
 /// the grid instead of assuming it.
 constexpr llvm::StringLiteral kGridAttrName = "attn.grid";
+/// `attn.persistent` (unit) on a persistent tile grid (attn-persist-tiles):
+/// a one-dimensional scf.forall of attn.num_programs programs, each looping
+/// over the tiles of the grid `attn.grid` names (batch, heads, query
+/// blocks, as before the pass). Carried into `attn.kernel` as persistent;
+/// launchers launch min(SMs, tiles) thread blocks.
+constexpr llvm::StringLiteral kPersistentAttrName = "attn.persistent";
 /// `attn.softcap` on a tile grid (scf.forall): the soft-cap C (a positive
 /// f32) its score tiles pass through (attn.attention's softcap). Carried
 /// into `attn.kernel` as softcap; the runtime serves the kernel to problems

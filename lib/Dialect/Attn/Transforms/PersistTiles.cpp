@@ -1,0 +1,411 @@
+//===- PersistTiles.cpp - programs that loop over the grid's tiles --------===//
+//
+// A warp-specialised program runs one (batch, head, query block) tile and
+// ends: the next thread block on the multiprocessor starts only then, so
+// its first copies travel while nothing computes, and each tile pays the
+// prologue (Q and the first K/V blocks in flight) and the epilogue (O's
+// normalisation and stores) in full. This pass makes the grid persistent
+// (FlashAttention-3's tile scheduler): P = min(tiles, one per SM) programs,
+// program p running tiles p, p + P, p + 2P, ... in the order of tileAt
+// (TileOrder.h), each role (consumers, producer) looping over them on its
+// own:
+//
+//   %tiles = B·H·Q;  %P = attn.num_programs %tiles
+//   scf.forall (%p) in (%P) {attn.persistent, attn.grid = [... as before]} {
+//     %rings = attn.alloc_ring ...
+//     attn.warp_specialize {
+//       scf.for %t = %p to %tiles step %P iter_args(%off_r = 0, ...) {
+//         (%b, %h, %q) = tileAt(%t)
+//         the tile's program, each ring op at its position + %off_r
+//         scf.yield %off_r + count_r        (attn.ring_fills %r count count_r)
+//       }
+//     } producer { the same loop over the producer's program }
+//   }
+//
+// A ring's fills continue across tiles: the op at position p of a tile (slot
+// s, fill f, p = f·S + s) moves to position p + off:
+//   slot' = (s + off) mod S,  fill' = f + (s + off) div S
+// where off counts the ring's fills in the program's earlier tiles. So the
+// producer fills the next tile's first K/V blocks as soon as the consumers
+// release the slots, while they still finish the current tile.
+//
+// A ring filled once a tile and never released (Q) gets the release and
+// acquire its reuse needs: the consumers release it after the last op of
+// the tile that reads it, and the producer acquires it before each fill.
+//
+//===----------------------------------------------------------------------===//
+#include "attn/Transforms/Passes.h"
+
+#include "attn/Dialect/Attn/IR/TileOrder.h"
+
+#include "LoopUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::attn {
+#define GEN_PASS_DEF_ATTNPERSISTTILES
+#include "attn/Transforms/Passes.h.inc"
+} // namespace mlir::attn
+
+using namespace mlir;
+using namespace mlir::attn;
+
+namespace {
+
+/// The ring an op of the ring protocol names, or null.
+Value ringOperand(Operation *op) {
+  if (auto o = dyn_cast<RingWaitOp>(op))
+    return o.getRing();
+  if (auto o = dyn_cast<RingAcquireOp>(op))
+    return o.getRing();
+  if (auto o = dyn_cast<RingReleaseOp>(op))
+    return o.getRing();
+  if (auto o = dyn_cast<RingSlotOp>(op))
+    return o.getRing();
+  if (auto o = dyn_cast<AsyncLoadTileOp>(op))
+    return o.getRing();
+  if (auto o = dyn_cast<AsyncArriveOp>(op))
+    return o.getRing();
+  if (auto o = dyn_cast<RingFillsOp>(op))
+    return o.getRing();
+  return Value();
+}
+
+/// The operand that holds `op`'s slot, and its fill where it has one.
+std::pair<OpOperand *, OpOperand *> slotAndFill(Operation *op) {
+  if (auto o = dyn_cast<RingWaitOp>(op))
+    return {&o.getSlotMutable(), &o.getFillMutable()};
+  if (auto o = dyn_cast<RingAcquireOp>(op))
+    return {&o.getSlotMutable(), &o.getFillMutable()};
+  if (auto o = dyn_cast<RingReleaseOp>(op))
+    return {&o.getSlotMutable(), nullptr};
+  if (auto o = dyn_cast<RingSlotOp>(op))
+    return {&o.getSlotMutable(), nullptr};
+  if (auto o = dyn_cast<AsyncLoadTileOp>(op))
+    return {&o.getSlotMutable(), nullptr};
+  if (auto o = dyn_cast<AsyncArriveOp>(op))
+    return {&o.getSlotMutable(), nullptr};
+  return {nullptr, nullptr};
+}
+
+struct PersistTilesPass
+    : public attn::impl::AttnPersistTilesBase<PersistTilesPass> {
+  using Base::Base;
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    if (grids != 1 && grids != 2)
+      return emitError(UnknownLoc::get(ctx))
+             << "pass option grids (attn-codegen's persistent) must be 1 "
+                "(grids without a causal mask) or 2 (all), got "
+             << int64_t(grids);
+    if (causalGroupRounds < 0 || causalGroupRounds > 64)
+      return emitError(UnknownLoc::get(ctx))
+             << "pass option causal-group-rounds must be in [0, 64], got "
+             << int64_t(causalGroupRounds);
+    return success();
+  }
+
+  void runOnOperation() override {
+    SmallVector<std::pair<scf::ForallOp, WarpSpecializeOp>> targets;
+    getOperation()->walk([&](scf::ForallOp grid) {
+      // The launcher sizes a persistent grid from its tiles' description
+      // (attn.grid): a grid without one keeps a block per tile.
+      if (grid->hasAttr(kPersistentAttrName) || grid.getRank() != 3 ||
+          !grid->hasAttr(kGridAttrName))
+        return;
+      bool isCausal = false;
+      grid.getBody()->walk([&](MaskOp m) { isCausal |= m.getCausal(); });
+      if (isCausal && grids == 1)
+        return;
+      // Producers of bulk copies only: a cp.async producer (KV caches)
+      // keeps its copies' addresses in its registers and spills once it
+      // also loops over tiles (120-196 B at D = 128).
+      // Split-KV programs (decoding) size their grid to one wave already,
+      // and their producers spill 20-24 B when they loop over tiles.
+      if (auto program = grid->getAttrOfType<StringAttr>(kProgramAttrName))
+        if (program.getValue() != "attention")
+          return;
+      bool bulk = true;
+      grid.getBody()->walk([&](AsyncLoadTileOp l) { bulk &= l.getBulk(); });
+      if (!bulk)
+        return;
+      for (Operation &op : *grid.getBody())
+        if (auto ws = dyn_cast<WarpSpecializeOp>(op))
+          targets.emplace_back(grid, ws);
+    });
+    for (auto [grid, ws] : targets)
+      if (failed(persist(grid, ws)))
+        return signalPassFailure();
+  }
+
+  /// Producer registers of a persistent program: at 24 the producer's
+  /// tile loop spills (44-48 B at D = 128 and 256) and the D = 256 causal
+  /// kernel stalled for good within 650 launches in 2 of 2 runs (H100);
+  /// at 40 nothing spilled and 6000 launches ran clean. 32 spills nothing
+  /// either and leaves a three-warpgroup program's consumers the 160 they
+  /// need (152 at 40 spills 64 B at D = 64).
+  static constexpr int64_t kProducerRegisters = 32;
+
+  /// Raises `ws`'s producer registers to kProducerRegisters, taking them
+  /// from the consumers where the launch has none to spare:
+  ///   C = min(C, floor8((R·T − 128·P) / consumer threads))
+  void giveProducerRegisters(scf::ForallOp grid, WarpSpecializeOp ws) {
+    int64_t p = ws.getProducerRegisters();
+    if (p == 0 || p >= kProducerRegisters)
+      return;
+    int64_t consumerThreads = 32 * wgmmaWarps(grid);
+    int64_t threads = consumerThreads + 128;
+    int64_t launch = std::min<int64_t>(255, 65536 / threads / 8 * 8);
+    int64_t c = ws.getConsumerRegisters();
+    if (c)
+      c = std::min<int64_t>(c, (launch * threads - 128 * kProducerRegisters) /
+                                   consumerThreads / 8 * 8);
+    ws.setProducerRegisters(kProducerRegisters);
+    ws.setConsumerRegisters(c);
+  }
+
+  LogicalResult persist(scf::ForallOp grid, WarpSpecializeOp ws) {
+    if (!grid.isNormalized() || !grid.getOutputs().empty())
+      return grid.emitError("unsupported: a persistent grid of a forall "
+                            "that is not normalized or has outputs");
+    Block *body = grid.getBody();
+    for (Operation &op : body->without_terminator())
+      if (&op != ws.getOperation() && !isa<AllocRingOp>(op))
+        return op.emitError("unsupported: a persistent grid whose body has '")
+               << op.getName()
+               << "' beside the rings and attn.warp_specialize (each role "
+                  "loops over the tiles on its own)";
+    // Every ring: counted (attn.ring_fills) in every role that names it.
+    for (Region *r : {&ws.getConsumers(), &ws.getProducer()}) {
+      llvm::SetVector<Value> named, counted;
+      WalkResult walk = r->walk([&](Operation *op) {
+        Value ring = ringOperand(op);
+        if (!ring)
+          return WalkResult::advance();
+        named.insert(ring);
+        if (isa<RingFillsOp>(op)) {
+          if (op->getBlock() != &r->front()) {
+            op->emitError("unsupported: attn.ring_fills inside a loop or "
+                          "guard (a persistent program counts a tile's "
+                          "fills at its end)");
+            return WalkResult::interrupt();
+          }
+          counted.insert(ring);
+        }
+        return WalkResult::advance();
+      });
+      if (walk.wasInterrupted())
+        return failure();
+      for (Value ring : named)
+        if (!counted.contains(ring))
+          return ring.getDefiningOp()->emitError(
+              "unsupported: a persistent program with a ring whose fills "
+              "are not counted (attn.ring_fills; attn-pipeline-kv-loop "
+              "with per-slot barriers counts them)");
+    }
+
+    Location loc = grid.getLoc();
+    OpBuilder hb(grid);
+    SmallVector<Value> ubs = grid.getUpperBound(hb);
+    // Tiles in the order of the grid's dims: (Z, Y, X) = (batch, heads,
+    // query blocks), X varying fastest (tileAt).
+    Value tiles = arith::MulIOp::create(
+        hb, loc, arith::MulIOp::create(hb, loc, ubs[0], ubs[1]), ubs[2]);
+    Value programs =
+        NumProgramsOp::create(hb, loc, hb.getIndexType(), tiles);
+    auto persistent = scf::ForallOp::create(
+        hb, loc, ArrayRef<OpFoldResult>{programs}, ValueRange(), std::nullopt);
+    for (NamedAttribute a : grid->getDiscardableAttrs())
+      persistent->setAttr(a.getName(), a.getValue());
+    persistent->setAttr(kPersistentAttrName, hb.getUnitAttr());
+    Block *newBody = persistent.getBody();
+    for (Operation &op : llvm::make_early_inc_range(body->without_terminator()))
+      op.moveBefore(newBody->getTerminator());
+
+    bool causal = false;
+    ws.walk([&](MaskOp m) { causal |= m.getCausal(); });
+    // Rings filled once a tile and never released (Q's).
+    llvm::SetVector<Value> onceRings;
+    ws.getConsumers().walk([&](RingFillsOp f) {
+      bool released = false;
+      ws.getConsumers().walk([&](RingReleaseOp r) {
+        released |= r.getRing() == f.getRing();
+      });
+      if (!released)
+        onceRings.insert(f.getRing());
+    });
+
+    giveProducerRegisters(persistent, ws);
+    for (Region *r : {&ws.getConsumers(), &ws.getProducer()})
+      loopOverTiles(*r, r == &ws.getConsumers(), grid, persistent, tiles,
+                    programs, causal, onceRings);
+    grid.erase();
+    return success();
+  }
+
+  /// Wraps the role `region`'s program in the loop over its tiles.
+  void loopOverTiles(Region &region, bool consumers, scf::ForallOp grid,
+                     scf::ForallOp persistent, Value tiles, Value programs,
+                     bool causal, const llvm::SetVector<Value> &onceRings) {
+    Block &blk = region.front();
+    Location loc = grid.getLoc();
+    // The rings in the order their counts appear.
+    llvm::MapVector<Value, RingFillsOp> counts;
+    for (auto f : blk.getOps<RingFillsOp>())
+      counts[f.getRing()] = f;
+
+    // Reuse of the rings filled once a tile: the consumers release after
+    // the last op that reads the ring's slot, the producer acquires before
+    // each fill (fill 0 of the tile: shifted below like every ring op).
+    for (Value ring : onceRings) {
+      if (!counts.count(ring))
+        continue;
+      if (consumers) {
+        Operation *last = nullptr;
+        for (Operation &op : blk) {
+          bool reads = false;
+          op.walk([&](Operation *inner) {
+            for (Value v : inner->getOperands())
+              if (auto slot = v.getDefiningOp<RingSlotOp>())
+                reads |= slot.getRing() == ring;
+          });
+          if (reads)
+            last = &op;
+        }
+        if (last) {
+          OpBuilder b = OpBuilder::atBlockEnd(&blk);
+          b.setInsertionPointAfter(last);
+          Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+          RingReleaseOp::create(b, loc, ring, zero);
+        }
+      } else {
+        SmallVector<AsyncLoadTileOp> fills;
+        blk.walk([&](AsyncLoadTileOp l) {
+          if (l.getRing() == ring)
+            fills.push_back(l);
+        });
+        for (AsyncLoadTileOp l : fills) {
+          OpBuilder b(l);
+          Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+          RingAcquireOp::create(b, loc, ring, l.getSlot(), zero);
+        }
+      }
+    }
+
+    // scf.for %t = %p to %tiles step %P iter_args(offsets), the program
+    // moved into it.
+    OpBuilder b = OpBuilder::atBlockBegin(&blk);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    SmallVector<Value> inits(counts.size(), zero);
+    auto loop =
+        scf::ForOp::create(b, loc, persistent.getInductionVar(0), tiles,
+                           programs, inits,
+                           [](OpBuilder &, Location, Value, ValueRange) {});
+    Block *loopBody = loop.getBody();
+    for (Operation &op : llvm::make_early_inc_range(blk)) {
+      if (&op == loop.getOperation() || &op == zero.getDefiningOp())
+        continue;
+      op.moveBefore(loopBody, loopBody->end());
+    }
+
+    // The tile's coordinates.
+    b.setInsertionPointToStart(loopBody);
+    Type i32 = b.getI32Type();
+    auto u32 = [&](Value v) -> Value {
+      return arith::IndexCastUIOp::create(b, loc, i32, v);
+    };
+    auto index = [&](Value v) -> Value {
+      return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
+    };
+    SmallVector<Value> ubs = grid.getUpperBound(b);
+    Value groupBlocks;
+    if (causal) {
+      // Causal: the longest query blocks first, in groups of heads of
+      // causal-group-rounds · P tiles, or (0) one group of every head, whose
+      // rounds of P tiles then hold one or two query-block lengths each.
+      Value rounds = arith::ConstantOp::create(
+          b, loc, b.getIntegerAttr(i32, causalGroupRounds));
+      groupBlocks =
+          causalGroupRounds > 0
+              ? arith::MulIOp::create(b, loc, u32(programs), rounds)
+                    .getResult()
+              : u32(tiles);
+    }
+    Value linear = loop.getInductionVar();
+    if (causal) {
+      // Program p takes tile p of each round of P tiles; in causal order the
+      // tiles' costs fall through a round, so odd rounds run backwards
+      // (program p takes the round's (P − 1 − p)-th): every program gets a
+      // long and a short tile of each pair of rounds. The last round, if
+      // partial, runs forwards (its tiles are < tiles only that way).
+      //   r = t / P,  q = t − r·P
+      //   L = r·P + P − 1 − q  if r is odd and (r + 1)·P <= tiles,  else t
+      Value t = loop.getInductionVar();
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      Value round = arith::DivUIOp::create(b, loc, t, programs);
+      Value start = arith::MulIOp::create(b, loc, round, programs);
+      Value q = arith::SubIOp::create(b, loc, t, start);
+      Value end = arith::AddIOp::create(b, loc, start, programs);
+      Value odd = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::eq,
+          arith::AndIOp::create(b, loc, round, one), one);
+      Value whole =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end, tiles);
+      Value back = arith::SubIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, end, one), q);
+      linear = arith::SelectOp::create(
+          b, loc, arith::AndIOp::create(b, loc, odd, whole), back, t);
+    }
+    TileCoords t = tileAt(b, loc, u32(linear), u32(ubs[2]), u32(ubs[1]),
+                          u32(ubs[0]), groupBlocks);
+    Value coords[3] = {index(t.batch), index(t.head), index(t.qBlock)};
+    for (int d = 0; d < 3; ++d)
+      grid.getInductionVar(d).replaceUsesWithIf(coords[d], [&](OpOperand &u) {
+        return loop->isAncestor(u.getOwner());
+      });
+
+    // Each ring op at its position plus the ring's offset.
+    DenseMap<Value, unsigned> ringIndex;
+    for (auto [i, entry] : llvm::enumerate(counts))
+      ringIndex[entry.first] = i;
+    loopBody->walk([&](Operation *op) {
+      Value ring = ringOperand(op);
+      auto [slot, fill] = slotAndFill(op);
+      if (!ring || !slot)
+        return;
+      Value off = loop.getRegionIterArgs()[ringIndex.lookup(ring)];
+      int64_t S = cast<RingType>(ring.getType()).getStages();
+      OpBuilder ob(op);
+      if (S == 1) {
+        // slot' = 0,  fill' = f + off
+        if (fill)
+          fill->set(arith::AddIOp::create(ob, loc, fill->get(), off));
+        return;
+      }
+      // slot' = (s + off) mod S,  fill' = f + (s + off) div S
+      Value numSlots = arith::ConstantIndexOp::create(ob, loc, S);
+      Value sum = arith::AddIOp::create(ob, loc, slot->get(), off);
+      if (fill)
+        fill->set(arith::AddIOp::create(
+            ob, loc, fill->get(),
+            arith::DivUIOp::create(ob, loc, sum, numSlots)));
+      slot->set(arith::RemUIOp::create(ob, loc, sum, numSlots));
+    });
+
+    // off_r + count_r for the next tile; the counts are spent.
+    b.setInsertionPointToEnd(loopBody);
+    SmallVector<Value> next;
+    for (auto [ring, f] : counts) {
+      Value off = loop.getRegionIterArgs()[ringIndex.lookup(ring)];
+      next.push_back(arith::AddIOp::create(b, loc, off, f.getCount()));
+      f.erase();
+    }
+    scf::YieldOp::create(b, loc, next);
+  }
+
+};
+
+} // namespace

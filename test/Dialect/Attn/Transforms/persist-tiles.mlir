@@ -1,0 +1,124 @@
+// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-specialize-warpgroups -attn-persist-tiles | FileCheck %s
+// With rotation (the pipelines' default):
+// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-rotate-kv-loop -attn-specialize-warpgroups -attn-persist-tiles="grids=2 causal-group-rounds=4" | FileCheck %s --check-prefix=ROT
+// Causal grids are left alone by default (grids=1):
+// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-rotate-kv-loop -attn-specialize-warpgroups -attn-persist-tiles | FileCheck %s --check-prefix=DEF
+// RUN: not attn-opt %s -attn-persist-tiles="grids=3" 2>&1 | FileCheck %s --check-prefix=BADGRIDS
+// BADGRIDS: pass option grids (attn-codegen's persistent) must be 1 (grids without a causal mask) or 2 (all), got 3
+// RUN: not attn-opt %s -attn-persist-tiles="causal-group-rounds=-1" 2>&1 | FileCheck %s --check-prefix=BADROUNDS
+// BADROUNDS: pass option causal-group-rounds must be in [0, 64], got -1
+
+// bf16, D = 128, non-causal. The grid becomes attn.num_programs programs
+// over the B·H·Q tiles; each role loops over tiles %p, %p + P, ... with one
+// offset per ring (K, V, Q), the tile's query block the last of its head
+// first. Ring ops move by their ring's offset:
+//   slot' = (s + off) mod 2,  fill' = f + (s + off) div 2
+// Q's ring (one slot, never released before) gets its release after the
+// last loop that reads it (the masked loop of the ragged last key block), and the producer acquires it before each fill at
+// fill off. The offsets advance by the tile's fill counts (ring_fills, now
+// gone). The producer's tile loop needs 32 registers (at 24 it spills);
+// the consumers get floor8((168·384 − 128·32) / 256) = 232.
+// CHECK-LABEL: func.func @d128
+// CHECK:         %[[BH:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK-NEXT:    %[[TILES:.*]] = arith.muli %[[BH]], %{{.*}} : index
+// CHECK-NEXT:    %[[P:.*]] = attn.num_programs %[[TILES]]
+// CHECK-NEXT:    scf.forall (%[[PID:.*]]) in (%[[P]]) {
+// CHECK-NEXT:      %[[KR:.*]] = attn.alloc_ring : !attn.ring<2
+// CHECK-NEXT:      %[[VR:.*]] = attn.alloc_ring : !attn.ring<2
+// CHECK-NEXT:      %[[QR:.*]] = attn.alloc_ring : !attn.ring<1
+// CHECK-NEXT:      attn.warp_specialize registers(consumers = 232, producer = 32) {
+// CHECK-NEXT:        %[[Z:.*]] = arith.constant 0 : index
+// CHECK-NEXT:        %{{.*}}:3 = scf.for %[[T:.*]] = %[[PID]] to %[[TILES]] step %[[P]] iter_args(%[[OFF0:.*]] = %[[Z]], %[[OFF1:.*]] = %[[Z]], %[[OFF2:.*]] = %[[Z]]) -> (index, index, index) {
+// CHECK:               %[[T32:.*]] = arith.index_castui %[[T]] : index to i32
+// CHECK:               arith.remui %[[T32]]
+// CHECK:               attn.ring_wait %[[QR]][%{{.*}}] fill %{{.*}}
+// CHECK:               scf.for
+// CHECK:                 %[[SUM:.*]] = arith.addi %{{.*}}, %[[OFF:arg[0-9]+]] : index
+// CHECK:                 %[[FILL:.*]] = arith.divui %[[SUM]], %{{.*}} : index
+// CHECK:                 %[[F2:.*]] = arith.addi %{{.*}}, %[[FILL]] : index
+// CHECK:                 %[[SLOT:.*]] = arith.remui %[[SUM]], %{{.*}} : index
+// CHECK:                 attn.ring_wait %[[KR]][%[[SLOT]]] fill %[[F2]]
+// CHECK:                 attn.ring_release %[[KR]]
+// CHECK:                 attn.ring_release %[[VR]]
+// CHECK:               } {attn.online_softmax
+// CHECK:               } {attn.online_softmax
+// CHECK-NEXT:          %[[C0:.*]] = arith.constant 0 : index
+// CHECK-NEXT:          attn.ring_release %[[QR]][%[[C0]]]
+// CHECK:               attn.store_tile
+// CHECK:               %[[N0:.*]] = arith.addi %[[OFF0]], %{{.*}} : index
+// CHECK-NEXT:          %[[N1:.*]] = arith.addi %[[OFF1]], %{{.*}} : index
+// CHECK-NEXT:          %[[N2:.*]] = arith.addi %[[OFF2]], %{{.*}} : index
+// CHECK-NEXT:          scf.yield %[[N0]], %[[N1]], %[[N2]] : index, index, index
+// CHECK:           } producer {
+// CHECK-NEXT:        %[[PZ:.*]] = arith.constant 0 : index
+// CHECK-NEXT:        scf.for %{{.*}} = %[[PID]] to %[[TILES]] step %[[P]] iter_args(%[[QOFF:.*]] = %[[PZ]], %{{.*}} = %[[PZ]], %{{.*}} = %[[PZ]])
+// CHECK:               %[[QF:.*]] = arith.addi %{{.*}}, %[[QOFF]] : index
+// CHECK-NEXT:          attn.ring_acquire %[[QR]][%{{.*}}] fill %[[QF]]
+// CHECK-NEXT:          attn.async_load_tile %{{.*}}, %[[QR]][%{{.*}}] {bulk}
+// CHECK-NEXT:          attn.async_arrive %[[QR]]
+// CHECK:               attn.ring_acquire %[[KR]]
+// CHECK-NOT:         attn.ring_fills
+// CHECK:         } {attn.grid = ["batch", "heads_q", "q_blocks"], attn.persistent
+func.func @d128(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
+                %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
+  attn.attention %q, %k, %v into %o
+      : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+        memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>
+  return
+}
+
+// -----
+
+// Causal (grids=2): odd rounds of P tiles run backwards where whole,
+//   L = r·P + P − 1 − q  (r = t / P odd, (r + 1)·P <= tiles), else t,
+// then groups of causal-group-rounds · P = 4·P tiles, each group's longest
+// query blocks first (tileAt). By default causal grids keep a block a tile.
+// DEF-LABEL: func.func @causal
+// DEF-NOT:     attn.num_programs
+// DEF:         attn.warp_specialize
+// ROT-LABEL: func.func @causal
+// ROT:         %[[BH:.*]] = arith.muli
+// ROT-NEXT:    %[[TILES:.*]] = arith.muli %[[BH]]
+// ROT-NEXT:    %[[P:.*]] = attn.num_programs %[[TILES]]
+// ROT:         attn.warp_specialize
+// ROT:           scf.for %[[T:.*]] = %{{.*}} to %[[TILES]] step %[[P]]
+// ROT:             %[[C4:.*]] = arith.constant 4 : i32
+// ROT:             %[[P32:.*]] = arith.index_castui %[[P]] : index to i32
+// ROT-NEXT:        %[[G:.*]] = arith.muli %[[P32]], %[[C4]] : i32
+// ROT:             %[[R:.*]] = arith.divui %[[T]], %[[P]] : index
+// ROT-NEXT:        %[[START:.*]] = arith.muli %[[R]], %[[P]] : index
+// ROT-NEXT:        %[[Q:.*]] = arith.subi %[[T]], %[[START]] : index
+// ROT-NEXT:        %[[END:.*]] = arith.addi %[[START]], %[[P]] : index
+// ROT:             %[[WHOLE:.*]] = arith.cmpi ule, %[[END]], %[[TILES]] : index
+// ROT:             %[[BACK:.*]] = arith.subi %{{.*}}, %[[Q]] : index
+// ROT:             %[[L:.*]] = arith.select %{{.*}}, %[[BACK]], %[[T]] : index
+// ROT:             arith.index_castui %[[L]] : index to i32
+// ROT:             arith.ceildivui %[[G]]
+// ROT:             attn.dot {{.*}} {async, rhs_transposed}
+// ROT:             attn.mask {{.*}} {causal}
+// ROT:         } producer {
+// ROT:           scf.for
+// ROT:             arith.ceildivui
+// ROT:         attn.persistent
+func.func @causal(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
+                  %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
+  attn.attention %q, %k, %v into %o {causal}
+      : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+        memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>
+  return
+}
+
+// -----
+
+// D = 64 copies in groups: no producer, not persistent.
+// CHECK-LABEL: func.func @d64
+// CHECK-NOT:     attn.num_programs
+// CHECK:         scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in
+// CHECK-NOT:     attn.persistent
+func.func @d64(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
+               %v: memref<?x?x?x64xbf16>, %o: memref<?x?x?x64xbf16>) {
+  attn.attention %q, %k, %v into %o
+      : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+        memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}
