@@ -207,6 +207,25 @@ func.func @grid_attr() attributes {attn.grid = ["batch", "heads_q", "rows"]} {
 
 // -----
 
+// A persistent grid is one-dimensional (programs) and names its tiles.
+func.func @persistent_3d(%n: index) {
+  // expected-error @+1 {{'attn.persistent' must be a unit attribute on a one-dimensional scf.forall of programs with its tiles' grid ('attn.grid')}}
+  scf.forall (%b, %h, %q) in (%n, %n, %n) {
+  } {attn.persistent, attn.grid = ["batch", "heads_q", "q_blocks"]}
+  return
+}
+
+// -----
+
+func.func @persistent_no_grid(%n: index) {
+  // expected-error @+1 {{'attn.persistent' must be a unit attribute on a one-dimensional scf.forall of programs with its tiles' grid ('attn.grid')}}
+  scf.forall (%p) in (%n) {
+  } {attn.persistent}
+  return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Parser failures
 //===----------------------------------------------------------------------===//

@@ -68,6 +68,19 @@ func.func @ring_barriers(%m: memref<?x?x?x128xbf16>, %i: index, %k: index) {
 
 // -----
 
+// A ring's fill count and a persistent grid's programs.
+// CHECK-LABEL: func.func @persistent_ops
+// CHECK:         attn.ring_fills %{{.*}} count %arg0 : !attn.ring<2,
+// CHECK-NEXT:    %{{.*}} = attn.num_programs %arg0
+func.func @persistent_ops(%n: index) -> index {
+  %r = attn.alloc_ring : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  attn.ring_fills %r count %n : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  %p = attn.num_programs %n
+  return %p : index
+}
+
+// -----
+
 // Asynchronous products and warpgroup turns.
 // CHECK-LABEL: func.func @async_turns
 // CHECK:         attn.start_turns

@@ -91,3 +91,9 @@ func.func private @f() attributes {attn.kernel = #bad}
 // expected-error @+1 {{softcap must be a positive, finite, normal f32, got -3.000000e+00 : f32}}
 #bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, dtype = "bf16", causal = true, softcap = -3.0 : f32>
 func.func private @f() attributes {attn.kernel = #bad}
+
+// -----
+
+// expected-error @+1 {{a persistent kernel needs its grid of tiles (grid)}}
+#bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, dtype = "bf16", causal = false, persistent = true>
+func.func private @f() attributes {attn.kernel = #bad}
