@@ -221,6 +221,22 @@ struct PersistTilesPass
     for (NamedAttribute a : grid->getDiscardableAttrs())
       persistent->setAttr(a.getName(), a.getValue());
     persistent->setAttr(kPersistentAttrName, hb.getUnitAttr());
+    // Turns (attn-alternate-warpgroups) continue across tiles: each
+    // warpgroup takes as many turns in every tile, so the order carries on
+    // and one start and one end serve the whole loop. Started and ended per
+    // tile, a warpgroup's start of tile t + 1 could arrive at the named
+    // barrier that warpgroup 0's end of tile t has not yet passed.
+    WalkResult turns = ws.walk([&](Operation *op) {
+      if (isa<StartTurnsOp, EndTurnsOp>(op) &&
+          op->getBlock() != &ws.getConsumers().front()) {
+        op->emitError("unsupported: a persistent program whose turns start "
+                      "or end inside a loop or guard");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (turns.wasInterrupted())
+      return failure();
     Block *newBody = persistent.getBody();
     for (Operation &op : llvm::make_early_inc_range(body->without_terminator()))
       op.moveBefore(newBody->getTerminator());
@@ -308,8 +324,16 @@ struct PersistTilesPass
     for (Operation &op : llvm::make_early_inc_range(blk)) {
       if (&op == loop.getOperation() || &op == zero.getDefiningOp())
         continue;
+      if (isa<StartTurnsOp>(op)) {
+        op.moveBefore(loop);
+        continue;
+      }
+      if (isa<EndTurnsOp>(op))
+        continue;
       op.moveBefore(loopBody, loopBody->end());
     }
+    for (auto end : llvm::make_early_inc_range(blk.getOps<EndTurnsOp>()))
+      end->moveAfter(loop);
 
     // The tile's coordinates.
     b.setInsertionPointToStart(loopBody);

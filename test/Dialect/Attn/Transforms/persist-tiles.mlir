@@ -1,6 +1,8 @@
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-specialize-warpgroups -attn-persist-tiles | FileCheck %s
 // With rotation (the pipelines' default):
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-rotate-kv-loop -attn-specialize-warpgroups -attn-persist-tiles="grids=2 causal-group-rounds=4" | FileCheck %s --check-prefix=ROT
+// Three warpgroups taking turns (192-row blocks at D = 64):
+// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a block-q=192" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-rotate-kv-loop -attn-alternate-warpgroups -attn-specialize-warpgroups -attn-persist-tiles | FileCheck %s --check-prefix=TURNS
 // Causal grids are left alone by default (grids=1):
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-rotate-kv-loop -attn-specialize-warpgroups -attn-persist-tiles | FileCheck %s --check-prefix=DEF
 // RUN: not attn-opt %s -attn-persist-tiles="grids=3" 2>&1 | FileCheck %s --check-prefix=BADGRIDS
@@ -110,6 +112,24 @@ func.func @causal(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
 
 // -----
 
+// With turns: one start before the tile loop and one end after it, so the
+// order carries on across tiles (each warpgroup takes as many turns a
+// tile); per tile, warpgroup 2's start of the next tile could reach the
+// named barrier before warpgroup 0's end of this one passed it (a launch
+// hung that way). The consumers keep 160 registers with the producer's 32.
+// TURNS-LABEL: func.func @d64
+// TURNS:         attn.warp_specialize registers(consumers = 160, producer = 32) {
+// TURNS-NEXT:      %{{.*}} = arith.constant 0 : index
+// TURNS-NEXT:      attn.start_turns
+// TURNS-NEXT:      %{{.*}}:3 = scf.for
+// TURNS-NOT:         attn.start_turns
+// TURNS:             attn.await_turn
+// TURNS:             attn.pass_turn
+// TURNS-NOT:         attn.end_turns
+// TURNS:             scf.yield %{{.*}}, %{{.*}}, %{{.*}} : index, index, index
+// TURNS-NEXT:      }
+// TURNS-NEXT:      attn.end_turns
+// TURNS-NEXT:    } producer {
 // D = 64 copies in groups: no producer, not persistent.
 // CHECK-LABEL: func.func @d64
 // CHECK-NOT:     attn.num_programs
