@@ -1,4 +1,4 @@
-//===- TileOrder.cpp - which tile the L-th program slot runs -----*- C++ -*-===//
+//===- TileOrder.cpp - which tile a program slot runs -----------*- C++ -*-===//
 #include "attn/Dialect/Attn/IR/TileOrder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

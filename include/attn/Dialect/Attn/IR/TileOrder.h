@@ -1,4 +1,4 @@
-//===- TileOrder.h - which tile the L-th program slot runs ------*- C++ -*-===//
+//===- TileOrder.h - which tile a program slot runs -------------*- C++ -*-===//
 //
 // The order in which a grid's (batch, head, query block) tiles are run:
 // thread blocks of a launch start in order of their linear index, and the
