@@ -10,6 +10,9 @@
 // RUN: not attn-opt %s --attn-cpu-pipeline="rescale-threshold=nan" 2>&1 | FileCheck %s --check-prefix=TAUNAN
 // TAUNAN: <unknown>:0: error: pass option rescale-threshold must be in [0, 15], got nan
 
+// RUN: not attn-opt %s --attn-codegen="chip=sm_90a persistent=3" 2>&1 | FileCheck %s --check-prefix=PERSIST
+// PERSIST: <unknown>:0: error: pass option grids (attn-codegen's persistent) must be 1 (grids without a causal mask) or 2 (all), got 3
+
 // Options the command-line parser rejects.
 // RUN: not attn-opt %s --attn-cpu-pipeline="fuse=maybe" 2>&1 | FileCheck %s --check-prefix=FUSE
 // FUSE: for the --fuse option: 'maybe' is invalid value for boolean argument!

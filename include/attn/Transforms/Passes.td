@@ -450,9 +450,15 @@ def AttnPersistTiles : Pass<"attn-persist-tiles"> {
     `attn.ring_fills` counts (erased here). A ring filled once a tile and
     never released (Q) is released by the consumers after its last reader
     and acquired by the producer before each fill. The next tile's copies
-    thus travel while the consumers finish the current one. Runs after
-    attn-specialize-warpgroups; other grids, and grids without `attn.grid`
-    (the launcher sizes a persistent grid from it), are left alone.
+    thus travel while the consumers finish the current one. Warpgroup
+    turns start before the tile loop and end after it (they carry on across
+    tiles). The producer gets at least 32 registers (its tile loop spills at
+    24), taken from the consumers where the launch has none to spare. Runs
+    after attn-specialize-warpgroups. Left alone: grids without `attn.grid`
+    (the launcher sizes a persistent grid from it), programs whose producer
+    issues cp.async copies (KV caches) or that are not plain attention
+    (split-KV), and with `grids=1` causal grids (a static schedule of unequal
+    tiles loses to the hardware's block scheduler).
 
     Example (after):
 

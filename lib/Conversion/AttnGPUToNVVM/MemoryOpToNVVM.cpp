@@ -645,6 +645,6 @@ void mlir::attn::gpu_lowering::populateMemoryOpPatterns(
                RingWaitLowering, RingReleaseLowering, RingAcquireLowering,
                TurnLowering<StartTurnsOp>, TurnLowering<AwaitTurnOp>,
                TurnLowering<PassTurnOp>, TurnLowering<EndTurnsOp>,
-               WarpSpecializeLowering, RingFillsLowering,
-               NumProgramsLowering>(tc, info, ctx);
+               WarpSpecializeLowering, RingFillsLowering, NumProgramsLowering>(
+      tc, info, ctx);
 }

@@ -214,8 +214,7 @@ struct PersistTilesPass
     // query blocks), X varying fastest (tileAt).
     Value tiles = arith::MulIOp::create(
         hb, loc, arith::MulIOp::create(hb, loc, ubs[0], ubs[1]), ubs[2]);
-    Value programs =
-        NumProgramsOp::create(hb, loc, hb.getIndexType(), tiles);
+    Value programs = NumProgramsOp::create(hb, loc, hb.getIndexType(), tiles);
     auto persistent = scf::ForallOp::create(
         hb, loc, ArrayRef<OpFoldResult>{programs}, ValueRange(), std::nullopt);
     for (NamedAttribute a : grid->getDiscardableAttrs())
@@ -247,9 +246,8 @@ struct PersistTilesPass
     llvm::SetVector<Value> onceRings;
     ws.getConsumers().walk([&](RingFillsOp f) {
       bool released = false;
-      ws.getConsumers().walk([&](RingReleaseOp r) {
-        released |= r.getRing() == f.getRing();
-      });
+      ws.getConsumers().walk(
+          [&](RingReleaseOp r) { released |= r.getRing() == f.getRing(); });
       if (!released)
         onceRings.insert(f.getRing());
     });
@@ -316,10 +314,9 @@ struct PersistTilesPass
     OpBuilder b = OpBuilder::atBlockBegin(&blk);
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     SmallVector<Value> inits(counts.size(), zero);
-    auto loop =
-        scf::ForOp::create(b, loc, persistent.getInductionVar(0), tiles,
-                           programs, inits,
-                           [](OpBuilder &, Location, Value, ValueRange) {});
+    auto loop = scf::ForOp::create(
+        b, loc, persistent.getInductionVar(0), tiles, programs, inits,
+        [](OpBuilder &, Location, Value, ValueRange) {});
     Block *loopBody = loop.getBody();
     for (Operation &op : llvm::make_early_inc_range(blk)) {
       if (&op == loop.getOperation() || &op == zero.getDefiningOp())
@@ -354,8 +351,7 @@ struct PersistTilesPass
           b, loc, b.getIntegerAttr(i32, causalGroupRounds));
       groupBlocks =
           causalGroupRounds > 0
-              ? arith::MulIOp::create(b, loc, u32(programs), rounds)
-                    .getResult()
+              ? arith::MulIOp::create(b, loc, u32(programs), rounds).getResult()
               : u32(tiles);
     }
     Value linear = loop.getInductionVar();
@@ -373,9 +369,9 @@ struct PersistTilesPass
       Value start = arith::MulIOp::create(b, loc, round, programs);
       Value q = arith::SubIOp::create(b, loc, t, start);
       Value end = arith::AddIOp::create(b, loc, start, programs);
-      Value odd = arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::eq,
-          arith::AndIOp::create(b, loc, round, one), one);
+      Value odd =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                arith::AndIOp::create(b, loc, round, one), one);
       Value whole =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end, tiles);
       Value back = arith::SubIOp::create(
@@ -429,7 +425,6 @@ struct PersistTilesPass
     }
     scf::YieldOp::create(b, loc, next);
   }
-
 };
 
 } // namespace

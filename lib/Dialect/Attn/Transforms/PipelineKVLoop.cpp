@@ -663,8 +663,8 @@ private:
       Location loc = l.getLoc();
       Value count = arith::SubIOp::create(b, loc, l.getUpperBound(),
                                           ringBase.lookup(ring));
-      count = arith::MaxSIOp::create(
-          b, loc, count, arith::ConstantIndexOp::create(b, loc, 0));
+      count = arith::MaxSIOp::create(b, loc, count,
+                                     arith::ConstantIndexOp::create(b, loc, 0));
       RingFillsOp::create(b, loc, ring, count);
     }
   }

@@ -55,3 +55,17 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// -----
+
+// A persistent kernel: printed where set, after its grid of tiles.
+// CHECK-LABEL: gpu.func @persistent_kernel
+// CHECK-SAME:    #attn.kernel_info<block_m = 128, block_n = 128, threads = 384, smem_bytes = 164096, head_dim = 128, head_dim_v = 128, dtype = "bf16", causal = false, grid = ["q_blocks", "heads_q", "batch"], persistent = true>
+gpu.module @kernels {
+  gpu.func @persistent_kernel() kernel attributes {attn.kernel = #attn.kernel_info<
+      block_m = 128, block_n = 128, threads = 384, smem_bytes = 164096,
+      head_dim = 128, head_dim_v = 128, dtype = "bf16", causal = false,
+      grid = ["q_blocks", "heads_q", "batch"], persistent = true>} {
+    gpu.return
+  }
+}
