@@ -420,7 +420,8 @@ Status Runtime::Impl::launchSplit(const ForwardProblem &p, const Device &dev,
   result = appendTensorMaps(*drv, *split, shape, {q, k, v, o}, sp);
   unsigned grid[3] = {1, 1, 1};
   if (result.ok() &&
-      !launchGridDims(split->grid, gridValues(p, *split, splits, dev.info.smCount), grid))
+      !launchGridDims(split->grid,
+                      gridValues(p, *split, splits, dev.info.smCount), grid))
     result = gridError(*split);
   if (result.ok()) {
     if (CUresult r = drv->launchKernel(
@@ -431,7 +432,8 @@ Status Runtime::Impl::launchSplit(const ForwardProblem &p, const Device &dev,
           "launching " + split->name + " (" + split->chip.str() + ")", r);
   }
   if (result.ok() &&
-      !launchGridDims(merge->grid, gridValues(p, *merge, 1, dev.info.smCount), grid))
+      !launchGridDims(merge->grid, gridValues(p, *merge, 1, dev.info.smCount),
+                      grid))
     result = gridError(*merge);
   if (result.ok()) {
     KernelParams mp = memrefMergeParams(shape, parts, workspace, o, lse);
@@ -1315,7 +1317,8 @@ Status Runtime::forward(const ForwardProblem &problem, const KVCacheArgs &cache,
       !s.ok())
     return s;
   unsigned grid[3];
-  if (!launchGridDims(kernel->grid, gridValues(p, *kernel, 1, dev->info.smCount), grid))
+  if (!launchGridDims(kernel->grid,
+                      gridValues(p, *kernel, 1, dev->info.smCount), grid))
     return gridError(*kernel);
   if (CUresult r = drv.launchKernel(
           fn, grid[0], grid[1], grid[2], unsigned(kernel->threads), 1, 1,

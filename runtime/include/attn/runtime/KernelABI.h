@@ -554,8 +554,7 @@ inline bool parseLaunchGrid(const std::string &whole, LaunchGrid &out) {
                     whole.compare(0, prefix.size(), prefix) == 0 &&
                     whole.back() == ')';
   const std::string text =
-      persistent ? whole.substr(prefix.size(),
-                                whole.size() - prefix.size() - 1)
+      persistent ? whole.substr(prefix.size(), whole.size() - prefix.size() - 1)
                  : whole;
   out.persistent = persistent;
   int d = 0;
