@@ -52,3 +52,23 @@ TileCoords mlir::attn::tileAt(OpBuilder &b, Location loc, Value linear,
   Value n = add(firstHead, rem(r, headsHere));
   return {div(n, heads), rem(n, heads), sub(lastBlock, div(r, headsHere))};
 }
+
+Value mlir::attn::snakeRounds(OpBuilder &b, Location loc, Value t,
+                              Value programs, Value tiles) {
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  // r = t / P,  q = t − r·P
+  Value round = arith::DivUIOp::create(b, loc, t, programs);
+  Value start = arith::MulIOp::create(b, loc, round, programs);
+  Value q = arith::SubIOp::create(b, loc, t, start);
+  // odd r and (r + 1)·P <= tiles: L = (r + 1)·P − 1 − q
+  Value end = arith::AddIOp::create(b, loc, start, programs);
+  Value odd =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                            arith::AndIOp::create(b, loc, round, one), one);
+  Value whole =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end, tiles);
+  Value back = arith::SubIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, end, one), q);
+  return arith::SelectOp::create(
+      b, loc, arith::AndIOp::create(b, loc, odd, whole), back, t);
+}

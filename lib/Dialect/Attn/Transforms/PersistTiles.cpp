@@ -354,31 +354,11 @@ struct PersistTilesPass
               ? arith::MulIOp::create(b, loc, u32(programs), rounds).getResult()
               : u32(tiles);
     }
-    Value linear = loop.getInductionVar();
-    if (causal) {
-      // Program p takes tile p of each round of P tiles; in causal order the
-      // tiles' costs fall through a round, so odd rounds run backwards
-      // (program p takes the round's (P − 1 − p)-th): every program gets a
-      // long and a short tile of each pair of rounds. The last round, if
-      // partial, runs forwards (its tiles are < tiles only that way).
-      //   r = t / P,  q = t − r·P
-      //   L = r·P + P − 1 − q  if r is odd and (r + 1)·P <= tiles,  else t
-      Value t = loop.getInductionVar();
-      Value one = arith::ConstantIndexOp::create(b, loc, 1);
-      Value round = arith::DivUIOp::create(b, loc, t, programs);
-      Value start = arith::MulIOp::create(b, loc, round, programs);
-      Value q = arith::SubIOp::create(b, loc, t, start);
-      Value end = arith::AddIOp::create(b, loc, start, programs);
-      Value odd =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                arith::AndIOp::create(b, loc, round, one), one);
-      Value whole =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end, tiles);
-      Value back = arith::SubIOp::create(
-          b, loc, arith::SubIOp::create(b, loc, end, one), q);
-      linear = arith::SelectOp::create(
-          b, loc, arith::AndIOp::create(b, loc, odd, whole), back, t);
-    }
+    // Causal: odd rounds of P tiles backwards (snakeRounds), so that every
+    // program gets a long and a short tile of each pair of rounds.
+    Value linear = causal ? snakeRounds(b, loc, loop.getInductionVar(),
+                                        programs, tiles)
+                          : loop.getInductionVar();
     TileCoords t = tileAt(b, loc, u32(linear), u32(ubs[2]), u32(ubs[1]),
                           u32(ubs[0]), groupBlocks);
     Value coords[3] = {index(t.batch), index(t.head), index(t.qBlock)};

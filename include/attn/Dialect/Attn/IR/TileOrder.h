@@ -36,6 +36,17 @@ struct TileCoords {
 TileCoords tileAt(OpBuilder &b, Location loc, Value linear, Value qBlocks,
                   Value heads, Value batch, Value groupBlocks = Value());
 
+/// The linear index (index) of the `t`-th tile (index) of a persistent
+/// grid of `tiles` tiles and `programs` programs (program p runs t = p,
+/// p + P, ...) in causal order: odd rounds of P tiles run backwards where
+/// whole, so that in tileAt's longest-first order every program gets a long
+/// and a short tile of each pair of rounds:
+///   r = t / P,  q = t − r·P
+///   L = r·P + P − 1 − q  if r is odd and (r + 1)·P <= tiles,  else t
+/// A permutation of [0, tiles).
+Value snakeRounds(OpBuilder &b, Location loc, Value t, Value programs,
+                  Value tiles);
+
 } // namespace mlir::attn
 
 #endif // ATTN_DIALECT_ATTN_IR_TILEORDER_H
