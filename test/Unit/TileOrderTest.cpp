@@ -44,44 +44,41 @@ struct Interpreter {
   void run(Block &block) {
     for (Operation &op : block.without_terminator()) {
       auto in = [&](unsigned i) { return v.lookup(op.getOperand(i)); };
-      uint64_t r = llvm::TypeSwitch<Operation *, uint64_t>(&op)
-                       .Case([&](arith::ConstantOp c) {
-                         return cast<IntegerAttr>(c.getValue())
-                             .getValue()
-                             .getZExtValue();
-                       })
-                       .Case([&](arith::AddIOp) { return in(0) + in(1); })
-                       .Case([&](arith::SubIOp) { return in(0) - in(1); })
-                       .Case([&](arith::MulIOp) { return in(0) * in(1); })
-                       .Case([&](arith::AndIOp) { return in(0) & in(1); })
-                       .Case([&](arith::DivUIOp) { return in(0) / in(1); })
-                       .Case([&](arith::RemUIOp) { return in(0) % in(1); })
-                       .Case([&](arith::CeilDivUIOp) {
-                         return (in(0) + in(1) - 1) / in(1);
-                       })
-                       .Case([&](arith::MinUIOp) {
-                         return std::min(in(0), in(1));
-                       })
-                       .Case([&](arith::CmpIOp c) -> uint64_t {
-                         switch (c.getPredicate()) {
-                         case arith::CmpIPredicate::eq:
-                           return in(0) == in(1);
-                         case arith::CmpIPredicate::ule:
-                           return in(0) <= in(1);
-                         default:
-                           ADD_FAILURE() << "unexpected predicate";
-                           return 0;
-                         }
-                       })
-                       .Case([&](arith::SelectOp) {
-                         return in(0) ? in(1) : in(2);
-                       })
-                       .Case([&](arith::IndexCastUIOp) { return in(0); })
-                       .Default([&](Operation *o) {
-                         ADD_FAILURE() << "unexpected op "
-                                       << o->getName().getStringRef().str();
-                         return uint64_t(0);
-                       });
+      uint64_t r =
+          llvm::TypeSwitch<Operation *, uint64_t>(&op)
+              .Case([&](arith::ConstantOp c) {
+                return cast<IntegerAttr>(c.getValue())
+                    .getValue()
+                    .getZExtValue();
+              })
+              .Case([&](arith::AddIOp) { return in(0) + in(1); })
+              .Case([&](arith::SubIOp) { return in(0) - in(1); })
+              .Case([&](arith::MulIOp) { return in(0) * in(1); })
+              .Case([&](arith::AndIOp) { return in(0) & in(1); })
+              .Case([&](arith::DivUIOp) { return in(0) / in(1); })
+              .Case([&](arith::RemUIOp) { return in(0) % in(1); })
+              .Case([&](arith::CeilDivUIOp) {
+                return (in(0) + in(1) - 1) / in(1);
+              })
+              .Case([&](arith::MinUIOp) { return std::min(in(0), in(1)); })
+              .Case([&](arith::CmpIOp c) -> uint64_t {
+                switch (c.getPredicate()) {
+                case arith::CmpIPredicate::eq:
+                  return in(0) == in(1);
+                case arith::CmpIPredicate::ule:
+                  return in(0) <= in(1);
+                default:
+                  ADD_FAILURE() << "unexpected predicate";
+                  return 0;
+                }
+              })
+              .Case([&](arith::SelectOp) { return in(0) ? in(1) : in(2); })
+              .Case([&](arith::IndexCastUIOp) { return in(0); })
+              .Default([&](Operation *o) {
+                ADD_FAILURE()
+                    << "unexpected op " << o->getName().getStringRef().str();
+                return uint64_t(0);
+              });
       ASSERT_EQ(op.getNumResults(), 1u);
       // Unsigned arithmetic at the result's width (a divisor of zero would
       // have failed above through the grid's shape, never here).
@@ -108,10 +105,9 @@ struct TileOrderTest : public ::testing::Test {
         func::FuncOp::create(b, loc, "order", b.getFunctionType(args, {}));
     Block *body = fn.addEntryBlock();
     b.setInsertionPointToEnd(body);
-    TileCoords t =
-        tileAt(b, loc, body->getArgument(0), body->getArgument(1),
-               body->getArgument(2), body->getArgument(3),
-               groupBlocks ? body->getArgument(4) : Value());
+    TileCoords t = tileAt(b, loc, body->getArgument(0), body->getArgument(1),
+                          body->getArgument(2), body->getArgument(3),
+                          groupBlocks ? body->getArgument(4) : Value());
     func::ReturnOp::create(b, loc);
     std::vector<std::tuple<uint64_t, uint64_t, uint64_t>> out;
     for (uint64_t L = 0; L < X * Y * Z; ++L) {
@@ -188,8 +184,8 @@ TEST_F(TileOrderTest, EveryTileOnceInGroupsLongestFirst) {
           // Inside a group the query blocks never grow: a group's heads
           // change before its query block does.
           uint64_t heads = Y * Z;
-          uint64_t groups = (heads + (blocks + X - 1) / X - 1) /
-                            ((blocks + X - 1) / X);
+          uint64_t groups =
+              (heads + (blocks + X - 1) / X - 1) / ((blocks + X - 1) / X);
           uint64_t groupHeads = (heads + groups - 1) / groups;
           for (uint64_t L = 1; L < o.size(); ++L) {
             if (L % (groupHeads * X) == 0)

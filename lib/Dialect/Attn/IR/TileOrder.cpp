@@ -67,8 +67,8 @@ Value mlir::attn::snakeRounds(OpBuilder &b, Location loc, Value t,
                             arith::AndIOp::create(b, loc, round, one), one);
   Value whole =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end, tiles);
-  Value back = arith::SubIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, end, one), q);
+  Value back =
+      arith::SubIOp::create(b, loc, arith::SubIOp::create(b, loc, end, one), q);
   return arith::SelectOp::create(
       b, loc, arith::AndIOp::create(b, loc, odd, whole), back, t);
 }

@@ -356,9 +356,9 @@ struct PersistTilesPass
     }
     // Causal: odd rounds of P tiles backwards (snakeRounds), so that every
     // program gets a long and a short tile of each pair of rounds.
-    Value linear = causal ? snakeRounds(b, loc, loop.getInductionVar(),
-                                        programs, tiles)
-                          : loop.getInductionVar();
+    Value linear =
+        causal ? snakeRounds(b, loc, loop.getInductionVar(), programs, tiles)
+               : loop.getInductionVar();
     TileCoords t = tileAt(b, loc, u32(linear), u32(ubs[2]), u32(ubs[1]),
                           u32(ubs[0]), groupBlocks);
     Value coords[3] = {index(t.batch), index(t.head), index(t.qBlock)};
