@@ -289,12 +289,13 @@ struct PersistTilesPass
           if (reads)
             last = &op;
         }
-        if (last) {
-          OpBuilder b = OpBuilder::atBlockEnd(&blk);
+        // A ring no op reads is released at the end of the tile: the
+        // producer's acquire of the next tile's fill waits for it.
+        OpBuilder b = OpBuilder::atBlockEnd(&blk);
+        if (last)
           b.setInsertionPointAfter(last);
-          Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-          RingReleaseOp::create(b, loc, ring, zero);
-        }
+        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+        RingReleaseOp::create(b, loc, ring, zero);
       } else {
         SmallVector<AsyncLoadTileOp> fills;
         blk.walk([&](AsyncLoadTileOp l) {
