@@ -207,19 +207,6 @@ struct PersistTilesPass
               "with per-slot barriers counts them)");
     }
 
-    Location loc = grid.getLoc();
-    OpBuilder hb(grid);
-    SmallVector<Value> ubs = grid.getUpperBound(hb);
-    // Tiles in the order of the grid's dims: (Z, Y, X) = (batch, heads,
-    // query blocks), X varying fastest (tileAt).
-    Value tiles = arith::MulIOp::create(
-        hb, loc, arith::MulIOp::create(hb, loc, ubs[0], ubs[1]), ubs[2]);
-    Value programs = NumProgramsOp::create(hb, loc, hb.getIndexType(), tiles);
-    auto persistent = scf::ForallOp::create(
-        hb, loc, ArrayRef<OpFoldResult>{programs}, ValueRange(), std::nullopt);
-    for (NamedAttribute a : grid->getDiscardableAttrs())
-      persistent->setAttr(a.getName(), a.getValue());
-    persistent->setAttr(kPersistentAttrName, hb.getUnitAttr());
     // Turns (attn-alternate-warpgroups) continue across tiles: each
     // warpgroup takes as many turns in every tile, so the order carries on
     // and one start and one end serve the whole loop. Started and ended per
@@ -236,6 +223,19 @@ struct PersistTilesPass
     });
     if (turns.wasInterrupted())
       return failure();
+    Location loc = grid.getLoc();
+    OpBuilder hb(grid);
+    SmallVector<Value> ubs = grid.getUpperBound(hb);
+    // Tiles in the order of the grid's dims: (Z, Y, X) = (batch, heads,
+    // query blocks), X varying fastest (tileAt).
+    Value tiles = arith::MulIOp::create(
+        hb, loc, arith::MulIOp::create(hb, loc, ubs[0], ubs[1]), ubs[2]);
+    Value programs = NumProgramsOp::create(hb, loc, hb.getIndexType(), tiles);
+    auto persistent = scf::ForallOp::create(
+        hb, loc, ArrayRef<OpFoldResult>{programs}, ValueRange(), std::nullopt);
+    for (NamedAttribute a : grid->getDiscardableAttrs())
+      persistent->setAttr(a.getName(), a.getValue());
+    persistent->setAttr(kPersistentAttrName, hb.getUnitAttr());
     Block *newBody = persistent.getBody();
     for (Operation &op : llvm::make_early_inc_range(body->without_terminator()))
       op.moveBefore(newBody->getTerminator());
