@@ -78,3 +78,34 @@ func.func @extra_op(%k: memref<?x64xbf16>, %o: memref<?xf32>, %n: index) {
   } {attn.grid = ["batch", "heads_q", "q_blocks"]}
   return
 }
+
+// -----
+
+// Turns carry on across tiles from one start before the tile loop: a start
+// inside a loop cannot be hoisted.
+#sl = #attn.shared<swizzle = 8, pad = 0, slab = 128>
+!ring = !attn.ring<2, tensor<64x64xbf16, #sl>>
+func.func @turns_in_loop(%k: memref<?x64xbf16>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.forall (%b, %h, %q) in (%n, %n, %n) {
+    %r = attn.alloc_ring : !ring
+    attn.warp_specialize registers(consumers = 240, producer = 24) {
+      scf.for %j = %c0 to %n step %c1 {
+        // expected-error @+1 {{unsupported: a persistent program whose turns start or end inside a loop or guard}}
+        attn.start_turns
+        attn.end_turns
+      }
+      attn.ring_wait %r[%c0] fill %c0 : !ring
+      attn.ring_release %r[%c0] : !ring
+      attn.ring_fills %r count %c1 : !ring
+    } producer {
+      attn.ring_acquire %r[%c0] fill %c0 : !ring
+      attn.async_load_tile %k[%q] rows %c64, %r[%c0] {bulk} : memref<?x64xbf16>, !ring
+      attn.async_arrive %r[%c0] : !ring
+      attn.ring_fills %r count %c1 : !ring
+    }
+  } {attn.grid = ["batch", "heads_q", "q_blocks"]}
+  return
+}
