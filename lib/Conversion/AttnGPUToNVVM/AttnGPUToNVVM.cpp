@@ -109,6 +109,18 @@ struct ConvertAttnGPUToNVVMPass
         return signalPassFailure();
       launchKernel(g, *kernel);
     }
+    // The host side knows the programs only as a persistent grid's bound
+    // (launchKernel: min(tiles, the target's SMs)).
+    WalkResult stray = top.walk([](NumProgramsOp op) {
+      if (op->getParentOfType<gpu::GPUModuleOp>())
+        return WalkResult::advance();
+      op.emitError("unsupported: attn.num_programs outside the bound of a "
+                   "persistent grid (the host lowering has no SM count to "
+                   "give it)");
+      return WalkResult::interrupt();
+    });
+    if (stray.wasInterrupted())
+      return signalPassFailure();
   }
 };
 

@@ -628,6 +628,11 @@ struct NumProgramsLowering : public TilePattern<NumProgramsOp> {
   LogicalResult
   matchAndRewrite(NumProgramsOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    // Elsewhere the launch's x dim counts something else (query blocks).
+    if (!info.persistent)
+      return op.emitError("unsupported: attn.num_programs in a kernel that "
+                          "is not persistent (its launch is not one block a "
+                          "program)");
     rewriter.replaceOpWithNewOp<gpu::GridDimOp>(op, gpu::Dimension::x);
     return success();
   }

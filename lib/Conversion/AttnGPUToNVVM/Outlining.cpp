@@ -244,6 +244,7 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
     return failure();
   KernelInfo info;
   info.warps = *warps;
+  info.persistent = persistent;
   grid.getBody()->walk([&](DotOp dot) {
     auto acc = cast<RankedTensorType>(dot.getType());
     if (auto m = dyn_cast_or_null<MmaLayoutAttr>(acc.getEncoding()))

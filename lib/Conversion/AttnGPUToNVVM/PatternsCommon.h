@@ -49,6 +49,9 @@ struct KernelInfo {
   /// Warps of the producer of an attn.warp_specialize (0: none), numbered
   /// after the `warps` of the register layouts (the consumers).
   int64_t producerWarps = 0;
+  /// A persistent grid's kernel (attn.persistent): the launch's blocks are
+  /// its programs.
+  bool persistent = false;
   /// Threads of the launch: consumers and producer.
   int64_t threads() const { return 32 * (warps + producerWarps); }
   /// Threads that copy tiles into shared memory: the producer's if there

@@ -251,3 +251,31 @@ func.func @two_windows(%s: memref<?x16xf32>, %n: index) {
   }
   return
 }
+
+// -----
+
+// The programs of a persistent grid exist only as its bound (the launch)
+// and inside its kernel: a host value has no SM count to come from.
+func.func @stray_programs(%n: index) -> index {
+  // expected-error @+1 {{unsupported: attn.num_programs outside the bound of a persistent grid (the host lowering has no SM count to give it)}}
+  %p = attn.num_programs %n
+  return %p : index
+}
+
+// -----
+
+// Inside a kernel that is not persistent, the launch's x dim counts query
+// blocks, not programs.
+#mma = #attn.mma<warps = 1>
+func.func @programs_not_persistent(%s: memref<?x16xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    // expected-error @+1 {{unsupported: attn.num_programs in a kernel that is not persistent (its launch is not one block a program)}}
+    %p = attn.num_programs %n
+    %t = attn.load_tile %s[%p] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32, #mma>
+    attn.store_tile %t, %s[%c0] rows %c16 : tensor<16x16xf32, #mma>, memref<?x16xf32>
+  }
+  return
+}
