@@ -368,10 +368,14 @@ mlir::attn::compileGPUKernel(ModuleOp module,
   k.pageSize = pageSize;
   k.program = info.getProgram().str();
   if (ArrayAttr g = info.getGrid()) {
+    std::string dims;
     for (auto [i, d] : llvm::enumerate(g.getAsValueRange<StringAttr>()))
-      k.grid += (i ? "," : "") + d.str();
-    if (info.getPersistent())
-      k.grid = "persistent(" + k.grid + ")";
+      dims += (i ? "," : "") + d.str();
+    // The attribute's verifier held the dims to this grammar.
+    ::attn::LaunchGrid grid;
+    (void)::attn::parseLaunchGrid(dims, grid);
+    grid.persistent = info.getPersistent();
+    k.grid = ::attn::formatLaunchGrid(grid);
   }
   // A merge has one head dim, its output's.
   if (k.program == ::attn::programName(::attn::Program::MergeSplits))

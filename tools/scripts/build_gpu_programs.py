@@ -69,7 +69,7 @@ def compile_one(bundler, src, chip, extra, out_ptx):
     return {"kernel": k["name"], "block_m": int(k["block_m"]),
             "threads": int(k["threads"]), "smem": int(k["smem"]),
             "tensor_maps": maps,
-            "persistent": k.get("grid", "").startswith("persistent(")}
+            "persistent": manifest.persistent(k)}
 
 
 def main():

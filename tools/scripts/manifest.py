@@ -35,3 +35,10 @@ def sass_files(fields):
     """{chip: cubin file} of a kernel's sass= list."""
     return dict(item.split(":", 1)
                 for item in fields.get("sass", "").split(",") if item)
+
+
+def persistent(fields):
+    """Whether a kernel loops over the tiles of its grid: its grid= is
+    persistent(X,Y,Z) (KernelABI.h, formatLaunchGrid), launched as
+    min(SMs, X·Y·Z) blocks in x."""
+    return fields.get("grid", "").startswith("persistent(")

@@ -58,6 +58,21 @@ inline int64_t wgmmaWarps(scf::ForallOp grid) {
   return warps;
 }
 
+/// The registers each consumer thread of a warp-specialised program may
+/// raise itself to while the producer warpgroup keeps `producerRegs`.
+/// setmaxnreg moves registers within the block's allocation, R =
+/// floor8(65536 / T) per thread (at most 255) of the T launched (consumers
+/// and 128 producer threads); asking for more waits forever:
+///   C = floor8((R·T − 128·P) / consumer threads), at most 256
+inline int64_t consumerRegisterBudget(int64_t consumerWarps,
+                                      int64_t producerRegs) {
+  int64_t consumerThreads = 32 * consumerWarps;
+  int64_t threads = consumerThreads + 128;
+  int64_t launchRegs = std::min<int64_t>(255, 65536 / threads / 8 * 8);
+  return std::min<int64_t>(256, (launchRegs * threads - 128 * producerRegs) /
+                                    consumerThreads / 8 * 8);
+}
+
 } // namespace mlir::attn
 
 #endif // ATTN_LIB_DIALECT_ATTN_TRANSFORMS_LOOPUTILS_H

@@ -150,19 +150,16 @@ struct PersistTilesPass
   static constexpr int64_t kProducerRegisters = 32;
 
   /// Raises `ws`'s producer registers to kProducerRegisters, taking them
-  /// from the consumers where the launch has none to spare:
-  ///   C = min(C, floor8((R·T − 128·P) / consumer threads))
+  /// from the consumers where the launch has none to spare
+  /// (consumerRegisterBudget).
   void giveProducerRegisters(scf::ForallOp grid, WarpSpecializeOp ws) {
     int64_t p = ws.getProducerRegisters();
     if (p == 0 || p >= kProducerRegisters)
       return;
-    int64_t consumerThreads = 32 * wgmmaWarps(grid);
-    int64_t threads = consumerThreads + 128;
-    int64_t launch = std::min<int64_t>(255, 65536 / threads / 8 * 8);
     int64_t c = ws.getConsumerRegisters();
     if (c)
-      c = std::min<int64_t>(c, (launch * threads - 128 * kProducerRegisters) /
-                                   consumerThreads / 8 * 8);
+      c = std::min(c, consumerRegisterBudget(wgmmaWarps(grid),
+                                             kProducerRegisters));
     ws.setProducerRegisters(kProducerRegisters);
     ws.setConsumerRegisters(c);
   }

@@ -277,10 +277,7 @@ struct SpecializeWarpgroupsPass
     int64_t consumerRegs = consumerRegisters;
     if (consumerRegs == -1)
       consumerRegs =
-          producerRegs == 0
-              ? 0
-              : std::min<int64_t>(256, (budget - 128 * producerRegs) /
-                                           consumerThreads / 8 * 8);
+          producerRegs == 0 ? 0 : consumerRegisterBudget(warps, producerRegs);
     int64_t p = producerRegs ? producerRegs : launchRegs;
     int64_t c = consumerRegs ? consumerRegs : launchRegs;
     if (c * consumerThreads + 128 * p > budget)
