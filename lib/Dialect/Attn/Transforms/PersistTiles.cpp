@@ -158,8 +158,8 @@ struct PersistTilesPass
       return;
     int64_t c = ws.getConsumerRegisters();
     if (c)
-      c = std::min(c, consumerRegisterBudget(wgmmaWarps(grid),
-                                             kProducerRegisters));
+      c = std::min(
+          c, consumerRegisterBudget(wgmmaWarps(grid), kProducerRegisters));
     ws.setProducerRegisters(kProducerRegisters);
     ws.setConsumerRegisters(c);
   }
