@@ -109,7 +109,7 @@ struct PersistTilesPass
   }
 
   void runOnOperation() override {
-    SmallVector<std::pair<scf::ForallOp, WarpSpecializeOp>> targets;
+    SmallVector<std::tuple<scf::ForallOp, WarpSpecializeOp, bool>> targets;
     getOperation()->walk([&](scf::ForallOp grid) {
       // The launcher sizes a persistent grid from its tiles' description
       // (attn.grid): a grid without one keeps a block per tile.
@@ -134,10 +134,10 @@ struct PersistTilesPass
         return;
       for (Operation &op : *grid.getBody())
         if (auto ws = dyn_cast<WarpSpecializeOp>(op))
-          targets.emplace_back(grid, ws);
+          targets.emplace_back(grid, ws, isCausal);
     });
-    for (auto [grid, ws] : targets)
-      if (failed(persist(grid, ws)))
+    for (auto [grid, ws, causal] : targets)
+      if (failed(persist(grid, ws, causal)))
         return signalPassFailure();
   }
 
@@ -164,7 +164,8 @@ struct PersistTilesPass
     ws.setConsumerRegisters(c);
   }
 
-  LogicalResult persist(scf::ForallOp grid, WarpSpecializeOp ws) {
+  LogicalResult persist(scf::ForallOp grid, WarpSpecializeOp ws,
+                        bool causal) {
     if (!grid.isNormalized() || !grid.getOutputs().empty())
       return grid.emitError("unsupported: a persistent grid of a forall "
                             "that is not normalized or has outputs");
@@ -237,8 +238,6 @@ struct PersistTilesPass
     for (Operation &op : llvm::make_early_inc_range(body->without_terminator()))
       op.moveBefore(newBody->getTerminator());
 
-    bool causal = false;
-    ws.walk([&](MaskOp m) { causal |= m.getCausal(); });
     // Rings filled once a tile and never released (Q's).
     llvm::SetVector<Value> onceRings;
     ws.getConsumers().walk([&](RingFillsOp f) {
