@@ -164,8 +164,7 @@ struct PersistTilesPass
     ws.setConsumerRegisters(c);
   }
 
-  LogicalResult persist(scf::ForallOp grid, WarpSpecializeOp ws,
-                        bool causal) {
+  LogicalResult persist(scf::ForallOp grid, WarpSpecializeOp ws, bool causal) {
     if (!grid.isNormalized() || !grid.getOutputs().empty())
       return grid.emitError("unsupported: a persistent grid of a forall "
                             "that is not normalized or has outputs");
