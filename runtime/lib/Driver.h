@@ -57,7 +57,9 @@ namespace detail {
   X(memPoolDestroy, cuMemPoolDestroy)                                          \
   X(memPoolSetAttribute, cuMemPoolSetAttribute)                                \
   X(memAllocFromPoolAsync, cuMemAllocFromPoolAsync)                            \
-  X(memFreeAsync, cuMemFreeAsync)
+  X(memFreeAsync, cuMemFreeAsync)                                              \
+  X(memsetD32Async, cuMemsetD32Async)                                          \
+  X(streamIsCapturing, cuStreamIsCapturing)
 
 struct Driver {
 #define ATTN_DECLARE_MEMBER(member, symbol)                                    \

@@ -204,7 +204,20 @@ struct Runtime::Impl {
   /// kept cached: a release threshold of "never").
   std::map<int, CUmemoryPool> pools;
 
+  /// Per (device, stream): the tile counter of dynamic grids' launches
+  /// (KernelABI.h's LaunchGrid), zero between launches.
+  std::map<std::pair<int, CUstream>, CUdeviceptr> tileCounters;
+
   ~Impl();
+  /// The tile counter for a launch of a dynamic grid on `stream` (in
+  /// `dev`'s context, current): the stream's own, allocated and zeroed on
+  /// first use. The kernel leaves it zero, so the stream's launches, one
+  /// after another, share it. A stream being captured into a graph gets
+  /// one for this launch alone (`owned`: from the workspace pool, zeroed on
+  /// the stream; free it after the launch), since the graph may later run
+  /// beside the stream's own launches.
+  Status tileCounter(const Device &dev, CUstream stream, CUdeviceptr &out,
+                     bool &owned);
   /// `dev`'s workspace pool, created on first use.
   Status workspacePool(const Device &dev, CUmemoryPool &out);
   /// How the forward of a problem splits its keys.
@@ -284,6 +297,14 @@ Runtime::Impl::~Impl() {
   for (auto &[key, slot] : jitSlots)
     if (slot->ready)
       unload(slot->loaded);
+  for (auto &[key, counter] : tileCounters) {
+    auto dev = devices.find(key.first);
+    if (dev == devices.end())
+      continue;
+    ScopedContext scope(*drv, dev->second.ctx);
+    if (scope.status().ok())
+      (void)drv->memFree(counter);
+  }
   for (auto &[ordinal, pool] : pools) {
     // Released once the last workspace freed into it is (stream-ordered).
     auto dev = devices.find(ordinal);
@@ -334,6 +355,49 @@ Status Runtime::Impl::workspacePool(const Device &dev, CUmemoryPool &out) {
   }
   pools.emplace(dev.info.ordinal, pool);
   out = pool;
+  return Status::success();
+}
+
+Status Runtime::Impl::tileCounter(const Device &dev, CUstream stream,
+                                  CUdeviceptr &out, bool &owned) {
+  out = 0;
+  owned = false;
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (CUresult r = drv->streamIsCapturing(stream, &capture); r != CUDA_SUCCESS)
+    return drv->fail("cuStreamIsCapturing", r);
+  if (capture != CU_STREAM_CAPTURE_STATUS_NONE) {
+    CUmemoryPool pool = nullptr;
+    if (Status s = workspacePool(dev, pool); !s.ok())
+      return s;
+    if (CUresult r = drv->memAllocFromPoolAsync(&out, 4, pool, stream);
+        r != CUDA_SUCCESS)
+      return drv->fail("cuMemAllocFromPoolAsync (tile counter)", r);
+    if (CUresult r = drv->memsetD32Async(out, 0, 1, stream);
+        r != CUDA_SUCCESS) {
+      (void)drv->memFreeAsync(out, stream);
+      out = 0;
+      return drv->fail("cuMemsetD32Async (tile counter)", r);
+    }
+    owned = true;
+    return Status::success();
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  auto key = std::make_pair(dev.info.ordinal, stream);
+  if (auto it = tileCounters.find(key); it != tileCounters.end()) {
+    out = it->second;
+    return Status::success();
+  }
+  CUdeviceptr counter = 0;
+  if (CUresult r = drv->memAlloc(&counter, 4); r != CUDA_SUCCESS)
+    return drv->fail("cuMemAlloc (tile counter)", r);
+  // Zeroed on the stream, before the launch that first uses it.
+  if (CUresult r = drv->memsetD32Async(counter, 0, 1, stream);
+      r != CUDA_SUCCESS) {
+    (void)drv->memFree(counter);
+    return drv->fail("cuMemsetD32Async (tile counter)", r);
+  }
+  tileCounters.emplace(key, counter);
+  out = counter;
   return Status::success();
 }
 
@@ -1320,12 +1384,26 @@ Status Runtime::forward(const ForwardProblem &problem, const KVCacheArgs &cache,
   if (!launchGridDims(kernel->grid,
                       gridValues(p, *kernel, 1, dev->info.smCount), grid))
     return gridError(*kernel);
-  if (CUresult r = drv.launchKernel(
-          fn, grid[0], grid[1], grid[2], unsigned(kernel->threads), 1, 1,
-          unsigned(kernel->smem), cuStream, params.data(), nullptr);
-      r != CUDA_SUCCESS)
+  // A dynamic grid's tile counter, last (KernelABI.h).
+  CUdeviceptr counter = 0;
+  bool ownCounter = false;
+  if (kernel->grid.dynamic) {
+    if (Status s = im.tileCounter(*dev, cuStream, counter, ownCounter);
+        !s.ok())
+      return s;
+    params.addPtr(reinterpret_cast<const void *>(uintptr_t(counter)));
+  }
+  CUresult launched = drv.launchKernel(
+      fn, grid[0], grid[1], grid[2], unsigned(kernel->threads), 1, 1,
+      unsigned(kernel->smem), cuStream, params.data(), nullptr);
+  if (ownCounter)
+    if (CUresult r = drv.memFreeAsync(counter, cuStream);
+        r != CUDA_SUCCESS && launched == CUDA_SUCCESS)
+      return drv.fail("cuMemFreeAsync (tile counter)", r);
+  if (launched != CUDA_SUCCESS)
     return drv.fail(
-        "launching " + kernel->name + " (" + kernel->chip.str() + ")", r);
+        "launching " + kernel->name + " (" + kernel->chip.str() + ")",
+        launched);
 
   std::lock_guard<std::mutex> lock(im.mu);
   im.hasLast = true;

@@ -447,6 +447,35 @@ TEST(LaunchGrid, PersistentLaunchesOneBlockPerSM) {
   EXPECT_FALSE(parseLaunchGrid("persistent(q_blocks,heads_q)", g));
 }
 
+TEST(LaunchGrid, DynamicIsPersistentWithACounter) {
+  LaunchGrid g;
+  ASSERT_TRUE(parseLaunchGrid("dynamic(q_blocks,heads_q,batch)", g));
+  EXPECT_TRUE(g.persistent);
+  EXPECT_TRUE(g.dynamic);
+  EXPECT_EQ(formatLaunchGrid(g), "dynamic(q_blocks,heads_q,batch)");
+  LaunchGrid p;
+  ASSERT_TRUE(parseLaunchGrid("persistent(q_blocks,heads_q,batch)", p));
+  EXPECT_FALSE(p.dynamic);
+  EXPECT_FALSE(g == p);
+  // Sized like a persistent grid: min(SMs, tiles) blocks in x.
+  GridValues v;
+  v.batch = 1;
+  v.headsQ = 4;
+  v.qBlocks = 8;
+  v.smCount = 132;
+  unsigned out[3];
+  ASSERT_TRUE(launchGridDims(g, v, out));
+  EXPECT_EQ(out[0], 32u);
+  EXPECT_EQ(out[1], 1u);
+  v.headsQ = 64;
+  ASSERT_TRUE(launchGridDims(g, v, out));
+  EXPECT_EQ(out[0], 132u);
+  EXPECT_FALSE(parseLaunchGrid("dynamic(q_blocks,heads_q,batch", g));
+  EXPECT_FALSE(g.dynamic);
+  EXPECT_FALSE(parseLaunchGrid("dynamic()", g));
+  EXPECT_FALSE(parseLaunchGrid("dynamic(persistent(q_blocks,heads_q,batch))", g));
+}
+
 TEST_F(AttentionParams, UnitDimsGetStrideZero) {
   // checkProblem lets a dim of extent 1 have any stride (PyTorch gives odd
   // ones); the kernels get 0 there, which fits their 32-bit math.

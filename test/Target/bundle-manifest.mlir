@@ -19,13 +19,14 @@
 // CHECK: kernel name=attn_merge_bf16_d64_nolse_kernel {{.*}} lse=0 program=merge_splits grid=q_blocks,heads_q,batch{{$}}
 // On sm_90a the D = 128 kernels read Q, K and V with bulk tensor copies:
 // their lines name the tensor maps the launcher appends (argument:box rows).
-// Without a causal mask they are persistent (launched as min(SMs, tiles)
-// blocks looping over the grid of tiles); causal ones a block per tile.
+// They are persistent (launched as min(SMs, tiles) blocks looping over the
+// grid of tiles); causal ones claim their tiles at run time (dynamic: the
+// launcher passes a tile counter).
 // RUN: rm -rf %t90 && attn-bundle --out-dir %t90 --chips sm_90a --dtypes bf16 --head-dims 128
 // RUN: FileCheck %s --check-prefix=SM90 < %t90/manifest.txt
 // SM90: kernel name=attn_fwd_bf16_d128_kernel {{.*}} chip=sm_90a {{.*}} threads=384 {{.*}} abi=memref lse=1 tensor_maps=0:128,1:128,2:128 grid=persistent(q_blocks,heads_q,batch){{$}}
 // SM90: kernel name=attn_fwd_bf16_d128_nolse_kernel {{.*}} lse=0 tensor_maps=0:128,1:128,2:128 grid=persistent(q_blocks,heads_q,batch){{$}}
-// SM90: kernel name=attn_fwd_bf16_d128_causal_kernel {{.*}} grid=q_blocks,heads_q,batch{{$}}
+// SM90: kernel name=attn_fwd_bf16_d128_causal_kernel {{.*}} grid=dynamic(q_blocks,heads_q,batch){{$}}
 // The kernel without LSE takes q, k, v, o (4 x 11 descriptor fields) and
 // the scale: 45 parameters.
 // PTX: .entry attn_fwd_bf16_d64_nolse_kernel(

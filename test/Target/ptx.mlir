@@ -3,7 +3,7 @@
 // RUN: not attn-opt %s --attn-codegen="chip=sm_80 backend=legacy" --emit=ptx 2>&1 | FileCheck %s --check-prefix=LEGACY
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a producer=0 rotate=0" --emit=ptx -o %t.ptx && FileCheck %s --check-prefix=SM90 \
 // RUN:   --implicit-check-not=mma.sync.aligned --implicit-check-not=cp.async.wait_group < %t.ptx
-// RUN: attn-opt %s --attn-codegen="chip=sm_90a" --emit=ptx | FileCheck %s --check-prefix=SPEC
+// RUN: attn-opt %s --attn-codegen="chip=sm_90a persistent=1" --emit=ptx | FileCheck %s --check-prefix=SPEC
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a" --emit=ptx | FileCheck %s --check-prefix=NOCPASYNC
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a bulk-copies=0" --emit=ptx | FileCheck %s --check-prefix=CPASYNC
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a bulk-copies=0" --emit=ptx | FileCheck %s --check-prefix=NOBULK
@@ -13,6 +13,7 @@
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a mbarriers=0" --emit=ptx | FileCheck %s --check-prefix=GROUPS
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a rotate=1" --emit=ptx | FileCheck %s --check-prefix=ROTATE
 // RUN: not attn-opt %s --attn-codegen="chip=sm_90a kv-stages=-1" --emit=ptx 2>&1 | FileCheck %s --check-prefix=BADSTAGES
+// RUN: attn-opt %s --attn-codegen="chip=sm_90a persistent=2" --emit=ptx | FileCheck %s --check-prefix=DYNAMIC
 
 // The whole pipeline down to PTX: the instructions we meant are there.
 // CHECK:       .version 8.0
@@ -148,6 +149,19 @@
 // ONESLOT-NOT:     cp.async.wait_group
 
 // BADSTAGES: error: pass option stages must be 0 (auto) or in [1, 8], got -1
+
+// A causal grid made persistent claims its tiles from the launch's counter:
+// the counter is the last parameter, a global pointer after the three
+// grid-constant tensor maps; the producer's claim is one atomic add, and
+// the claim that draws the last tile zeroes the counter.
+// DYNAMIC:      .param .align 64 .b8 attention_kernel_param_53[128],
+// DYNAMIC-NEXT: .param .align 64 .b8 attention_kernel_param_54[128],
+// DYNAMIC-NEXT: .param .align 64 .b8 attention_kernel_param_55[128],
+// DYNAMIC-NEXT: .param .u64 .ptr .global .align 1 attention_kernel_param_56
+// DYNAMIC-NEXT: )
+// DYNAMIC:      ld.param.b64 %[[CTR:rd[0-9]+]], [attention_kernel_param_56];
+// DYNAMIC:      atom.global.add.u32 %{{r[0-9]+}}, [%[[CTR]]], 1;
+// DYNAMIC:      st.global.b32 [%[[CTR]]], 0;
 
 func.func @attention(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
                      %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>,

@@ -806,6 +806,9 @@ struct Program {
   int blockM = 0, threads = 0, smem = 0;
   /// persistent=1: launched as min(SMs, tiles) blocks (KernelABI.h).
   bool persistent = false;
+  /// tile_counter=1: a dynamic grid (KernelABI.h): a zeroed 32-bit counter
+  /// passed last, which the kernel must leave zero.
+  bool tileCounter = false;
   std::vector<std::string> args;
   /// tensor_maps= (KernelABI.h): CUtensorMaps after the arguments.
   std::vector<attn::TensorMapSpec> tensorMaps;
@@ -830,6 +833,7 @@ bool readPrograms(const std::string &path, std::vector<Program> &out,
     p.D = std::atoll(kv["head_dim"].c_str());
     p.causal = kv["causal"] == "1";
     p.persistent = kv["persistent"] == "1";
+    p.tileCounter = kv["tile_counter"] == "1";
     p.blockM = std::atoi(kv["block_m"].c_str());
     p.threads = std::atoi(kv["threads"].c_str());
     p.smem = std::atoi(kv["smem"].c_str());
@@ -1005,6 +1009,16 @@ int runProgramCase(Cuda &cu, void *fn, const Program &pg, const Shape &s0,
   }
   void **mapParams = maps.data();
   params.insert(params.end(), mapParams, mapParams + maps.size());
+  // A dynamic grid's tile counter, last: zero before, zero after.
+  const uint32_t zero = 0;
+  Cuda::CUdeviceptr counter = 0;
+  if (pg.tileCounter) {
+    counter = alloc(4);
+    ok = ok && counter &&
+         cu.check(cu.memcpyHtoD(counter, &zero, 4), "zero the tile counter",
+                  err);
+    params.push_back(&counter);
+  }
 
   std::vector<uint16_t> oBits(oCount);
   std::vector<float> lse(lseCount);
@@ -1035,6 +1049,16 @@ int runProgramCase(Cuda &cu, void *fn, const Program &pg, const Shape &s0,
                 err) &&
        (!hasLse || cu.check(cu.memcpyDtoH(lse.data(), dl, lseCount * 4),
                             "copy lse back", err));
+  if (ok && pg.tileCounter) {
+    uint32_t left = 1;
+    ok = cu.check(cu.memcpyDtoH(&left, counter, 4), "copy the tile counter back",
+                  err);
+    if (ok && left != 0) {
+      err += "the tile counter is " + std::to_string(left) +
+             " after the launch, not 0; ";
+      ok = false;
+    }
+  }
   int rc = 1;
   if (ok) {
     double rel = 0;

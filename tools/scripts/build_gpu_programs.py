@@ -69,7 +69,8 @@ def compile_one(bundler, src, chip, extra, out_ptx):
     return {"kernel": k["name"], "block_m": int(k["block_m"]),
             "threads": int(k["threads"]), "smem": int(k["smem"]),
             "tensor_maps": maps,
-            "persistent": manifest.persistent(k)}
+            "persistent": manifest.persistent(k),
+            "tile_counter": manifest.tile_counter(k)}
 
 
 def main():
@@ -81,6 +82,10 @@ def main():
     ap.add_argument("--head-dims", default="64,128,256")
     ap.add_argument("--dtypes", default="bf16,f16")
     ap.add_argument("--extra", default="", help="more pipeline options")
+    ap.add_argument("--masks", default="full,causal",
+                    help="which problems: full, causal or both")
+    ap.add_argument("--no-programs", action="store_true",
+                    help="only the generated problems, not test/GPU/programs")
     ap.add_argument("--programs-only", action="store_true",
                     help="only the hand-written programs of test/GPU/programs")
     a = ap.parse_args()
@@ -89,6 +94,8 @@ def main():
     for t in [] if a.programs_only else a.dtypes.split(","):
         for d in map(int, a.head_dims.split(",")):
             for causal in (False, True):
+                if ("causal" if causal else "full") not in a.masks.split(","):
+                    continue
                 name = f"{t}_d{d}{'_causal' if causal else ''}"
                 src = PROBLEM.format(d=d, t=t,
                                      attrs="{causal}" if causal else "")
@@ -100,7 +107,8 @@ def main():
                               "args": ["q", "k", "v", "o", "lse", "scale"],
                               "bench": t == "bf16", **info})
     pdir = os.path.join(ROOT, "test/GPU/programs")
-    for f in sorted(os.listdir(pdir)) if os.path.isdir(pdir) else []:
+    listed = os.path.isdir(pdir) and not a.no_programs
+    for f in sorted(os.listdir(pdir)) if listed else []:
         if not f.endswith(".mlir"):
             continue
         src = open(os.path.join(pdir, f)).read()

@@ -93,8 +93,13 @@ def tensor_map(t, box_rows):
 
 
 class Kernel:
-    def __init__(self, ptx_path, name, smem, tensor_maps=()):
+    def __init__(self, ptx_path, name, smem, tensor_maps=(),
+                 tile_counter=False):
         self.tensor_maps = tensor_maps
+        # A dynamic grid's tile counter (KernelABI.h): zero before the first
+        # launch, left zero by each; one stream uses it.
+        self.counter = (torch.zeros(1, dtype=torch.int32, device="cuda")
+                        if tile_counter else None)
         torch.cuda.init()
         torch.zeros(1, device="cuda")  # makes the primary context current
         data = open(ptx_path, "rb").read() + b"\0"
@@ -127,6 +132,8 @@ class Kernel:
                 keep.append(ctypes.c_float(a))
         for arg, rows in self.tensor_maps:
             keep.append(tensor_map(args[arg], rows))
+        if self.counter is not None:
+            keep.append(ctypes.c_uint64(self.counter.data_ptr()))
         params = (ctypes.c_void_p * len(keep))(
             *[ctypes.cast(ctypes.byref(k), ctypes.c_void_p) for k in keep])
         stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
@@ -250,6 +257,11 @@ def run_case(prog, kern, shape, dtype, gen):
     ok = bool(torch.isfinite(of).all())
     err = ((of - ro).norm() / ro.norm().clamp_min(1e-30)).item()
     ok = ok and err < 1e-2
+    if kern.counter is not None and int(kern.counter.item()) != 0:
+        # A dynamic grid must leave its tile counter zero for the next launch.
+        print(f"  tile counter {int(kern.counter.item())} after the launch")
+        kern.counter.zero_()
+        ok = False
     lse_err = 0.0
     if "lse" in prog["args"]:
         inf = torch.isinf(rl)
@@ -399,7 +411,7 @@ def main():
         if a.only and a.only not in p["name"]:
             continue
         kern = Kernel(os.path.join(a.dir, p["ptx"]), p["kernel"], p["smem"],
-                          p.get("tensor_maps", ()))
+                          p.get("tensor_maps", ()), p.get("tile_counter"))
         for shape in shapes:
             if p["variant"] == "bias" and shape[3] * shape[4] > 1 << 24:
                 continue
@@ -420,7 +432,7 @@ def main():
             if not p.get("bench") or (a.only and a.only not in p["name"]):
                 continue
             kern = Kernel(os.path.join(a.dir, p["ptx"]), p["kernel"], p["smem"],
-                          p.get("tensor_maps", ()))
+                          p.get("tensor_maps", ()), p.get("tile_counter"))
             ns = [int(x) for x in a.ns.split(",")] if a.ns else (
                 [4096] if a.quick else [2048, 4096, 8192, 16384])
             for n in ns:

@@ -41,4 +41,11 @@ def persistent(fields):
     """Whether a kernel loops over the tiles of its grid: its grid= is
     persistent(X,Y,Z) (KernelABI.h, formatLaunchGrid), launched as
     min(SMs, X·Y·Z) blocks in x."""
-    return fields.get("grid", "").startswith("persistent(")
+    return fields.get("grid", "").startswith(("persistent(", "dynamic("))
+
+
+def tile_counter(fields):
+    """Whether a persistent kernel claims its tiles from a counter: its
+    grid= is dynamic(X,Y,Z) (KernelABI.h): the launcher passes a pointer to
+    a 32-bit zero in device memory last, which the kernel leaves zero."""
+    return fields.get("grid", "").startswith("dynamic(")

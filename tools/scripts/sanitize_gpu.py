@@ -114,6 +114,8 @@ def programs_spec(programs_dir, path):
                     f"{a}:{r}" for a, r in p["tensor_maps"])
             if p.get("persistent"):
                 words["persistent"] = 1
+            if p.get("tile_counter"):
+                words["tile_counter"] = 1
             if p.get("softcap"):
                 words["softcap"] = p["softcap"]
             if p.get("scale"):

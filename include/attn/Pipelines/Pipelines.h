@@ -125,8 +125,14 @@ struct CodegenPipelineOptions
       *this, "persistent",
       llvm::cl::desc("Run attn-persist-tiles (warp-specialised grids of one "
                      "program a multiprocessor, each looping over tiles): 0 "
-                     "off, 1 grids without a causal mask, 2 all"),
-      llvm::cl::init(1)};
+                     "off, 1 grids without a causal mask, 2 all (causal "
+                     "ones claim their tiles at run time: dynamic-tiles)"),
+      llvm::cl::init(2)};
+  Option<int64_t> dynamicTiles{
+      *this, "dynamic-tiles",
+      llvm::cl::desc("attn-persist-tiles' dynamic (grids that claim tiles "
+                     "from a counter at run time: 0 none, 1 causal, 2 all)"),
+      llvm::cl::init(AttnPersistTilesOptions().dynamic)};
   Option<int64_t> causalGroupRounds{
       *this, "causal-group-rounds",
       llvm::cl::desc("attn-persist-tiles' causal-group-rounds"),

@@ -457,8 +457,19 @@ def AttnPersistTiles : Pass<"attn-persist-tiles"> {
     after attn-specialize-warpgroups. Left alone: grids without `attn.grid`
     (the launcher sizes a persistent grid from it), programs whose producer
     issues cp.async copies (KV caches) or that are not plain attention
-    (split-KV), and with `grids=1` causal grids (a static schedule of unequal
-    tiles loses to the hardware's block scheduler).
+    (split-KV), and with `grids=1` causal grids.
+
+    With `dynamic` (by default for causal grids, whose tiles differ in
+    cost: a static schedule of them lost to the hardware's block
+    scheduler) the tiles are claimed at run time: program p runs tile p
+    first; at the start of each tile the producer claims the launch's next
+    tile (`attn.claim_tile`: P + an atomic counter the launcher passes) and
+    posts it to a two-slot tile queue (`attn.post_tile`), and every thread
+    takes its next tile from the queue (`attn.take_tile`) in an `scf.while`
+    that ends at the first index past the tiles. Such a producer runs in one
+    thread and needs 40 registers: grids where that would cost the
+    consumers registers (three consumer warpgroups) or with a sliding
+    window do not claim, and stay a block per tile when causal.
 
     Example (after):
 
@@ -487,9 +498,13 @@ def AttnPersistTiles : Pass<"attn-persist-tiles"> {
            "Which grids: 1 those without a causal mask, 2 all (causal "
            "tiles are unequal; the schedule is static)">,
     Option<"causalGroupRounds", "causal-group-rounds", "int64_t",
-           /*default=*/"0",
+           /*default=*/"4",
            "Causal grids: heads in groups of this many rounds of P tiles "
-           "(0: one group of every head)">,
+           "(0: one group of every head), the longest query blocks first "
+           "in each (4: the groups of a block-per-tile kernel)">,
+    Option<"dynamic", "dynamic", "int64_t", /*default=*/"1",
+           "Which grids claim their tiles at run time (a tile counter): 0 "
+           "none (tiles p, p + P, ...), 1 causal grids, 2 all">,
   ];
 }
 

@@ -77,7 +77,8 @@ struct GPUModuleToBinaryPass
   }
 
   /// A kernel's tensor maps (attn.kernel tensor_maps: pairs of source
-  /// argument and box rows) are its trailing arguments: CUtensorMaps passed
+  /// argument and box rows) are its trailing arguments, but for a dynamic
+  /// grid's tile counter after them (tile_counter): CUtensorMaps passed
   /// by value, read in place as grid constants (.param .align 64 .b8 [128],
   /// its address taken with cvta.param). The GPU lowering drops such
   /// argument attributes, so they are set here, on the LLVM function.
@@ -88,7 +89,8 @@ struct GPUModuleToBinaryPass
           info ? info.getTensorMaps() : ArrayRef<int64_t>();
       if (maps.empty())
         return WalkResult::advance();
-      unsigned n = maps.size() / 2, args = fn.getNumArguments();
+      unsigned n = maps.size() / 2,
+               args = fn.getNumArguments() - (info.getTileCounter() ? 1 : 0);
       MLIRContext *ctx = fn.getContext();
       auto mapType = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), 128);
       for (unsigned i = args - n; i < args; ++i) {

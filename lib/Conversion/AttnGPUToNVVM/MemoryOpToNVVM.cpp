@@ -259,11 +259,12 @@ struct StoreTileFromRegisters : public TilePattern<StoreTileOp> {
 };
 
 /// The mbarrier of `slot` of a ring with per-slot barriers: after the
-/// slots, `stages` "full" barriers, then `stages` "empty" ones (8 bytes
-/// each).
+/// slots (8-byte aligned), `stages` "full" barriers, then `stages` "empty"
+/// ones (8 bytes each).
 Value barrierAddress(Emitter &e, Value ring, Value slot, RingType t,
                      bool empty) {
-  int64_t first = t.getStages() * (t.getSlotBytes() + (empty ? 8 : 0));
+  int64_t first = llvm::alignTo(t.getStages() * t.getSlotBytes(), 8) +
+                  (empty ? 8 * t.getStages() : 0);
   return e.gepBytes(ring, e.add(e.c32(first), e.mul(e.to32(slot), e.c32(8))));
 }
 
@@ -273,6 +274,14 @@ bool filledByBulkCopies(Value ring) {
   return llvm::any_of(ring.getUsers(), [](Operation *user) {
     auto load = dyn_cast<AsyncLoadTileOp>(user);
     return load && load.getBulk();
+  });
+}
+
+/// Whether a ring is a tile queue (attn.post_tile, attn.claim_tile and
+/// attn.take_tile): one thread posts each fill, every thread takes it.
+bool isTileQueue(Value ring) {
+  return llvm::any_of(ring.getUsers(), [](Operation *user) {
+    return isa<PostTileOp, ClaimTileOp, TakeTileOp>(user);
   });
 }
 
@@ -308,9 +317,15 @@ struct AllocRingLowering : public TilePattern<AllocRingOp> {
         rewriter.setInsertionPointToStart(ifOp.thenBlock());
         // A ring filled by bulk copies: one thread arrives for each fill,
         // announcing its bytes.
-        int64_t readers = info.producerWarps ? 32 * info.warps : info.threads();
-        int64_t writers =
-            filledByBulkCopies(op.getResult()) ? 1 : info.copyThreads();
+        // A tile queue: one thread posts, every thread that runs the
+        // program takes (the consumers and the producer's running threads).
+        bool queue = isTileQueue(op.getResult());
+        int64_t readers = !info.producerWarps ? info.threads()
+                          : queue ? 32 * info.warps + info.producerThreads
+                                  : 32 * info.warps;
+        int64_t writers = filledByBulkCopies(op.getResult()) || queue
+                              ? 1
+                              : info.copyThreads();
         for (int64_t s = 0; s < t.getStages(); ++s)
           for (bool empty : {false, true})
             NVVM::MBarrierInitOp::create(
@@ -519,6 +534,100 @@ struct RingSlotLowering : public TilePattern<RingSlotOp> {
   }
 };
 
+/// Tile queues. The poster (the bulk copier's thread) waits until every
+/// thread took the slot's previous fill, stores the index and arrives at
+/// "full" (release); a taker waits for "full" (acquire), loads the index
+/// and arrives at "empty".
+void postTile(Emitter &e, Value queue, Value slot, Value fill, RingType t,
+              Value tile) {
+  waitForFill(e, queue, slot, fill, t, /*empty=*/true);
+  LLVM::StoreOp::create(e.b, e.loc, tile, slotAddress(e, queue, slot, t));
+  NVVM::MBarrierArriveOp::create(e.b, e.loc, e.b.getI64Type(),
+                                 barrierAddress(e, queue, slot, t, false),
+                                 Value());
+}
+
+struct PostTileLowering : public TilePattern<PostTileOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(PostTileOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op.getLoc());
+    {
+      OpBuilder::InsertionGuard g(rewriter);
+      onlyBulkCopier(e, info);
+      postTile(e, adaptor.getQueue(), adaptor.getSlot(), adaptor.getFill(),
+               cast<RingType>(op.getQueue().getType()),
+               e.to32(adaptor.getTile()));
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct ClaimTileLowering : public TilePattern<ClaimTileOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(ClaimTileOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto fn = op->getParentOfType<gpu::GPUFuncOp>();
+    if (!fn || info.tileCounterArg < 0)
+      return op.emitError("unsupported: attn.claim_tile outside a kernel "
+                          "with a tile counter (a persistent grid's)");
+    Emitter e(rewriter, op.getLoc());
+    Location loc = op.getLoc();
+    Value counter = fn.getArgument(info.tileCounterArg);
+    {
+      OpBuilder::InsertionGuard g(rewriter);
+      onlyBulkCopier(e, info);
+      // c = the claims before this one; the atomic is issued before the
+      // wait for the slot, so its round trip overlaps it.
+      Value c = LLVM::AtomicRMWOp::create(rewriter, loc, LLVM::AtomicBinOp::add,
+                                          counter, e.c32(1),
+                                          LLVM::AtomicOrdering::monotonic);
+      // The launch makes `tiles` claims (one per tile run): the one that
+      // draws tiles - 1 is the last, and leaves the counter at zero for
+      // the next launch on the stream.
+      Value last = e.cmp(arith::CmpIPredicate::eq, c,
+                         e.sub(e.to32(adaptor.getTiles()), e.c32(1)));
+      auto reset = scf::IfOp::create(rewriter, loc, last, false);
+      {
+        OpBuilder::InsertionGuard g2(rewriter);
+        rewriter.setInsertionPointToStart(reset.thenBlock());
+        LLVM::StoreOp::create(rewriter, loc, e.c32(0), counter);
+      }
+      // next = P + c: the first P tiles are the programs' own first tiles.
+      postTile(e, adaptor.getQueue(), adaptor.getSlot(), adaptor.getFill(),
+               cast<RingType>(op.getQueue().getType()),
+               e.add(e.to32(adaptor.getPrograms()), c));
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct TakeTileLowering : public TilePattern<TakeTileOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(TakeTileOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op.getLoc());
+    auto t = cast<RingType>(op.getQueue().getType());
+    waitForFill(e, adaptor.getQueue(), adaptor.getSlot(), adaptor.getFill(), t,
+                /*empty=*/false);
+    Value tile = LLVM::LoadOp::create(
+        rewriter, op.getLoc(), e.i32(),
+        slotAddress(e, adaptor.getQueue(), adaptor.getSlot(), t));
+    NVVM::MBarrierArriveOp::create(
+        rewriter, op.getLoc(), rewriter.getI64Type(),
+        barrierAddress(e, adaptor.getQueue(), adaptor.getSlot(), t, true),
+        Value());
+    rewriter.replaceOpWithNewOp<arith::IndexCastUIOp>(
+        op, rewriter.getIndexType(), tile);
+    return success();
+  }
+};
+
 /// Consumers: tid < 32 · warps, their registers raised; the producer: the
 /// warpgroup after them, its registers lowered first (the consumers'
 /// increase waits until the multiprocessor has the registers).
@@ -545,16 +654,26 @@ struct WarpSpecializeLowering : public TilePattern<WarpSpecializeOp> {
         e.cmp(arith::CmpIPredicate::ult, e.tid(), e.c32(32 * info.warps));
     auto ifOp = scf::IfOp::create(rewriter, loc, consumer, true);
     auto role = [&](Region &region, Block *block, int64_t regs,
-                    NVVM::SetMaxRegisterAction action) {
+                    NVVM::SetMaxRegisterAction action, bool oneThread) {
       rewriter.setInsertionPointToStart(block);
+      // setmaxnreg is warpgroup-wide (.sync.aligned): before the guard.
       if (regs)
         NVVM::SetMaxRegisterOp::create(rewriter, loc, regs, action);
+      if (oneThread) {
+        // Only the thread that issues the bulk copies runs the producer's
+        // program (KernelInfo::producerThreads).
+        auto only = scf::IfOp::create(
+            rewriter, loc,
+            e.cmp(arith::CmpIPredicate::eq, e.tid(), e.c32(32 * info.warps)),
+            false);
+        block = only.thenBlock();
+      }
       rewriter.inlineBlockBefore(&region.front(), block->getTerminator());
     };
     role(op.getConsumers(), ifOp.thenBlock(), op.getConsumerRegisters(),
-         NVVM::SetMaxRegisterAction::increase);
+         NVVM::SetMaxRegisterAction::increase, false);
     role(op.getProducer(), ifOp.elseBlock(), op.getProducerRegisters(),
-         NVVM::SetMaxRegisterAction::decrease);
+         NVVM::SetMaxRegisterAction::decrease, info.producerThreads == 1);
     rewriter.eraseOp(op);
     return success();
   }
@@ -650,6 +769,7 @@ void mlir::attn::gpu_lowering::populateMemoryOpPatterns(
                RingWaitLowering, RingReleaseLowering, RingAcquireLowering,
                TurnLowering<StartTurnsOp>, TurnLowering<AwaitTurnOp>,
                TurnLowering<PassTurnOp>, TurnLowering<EndTurnsOp>,
-               WarpSpecializeLowering, RingFillsLowering, NumProgramsLowering>(
+               WarpSpecializeLowering, RingFillsLowering, NumProgramsLowering,
+               PostTileLowering, ClaimTileLowering, TakeTileLowering>(
       tc, info, ctx);
 }

@@ -168,9 +168,10 @@ int64_t allocateSharedMemory(gpu::GPUFuncOp fn) {
     if (auto ring = dyn_cast<AllocRingOp>(op)) {
       auto t = cast<RingType>(ring.getType());
       bytes = t.getStages() * t.getSlotBytes();
-      // Two mbarriers (8 bytes each) per slot after the slots.
+      // Two mbarriers (8 bytes each) per slot after the slots, 8-byte
+      // aligned (barrierAddress).
       if (ringHasBarriers(ring))
-        bytes += 16 * t.getStages();
+        bytes = llvm::alignTo(bytes, 8) + 16 * t.getStages();
       align = t.getLayout().getBaseAlignment();
     } else if (auto load = dyn_cast<LoadTileOp>(op)) {
       auto t = cast<RankedTensorType>(load.getType());
@@ -251,7 +252,20 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
       info.warpgroupMma |= m.isWarpgroup();
   });
   // A producer warpgroup after the consumers (attn-specialize-warpgroups).
-  grid.getBody()->walk([&](WarpSpecializeOp) { info.producerWarps = 4; });
+  grid.getBody()->walk([&](WarpSpecializeOp ws) {
+    info.producerWarps = 4;
+    // One thread runs a producer that takes tiles from a queue and issues
+    // only bulk copies (KernelInfo::producerThreads); elsewhere the other
+    // threads' waits block no one, and the kernels measured spill-free
+    // with them (a one-thread producer spilled 20 B at D = 64, 192 rows).
+    bool bulkOnly = true, queue = false;
+    ws.getProducer().walk([&](Operation *op) {
+      if (auto l = dyn_cast<AsyncLoadTileOp>(op))
+        bulkOnly &= l.getBulk();
+      queue |= isa<TakeTileOp>(op);
+    });
+    info.producerThreads = bulkOnly && queue ? 1 : 32 * info.producerWarps;
+  });
   Location loc = grid.getLoc();
 
   // Bulk copies: one tensor map per source memref (an argument of the
@@ -298,6 +312,17 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
   for (auto [arg, rows] : maps) {
     info.tensorMaps[arg] = argTypes.size();
     argTypes.push_back(ptrType);
+  }
+  // Tiles claimed at run time: the launch's counter, last.
+  bool claims = false;
+  grid.getBody()->walk([&](ClaimTileOp) { claims = true; });
+  if (claims && !persistent)
+    return grid.emitError("unsupported: attn.claim_tile in a grid that is "
+                          "not persistent (its blocks are not programs "
+                          "that loop over tiles)");
+  if (claims) {
+    info.tileCounterArg = argTypes.size();
+    argTypes.push_back(LLVM::LLVMPointerType::get(mb.getContext(), 1));
   }
   auto fn =
       gpu::GPUFuncOp::create(mb, loc, name, mb.getFunctionType(argTypes, {}));
@@ -457,7 +482,7 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
       program ? program.getValue() : StringRef("attention"), launchGrid,
       ArrayRef<int64_t>(flatMaps), regs ? regs.getInt() : int64_t(0),
       hasDynamicRowStride(grid), windowLeft, windowRight,
-      grid->getAttrOfType<FloatAttr>(kSoftcapAttrName), persistent);
+      grid->getAttrOfType<FloatAttr>(kSoftcapAttrName), persistent, claims);
   if (!kernelInfo)
     return failure();
   fn->setAttr(kKernelInfoAttrName, kernelInfo);
@@ -502,8 +527,27 @@ void mlir::attn::gpu_lowering::launchKernel(scf::ForallOp grid,
     launchArgs.push_back(TensorMapOp::create(hb, loc, ptrType,
                                              func.getArgument(arg), rows,
                                              /*box_cols=*/64));
+  // A dynamic grid's tile counter: a zeroed i32 of device memory for the
+  // launch, last (the kernel leaves it zero).
+  Value counter;
+  if (k.info.tileCounterArg >= 0) {
+    auto type = MemRefType::get({1}, hb.getI32Type());
+    counter = gpu::AllocOp::create(hb, loc, type, Type(), ValueRange(),
+                                   ValueRange(), ValueRange())
+                  .getMemref();
+    Value zero = arith::ConstantOp::create(hb, loc, hb.getI32IntegerAttr(0));
+    gpu::MemsetOp::create(hb, loc, Type(), ValueRange(), counter, zero);
+    Value addr =
+        memref::ExtractAlignedPointerAsIndexOp::create(hb, loc, counter);
+    Value addr64 =
+        arith::IndexCastOp::create(hb, loc, hb.getI64Type(), addr);
+    launchArgs.push_back(LLVM::IntToPtrOp::create(
+        hb, loc, LLVM::LLVMPointerType::get(hb.getContext(), 1), addr64));
+  }
   gpu::LaunchFuncOp::create(hb, loc, k.fn, gpu::KernelDim3{gx, gy, gz},
                             gpu::KernelDim3{threads, c1, c1}, smem, launchArgs);
+  if (counter)
+    gpu::DeallocOp::create(hb, loc, Type(), ValueRange(), counter);
   Block *hostBlock = grid->getBlock();
   grid.erase();
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*hostBlock)))

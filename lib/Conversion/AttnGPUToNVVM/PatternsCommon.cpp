@@ -118,7 +118,8 @@ Value SharedTile::at(Emitter &e, const LaneBase &lb, int64_t row,
 
 bool mlir::attn::gpu_lowering::ringHasBarriers(AllocRingOp ring) {
   return llvm::any_of(ring->getUsers(), [](Operation *user) {
-    return isa<AsyncArriveOp, RingWaitOp, RingReleaseOp, RingAcquireOp>(user);
+    return isa<AsyncArriveOp, RingWaitOp, RingReleaseOp, RingAcquireOp,
+               PostTileOp, ClaimTileOp, TakeTileOp>(user);
   });
 }
 

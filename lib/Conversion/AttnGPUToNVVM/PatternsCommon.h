@@ -49,6 +49,15 @@ struct KernelInfo {
   /// Warps of the producer of an attn.warp_specialize (0: none), numbered
   /// after the `warps` of the register layouts (the consumers).
   int64_t producerWarps = 0;
+  /// Threads of the producer that run its program: one where it takes
+  /// tiles from a queue and every copy it issues is a bulk copy (one
+  /// thread issues them anyway), else all. The others only lower their
+  /// registers: a thread that merely waits on a ring's barriers can fall
+  /// two phases behind and then waits for a later phase, which needs the
+  /// copying thread; with a tile queue, which counts every thread that
+  /// takes its entries, the copying thread may be waiting for it (a
+  /// launch hung within 100 that way, H100).
+  int64_t producerThreads = 0;
   /// A persistent grid's kernel (attn.persistent): the launch's blocks are
   /// its programs.
   bool persistent = false;
@@ -63,6 +72,10 @@ struct KernelInfo {
   /// number of each source memref -> that of its tensor map (a trailing
   /// !llvm.ptr argument, the grid-constant CUtensorMap's address).
   llvm::SmallDenseMap<unsigned, unsigned> tensorMaps;
+  /// A dynamically scheduled persistent kernel (attn.claim_tile): the
+  /// kernel argument number of its tile counter (a global pointer after
+  /// the tensor maps), -1 without one.
+  int64_t tileCounterArg = -1;
 };
 
 /// Small emitters; `b` inserts where the pattern is.

@@ -279,3 +279,23 @@ func.func @programs_not_persistent(%s: memref<?x16xf32>, %n: index) {
   }
   return
 }
+
+// -----
+
+// A claim needs a persistent grid (its blocks are the programs).
+!queue = !attn.ring<2, tensor<1x1xi32, #attn.shared<swizzle = 0, pad = 0>>>
+#acc = #attn.mma<warps = 4, version = 3>
+func.func @claim_not_persistent(%o: memref<?x64xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{unsupported: attn.claim_tile in a grid that is not persistent (its blocks are not programs that loop over tiles)}}
+  scf.forall (%b, %h, %x) in (%n, %n, %n) {
+    %queue = attn.alloc_ring : !queue
+    attn.warp_specialize registers(consumers = 240, producer = 24) {
+      %z = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+      attn.store_tile %z, %o[%x] rows %n : tensor<64x64xf32, #acc>, memref<?x64xf32>
+    } producer {
+      attn.claim_tile %queue[%c0] fill %c0, tiles %n programs %n : !queue
+    }
+  }
+  return
+}

@@ -55,9 +55,12 @@ LogicalResult KernelInfoAttr::verify(
     int64_t headDimV, StringRef dtype, bool causal, StringRef program,
     ArrayAttr grid, ArrayRef<int64_t> tensorMaps, int64_t registerEstimate,
     bool dynamicRowStride, int64_t windowLeft, int64_t windowRight,
-    FloatAttr softcap, bool persistent) {
+    FloatAttr softcap, bool persistent, bool tileCounter) {
   if (persistent && !grid)
     return emitError() << "a persistent kernel needs its grid of tiles (grid)";
+  if (tileCounter && !persistent)
+    return emitError() << "a tile counter belongs to a persistent kernel "
+                          "(persistent = true)";
   if (softcap && (!softcap.getType().isF32() ||
                   !::attn::isValidSoftcap(softcap.getValueAsDouble())))
     return emitError() << "softcap must be a positive, finite, normal f32, got "

@@ -96,10 +96,17 @@ static LogicalResult verifyLayout(function_ref<InFlightDiagnostic()> emitError,
   }
   if (isa<SharedLayoutAttr>(enc)) {
     unsigned bits = t.getElementType().getIntOrFloatBitWidth();
+    // A tile queue's slot (attn.post_tile): one i32, unswizzled.
+    auto plain = cast<SharedLayoutAttr>(enc);
+    if (t.getShape() == ArrayRef<int64_t>{1, 1} &&
+        t.getElementType().isInteger(32) && !plain.getSwizzle() &&
+        !plain.getPad() && !plain.getSlab())
+      return success();
     if (t.getRank() != 2 || bits != 16 || t.getDimSize(1) % 8 ||
         t.getDimSize(0) % 8)
       return emitError() << "#attn.shared holds 2-d tiles of 16-bit elements "
-                            "with rows and columns in multiples of 8, got "
+                            "with rows and columns in multiples of 8 (or "
+                            "one unswizzled i32, a tile queue's slot), got "
                          << t;
     auto shared = cast<SharedLayoutAttr>(enc);
     if (shared.getSlab() && (t.getDimSize(1) * bits / 8) % shared.getSlab())
@@ -250,6 +257,41 @@ LogicalResult WarpSpecializeOp::verify() {
     return WalkResult::advance();
   });
   return failure(producer.wasInterrupted());
+}
+
+/// A tile queue's slots hold one i32 (a tile index).
+static LogicalResult verifyTileQueue(Operation *op, Type queue) {
+  RankedTensorType t = cast<RingType>(queue).getTile();
+  if (t.getShape() != ArrayRef<int64_t>{1, 1} ||
+      !t.getElementType().isInteger(32))
+    return op->emitOpError("a tile queue's slots hold tensor<1x1xi32>, got ")
+           << t;
+  return success();
+}
+
+/// The one thread that posts to a tile queue is the producer's first: in a
+/// warp-specialised program only the producer may post.
+static LogicalResult verifyPoster(Operation *op, Type queue) {
+  if (failed(verifyTileQueue(op, queue)))
+    return failure();
+  if (auto ws = op->getParentOfType<WarpSpecializeOp>())
+    if (!ws.getProducer().isAncestor(op->getParentRegion()))
+      return op->emitOpError("posts to a tile queue from the consumers of an "
+                             "attn.warp_specialize (the producer's first "
+                             "thread posts)");
+  return success();
+}
+
+LogicalResult PostTileOp::verify() {
+  return verifyPoster(*this, getQueue().getType());
+}
+
+LogicalResult ClaimTileOp::verify() {
+  return verifyPoster(*this, getQueue().getType());
+}
+
+LogicalResult TakeTileOp::verify() {
+  return verifyTileQueue(*this, getQueue().getType());
 }
 
 LogicalResult TensorMapOp::verify() {

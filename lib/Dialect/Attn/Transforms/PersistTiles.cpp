@@ -33,6 +33,27 @@
 // acquire its reuse needs: the consumers release it after the last op of
 // the tile that reads it, and the producer acquires it before each fill.
 //
+// Tiles of unequal cost (causal: query block q sees q + 1 key blocks) are
+// claimed at run time instead (FlashAttention-3's dynamic scheduler): a
+// program runs tile p first, and at the start of each tile the producer
+// claims the launch's next unclaimed tile (P + an atomic counter) and posts
+// it into a tile queue of two slots, from which every thread of the
+// program takes its next tile:
+//
+//   attn.post_tile %queue[0] fill 0, %p                  (producer only)
+//   scf.while (%k = 0, %off_r = 0, ...) {
+//     %t = attn.take_tile %queue[%k mod 2] fill %k div 2
+//     scf.condition(%t < %tiles) %t, %k, %off_r, ...
+//   } do {
+//     attn.claim_tile %queue[(%k+1) mod 2] fill (%k+1) div 2  (producer only)
+//     the tile's program, as above
+//     scf.yield %k + 1, %off_r + count_r, ...
+//   }
+//
+// A program thus asks for more work when it has run what it took, as the
+// hardware's block scheduler hands out thread blocks, and the order of
+// claims is tileAt's longest-first order.
+//
 //===----------------------------------------------------------------------===//
 #include "attn/Transforms/Passes.h"
 
@@ -105,11 +126,17 @@ struct PersistTilesPass
       return emitError(UnknownLoc::get(ctx))
              << "pass option causal-group-rounds must be in [0, 64], got "
              << int64_t(causalGroupRounds);
+    if (dynamic < 0 || dynamic > 2)
+      return emitError(UnknownLoc::get(ctx))
+             << "pass option dynamic must be 0 (no grid), 1 (causal grids) "
+                "or 2 (every grid), got "
+             << int64_t(dynamic);
     return success();
   }
 
   void runOnOperation() override {
-    SmallVector<std::tuple<scf::ForallOp, WarpSpecializeOp, bool>> targets;
+    SmallVector<std::tuple<scf::ForallOp, WarpSpecializeOp, bool, bool>>
+        targets;
     getOperation()->walk([&](scf::ForallOp grid) {
       // The launcher sizes a persistent grid from its tiles' description
       // (attn.grid): a grid without one keeps a block per tile.
@@ -132,13 +159,39 @@ struct PersistTilesPass
       grid.getBody()->walk([&](AsyncLoadTileOp l) { bulk &= l.getBulk(); });
       if (!bulk)
         return;
+      // Tiles claimed at run time where the one-thread producer gets its
+      // registers (claimsFit); a causal grid that would claim but cannot
+      // keeps a block per tile (static schedules of its tiles lose).
+      bool claims = dynamic == 2 || (dynamic == 1 && isCausal);
+      if (claims && !claimsFit(grid)) {
+        if (isCausal)
+          return;
+        claims = false;
+      }
       for (Operation &op : *grid.getBody())
         if (auto ws = dyn_cast<WarpSpecializeOp>(op))
-          targets.emplace_back(grid, ws, isCausal);
+          targets.emplace_back(grid, ws, isCausal, claims);
     });
-    for (auto [grid, ws, causal] : targets)
-      if (failed(persist(grid, ws, causal)))
+    for (auto [grid, ws, causal, claims] : targets)
+      if (failed(persist(grid, ws, causal, claims)))
         return signalPassFailure();
+  }
+
+  /// Whether a grid's producer can claim its tiles: it then runs in one
+  /// thread, which needs kClaimingProducerRegisters, so only where that
+  /// costs the consumers nothing (two consumer warpgroups; three would go
+  /// from 160 to 152, which spilled 64 B at D = 64), and not for sliding
+  /// windows, whose one-thread producer spilled 24 B even at 40 (D = 128).
+  static bool claimsFit(scf::ForallOp grid) {
+    int64_t warps = wgmmaWarps(grid);
+    if (consumerRegisterBudget(warps, kClaimingProducerRegisters) !=
+        consumerRegisterBudget(warps, kProducerRegisters))
+      return false;
+    bool window = false;
+    grid.getBody()->walk([&](MaskOp m) {
+      window |= m.getWindowLeft().has_value() || m.getWindowRight().has_value();
+    });
+    return !window;
   }
 
   /// Producer registers of a persistent program: at 24 the producer's
@@ -148,23 +201,35 @@ struct PersistTilesPass
   /// either and leaves a three-warpgroup program's consumers the 160 they
   /// need (152 at 40 spills 64 B at D = 64).
   static constexpr int64_t kProducerRegisters = 32;
+  /// A producer that claims tiles runs in one thread (the GPU lowering's
+  /// KernelInfo::producerThreads), which at 32 registers spilled 4-16 B
+  /// (D = 128 and 256); 40 where the consumers keep their registers
+  /// (two consumer warpgroups: 232 either way).
+  static constexpr int64_t kClaimingProducerRegisters = 40;
 
-  /// Raises `ws`'s producer registers to kProducerRegisters, taking them
-  /// from the consumers where the launch has none to spare
-  /// (consumerRegisterBudget).
-  void giveProducerRegisters(scf::ForallOp grid, WarpSpecializeOp ws) {
+  /// Raises `ws`'s producer registers to kProducerRegisters (or, for a
+  /// producer that claims tiles, kClaimingProducerRegisters where that
+  /// costs the consumers nothing), taking them from the consumers where
+  /// the launch has none to spare (consumerRegisterBudget).
+  void giveProducerRegisters(scf::ForallOp grid, WarpSpecializeOp ws,
+                             bool claims) {
     int64_t p = ws.getProducerRegisters();
-    if (p == 0 || p >= kProducerRegisters)
+    int64_t warps = wgmmaWarps(grid);
+    int64_t want = kProducerRegisters;
+    if (claims && consumerRegisterBudget(warps, kClaimingProducerRegisters) ==
+                      consumerRegisterBudget(warps, kProducerRegisters))
+      want = kClaimingProducerRegisters;
+    if (p == 0 || p >= want)
       return;
     int64_t c = ws.getConsumerRegisters();
     if (c)
-      c = std::min(
-          c, consumerRegisterBudget(wgmmaWarps(grid), kProducerRegisters));
-    ws.setProducerRegisters(kProducerRegisters);
+      c = std::min(c, consumerRegisterBudget(warps, want));
+    ws.setProducerRegisters(want);
     ws.setConsumerRegisters(c);
   }
 
-  LogicalResult persist(scf::ForallOp grid, WarpSpecializeOp ws, bool causal) {
+  LogicalResult persist(scf::ForallOp grid, WarpSpecializeOp ws, bool causal,
+                        bool claims) {
     if (!grid.isNormalized() || !grid.getOutputs().empty())
       return grid.emitError("unsupported: a persistent grid of a forall "
                             "that is not normalized or has outputs");
@@ -247,10 +312,21 @@ struct PersistTilesPass
         onceRings.insert(f.getRing());
     });
 
-    giveProducerRegisters(persistent, ws);
+    // Tiles claimed at run time: a queue of two tile indices, so that the
+    // producer posts the next tile while the program takes the current.
+    giveProducerRegisters(persistent, ws, claims);
+    Value queue;
+    if (claims) {
+      OpBuilder qb(ws);
+      MLIRContext *ctx = qb.getContext();
+      auto slot = RankedTensorType::get(
+          {1, 1}, qb.getI32Type(),
+          SharedLayoutAttr::get(ctx, /*swizzle=*/0, /*pad=*/0));
+      queue = AllocRingOp::create(qb, loc, RingType::get(ctx, 2, slot));
+    }
     for (Region *r : {&ws.getConsumers(), &ws.getProducer()})
       loopOverTiles(*r, r == &ws.getConsumers(), grid, persistent, tiles,
-                    programs, causal, onceRings);
+                    programs, causal, onceRings, queue);
     grid.erase();
     return success();
   }
@@ -258,7 +334,8 @@ struct PersistTilesPass
   /// Wraps the role `region`'s program in the loop over its tiles.
   void loopOverTiles(Region &region, bool consumers, scf::ForallOp grid,
                      scf::ForallOp persistent, Value tiles, Value programs,
-                     bool causal, const llvm::SetVector<Value> &onceRings) {
+                     bool causal, const llvm::SetVector<Value> &onceRings,
+                     Value queue) {
     Block &blk = region.front();
     Location loc = grid.getLoc();
     // The rings in the order their counts appear.
@@ -305,17 +382,67 @@ struct PersistTilesPass
       }
     }
 
-    // scf.for %t = %p to %tiles step %P iter_args(offsets), the program
-    // moved into it.
+    // The loop over the program's tiles, the program moved into it:
+    //   static:  scf.for %t = %p to %tiles step %P iter_args(offsets)
+    //   dynamic: scf.while over the tiles taken from the queue, carrying
+    //            the queue's position %k and the offsets.
     OpBuilder b = OpBuilder::atBlockBegin(&blk);
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value pid = persistent.getInductionVar(0);
     SmallVector<Value> inits(counts.size(), zero);
-    auto loop = scf::ForOp::create(
-        b, loc, persistent.getInductionVar(0), tiles, programs, inits,
-        [](OpBuilder &, Location, Value, ValueRange) {});
-    Block *loopBody = loop.getBody();
+    Operation *loop;
+    Block *loopBody;
+    Value tile;             // the tile's linear index (index)
+    ValueRange offsets;     // each counted ring's offset
+    Value position;         // dynamic: the queue's position k
+    auto queueSlot = [&](OpBuilder &qb, Value k) {
+      Value two = arith::ConstantIndexOp::create(qb, loc, 2);
+      return std::pair<Value, Value>{arith::RemUIOp::create(qb, loc, k, two),
+                                     arith::DivUIOp::create(qb, loc, k, two)};
+    };
+    if (!queue) {
+      auto forOp = scf::ForOp::create(
+          b, loc, pid, tiles, programs, inits,
+          [](OpBuilder &, Location, Value, ValueRange) {});
+      loop = forOp;
+      loopBody = forOp.getBody();
+      tile = forOp.getInductionVar();
+      offsets = forOp.getRegionIterArgs();
+    } else {
+      // The producer posts the program's first tile, p.
+      if (!consumers)
+        PostTileOp::create(b, loc, queue, zero, zero, pid);
+      SmallVector<Value> whileInits = {zero};
+      whileInits.append(inits);
+      SmallVector<Type> carried(whileInits.size(), b.getIndexType());
+      SmallVector<Type> results = {b.getIndexType()};
+      results.append(carried);
+      SmallVector<Location> locs(carried.size(), loc);
+      auto whileOp = scf::WhileOp::create(b, loc, results, whileInits);
+      {
+        // %t = the next tile; on while %t < %tiles.
+        Block *before = b.createBlock(&whileOp.getBefore(), {}, carried, locs);
+        OpBuilder bb = OpBuilder::atBlockEnd(before);
+        auto [slot, fill] = queueSlot(bb, before->getArgument(0));
+        Value t = TakeTileOp::create(bb, loc, bb.getIndexType(), queue, slot, fill);
+        Value more =
+            arith::CmpIOp::create(bb, loc, arith::CmpIPredicate::ult, t, tiles);
+        SmallVector<Value> forwarded = {t};
+        forwarded.append(before->getArguments().begin(),
+                         before->getArguments().end());
+        scf::ConditionOp::create(bb, loc, more, forwarded);
+      }
+      SmallVector<Location> afterLocs(results.size(), loc);
+      loopBody = b.createBlock(&whileOp.getAfter(), {}, results, afterLocs);
+      b.setInsertionPointAfter(whileOp);
+      loop = whileOp;
+      tile = loopBody->getArgument(0);
+      position = loopBody->getArgument(1);
+      offsets = loopBody->getArguments().drop_front(2);
+    }
     for (Operation &op : llvm::make_early_inc_range(blk)) {
-      if (&op == loop.getOperation() || &op == zero.getDefiningOp())
+      if (&op == loop || &op == zero.getDefiningOp() ||
+          isa<PostTileOp>(op))
         continue;
       if (isa<StartTurnsOp>(op)) {
         op.moveBefore(loop);
@@ -330,6 +457,14 @@ struct PersistTilesPass
 
     // The tile's coordinates.
     b.setInsertionPointToStart(loopBody);
+    // Dynamic: the producer claims the tile after this one first, so the
+    // atomic's round trip overlaps the tile.
+    if (queue && !consumers) {
+      Value next = arith::AddIOp::create(
+          b, loc, position, arith::ConstantIndexOp::create(b, loc, 1));
+      auto [slot, fill] = queueSlot(b, next);
+      ClaimTileOp::create(b, loc, queue, slot, fill, tiles, programs);
+    }
     Type i32 = b.getI32Type();
     auto u32 = [&](Value v) -> Value {
       return arith::IndexCastUIOp::create(b, loc, i32, v);
@@ -350,11 +485,11 @@ struct PersistTilesPass
               ? arith::MulIOp::create(b, loc, u32(programs), rounds).getResult()
               : u32(tiles);
     }
-    // Causal: odd rounds of P tiles backwards (snakeRounds), so that every
-    // program gets a long and a short tile of each pair of rounds.
+    // Static causal: odd rounds of P tiles backwards (snakeRounds), so that
+    // every program gets a long and a short tile of each pair of rounds.
+    // Dynamic: claims go in order, the longest first.
     Value linear =
-        causal ? snakeRounds(b, loc, loop.getInductionVar(), programs, tiles)
-               : loop.getInductionVar();
+        causal && !queue ? snakeRounds(b, loc, tile, programs, tiles) : tile;
     TileCoords t = tileAt(b, loc, u32(linear), u32(ubs[2]), u32(ubs[1]),
                           u32(ubs[0]), groupBlocks);
     Value coords[3] = {index(t.batch), index(t.head), index(t.qBlock)};
@@ -372,7 +507,7 @@ struct PersistTilesPass
       auto [slot, fill] = slotAndFill(op);
       if (!ring || !slot)
         return;
-      Value off = loop.getRegionIterArgs()[ringIndex.lookup(ring)];
+      Value off = offsets[ringIndex.lookup(ring)];
       int64_t S = cast<RingType>(ring.getType()).getStages();
       OpBuilder ob(op);
       if (S == 1) {
@@ -394,8 +529,11 @@ struct PersistTilesPass
     // off_r + count_r for the next tile; the counts are spent.
     b.setInsertionPointToEnd(loopBody);
     SmallVector<Value> next;
+    if (queue)
+      next.push_back(arith::AddIOp::create(
+          b, loc, position, arith::ConstantIndexOp::create(b, loc, 1)));
     for (auto [ring, f] : counts) {
-      Value off = loop.getRegionIterArgs()[ringIndex.lookup(ring)];
+      Value off = offsets[ringIndex.lookup(ring)];
       next.push_back(arith::AddIOp::create(b, loc, off, f.getCount()));
       f.erase();
     }

@@ -521,16 +521,23 @@ inline const char *gridFactorName(GridFactor f) {
 ///
 /// A persistent kernel (`persistent(X,Y,Z)`) loops over the X·Y·Z tiles of
 /// that grid: launched as min(SM count, X·Y·Z) blocks in x, block b running
-/// tiles b, b + P, ... of P launched.
+/// tiles b, b + P, ... of P launched. A dynamic one (`dynamic(X,Y,Z)`, also
+/// persistent) is launched the same way, its blocks claiming tiles from a
+/// counter: the launcher passes a pointer to a 32-bit zero in device memory
+/// as the kernel's last parameter, after the tensor maps. The kernel leaves
+/// it zero when it completes, so one counter serves the launches of one
+/// stream one after another, never two launches at once (TileCounter).
 struct LaunchGrid {
   std::vector<GridFactor> dims[3];
   bool persistent = false;
+  bool dynamic = false;
   bool empty() const {
     return dims[0].empty() && dims[1].empty() && dims[2].empty();
   }
   bool operator==(const LaunchGrid &o) const {
     return dims[0] == o.dims[0] && dims[1] == o.dims[1] &&
-           dims[2] == o.dims[2] && persistent == o.persistent;
+           dims[2] == o.dims[2] && persistent == o.persistent &&
+           dynamic == o.dynamic;
   }
 };
 
@@ -541,22 +548,27 @@ inline std::string formatLaunchGrid(const LaunchGrid &g) {
     for (size_t i = 0; i < g.dims[d].size(); ++i)
       out += std::string(i ? "*" : "") + gridFactorName(g.dims[d][i]);
   }
+  if (g.dynamic)
+    return "dynamic(" + out + ")";
   return g.persistent ? "persistent(" + out + ")" : out;
 }
 
 /// Parses formatLaunchGrid's text: three non-empty products of known
-/// factors, possibly inside `persistent(...)`. False, with `out` left
-/// empty, for anything else.
+/// factors, possibly inside `persistent(...)` or `dynamic(...)`. False,
+/// with `out` left empty, for anything else.
 inline bool parseLaunchGrid(const std::string &whole, LaunchGrid &out) {
   out = LaunchGrid();
-  static const std::string prefix = "persistent(";
-  bool persistent = whole.size() > prefix.size() + 1 &&
-                    whole.compare(0, prefix.size(), prefix) == 0 &&
-                    whole.back() == ')';
+  auto wrapped = [&](const std::string &prefix) {
+    return whole.size() > prefix.size() + 1 &&
+           whole.compare(0, prefix.size(), prefix) == 0 && whole.back() == ')';
+  };
+  const bool dynamic = wrapped("dynamic(");
+  const bool persistent = dynamic || wrapped("persistent(");
+  const size_t open = whole.find('(');
   const std::string text =
-      persistent ? whole.substr(prefix.size(), whole.size() - prefix.size() - 1)
-                 : whole;
+      persistent ? whole.substr(open + 1, whole.size() - open - 2) : whole;
   out.persistent = persistent;
+  out.dynamic = dynamic;
   int d = 0;
   size_t begin = 0;
   while (true) {

@@ -181,3 +181,44 @@ func.func @tensor_map_type(%k: memref<?x?x128xbf16>) -> !llvm.ptr<1> {
   %m = attn.tensor_map %k box [64, 64] : memref<?x?x128xbf16> -> !llvm.ptr<1>
   return %m : !llvm.ptr<1>
 }
+
+// -----
+
+func.func @tile_queue_slot(%s: index) -> index {
+  %r = attn.alloc_ring : !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  // expected-error @+1 {{a tile queue's slots hold tensor<1x1xi32>, got 'tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>'}}
+  %t = attn.take_tile %r[%s] fill %s : !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  return %t : index
+}
+
+// -----
+
+func.func @tile_queue_swizzled(%s: index) {
+  // expected-error @+1 {{#attn.shared holds 2-d tiles of 16-bit elements with rows and columns in multiples of 8 (or one unswizzled i32, a tile queue's slot), got 'tensor<1x1xi32, #attn.shared<swizzle = 8, pad = 0>>'}}
+  %r = attn.alloc_ring : !attn.ring<2, tensor<1x1xi32, #attn.shared<swizzle = 8, pad = 0>>>
+  return
+}
+
+// -----
+
+func.func @post_from_consumers(%s: index) {
+  %q = attn.alloc_ring : !attn.ring<2, tensor<1x1xi32, #attn.shared<swizzle = 0, pad = 0>>>
+  attn.warp_specialize registers(consumers = 240, producer = 32) {
+    // expected-error @+1 {{posts to a tile queue from the consumers of an attn.warp_specialize (the producer's first thread posts)}}
+    attn.post_tile %q[%s] fill %s, %s : !attn.ring<2, tensor<1x1xi32, #attn.shared<swizzle = 0, pad = 0>>>
+  } producer {
+  }
+  return
+}
+
+// -----
+
+func.func @claim_from_consumers(%s: index) {
+  %q = attn.alloc_ring : !attn.ring<2, tensor<1x1xi32, #attn.shared<swizzle = 0, pad = 0>>>
+  attn.warp_specialize registers(consumers = 240, producer = 32) {
+    // expected-error @+1 {{posts to a tile queue from the consumers}}
+    attn.claim_tile %q[%s] fill %s, tiles %s programs %s : !attn.ring<2, tensor<1x1xi32, #attn.shared<swizzle = 0, pad = 0>>>
+  } producer {
+  }
+  return
+}

@@ -81,6 +81,30 @@ func.func @persistent_ops(%n: index) -> index {
 
 // -----
 
+// A tile queue: the producer posts the first tile and claims the next, every
+// thread takes them.
+// CHECK-LABEL: func.func @tile_queue
+// CHECK:         %[[Q:.*]] = attn.alloc_ring : !attn.ring<2, tensor<1x1xi32, #attn.shared<swizzle = 0, pad = 0>>>
+// CHECK:         attn.warp_specialize registers(consumers = 240, producer = 32) {
+// CHECK-NEXT:      %{{.*}} = attn.take_tile %[[Q]][%arg0] fill %arg1 : !attn.ring<2, tensor<1x1xi32, #attn.shared<swizzle = 0, pad = 0>>>
+// CHECK-NEXT:    } producer {
+// CHECK-NEXT:      attn.post_tile %[[Q]][%arg0] fill %arg1, %arg2 : !attn.ring<2
+// CHECK-NEXT:      attn.claim_tile %[[Q]][%arg1] fill %arg1, tiles %arg3 programs %arg2 : !attn.ring<2
+// CHECK-NEXT:      %{{.*}} = attn.take_tile %[[Q]][%arg0] fill %arg1
+func.func @tile_queue(%s: index, %f: index, %p: index, %tiles: index) {
+  %q = attn.alloc_ring : !attn.ring<2, tensor<1x1xi32, #attn.shared<swizzle = 0, pad = 0>>>
+  attn.warp_specialize registers(consumers = 240, producer = 32) {
+    %t = attn.take_tile %q[%s] fill %f : !attn.ring<2, tensor<1x1xi32, #attn.shared<swizzle = 0, pad = 0>>>
+  } producer {
+    attn.post_tile %q[%s] fill %f, %p : !attn.ring<2, tensor<1x1xi32, #attn.shared<swizzle = 0, pad = 0>>>
+    attn.claim_tile %q[%f] fill %f, tiles %tiles programs %p : !attn.ring<2, tensor<1x1xi32, #attn.shared<swizzle = 0, pad = 0>>>
+    %t = attn.take_tile %q[%s] fill %f : !attn.ring<2, tensor<1x1xi32, #attn.shared<swizzle = 0, pad = 0>>>
+  }
+  return
+}
+
+// -----
+
 // Asynchronous products and warpgroup turns.
 // CHECK-LABEL: func.func @async_turns
 // CHECK:         attn.start_turns

@@ -97,3 +97,9 @@ func.func private @f() attributes {attn.kernel = #bad}
 // expected-error @+1 {{a persistent kernel needs its grid of tiles (grid)}}
 #bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, dtype = "bf16", causal = false, persistent = true>
 func.func private @f() attributes {attn.kernel = #bad}
+
+// -----
+
+// expected-error @+1 {{a tile counter belongs to a persistent kernel (persistent = true)}}
+#bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, dtype = "bf16", causal = true, grid = ["q_blocks", "heads_q", "batch"], tile_counter = true>
+func.func private @f() attributes {attn.kernel = #bad}

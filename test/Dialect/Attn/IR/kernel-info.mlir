@@ -69,3 +69,18 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// -----
+
+// A dynamic persistent kernel: it takes a tile counter last.
+// CHECK-LABEL: gpu.func @dynamic_kernel
+// CHECK-SAME:    causal = true, grid = ["q_blocks", "heads_q", "batch"], persistent = true, tile_counter = true>
+gpu.module @kernels {
+  gpu.func @dynamic_kernel(%counter: !llvm.ptr<1>) kernel attributes {attn.kernel = #attn.kernel_info<
+      block_m = 128, block_n = 128, threads = 384, smem_bytes = 164096,
+      head_dim = 128, head_dim_v = 128, dtype = "bf16", causal = true,
+      grid = ["q_blocks", "heads_q", "batch"], persistent = true,
+      tile_counter = true>} {
+    gpu.return
+  }
+}

@@ -1,6 +1,8 @@
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-specialize-warpgroups -attn-persist-tiles | FileCheck %s
 // With rotation (the pipelines' default):
-// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-rotate-kv-loop -attn-specialize-warpgroups -attn-persist-tiles="grids=2 causal-group-rounds=4" | FileCheck %s --check-prefix=ROT
+// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-rotate-kv-loop -attn-specialize-warpgroups -attn-persist-tiles="grids=2 causal-group-rounds=4 dynamic=0" | FileCheck %s --check-prefix=ROT
+// Causal tiles claimed at run time (dynamic=1, the default, with grids=2):
+// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-rotate-kv-loop -attn-specialize-warpgroups -attn-persist-tiles="grids=2" | FileCheck %s --check-prefix=DYN
 // Three warpgroups taking turns (192-row blocks at D = 64):
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a block-q=192" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-rotate-kv-loop -attn-alternate-warpgroups -attn-specialize-warpgroups -attn-persist-tiles | FileCheck %s --check-prefix=TURNS
 // Causal grids are left alone by default (grids=1):
@@ -9,6 +11,8 @@
 // BADGRIDS: pass option grids (attn-codegen's persistent) must be 1 (grids without a causal mask) or 2 (all), got 3
 // RUN: not attn-opt %s -attn-persist-tiles="causal-group-rounds=-1" 2>&1 | FileCheck %s --check-prefix=BADROUNDS
 // BADROUNDS: pass option causal-group-rounds must be in [0, 64], got -1
+// RUN: not attn-opt %s -attn-persist-tiles="dynamic=3" 2>&1 | FileCheck %s --check-prefix=BADDYN
+// BADDYN: pass option dynamic must be 0 (no grid), 1 (causal grids) or 2 (every grid), got 3
 
 // bf16, D = 128, non-causal. The grid becomes attn.num_programs programs
 // over the B·H·Q tiles; each role loops over tiles %p, %p + P, ... with one
@@ -78,6 +82,53 @@ func.func @d128(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
 // DEF-LABEL: func.func @causal
 // DEF-NOT:     attn.num_programs
 // DEF:         attn.warp_specialize
+// Claimed at run time: a two-slot tile queue; the producer posts the
+// program's first tile (%pid) and, at the start of each tile k, claims the
+// one after it into entry k + 1 (slot (k+1) mod 2, fill (k+1) div 2);
+// every role takes entry k at the top of an scf.while that ends at the
+// first index past the tiles. Claims go in tileAt's longest-first order
+// (groups of 4·P tiles), with no snake.
+// DYN-LABEL: func.func @causal
+// DYN:         %[[BH:.*]] = arith.muli
+// DYN-NEXT:    %[[TILES:.*]] = arith.muli %[[BH]]
+// DYN-NEXT:    %[[P:.*]] = attn.num_programs %[[TILES]]
+// DYN-NEXT:    scf.forall (%[[PID:.*]]) in (%[[P]]) {
+// DYN:           %[[QUEUE:.*]] = attn.alloc_ring : !attn.ring<2, tensor<1x1xi32, #attn.shared<swizzle = 0, pad = 0>>>
+// DYN-NEXT:      attn.warp_specialize registers(consumers = 232, producer = 40) {
+// DYN-NEXT:        %[[Z:.*]] = arith.constant 0 : index
+// DYN-NEXT:        %{{.*}}:5 = scf.while (%[[K:.*]] = %[[Z]], %{{.*}} = %[[Z]], %{{.*}} = %[[Z]], %{{.*}} = %[[Z]]) : (index, index, index, index) -> (index, index, index, index, index) {
+// DYN-NEXT:          %[[TWO:.*]] = arith.constant 2 : index
+// DYN-NEXT:          %[[S:.*]] = arith.remui %[[K]], %[[TWO]] : index
+// DYN-NEXT:          %[[F:.*]] = arith.divui %[[K]], %[[TWO]] : index
+// DYN-NEXT:          %[[T:.*]] = attn.take_tile %[[QUEUE]][%[[S]]] fill %[[F]]
+// DYN-NEXT:          %[[MORE:.*]] = arith.cmpi ult, %[[T]], %[[TILES]] : index
+// DYN-NEXT:          scf.condition(%[[MORE]]) %[[T]], %[[K]], %{{.*}}, %{{.*}}, %{{.*}} : index, index, index, index, index
+// DYN-NEXT:        } do {
+// DYN-NEXT:        ^bb0(%[[TT:[^:]*]]: index, %[[KK:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index):
+// DYN-NOT:           attn.claim_tile
+// DYN:               %[[C4:.*]] = arith.constant 4 : i32
+// DYN:               arith.index_castui %[[TT]] : index to i32
+// DYN:               attn.mask {{.*}} {causal}
+// DYN:               %[[K1:.*]] = arith.addi %[[KK]], %{{.*}} : index
+// DYN-NEXT:          %{{.*}} = arith.addi
+// DYN-NEXT:          %{{.*}} = arith.addi
+// DYN-NEXT:          %{{.*}} = arith.addi
+// DYN-NEXT:          scf.yield %[[K1]], %{{.*}}, %{{.*}}, %{{.*}} : index, index, index, index
+// DYN:           } producer {
+// DYN-NEXT:        %[[PZ:.*]] = arith.constant 0 : index
+// DYN-NEXT:        attn.post_tile %[[QUEUE]][%[[PZ]]] fill %[[PZ]], %[[PID]]
+// DYN-NEXT:        scf.while
+// DYN:               attn.take_tile %[[QUEUE]]
+// DYN:             } do {
+// DYN-NEXT:        ^bb0(%{{[^:]*}}: index, %[[PK:[^:]*]]: index,
+// DYN-NEXT:          %[[ONE:.*]] = arith.constant 1 : index
+// DYN-NEXT:          %[[NEXT:.*]] = arith.addi %[[PK]], %[[ONE]] : index
+// DYN-NEXT:          %[[TWO2:.*]] = arith.constant 2 : index
+// DYN-NEXT:          %[[NS:.*]] = arith.remui %[[NEXT]], %[[TWO2]] : index
+// DYN-NEXT:          %[[NF:.*]] = arith.divui %[[NEXT]], %[[TWO2]] : index
+// DYN-NEXT:          attn.claim_tile %[[QUEUE]][%[[NS]]] fill %[[NF]], tiles %[[TILES]] programs %[[P]]
+// DYN:               attn.async_load_tile
+// DYN:         } {attn.grid = ["batch", "heads_q", "q_blocks"], attn.persistent
 // ROT-LABEL: func.func @causal
 // ROT:         %[[BH:.*]] = arith.muli
 // ROT-NEXT:    %[[TILES:.*]] = arith.muli %[[BH]]

@@ -100,6 +100,11 @@ def Attn_KernelInfoAttr : AttrDef<Attn_Dialect, "KernelInfo"> {
       block runs tiles b, b + P, ... of the grid's x·y·z, P the blocks
       launched): launch min(SM count, x·y·z) blocks in x (the manifest's
       `grid=persistent(X,Y,Z)`). Needs `grid`.
+    - `tile_counter`: a persistent kernel whose blocks claim their tiles
+      from a counter (attn.claim_tile): the launcher passes a pointer to a
+      32-bit zero in global memory as the last parameter, after the tensor
+      maps, and the kernel leaves it zero; one counter per stream (the
+      manifest's `grid=dynamic(X,Y,Z)`). Needs `persistent`.
     - `program`: `attention`, `split_kv` or `merge_splits`.
     - `grid`: the launch grid (x, y, z) as the runtime's grid factors
       (`q_blocks`, `heads_q`, `batch`, `q_blocks*splits`, ...); absent: the
@@ -139,7 +144,8 @@ def Attn_KernelInfoAttr : AttrDef<Attn_Dialect, "KernelInfo"> {
     DefaultValuedParameter<"int64_t", "-1">:$window_left,
     DefaultValuedParameter<"int64_t", "-1">:$window_right,
     OptionalParameter<"::mlir::FloatAttr", "soft-cap (none when absent)">:$softcap,
-    DefaultValuedParameter<"bool", "false">:$persistent
+    DefaultValuedParameter<"bool", "false">:$persistent,
+    DefaultValuedParameter<"bool", "false">:$tile_counter
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

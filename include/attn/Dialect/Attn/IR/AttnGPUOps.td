@@ -241,6 +241,94 @@ def Attn_RingFillsOp : Attn_Op<"ring_fills"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Tiles claimed at run time (dynamic persistent grids)
+//===----------------------------------------------------------------------===//
+//
+// A tile queue is a ring of `tensor<1x1xi32>` slots with per-slot barriers
+// (`!attn.ring<S, tensor<1x1xi32, #attn.shared<swizzle = 0, pad = 0>>>`):
+// the producer posts the index of each tile its program runs next, every
+// thread of the program takes it. Entry k of the queue is fill k div S of
+// slot k mod S. A program whose tiles differ in cost (causal) takes its
+// next tile when it finishes one, from a counter the launch shares
+// (FlashAttention-3's dynamic tile scheduler), instead of the tiles p,
+// p + P, ... fixed in advance.
+
+def Attn_PostTileOp : Attn_Op<"post_tile"> {
+  let summary = "Put a tile index into a tile queue";
+  let description = [{
+    Once every thread of the program has taken fill `fill` − 1 of slot
+    `slot` of the tile queue `queue` (attn.take_tile; fill 0 waits for
+    nothing), one thread (the producer's first, or thread 0 of a program
+    without one) writes `tile` into the slot as its fill `fill`.
+
+    Example:
+
+    ```mlir
+    attn.post_tile %queue[%c0] fill %c0, %pid
+        : !attn.ring<2, tensor<1x1xi32, #attn.shared<swizzle = 0, pad = 0>>>
+    ```
+  }];
+  let arguments = (ins Arg<Attn_RingType, "", [MemRead, MemWrite]>:$queue,
+                   Index:$slot, Index:$fill, Index:$tile);
+  let assemblyFormat = [{
+    $queue `[` $slot `]` `fill` $fill `,` $tile attr-dict `:`
+    qualified(type($queue))
+  }];
+  let hasVerifier = 1;
+}
+
+def Attn_ClaimTileOp : Attn_Op<"claim_tile"> {
+  let summary = "Claim the launch's next tile into a tile queue";
+  let description = [{
+    Posts (as attn.post_tile) `programs` + c, where c counts the claims
+    made before this one in the whole launch (an atomic increment of a
+    32-bit counter that the launcher passes with the kernel, zero at the
+    start of the launch). The first tile of program p is p (posted, not
+    claimed), so tile `programs` + c is the next tile nobody runs yet. Each
+    tile run makes one claim, so the claims of a launch of `tiles` tiles
+    number `tiles`: the one that draws c = `tiles` − 1 is the last, and
+    sets the counter back to zero for the next launch on the stream.
+
+    Example:
+
+    ```mlir
+    attn.claim_tile %queue[%s] fill %f, tiles %tiles programs %P
+        : !attn.ring<2, tensor<1x1xi32, #attn.shared<swizzle = 0, pad = 0>>>
+    ```
+  }];
+  let arguments = (ins Arg<Attn_RingType, "", [MemRead, MemWrite]>:$queue,
+                   Index:$slot, Index:$fill, Index:$tiles, Index:$programs);
+  let assemblyFormat = [{
+    $queue `[` $slot `]` `fill` $fill `,` `tiles` $tiles `programs` $programs
+    attr-dict `:` qualified(type($queue))
+  }];
+  let hasVerifier = 1;
+}
+
+def Attn_TakeTileOp : Attn_Op<"take_tile"> {
+  let summary = "Read the next tile index from a tile queue";
+  let description = [{
+    Waits until fill `fill` of slot `slot` of the tile queue `queue` was
+    posted, reads it and counts this thread as done with it. Every thread
+    of the program takes every fill.
+
+    Example:
+
+    ```mlir
+    %t = attn.take_tile %queue[%s] fill %f
+        : !attn.ring<2, tensor<1x1xi32, #attn.shared<swizzle = 0, pad = 0>>>
+    ```
+  }];
+  let arguments = (ins Arg<Attn_RingType, "", [MemRead, MemWrite]>:$queue,
+                   Index:$slot, Index:$fill);
+  let results = (outs Index:$tile);
+  let assemblyFormat = [{
+    $queue `[` $slot `]` `fill` $fill attr-dict `:` qualified(type($queue))
+  }];
+  let hasVerifier = 1;
+}
+
 def Attn_NumProgramsOp : Attn_Op<"num_programs", [Pure]> {
   let summary = "How many programs a persistent grid launches";
   let description = [{
