@@ -1388,8 +1388,7 @@ Status Runtime::forward(const ForwardProblem &problem, const KVCacheArgs &cache,
   CUdeviceptr counter = 0;
   bool ownCounter = false;
   if (kernel->grid.dynamic) {
-    if (Status s = im.tileCounter(*dev, cuStream, counter, ownCounter);
-        !s.ok())
+    if (Status s = im.tileCounter(*dev, cuStream, counter, ownCounter); !s.ok())
       return s;
     params.addPtr(reinterpret_cast<const void *>(uintptr_t(counter)));
   }
@@ -1401,9 +1400,9 @@ Status Runtime::forward(const ForwardProblem &problem, const KVCacheArgs &cache,
         r != CUDA_SUCCESS && launched == CUDA_SUCCESS)
       return drv.fail("cuMemFreeAsync (tile counter)", r);
   if (launched != CUDA_SUCCESS)
-    return drv.fail(
-        "launching " + kernel->name + " (" + kernel->chip.str() + ")",
-        launched);
+    return drv.fail("launching " + kernel->name + " (" + kernel->chip.str() +
+                        ")",
+                    launched);
 
   std::lock_guard<std::mutex> lock(im.mu);
   im.hasLast = true;

@@ -473,7 +473,8 @@ TEST(LaunchGrid, DynamicIsPersistentWithACounter) {
   EXPECT_FALSE(parseLaunchGrid("dynamic(q_blocks,heads_q,batch", g));
   EXPECT_FALSE(g.dynamic);
   EXPECT_FALSE(parseLaunchGrid("dynamic()", g));
-  EXPECT_FALSE(parseLaunchGrid("dynamic(persistent(q_blocks,heads_q,batch))", g));
+  EXPECT_FALSE(
+      parseLaunchGrid("dynamic(persistent(q_blocks,heads_q,batch))", g));
 }
 
 TEST_F(AttentionParams, UnitDimsGetStrideZero) {

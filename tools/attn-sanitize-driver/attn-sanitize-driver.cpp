@@ -1051,8 +1051,8 @@ int runProgramCase(Cuda &cu, void *fn, const Program &pg, const Shape &s0,
                             "copy lse back", err));
   if (ok && pg.tileCounter) {
     uint32_t left = 1;
-    ok = cu.check(cu.memcpyDtoH(&left, counter, 4), "copy the tile counter back",
-                  err);
+    ok = cu.check(cu.memcpyDtoH(&left, counter, 4),
+                  "copy the tile counter back", err);
     if (ok && left != 0) {
       err += "the tile counter is " + std::to_string(left) +
              " after the launch, not 0; ";

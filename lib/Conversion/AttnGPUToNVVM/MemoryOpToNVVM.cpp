@@ -770,6 +770,6 @@ void mlir::attn::gpu_lowering::populateMemoryOpPatterns(
                TurnLowering<StartTurnsOp>, TurnLowering<AwaitTurnOp>,
                TurnLowering<PassTurnOp>, TurnLowering<EndTurnsOp>,
                WarpSpecializeLowering, RingFillsLowering, NumProgramsLowering,
-               PostTileLowering, ClaimTileLowering, TakeTileLowering>(
-      tc, info, ctx);
+               PostTileLowering, ClaimTileLowering, TakeTileLowering>(tc, info,
+                                                                      ctx);
 }

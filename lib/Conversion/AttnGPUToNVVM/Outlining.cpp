@@ -539,8 +539,7 @@ void mlir::attn::gpu_lowering::launchKernel(scf::ForallOp grid,
     gpu::MemsetOp::create(hb, loc, Type(), ValueRange(), counter, zero);
     Value addr =
         memref::ExtractAlignedPointerAsIndexOp::create(hb, loc, counter);
-    Value addr64 =
-        arith::IndexCastOp::create(hb, loc, hb.getI64Type(), addr);
+    Value addr64 = arith::IndexCastOp::create(hb, loc, hb.getI64Type(), addr);
     launchArgs.push_back(LLVM::IntToPtrOp::create(
         hb, loc, LLVM::LLVMPointerType::get(hb.getContext(), 1), addr64));
   }

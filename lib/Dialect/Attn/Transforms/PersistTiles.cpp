@@ -392,18 +392,18 @@ struct PersistTilesPass
     SmallVector<Value> inits(counts.size(), zero);
     Operation *loop;
     Block *loopBody;
-    Value tile;             // the tile's linear index (index)
-    ValueRange offsets;     // each counted ring's offset
-    Value position;         // dynamic: the queue's position k
+    Value tile;         // the tile's linear index (index)
+    ValueRange offsets; // each counted ring's offset
+    Value position;     // dynamic: the queue's position k
     auto queueSlot = [&](OpBuilder &qb, Value k) {
       Value two = arith::ConstantIndexOp::create(qb, loc, 2);
       return std::pair<Value, Value>{arith::RemUIOp::create(qb, loc, k, two),
                                      arith::DivUIOp::create(qb, loc, k, two)};
     };
     if (!queue) {
-      auto forOp = scf::ForOp::create(
-          b, loc, pid, tiles, programs, inits,
-          [](OpBuilder &, Location, Value, ValueRange) {});
+      auto forOp =
+          scf::ForOp::create(b, loc, pid, tiles, programs, inits,
+                             [](OpBuilder &, Location, Value, ValueRange) {});
       loop = forOp;
       loopBody = forOp.getBody();
       tile = forOp.getInductionVar();
@@ -424,7 +424,8 @@ struct PersistTilesPass
         Block *before = b.createBlock(&whileOp.getBefore(), {}, carried, locs);
         OpBuilder bb = OpBuilder::atBlockEnd(before);
         auto [slot, fill] = queueSlot(bb, before->getArgument(0));
-        Value t = TakeTileOp::create(bb, loc, bb.getIndexType(), queue, slot, fill);
+        Value t =
+            TakeTileOp::create(bb, loc, bb.getIndexType(), queue, slot, fill);
         Value more =
             arith::CmpIOp::create(bb, loc, arith::CmpIPredicate::ult, t, tiles);
         SmallVector<Value> forwarded = {t};
@@ -441,8 +442,7 @@ struct PersistTilesPass
       offsets = loopBody->getArguments().drop_front(2);
     }
     for (Operation &op : llvm::make_early_inc_range(blk)) {
-      if (&op == loop || &op == zero.getDefiningOp() ||
-          isa<PostTileOp>(op))
+      if (&op == loop || &op == zero.getDefiningOp() || isa<PostTileOp>(op))
         continue;
       if (isa<StartTurnsOp>(op)) {
         op.moveBefore(loop);
