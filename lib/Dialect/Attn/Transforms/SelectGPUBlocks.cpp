@@ -96,6 +96,16 @@ struct SelectGPUBlocksPass
       if (warpgroups) {
         bq = d <= 64 ? 64 : 128;
         bkv = d <= 128 ? 128 : 64;
+        // Plain causal attention at D = 64: 128 query rows (two consumer
+        // warpgroups behind a bulk-copy producer), whose grid is persistent
+        // with tiles claimed at run time (attn-persist-tiles), against the
+        // 64-row program's 163 / 238 / 308 / 324 / 369 / 389 TFLOP/s: 164 /
+        // 251 / 344 / 383 / 421 / 433 at N = 512 / 1k / 2k / 4k / 8k / 16k
+        // (H100, bf16, two runs); 192 rows from 8k (tallQueryBlock).
+        if (d == 64 && op.getCausal() && !op.getKvLens() && !op.isVarlen() &&
+            !op.getSplitKv() && !op.getWindowLeft() && !op.getWindowRight() &&
+            op.getScoreMod().empty())
+          bq = 128;
         // A long static sequence takes the tall block (tallQueryBlock).
         int64_t nq = cast<MemRefType>(op.getQuery().getType()).getDimSize(2);
         TallQueryBlock tall = tallQueryBlock(
@@ -161,8 +171,10 @@ TallQueryBlock mlir::attn::tallQueryBlock(TargetAttr target, int64_t headDim,
   // 16k: full 355 / 422 / 459 / 496 vs 409 / 413 / 413 / 426; causal 191 /
   // 315 / 378 / 474 vs 266 / 352 / 371 / 411. Short sequences lose to the
   // partial last block and the longer causal diagonal: from 2k rows on
-  // (4k causal) the tall block wins.
+  // the tall block wins. Causal grids of 128 rows claim their tiles at run
+  // time: against them 192 rows ties at 8k (423 vs 421) and wins at 16k
+  // (463 vs 433), loses at 4k (364 vs 383).
   if (!target || !target.hasWarpgroupMma() || headDim != 64 || headDimV != 64)
     return {};
-  return {192, causal ? 4096 : 2048};
+  return {192, causal ? 8192 : 2048};
 }

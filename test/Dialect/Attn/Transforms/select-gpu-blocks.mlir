@@ -144,19 +144,25 @@ func.func @cache_and_packed(%q: memref<?x?x?x128xbf16>,
 
 // A static sequence long enough takes the tall query block on sm_90a at
 // D = 64 (tallQueryBlock: 192 rows, three consumer warpgroups) — from 2048
-// query rows, 4096 when causal; shorter ones and other chips keep theirs.
+// query rows, 8192 when causal; shorter ones and other chips keep theirs
+// (causal: 128 rows, whose persistent grid claims its tiles at run time).
 // CHECK-LABEL: func.func @d64_long
 // CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 192 : i64, target
 // CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 64 : i64, target
-// CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 64 : i64, causal, target
+// CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 128 : i64, causal, target
+// CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 128 : i64, causal, target
 // CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 192 : i64, causal, target
+// A sliding window keeps the 64-row program.
+// CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 64 : i64, causal, target{{.*}}window_left = 256
 // AMPERE-LABEL: func.func @d64_long
-// AMPERE-COUNT-4: attn.attention {{.*}} {block_kv = 64 : i64, block_q = 128 : i64
+// AMPERE-COUNT-5: attn.attention {{.*}} {block_kv = 64 : i64, block_q = 128 : i64
 func.func @d64_long(%q2k: memref<1x8x2048x64xbf16>, %q1k: memref<1x8x1024x64xbf16>,
                     %q4k: memref<1x8x4096x64xbf16>,
                     %k: memref<1x8x4096x64xbf16>, %v: memref<1x8x4096x64xbf16>,
                     %o2k: memref<1x8x2048x64xbf16>, %o1k: memref<1x8x1024x64xbf16>,
-                    %o4k: memref<1x8x4096x64xbf16>) {
+                    %o4k: memref<1x8x4096x64xbf16>,
+                    %q8k: memref<1x8x8192x64xbf16>,
+                    %o8k: memref<1x8x8192x64xbf16>) {
   attn.attention %q2k, %k, %v into %o2k
       : memref<1x8x2048x64xbf16>, memref<1x8x4096x64xbf16>,
         memref<1x8x4096x64xbf16>, memref<1x8x2048x64xbf16>
@@ -169,5 +175,11 @@ func.func @d64_long(%q2k: memref<1x8x2048x64xbf16>, %q1k: memref<1x8x1024x64xbf1
   attn.attention %q4k, %k, %v into %o4k {causal}
       : memref<1x8x4096x64xbf16>, memref<1x8x4096x64xbf16>,
         memref<1x8x4096x64xbf16>, memref<1x8x4096x64xbf16>
+  attn.attention %q8k, %k, %v into %o8k {causal}
+      : memref<1x8x8192x64xbf16>, memref<1x8x4096x64xbf16>,
+        memref<1x8x4096x64xbf16>, memref<1x8x8192x64xbf16>
+  attn.attention %q2k, %k, %v into %o2k {causal, window_left = 256}
+      : memref<1x8x2048x64xbf16>, memref<1x8x4096x64xbf16>,
+        memref<1x8x4096x64xbf16>, memref<1x8x2048x64xbf16>
   return
 }
