@@ -63,9 +63,12 @@ inline int64_t wgmmaWarps(scf::ForallOp grid) {
 /// setmaxnreg moves registers within the block's allocation, R =
 /// floor8(65536 / T) per thread (at most 255) of the T launched (consumers
 /// and 128 producer threads); asking for more waits forever:
-///   C = floor8((R·T − 128·P) / consumer threads), at most 256
+///   C = floor8((R·T − 128·P) / consumer threads), at most 256 (0 without
+/// consumer warps)
 inline int64_t consumerRegisterBudget(int64_t consumerWarps,
                                       int64_t producerRegs) {
+  if (consumerWarps <= 0)
+    return 0;
   int64_t consumerThreads = 32 * consumerWarps;
   int64_t threads = consumerThreads + 128;
   int64_t launchRegs = std::min<int64_t>(255, 65536 / threads / 8 * 8);
