@@ -364,6 +364,14 @@ void waitForFill(Emitter &e, Value ring, Value slot, Value fill, RingType t,
   NVVM::MBarrierTryWaitParityOp::create(e.b, e.loc, addr, parity, e.c32(0));
 }
 
+/// This thread arrives at a slot's "empty" (done reading) or "full"
+/// (posted) barrier, with release semantics.
+void arriveAt(Emitter &e, Value ring, Value slot, RingType t, bool empty) {
+  NVVM::MBarrierArriveOp::create(e.b, e.loc, e.b.getI64Type(),
+                                 barrierAddress(e, ring, slot, t, empty),
+                                 Value());
+}
+
 struct AsyncArriveLowering : public TilePattern<AsyncArriveOp> {
   using TilePattern::TilePattern;
   LogicalResult
@@ -415,11 +423,8 @@ struct RingReleaseLowering : public TilePattern<RingReleaseOp> {
   matchAndRewrite(RingReleaseOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Emitter e(rewriter, op.getLoc());
-    auto t = cast<RingType>(op.getRing().getType());
-    NVVM::MBarrierArriveOp::create(
-        rewriter, op.getLoc(), rewriter.getI64Type(),
-        barrierAddress(e, adaptor.getRing(), adaptor.getSlot(), t, true),
-        Value());
+    arriveAt(e, adaptor.getRing(), adaptor.getSlot(),
+             cast<RingType>(op.getRing().getType()), /*empty=*/true);
     rewriter.eraseOp(op);
     return success();
   }
@@ -542,9 +547,7 @@ void postTile(Emitter &e, Value queue, Value slot, Value fill, RingType t,
               Value tile) {
   waitForFill(e, queue, slot, fill, t, /*empty=*/true);
   LLVM::StoreOp::create(e.b, e.loc, tile, slotAddress(e, queue, slot, t));
-  NVVM::MBarrierArriveOp::create(e.b, e.loc, e.b.getI64Type(),
-                                 barrierAddress(e, queue, slot, t, false),
-                                 Value());
+  arriveAt(e, queue, slot, t, /*empty=*/false);
 }
 
 struct PostTileLowering : public TilePattern<PostTileOp> {
@@ -618,10 +621,7 @@ struct TakeTileLowering : public TilePattern<TakeTileOp> {
     Value tile = LLVM::LoadOp::create(
         rewriter, op.getLoc(), e.i32(),
         slotAddress(e, adaptor.getQueue(), adaptor.getSlot(), t));
-    NVVM::MBarrierArriveOp::create(
-        rewriter, op.getLoc(), rewriter.getI64Type(),
-        barrierAddress(e, adaptor.getQueue(), adaptor.getSlot(), t, true),
-        Value());
+    arriveAt(e, adaptor.getQueue(), adaptor.getSlot(), t, /*empty=*/true);
     rewriter.replaceOpWithNewOp<arith::IndexCastUIOp>(
         op, rewriter.getIndexType(), tile);
     return success();

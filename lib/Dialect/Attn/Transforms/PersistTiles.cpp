@@ -184,9 +184,8 @@ struct PersistTilesPass
   /// windows, whose one-thread producer spilled 24 B even at 40 (D = 128).
   static bool claimsFit(scf::ForallOp grid) {
     int64_t warps = wgmmaWarps(grid);
-    if (!warps ||
-        consumerRegisterBudget(warps, kClaimingProducerRegisters) !=
-        consumerRegisterBudget(warps, kProducerRegisters))
+    if (!warps || consumerRegisterBudget(warps, kClaimingProducerRegisters) !=
+                      consumerRegisterBudget(warps, kProducerRegisters))
       return false;
     bool window = false;
     grid.getBody()->walk([&](MaskOp m) {
