@@ -277,14 +277,6 @@ bool filledByBulkCopies(Value ring) {
   });
 }
 
-/// Whether a ring is a tile queue (attn.post_tile, attn.claim_tile and
-/// attn.take_tile): one thread posts each fill, every thread takes it.
-bool isTileQueue(Value ring) {
-  return llvm::any_of(ring.getUsers(), [](Operation *user) {
-    return isa<PostTileOp, ClaimTileOp, TakeTileOp>(user);
-  });
-}
-
 /// `scf.if` on the one thread that issues bulk copies (the producer's
 /// first, or thread 0); the builder is left in its body.
 void onlyBulkCopier(Emitter &e, const KernelInfo &info) {
@@ -319,7 +311,7 @@ struct AllocRingLowering : public TilePattern<AllocRingOp> {
         // announcing its bytes.
         // A tile queue: one thread posts, every thread that runs the
         // program takes (the consumers and the producer's running threads).
-        bool queue = isTileQueue(op.getResult());
+        bool queue = t.isTileQueue();
         int64_t readers = !info.producerWarps ? info.threads()
                           : queue ? 32 * info.warps + info.producerThreads
                                   : 32 * info.warps;

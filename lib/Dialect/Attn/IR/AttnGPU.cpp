@@ -142,6 +142,21 @@ int64_t RingType::getSlotBytes() const {
   return getLayout().getTileBytes(t.getDimSize(0), t.getDimSize(1), eb);
 }
 
+bool RingType::isTileQueue() const {
+  RankedTensorType t = getTile();
+  SharedLayoutAttr l = getLayout();
+  return t.getShape() == ArrayRef<int64_t>{1, 1} &&
+         t.getElementType().isInteger(32) && !l.getSwizzle() && !l.getPad() &&
+         !l.getSlab();
+}
+
+RingType RingType::getTileQueue(MLIRContext *ctx, int64_t stages) {
+  auto slot = RankedTensorType::get(
+      {1, 1}, IntegerType::get(ctx, 32),
+      SharedLayoutAttr::get(ctx, /*swizzle=*/0, /*pad=*/0));
+  return RingType::get(ctx, stages, slot);
+}
+
 //===----------------------------------------------------------------------===//
 // Ops
 //===----------------------------------------------------------------------===//
@@ -261,11 +276,10 @@ LogicalResult WarpSpecializeOp::verify() {
 
 /// A tile queue's slots hold one i32 (a tile index).
 static LogicalResult verifyTileQueue(Operation *op, Type queue) {
-  RankedTensorType t = cast<RingType>(queue).getTile();
-  if (t.getShape() != ArrayRef<int64_t>{1, 1} ||
-      !t.getElementType().isInteger(32))
+  auto ring = cast<RingType>(queue);
+  if (!ring.isTileQueue())
     return op->emitOpError("a tile queue's slots hold tensor<1x1xi32>, got ")
-           << t;
+           << ring.getTile();
   return success();
 }
 

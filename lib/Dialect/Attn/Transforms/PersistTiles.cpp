@@ -206,6 +206,9 @@ struct PersistTilesPass
   /// (D = 128 and 256); 40 where the consumers keep their registers
   /// (two consumer warpgroups: 232 either way).
   static constexpr int64_t kClaimingProducerRegisters = 40;
+  /// The tile queue's slots: the producer posts tile k + 1 while the
+  /// program takes tile k.
+  static constexpr int64_t kQueueSlots = 2;
 
   /// Raises `ws`'s producer registers to kProducerRegisters (or, for a
   /// producer that claims tiles, kClaimingProducerRegisters where that
@@ -312,17 +315,13 @@ struct PersistTilesPass
         onceRings.insert(f.getRing());
     });
 
-    // Tiles claimed at run time: a queue of two tile indices, so that the
-    // producer posts the next tile while the program takes the current.
+    // Tiles claimed at run time: a queue of tile indices (kQueueSlots).
     giveProducerRegisters(persistent, ws, claims);
     Value queue;
     if (claims) {
       OpBuilder qb(ws);
-      MLIRContext *ctx = qb.getContext();
-      auto slot = RankedTensorType::get(
-          {1, 1}, qb.getI32Type(),
-          SharedLayoutAttr::get(ctx, /*swizzle=*/0, /*pad=*/0));
-      queue = AllocRingOp::create(qb, loc, RingType::get(ctx, 2, slot));
+      queue = AllocRingOp::create(
+          qb, loc, RingType::getTileQueue(qb.getContext(), kQueueSlots));
     }
     for (Region *r : {&ws.getConsumers(), &ws.getProducer()})
       loopOverTiles(*r, r == &ws.getConsumers(), grid, persistent, tiles,
@@ -395,10 +394,11 @@ struct PersistTilesPass
     Value tile;         // the tile's linear index (index)
     ValueRange offsets; // each counted ring's offset
     Value position;     // dynamic: the queue's position k
+    // Entry k of the queue: slot k mod S, fill k div S.
     auto queueSlot = [&](OpBuilder &qb, Value k) {
-      Value two = arith::ConstantIndexOp::create(qb, loc, 2);
-      return std::pair<Value, Value>{arith::RemUIOp::create(qb, loc, k, two),
-                                     arith::DivUIOp::create(qb, loc, k, two)};
+      Value n = arith::ConstantIndexOp::create(qb, loc, kQueueSlots);
+      return std::pair<Value, Value>{arith::RemUIOp::create(qb, loc, k, n),
+                                     arith::DivUIOp::create(qb, loc, k, n)};
     };
     if (!queue) {
       auto forOp =

@@ -25,6 +25,12 @@ def Attn_RingType : TypeDef<Attn_Dialect, "Ring"> {
     SharedLayoutAttr getLayout() const;
     /// Bytes of one slot.
     int64_t getSlotBytes() const;
+    /// Whether the ring is a tile queue (attn.post_tile / claim_tile /
+    /// take_tile): slots of one i32, `tensor<1x1xi32, #attn.shared<swizzle =
+    /// 0, pad = 0>>`.
+    bool isTileQueue() const;
+    /// The tile queue of `stages` slots.
+    static RingType getTileQueue(::mlir::MLIRContext *ctx, int64_t stages);
   }];
 }
 
