@@ -496,10 +496,12 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
     auto op = AttentionOp::create(
         b, loc, arg(0), arg(1), arg(2), arg(3), lse,
         /*dynamic_scale=*/entry->getArguments().back(), lens, table,
-        /*cu_seqlens_q=*/cuQ, /*cu_seqlens_k=*/cuK, FloatAttr(), UnitAttr(),
+        /*cu_seqlens_q=*/cuQ, /*cu_seqlens_k=*/cuK, /*q_descale=*/Value(),
+        /*k_descale=*/Value(), /*v_descale=*/Value(), FloatAttr(), UnitAttr(),
         /*window_left=*/IntegerAttr(), /*window_right=*/IntegerAttr(),
         IntegerAttr(), IntegerAttr(), TargetAttr(),
-        split ? b.getUnitAttr() : UnitAttr(), /*softcap=*/FloatAttr());
+        split ? b.getUnitAttr() : UnitAttr(), /*softcap=*/FloatAttr(),
+        /*v_transposed=*/UnitAttr());
     op.setCausal(causal);
     if (softcap > 0)
       op.setSoftcapAttr(b.getF32FloatAttr(softcap));

@@ -17,6 +17,8 @@ const char *dtypeName(DType t) {
     return "f16";
   case DType::BF16:
     return "bf16";
+  case DType::E4M3:
+    return "e4m3";
   }
   return "?";
 }
@@ -28,12 +30,56 @@ bool parseDType(const std::string &name, DType &out) {
     out = DType::F16;
   else if (name == "bf16")
     out = DType::BF16;
+  else if (name == "e4m3")
+    out = DType::E4M3;
   else
     return false;
   return true;
 }
 
-size_t dtypeSize(DType t) { return t == DType::F32 ? 4 : 2; }
+size_t dtypeSize(DType t) {
+  return t == DType::F32 ? 4 : t == DType::E4M3 ? 1 : 2;
+}
+
+float e4m3ToFloat(uint8_t x) {
+  // s eeee mmm, bias 7: 0 and subnormals m·2^-9, normals (8 + m)·2^(e-10),
+  // s 1111 111 NaN (no infinities).
+  int e = (x >> 3) & 15, m = x & 7;
+  float sign = (x & 0x80) ? -1.0f : 1.0f;
+  if (e == 15 && m == 7)
+    return std::numeric_limits<float>::quiet_NaN();
+  if (e == 0)
+    return sign * std::ldexp(float(m), -9);
+  return sign * std::ldexp(float(8 + m), e - 10);
+}
+
+uint8_t floatToE4m3(float f) {
+  if (std::isnan(f))
+    return 0x7F;
+  uint8_t sign = std::signbit(f) ? 0x80 : 0;
+  double a = std::fabs(double(f));
+  if (a >= 448.0)
+    return sign | 0x7E; // satfinite: ±448
+  // The nearest of the 127 finite magnitudes, ties to the even code: the
+  // codes are monotonic in their value.
+  int lo = 0, hi = 0x7E;
+  while (lo < hi) { // first code with value >= a
+    int mid = (lo + hi) / 2;
+    if (double(e4m3ToFloat(uint8_t(mid))) < a)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == 0)
+    return sign;
+  double above = e4m3ToFloat(uint8_t(lo)),
+         below = e4m3ToFloat(uint8_t(lo - 1));
+  int code = (a - below < above - a)   ? lo - 1
+             : (a - below > above - a) ? lo
+             : ((lo - 1) % 2 == 0)     ? lo - 1
+                                       : lo;
+  return sign | uint8_t(code);
+}
 
 static uint32_t bitsOf(float f) {
   uint32_t u;
@@ -265,10 +311,16 @@ ErrorStats compare(const std::vector<double> &got,
   return e;
 }
 
-double tolerance(DType t) { return t == DType::F32 ? 1e-5 : 1e-2; }
+double tolerance(DType t) {
+  // fp8: P rounded to e4m3 (3 mantissa bits, as FlashAttention-3 does) is
+  // the error that remains against inputs dequantised exactly.
+  return t == DType::F32 ? 1e-5 : t == DType::E4M3 ? 6e-2 : 1e-2;
+}
 
 static void encodeOne(DType t, double x, uint8_t *dst) {
-  if (t == DType::F32) {
+  if (t == DType::E4M3) {
+    *dst = floatToE4m3(float(x));
+  } else if (t == DType::F32) {
     float f = float(x);
     std::memcpy(dst, &f, 4);
   } else {
@@ -279,6 +331,8 @@ static void encodeOne(DType t, double x, uint8_t *dst) {
 }
 
 static double decodeOne(DType t, const uint8_t *src) {
+  if (t == DType::E4M3)
+    return e4m3ToFloat(*src);
   if (t == DType::F32) {
     float f;
     std::memcpy(&f, src, 4);

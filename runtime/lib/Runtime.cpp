@@ -88,9 +88,10 @@ Status appendTensorMaps(const Driver &drv, const KernelEntry &kernel,
                      "): a stride is not a multiple of 16 bytes or the "
                      "tensor is empty");
     CUtensorMap map; // aligned as cuda.h declares it
-    const CUtensorMapDataType type = kernel.dtype == DType::F16
-                                         ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                         : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    const CUtensorMapDataType type =
+        kernel.dtype == DType::F16    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+        : kernel.dtype == DType::E4M3 ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                      : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
     const cuuint32_t unit[5] = {1, 1, 1, 1, 1};
     if (CUresult r = drv.tensorMapEncodeTiled(
             &map, type, g.rank, const_cast<void *>(ptrs[m.arg]), g.dims,

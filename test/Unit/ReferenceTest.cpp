@@ -36,6 +36,35 @@ TEST(Conversions, HalfRoundTripAndEdges) {
     ASSERT_EQ(floatToHalf(halfToFloat(uint16_t(h))), h) << h;
 }
 
+TEST(Conversions, E4M3RoundTripAndEdges) {
+  EXPECT_EQ(e4m3ToFloat(0x38), 1.0f);       // 0 0111 000
+  EXPECT_EQ(e4m3ToFloat(0x7E), 448.0f);     // the largest finite
+  EXPECT_EQ(e4m3ToFloat(0x01), std::ldexp(1.0f, -9)); // smallest subnormal
+  EXPECT_EQ(e4m3ToFloat(0x08), std::ldexp(1.0f, -6)); // smallest normal
+  EXPECT_TRUE(std::isnan(e4m3ToFloat(0x7F)));
+  EXPECT_TRUE(std::isnan(e4m3ToFloat(0xFF)));
+  EXPECT_EQ(floatToE4m3(1.0f), 0x38);
+  EXPECT_EQ(floatToE4m3(-2.0f), 0xC0);
+  // satfinite: beyond 448 (and infinity) saturates.
+  EXPECT_EQ(floatToE4m3(1000.0f), 0x7E);
+  EXPECT_EQ(floatToE4m3(-INFINITY), 0xFE);
+  EXPECT_EQ(floatToE4m3(NAN), 0x7F);
+  // 1 + 2^-4 is halfway between 1 and 1 + 2^-3: ties to the even code.
+  EXPECT_EQ(floatToE4m3(1.0f + std::ldexp(1.0f, -4)), 0x38);
+  EXPECT_EQ(floatToE4m3(1.0f + 3 * std::ldexp(1.0f, -4)), 0x3A);
+  // Half the smallest subnormal rounds to zero (even), a bit more to it.
+  EXPECT_EQ(floatToE4m3(std::ldexp(1.0f, -10)), 0x00);
+  EXPECT_EQ(floatToE4m3(std::ldexp(1.1f, -10)), 0x01);
+  for (uint32_t x = 0; x < 0x7F; ++x) // every finite code, both signs
+    for (uint32_t s : {0u, 0x80u})
+      ASSERT_EQ(floatToE4m3(e4m3ToFloat(uint8_t(x | s))), x | s) << x;
+  EXPECT_EQ(dtypeSize(DType::E4M3), 1u);
+  DType t;
+  ASSERT_TRUE(parseDType("e4m3", t));
+  EXPECT_EQ(t, DType::E4M3);
+  EXPECT_STREQ(dtypeName(DType::E4M3), "e4m3");
+}
+
 TEST(Reference, SingleKeyCopiesValue) {
   Problem p;
   p.seqQ = 3;

@@ -376,12 +376,13 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
       /*page_table=*/optPaged > 0 ? entry->getArgument(lensArg + 1) : Value(),
       /*cu_seqlens_q=*/varlen ? entry->getArgument(cuArg) : Value(),
       /*cu_seqlens_k=*/varlen ? entry->getArgument(cuArg + 1) : Value(),
+      /*q_descale=*/Value(), /*k_descale=*/Value(), /*v_descale=*/Value(),
       /*scale=*/FloatAttr(),
       /*causal=*/UnitAttr(), /*window_left=*/IntegerAttr(),
       /*window_right=*/IntegerAttr(), /*block_q=*/IntegerAttr(),
       /*block_kv=*/IntegerAttr(), /*target=*/mlir::attn::TargetAttr(),
       /*split_kv=*/split ? b.getUnitAttr() : UnitAttr(),
-      /*softcap=*/FloatAttr());
+      /*softcap=*/FloatAttr(), /*v_transposed=*/UnitAttr());
   if (p.causal)
     op.setCausal(true);
   if (p.windowLeft >= 0)
@@ -1371,9 +1372,14 @@ int main(int argc, char **argv) {
   std::string entryName = "attention";
   bool dynamicScale = false;
   if (inputFile.empty()) {
-    if (!rt::parseDType(optDType, p.dtype))
-      return fail("unknown --dtype '" + optDType +
-                  "' (expected f32, f16 or bf16)");
+    if (!rt::parseDType(optDType, p.dtype) || p.dtype == rt::DType::E4M3)
+      return fail(p.dtype == rt::DType::E4M3 && optDType == "e4m3"
+                      ? "unsupported: --dtype e4m3 (fp8 attention lowers "
+                        "only to sm_90a's wgmma; attn-run runs the CPU "
+                        "path: write it as IR and run it on the GPU, "
+                        "tools/scripts/gpu_programs.py)"
+                      : "unknown --dtype '" + optDType +
+                            "' (expected f32, f16 or bf16)");
     p.batch = optBatch;
     p.headsQ = optHeads;
     p.headsKV = optKVHeads.getNumOccurrences() ? int64_t(optKVHeads)

@@ -42,6 +42,22 @@ func.func @attention(%q: !t, %k: !t, %v: !t, %o: !t,
 }}
 """
 
+# fp8 (e4m3) Q and K, V transposed ([B, Hkv, D, Nk], keys contiguous), a
+# bf16 O, and the dequantisation factors after the scale.
+PROBLEM_FP8 = """
+!t = memref<?x?x?x{d}xf8E4M3FN, strided<[?, ?, ?, 1], offset: ?>>
+!vt = memref<?x?x{d}x?xf8E4M3FN, strided<[?, ?, ?, 1], offset: ?>>
+!o = memref<?x?x?x{d}xbf16, strided<[?, ?, ?, 1], offset: ?>>
+func.func @attention(%q: !t, %k: !t, %v: !vt, %o: !o,
+                     %lse: memref<?x?x?xf32>, %scale: f32, %qd: f32,
+                     %kd: f32, %vd: f32) {{
+  attn.attention %q, %k, %v into %o lse(%lse : memref<?x?x?xf32>)
+      scale(%scale) descale(%qd, %kd, %vd) {attrs}
+      : !t, !t, !vt, !o
+  return
+}}
+"""
+
 
 def compile_one(bundler, src, chip, extra, out_ptx):
     """Compiles the problem or program in `src` for `chip` with attn-bundle
@@ -80,7 +96,8 @@ def main():
     ap.add_argument("--bundler",
                     default=os.path.join(ROOT, "build/bin/attn-bundle"))
     ap.add_argument("--head-dims", default="64,128,256")
-    ap.add_argument("--dtypes", default="bf16,f16")
+    ap.add_argument("--dtypes", default="bf16,f16",
+                    help="bf16, f16 and e4m3 (fp8: V transposed, bf16 O)")
     ap.add_argument("--extra", default="", help="more pipeline options")
     ap.add_argument("--masks", default="full,causal",
                     help="which problems: full, causal or both")
@@ -97,15 +114,23 @@ def main():
                 if ("causal" if causal else "full") not in a.masks.split(","):
                     continue
                 name = f"{t}_d{d}{'_causal' if causal else ''}"
-                src = PROBLEM.format(d=d, t=t,
-                                     attrs="{causal}" if causal else "")
+                fp8 = t == "e4m3"
+                attrs = ["causal"] if causal else []
+                if fp8:
+                    attrs.append("v_transposed")
+                src = (PROBLEM_FP8 if fp8 else PROBLEM).format(
+                    d=d, t=t,
+                    attrs="{" + ", ".join(attrs) + "}" if attrs else "")
                 info = compile_one(a.bundler, src, a.chip, a.extra,
                                    os.path.join(a.out, name + ".ptx"))
+                args = ["q", "k", "v", "o", "lse", "scale"]
                 progs.append({"name": name, "ptx": name + ".ptx",
                               "dtype": t, "head_dim": d, "causal": causal,
-                              "variant": "plain", "strided": True,
-                              "args": ["q", "k", "v", "o", "lse", "scale"],
-                              "bench": t == "bf16", **info})
+                              "variant": "fp8" if fp8 else "plain",
+                              "strided": True,
+                              "args": args + (["qd", "kd", "vd"] if fp8
+                                              else []),
+                              "bench": t in ("bf16", "e4m3"), **info})
     pdir = os.path.join(ROOT, "test/GPU/programs")
     listed = os.path.isdir(pdir) and not a.no_programs
     for f in sorted(os.listdir(pdir)) if listed else []:

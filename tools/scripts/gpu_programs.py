@@ -66,20 +66,21 @@ def check(rc, what):
                            f"({name.value.decode() if name.value else '?'})")
 
 
-# cuTensorMapEncodeTiled's enums (cuda.h).
-TMA_DTYPE = {torch.float16: 6, torch.bfloat16: 9}
+# cuTensorMapEncodeTiled's enums (cuda.h); fp8 is UINT8 (0).
+TMA_DTYPE = {torch.float16: 6, torch.bfloat16: 9, torch.float8_e4m3fn: 0}
 TMA_SWIZZLE_128B, TMA_L2_256B = 3, 3
 
 
 def tensor_map(t, box_rows):
-    """The CUtensorMap (128 bytes) of a [.., rows, cols] 16-bit tensor for
-    bulk copies of box_rows x 64 (one 128-byte slab), 128-byte swizzled,
-    zeros past the end (KernelABI.h)."""
+    """The CUtensorMap (128 bytes) of a [.., rows, cols] 16-bit or 8-bit
+    tensor for bulk copies of box_rows x one 128-byte slab (64 or 128
+    columns), 128-byte swizzled, zeros past the end (KernelABI.h)."""
     rank = t.dim()
     dims = (ctypes.c_uint64 * rank)(*reversed(t.shape))
     strides = (ctypes.c_uint64 * (rank - 1))(
         *[s * t.element_size() for s in reversed(t.stride()[:-1])])
-    box = (ctypes.c_uint32 * rank)(*([64, box_rows] + [1] * (rank - 2)))
+    box = (ctypes.c_uint32 * rank)(
+        *([128 // t.element_size(), box_rows] + [1] * (rank - 2)))
     ones = (ctypes.c_uint32 * rank)(*([1] * rank))
     # CUtensorMap is 128-byte aligned (alignas(128) in cuda.h).
     buf = (ctypes.c_uint8 * 256)()
@@ -212,7 +213,60 @@ def layout(prog):
     return STORAGE if prog.get("strided", False) else "bhnd"
 
 
+def quantize_fp8(x):
+    """x as e4m3 with a per-tensor descale factor (amax / 448, FA3's and
+    Transformer Engine's per-tensor recipe): (x8, descale, the dequantised
+    float64 values the reference computes with)."""
+    descale = max(x.abs().max().item(), 1e-12) / 448.0
+    x8 = (x / descale).to(torch.float8_e4m3fn)
+    return x8, descale, x8.double() * descale
+
+
+def fp8_inputs(b, hq, hkv, nq, nk, d, gen):
+    """fp8 Q and K in [B, N, H, D] storage, V transposed as the kernel takes
+    it ([B, Hkv, D, Nk] over rows padded to a multiple of 16 keys: a tensor
+    map's row stride is a multiple of 16 bytes), a NaN-poisoned bf16 O, the
+    descale factors and the dequantised float64 Q, K, V ([B, H, N, D])."""
+    raw = lambda h, n: torch.randn(b, n, h, d, device="cuda",
+                                   generator=gen).transpose(1, 2)
+    q8, qd, qr = quantize_fp8(raw(hq, nq))
+    k8, kd, kr = quantize_fp8(raw(hkv, nk))
+    v8, vd, vr = quantize_fp8(raw(hkv, nk))
+    pad = (nk + 15) // 16 * 16
+    vt = torch.zeros(b, hkv, d, pad, device="cuda",
+                     dtype=torch.float8_e4m3fn)
+    vt[..., :nk] = v8.transpose(2, 3)
+    vt = vt[..., :nk]
+    o = torch.full((b, nq, hq, d), float("nan"), device="cuda",
+                   dtype=torch.bfloat16).transpose(1, 2)
+    return (q8, k8, vt, o, qd, kd, vd), (qr, kr, vr)
+
+
+def fp8_emulation(q, k, v, causal, scale):
+    """FlashAttention-3's fp8 arithmetic in float64: P = exp(S − rowmax)
+    rounded to e4m3 for P·V, the row sum of the unrounded P. Its error
+    against the exact reference is the error fp8 attention is expected to
+    have (the kernel's running maxima round differently, alike in size)."""
+    g = q.shape[1] // k.shape[1]
+    k = k.repeat_interleave(g, dim=1)
+    v = v.repeat_interleave(g, dim=1)
+    s = torch.matmul(q, k.transpose(-1, -2)) * scale
+    nq, nk = q.shape[2], k.shape[2]
+    if causal:
+        i = torch.arange(nq, device=q.device)[:, None]
+        j = torch.arange(nk, device=q.device)[None, :]
+        s = s.masked_fill(j > i + (nk - nq), float("-inf"))
+    m = s.amax(dim=-1, keepdim=True)
+    m = torch.where(torch.isinf(m), 0, m)
+    p = torch.exp(s - m)
+    p8 = p.float().to(torch.float8_e4m3fn).double()
+    l = p.sum(dim=-1, keepdim=True)
+    return torch.matmul(p8, v) / torch.where(l == 0, 1, l)
+
+
 def run_case(prog, kern, shape, dtype, gen):
+    if prog["variant"] == "fp8":
+        return run_fp8_case(prog, kern, shape, gen)
     b, hq, hkv, nq, nk = shape
     d = prog["head_dim"]
     dt = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
@@ -271,6 +325,45 @@ def run_case(prog, kern, shape, dtype, gen):
         lse_err = (lse.double()[fin] - rl[fin]).abs().max().item() \
             if fin.any() else 0.0
         ok = ok and same_inf and not math.isnan(lse_err) and lse_err < 1e-3
+    return ok, err, lse_err
+
+
+def run_fp8_case(prog, kern, shape, gen):
+    """An fp8 kernel against float64 attention of the dequantised inputs:
+    O within max(2x the fp8 emulation's error + 2e-3, 1e-2) and below 6e-2
+    (the runtime's e4m3 tolerance), LSE within 1e-3 (the scores are exact:
+    fp8 products accumulate in f32)."""
+    b, hq, hkv, nq, nk = shape
+    d = prog["head_dim"]
+    (q8, k8, vt, o, qd, kd, vd), (qr, kr, vr) = fp8_inputs(
+        b, hq, hkv, nq, nk, d, gen)
+    lse = torch.full((b, hq, nq), float("nan"), device="cuda")
+    scale = 1.0 / math.sqrt(d)
+    vals = {"q": q8, "k": k8, "v": vt, "o": o, "lse": lse, "scale": scale,
+            "qd": qd, "kd": kd, "vd": vd}
+    args = [vals[a] for a in prog["args"]]
+    kern.launch(launch_grid(prog, nq, hq, b), prog["threads"], args)
+    torch.cuda.synchronize()
+    ro, rl = reference(qr, kr, vr, prog["causal"], scale, "plain", {})
+    emul = fp8_emulation(qr, kr, vr, prog["causal"], scale)
+    norm = ro.norm().clamp_min(1e-30)
+    emul_err = ((emul - ro).norm() / norm).item()
+    of = o.double()
+    err = ((of - ro).norm() / norm).item()
+    bound = min(max(2 * emul_err + 2e-3, 1e-2), 6e-2)
+    ok = bool(torch.isfinite(of).all()) and err < bound
+    if kern.counter is not None and int(kern.counter.item()) != 0:
+        print(f"  tile counter {int(kern.counter.item())} after the launch")
+        kern.counter.zero_()
+        ok = False
+    inf = torch.isinf(rl)
+    same_inf = bool((torch.isinf(lse) == inf).all()) and \
+        bool((lse[inf] < 0).all())
+    fin = ~inf
+    lse_err = (lse.double()[fin] - rl[fin]).abs().max().item() \
+        if fin.any() else 0.0
+    ok = ok and same_inf and not math.isnan(lse_err) and lse_err < 1e-3
+    print(f"  fp8 emulation's O error {emul_err:.2e} (bound {bound:.2e})")
     return ok, err, lse_err
 
 
@@ -341,6 +434,44 @@ def time_fa4(prog, q, k, v, causal):
         return None
 
 
+def bench_fp8(prog, kern, n, own_bf16):
+    """TFLOP/s of an fp8 kernel and of attn's own bf16 kernel of the same
+    head dim and mask (`own_bf16`: (program, Kernel) or None) at the
+    benchmark shape; SDPA and FA4 have no fp8 forward on sm_90."""
+    d = prog["head_dim"]
+    b, h = 16384 // n, 2048 // d
+    (q8, k8, vt, o, qd, kd, vd), _ = fp8_inputs(b, h, h, n, n, d, None)
+    lse = torch.empty(b, h, n, device="cuda")
+    vals = {"q": q8, "k": k8, "v": vt, "o": o, "lse": lse,
+            "scale": 1.0 / math.sqrt(d), "qd": qd, "kd": kd, "vd": vd}
+    causal = prog["causal"]
+    flops = 4 * b * h * n * n * d / (2 if causal else 1)
+    fn = kern.prepare(launch_grid(prog, n, h, b), prog["threads"],
+                      [vals[a] for a in prog["args"]])
+    # Mirrored order (fp8, bf16, fp8), the fp8 time the mean of its two.
+    first = time_ms(fn)
+    res = {"bf16": None}
+    if own_bf16:
+        bp, bk = own_bf16
+        res["bf16"] = time_ms(bk.prepare(launch_grid(bp, n, h, b),
+                                         bp["threads"],
+                                         bf16_args(bp, b, h, n, d)))
+    res["attn"] = (first + time_ms(fn)) / 2
+    return {kname: (flops / (t * 1e-3) / 1e12 if t else None)
+            for kname, t in res.items()}
+
+
+def bf16_args(prog, b, h, n, d):
+    mk = lambda: gpu_check.make_tensor((b, h, n, d), torch.bfloat16,
+                                       layout(prog), None)
+    vals = {"q": mk(), "k": mk(), "v": mk(),
+            "o": gpu_check.make_tensor((b, h, n, d), torch.bfloat16,
+                                       layout(prog), None, 0.0),
+            "lse": torch.empty(b, h, n, device="cuda"),
+            "scale": 1.0 / math.sqrt(d)}
+    return [vals[a] for a in prog["args"]]
+
+
 def bench(prog, kern, n, dtype, peers=("fa2", "cudnn", "fa4")):
     d = prog["head_dim"]
     b, h = 16384 // n, 2048 // d
@@ -407,6 +538,7 @@ def main():
     if not a.quick:
         shapes += [(1, 8, 2, 4096, 4096), (1, 1, 1, 16384, 16384)]
     results, failed = [], 0
+    fp8_table = []
     for p in progs:
         if a.only and a.only not in p["name"]:
             continue
@@ -435,14 +567,29 @@ def main():
                           p.get("tensor_maps", ()), p.get("tile_counter"))
             ns = [int(x) for x in a.ns.split(",")] if a.ns else (
                 [4096] if a.quick else [2048, 4096, 8192, 16384])
+            own = None
+            if p["variant"] == "fp8":
+                # attn's own bf16 kernel of the same head dim and mask.
+                twin = p["name"].replace("e4m3", "bf16", 1)
+                for bp in progs:
+                    if bp["name"] == twin:
+                        own = (bp, Kernel(os.path.join(a.dir, bp["ptx"]),
+                                          bp["kernel"], bp["smem"],
+                                          bp.get("tensor_maps", ()),
+                                          bp.get("tile_counter")))
             for n in ns:
                 print(f"timing {p['name']} N = {n}", flush=True)
+                if p["variant"] == "fp8":
+                    fp8_table.append((p["name"], n, bench_fp8(p, kern, n,
+                                                              own)))
+                    continue
                 r = bench(p, kern, n, p["dtype"], peers)
                 table.append((p["name"], n, r))
     if a.out:
         json.dump({"seed": seed, "cases": results,
                    "bench": [{"prog": t[0], "n": t[1], **t[2]}
-                             for t in table]}, open(a.out, "w"), indent=1)
+                             for t in table + fp8_table]},
+                  open(a.out, "w"), indent=1)
     print(f"\ncorrectness: {len(results) - failed}/{len(results)} passed "
           f"({time.time() - start:.0f} s in all)")
     if table:
@@ -457,6 +604,15 @@ def main():
             print(f"{name:40s} {n:6d} {f(r['attn'])} {f(r.get('fa2'))} "
                   f"{f(r.get('cudnn'))} {f(r.get('fa4'))} {x2:6.2f} "
                   f"{xc:6.2f} {x4:6.2f}")
+    if fp8_table:
+        print(f"\n{'fp8 kernel':40s} {'N':>6s} {'fp8':>7s} {'bf16':>7s} "
+              f"{'x bf16':>6s}  (TFLOP/s; attn's own bf16 kernel of the "
+              f"same head dim and mask)")
+        f = lambda x: f"{x:7.1f}" if x else "      -"
+        for name, n, r in fp8_table:
+            x = r["attn"] / r["bf16"] if r.get("bf16") else 0
+            print(f"{name:40s} {n:6d} {f(r['attn'])} {f(r.get('bf16'))} "
+                  f"{x:6.2f}")
     sys.exit(1 if failed else 0)
 
 

@@ -438,11 +438,12 @@ struct RingAcquireLowering : public TilePattern<RingAcquireOp> {
 struct AsyncLoadTileLowering : public TilePattern<AsyncLoadTileOp> {
   using TilePattern::TilePattern;
 
-  /// One bulk tensor copy per 128-byte slab (64 columns) of the tile, from
-  /// the source's tensor map at coordinates (innermost first) column 64·s,
-  /// the indices reversed; slab s lands at s · rows · 128 bytes, 128-byte
-  /// swizzled as #attn.shared slabs are. Issued by one thread, completing
-  /// on the slot's "full" barrier.
+  /// One bulk tensor copy per 128-byte slab (C = 64 16-bit or 128 8-bit
+  /// columns) of the tile, from the source's tensor map at coordinates
+  /// (innermost first) column C·s, the indices reversed (a column window:
+  /// its first column + C·s, then the other indices reversed); slab s lands
+  /// at s · rows · 128 bytes, 128-byte swizzled as #attn.shared slabs are.
+  /// Issued by one thread, completing on the slot's "full" barrier.
   LogicalResult bulkCopy(AsyncLoadTileOp op, OpAdaptor adaptor, Emitter &e,
                          RingType rt, Value dst,
                          ConversionPatternRewriter &rewriter) const {
@@ -457,14 +458,21 @@ struct AsyncLoadTileLowering : public TilePattern<AsyncLoadTileOp> {
     SharedTile st(rt.getTile());
     Value full = barrierAddress(e, adaptor.getRing(), adaptor.getSlot(), rt,
                                 /*empty=*/false);
-    SmallVector<Value> coords = {Value()};
+    const bool window = static_cast<bool>(op.getCols());
+    SmallVector<Value> coords;
+    if (!window)
+      coords.push_back(Value());
     for (Value i : llvm::reverse(adaptor.getIndices()))
       coords.push_back(e.to32(i));
+    Value col0 = window ? coords[0] : Value();
+    const int64_t slabCols =
+        128 / (rt.getTile().getElementType().getIntOrFloatBitWidth() / 8);
     OpBuilder::InsertionGuard g(rewriter);
     onlyBulkCopier(e, info);
     auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
-    for (int64_t slab = 0; slab < st.cols / 64; ++slab) {
-      coords[0] = e.c32(64 * slab);
+    for (int64_t slab = 0; slab < st.cols / slabCols; ++slab) {
+      coords[0] = window ? (slab ? e.add(col0, e.c32(slabCols * slab)) : col0)
+                         : e.c32(slabCols * slab);
       Value to = LLVM::AddrSpaceCastOp::create(
           rewriter, op.getLoc(), clusterPtr,
           e.gepBytes(dst, e.c32(st.chunkGroupBytes(slab))));
@@ -488,6 +496,11 @@ struct AsyncLoadTileLowering : public TilePattern<AsyncLoadTileOp> {
     if (filledByBulkCopies(op.getRing()))
       return op.emitError("unsupported: copies and bulk copies into one "
                           "ring (its fills are counted one way)");
+    if (op.getCols() ||
+        rt.getTile().getElementType().getIntOrFloatBitWidth() != 16)
+      return op.emitError("unsupported: a copy of a column window or of "
+                          "8-bit elements that is not a bulk copy (cp.async "
+                          "copies whole rows of 16-bit tiles)");
     GlobalRows g = globalRows(e, adaptor.getSource(), adaptor.getIndices());
     emitTileCopy(e, info, SharedTile(rt.getTile()),
                  rt.getTile().getElementType(), g.base, g.stride, g.row0,

@@ -38,9 +38,10 @@ namespace {
 /// The element type's name in #attn.kernel_info and the manifest (the
 /// runtime's dtype names).
 std::string dtypeName(Type et) {
-  return ::attn::dtypeName(et.isBF16()  ? ::attn::DType::BF16
-                           : et.isF16() ? ::attn::DType::F16
-                                        : ::attn::DType::F32);
+  return ::attn::dtypeName(et.isBF16()                  ? ::attn::DType::BF16
+                           : et.isF16()                 ? ::attn::DType::F16
+                           : isa<Float8E4M3FNType>(et) ? ::attn::DType::E4M3
+                                                        : ::attn::DType::F32);
 }
 
 /// The gpu.module `attn_kernels` of `top` that every kernel goes into,
@@ -354,17 +355,22 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
   WalkResult dotsAgree = grid.getBody()->walk([&](DotOp dot) {
     auto acc = cast<RankedTensorType>(dot.getType());
     auto lhs = cast<RankedTensorType>(dot.getLhs().getType());
+    // Q·Kᵀ reads Q against Kᵀ; P·V reads P against V, or with fp8 (P an
+    // 8-bit register tile) against V transposed.
+    bool fp8Pv = lhs.getElementType().getIntOrFloatBitWidth() == 8 &&
+                 isa_and_nonnull<MmaLayoutAttr>(lhs.getEncoding());
+    bool scores = dot.getRhsTransposed() && !fp8Pv;
     bool ok = agree(blockM, acc.getDimSize(0)) &&
-              (dot.getRhsTransposed() ? agree(blockN, acc.getDimSize(1)) &&
-                                            agree(headDim, lhs.getDimSize(1))
-                                      : agree(headDimV, acc.getDimSize(1)));
+              (scores ? agree(blockN, acc.getDimSize(1)) &&
+                            agree(headDim, lhs.getDimSize(1))
+                      : agree(headDimV, acc.getDimSize(1)));
     if (!ok) {
       dot.emitError("unsupported: products of different block sizes in one "
                     "GPU program (the kernel describes one query block, key "
                     "block and head dim)");
       return WalkResult::interrupt();
     }
-    if (dot.getRhsTransposed() && dtype.empty()) {
+    if (scores && dtype.empty()) {
       Type et = lhs.getElementType();
       dtype = dtypeName(et);
     }
@@ -523,10 +529,14 @@ void mlir::attn::gpu_lowering::launchKernel(scf::ForallOp grid,
   Value smem = arith::ConstantOp::create(
       hb, loc, hb.getI32IntegerAttr(static_cast<int32_t>(k.smemBytes)));
   SmallVector<Value> launchArgs(func.getArguments());
-  for (auto [arg, rows] : k.maps)
-    launchArgs.push_back(TensorMapOp::create(hb, loc, ptrType,
-                                             func.getArgument(arg), rows,
-                                             /*box_cols=*/64));
+  // A box is one 128-byte slab wide: 64 16-bit or 128 8-bit columns.
+  for (auto [arg, rows] : k.maps) {
+    Value mem = func.getArgument(arg);
+    int64_t elemBits =
+        cast<MemRefType>(mem.getType()).getElementTypeBitWidth();
+    launchArgs.push_back(TensorMapOp::create(hb, loc, ptrType, mem, rows,
+                                             /*box_cols=*/1024 / elemBits));
+  }
   // A dynamic grid's tile counter: a zeroed i32 of device memory for the
   // launch, last (the kernel leaves it zero).
   Value counter;

@@ -19,12 +19,16 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx) {
     Attribute enc = t.getEncoding();
     if (!enc)
       return std::nullopt; // a tile without a layout cannot be lowered
+    // 8-bit floats (fp8's P) are bytes in registers: LLVM has no fp8 type,
+    // and only cvt and wgmma read them.
+    Type elem = t.getElementType();
+    if (isa<FloatType>(elem) && elem.getIntOrFloatBitWidth() == 8)
+      elem = IntegerType::get(ctx, 8);
     if (auto mma = dyn_cast<MmaLayoutAttr>(enc))
-      return VectorType::get({mma.getElementsPerThread(t.getShape())},
-                             t.getElementType());
+      return VectorType::get({mma.getElementsPerThread(t.getShape())}, elem);
     if (auto slice = dyn_cast<SliceLayoutAttr>(enc))
       return VectorType::get({slice.getElementsPerThread(t.getDimSize(0))},
-                             t.getElementType());
+                             elem);
     if (isa<SharedLayoutAttr>(enc))
       return LLVM::LLVMPointerType::get(ctx, 3);
     return std::nullopt;

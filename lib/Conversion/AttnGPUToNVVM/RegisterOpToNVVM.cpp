@@ -97,6 +97,46 @@ struct ElementwiseLowering : public ConversionPattern {
   }
 };
 
+/// P8 = truncf(P) to f8E4M3FN on a register tile: cvt.rn.satfinite.e4m3x2
+/// per pair of elements (FlashAttention-3's rounding of P: out-of-range
+/// values saturate to ±448, NaN stays NaN), the bytes in the tile's element
+/// order (the wgmma lowering regroups them into its A fragment).
+struct TruncFToFp8Lowering : public OpConversionPattern<arith::TruncFOp> {
+  TruncFToFp8Lowering(TileTypeConverter &tc, MLIRContext *ctx)
+      : OpConversionPattern<arith::TruncFOp>(tc, ctx, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(arith::TruncFOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto t = dyn_cast<RankedTensorType>(op.getType());
+    if (!t || !isa<Float8E4M3FNType>(t.getElementType()) ||
+        !isa_and_nonnull<MmaLayoutAttr>(t.getEncoding()))
+      return failure();
+    auto in = dyn_cast<VectorType>(adaptor.getIn().getType());
+    if (!in || !in.getElementType().isF32() || in.getNumElements() % 2)
+      return op.emitError() << "unsupported: truncf to " << t
+                            << " from anything but an f32 register tile";
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    auto i8 = rewriter.getI8Type();
+    auto pairTy = VectorType::get({2}, i8);
+    Type f8 = Float8E4M3FNType::get(rewriter.getContext());
+    SmallVector<Value> bytes;
+    for (int64_t i = 0; i < in.getNumElements(); i += 2) {
+      // The vector form holds cvt(b) in byte 0 and cvt(a) in byte 1.
+      Value pair = NVVM::ConvertF32x2ToF8x2Op::create(
+          rewriter, loc, pairTy, e.extract(adaptor.getIn(), i + 1),
+          e.extract(adaptor.getIn(), i), NVVM::FPRoundingMode::RN,
+          NVVM::SaturationMode::SATFINITE, /*relu=*/false, f8);
+      bytes.push_back(e.extract(pair, 0));
+      bytes.push_back(e.extract(pair, 1));
+    }
+    rewriter.replaceOp(
+        op, e.fromElements(VectorType::get({in.getNumElements()}, i8), bytes));
+    return success();
+  }
+};
+
 /// A' = A·broadcast(α) on an #attn.mma tile, α a row vector in its slice,
 /// marked attn.skip_unit_factors (by attn-assign-layouts, where it pays):
 /// each thread multiplies its elements by its rows' factors only if one of
@@ -554,5 +594,5 @@ void mlir::attn::gpu_lowering::populateRegisterOpPatterns(
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ElementwiseLowering, ReduceLowering, BroadcastLowering,
                MaskLowering, IotaLowering, GatherLowering, RowScaleLowering,
-               FusedExponentLowering>(tc, ctx);
+               FusedExponentLowering, TruncFToFp8Lowering>(tc, ctx);
 }

@@ -13,6 +13,10 @@
 //     register A operand has mma.sync's A-fragment layout per warp). MLIR's
 //     nvvm.wgmma.mma_async takes descriptors only: this form is one
 //     wgmma instruction in an llvm.inline_asm.
+//   fp8 (e4m3, k = 32): both operands K-major (wgmma reads 8-bit operands
+//     only so: V arrives transposed); a k-step is 32 bytes of a row, as for
+//     16-bit elements, so the descriptors step alike. A P from registers is
+//     regrouped within each quad (fp8RegisterA).
 //   rhs in #attn.shared<slab = 128>: rhs_transposed ([N, K], K) K-major,
 //     else ([K, N], V) N-major (imm-trans-b = 1)
 //
@@ -131,6 +135,76 @@ void pinRegisters(Emitter &e, MutableArrayRef<Value> f32s,
     v = LLVM::ExtractValueOp::create(e.b, e.loc, pinned, i++);
 }
 
+/// The wgmma A fragment of 8-bit elements for k-step kk from a thread's
+/// bytes in the accumulator's order (element 4·n + e of n-tile n: rows g
+/// (e = 0, 1) and g + 8 (e = 2, 3), columns 8n + 2q + e % 2).
+///
+/// The A fragment (mma.sync's m16n8k32 8-bit A per warp) wants, per row
+/// r in {g, g + 8}, the k-step's columns 4q..4q+3 in register 2·0 + r and
+/// 16 + 4q..16 + 4q + 3 in register 2·1 + r. The thread holds columns
+/// 2q, 2q+1 of each n-tile instead: n-tiles 4kk..4kk+3 are the pairs
+/// A, B, C, D at columns 2q, 8 + 2q, 16 + 2q, 24 + 2q of the k-step.
+/// Columns 4q..4q+3 are pairs A (q < 2) or B (q >= 2) of quad lanes
+/// 2q mod 4 and 2q+1 mod 4, and columns 16 + 4q.. the C or D pairs of the
+/// same lanes. So each lane packs U = A | C << 16 and V = B | D << 16 and
+/// two shuffles move them: in the first an even lane sends U and an odd
+/// one V, in the second the other way round; lane q reads lane
+/// s1 = ((q & 1) << 1) | (q >> 1) first and s1 ^ 1 second, which gives
+/// lanes 0, 1 the U of lanes 2q and 2q+1 (in that order) and lanes 2, 3
+/// the V of lanes 2(q−2)+1 and 2(q−2) (swapped). With (lo, hi) the two in
+/// column order, register 0 is lo[0:16] | hi[0:16] << 16 and register 1
+/// lo[16:32] | hi[16:32] << 16.
+SmallVector<Value, 4> fp8RegisterA(Emitter &e, Value bytes, int64_t kk) {
+  OpBuilder &b = e.b;
+  Type i32 = e.i32();
+  Value lane = e.lane();
+  Value q = e.urem(lane, e.c32(4));
+  Value even = e.cmp(arith::CmpIPredicate::eq,
+                     arith::AndIOp::create(b, e.loc, q, e.c32(1)), e.c32(0));
+  Value low = e.cmp(arith::CmpIPredicate::ult, q, e.c32(2));
+  Value quad = arith::AndIOp::create(b, e.loc, lane, e.c32(~3));
+  Value s1 = arith::OrIOp::create(
+      b, e.loc,
+      arith::ShLIOp::create(b, e.loc,
+                            arith::AndIOp::create(b, e.loc, q, e.c32(1)),
+                            e.c32(1)),
+      arith::ShRUIOp::create(b, e.loc, q, e.c32(1)));
+  Value src1 = arith::OrIOp::create(b, e.loc, quad, s1);
+  Value src2 = arith::OrIOp::create(b, e.loc, quad, e.xori(s1, e.c32(1)));
+  // Four bytes of the thread's vector as one i32 (the first in the low
+  // byte).
+  auto word = [&](int64_t b0, int64_t b1, int64_t b2, int64_t b3) -> Value {
+    Value v = vector::ShuffleOp::create(b, e.loc, bytes, bytes,
+                                        ArrayRef<int64_t>{b0, b1, b2, b3});
+    return LLVM::BitcastOp::create(b, e.loc, i32, v);
+  };
+  auto shfl = [&](Value v, Value src) -> Value {
+    return NVVM::ShflOp::create(b, e.loc, i32, e.c32(-1), v, src, e.c32(0x1f),
+                                NVVM::ShflKind::idx, UnitAttr());
+  };
+  auto at = [](int64_t n, int64_t el) { return n * 4 + el; };
+  SmallVector<Value, 4> regs(4);
+  for (int64_t r = 0; r < 2; ++r) {
+    int64_t el = 2 * r;
+    int64_t nA = 4 * kk, nB = nA + 1, nC = nA + 2, nD = nA + 3;
+    Value u = word(at(nA, el), at(nA, el + 1), at(nC, el), at(nC, el + 1));
+    Value v = word(at(nB, el), at(nB, el + 1), at(nD, el), at(nD, el + 1));
+    Value r1 = shfl(e.select(even, u, v), src1);
+    Value r2 = shfl(e.select(even, v, u), src2);
+    Value lo = e.select(low, r1, r2), hi = e.select(low, r2, r1);
+    Value mask16 = e.c32(0xFFFF);
+    // register r: lo[0:16] | hi[0:16] << 16; register 2 + r: the high
+    // halves.
+    regs[r] = arith::OrIOp::create(
+        b, e.loc, arith::AndIOp::create(b, e.loc, lo, mask16),
+        arith::ShLIOp::create(b, e.loc, hi, e.c32(16)));
+    regs[2 + r] = arith::OrIOp::create(
+        b, e.loc, arith::ShRUIOp::create(b, e.loc, lo, e.c32(16)),
+        arith::AndIOp::create(b, e.loc, hi, e.c32(int32_t(0xFFFF0000u))));
+  }
+  return regs;
+}
+
 bool isZeroConstant(Value v) {
   auto cst = v.getDefiningOp<arith::ConstantOp>();
   if (!cst)
@@ -160,25 +234,35 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
     };
     Type et = lhsTy.getElementType();
     auto lhsRegs = dyn_cast_or_null<MmaLayoutAttr>(lhsTy.getEncoding());
-    if (!(et.isBF16() || et.isF16()) || rhsTy.getElementType() != et ||
+    const bool fp8 = isa<Float8E4M3FNType>(et);
+    if (!(et.isBF16() || et.isF16() || fp8) || rhsTy.getElementType() != et ||
         !accTy.getElementType().isF32() || !slab(rhsTy) ||
         !(slab(lhsTy) || lhsRegs == mma))
       return op.emitError()
-             << "unsupported: attn.dot on wgmma needs f16/bf16 operands, the "
-                "rhs in #attn.shared slabs, the lhs there or in the "
-                "accumulator's layout, and f32 accumulators, got "
+             << "unsupported: attn.dot on wgmma needs f16/bf16/f8E4M3FN "
+                "operands, the rhs in #attn.shared slabs, the lhs there or in "
+                "the accumulator's layout, and f32 accumulators, got "
              << lhsTy << ", " << rhsTy << ", " << accTy;
+    // A k-step is 32 bytes of a row: 16 16-bit or 32 8-bit elements.
+    const int64_t kStep = fp8 ? 32 : 16;
     const int64_t N = accTy.getDimSize(1), K = lhsTy.getDimSize(1);
-    if (K % 16 || N % 8)
+    if (K % kStep || N % 8)
       return op.emitError() << "unsupported: attn.dot on wgmma needs K in "
-                               "multiples of 16 and N in multiples of 8, got "
+                               "multiples of "
+                            << kStep
+                            << " and N in multiples of 8, got "
                                "K = "
                             << K << ", N = " << N;
+    // 8-bit operands are read K-major only (no transposed B).
+    if (fp8 && !op.getRhsTransposed())
+      return op.emitError() << "unsupported: an fp8 attn.dot with an N-major "
+                               "rhs (wgmma reads 8-bit operands K-major "
+                               "only: give the rhs transposed)";
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     Emitter e(rewriter, loc);
     Type f32 = e.f32();
-    const int64_t KS = K / 16;
+    const int64_t KS = K / kStep;
     const bool kMajorB = op.getRhsTransposed();
     SharedTile rhs(rhsTy);
     // This warpgroup's 64 rows of the lhs.
@@ -195,12 +279,17 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
     for (int64_t i = 0; i < N / 2; ++i)
       acc.push_back(zeroAcc ? e.cf(0.0f) : e.extract(accVec, i));
 
-    auto ptxType = et.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    auto ptxType = fp8           ? NVVM::WGMMATypes::e4m3
+                   : et.isBF16() ? NVVM::WGMMATypes::bf16
+                                 : NVVM::WGMMATypes::f16;
     // A from registers: per k-step kk the n-tiles 2kk, 2kk+1 of the
     // thread's elements (rows g, g + 8; columns 2q, 2q + 1 and + 8),
-    // packed in pairs.
+    // packed in pairs; 8-bit elements regrouped in the quad.
     SmallVector<Value> aRegs;
-    if (lhsRegs) {
+    if (lhsRegs && fp8) {
+      for (int64_t kk = 0; kk < KS; ++kk)
+        llvm::append_range(aRegs, fp8RegisterA(e, adaptor.getLhs(), kk));
+    } else if (lhsRegs) {
       Value lhsVec = adaptor.getLhs();
       auto at = [&](int64_t n, int64_t el) { return n * 4 + el; };
       for (int64_t kk = 0; kk < KS; ++kk)
@@ -265,7 +354,7 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
             inout = LLVM::InsertValueOp::create(rewriter, loc, inout, in[i], i);
           result = NVVM::WgmmaMmaAsyncOp::create(
               rewriter, loc, structTy, inout, aDesc, bDesc,
-              NVVM::MMAShapeAttr::get(ctx, 64, cols, 16),
+              NVVM::MMAShapeAttr::get(ctx, 64, cols, kStep),
               NVVM::WGMMATypesAttr::get(ctx, ptxType),
               NVVM::WGMMATypesAttr::get(ctx, ptxType),
               NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
@@ -286,14 +375,19 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
           // scale-d predicate.
           std::string asmStr;
           llvm::raw_string_ostream os(asmStr);
-          os << "wgmma.mma_async.sync.aligned.m64n" << cols << "k16.f32."
-             << (et.isBF16() ? "bf16.bf16" : "f16.f16") << " {";
+          // (8-bit types take no transpose immediates: K-major only.)
+          os << "wgmma.mma_async.sync.aligned.m64n" << cols << "k" << kStep
+             << ".f32."
+             << (fp8 ? "e4m3.e4m3" : et.isBF16() ? "bf16.bf16" : "f16.f16")
+             << " {";
           for (int64_t i = 0; i < count; ++i)
             os << (i ? ", " : "") << "$" << i;
           os << "}, {$" << 2 * count << ", $" << 2 * count + 1 << ", $"
              << 2 * count + 2 << ", $" << 2 * count + 3 << "}, $"
-             << 2 * count + 4 << ", $" << 2 * count + 5 << ", 1, 1, "
-             << (kMajorB ? 0 : 1) << ";";
+             << 2 * count + 4 << ", $" << 2 * count + 5 << ", 1, 1";
+          if (!fp8)
+            os << ", " << (kMajorB ? 0 : 1);
+          os << ";";
           std::string constraints = tiedF32Constraints(count, "r,r,r,r,l,b");
           SmallVector<Value> operands(in);
           operands.append(a.begin(), a.end());

@@ -89,7 +89,7 @@ func.func @not_slab(%q: memref<?x64xbf16>, %o: memref<?x64xf32>, %n: index) {
   scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
     %qt = attn.load_tile %q[%c0] rows %n : memref<?x64xbf16> -> tensor<64x64xbf16, #sh>
     %z = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
-    // expected-error @+1 {{unsupported: attn.dot on wgmma needs f16/bf16 operands, the rhs in #attn.shared slabs, the lhs there or in the accumulator's layout, and f32 accumulators}}
+    // expected-error @+1 {{unsupported: attn.dot on wgmma needs f16/bf16/f8E4M3FN operands, the rhs in #attn.shared slabs, the lhs there or in the accumulator's layout, and f32 accumulators}}
     %s = attn.dot %qt, %qt, %z {rhs_transposed} : tensor<64x64xbf16, #sh>, tensor<64x64xbf16, #sh> -> tensor<64x64xf32, #acc>
     attn.store_tile %s, %o[%c0] rows %n : tensor<64x64xf32, #acc>, memref<?x64xf32>
   }

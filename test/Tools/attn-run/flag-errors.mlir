@@ -53,6 +53,8 @@
 // Element types and targets.
 // RUN: not attn-run --dtype f8 2>&1 | FileCheck %s --check-prefix=F8
 // F8: attn-run: error: unknown --dtype 'f8' (expected f32, f16 or bf16)
+// RUN: not attn-run --dtype e4m3 2>&1 | FileCheck %s --check-prefix=E4M3
+// E4M3: attn-run: error: unsupported: --dtype e4m3 (fp8 attention lowers only to sm_90a's wgmma; attn-run runs the CPU path
 // RUN: not attn-run --dtype F32 2>&1 | FileCheck %s --check-prefix=F32UPPER
 // F32UPPER: attn-run: error: unknown --dtype 'F32' (expected f32, f16 or bf16)
 // RUN: not attn-run --target gpu 2>&1 | FileCheck %s --check-prefix=GPU

@@ -102,13 +102,17 @@ static LogicalResult verifyLayout(function_ref<InFlightDiagnostic()> emitError,
         t.getElementType().isInteger(32) && !plain.getSwizzle() &&
         !plain.getPad() && !plain.getSlab())
       return success();
-    if (t.getRank() != 2 || bits != 16 || t.getDimSize(1) % 8 ||
-        t.getDimSize(0) % 8)
-      return emitError() << "#attn.shared holds 2-d tiles of 16-bit elements "
-                            "with rows and columns in multiples of 8 (or "
-                            "one unswizzled i32, a tile queue's slot), got "
-                         << t;
     auto shared = cast<SharedLayoutAttr>(enc);
+    // 8-bit tiles (fp8) only in slabs: wgmma and bulk copies read them,
+    // never ldmatrix.
+    bool eightBitSlab = bits == 8 && shared.getSlab();
+    if (t.getRank() != 2 || (bits != 16 && !eightBitSlab) ||
+        t.getDimSize(1) % 8 || t.getDimSize(0) % 8)
+      return emitError() << "#attn.shared holds 2-d tiles of 16-bit elements "
+                            "(8-bit ones in slabs) with rows and columns in "
+                            "multiples of 8 (or one unswizzled i32, a tile "
+                            "queue's slot), got "
+                         << t;
     if (shared.getSlab() && (t.getDimSize(1) * bits / 8) % shared.getSlab())
       return emitError() << "#attn.shared slabs of " << shared.getSlab()
                          << " bytes need rows of a multiple of that, got " << t;
@@ -193,14 +197,18 @@ LogicalResult AsyncLoadTileOp::verify() {
     return emitOpError() << "ring element type " << tile.getElementType()
                          << " must match source element type "
                          << mem.getElementType();
-  size_t expected = mem.getRank() - 1;
+  // A column window names every dim's index (the last the first column).
+  bool window = static_cast<bool>(getCols());
+  size_t expected = mem.getRank() - (window ? 0 : 1);
   if (mem.getRank() < 2 || getIndices().size() != expected)
     return emitOpError() << "expected " << expected
-                         << " indices (all but the last dim of a source of "
-                            "rank >= 2), got "
+                         << (window ? " indices (one per dim of a source of "
+                                      "rank >= 2, with cols), got "
+                                    : " indices (all but the last dim of a "
+                                      "source of rank >= 2), got ")
                          << getIndices().size();
-  if (mem.isDynamicDim(mem.getRank() - 1) ||
-      mem.getDimSize(mem.getRank() - 1) != tile.getDimSize(1))
+  if (!window && (mem.isDynamicDim(mem.getRank() - 1) ||
+                  mem.getDimSize(mem.getRank() - 1) != tile.getDimSize(1)))
     return emitOpError() << "the source's last dim must be static and equal "
                             "the tile columns ("
                          << tile.getDimSize(1) << ")";
@@ -217,9 +225,10 @@ std::string AsyncLoadTileOp::bulkCopyRefusal(RankedTensorType tile,
   std::string why;
   llvm::raw_string_ostream os(why);
   auto layout = dyn_cast_or_null<SharedLayoutAttr>(tile.getEncoding());
-  if (!layout || layout.getSlab() != 128 ||
-      tile.getElementType().getIntOrFloatBitWidth() != 16)
-    os << "bulk copies fill 16-bit #attn.shared tiles of 128-byte slabs, got '"
+  unsigned bits = tile.getElementType().getIntOrFloatBitWidth();
+  if (!layout || layout.getSlab() != 128 || (bits != 16 && bits != 8))
+    os << "bulk copies fill 16-bit or 8-bit #attn.shared tiles of 128-byte "
+          "slabs, got '"
        << tile << "'";
   else if (source.getRank() > 5)
     os << "bulk copies read sources of rank 2 to 5, got " << source.getRank();

@@ -34,7 +34,8 @@ int64_t AttentionOp::getHeadDim() {
   return cast<MemRefType>(getQuery().getType()).getDimSize(3);
 }
 int64_t AttentionOp::getValueHeadDim() {
-  return cast<MemRefType>(getValue().getType()).getDimSize(3);
+  return cast<MemRefType>(getValue().getType())
+      .getDimSize(getVTransposed() ? 2 : 3);
 }
 Type AttentionOp::getElementType() {
   return cast<MemRefType>(getQuery().getType()).getElementType();
@@ -144,9 +145,12 @@ LogicalResult AttentionOp::verify() {
   auto o = cast<MemRefType>(getOutput().getType());
 
   // Element types: one of f32/f16/bf16, the same on Q, K, V and O; split
-  // partials are f32 (they are summed again by the merge).
-  if (!isSupportedElementType(q.getElementType()))
-    return emitOpError() << "query element type must be f32, f16 or bf16, got "
+  // partials are f32 (they are summed again by the merge). fp8 inputs
+  // (e4m3) write an f16 or bf16 O.
+  bool fp8 = isFp8();
+  if (!fp8 && !isSupportedElementType(q.getElementType()))
+    return emitOpError() << "query element type must be f32, f16, bf16 or "
+                            "f8E4M3FN, got "
                          << q.getElementType();
   for (const Named &n : ArrayRef(operands).drop_front().take_front(3)) {
     Type et = cast<MemRefType>(n.value.getType()).getElementType();
@@ -154,6 +158,13 @@ LogicalResult AttentionOp::verify() {
       if (!et.isF32())
         return emitOpError() << "split_kv output element type must be f32, "
                                 "got "
+                             << et;
+      continue;
+    }
+    if (fp8 && n.value == getOutput()) {
+      if (!et.isF16() && !et.isBF16())
+        return emitOpError() << "output element type must be f16 or bf16 "
+                                "with fp8 inputs, got "
                              << et;
       continue;
     }
@@ -168,21 +179,52 @@ LogicalResult AttentionOp::verify() {
            << "lse element type must be f32, got "
            << cast<MemRefType>(getLse().getType()).getElementType();
 
+  // fp8: the dequantisation factors, V's transposed layout, and what the
+  // fp8 lowering does not cover yet.
+  bool vt = getVTransposed();
+  if (fp8 != vt)
+    return emitOpError()
+           << (fp8 ? "fp8 needs v_transposed (V as [B, Hkv, Dv, Nk], keys "
+                     "contiguous: the tensor cores read 8-bit operands only "
+                     "along the reduced dimension)"
+                   : "v_transposed is the fp8 layout of V; with f16, bf16 "
+                     "or f32 inputs give V as [B, Hkv, Nk, Dv]");
+  if (getQDescale() && !fp8)
+    return emitOpError() << "descale(...) dequantises fp8 inputs; the inputs "
+                            "are "
+                         << q.getElementType();
+  if (fp8) {
+    const char *what = split               ? "split_kv"
+                       : getKvLens()       ? "a KV cache (kv_lens)"
+                       : isVarlen()        ? "varlen"
+                       : getWindowLeft() || getWindowRight()
+                           ? "a sliding window"
+                       : getSoftcapAttr() ? "a soft-cap"
+                       : hasScoreMod()    ? "a score_mod region"
+                                          : nullptr;
+    if (what)
+      return emitOpError() << "unsupported: fp8 inputs with " << what
+                           << " (not implemented yet)";
+  }
+  const unsigned vHeadDim = vt ? 2 : 3, vKeyDim = getValueKeyDim();
+
   // Head dims are static; Q and K share D, V and O share Dv.
-  for (const Named &n : ArrayRef(operands).take_front(4))
-    if (cast<MemRefType>(n.value.getType()).isDynamicDim(3 + n.lead))
-      return emitOpError() << "head dim (dim " << 3 + n.lead << ") of "
-                           << n.name << " must be static";
+  for (const Named &n : ArrayRef(operands).take_front(4)) {
+    unsigned d = n.value == getValue() ? vHeadDim : 3 + n.lead;
+    if (cast<MemRefType>(n.value.getType()).isDynamicDim(d))
+      return emitOpError() << "head dim (dim " << d << ") of " << n.name
+                           << " must be static";
+  }
   if (q.getDimSize(3) != k.getDimSize(3))
     return emitOpError() << "head dim of query (" << q.getDimSize(3)
                          << ") must equal head dim of key (" << k.getDimSize(3)
                          << ")";
-  if (v.getDimSize(3) != o.getDimSize(3 + lead))
-    return emitOpError() << "head dim of value (" << v.getDimSize(3)
+  if (v.getDimSize(vHeadDim) != o.getDimSize(3 + lead))
+    return emitOpError() << "head dim of value (" << v.getDimSize(vHeadDim)
                          << ") must equal head dim of output ("
                          << o.getDimSize(3 + lead) << ")";
   for (auto [what, hd] : {std::pair{"head dim", q.getDimSize(3)},
-                          std::pair{"value head dim", v.getDimSize(3)}})
+                          std::pair{"value head dim", v.getDimSize(vHeadDim)}})
     if (hd > kMaxHeadDim)
       return emitOpError() << "unsupported: " << what << " " << hd
                            << " (at most " << kMaxHeadDim << ")";
@@ -280,7 +322,7 @@ LogicalResult AttentionOp::verify() {
   // Sequences: O has Nq rows, K and V have Nk rows (paged: the page size).
   if (failed(
           dc.same("query", q, 2, "output", o, 2 + lead, "sequence length")) ||
-      failed(dc.same("key", k, 2, "value", v, 2,
+      failed(dc.same("key", k, 2, "value", v, vKeyDim,
                      paged ? "page size" : "sequence length")))
     return failure();
   if (paged && failed(dc.same("key", k, 0, "value", v, 0, "pages")))
@@ -711,10 +753,11 @@ LogicalResult DotOp::verify() {
     if (failed(verifyNonEmpty(*this, name, t)))
       return failure();
   }
-  if (!isSupportedElementType(lhs.getElementType()) ||
+  if (!(isSupportedElementType(lhs.getElementType()) ||
+        isa<Float8E4M3FNType>(lhs.getElementType())) ||
       lhs.getElementType() != rhs.getElementType())
-    return emitOpError() << "lhs and rhs must share an f32, f16 or bf16 "
-                            "element type, got "
+    return emitOpError() << "lhs and rhs must share an f32, f16, bf16 or "
+                            "f8E4M3FN element type, got "
                          << lhs.getElementType() << " and "
                          << rhs.getElementType();
   if (!acc.getElementType().isF32())

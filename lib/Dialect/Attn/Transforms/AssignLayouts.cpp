@@ -287,7 +287,9 @@ struct AssignLayoutsPass
           return dot.emitError()
                  << "unsupported: dots with " << t.getDimSize(0) << " and "
                  << rows << " rows in one GPU program";
-        if (dot.getRhsTransposed()) {
+        // Q·Kᵀ: a loaded lhs against a transposed rhs (P·V reads P from
+        // registers, also against a transposed V with fp8).
+        if (dot.getRhsTransposed() && dot.getLhs().getDefiningOp<LoadTileOp>()) {
           d = std::max(
               d, cast<RankedTensorType>(dot.getLhs().getType()).getDimSize(1));
           bc = t.getDimSize(1);
@@ -376,9 +378,13 @@ struct AssignLayoutsPass
         return;
       }
       auto load = v.getDefiningOp<LoadTileOp>();
-      // (A column window is read straight into registers.)
-      bool fromShared = load && !load.getCols() && t.getRank() == 2 &&
-                        t.getElementType().getIntOrFloatBitWidth() == 16 &&
+      // (A column window that no product reads - a score bias - is read
+      // straight into registers; fp8's transposed V block is a window that
+      // wgmma reads from shared memory. 8-bit tiles exist only for wgmma.)
+      unsigned bits = t.getElementType().getIntOrFloatBitWidth();
+      bool fromShared = load && t.getRank() == 2 &&
+                        (bits == 16 || (bits == 8 && tiling->wgmma)) &&
+                        (!load.getCols() || tiling->wgmma) &&
                         llvm::any_of(v.getUses(), isDotOperandUse);
       if (!fromShared) {
         setEncoding(v, registerLayout(t));

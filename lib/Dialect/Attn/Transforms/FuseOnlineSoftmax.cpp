@@ -386,12 +386,12 @@ FailureOr<Value> scoresOf(scf::ForOp maxLoop) {
   return red.getInput();
 }
 
-/// In a "pv" loop: yield(attn.dot(P, V, iter)); returns the dot.
+/// In a "pv" loop: yield(attn.dot(P, V, iter)) (V as [Bc, Dv], or
+/// transposed as [Dv, Bc]: fp8's layout); returns the dot.
 FailureOr<DotOp> pvDotOf(scf::ForOp pvLoop) {
   auto yield = cast<scf::YieldOp>(pvLoop.getBody()->getTerminator());
   auto dot = yield.getOperand(0).getDefiningOp<DotOp>();
-  if (!dot || dot.getAcc() != pvLoop.getRegionIterArg(0) ||
-      dot.getRhsTransposed())
+  if (!dot || dot.getAcc() != pvLoop.getRegionIterArg(0))
     return pvLoop.emitError() << "cannot fuse the softmax: 'pv' loop must "
                                  "yield attn.dot(P, V, carried)";
   return dot;
@@ -645,7 +645,7 @@ LogicalResult fuse(NaiveSoftmax &n, DominanceInfo &dom, double tau) {
             status = failure();
           Value v = vmap.lookupOrDefault(pvDot->getRhs());
           Value accNew = DotOp::create(lb, bl, accType, pCast, v, accScaled,
-                                       /*rhs_transposed=*/false);
+                                       pvDot->getRhsTransposed());
           scf::YieldOp::create(lb, bl, ValueRange{mNew, lNew, accNew});
         });
     if (failed(status)) {

@@ -134,11 +134,14 @@ Block *gridBodyOf(Operation *grid) {
 bool fitsRing(LoadTileOp load) {
   auto mem = cast<MemRefType>(load.getSource().getType());
   auto tile = cast<RankedTensorType>(load.getType());
-  // (attn.async_load_tile copies whole rows: no column windows.)
-  return !load.getCols() && tile.getRank() == 2 && mem.getRank() >= 2 &&
-         mem.isStrided() && !mem.isDynamicDim(mem.getRank() - 1) &&
-         mem.getDimSize(mem.getRank() - 1) == tile.getDimSize(1) &&
-         tile.getElementType().getIntOrFloatBitWidth() == 16 &&
+  // Whole rows of 16-bit tiles; a column window only for 8-bit tiles
+  // (fp8's transposed V, which bulk copies fill).
+  unsigned bits = tile.getElementType().getIntOrFloatBitWidth();
+  bool window = static_cast<bool>(load.getCols());
+  bool wholeRows = !window && !mem.isDynamicDim(mem.getRank() - 1) &&
+                   mem.getDimSize(mem.getRank() - 1) == tile.getDimSize(1);
+  return tile.getRank() == 2 && mem.getRank() >= 2 && mem.isStrided() &&
+         ((bits == 16 && wholeRows) || (bits == 8 && (wholeRows || window))) &&
          tile.getDimSize(0) % 8 == 0 && tile.getDimSize(1) % 8 == 0;
 }
 
@@ -241,6 +244,8 @@ std::optional<LoopPlan> planLoop(scf::ForOp loop, bool singleSlot) {
     llvm::SmallPtrSet<Operation *, 16> slice;
     SmallVector<Value> worklist(load.getIndices());
     worklist.push_back(load.getRows());
+    if (Value cols = load.getCols())
+      worklist.push_back(cols);
     bool dependsOnIV = false, predictable = true;
     while (!worklist.empty()) {
       Value v = worklist.pop_back_val();
@@ -507,7 +512,8 @@ struct PipelineKVLoopPass
       Value ring = AllocRingOp::create(b, loc, type);
       Value slot = arith::ConstantIndexOp::create(b, loc, 0);
       AsyncLoadTileOp::create(b, loc, load.getSource(), load.getIndices(),
-                              load.getRows(), ring, slot);
+                              load.getRows(), load.getCols(), ring, slot,
+                              /*bulk=*/nullptr);
       if (!useBarriers) {
         AsyncCommitOp::create(b, loc);
       } else {
@@ -606,9 +612,11 @@ private:
       if (useBarriers)
         RingAcquireOp::create(b, load.getLoc(), ringOf[i], slot,
                               fillOf(b, loc, ringOf[i], block, numSlots));
+      Value cols = load.getCols();
       AsyncLoadTileOp::create(b, load.getLoc(), load.getSource(), indices,
-                              map.lookupOrDefault(load.getRows()), ringOf[i],
-                              slot);
+                              map.lookupOrDefault(load.getRows()),
+                              cols ? map.lookupOrDefault(cols) : Value(),
+                              ringOf[i], slot, /*bulk=*/nullptr);
       if (useBarriers)
         AsyncArriveOp::create(b, load.getLoc(), ringOf[i], slot);
     }

@@ -47,10 +47,11 @@ struct SelectGPUBlocksPass
       // The tensor cores take 16-bit inputs: an f32 problem runs on the CPU
       // path, not as a GPU kernel that would fail deep in the lowering.
       Type et = cast<ShapedType>(op.getQuery().getType()).getElementType();
-      if (!et.isF16() && !et.isBF16()) {
+      if (!et.isF16() && !et.isBF16() && !op.isFp8()) {
         op.emitError() << "unsupported: " << et
-                       << " attention on the GPU (the tensor cores take f16 "
-                          "and bf16; f32 runs on the CPU path)";
+                       << " attention on the GPU (the tensor cores take f16, "
+                          "bf16 and, on sm_90a, f8E4M3FN; f32 runs on the "
+                          "CPU path)";
         return WalkResult::interrupt();
       }
       Builder b(op.getContext());
@@ -93,6 +94,23 @@ struct SelectGPUBlocksPass
           op.getHeadDim() % 64 == 0 && op.getValueHeadDim() % 64 == 0;
       bool warpgroups =
           wgmma == 1 || (wgmma == -1 && target.hasWarpgroupMma() && wgmmaFits);
+      // An fp8 row of 64 bytes would need the 64-byte swizzle, which the
+      // slab layout does not have yet.
+      if (op.isFp8() && (op.getHeadDim() % 128 || op.getValueHeadDim() % 128)) {
+        op.emitError() << "unsupported: fp8 attention at head dims "
+                       << op.getHeadDim() << "/" << op.getValueHeadDim()
+                       << " (multiples of 128 only: a row of fp8 tiles fills "
+                          "whole 128-byte swizzled slabs)";
+        return WalkResult::interrupt();
+      }
+      if (op.isFp8() && !(warpgroups && target.hasWarpgroupMma())) {
+        op.emitError() << "unsupported: fp8 attention on " << chip
+                       << (target.hasWarpgroupMma()
+                               ? " without wgmma (head dims must be multiples "
+                                 "of 64, and wgmma not turned off)"
+                               : " (fp8 products are sm_90a's wgmma)");
+        return WalkResult::interrupt();
+      }
       if (warpgroups) {
         bq = d <= 64 ? 64 : 128;
         bkv = d <= 128 ? 128 : 64;
@@ -106,6 +124,13 @@ struct SelectGPUBlocksPass
             !op.getSplitKv() && !op.getWindowLeft() && !op.getWindowRight() &&
             op.getScoreMod().empty())
           bq = 128;
+        // fp8 tiles arrive by bulk copies only: 128 rows, two consumer
+        // warpgroups behind the copying producer; V's transposed block
+        // has rows of Bc bytes, a whole 128-byte slab at Bc = 128.
+        if (op.isFp8()) {
+          bq = 128;
+          bkv = 128;
+        }
         // A long static sequence takes the tall block (tallQueryBlock).
         int64_t nq = cast<MemRefType>(op.getQuery().getType()).getDimSize(2);
         TallQueryBlock tall = tallQueryBlock(
@@ -115,7 +140,8 @@ struct SelectGPUBlocksPass
             nq >= tall.minSeqQ)
           bq = tall.rows;
       }
-      if ((bq * d + 4 * bkv * d) * 2 > target.getSmemPerBlock()) {
+      const int64_t elemBytes = op.isFp8() ? 1 : 2;
+      if ((bq * d + 4 * bkv * d) * elemBytes > target.getSmemPerBlock()) {
         bq = 64;
         bkv = 32;
       }

@@ -82,24 +82,34 @@ bool bulkCopyable(AsyncLoadTileOp load) {
   auto mem = cast<MemRefType>(load.getSource().getType());
   if (!AsyncLoadTileOp::bulkCopyRefusal(tile, mem).empty())
     return false;
-  int64_t tileRows = tile.getDimSize(0);
-  std::optional<int64_t> whole = getConstantIntValue(load.getRows());
+  // The extent along the copy's last index: rows, or with a column window
+  // columns (its rows must then be whole).
+  Value cols = load.getCols();
+  if (cols) {
+    std::optional<int64_t> rows = getConstantIntValue(load.getRows());
+    if (!rows || *rows != tile.getDimSize(0))
+      return false;
+  }
+  int64_t tileExtent = tile.getDimSize(cols ? 1 : 0);
+  Value extent = cols ? cols : load.getRows();
+  int64_t axisDim = mem.getRank() - (cols ? 1 : 2);
+  std::optional<int64_t> whole = getConstantIntValue(extent);
   if (whole)
-    return *whole == tileRows;
-  auto min = load.getRows().getDefiningOp<arith::MinSIOp>();
+    return *whole == tileExtent;
+  auto min = extent.getDefiningOp<arith::MinSIOp>();
   if (!min)
     return false;
   for (auto [left, bound] : {std::pair{min.getLhs(), min.getRhs()},
                              std::pair{min.getRhs(), min.getLhs()}}) {
     std::optional<int64_t> c = getConstantIntValue(bound);
     auto sub = left.getDefiningOp<arith::SubIOp>();
-    if (!c || *c != tileRows || !sub ||
+    if (!c || *c != tileExtent || !sub ||
         sub.getRhs() != load.getIndices().back())
       continue;
     auto dim = sub.getLhs().getDefiningOp<memref::DimOp>();
     std::optional<int64_t> axis = dim ? dim.getConstantIndex() : std::nullopt;
     if (dim && dim.getSource() == load.getSource() && axis &&
-        *axis == mem.getRank() - 2)
+        *axis == axisDim)
       return true;
   }
   return false;

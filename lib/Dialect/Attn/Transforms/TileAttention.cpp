@@ -489,6 +489,11 @@ struct TileAttentionPass
     TargetAttr target;
     if (failed(chooseBlocks(op, blocks, target)))
       return failure();
+    // fp8 products exist only as Hopper's warpgroup MMA (e4m3, k = 32).
+    if (op.isFp8() && !target.hasWarpgroupMma())
+      return op.emitError() << "unsupported: fp8 attention on target "
+                            << target.getArch()
+                            << " (it lowers to wgmma only: sm_90a)";
 
     OpBuilder b(op);
     Location loc = op.getLoc();
@@ -501,6 +506,16 @@ struct TileAttentionPass
     scale.dynamic = op.getDynamicScale();
     if (!scale.dynamic)
       scale.constant = static_cast<float>(op.getScaleValue());
+    // fp8: the scores of the dequantised inputs, scale·(qd·Q8)·(kd·K8)ᵀ =
+    // (scale·qd·kd)·Q8·K8ᵀ: one run-time scale, computed once.
+    if (Value qd = op.getQDescale()) {
+      Value s = scale.dynamic
+                    ? scale.dynamic
+                    : arith::ConstantOp::create(
+                          b, loc, b.getF32FloatAttr(scale.constant));
+      s = arith::MulFOp::create(b, loc, s, qd);
+      scale.dynamic = arith::MulFOp::create(b, loc, s, op.getKDescale());
+    }
     bool causal = op.getCausal();
 
     Value q = op.getQuery(), k = op.getKey();
@@ -698,7 +713,11 @@ struct TileAttentionPass
     // Pass 3: O = Σ_j (exp(scale·(S − m)) / l) · V_j, with P rounded to the
     // element type of V as the tensor cores will consume it.
     auto accType = RankedTensorType::get({br, dv}, f32);
-    auto vType = RankedTensorType::get({blocks.blockKV, dv}, elemType);
+    // V's block: [Bc, Dv], or with v_transposed [Dv, Bc] (columns kvStart..
+    // of V's [Dv, Nk] matrix), read as the transposed operand of P·V.
+    const bool vt = op.getVTransposed();
+    auto vType = vt ? RankedTensorType::get({dv, blocks.blockKV}, elemType)
+                    : RankedTensorType::get({blocks.blockKV, dv}, elemType);
     Value acc = emitPass(
         b, loc, pc, segments, "pv", scale, splat(b, loc, accType, 0.0),
         [&](OpBuilder &lb, Value s, Value kvStart, Value kvRows,
@@ -718,8 +737,19 @@ struct TileAttentionPass
           Value vRows = kvRows;
           if (!getConstantIntValue(kvRows) && !op.getKvLens() && !varlen) {
             IndexMath im{lb, loc};
-            vRows = im.min(im.sub(im.dim(op.getValue(), 2), kvStart),
-                           im.cst(blocks.blockKV));
+            vRows = im.min(
+                im.sub(im.dim(op.getValue(), op.getValueKeyDim()), kvStart),
+                im.cst(blocks.blockKV));
+          }
+          if (vt) {
+            // (No KV cache or packed batch with fp8: the verifier's rule.)
+            IndexMath im{lb, loc};
+            Value vTile = LoadTileOp::create(
+                lb, loc, vType, op.getValue(),
+                ValueRange{pc.b, pc.kvHead, im.cst(0), kvStart}, im.cst(dv),
+                vRows);
+            return DotOp::create(lb, loc, accType, p, vTile, accOld,
+                                 /*rhs_transposed=*/true);
           }
           Value vTile =
               LoadTileOp::create(lb, loc, vType, op.getValue(),
@@ -728,6 +758,10 @@ struct TileAttentionPass
                                /*rhs_transposed=*/false);
         });
 
+    // fp8: O of the dequantised V, vd·(P·V8).
+    if (Value vd = op.getVDescale())
+      acc = arith::MulFOp::create(b, loc, acc,
+                                  tensor::SplatOp::create(b, loc, accType, vd));
     // Split partials carry the split index first.
     SmallVector<Value> outIdx = {pc.memB, hIdx, qRow};
     if (split)

@@ -15,17 +15,20 @@ std::string mlir::attn::wgmmaObstacle(ArrayRef<DotOp> dots, int64_t rows) {
   for (DotOp dot : dots)
     for (Value v : {dot.getLhs(), dot.getRhs()}) {
       auto t = cast<RankedTensorType>(v.getType());
-      if (t.getElementType().getIntOrFloatBitWidth() != 16)
-        return "a dot operand of " +
-               std::to_string(t.getElementType().getIntOrFloatBitWidth()) +
-               "-bit elements (wgmma layouts are for f16/bf16)";
-      if (v == dot.getRhs() && t.getDimSize(1) % 64)
+      // A 128-byte slab holds 64 16-bit or 128 8-bit (fp8) columns.
+      unsigned bits = t.getElementType().getIntOrFloatBitWidth();
+      bool fp8 = isa<Float8E4M3FNType>(t.getElementType());
+      if (bits != 16 && !fp8)
+        return "a dot operand of " + std::to_string(bits) +
+               "-bit elements (wgmma layouts are for f16/bf16 and "
+               "f8E4M3FN)";
+      int64_t slabCols = 1024 / bits;
+      bool fromShared = v == dot.getRhs() || v.getDefiningOp<LoadTileOp>();
+      if (fromShared && t.getDimSize(1) % slabCols)
         return "a dot operand of " + std::to_string(t.getDimSize(1)) +
-               " columns (wgmma's 128-byte slabs need multiples of 64)";
-      if (v == dot.getLhs() && v.getDefiningOp<LoadTileOp>() &&
-          t.getDimSize(1) % 64)
-        return "a dot operand of " + std::to_string(t.getDimSize(1)) +
-               " columns (wgmma's 128-byte slabs need multiples of 64)";
+               " columns of " + std::to_string(bits) +
+               "-bit elements (wgmma's 128-byte slabs need multiples of " +
+               std::to_string(slabCols) + ")";
     }
   return "";
 }

@@ -16,14 +16,23 @@
 
 namespace attn {
 
-enum class DType { F32, F16, BF16 };
+/// E4M3: fp8 (f8E4M3FN, FlashAttention-3's e4m3: no infinities, one NaN
+/// pattern per sign, largest finite 448). The compiler lowers fp8 Q, K and
+/// V with an f16/bf16 O on sm_90a; the runtime's forward does not take
+/// them yet (Validate refuses them).
+enum class DType { F32, F16, BF16, E4M3 };
 
-/// "f32", "f16", "bf16".
+/// "f32", "f16", "bf16", "e4m3".
 const char *dtypeName(DType t);
 /// Parses a dtype name; false if unknown.
 bool parseDType(const std::string &name, DType &out);
 /// Bytes per element.
 size_t dtypeSize(DType t);
+
+/// f8E4M3FN conversions: round to nearest even, saturating to ±448
+/// (satfinite, as the GPU's cvt.rn.satfinite); NaN stays NaN.
+float e4m3ToFloat(uint8_t x);
+uint8_t floatToE4m3(float f);
 
 /// IEEE binary16 and bfloat16 conversions, round to nearest even.
 float halfToFloat(uint16_t h);

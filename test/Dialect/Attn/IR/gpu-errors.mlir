@@ -152,7 +152,7 @@ func.func @f(%i: index) {
 
 func.func @bulk_not_slabs(%k: memref<?x?x?x64xbf16>, %i: index,
                           %r: !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>>) {
-  // expected-error @+1 {{bulk copies fill 16-bit #attn.shared tiles of 128-byte slabs, got 'tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>'}}
+  // expected-error @+1 {{bulk copies fill 16-bit or 8-bit #attn.shared tiles of 128-byte slabs, got 'tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>'}}
   attn.async_load_tile %k[%i, %i, %i] rows %i, %r[%i] {bulk} : memref<?x?x?x64xbf16>, !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>>
   return
 }
@@ -194,7 +194,7 @@ func.func @tile_queue_slot(%s: index) -> index {
 // -----
 
 func.func @tile_queue_swizzled(%s: index) {
-  // expected-error @+1 {{#attn.shared holds 2-d tiles of 16-bit elements with rows and columns in multiples of 8 (or one unswizzled i32, a tile queue's slot), got 'tensor<1x1xi32, #attn.shared<swizzle = 8, pad = 0>>'}}
+  // expected-error @+1 {{#attn.shared holds 2-d tiles of 16-bit elements (8-bit ones in slabs) with rows and columns in multiples of 8 (or one unswizzled i32, a tile queue's slot), got 'tensor<1x1xi32, #attn.shared<swizzle = 8, pad = 0>>'}}
   %r = attn.alloc_ring : !attn.ring<2, tensor<1x1xi32, #attn.shared<swizzle = 8, pad = 0>>>
   return
 }
@@ -220,5 +220,25 @@ func.func @claim_from_consumers(%s: index) {
     attn.claim_tile %q[%s] fill %s, tiles %s programs %s : !attn.ring<2, tensor<1x1xi32, #attn.shared<swizzle = 0, pad = 0>>>
   } producer {
   }
+  return
+}
+
+// -----
+
+// A column window names one index per source dim.
+func.func @window_indices(%vt: memref<?x?x128x?xf8E4M3FN>, %i: index) {
+  %r = attn.alloc_ring : !attn.ring<2, tensor<128x128xf8E4M3FN, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  // expected-error @+1 {{expected 4 indices (one per dim of a source of rank >= 2, with cols), got 3}}
+  attn.async_load_tile %vt[%i, %i, %i] rows %i cols %i, %r[%i]
+      : memref<?x?x128x?xf8E4M3FN>, !attn.ring<2, tensor<128x128xf8E4M3FN, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  return
+}
+
+// -----
+
+// 8-bit tiles live only in slabs (wgmma and bulk copies read them).
+func.func @fp8_unslabbed() {
+  // expected-error @+1 {{#attn.shared holds 2-d tiles of 16-bit elements (8-bit ones in slabs)}}
+  %r = attn.alloc_ring : !attn.ring<2, tensor<64x128xf8E4M3FN, #attn.shared<swizzle = 8, pad = 0>>>
   return
 }

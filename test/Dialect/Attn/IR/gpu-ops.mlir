@@ -162,3 +162,18 @@ func.func @bulk(%k: memref<?x?x?x128xbf16>, %i: index, %n: index) -> !llvm.ptr {
   %m = attn.tensor_map %k box [64, 64] : memref<?x?x?x128xbf16> -> !llvm.ptr
   return %m : !llvm.ptr
 }
+
+// -----
+
+// A column window of fp8 elements (the transposed V block of an fp8
+// attention, [Dv, Bc] of [B, Hkv, Dv, Nk]) in a ring of 128-byte slabs,
+// filled by bulk copies.
+// CHECK-LABEL: func.func @fp8_window
+// CHECK:         attn.async_load_tile %arg0[%arg1, %arg1, %arg1, %arg2] rows %arg3 cols %arg2, %{{.*}}[%arg1] {bulk} : memref<?x?x128x?xf8E4M3FN>, !attn.ring<2, tensor<128x128xf8E4M3FN, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+func.func @fp8_window(%vt: memref<?x?x128x?xf8E4M3FN>, %i: index, %n: index,
+                      %rows: index) {
+  %r = attn.alloc_ring : !attn.ring<2, tensor<128x128xf8E4M3FN, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  attn.async_load_tile %vt[%i, %i, %i, %n] rows %rows cols %n, %r[%i] {bulk}
+      : memref<?x?x128x?xf8E4M3FN>, !attn.ring<2, tensor<128x128xf8E4M3FN, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  return
+}

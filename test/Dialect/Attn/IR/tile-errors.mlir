@@ -197,7 +197,7 @@ func.func @dot_operand_rank(%a: tensor<16x16xf32>, %b: tensor<16xf32>) {
 
 func.func @dot_element_types(%a: tensor<16x16xf16>, %b: tensor<16x16xbf16>,
                              %c: tensor<16x16xf32>) {
-  // expected-error @+1 {{'attn.dot' op lhs and rhs must share an f32, f16 or bf16 element type, got 'f16' and 'bf16'}}
+  // expected-error @+1 {{'attn.dot' op lhs and rhs must share an f32, f16, bf16 or f8E4M3FN element type, got 'f16' and 'bf16'}}
   %0 = attn.dot %a, %b, %c : tensor<16x16xf16>, tensor<16x16xbf16> -> tensor<16x16xf32>
   return
 }
@@ -234,7 +234,7 @@ func.func @dot_acc_shape(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>,
 // -----
 
 func.func @dot_i8(%a: tensor<4x8xi8>, %c: tensor<4x4xf32>) -> tensor<4x4xf32> {
-  // expected-error @below {{lhs and rhs must share an f32, f16 or bf16 element type, got 'i8' and 'i8'}}
+  // expected-error @below {{lhs and rhs must share an f32, f16, bf16 or f8E4M3FN element type, got 'i8' and 'i8'}}
   %r = attn.dot %a, %a, %c {rhs_transposed} : tensor<4x8xi8>, tensor<4x8xi8> -> tensor<4x4xf32>
   return %r : tensor<4x4xf32>
 }

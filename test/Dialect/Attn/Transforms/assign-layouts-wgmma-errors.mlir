@@ -14,7 +14,7 @@
 // BADSELECT: error: pass option wgmma must be -1 (heuristic), 0 or 1, got -2{{$}}
 func.func @d96(%q: memref<?x?x?x96xbf16>, %k: memref<?x?x?x96xbf16>,
                %v: memref<?x?x?x96xbf16>, %o: memref<?x?x?x96xbf16>) {
-  // expected-error @+1 {{unsupported: wgmma layouts with a dot operand of 96 columns (wgmma's 128-byte slabs need multiples of 64)}}
+  // expected-error @+1 {{unsupported: wgmma layouts with a dot operand of 96 columns of 16-bit elements (wgmma's 128-byte slabs need multiples of 64)}}
   attn.attention %q, %k, %v into %o
       : memref<?x?x?x96xbf16>, memref<?x?x?x96xbf16>, memref<?x?x?x96xbf16>,
         memref<?x?x?x96xbf16>

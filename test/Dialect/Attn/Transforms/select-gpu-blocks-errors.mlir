@@ -4,12 +4,25 @@
 // The GPU kernels take f16 and bf16 (the tensor cores' inputs): an f32
 // problem is refused where the GPU pipeline starts, with the op's location,
 // not deep in the lowering.
-// CHECK: select-gpu-blocks-errors.mlir:[[@LINE+4]]:3: error: unsupported: 'f32' attention on the GPU (the tensor cores take f16 and bf16; f32 runs on the CPU path)
+// CHECK: select-gpu-blocks-errors.mlir:[[@LINE+4]]:3: error: unsupported: 'f32' attention on the GPU (the tensor cores take f16, bf16 and, on sm_90a, f8E4M3FN; f32 runs on the CPU path)
 func.func @f32(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
                %v: memref<?x?x?x64xf32>, %o: memref<?x?x?x64xf32>) {
-  // expected-error @+1 {{unsupported: 'f32' attention on the GPU (the tensor cores take f16 and bf16; f32 runs on the CPU path)}}
+  // expected-error @+1 {{unsupported: 'f32' attention on the GPU (the tensor cores take f16, bf16 and, on sm_90a, f8E4M3FN; f32 runs on the CPU path)}}
   attn.attention %q, %k, %v into %o
       : memref<?x?x?x64xf32>, memref<?x?x?x64xf32>, memref<?x?x?x64xf32>,
         memref<?x?x?x64xf32>
+  return
+}
+
+// -----
+
+// An fp8 row of 64 bytes would need the 64-byte swizzle.
+func.func @fp8_d64(%q: memref<?x?x?x64xf8E4M3FN>,
+                   %v: memref<?x?x64x?xf8E4M3FN>,
+                   %o: memref<?x?x?x64xbf16>) {
+  // expected-error @+1 {{unsupported: fp8 attention at head dims 64/64 (multiples of 128 only: a row of fp8 tiles fills whole 128-byte swizzled slabs)}}
+  attn.attention %q, %q, %v into %o {v_transposed}
+      : memref<?x?x?x64xf8E4M3FN>, memref<?x?x?x64xf8E4M3FN>,
+        memref<?x?x64x?xf8E4M3FN>, memref<?x?x?x64xbf16>
   return
 }

@@ -183,3 +183,4 @@ func.func @d64_long(%q2k: memref<1x8x2048x64xbf16>, %q1k: memref<1x8x1024x64xbf1
         memref<1x8x4096x64xbf16>, memref<1x8x2048x64xbf16>
   return
 }
+

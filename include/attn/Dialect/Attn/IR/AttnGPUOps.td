@@ -50,7 +50,8 @@ def Attn_AllocRingOp : Attn_Op<"alloc_ring"> {
   let assemblyFormat = "attr-dict `:` qualified(type($ring))";
 }
 
-def Attn_AsyncLoadTileOp : Attn_Op<"async_load_tile"> {
+def Attn_AsyncLoadTileOp : Attn_Op<"async_load_tile",
+                                   [AttrSizedOperandSegments]> {
   let summary = "Start copying a block of rows into a ring slot";
   let description = [{
     Starts an asynchronous copy of `rows` rows of `source` at `indices` (as
@@ -67,7 +68,15 @@ def Attn_AsyncLoadTileOp : Attn_Op<"async_load_tile"> {
     `attn.async_arrive`), not in a copy group. Rows past the source's end
     read as zero, so `rows` must be what remains of the source from the
     row index (at most the tile's rows) or the tile's rows. The tile must be
-    a 16-bit #attn.shared tile of 128-byte slabs, the source of rank 2 to 5.
+    a 16-bit or 8-bit #attn.shared tile of 128-byte slabs, the source of
+    rank 2 to 5.
+
+    With `cols` the tile is a window of columns, as `attn.load_tile ... cols`
+    reads it: one index per source dim (the last the first column), columns
+    past `cols` zero. Only bulk copies take a window (fp8's transposed V
+    block, [Dv, Bc] of a [B, Hkv, Dv, Nk] V): its rows are whole and `cols`
+    is what remains of the source from the column index or the tile's
+    columns.
 
     Example:
 
@@ -79,12 +88,21 @@ def Attn_AsyncLoadTileOp : Attn_Op<"async_load_tile"> {
   }];
   let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$source,
                    Variadic<Index>:$indices, Index:$rows,
+                   Optional<Index>:$cols,
                    Arg<Attn_RingType, "", [MemWrite]>:$ring, Index:$slot,
                    UnitAttr:$bulk);
   let assemblyFormat = [{
-    $source `[` $indices `]` `rows` $rows `,` $ring `[` $slot `]` attr-dict
-    `:` type($source) `,` qualified(type($ring))
+    $source `[` $indices `]` `rows` $rows (`cols` $cols^)? `,` $ring `[` $slot
+    `]` attr-dict `:` type($source) `,` qualified(type($ring))
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$source, "::mlir::ValueRange":$indices,
+                   "::mlir::Value":$rows, "::mlir::Value":$ring,
+                   "::mlir::Value":$slot), [{
+      build($_builder, $_state, source, indices, rows, /*cols=*/::mlir::Value(),
+            ring, slot, /*bulk=*/nullptr);
+    }]>
+  ];
   let extraClassDeclaration = [{
     /// Why `tile` (a ring slot) and `source` cannot take a bulk tensor
     /// copy, or "" where they can: a 16-bit #attn.shared tile of 128-byte

@@ -51,6 +51,17 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
       region that computes it (tanh with `afn`: on the GPU tanh.approx.f32),
       a parameter of the kernel the runtime serves; it excludes a score_mod
       region (write the cap in the region there).
+    * fp8 (FlashAttention-3's interface): Q, K and V of f8E4M3FN hold
+      quantised values, Q = q_descale · Q8 and so on, with the three f32
+      factors `descale(%qd, %kd, %vd)` (each 1 when absent); O is f16 or bf16
+      and the result is the attention of the dequantised inputs:
+      S = scale·qd·kd·Q8·K8ᵀ, O = vd · softmax(S)·V8. P is rounded to e4m3
+      (satfinite) for the P·V product, as in FlashAttention-3. V is given
+      transposed, `v_transposed`: `[B, Hkv, Dv, Nk]`, keys contiguous (the
+      tensor cores read 8-bit operands only along the reduced dimension).
+      Lowered on sm_90a (wgmma) only; not yet with a KV cache, varlen,
+      split_kv, a sliding window, a soft-cap or a score_mod region.
+    * `v_transposed`: V is `[B, Hkv, Dv, Nk]` (fp8 only).
     * GQA/MQA: Hq must be a multiple of Hkv; query head h reads kv head h/G.
       The verifier checks it for static head counts; with dynamic ones it is
       a precondition of the compiled code (attn-run and the runtime check
@@ -166,6 +177,15 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
           memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
     ```
 
+    fp8 inputs, V transposed, a bf16 output:
+
+    ```mlir
+    attn.attention %q, %k, %vt into %o descale(%qd, %kd, %vd)
+        {causal, v_transposed}
+        : memref<?x?x?x128xf8E4M3FN>, memref<?x?x?x128xf8E4M3FN>,
+          memref<?x?x128x?xf8E4M3FN>, memref<?x?x?x128xbf16>
+    ```
+
     Decoding from a paged KV cache (one query row per sequence):
 
     ```mlir
@@ -192,6 +212,9 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
         [MemRead]>:$cu_seqlens_q,
     Arg<Optional<AnyMemRef>, "key offsets of a packed batch [B + 1], i32",
         [MemRead]>:$cu_seqlens_k,
+    Arg<Optional<F32>, "fp8: dequantisation factor of Q">:$q_descale,
+    Arg<Optional<F32>, "fp8: dequantisation factor of K">:$k_descale,
+    Arg<Optional<F32>, "fp8: dequantisation factor of V">:$v_descale,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<I64Attr>:$window_left,
@@ -200,7 +223,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     OptionalAttr<I64Attr>:$block_kv,
     OptionalAttr<Attn_TargetAttr>:$target,
     UnitAttr:$split_kv,
-    OptionalAttr<F32Attr>:$softcap
+    OptionalAttr<F32Attr>:$softcap,
+    UnitAttr:$v_transposed
   );
   let regions = (region AnyRegion:$score_mod);
   let assemblyFormat = [{
@@ -211,6 +235,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     (`pages` `(` $page_table^ `:` type($page_table) `)`)?
     (`varlen` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `:` type($cu_seqlens_q) `,`
         type($cu_seqlens_k) `)`)?
+    (`descale` `(` $q_descale^ `,` $k_descale `,` $v_descale `)`)?
     (`score_mod` $score_mod^)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `,`
     type($output)
@@ -232,8 +257,12 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     int64_t getHeadDim();
     /// Head dimension of V and O (static).
     int64_t getValueHeadDim();
-    /// The element type shared by Q, K, V and O.
+    /// The dim of V that counts its keys: 2, or 3 when `v_transposed`.
+    unsigned getValueKeyDim() { return getVTransposed() ? 3 : 2; }
+    /// The element type of Q, K and V (and of O, except for fp8 inputs).
     ::mlir::Type getElementType();
+    /// Whether Q, K and V are fp8 (f8E4M3FN).
+    bool isFp8() { return ::llvm::isa<::mlir::Float8E4M3FNType>(getElementType()); }
     /// The compile-time softmax scale: the `scale` attribute, or 1/sqrt(D).
     /// Only for an op without `dynamic_scale` (whose scale is known only at
     /// run time).
@@ -386,7 +415,8 @@ def Attn_DotOp : Attn_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let summary = "Tile matrix product with f32 accumulation";
   let description = [{
     `result = acc + lhs · rhs` (or `lhs · rhsᵀ` with `rhs_transposed`).
-    Operands are f16, bf16 or f32 (both alike), widened exactly to f32;
+    Operands are f16, bf16, f32 or f8E4M3FN (both alike), widened exactly
+    to f32;
     `acc` and `result` are f32.
 
     Example (S = Q·Kᵀ for a 64×64 block, D = 128):
