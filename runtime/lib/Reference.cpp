@@ -72,8 +72,7 @@ uint8_t floatToE4m3(float f) {
   }
   if (lo == 0)
     return sign;
-  double above = e4m3ToFloat(uint8_t(lo)),
-         below = e4m3ToFloat(uint8_t(lo - 1));
+  double above = e4m3ToFloat(uint8_t(lo)), below = e4m3ToFloat(uint8_t(lo - 1));
   int code = (a - below < above - a)   ? lo - 1
              : (a - below > above - a) ? lo
              : ((lo - 1) % 2 == 0)     ? lo - 1
@@ -248,8 +247,8 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
         const double *qi = &q[size_t(row * D)];
         double *oi = &o[size_t(row * Dv)];
         double &li = lse[size_t(row)];
-        const KeyRange keys = visibleKeys(i, sq.nq, Nk, p.causal,
-                                          p.windowLeft, p.windowRight);
+        const KeyRange keys =
+            visibleKeys(i, sq.nq, Nk, p.causal, p.windowLeft, p.windowRight);
         const int64_t first = keys.first, visible = keys.end;
         if (visible <= first) {
           li = -std::numeric_limits<double>::infinity();

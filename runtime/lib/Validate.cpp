@@ -207,8 +207,9 @@ Status checkProblem(const ForwardProblem &p) {
   for (auto [name, w] : {std::pair{"window_left", p.windowLeft},
                          std::pair{"window_right", p.windowRight}})
     if (w < -1 || w > kInt32Max)
-      return invalid(std::string(name) + " must be -1 (no bound) or in [0, "
-                                         "2^31), got " +
+      return invalid(std::string(name) +
+                     " must be -1 (no bound) or in [0, "
+                     "2^31), got " +
                      std::to_string(w));
   // The kernels take the cap as an f32: it must stay positive and finite
   // there too.
@@ -514,8 +515,7 @@ int64_t chooseKVSplits(const ForwardProblem &p, int smCount, int blockM,
                        int blockN, int64_t forced) {
   // A packed batch's sequences are tiled whole, and a sliding window's
   // keys too (neither has a split_kv form yet).
-  if (smCount <= 0 || blockM <= 0 || blockN <= 0 || p.varlen() ||
-      p.hasWindow())
+  if (smCount <= 0 || blockM <= 0 || blockN <= 0 || p.varlen() || p.hasWindow())
     return 1;
   const int64_t blocks = (p.seqQ + blockM - 1) / blockM * p.headsQ * p.batch;
   // A grid of most of a wave already keeps the device busy.

@@ -37,8 +37,8 @@ TEST(Conversions, HalfRoundTripAndEdges) {
 }
 
 TEST(Conversions, E4M3RoundTripAndEdges) {
-  EXPECT_EQ(e4m3ToFloat(0x38), 1.0f);       // 0 0111 000
-  EXPECT_EQ(e4m3ToFloat(0x7E), 448.0f);     // the largest finite
+  EXPECT_EQ(e4m3ToFloat(0x38), 1.0f);                 // 0 0111 000
+  EXPECT_EQ(e4m3ToFloat(0x7E), 448.0f);               // the largest finite
   EXPECT_EQ(e4m3ToFloat(0x01), std::ldexp(1.0f, -9)); // smallest subnormal
   EXPECT_EQ(e4m3ToFloat(0x08), std::ldexp(1.0f, -6)); // smallest normal
   EXPECT_TRUE(std::isnan(e4m3ToFloat(0x7F)));

@@ -640,10 +640,10 @@ LogicalResult scoreModFunction(
       auto pred = cmp.getPredicate();
       unsigned a = in[0], b = in[1];
       steps.push_back([=](Slots &v) {
-        v[res].i = arith::applyCmpPredicate(pred, APFloat(v[a].f),
-                                            APFloat(v[b].f))
-                       ? -1
-                       : 0;
+        v[res].i =
+            arith::applyCmpPredicate(pred, APFloat(v[a].f), APFloat(v[b].f))
+                ? -1
+                : 0;
       });
     } else if (isa<arith::SelectOp>(o)) {
       unsigned c = in[0], a = in[1], b = in[2];
@@ -1397,8 +1397,7 @@ int main(int argc, char **argv) {
       if (l.trim().getAsInteger(10, p.windowLeft) ||
           r.trim().getAsInteger(10, p.windowRight) || p.windowLeft < -1 ||
           p.windowRight < -1 || p.windowLeft > INT32_MAX ||
-          p.windowRight > INT32_MAX ||
-          (p.windowLeft < 0 && p.windowRight < 0))
+          p.windowRight > INT32_MAX || (p.windowLeft < 0 && p.windowRight < 0))
         return fail("--window takes L,R: bounds in [0, 2^31) or -1 for none, "
                     "at least one of them a bound; got '" +
                     optWindow + "'");

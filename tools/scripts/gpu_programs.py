@@ -331,8 +331,10 @@ def run_case(prog, kern, shape, dtype, gen):
 def run_fp8_case(prog, kern, shape, gen):
     """An fp8 kernel against float64 attention of the dequantised inputs:
     O within max(2x the fp8 emulation's error + 2e-3, 1e-2) and below 6e-2
-    (the runtime's e4m3 tolerance), LSE within 1e-3 (the scores are exact:
-    fp8 products accumulate in f32)."""
+    (the runtime's e4m3 tolerance), LSE within 5e-3: Hopper's fp8 tensor
+    cores accumulate with fewer bits than f32 (about 14 kept, DeepSeek-V3
+    §3.3.2), so the scores are not exact (seen: LSE off by up to 1.7e-3 at
+    D = 256, 9e-4 at D = 128, H100)."""
     b, hq, hkv, nq, nk = shape
     d = prog["head_dim"]
     (q8, k8, vt, o, qd, kd, vd), (qr, kr, vr) = fp8_inputs(
@@ -362,7 +364,7 @@ def run_fp8_case(prog, kern, shape, gen):
     fin = ~inf
     lse_err = (lse.double()[fin] - rl[fin]).abs().max().item() \
         if fin.any() else 0.0
-    ok = ok and same_inf and not math.isnan(lse_err) and lse_err < 1e-3
+    ok = ok and same_inf and not math.isnan(lse_err) and lse_err < 5e-3
     print(f"  fp8 emulation's O error {emul_err:.2e} (bound {bound:.2e})")
     return ok, err, lse_err
 

@@ -355,7 +355,11 @@ def AttnAlternateWarpgroups : Pass<"attn-alternate-warpgroups"> {
     after attn-pipeline-kv-loop; programs of fewer than `min-warpgroups`
     consumer warpgroups are left alone, except those of two or more without
     a causal mask whose accumulators have at most `noncausal-max-columns`
-    columns. Programs of one warpgroup are always left alone.
+    columns, and those of two or more with 8-bit (fp8) products whose
+    accumulators have at most `fp8-max-columns` columns, causal or not (an
+    fp8 product takes half the time of a 16-bit one, and the softmax as
+    long: the turns hide it). Programs of one warpgroup are always left
+    alone.
   }];
   let options = [
     Option<"minWarpgroups", "min-warpgroups", "int64_t", /*default=*/"3",
@@ -365,6 +369,11 @@ def AttnAlternateWarpgroups : Pass<"attn-alternate-warpgroups"> {
            "Programs of fewer warpgroups without a causal mask take turns "
            "where their accumulators have at most this many columns (0: "
            "none)">,
+    Option<"fp8MaxColumns", "fp8-max-columns", "int64_t",
+           /*default=*/"128",
+           "Programs of two or more warpgroups with 8-bit products take "
+           "turns where their accumulators have at most this many columns "
+           "(0: none)">,
   ];
   let dependentDialects = ["::mlir::attn::AttnDialect"];
 }

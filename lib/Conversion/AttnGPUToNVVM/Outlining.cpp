@@ -38,10 +38,10 @@ namespace {
 /// The element type's name in #attn.kernel_info and the manifest (the
 /// runtime's dtype names).
 std::string dtypeName(Type et) {
-  return ::attn::dtypeName(et.isBF16()                  ? ::attn::DType::BF16
-                           : et.isF16()                 ? ::attn::DType::F16
+  return ::attn::dtypeName(et.isBF16()                 ? ::attn::DType::BF16
+                           : et.isF16()                ? ::attn::DType::F16
                            : isa<Float8E4M3FNType>(et) ? ::attn::DType::E4M3
-                                                        : ::attn::DType::F32);
+                                                       : ::attn::DType::F32);
 }
 
 /// The gpu.module `attn_kernels` of `top` that every kernel goes into,
@@ -532,8 +532,7 @@ void mlir::attn::gpu_lowering::launchKernel(scf::ForallOp grid,
   // A box is one 128-byte slab wide: 64 16-bit or 128 8-bit columns.
   for (auto [arg, rows] : k.maps) {
     Value mem = func.getArgument(arg);
-    int64_t elemBits =
-        cast<MemRefType>(mem.getType()).getElementTypeBitWidth();
+    int64_t elemBits = cast<MemRefType>(mem.getType()).getElementTypeBitWidth();
     launchArgs.push_back(TensorMapOp::create(hb, loc, ptrType, mem, rows,
                                              /*box_cols=*/1024 / elemBits));
   }

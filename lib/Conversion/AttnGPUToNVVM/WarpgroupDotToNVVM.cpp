@@ -165,9 +165,8 @@ SmallVector<Value, 4> fp8RegisterA(Emitter &e, Value bytes, int64_t kk) {
   Value quad = arith::AndIOp::create(b, e.loc, lane, e.c32(~3));
   Value s1 = arith::OrIOp::create(
       b, e.loc,
-      arith::ShLIOp::create(b, e.loc,
-                            arith::AndIOp::create(b, e.loc, q, e.c32(1)),
-                            e.c32(1)),
+      arith::ShLIOp::create(
+          b, e.loc, arith::AndIOp::create(b, e.loc, q, e.c32(1)), e.c32(1)),
       arith::ShRUIOp::create(b, e.loc, q, e.c32(1)));
   Value src1 = arith::OrIOp::create(b, e.loc, quad, s1);
   Value src2 = arith::OrIOp::create(b, e.loc, quad, e.xori(s1, e.c32(1)));
@@ -378,7 +377,9 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
           // (8-bit types take no transpose immediates: K-major only.)
           os << "wgmma.mma_async.sync.aligned.m64n" << cols << "k" << kStep
              << ".f32."
-             << (fp8 ? "e4m3.e4m3" : et.isBF16() ? "bf16.bf16" : "f16.f16")
+             << (fp8           ? "e4m3.e4m3"
+                 : et.isBF16() ? "bf16.bf16"
+                               : "f16.f16")
              << " {";
           for (int64_t i = 0; i < count; ++i)
             os << (i ? ", " : "") << "$" << i;

@@ -91,8 +91,8 @@ LogicalResult verifyStridedNonEmpty(Operation *op, const Named &n) {
 static LogicalResult verifyWindow(Operation *op, bool causal,
                                   std::optional<int64_t> left,
                                   std::optional<int64_t> right) {
-  for (auto [name, v] : {std::pair{"window_left", left},
-                         std::pair{"window_right", right}})
+  for (auto [name, v] :
+       {std::pair{"window_left", left}, std::pair{"window_right", right}})
     if (v && (*v < 0 || *v > INT32_MAX))
       return op->emitOpError() << name << " must be in [0, 2^31), got " << *v
                                << " (leave it out for no bound)";
@@ -115,8 +115,8 @@ LogicalResult AttentionOp::verify() {
   if (split && !getLse())
     return emitOpError() << "split_kv needs an lse operand: the merge weighs "
                             "each split by its log-sum-exp";
-  if (failed(verifyWindow(*this, getCausal(), getWindowLeft(),
-                          getWindowRight())))
+  if (failed(
+          verifyWindow(*this, getCausal(), getWindowLeft(), getWindowRight())))
     return failure();
   if ((getWindowLeft() || getWindowRight()) && (split || isVarlen()))
     return emitOpError() << "unsupported: a sliding window with "
@@ -194,9 +194,9 @@ LogicalResult AttentionOp::verify() {
                             "are "
                          << q.getElementType();
   if (fp8) {
-    const char *what = split               ? "split_kv"
-                       : getKvLens()       ? "a KV cache (kv_lens)"
-                       : isVarlen()        ? "varlen"
+    const char *what = split         ? "split_kv"
+                       : getKvLens() ? "a KV cache (kv_lens)"
+                       : isVarlen()  ? "varlen"
                        : getWindowLeft() || getWindowRight()
                            ? "a sliding window"
                        : getSoftcapAttr() ? "a soft-cap"
@@ -777,8 +777,8 @@ LogicalResult MaskOp::verify() {
   auto t = cast<RankedTensorType>(getScores().getType());
   if (t.getRank() != 2 || !t.hasStaticShape() || !t.getElementType().isF32())
     return emitOpError() << "scores must be a static 2-d f32 tile, got " << t;
-  if (failed(verifyWindow(*this, getCausal(), getWindowLeft(),
-                          getWindowRight())))
+  if (failed(
+          verifyWindow(*this, getCausal(), getWindowLeft(), getWindowRight())))
     return failure();
   return verifyNonEmpty(*this, "scores", t);
 }

@@ -289,7 +289,8 @@ struct AssignLayoutsPass
                  << rows << " rows in one GPU program";
         // Q·Kᵀ: a loaded lhs against a transposed rhs (P·V reads P from
         // registers, also against a transposed V with fp8).
-        if (dot.getRhsTransposed() && dot.getLhs().getDefiningOp<LoadTileOp>()) {
+        if (dot.getRhsTransposed() &&
+            dot.getLhs().getDefiningOp<LoadTileOp>()) {
           d = std::max(
               d, cast<RankedTensorType>(dot.getLhs().getType()).getDimSize(1));
           bc = t.getDimSize(1);

@@ -123,6 +123,16 @@ std::optional<Rotation> planRotation(scf::ForOp loop, int64_t minColumns) {
       return std::nullopt;
   if (r.pvDot.getType().getDimSize(1) < minColumns)
     return std::nullopt;
+  // The rotated loop holds O with two score tiles (S_j and P_{j-1}'s
+  // source) per thread: O's Dv/2 and S's Bc/2 f32 twice. Past 192 of the
+  // consumer's 232 registers ptxas spills: fp8 at D = 256 with Bc = 128
+  // (128 + 128) spilled 16 bytes, and its unrotated loop ran 4-9% faster
+  // (H100, 891-965 against 826-900 TFLOP/s); bf16 at D = 256, Bc = 64
+  // (128 + 64) rotates spill-free.
+  int64_t dv = r.pvDot.getType().getDimSize(1);
+  int64_t bc = r.sDot.getType().getDimSize(1);
+  if (dv / 2 + bc > 192)
+    return std::nullopt;
   // O = P·V + Õ is carried to the next iteration and read nowhere else.
   if (!r.pvDot->hasOneUse() || r.pvDot->use_begin()->getOwner() != yield)
     return std::nullopt;

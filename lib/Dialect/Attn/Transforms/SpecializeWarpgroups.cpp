@@ -108,8 +108,7 @@ bool bulkCopyable(AsyncLoadTileOp load) {
       continue;
     auto dim = sub.getLhs().getDefiningOp<memref::DimOp>();
     std::optional<int64_t> axis = dim ? dim.getConstantIndex() : std::nullopt;
-    if (dim && dim.getSource() == load.getSource() && axis &&
-        *axis == axisDim)
+    if (dim && dim.getSource() == load.getSource() && axis && *axis == axisDim)
       return true;
   }
   return false;

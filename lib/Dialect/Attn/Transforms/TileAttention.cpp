@@ -491,9 +491,9 @@ struct TileAttentionPass
       return failure();
     // fp8 products exist only as Hopper's warpgroup MMA (e4m3, k = 32).
     if (op.isFp8() && !target.hasWarpgroupMma())
-      return op.emitError() << "unsupported: fp8 attention on target "
-                            << target.getArch()
-                            << " (it lowers to wgmma only: sm_90a)";
+      return op.emitError()
+             << "unsupported: fp8 attention on target " << target.getArch()
+             << " (it lowers to wgmma only: sm_90a)";
 
     OpBuilder b(op);
     Location loc = op.getLoc();
@@ -509,10 +509,9 @@ struct TileAttentionPass
     // fp8: the scores of the dequantised inputs, scale·(qd·Q8)·(kd·K8)ᵀ =
     // (scale·qd·kd)·Q8·K8ᵀ: one run-time scale, computed once.
     if (Value qd = op.getQDescale()) {
-      Value s = scale.dynamic
-                    ? scale.dynamic
-                    : arith::ConstantOp::create(
-                          b, loc, b.getF32FloatAttr(scale.constant));
+      Value s = scale.dynamic ? scale.dynamic
+                              : arith::ConstantOp::create(
+                                    b, loc, b.getF32FloatAttr(scale.constant));
       s = arith::MulFOp::create(b, loc, s, qd);
       scale.dynamic = arith::MulFOp::create(b, loc, s, op.getKDescale());
     }

@@ -25,7 +25,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     Shapes: Q `[B, Hq, Nq, D]`, K `[B, Hkv, Nk, D]`, V `[B, Hkv, Nk, Dv]`,
     O `[B, Hq, Nq, Dv]`, LSE `[B, Hq, Nq]`. Batch, heads and sequence lengths
     may be dynamic; head dims are static and at most 1024. Elements are f32,
-    f16 or bf16 (all operands alike); accumulation is f32.
+    f16 or bf16 (all operands alike), or fp8 inputs with an f16/bf16 output
+    (below); accumulation is f32.
 
     * `scale` defaults to 1/sqrt(D) and must be positive and finite.
     * `scale(%s)` gives the scale as an f32 value known only at run time
