@@ -32,8 +32,9 @@ thread_local std::string *threadDiagnostics = nullptr;
 /// buildKernelProblem, the builder the bundle uses too); the kernel is
 /// "<function name>_kernel" (KernelABI.h, the memref ABI).
 OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, const KernelRequest &r) {
-  Type et = r.dtype == DType::F16 ? Type(Float16Type::get(&ctx))
-                                  : Type(BFloat16Type::get(&ctx));
+  Type et = r.dtype == DType::F16    ? Type(Float16Type::get(&ctx))
+            : r.dtype == DType::E4M3 ? Type(Float8E4M3FNType::get(&ctx))
+                                     : Type(BFloat16Type::get(&ctx));
   std::string name = std::string("attn_jit_") +
                      (r.program == Program::SplitKV       ? "split_"
                       : r.program == Program::MergeSplits ? "merge_"
@@ -48,7 +49,9 @@ OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, const KernelRequest &r) {
   if (r.pageSize > 0)
     name += std::to_string(r.pageSize);
   // A window's bounds, "n" for none: _w4096_0, _w4096_n.
-  auto bound = [](int w) { return w < 0 ? std::string("n") : std::to_string(w); };
+  auto bound = [](int w) {
+    return w < 0 ? std::string("n") : std::to_string(w);
+  };
   if (r.windowLeft != -1 || r.windowRight != -1)
     name += "_w" + bound(r.windowLeft) + "_" + bound(r.windowRight);
   // A soft-cap by its f32 bits (a name cannot hold every spelling of a
@@ -68,11 +71,22 @@ OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, const KernelRequest &r) {
 
 /// What no kernel can be: refused before a key is made or anything is built.
 Status checkRequest(const KernelRequest &request) {
-  if (request.dtype != DType::F16 && request.dtype != DType::BF16)
+  if (request.dtype != DType::F16 && request.dtype != DType::BF16 &&
+      request.dtype != DType::E4M3)
     return Status::error(StatusCode::Unsupported,
                          std::string("unsupported: dtype ") +
                              dtypeName(request.dtype) +
-                             " on the GPU (f16 and bf16 only)");
+                             " on the GPU (f16, bf16 and e4m3 only)");
+  // fp8 is FlashAttention-3's dense forward (the op's verifier refuses the
+  // rest; the pipeline refuses chips without warpgroup products).
+  if (request.dtype == DType::E4M3 &&
+      (request.program != Program::Attention || request.kv != KVLayout::Dense ||
+       request.windowLeft != -1 || request.windowRight != -1 ||
+       request.softcap != 0))
+    return Status::error(StatusCode::Unsupported,
+                         "unsupported: " + request.key() +
+                             ": e4m3 (fp8) has the dense forward only (no "
+                             "split-KV pair, KV cache, window or soft-cap)");
   if ((request.windowLeft != -1 || request.windowRight != -1) &&
       (request.program != Program::Attention || request.kv != KVLayout::Dense))
     return Status::error(StatusCode::Unsupported,

@@ -428,17 +428,25 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
        program == ::attn::Program::MergeSplits) ||
       (kv == ::attn::KVLayout::Varlen && program == ::attn::Program::SplitKV))
     return nullptr;
+  // fp8 (FlashAttention-3's forward): the dense forward only.
+  bool fp8 = isa<Float8E4M3FNType>(et);
+  if (fp8 &&
+      (program != ::attn::Program::Attention || kv != ::attn::KVLayout::Dense))
+    return nullptr;
   OpBuilder b(&ctx);
   Location loc = UnknownLoc::get(&ctx);
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   int64_t dyn = ShapedType::kDynamic;
   auto strided = StridedLayoutAttr::get(&ctx, dyn, {dyn, dyn, dyn, 1});
   auto qk = MemRefType::get({dyn, dyn, dyn, headDim}, et, strided);
-  auto vo = MemRefType::get({dyn, dyn, dyn, headDimV}, et, strided);
+  // fp8: O in bf16, V transposed [B, Hkv, Dv, Nk] (keys contiguous).
+  Type ot = fp8 ? Type(b.getBF16Type()) : et;
+  auto vo = MemRefType::get({dyn, dyn, dyn, headDimV}, ot, strided);
   // Paged K and V: [pages, Hkv, page size, D], the page size static if given.
   int64_t page = kv == ::attn::KVLayout::Paged && pageSize > 0 ? pageSize : dyn;
   auto kT = MemRefType::get({dyn, dyn, page, headDim}, et, strided);
-  auto vT = MemRefType::get({dyn, dyn, page, headDimV}, et, strided);
+  auto vT = fp8 ? MemRefType::get({dyn, dyn, headDimV, dyn}, et, strided)
+                : MemRefType::get({dyn, dyn, page, headDimV}, et, strided);
   Type f32 = b.getF32Type();
   auto lseT = MemRefType::get({dyn, dyn, dyn}, f32);
   auto partialO = MemRefType::get({dyn, dyn, dyn, dyn, headDimV}, f32);
@@ -461,6 +469,8 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
       args.push_back(lseT);
     llvm::append_range(args, cache);
     args.push_back(f32);
+    if (fp8) // q_descale, k_descale, v_descale
+      args.append({f32, f32, f32});
     break;
   case ::attn::Program::SplitKV:
     args = {qk, kT, vT, partialO, partialLse};
@@ -493,15 +503,20 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
     Value lens =
         kv != ::attn::KVLayout::Dense && !varlen ? arg(next++) : Value();
     Value table = kv == ::attn::KVLayout::Paged ? arg(next++) : Value();
+    // The scale, then fp8's three descale factors, end the arguments.
+    unsigned nargs = entry->getNumArguments();
+    Value scale = arg(fp8 ? nargs - 4 : nargs - 1);
     auto op = AttentionOp::create(
         b, loc, arg(0), arg(1), arg(2), arg(3), lse,
-        /*dynamic_scale=*/entry->getArguments().back(), lens, table,
-        /*cu_seqlens_q=*/cuQ, /*cu_seqlens_k=*/cuK, /*q_descale=*/Value(),
-        /*k_descale=*/Value(), /*v_descale=*/Value(), FloatAttr(), UnitAttr(),
+        /*dynamic_scale=*/scale, lens, table,
+        /*cu_seqlens_q=*/cuQ, /*cu_seqlens_k=*/cuK,
+        /*q_descale=*/fp8 ? arg(nargs - 3) : Value(),
+        /*k_descale=*/fp8 ? arg(nargs - 2) : Value(),
+        /*v_descale=*/fp8 ? arg(nargs - 1) : Value(), FloatAttr(), UnitAttr(),
         /*window_left=*/IntegerAttr(), /*window_right=*/IntegerAttr(),
         IntegerAttr(), IntegerAttr(), TargetAttr(),
         split ? b.getUnitAttr() : UnitAttr(), /*softcap=*/FloatAttr(),
-        /*v_transposed=*/UnitAttr());
+        /*v_transposed=*/fp8 ? b.getUnitAttr() : UnitAttr());
     op.setCausal(causal);
     if (softcap > 0)
       op.setSoftcapAttr(b.getF32FloatAttr(softcap));

@@ -257,7 +257,8 @@ private:
                      "': expected sm_XY, sm_XYa or sm_XYf");
     } else if (key == "dtype") {
       if (!parseDType(value, k.dtype))
-        return error("bad dtype '" + value + "': expected f16, bf16 or f32");
+        return error("bad dtype '" + value +
+                     "': expected f16, bf16, f32 or e4m3");
     } else if (key == "head_dim") {
       return intKey(1, 1024, k.headDim);
     } else if (key == "head_dim_v") {

@@ -39,7 +39,8 @@ attn_status reportError(attn_status code, const char *msg) {
 template <typename T>
 attn_status checkArraysStruct(const T *s, const std::string &name) {
   if (!s)
-    return reportError(ATTN_ERROR_INVALID_ARGUMENT, (name + " is null").c_str());
+    return reportError(ATTN_ERROR_INVALID_ARGUMENT,
+                       (name + " is null").c_str());
   if (s->reserved)
     return reportError(ATTN_ERROR_INVALID_ARGUMENT,
                        (name + "->reserved must be 0").c_str());
@@ -90,10 +91,13 @@ attn::Status toProblem(const attn_problem *in, attn::ForwardProblem &out) {
   case ATTN_DTYPE_BF16:
     out.dtype = attn::DType::BF16;
     break;
+  case ATTN_DTYPE_E4M3:
+    out.dtype = attn::DType::E4M3;
+    break;
   default:
     return Status::error(StatusCode::InvalidArgument,
                          "unknown dtype " + std::to_string(in->dtype) +
-                             " (ATTN_DTYPE_F32/F16/BF16 are 0/1/2)");
+                             " (ATTN_DTYPE_F32/F16/BF16/E4M3 are 0/1/2/3)");
   }
   if ((in->causal != 0 && in->causal != 1) ||
       (in->with_lse != 0 && in->with_lse != 1))
@@ -319,6 +323,45 @@ attn_status attn_forward_variant(attn_runtime *rt, const attn_problem *problem,
       return report(attn::Status::error(attn::StatusCode::InvalidArgument,
                                         "variant is NULL"));
     return forwardVariant(rt, problem, *variant, q, k, v, o, lse, stream);
+  });
+}
+
+void attn_fp8_init(attn_fp8 *fp8) {
+  if (!fp8)
+    return;
+  *fp8 = attn_fp8{};
+  fp8->q_descale = fp8->k_descale = fp8->v_descale = 1;
+}
+
+attn_status attn_forward_fp8(attn_runtime *rt, const attn_problem *problem,
+                             const attn_fp8 *fp8, const void *q, const void *k,
+                             const void *v, void *o, float *lse, void *stream) {
+  return guarded([&] {
+    attn::ForwardProblem p;
+    if (attn_status s = report(toProblem(problem, p)))
+      return s;
+    if (!fp8)
+      return reportError(ATTN_ERROR_INVALID_ARGUMENT, "fp8 is NULL");
+    if (fp8->reserved != 0)
+      return report(attn::Status::error(
+          attn::StatusCode::InvalidArgument,
+          "attn_fp8.reserved is " + std::to_string(fp8->reserved) +
+              ": reserved fields must be 0 (attn_fp8_init sets them)"));
+    if (p.dtype != attn::DType::E4M3)
+      return report(attn::Status::error(
+          attn::StatusCode::InvalidArgument,
+          std::string("attn_forward_fp8 takes an ATTN_DTYPE_E4M3 problem, "
+                      "got ") +
+              attn::dtypeName(p.dtype)));
+    p.qDescale = fp8->q_descale;
+    p.kDescale = fp8->k_descale;
+    p.vDescale = fp8->v_descale;
+    // The problem's rules (descales included) before the runtime is
+    // touched: reported the same without a GPU.
+    if (attn_status s = report(attn::checkProblem(p)))
+      return s;
+    ATTN_CHECK_RT(rt);
+    return report(rt->rt->forward(p, q, k, v, o, lse, stream));
   });
 }
 

@@ -41,6 +41,10 @@ size_t dtypeSize(DType t) {
   return t == DType::F32 ? 4 : t == DType::E4M3 ? 1 : 2;
 }
 
+DType outputDType(DType t) { return t == DType::E4M3 ? DType::BF16 : t; }
+
+bool valueTransposed(DType t) { return t == DType::E4M3; }
+
 float e4m3ToFloat(uint8_t x) {
   // s eeee mmm, bias 7: 0 and subnormals m·2^-9, normals (8 + m)·2^(e-10),
   // s 1111 111 NaN (no infinities).
@@ -168,6 +172,11 @@ std::string Problem::validate() const {
            ") must be a multiple of kv-heads (" + std::to_string(headsKV) + ")";
   if (!(effectiveScale() > 0) || !std::isfinite(effectiveScale()))
     return "scale must be positive and finite";
+  for (double d : {qDescale, kDescale, vDescale})
+    if (!(d > 0) || !std::isfinite(d))
+      return "descale factors must be positive and finite";
+  if (dtype != DType::E4M3 && (qDescale != 1 || kDescale != 1 || vDescale != 1))
+    return "descale factors are for e4m3 problems only";
   if (!varlenQ.empty() || !varlenK.empty()) {
     if (varlenQ.size() != varlenK.size())
       return "varlen: " + std::to_string(varlenQ.size()) +
@@ -216,7 +225,8 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
                         std::vector<double> &lse) {
   const int64_t D = p.headDim, Dv = p.headDimV, Nq = p.seqQ, cap = p.seqK;
   const int64_t group = p.headsQ / p.headsKV;
-  const double scale = p.effectiveScale();
+  // fp8: S = scale·(qd·Q)·(kd·K)ᵀ and O = P·(vd·V) on the codes' values.
+  const double scale = p.effectiveScale() * p.qDescale * p.kDescale;
   o.assign(p.numO(), 0.0);
   lse.assign(p.numLse(), 0.0);
   std::vector<double> s(static_cast<size_t>(cap));
@@ -279,7 +289,7 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
         for (int64_t j = first; j < visible; ++j) {
           double pj = s[size_t(j)] / sum;
           for (int64_t d = 0; d < Dv; ++d)
-            oi[d] += pj * vb[j * Dv + d];
+            oi[d] += pj * p.vDescale * vb[j * Dv + d];
         }
         li = m + std::log(sum);
       }
@@ -362,6 +372,40 @@ void fillRandom(DType t, uint64_t seed, size_t n, std::vector<double> &values,
     // The reference sees exactly the rounded value the kernel reads.
     values[i] = decodeOne(t, &storage[i * es]);
   }
+}
+
+void fillRandomE4m3(uint64_t seed, size_t n, double sigma,
+                    std::vector<double> &values, std::vector<uint8_t> &codes,
+                    double &descale) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> dist(0.0, sigma);
+  std::vector<double> x(n);
+  double amax = 0;
+  for (double &xi : x) {
+    xi = dist(rng);
+    amax = std::max(amax, std::fabs(xi));
+  }
+  // The descale the kernel takes is an f32: quantise with that value.
+  descale = double(float(amax > 0 ? amax / 448.0 : 1.0));
+  values.resize(n);
+  codes.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    codes[i] = floatToE4m3(float(x[i] / descale));
+    values[i] = e4m3ToFloat(codes[i]);
+  }
+}
+
+std::vector<uint8_t> transposeValuesE4m3(const std::vector<uint8_t> &codes,
+                                         int64_t outer, int64_t nk, int64_t dv,
+                                         int64_t &rowKeys) {
+  rowKeys = (nk + 15) / 16 * 16;
+  std::vector<uint8_t> out(size_t(outer * dv * rowKeys), 0x7F);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < nk; ++j)
+      for (int64_t c = 0; c < dv; ++c)
+        out[size_t((o * dv + c) * rowKeys + j)] =
+            codes[size_t((o * nk + j) * dv + c)];
+  return out;
 }
 
 void fillNaN(DType t, size_t n, std::vector<uint8_t> &storage) {

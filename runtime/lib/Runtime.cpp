@@ -79,7 +79,9 @@ Status appendTensorMaps(const Driver &drv, const KernelEntry &kernel,
   for (const TensorMapSpec &m : kernel.tensorMaps) {
     AttentionArgument a = attentionArgument(shape, m.arg);
     TensorMapGeometry g;
-    const size_t elementBytes = dtypeSize(kernel.dtype);
+    // O (arg 3) has the output's dtype (bf16 for fp8 inputs).
+    const DType dtype = m.arg == 3 ? outputDType(kernel.dtype) : kernel.dtype;
+    const size_t elementBytes = dtypeSize(dtype);
     if (!tensorMapGeometry(a.sizes, I64Array(a.strides, 4), elementBytes,
                            m.boxRows, g))
       return invalid(std::string("unsupported: ") + names[m.arg] +
@@ -89,9 +91,9 @@ Status appendTensorMaps(const Driver &drv, const KernelEntry &kernel,
                      "tensor is empty");
     CUtensorMap map; // aligned as cuda.h declares it
     const CUtensorMapDataType type =
-        kernel.dtype == DType::F16    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-        : kernel.dtype == DType::E4M3 ? CU_TENSOR_MAP_DATA_TYPE_UINT8
-                                      : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+        dtype == DType::F16    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+        : dtype == DType::E4M3 ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                               : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
     const cuuint32_t unit[5] = {1, 1, 1, 1, 1};
     if (CUresult r = drv.tensorMapEncodeTiled(
             &map, type, g.rank, const_cast<void *>(ptrs[m.arg]), g.dims,
@@ -406,7 +408,8 @@ Status Runtime::Impl::splitPlan(const ForwardProblem &p, const Device &dev,
                                 SplitPlan &plan, bool &split) {
   split = false;
   plan = SplitPlan();
-  if (kvSplits == 1 || p.varlen())
+  // fp8 has the dense forward only (no split-KV pair).
+  if (kvSplits == 1 || p.varlen() || p.dtype == DType::E4M3)
     return Status::success();
   const DeviceInfo &info = dev.info;
   std::vector<const KernelEntry *> splitCands, mergeCands;
@@ -1376,8 +1379,17 @@ Status Runtime::forward(const ForwardProblem &problem, const KVCacheArgs &cache,
             ") chosen for a " +
             (lse ? "forward with LSE" : "forward without LSE"));
   const AttentionShape shape = kernelShape(p);
-  KernelParams params = memrefAttentionParams(
-      shape, q, k, v, o, lse, float(p.effectiveScale()), &cache);
+  // An fp8 kernel takes the three descale factors after the scale.
+  const float descale[3] = {float(p.qDescale), float(p.kDescale),
+                            float(p.vDescale)};
+  if ((kernel->dtype == DType::E4M3) != (p.dtype == DType::E4M3))
+    return Status::error(
+        StatusCode::Internal,
+        "kernel " + kernel->name + " (dtype=" + dtypeName(kernel->dtype) +
+            ") chosen for a " + dtypeName(p.dtype) + " forward");
+  KernelParams params =
+      memrefAttentionParams(shape, q, k, v, o, lse, float(p.effectiveScale()),
+                            &cache, p.dtype == DType::E4M3 ? descale : nullptr);
   if (Status s = appendTensorMaps(drv, *kernel, shape, {q, k, v, o}, params);
       !s.ok())
     return s;

@@ -61,14 +61,23 @@ struct TensorShape {
   const char *name;
   int64_t extent[4]; // batch, heads, seq, dim
   Strides strides;
+  DType dtype;
+  /// The dim whose stride must be 1: 3 (dim), or 2 (seq) for a V stored
+  /// transposed (valueTransposed).
+  int contiguous = 3;
 };
 
 std::vector<TensorShape> shapesOf(const ForwardProblem &p) {
+  const DType in = p.dtype, out = outputDType(p.dtype);
   return {
-      {"q", {p.qBatch(), p.headsQ, p.qRows(), p.headDim}, p.stridesQ()},
-      {"k", {p.kvBlocks(), p.headsKV, p.kvRows(), p.headDim}, p.stridesK()},
-      {"v", {p.kvBlocks(), p.headsKV, p.kvRows(), p.headDimV}, p.stridesV()},
-      {"o", {p.qBatch(), p.headsQ, p.qRows(), p.headDimV}, p.stridesO()},
+      {"q", {p.qBatch(), p.headsQ, p.qRows(), p.headDim}, p.stridesQ(), in},
+      {"k", {p.kvBlocks(), p.headsKV, p.kvRows(), p.headDim}, p.stridesK(), in},
+      {"v",
+       {p.kvBlocks(), p.headsKV, p.kvRows(), p.headDimV},
+       p.stridesV(),
+       in,
+       valueTransposed(in) ? 2 : 3},
+      {"o", {p.qBatch(), p.headsQ, p.qRows(), p.headDimV}, p.stridesO(), out},
   };
 }
 
@@ -93,25 +102,31 @@ int64_t elementSpan(const TensorShape &t) {
              : int64_t(span);
 }
 
-Status checkStrides(const TensorShape &t, DType dtype) {
-  static const char *dimNames[] = {"batch", "head", "seq"};
-  const int64_t s[3] = {t.strides.batch, t.strides.head, t.strides.seq};
-  if (t.strides.dim != 1)
+Status checkStrides(const TensorShape &t) {
+  static const char *dimNames[] = {"batch", "head", "seq", "dim"};
+  const int64_t s[4] = {t.strides.batch, t.strides.head, t.strides.seq,
+                        t.strides.dim};
+  const int inner = t.contiguous;
+  if (s[inner] != 1)
     return invalid(std::string(t.name) +
-                   ": the last dim must be contiguous (dim stride 1), got " +
-                   std::to_string(t.strides.dim));
-  const int64_t elems = kAlignBytes / int64_t(dtypeSize(dtype));
-  for (int i = 0; i < 3; ++i) {
+                   (inner == 3 ? ": the last dim must be contiguous (dim "
+                                 "stride 1), got "
+                               : ": keys must be contiguous in a transposed "
+                                 "V (seq stride 1), got ") +
+                   std::to_string(s[inner]));
+  const int64_t es = int64_t(dtypeSize(t.dtype));
+  const int64_t elems = kAlignBytes / es;
+  for (int i = 0; i < 4; ++i) {
     // A dim of extent 1 is never stepped over: its stride does not matter
     // (PyTorch reports odd strides for such dims).
-    if (t.extent[i] == 1)
+    if (i == inner || t.extent[i] == 1)
       continue;
     if (s[i] < 0)
       return invalid(std::string(t.name) + ": " + dimNames[i] + " stride " +
                      std::to_string(s[i]) + " is negative");
     // What a tensor map can describe (cuTensorMapEncodeTiled: strides
     // below 2^40 bytes), far beyond any allocation.
-    if (s[i] >= (int64_t(1) << 40) / int64_t(dtypeSize(dtype)))
+    if (s[i] >= (int64_t(1) << 40) / es)
       return invalid(std::string(t.name) + ": " + dimNames[i] + " stride " +
                      std::to_string(s[i]) + " is 2^40 bytes or more");
     if (s[i] % elems)
@@ -121,16 +136,19 @@ Status checkStrides(const TensorShape &t, DType dtype) {
                      std::to_string(kAlignBytes) + " bytes)");
   }
   // A kernel addresses a tile's first row in 64 bits and the elements of
-  // its rows from there in 32: (rows - 1)·(seq stride) + head dim must fit
-  // an int32 for the largest tile (kMaxTileRows rows).
-  if (t.extent[2] > 1 &&
-      Wide(kMaxTileRows - 1) * s[2] + t.extent[3] > Wide(kInt32Max))
+  // its rows from there in 32: (rows - 1)·(row stride) + row length must
+  // fit an int32 for the largest tile (kMaxTileRows rows). The rows are
+  // the seq dim, or the value columns of a transposed V.
+  const int rows = inner == 3 ? 2 : 3;
+  if (t.extent[rows] > 1 &&
+      Wide(kMaxTileRows - 1) * s[rows] + t.extent[inner] > Wide(kInt32Max))
     return unsupported(
-        std::string(t.name) + ": seq stride " + std::to_string(s[2]) +
+        std::string(t.name) + ": " + dimNames[rows] + " stride " +
+        std::to_string(s[rows]) +
         " is too large: the kernels "
         "address the rows of a tile with 32-bit offsets from "
         "its first (at most " +
-        std::to_string((kInt32Max - t.extent[3]) / (kMaxTileRows - 1)) +
+        std::to_string((kInt32Max - t.extent[inner]) / (kMaxTileRows - 1)) +
         " elements)");
   return Status::success();
 }
@@ -176,6 +194,12 @@ Strides ForwardProblem::stridesK() const {
   return resolve(k, headsKV, kvRows(), headDim);
 }
 Strides ForwardProblem::stridesV() const {
+  if (valueTransposed(dtype) && v.isDefault()) {
+    // Contiguous [B, Hkv, Dv, Nk]: keys innermost.
+    Strides s = contiguousStrides(headsKV, headDimV, kvRows());
+    std::swap(s.seq, s.dim);
+    return s;
+  }
   return resolve(v, headsKV, kvRows(), headDimV);
 }
 Strides ForwardProblem::stridesO() const {
@@ -240,22 +264,46 @@ Status checkProblem(const ForwardProblem &p) {
     return invalid("heads_q (" + std::to_string(p.headsQ) +
                    ") must be a multiple of heads_kv (" +
                    std::to_string(p.headsKV) + ")");
-  if (p.dtype == DType::E4M3)
-    return invalid("unsupported: e4m3 (fp8) problems through the runtime's "
-                   "forward (not yet: the compiler lowers fp8 attention on "
-                   "sm_90a, tools/scripts/gpu_programs.py runs it from its "
-                   "PTX)");
-  if (p.dtype != DType::F16 && p.dtype != DType::BF16 && p.dtype != DType::F32)
+  if (p.dtype != DType::F16 && p.dtype != DType::BF16 &&
+      p.dtype != DType::F32 && p.dtype != DType::E4M3)
     return invalid("unknown dtype");
+  // fp8 is FlashAttention-3's forward: dense keys, no window or soft-cap
+  // (the op's verifier refuses the others with fp8 operands).
+  if (p.dtype == DType::E4M3) {
+    if (p.kvLayout != KVLayout::Dense)
+      return unsupported(std::string("e4m3 (fp8) with a ") +
+                         kvLayoutName(p.kvLayout) +
+                         " KV layout (fp8 has the dense forward only)");
+    if (p.hasWindow() || p.softcap != 0)
+      return unsupported("e4m3 (fp8) with a sliding window or a soft-cap "
+                         "(fp8 has the plain forward only)");
+  }
+  for (auto [name, d] :
+       {std::pair{"q_descale", p.qDescale}, std::pair{"k_descale", p.kDescale},
+        std::pair{"v_descale", p.vDescale}}) {
+    // The kernel takes each as an f32 and multiplies the scale by qd·kd.
+    float d32 = float(d);
+    if (!(d32 > 0) || !std::isfinite(d32) || !std::isnormal(d32))
+      return invalid(std::string(name) +
+                     " must be a positive, finite, normal f32, got " +
+                     std::to_string(d));
+    if (d != 1 && p.dtype != DType::E4M3)
+      return invalid(std::string(name) + " " + std::to_string(d) +
+                     " is for e4m3 (fp8) problems only (1 otherwise)");
+  }
   double scale = p.effectiveScale();
   if (!std::isfinite(scale) || !(scale > 0))
     return invalid("scale must be positive and finite, got " +
                    std::to_string(p.scale));
   // The kernel takes the scale as an f32 and multiplies it by log2(e): both
   // must stay finite and non-zero in f32.
-  float scale32 = static_cast<float>(scale);
+  float scale32 = static_cast<float>(scale) * static_cast<float>(p.qDescale) *
+                  static_cast<float>(p.kDescale);
   if (!(scale32 > 0) || !std::isfinite(scale32 * 1.4426950408889634f))
     return invalid("scale " + std::to_string(scale) +
+                   (p.qDescale != 1 || p.kDescale != 1
+                        ? " times q_descale and k_descale"
+                        : "") +
                    " is outside the f32 range the kernel computes in");
   if (p.kvLayout != KVLayout::Dense && p.kvLayout != KVLayout::SeqLens &&
       p.kvLayout != KVLayout::Paged && p.kvLayout != KVLayout::Varlen)
@@ -302,7 +350,7 @@ Status checkProblem(const ForwardProblem &p) {
                    "only");
   }
   for (const TensorShape &t : shapesOf(p))
-    if (Status s = checkStrides(t, p.dtype); !s.ok())
+    if (Status s = checkStrides(t); !s.ok())
       return s;
   if (selfOverlaps(shapesOf(p)[3]))
     return invalid("o: the strides make distinct outputs overlap");
@@ -609,6 +657,11 @@ AttentionShape kernelShape(const ForwardProblem &p) {
   fill(s.q, p.stridesQ(), p.headsQ, p.qRows());
   fill(s.k, p.stridesK(), p.headsKV, p.kvRows());
   fill(s.v, p.stridesV(), p.headsKV, p.kvRows());
+  if (valueTransposed(p.dtype)) {
+    // The kernel's V is the memref [B, Hkv, Dv, Nk]: rows of keys.
+    s.vTransposed = true;
+    s.v[2] = p.headDimV == 1 ? 0 : p.stridesV().dim;
+  }
   if (p.paged()) {
     // Pages, not batches, in dim 0 of K and V.
     s.kvPages = p.numPages;
@@ -629,11 +682,11 @@ AttentionShape kernelShape(const ForwardProblem &p) {
 TensorExtents tensorExtents(const ForwardProblem &p) {
   TensorExtents e;
   std::vector<TensorShape> shapes = shapesOf(p);
-  const uint64_t es = dtypeSize(p.dtype);
+  const uint64_t es = dtypeSize(p.dtype), oes = dtypeSize(outputDType(p.dtype));
   e.q = uint64_t(elementSpan(shapes[0])) * es;
   e.k = uint64_t(elementSpan(shapes[1])) * es;
   e.v = uint64_t(elementSpan(shapes[2])) * es;
-  e.o = uint64_t(elementSpan(shapes[3])) * es;
+  e.o = uint64_t(elementSpan(shapes[3])) * oes;
   if (p.withLse)
     e.lse = uint64_t(p.qBatch() * p.headsQ * p.qRows()) * sizeof(float);
   return e;

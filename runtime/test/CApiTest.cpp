@@ -143,9 +143,9 @@ TEST(CApi, WindowArguments) {
   p.causal = 1;
   w = {128, 0};
   EXPECT_EQ(call(&w), ATTN_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(attn_last_error_message())
-                .find("causal is window_right = 0"),
-            std::string::npos);
+  EXPECT_NE(
+      std::string(attn_last_error_message()).find("causal is window_right = 0"),
+      std::string::npos);
   // A good window reaches the runtime check.
   w = {128, -1};
   EXPECT_EQ(call(&w), ATTN_ERROR_INVALID_ARGUMENT);
@@ -202,6 +202,57 @@ TEST(CApi, VariantArguments) {
   EXPECT_EQ(attn_select_kernel_variant(nullptr, &p, &v, 0, &info),
             ATTN_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(attn_last_error_message(), "runtime is null");
+}
+
+TEST(CApi, Fp8Arguments) {
+  // gpu_check.py mirrors attn_fp8 with ctypes.
+  EXPECT_EQ(sizeof(attn_fp8), 16u);
+  attn_problem p;
+  attn_problem_init(&p);
+  p.dtype = ATTN_DTYPE_E4M3;
+  p.head_dim = p.head_dim_v = 128;
+  p.seq_k = 16; // whole 16-byte rows of the transposed V
+  auto call = [&](const attn_fp8 *f) {
+    return attn_forward_fp8(nullptr, &p, f, nullptr, nullptr, nullptr, nullptr,
+                            nullptr, nullptr);
+  };
+  EXPECT_EQ(call(nullptr), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attn_last_error_message(), "fp8 is NULL");
+  attn_fp8 f;
+  attn_fp8_init(&f);
+  EXPECT_EQ(f.q_descale, 1.0f);
+  EXPECT_EQ(f.v_descale, 1.0f);
+  EXPECT_EQ(f.reserved, 0);
+  f.reserved = 3;
+  EXPECT_EQ(call(&f), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(
+      std::string(attn_last_error_message()).find("attn_fp8.reserved is 3"),
+      std::string::npos);
+  attn_fp8_init(&f);
+  f.v_descale = 0;
+  EXPECT_EQ(call(&f), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attn_last_error_message())
+                .find("v_descale must be a positive, finite, normal f32"),
+            std::string::npos)
+      << attn_last_error_message();
+  // A problem of another dtype is not an fp8 problem.
+  f.v_descale = 0.5f;
+  p.dtype = ATTN_DTYPE_BF16;
+  EXPECT_EQ(call(&f), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attn_last_error_message())
+                .find("attn_forward_fp8 takes an ATTN_DTYPE_E4M3 problem"),
+            std::string::npos);
+  // A good one reaches the runtime check.
+  p.dtype = ATTN_DTYPE_E4M3;
+  EXPECT_EQ(call(&f), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attn_last_error_message(), "runtime is null");
+  // Contiguous Vᵀ rows of 17 keys are not 16-byte multiples.
+  p.seq_k = 17;
+  EXPECT_EQ(call(&f), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attn_last_error_message())
+                .find("v: dim stride 17 is not a multiple of 16 elements"),
+            std::string::npos)
+      << attn_last_error_message();
 }
 
 TEST(CApi, ErrorMessagesArePerThread) {

@@ -114,31 +114,55 @@ struct CaseResult {
 void runCase(Runtime &rt, ForwardProblem p, Layout layout, uint64_t seed,
              CaseResult &r) {
   Problem ref;
-  ref.shape() = p.shape();
   const size_t es = dtypeSize(p.dtype);
+  // O's element size: bf16 for fp8 inputs.
+  const size_t oes = dtypeSize(outputDType(p.dtype));
 
   std::vector<double> q, k, v, o, lse;
   std::vector<uint8_t> qs, ks, vs;
-  fillRandom(p.dtype, seed, ref.numQ(), q, qs);
-  fillRandom(p.dtype, seed + 1, ref.numK(), k, ks);
-  fillRandom(p.dtype, seed + 2, ref.numV(), v, vs);
+  Tensor tq, tk, tv, to;
+  if (p.dtype == DType::E4M3) {
+    // fp8: each tensor quantised with its own descale; V uploaded
+    // transposed, [B, Hkv, Dv, Nk] over rows padded to 16 bytes of NaN
+    // codes (read past Nk, they would reach O).
+    fillRandomE4m3(seed, size_t(p.batch * p.headsQ * p.seqQ * p.headDim), 0.5,
+                   q, qs, p.qDescale);
+    fillRandomE4m3(seed + 1, size_t(p.batch * p.headsKV * p.seqK * p.headDim),
+                   2.0, k, ks, p.kDescale);
+    std::vector<uint8_t> vcodes;
+    fillRandomE4m3(seed + 2, size_t(p.batch * p.headsKV * p.seqK * p.headDimV),
+                   1.0, v, vcodes, p.vDescale);
+    int64_t ld;
+    vs = transposeValuesE4m3(vcodes, p.batch * p.headsKV, p.seqK, p.headDimV,
+                             ld);
+    tv.strides = {p.headsKV * p.headDimV * ld, p.headDimV * ld, 1, ld};
+    ASSERT_TRUE(DeviceBuffer::allocate(rt, 0, vs.size(), tv.buf).ok());
+    ASSERT_TRUE(rt.copyToDevice(tv.buf.get(), vs.data(), vs.size()).ok());
+  } else {
+    fillRandom(p.dtype, seed, size_t(p.batch * p.headsQ * p.seqQ * p.headDim),
+               q, qs);
+    fillRandom(p.dtype, seed + 1,
+               size_t(p.batch * p.headsKV * p.seqK * p.headDim), k, ks);
+    fillRandom(p.dtype, seed + 2,
+               size_t(p.batch * p.headsKV * p.seqK * p.headDimV), v, vs);
+    ASSERT_TRUE(
+        upload(rt, vs, p.batch, p.headsKV, p.seqK, p.headDimV, layout, es, tv)
+            .ok());
+  }
+  ref.shape() = p.shape();
   referenceAttention(ref, q, k, v, o, lse);
 
-  Tensor tq, tk, tv, to;
   ASSERT_TRUE(
       upload(rt, qs, p.batch, p.headsQ, p.seqQ, p.headDim, layout, es, tq)
           .ok());
   ASSERT_TRUE(
       upload(rt, ks, p.batch, p.headsKV, p.seqK, p.headDim, layout, es, tk)
           .ok());
-  ASSERT_TRUE(
-      upload(rt, vs, p.batch, p.headsKV, p.seqK, p.headDimV, layout, es, tv)
-          .ok());
-  std::vector<uint8_t> os(ref.numO() * es);
+  std::vector<uint8_t> os(ref.numO() * oes);
   // Poisoned: an element the kernel does not write stays NaN (0xFFFF is a
   // NaN in f16, bf16 and, doubled, f32).
   ASSERT_TRUE(upload(rt, std::vector<uint8_t>(os.size(), 0xFF), p.batch,
-                     p.headsQ, p.seqQ, p.headDimV, layout, es, to)
+                     p.headsQ, p.seqQ, p.headDimV, layout, oes, to)
                   .ok());
   DeviceBuffer tl;
   ASSERT_TRUE(DeviceBuffer::allocate(rt, 0, ref.numLse() * 4, tl).ok());
@@ -162,10 +186,10 @@ void runCase(Runtime &rt, ForwardProblem p, Layout layout, uint64_t seed,
   std::vector<uint8_t> got(os.size());
   ASSERT_TRUE(rt.copyToHost(got.data(), to.buf.get(), got.size()).ok());
   relayout(got.data(), os.data(), p.batch, p.headsQ, p.seqQ, p.headDimV,
-           to.strides, es, false);
+           to.strides, oes, false);
   std::vector<float> lseGot(ref.numLse());
   ASSERT_TRUE(rt.copyToHost(lseGot.data(), tl.get(), tl.size()).ok());
-  r.o = compare(decode(p.dtype, os.data(), ref.numO()), o);
+  r.o = compare(decode(outputDType(p.dtype), os.data(), ref.numO()), o);
   if (p.withLse)
     r.lse = compare(std::vector<double>(lseGot.begin(), lseGot.end()), lse);
   else // a kernel without LSE must leave the buffer as it was
@@ -216,6 +240,10 @@ TEST_F(Gpu, EveryBundleKernelMatchesTheReference) {
           p.headsKV = sh.Hkv;
           p.seqQ = sh.Nq;
           p.seqK = sh.Nk;
+          // fp8's Vᵀ rows padded to 16 bytes (runCase uploads it so).
+          const int64_t ld = (sh.Nk + 15) / 16 * 16;
+          if (dtype == DType::E4M3)
+            p.v = {sh.Hkv * Dv * ld, Dv * ld, 1, ld};
           KernelChoice choice;
           if (!rt->selectKernel(p, 0, choice).ok())
             continue; // no variant for this GPU
@@ -234,7 +262,12 @@ TEST_F(Gpu, EveryBundleKernelMatchesTheReference) {
           EXPECT_LT(r.o.relative, tolerance(dtype)) << r.kernel;
           if (withLse) {
             EXPECT_EQ(r.lse.nonFinite, 0u) << r.kernel;
-            EXPECT_LT(r.lse.relative, 1e-3) << r.kernel;
+            // fp8 products accumulate in less than f32: its LSE within
+            // 5e-3 absolute.
+            if (dtype == DType::E4M3)
+              EXPECT_LT(r.lse.maxAbs, 5e-3) << r.kernel;
+            else
+              EXPECT_LT(r.lse.relative, 1e-3) << r.kernel;
             EXPECT_GT(r.lse.count, 0u) << r.kernel;
           }
           EXPECT_EQ(r.kernel,

@@ -633,8 +633,7 @@ TEST(SlidingWindow, ManifestKeyRoundTrips) {
                        std::string(bad);
     Status e = parseManifest(line, "manifest.txt", b);
     EXPECT_FALSE(e.ok()) << bad;
-    EXPECT_NE(e.message().find("bad window"), std::string::npos)
-        << e.message();
+    EXPECT_NE(e.message().find("bad window"), std::string::npos) << e.message();
   }
 }
 
@@ -809,4 +808,166 @@ TEST(Softcap, ProblemRules) {
     EXPECT_NE(s.message().find("a soft-cap with a"), std::string::npos)
         << s.message();
   }
+}
+
+// fp8 (e4m3): bf16 O, V transposed (keys contiguous), descale factors.
+const char *kFp8Manifest = R"(
+kernel name=b ptx=b.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=0 block_m=128 threads=384 smem=200000 abi=memref
+kernel name=f ptx=f.ptx chip=sm_90a dtype=e4m3 head_dim=128 causal=0 block_m=128 block_n=128 threads=384 smem=200000 abi=memref tensor_maps=0:128,1:128,2:128
+)";
+
+ForwardProblem fp8Problem() {
+  ForwardProblem p;
+  p.dtype = DType::E4M3;
+  p.batch = 2;
+  p.headsQ = 8;
+  p.headsKV = 2;
+  p.seqQ = 130;
+  p.seqK = 1008; // whole 16-byte rows of Vᵀ
+  p.headDim = p.headDimV = 128;
+  p.withLse = true;
+  p.qDescale = 0.01;
+  p.kDescale = 0.02;
+  p.vDescale = 0.5;
+  return p;
+}
+
+TEST(Fp8, SelectsTheE4m3Kernel) {
+  Manifest m;
+  ASSERT_TRUE(parseManifest(kFp8Manifest, "manifest.txt", m).ok());
+  ForwardProblem p = fp8Problem();
+  const KernelEntry *k = nullptr;
+  Status s = selectKernel(m, p, 9, 0, k);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(k->name, "f");
+  // No sm_80 variant: the bundle says so (a compiler would refuse too).
+  s = selectKernel(m, p, 8, 0, k);
+  EXPECT_EQ(s.code(), StatusCode::NotInBundle) << s.message();
+  p.dtype = DType::BF16;
+  p.qDescale = p.kDescale = p.vDescale = 1;
+  ASSERT_TRUE(selectKernel(m, p, 9, 0, k).ok());
+  EXPECT_EQ(k->name, "b");
+}
+
+TEST(Fp8, TransposedValueStrides) {
+  ForwardProblem p = fp8Problem();
+  // The default: contiguous [B, Hkv, Dv, Nk], keys innermost.
+  Strides v = p.stridesV();
+  EXPECT_EQ(v.seq, 1);
+  EXPECT_EQ(v.dim, 1008);
+  EXPECT_EQ(v.head, 128 * 1008);
+  EXPECT_EQ(v.batch, 2 * 128 * 1008);
+  EXPECT_TRUE(checkProblem(p).ok()) << checkProblem(p).message();
+  // The kernel's memref is [B, Hkv, Dv, Nk] with the rows' stride third.
+  AttentionShape shape = kernelShape(p);
+  EXPECT_TRUE(shape.vTransposed);
+  AttentionArgument a = attentionArgument(shape, 2);
+  EXPECT_EQ(a.sizes[2], 128);
+  EXPECT_EQ(a.sizes[3], 1008);
+  EXPECT_EQ(a.strides[2], 1008);
+  EXPECT_EQ(a.strides[3], 1);
+  // Key counts that are not whole 16-byte rows need padded rows.
+  p.seqK = 1000;
+  Status s = checkProblem(p);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(s.message().find("v: dim stride 1000 is not a multiple of 16 "
+                             "elements (16 bytes)"),
+            std::string::npos)
+      << s.message();
+  p.v = {2 * 128 * 1008, 128 * 1008, 1, 1008};
+  EXPECT_TRUE(checkProblem(p).ok()) << checkProblem(p).message();
+  // Keys must be contiguous in Vᵀ; Q, K and O keep their last dim.
+  p.v.seq = 2;
+  s = checkProblem(p);
+  EXPECT_NE(s.message().find("v: keys must be contiguous in a transposed V "
+                             "(seq stride 1), got 2"),
+            std::string::npos)
+      << s.message();
+  // O is bf16: 8 elements make 16 bytes; Q and K e4m3: 16.
+  p = fp8Problem();
+  p.o = contiguousStrides(p.headsQ, p.seqQ, 136);
+  EXPECT_TRUE(checkProblem(p).ok()) << checkProblem(p).message();
+  p.q = contiguousStrides(p.headsQ, p.seqQ, 136);
+  s = checkProblem(p);
+  EXPECT_NE(s.message().find("q: seq stride 136 is not a multiple of 16 "
+                             "elements"),
+            std::string::npos)
+      << s.message();
+  // Extents: one byte per input element, two per output element.
+  p = fp8Problem();
+  TensorExtents e = tensorExtents(p);
+  EXPECT_EQ(e.q, uint64_t(2 * 8 * 130 * 128));
+  EXPECT_EQ(e.v, uint64_t(2 * 2 * 128 * 1008));
+  EXPECT_EQ(e.o, uint64_t(2 * 8 * 130 * 128 * 2));
+}
+
+TEST(Fp8, DescaleRules) {
+  ForwardProblem p = fp8Problem();
+  for (double bad : {0.0, -1.0, std::nan(""), 1e300, 1e-300}) {
+    p.kDescale = bad;
+    Status s = checkProblem(p);
+    EXPECT_EQ(s.code(), StatusCode::InvalidArgument) << bad;
+    EXPECT_NE(s.message().find("k_descale must be a positive, finite, "
+                               "normal f32"),
+              std::string::npos)
+        << s.message();
+  }
+  // scale·qd·kd must stay a finite f32.
+  p = fp8Problem();
+  p.qDescale = p.kDescale = 1e30;
+  Status s = checkProblem(p);
+  EXPECT_NE(s.message().find("times q_descale and k_descale is outside the "
+                             "f32 range"),
+            std::string::npos)
+      << s.message();
+  // Descales are for fp8 problems only.
+  p = fp8Problem();
+  p.dtype = DType::BF16;
+  s = checkProblem(p);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(s.message().find("q_descale 0.010000 is for e4m3 (fp8) problems "
+                             "only"),
+            std::string::npos)
+      << s.message();
+}
+
+TEST(Fp8, OnlyTheDenseForward) {
+  ForwardProblem p = fp8Problem();
+  p.windowLeft = 256;
+  Status s = checkProblem(p);
+  EXPECT_EQ(s.code(), StatusCode::Unsupported);
+  EXPECT_NE(s.message().find("e4m3 (fp8) with a sliding window or a soft-cap"),
+            std::string::npos)
+      << s.message();
+  p = fp8Problem();
+  p.softcap = 50;
+  EXPECT_EQ(checkProblem(p).code(), StatusCode::Unsupported);
+  p = fp8Problem();
+  p.kvLayout = KVLayout::SeqLens;
+  s = checkProblem(p);
+  EXPECT_EQ(s.code(), StatusCode::Unsupported);
+  EXPECT_NE(s.message().find("e4m3 (fp8) with a seqlens KV layout"),
+            std::string::npos)
+      << s.message();
+}
+
+TEST(Fp8, KernelParameters) {
+  ForwardProblem p = fp8Problem();
+  AttentionShape shape = kernelShape(p);
+  const float descale[3] = {0.25f, 0.5f, 2.0f};
+  float lse;
+  KernelParams params = memrefAttentionParams(shape, at(1), at(2), at(3),
+                                              const_cast<void *>(at(4)), &lse,
+                                              0.125f, nullptr, descale);
+  // 4 memrefs of rank 4, the LSE, the scale, then q, k, v descale.
+  ASSERT_EQ(params.size(), size_t(4 * 11 + 9 + 1 + 3));
+  EXPECT_EQ(params.value<float>(53), 0.125f);
+  EXPECT_EQ(params.value<float>(54), 0.25f);
+  EXPECT_EQ(params.value<float>(55), 0.5f);
+  EXPECT_EQ(params.value<float>(56), 2.0f);
+  // V's sizes [B, Hkv, Dv, Nk] and strides (the third memref, from 22).
+  EXPECT_EQ(params.value<int64_t>(22 + 3 + 2), 128);
+  EXPECT_EQ(params.value<int64_t>(22 + 3 + 3), 1008);
+  EXPECT_EQ(params.value<int64_t>(22 + 7 + 2), 1008);
+  EXPECT_EQ(params.value<int64_t>(22 + 7 + 3), 1);
 }

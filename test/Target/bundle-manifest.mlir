@@ -32,3 +32,24 @@
 // PTX: .entry attn_fwd_bf16_d64_nolse_kernel(
 // PTX: attn_fwd_bf16_d64_nolse_kernel_param_44
 // PTX-NOT: attn_fwd_bf16_d64_nolse_kernel_param_45
+
+// fp8 (e4m3) is the dense forward of the chips with warpgroup products, at
+// head dims of whole 128-byte rows: with sm_80 and D = 64 asked for, the
+// set has only the four sm_90a D = 128 forwards, dtype=e4m3, no split-KV
+// pair and no KV-cache kernels. Each takes V transposed and, after the
+// scale, the three descale factors: 4 x 11 + 9 + 1 + 3 = 57 parameters
+// with the LSE, then its three tensor maps (params 57-59).
+// RUN: rm -rf %t8 && attn-bundle --out-dir %t8 --chips sm_80,sm_90a --dtypes e4m3 --head-dims 64,128
+// RUN: FileCheck %s --check-prefix=FP8 --implicit-check-not="kernel name" < %t8/manifest.txt
+// RUN: FileCheck %s --check-prefix=FP8PTX < %t8/attn_fwd_e4m3_d128_kernel.sm_90a.ptx
+// FP8: kernel name=attn_fwd_e4m3_d128_kernel {{.*}} chip=sm_90a dtype=e4m3 head_dim=128 head_dim_v=128 causal=0 block_m=128 block_n=128 threads=384 {{.*}} lse=1 tensor_maps=0:128,1:128,2:128 grid=persistent(q_blocks,heads_q,batch){{$}}
+// FP8: kernel name=attn_fwd_e4m3_d128_nolse_kernel {{.*}} dtype=e4m3 {{.*}} lse=0
+// FP8: kernel name=attn_fwd_e4m3_d128_causal_kernel {{.*}} dtype=e4m3 {{.*}} causal=1 {{.*}} grid=dynamic(q_blocks,heads_q,batch){{$}}
+// FP8: kernel name=attn_fwd_e4m3_d128_causal_nolse_kernel {{.*}} dtype=e4m3 {{.*}} lse=0
+// FP8PTX: .entry attn_fwd_e4m3_d128_kernel(
+// FP8PTX: .param .f32 attn_fwd_e4m3_d128_kernel_param_53,
+// FP8PTX: .param .f32 attn_fwd_e4m3_d128_kernel_param_54,
+// FP8PTX: .param .f32 attn_fwd_e4m3_d128_kernel_param_55,
+// FP8PTX: .param .f32 attn_fwd_e4m3_d128_kernel_param_56,
+// FP8PTX: .param .align 64 .b8 attn_fwd_e4m3_d128_kernel_param_59[128]
+// FP8PTX-NOT: attn_fwd_e4m3_d128_kernel_param_60

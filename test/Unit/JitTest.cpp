@@ -448,6 +448,40 @@ TEST(Jit, CompilesASoftcapKernel) {
   EXPECT_NE(r30.key(), r.key());
 }
 
+TEST(Jit, CompilesAnFp8Kernel) {
+  auto c = makeCompiler("", CacheMode::Off);
+  KernelRequest r = request(128, /*causal=*/true, 9, 0);
+  r.dtype = DType::E4M3;
+  r.withLse = true;
+  EXPECT_EQ(r.key(), "dtype=e4m3 head_dim=128 head_dim_v=128 causal=1 lse=1 "
+                     "chip=sm_90a");
+  CompiledImage img;
+  Status s = c->compiler->compile(r, img);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(img.entry.dtype, DType::E4M3);
+  EXPECT_EQ(img.entry.blockN, 128);
+  // Q, K and Vᵀ through tensor maps (V's box: Dv rows of 128 keys).
+  ASSERT_EQ(img.entry.tensorMaps.size(), 3u);
+  EXPECT_EQ(img.entry.tensorMaps[2].arg, 2);
+  EXPECT_EQ(img.entry.tensorMaps[2].boxRows, 128);
+  // fp8 is sm_90a's dense forward: no sm_80 kernel, no split-KV pair, no
+  // KV cache: refused with the reason, nothing built.
+  KernelRequest r80 = r;
+  r80.ccMajor = 8;
+  s = c->compiler->compile(r80, img);
+  EXPECT_EQ(s.code(), StatusCode::Unsupported) << s.message();
+  EXPECT_NE(s.message().find("unsupported: fp8 attention on sm_80"),
+            std::string::npos)
+      << s.message();
+  KernelRequest split = r;
+  split.program = Program::SplitKV;
+  s = c->compiler->compile(split, img);
+  EXPECT_EQ(s.code(), StatusCode::Unsupported) << s.message();
+  EXPECT_NE(s.message().find("e4m3 (fp8) has the dense forward only"),
+            std::string::npos)
+      << s.message();
+}
+
 TEST(Jit, UnsupportedRequestsSaySo) {
   auto c = makeCompiler("", CacheMode::Off);
   KernelRequest r = request(64);

@@ -1,12 +1,12 @@
 //===- attn-bundle.cpp - ahead-of-time kernels for the runtime --*- C++ -*-===//
 //
 // Compiles one attn.attention per configuration (dtype × head dim × causal ×
-// LSE) through the attn-codegen pipeline for each chip, and writes a bundle
-// the runtime loads: one PTX file per (kernel, chip), with --ptxas the
-// kernel assembled by ptxas into SASS (a cubin) for every --sass-chips chip,
-// and a manifest.txt line per (kernel, PTX chip) with what the launcher
-// needs (taken from the kernel's attn.kernel attribute) and the cubins made
-// from that PTX:
+// LSE; e4m3 at head dims 128 and 256 on sm_90a) through the attn-codegen
+// pipeline for each chip, and writes a bundle the runtime loads: one PTX file
+// per (kernel, chip), with --ptxas the kernel assembled by ptxas into SASS (a
+// cubin) for every --sass-chips chip, and a manifest.txt line per (kernel, PTX
+// chip) with what the launcher needs (taken from the kernel's attn.kernel
+// attribute) and the cubins made from that PTX:
 //
 //   kernel name=... ptx=....sm_80.ptx chip=sm_80 dtype=bf16 head_dim=128
 //          head_dim_v=128 causal=1 block_m=128 block_n=64 threads=256
@@ -72,7 +72,7 @@ static cl::list<std::string>
            cl::cat(category));
 static cl::list<std::string> chips("chips", cl::desc("GPU chips"),
                                    cl::CommaSeparated, cl::cat(category));
-static cl::list<std::string> dtypes("dtypes", cl::desc("f16, bf16"),
+static cl::list<std::string> dtypes("dtypes", cl::desc("f16, bf16, e4m3"),
                                     cl::CommaSeparated, cl::cat(category));
 static cl::list<int64_t> headDims("head-dims", cl::desc("Head dims"),
                                   cl::CommaSeparated, cl::cat(category));
@@ -147,8 +147,11 @@ std::string kernelName(::attn::Program program, Type et, int64_t d, bool causal,
                                                            : "merge";
   bool lseSuffix = program != ::attn::Program::SplitKV;
   bool causalSuffix = program != ::attn::Program::MergeSplits;
-  return (llvm::Twine("attn_") + kind + "_" + (et.isBF16() ? "bf16" : "f16") +
-          "_d" + llvm::Twine(d) + (causalSuffix && causal ? "_causal" : "") +
+  const char *dt = et.isBF16()                 ? "bf16"
+                   : isa<Float8E4M3FNType>(et) ? "e4m3"
+                                               : "f16";
+  return (llvm::Twine("attn_") + kind + "_" + dt + "_d" + llvm::Twine(d) +
+          (causalSuffix && causal ? "_causal" : "") +
           (lseSuffix && !withLse ? "_nolse" : ""))
       .str();
 }
@@ -285,6 +288,7 @@ int main(int argc, char **argv) {
   if (dtypes.empty()) {
     dtypes.push_back("f16");
     dtypes.push_back("bf16");
+    dtypes.push_back("e4m3");
   }
   std::vector<int64_t> pagedSizes = {0}; // 0: a run-time page size
   if (kvPageSizes.getNumOccurrences() == 0)
@@ -470,8 +474,18 @@ int main(int argc, char **argv) {
                     et = Float16Type::get(&ctx);
                   else if (dt == "bf16")
                     et = BFloat16Type::get(&ctx);
+                  else if (dt == "e4m3")
+                    et = Float8E4M3FNType::get(&ctx);
                   else
-                    return fail("unsupported dtype '" + dt + "' (f16, bf16)");
+                    return fail("unsupported dtype '" + dt +
+                                "' (f16, bf16, e4m3)");
+                  // fp8 is the dense forward of the chips with warpgroup
+                  // products, at head dims of whole 128-byte rows (the
+                  // pipeline refuses the others): the set skips the rest.
+                  if (isa<Float8E4M3FNType>(et) &&
+                      (kind != 0 || d % 128 ||
+                       !::attn::findChip(chip)->warpgroupMma))
+                    continue;
                   auto program = kind == 2 ? ::attn::Program::MergeSplits
                                  : kind == 1 || kind == 4 || kind == 6
                                      ? ::attn::Program::SplitKV
@@ -490,7 +504,7 @@ int main(int argc, char **argv) {
                   // block where one pays on long sequences (tallQueryBlock);
                   // min_seq_q= tells the runtime from which length.
                   mlir::attn::TallQueryBlock tall;
-                  if (kind == 0 && !opts.blockQ)
+                  if (kind == 0 && !opts.blockQ && !isa<Float8E4M3FNType>(et))
                     tall = mlir::attn::tallQueryBlock(
                         mlir::attn::TargetAttr::getKnown(&ctx, chip), d, d,
                         causal);

@@ -92,7 +92,10 @@ static cl::opt<int64_t> optHeadDim("head-dim", cl::desc("Head dim D"),
 static cl::opt<int64_t> optHeadDimV("head-dim-v",
                                     cl::desc("Value head dim Dv (default: D)"),
                                     cl::init(0), cl::cat(category));
-static cl::opt<std::string> optDType("dtype", cl::desc("f32, f16 or bf16"),
+static cl::opt<std::string> optDType("dtype",
+                                     cl::desc("f32, f16, bf16 or e4m3 (fp8: "
+                                              "the GPU runtime's forward on "
+                                              "sm_90, O in bf16)"),
                                      cl::init("f32"), cl::cat(category));
 static cl::opt<bool> optCausal("causal",
                                cl::desc("Causal mask (bottom-right aligned)"),
@@ -300,6 +303,8 @@ Type elementType(MLIRContext &ctx, rt::DType t) {
     return Float16Type::get(&ctx);
   case rt::DType::BF16:
     return BFloat16Type::get(&ctx);
+  case rt::DType::E4M3:
+    return Float8E4M3FNType::get(&ctx);
   default:
     return Float32Type::get(&ctx);
   }
@@ -328,12 +333,16 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
   auto module = ModuleOp::create(loc);
   Type et = elementType(ctx, p.dtype);
   int64_t dyn = ShapedType::kDynamic;
+  // fp8: O in bf16 and V transposed [B, Hkv, Dv, Nk] (rt::valueTransposed).
+  const bool fp8 = p.dtype == rt::DType::E4M3;
+  Type ot = elementType(ctx, rt::outputDType(p.dtype));
   auto qType = MemRefType::get({dyn, dyn, dyn, p.headDim}, et);
-  auto vType = MemRefType::get({dyn, dyn, dyn, p.headDimV}, et);
+  auto vType = MemRefType::get({dyn, dyn, dyn, p.headDimV}, ot);
   // --paged: K and V are pages [P, Hkv, page, D] of a static page size.
   int64_t page = optPaged > 0 ? int64_t(optPaged) : dyn;
   auto kType = MemRefType::get({dyn, dyn, page, p.headDim}, et);
-  auto vpType = MemRefType::get({dyn, dyn, page, p.headDimV}, et);
+  auto vpType = fp8 ? MemRefType::get({dyn, dyn, p.headDimV, dyn}, et)
+                    : MemRefType::get({dyn, dyn, page, p.headDimV}, et);
   SmallVector<Type> args = {qType, kType, vpType, vType};
   auto lseType = MemRefType::get({dyn, dyn, dyn}, b.getF32Type());
   if (optLse)
@@ -360,6 +369,9 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
         MemRefType::get({dyn, dyn, dyn, dyn, p.headDimV}, b.getF32Type()));
     args.push_back(MemRefType::get({dyn, dyn, dyn, dyn}, b.getF32Type()));
   }
+  // fp8: q_descale, k_descale, v_descale (f32), last.
+  if (fp8)
+    args.append(3, b.getF32Type());
   b.setInsertionPointToEnd(module.getBody());
   auto fn =
       func::FuncOp::create(b, loc, "attention", b.getFunctionType(args, {}));
@@ -376,13 +388,16 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
       /*page_table=*/optPaged > 0 ? entry->getArgument(lensArg + 1) : Value(),
       /*cu_seqlens_q=*/varlen ? entry->getArgument(cuArg) : Value(),
       /*cu_seqlens_k=*/varlen ? entry->getArgument(cuArg + 1) : Value(),
-      /*q_descale=*/Value(), /*k_descale=*/Value(), /*v_descale=*/Value(),
+      /*q_descale=*/fp8 ? entry->getArgument(nargs - 3) : Value(),
+      /*k_descale=*/fp8 ? entry->getArgument(nargs - 2) : Value(),
+      /*v_descale=*/fp8 ? entry->getArgument(nargs - 1) : Value(),
       /*scale=*/FloatAttr(),
       /*causal=*/UnitAttr(), /*window_left=*/IntegerAttr(),
       /*window_right=*/IntegerAttr(), /*block_q=*/IntegerAttr(),
       /*block_kv=*/IntegerAttr(), /*target=*/mlir::attn::TargetAttr(),
       /*split_kv=*/split ? b.getUnitAttr() : UnitAttr(),
-      /*softcap=*/FloatAttr(), /*v_transposed=*/UnitAttr());
+      /*softcap=*/FloatAttr(),
+      /*v_transposed=*/fp8 ? b.getUnitAttr() : UnitAttr());
   if (p.causal)
     op.setCausal(true);
   if (p.windowLeft >= 0)
@@ -750,6 +765,10 @@ LogicalResult findEntry(ModuleOp module, func::FuncOp &fn,
                                  "found "
                               << ops.size();
   op = ops.front();
+  if (op.isFp8())
+    return op.emitError() << "unsupported: attn-run runs fp8 attention from "
+                             "flags (--dtype e4m3 --target gpu, through the "
+                             "runtime), not from an input file";
   fn = op->getParentOfType<func::FuncOp>();
   SmallVector<Value> operands = {op.getQuery(), op.getKey(), op.getValue(),
                                  op.getOutput()};
@@ -1000,9 +1019,10 @@ LogicalResult checkBufferLayouts(mlir::attn::AttentionOp op,
 /// decoded outputs. A double, so that it cannot overflow.
 double hostBytes(const rt::Problem &p, bool check) {
   double elem = rt::dtypeSize(p.dtype);
+  double oElem = rt::dtypeSize(rt::outputDType(p.dtype));
   double in = double(p.numQ()) + double(p.numK()) + double(p.numV());
   double bytes =
-      in * (8 + elem) + double(p.numO()) * elem + double(p.numLse()) * 4;
+      in * (8 + elem) + double(p.numO()) * oElem + double(p.numLse()) * 4;
   if (check) // reference O and LSE, decoded O and LSE
     bytes += 2 * 8 * (double(p.numO()) + double(p.numLse()));
   // --kv-splits: the f32 partials.
@@ -1044,8 +1064,8 @@ int checkOutputs(const rt::Problem &p, const std::vector<double> &qv,
                  << " (the kernel's result is undefined)\n";
     return 1;
   }
-  rt::ErrorStats eo =
-      rt::compare(rt::decode(p.dtype, os.data(), p.numO()), refO);
+  rt::ErrorStats eo = rt::compare(
+      rt::decode(rt::outputDType(p.dtype), os.data(), p.numO()), refO);
   double tol = rt::tolerance(p.dtype);
   bool ok = eo.nonFinite == 0 && eo.relative <= tol;
   llvm::outs() << llvm::format("  check O:   max_abs=%.3e rel=%.3e "
@@ -1058,7 +1078,9 @@ int checkOutputs(const rt::Problem &p, const std::vector<double> &qv,
     // bound (and the dtype's), relative to its size or, for an LSE near 0
     // (one key, say), absolute: an error δ in a log is a relative error δ
     // of the softmax's normaliser.
-    double lseTol = std::max(tol, 1e-5);
+    // fp8: Hopper's fp8 products accumulate in less than f32 (the LSE off
+    // by up to 1.7e-3 at D = 256): 5e-3.
+    double lseTol = p.dtype == rt::DType::E4M3 ? 5e-3 : std::max(tol, 1e-5);
     bool lseOk =
         el.nonFinite == 0 && (el.relative <= lseTol || el.maxAbs <= lseTol);
     llvm::outs() << llvm::format("  check LSE: max_abs=%.3e rel=%.3e "
@@ -1249,10 +1271,33 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
       optSeed.getNumOccurrences() ? uint64_t(optSeed) : std::random_device{}();
   std::vector<double> qv, kv, vv;
   std::vector<uint8_t> qs, ks, vs, os, lses;
-  rt::fillRandom(p.dtype, seed, p.numQ(), qv, qs);
-  rt::fillRandom(p.dtype, seed + 1, p.numK(), kv, ks);
-  rt::fillRandom(p.dtype, seed + 2, p.numV(), vv, vs);
-  rt::fillNaN(p.dtype, p.numO(), os);
+  // The reference's problem: fp8's descale factors join it.
+  rt::Problem ref = p;
+  if (p.dtype == rt::DType::E4M3) {
+    // FlashAttention-3's inputs: each tensor drawn with its own spread and
+    // quantised with its own descale (amax / 448), so that a descale the
+    // kernel dropped or swapped fails the check.
+    double qd, kd, vd;
+    std::vector<uint8_t> vcodes;
+    rt::fillRandomE4m3(seed, p.numQ(), 0.5, qv, qs, qd);
+    rt::fillRandomE4m3(seed + 1, p.numK(), 2.0, kv, ks, kd);
+    rt::fillRandomE4m3(seed + 2, p.numV(), 1.0, vv, vcodes, vd);
+    // V transposed, [B, Hkv, Dv, Nk] over rows padded to 16 bytes.
+    int64_t ld;
+    vs = rt::transposeValuesE4m3(vcodes, p.batch * p.headsKV, p.seqK,
+                                 p.headDimV, ld);
+    fp.v = {p.headsKV * p.headDimV * ld, p.headDimV * ld, 1, ld};
+    fp.qDescale = ref.qDescale = qd;
+    fp.kDescale = ref.kDescale = kd;
+    fp.vDescale = ref.vDescale = vd;
+    llvm::outs() << llvm::format("  fp8 descale q=%.3e k=%.3e v=%.3e\n", qd, kd,
+                                 vd);
+  } else {
+    rt::fillRandom(p.dtype, seed, p.numQ(), qv, qs);
+    rt::fillRandom(p.dtype, seed + 1, p.numK(), kv, ks);
+    rt::fillRandom(p.dtype, seed + 2, p.numV(), vv, vs);
+  }
+  rt::fillNaN(rt::outputDType(p.dtype), p.numO(), os);
   rt::fillNaN(rt::DType::F32, p.numLse(), lses);
 
   rt::DeviceBuffer dq, dk, dv, dO, dl;
@@ -1322,7 +1367,7 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
                                flops / ms * 1e-9);
   if (!optCheck)
     return {GPUOutcome::Ran, 0, ""};
-  return {GPUOutcome::Ran, checkOutputs(p, qv, kv, vv, os, lses), ""};
+  return {GPUOutcome::Ran, checkOutputs(ref, qv, kv, vv, os, lses), ""};
 #endif
 }
 
@@ -1372,14 +1417,27 @@ int main(int argc, char **argv) {
   std::string entryName = "attention";
   bool dynamicScale = false;
   if (inputFile.empty()) {
-    if (!rt::parseDType(optDType, p.dtype) || p.dtype == rt::DType::E4M3)
-      return fail(p.dtype == rt::DType::E4M3 && optDType == "e4m3"
-                      ? "unsupported: --dtype e4m3 (fp8 attention lowers "
-                        "only to sm_90a's wgmma; attn-run runs the CPU "
-                        "path: write it as IR and run it on the GPU, "
-                        "tools/scripts/gpu_programs.py)"
-                      : "unknown --dtype '" + optDType +
-                            "' (expected f32, f16 or bf16)");
+    if (!rt::parseDType(optDType, p.dtype))
+      return fail("unknown --dtype '" + optDType +
+                  "' (expected f32, f16, bf16 or e4m3)");
+    // fp8 is the GPU runtime's dense forward (FlashAttention-3's): the
+    // CPU path, the KV cache, packed batches, windows, soft-caps and
+    // this tool's own kernel (tuning flags) do not take it.
+    if (p.dtype == rt::DType::E4M3) {
+      // The default target is the CPU: fp8 goes to the GPU unless told.
+      if (optTarget == "cpu" && optTarget.getNumOccurrences())
+        return fail("unsupported: --dtype e4m3 on the CPU path (fp8 "
+                    "attention lowers to sm_90a's wgmma only): use "
+                    "--target gpu");
+      for (const char *flag :
+           {"kv-lens", "paged", "varlen", "varlen-k", "window", "softcap",
+            "kv-splits", "chip", "block-q", "block-kv", "more-seq"})
+        if (cl::getRegisteredOptions().lookup(flag)->getNumOccurrences())
+          return fail(std::string("unsupported: --") + flag +
+                      " with --dtype e4m3 (fp8 has the runtime's dense "
+                      "forward only)");
+      optTarget.setValue("gpu");
+    }
     p.batch = optBatch;
     p.headsQ = optHeads;
     p.headsKV = optKVHeads.getNumOccurrences() ? int64_t(optKVHeads)

@@ -46,6 +46,7 @@
 //===----------------------------------------------------------------------===//
 #include "attn/runtime/Bundle.h"
 #include "attn/runtime/KernelABI.h"
+#include "attn/runtime/Reference.h"
 #include "attn/runtime/attn.h"
 
 #include <dlfcn.h>
@@ -105,16 +106,20 @@ double decode(int dtype, uint16_t h) {
 }
 
 const char *dtypeName(int dtype) {
-  return dtype == ATTN_DTYPE_BF16  ? "bf16"
-         : dtype == ATTN_DTYPE_F16 ? "f16"
-                                   : "f32";
+  return dtype == ATTN_DTYPE_BF16   ? "bf16"
+         : dtype == ATTN_DTYPE_F16  ? "f16"
+         : dtype == ATTN_DTYPE_E4M3 ? "e4m3"
+                                    : "f32";
 }
 
+/// The bundle's dtypes (e4m3: the fp8 forward, runFp8Case).
 bool parseDtype(const std::string &s, int &out) {
   if (s == "bf16")
     out = ATTN_DTYPE_BF16;
   else if (s == "f16")
     out = ATTN_DTYPE_F16;
+  else if (s == "e4m3")
+    out = ATTN_DTYPE_E4M3;
   else
     return false;
   return true;
@@ -457,9 +462,125 @@ struct Runtime {
   }
 };
 
+// One fp8 (e4m3) bundle case through attn_forward_fp8: Q, K and V drawn with
+// different spreads and quantised per tensor (the runtime's
+// fillRandomE4m3), V transposed [B, Hkv, Dv, Nk] over rows padded to 16 bytes
+// (the padding NaN codes), a bf16 O; checked against the runtime's float64
+// reference with the descales (O within the e4m3 tolerance, LSE within 5e-3:
+// fp8 products accumulate in less than f32). Contiguous Q, K and O whatever
+// the shape's storage. Returns 0 ok, 1 failed, 2 unsupported.
+int runFp8Case(Runtime &R, const Family &f, const Shape &s, bool poison,
+               uint64_t seed, std::string &kernel) {
+  attn_problem p;
+  attn_problem_init(&p);
+  p.dtype = ATTN_DTYPE_E4M3;
+  p.causal = f.causal;
+  p.with_lse = f.lse;
+  p.batch = s.B;
+  p.heads_q = s.Hq;
+  p.heads_kv = s.Hkv;
+  p.seq_q = s.Nq;
+  p.seq_k = s.Nk;
+  p.head_dim = f.D;
+  p.head_dim_v = f.Dv;
+  const int64_t ld = (s.Nk + 15) / 16 * 16;
+  p.v = attn_strides{s.Hkv * f.Dv * ld, f.Dv * ld, 1, ld};
+  attn_kernel_info info;
+  if (attn_status st = attn_select_kernel(R.rt, &p, 0, &info); st != ATTN_OK) {
+    kernel = attn_last_error_message();
+    return st == ATTN_ERROR_UNSUPPORTED || st == ATTN_ERROR_NOT_IN_BUNDLE ? 2
+                                                                          : 1;
+  }
+  attn::Problem ref;
+  ref.dtype = attn::DType::E4M3;
+  ref.batch = s.B;
+  ref.headsQ = s.Hq;
+  ref.headsKV = s.Hkv;
+  ref.seqQ = s.Nq;
+  ref.seqK = s.Nk;
+  ref.headDim = f.D;
+  ref.headDimV = f.Dv;
+  ref.causal = f.causal;
+  std::vector<double> qv, kv, vv;
+  std::vector<uint8_t> qb, kb, vcodes;
+  attn::fillRandomE4m3(seed, ref.numQ(), 0.5, qv, qb, ref.qDescale);
+  attn::fillRandomE4m3(seed + 1, ref.numK(), 2.0, kv, kb, ref.kDescale);
+  attn::fillRandomE4m3(seed + 2, ref.numV(), 1.0, vv, vcodes, ref.vDescale);
+  int64_t rowKeys;
+  std::vector<uint8_t> vb =
+      attn::transposeValuesE4m3(vcodes, s.B * s.Hkv, s.Nk, f.Dv, rowKeys);
+  attn_fp8 fp8;
+  attn_fp8_init(&fp8);
+  fp8.q_descale = float(ref.qDescale);
+  fp8.k_descale = float(ref.kDescale);
+  fp8.v_descale = float(ref.vDescale);
+
+  const size_t oCount = ref.numO(), lseCount = ref.numLse();
+  void *dq = R.alloc(qb.size()), *dk = R.alloc(kb.size()),
+       *dv = R.alloc(vb.size()), *dO = R.alloc(oCount * 2),
+       *dl = f.lse ? R.alloc(lseCount * 4) : nullptr;
+  std::vector<uint16_t> oBits(oCount, 0x7fff);
+  std::vector<float> lse(lseCount, NAN);
+  auto h2d = [&](void *d, const void *h, size_t n) {
+    return attn_memcpy_htod(R.rt, d, h, n) == ATTN_OK;
+  };
+  int rc = 1;
+  if (!dq || !dk || !dv || !dO || (f.lse && !dl)) {
+    kernel = "allocation failed";
+  } else if (!h2d(dq, qb.data(), qb.size()) || !h2d(dk, kb.data(), kb.size()) ||
+             !h2d(dv, vb.data(), vb.size()) ||
+             (poison && (!h2d(dO, oBits.data(), oCount * 2) ||
+                         (f.lse && !h2d(dl, lse.data(), lseCount * 4))))) {
+    kernel = std::string("copy to device: ") + attn_last_error_message();
+  } else if (attn_forward_fp8(R.rt, &p, &fp8, dq, dk, dv, dO,
+                              static_cast<float *>(dl), nullptr) != ATTN_OK) {
+    kernel = std::string("forward: ") + attn_last_error_message();
+  } else if (attn_synchronize(R.rt, 0) != ATTN_OK) {
+    kernel = std::string("running the kernel: ") + attn_last_error_message();
+  } else if (attn_memcpy_dtoh(R.rt, oBits.data(), dO, oCount * 2) != ATTN_OK ||
+             (f.lse && attn_memcpy_dtoh(R.rt, lse.data(), dl, lseCount * 4) !=
+                           ATTN_OK)) {
+    kernel = std::string("copy to host: ") + attn_last_error_message();
+  } else {
+    attn_kernel_info ran;
+    attn_last_kernel(R.rt, &ran);
+    kernel = std::string(ran.name) + " (" + ran.chip + ")";
+    std::vector<double> refO, refLse, got(oCount), gotLse(lseCount);
+    attn::referenceAttention(ref, qv, kv, vv, refO, refLse);
+    for (size_t i = 0; i < oCount; ++i)
+      got[i] = attn::bf16ToFloat(oBits[i]);
+    const attn::ErrorStats eo = attn::compare(got, refO);
+    std::string err;
+    if (eo.nonFinite || !(eo.relative <= attn::tolerance(attn::DType::E4M3)))
+      err += "o: rel " + std::to_string(eo.relative) + ", " +
+             std::to_string(eo.nonFinite) + " non-finite; ";
+    if (f.lse) {
+      for (size_t i = 0; i < lseCount; ++i)
+        gotLse[i] = lse[i];
+      const attn::ErrorStats el = attn::compare(gotLse, refLse);
+      if (el.nonFinite || !(el.maxAbs <= 5e-3))
+        err += "lse: max abs " + std::to_string(el.maxAbs) + ", " +
+               std::to_string(el.nonFinite) + " non-finite; ";
+    }
+    if (std::string(ran.name).find("_e4m3_") == std::string::npos ||
+        ran.causal != int(f.causal) || ran.head_dim != f.D)
+      err += "the runtime ran a kernel of another family; ";
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "  o rel %.1e", eo.relative);
+    kernel += buf;
+    if (!err.empty())
+      kernel += "  FAILED: " + err;
+    rc = err.empty() ? 0 : 1;
+  }
+  R.freeAll();
+  return rc;
+}
+
 // One bundle case. Returns 0 ok, 1 failed, 2 unsupported.
 int runBundleCase(Runtime &R, const Family &f, const Shape &shape, bool poison,
                   uint64_t seed, std::string &kernel) {
+  if (f.dtype == ATTN_DTYPE_E4M3)
+    return runFp8Case(R, f, shape, poison, seed, kernel);
   // A packed batch (varlen) of B sequences of Nq queries and Nk keys is the
   // [B, N, H, D] storage of the dense problem: the same inputs, the same
   // reference.

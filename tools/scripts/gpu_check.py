@@ -43,7 +43,7 @@ import traceback
 # --------------------------------------------------------------------------
 
 C_API_VERSION = 1
-ATTN_DTYPE = {"f32": 0, "f16": 1, "bf16": 2}
+ATTN_DTYPE = {"f32": 0, "f16": 1, "bf16": 2, "e4m3": 3}
 
 
 class Strides(ctypes.Structure):
@@ -60,6 +60,11 @@ class Problem(ctypes.Structure):
                 ("head_dim_v", ctypes.c_int64), ("scale", ctypes.c_double),
                 ("q", Strides), ("k", Strides), ("v", Strides),
                 ("o", Strides)]
+
+
+class Fp8(ctypes.Structure):
+    _fields_ = [("q_descale", ctypes.c_float), ("k_descale", ctypes.c_float),
+                ("v_descale", ctypes.c_float), ("reserved", ctypes.c_int32)]
 
 
 class Window(ctypes.Structure):
@@ -136,6 +141,9 @@ class AttnRuntime:
         L.attn_forward_variant.argtypes = [
             vp, ctypes.POINTER(Problem), ctypes.POINTER(Variant), vp, vp, vp,
             vp, vp, vp]
+        L.attn_forward_fp8.argtypes = [
+            vp, ctypes.POINTER(Problem), ctypes.POINTER(Fp8), vp, vp, vp,
+            vp, vp, vp]
         L.attn_select_kernel.argtypes = [vp, ctypes.POINTER(Problem),
                                          ctypes.c_int,
                                          ctypes.POINTER(KernelInfo)]
@@ -146,6 +154,7 @@ class AttnRuntime:
         for f in (L.attn_runtime_create, L.attn_forward,
                   L.attn_forward_kv_cache, L.attn_forward_varlen,
                   L.attn_forward_window, L.attn_forward_variant,
+                  L.attn_forward_fp8,
                   L.attn_select_kernel, L.attn_last_kernel, L.attn_malloc,
                   L.attn_free):
             f.restype = ctypes.c_int
@@ -203,6 +212,28 @@ class AttnRuntime:
         self.forward_ptrs(p, q.data_ptr(), k.data_ptr(), v.data_ptr(),
                           o.data_ptr(),
                           lse.data_ptr() if lse is not None else None, stream)
+
+    def forward_fp8(self, q8, k8, vt, o, descale, lse=None, causal=False,
+                    scale=0.0, stream=None):
+        """fp8: q8, k8 [B, H, N, D] e4m3, vt V transposed [B, Hkv, Dv, Nk]
+        (keys contiguous), o [B, Hq, Nq, Dv] bf16, descale (q, k, v)."""
+        p = Problem()
+        p.dtype = ATTN_DTYPE["e4m3"]
+        p.causal, p.with_lse = int(causal), int(lse is not None)
+        p.batch, p.heads_q, p.seq_q, p.head_dim = q8.shape
+        p.heads_kv, p.seq_k = k8.shape[1], k8.shape[2]
+        p.head_dim_v = vt.shape[2]
+        p.scale = scale
+        p.q, p.k, p.o = (Strides(*t.stride()) for t in (q8, k8, o))
+        # V's element (b, h, key j, column c) at b·batch + h·head + j·seq +
+        # c·dim: seq is the keys' stride (1), dim the rows'.
+        sb, sh, sc, sj = vt.stride()
+        p.v = Strides(sb, sh, sj, sc)
+        f = Fp8(*descale, 0)
+        self._check(self.lib.attn_forward_fp8(
+            self.handle, ctypes.byref(p), ctypes.byref(f), q8.data_ptr(),
+            k8.data_ptr(), vt.data_ptr(), o.data_ptr(),
+            lse.data_ptr() if lse is not None else None, stream))
 
     def forward_ptrs(self, p, q, k, v, o, lse, stream):
         self._check(self.lib.attn_forward(self.handle, ctypes.byref(p), q, k,
@@ -356,6 +387,16 @@ def correctness_cases(quick):
     add("bf16", 256, True, 2, 4, 1, Nq=300, Nk=2000, layout="bnhd",
         softcap=50.0)
     add("bf16", 256, True, 1, 2, Nq=1000, scale=3.0, softcap=50.0)
+    # fp8 (e4m3, attn_forward_fp8; the bundle's sm_90a kernels at D = 128
+    # and 256): every length, Nq != Nk (key counts that are not whole
+    # 16-byte rows of the transposed V), GQA, [B, N, H, D] storage, no LSE.
+    for D in (128, 256):
+        for causal in (False, True):
+            for N in ((17, 1000) if quick else (1, 17, 130, 1000, 4096)):
+                add("e4m3", D, causal, 2, 3, Nq=N)
+            add("e4m3", D, causal, 1, 8, 2, Nq=130, Nk=1000, layout="bnhd")
+            add("e4m3", D, causal, 1, 2, Nq=1000, Nk=17)
+            add("e4m3", D, causal, 2, 4, 1, Nq=300, Nk=2001, lse=False)
     # Scales far from 1/sqrt(D): the exponent must not overflow f32 even
     # where scale·score does (1e30), nor lose the softmax to underflow.
     for scale in (1e-3, 3.0, 1e30):
@@ -468,6 +509,15 @@ def api_checks():
              "misaligned", "too_small", "host_overhead")]
 
 
+def fp8_timing_configs(quick, ns=None):
+    """fp8 against attn's own bf16 at the benchmark shape, D 128 and 256."""
+    return [dict(kind="fp8_timing", dtype="e4m3", D=D, causal=causal, N=N,
+                 B=16384 // N, H=2048 // D)
+            for D in (128, 256) for causal in (False, True)
+            for N in (ns or ((2048, 8192) if quick else
+                             (2048, 4096, 8192, 16384)))]
+
+
 def timing_configs(quick, ns=None, ds=None, dtypes=None, lse=False):
     out = []
     for dtype in (dtypes or ("bf16",)):
@@ -482,6 +532,10 @@ def timing_configs(quick, ns=None, ds=None, dtypes=None, lse=False):
 
 
 def describe(job):
+    if job["kind"] == "fp8_timing":
+        return (f"timing e4m3 D={job['D']} "
+                f"{'causal' if job['causal'] else 'full'} N={job['N']} "
+                f"B={job['B']} H={job['H']}")
     if job["kind"] == "api":
         return f"api {job['check']}"
     if job["kind"] == "large":
@@ -584,8 +638,138 @@ def make_tensor(shape, dtype, layout, gen, fill=None):
     return t if layout == "bhnd" else t.transpose(1, 2)
 
 
+def quantize_fp8(x):
+    """x as e4m3 with a per-tensor descale factor (amax / 448, FA3's and
+    Transformer Engine's per-tensor recipe), the factor rounded to the f32
+    the kernel takes: (x8, descale, the dequantised float64 values the
+    reference computes with)."""
+    import torch
+    descale = float(torch.tensor(max(x.abs().max().item(), 1e-12) / 448.0,
+                                 dtype=torch.float32))
+    x8 = (x / descale).to(torch.float8_e4m3fn)
+    return x8, descale, x8.double() * descale
+
+
+def fp8_inputs(b, hq, hkv, nq, nk, d, gen, layout="bnhd"):
+    """fp8 Q and K ([B, H, N, D] views of `layout` storage) of different
+    spreads, V transposed as the kernel takes it ([B, Hkv, D, Nk] over rows
+    padded to a multiple of 16 keys: a tensor map's row stride is a multiple
+    of 16 bytes; the padding NaN codes, which a kernel reading past Nk would
+    carry into O), a NaN-poisoned bf16 O, the descale factors and the
+    dequantised float64 Q, K, V ([B, H, N, D])."""
+    import torch
+
+    def raw(h, n, sigma):
+        return make_tensor((b, h, n, d), torch.float32, layout, gen) * sigma
+    q8, qd, qr = quantize_fp8(raw(hq, nq, 0.5))
+    k8, kd, kr = quantize_fp8(raw(hkv, nk, 2.0))
+    v8, vd, vr = quantize_fp8(raw(hkv, nk, 1.0))
+    pad = (nk + 15) // 16 * 16
+    vt = torch.full((b, hkv, d, pad), 0x7F, device="cuda",
+                    dtype=torch.uint8).view(torch.float8_e4m3fn)
+    vt[..., :nk] = v8.transpose(2, 3)
+    vt = vt[..., :nk]
+    o = make_tensor((b, hq, nq, d), torch.bfloat16, layout, gen,
+                    fill=float("nan"))
+    return (q8, k8, vt, o, qd, kd, vd), (qr, kr, vr)
+
+
+def fp8_emulation(q, k, v, causal, scale):
+    """FlashAttention-3's fp8 arithmetic in float64: P = exp(S − rowmax)
+    rounded to e4m3 for P·V, the row sum of the unrounded P. Its error
+    against the exact reference is the error fp8 attention is expected to
+    have (the kernel's running maxima round differently, alike in size)."""
+    import torch
+    g = q.shape[1] // k.shape[1]
+    k = k.repeat_interleave(g, dim=1)
+    v = v.repeat_interleave(g, dim=1)
+    s = torch.matmul(q, k.transpose(-1, -2)) * scale
+    nq, nk = q.shape[2], k.shape[2]
+    if causal:
+        i = torch.arange(nq, device=q.device)[:, None]
+        j = torch.arange(nk, device=q.device)[None, :]
+        s = s.masked_fill(j > i + (nk - nq), float("-inf"))
+    m = s.amax(dim=-1, keepdim=True)
+    m = torch.where(torch.isinf(m), 0, m)
+    p = torch.exp(s - m)
+    p8 = p.float().to(torch.float8_e4m3fn).double()
+    l = p.sum(dim=-1, keepdim=True)
+    return torch.matmul(p8, v) / torch.where(l == 0, 1, l)
+
+
+def check_fp8(o, lse, ref_o, ref_lse, emul):
+    """An fp8 result against float64 attention of the dequantised inputs:
+    O within max(2x the fp8 emulation's error + 2e-3, 1e-2) and below 6e-2
+    (the runtime's e4m3 tolerance), no NaN, LSE within 5e-3 absolute (and
+    -inf exactly where the reference's is): Hopper's fp8 tensor cores
+    accumulate with fewer bits than f32 (about 14 kept, DeepSeek-V3
+    §3.3.2), so the scores are not exact (seen: LSE off by up to 1.7e-3 at
+    D = 256, 9e-4 at D = 128, H100). Returns (result dict, problems)."""
+    import torch
+    norm = ref_o.norm().clamp_min(1e-30)
+    res = dict(emul_rel=((emul - ref_o).norm() / norm).item())
+    od = o.double()
+    res["o_nan"] = int((~torch.isfinite(od)).sum())
+    res["o_rel"] = (torch.nan_to_num(od - ref_o, nan=0.0).norm()
+                    / norm).item()
+    res["o_bound"] = min(max(2 * res["emul_rel"] + 2e-3, 1e-2), 6e-2)
+    problems = []
+    if res["o_nan"]:
+        problems.append(f"o has {res['o_nan']} non-finite values")
+    if not res["o_rel"] < res["o_bound"]:
+        problems.append(f"o relative error {res['o_rel']:.3g} >= "
+                        f"{res['o_bound']:.3g} (fp8 emulation's "
+                        f"{res['emul_rel']:.3g})")
+    if lse is not None:
+        inf = torch.isinf(ref_lse)
+        if not (bool((torch.isinf(lse) == inf).all())
+                and bool((lse[inf] < 0).all())):
+            problems.append("lse is -inf where the reference is not, or "
+                            "the other way")
+        fin = ~inf
+        res["lse_rel"] = (lse.double()[fin] - ref_lse[fin]).abs().max() \
+            .item() if fin.any() else 0.0
+        if not res["lse_rel"] < 5e-3:
+            problems.append(f"lse error {res['lse_rel']:.3g} >= 5e-3")
+    return res, problems
+
+
+def run_fp8_correctness(rt, job, seed):
+    """An e4m3 problem through attn_forward_fp8 (fresh inputs quantised per
+    tensor, V transposed, O poisoned) against float64 of the dequantised
+    inputs (check_fp8)."""
+    import torch
+    if torch.cuda.get_device_capability() != (9, 0):
+        return dict(ok=False, unsupported=True,
+                    error="fp8 attention runs on sm_90 (this GPU is sm_%d%d)"
+                    % torch.cuda.get_device_capability())
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(seed)
+    B, Hq, Hkv, Nq, Nk, D = (job[x] for x in ("B", "Hq", "Hkv", "Nq", "Nk",
+                                              "D"))
+    (q8, k8, vt, o, qd, kd, vd), (qr, kr, vr) = fp8_inputs(
+        B, Hq, Hkv, Nq, Nk, D, gen, job["layout"])
+    lse = (torch.full((B, Hq, Nq), float("nan"), dtype=torch.float32,
+                      device="cuda") if job["lse"] else None)
+    scale = job.get("scale") or 1.0 / math.sqrt(D)
+    torch.cuda.synchronize()
+    rt.forward_fp8(q8, k8, vt, o, (qd, kd, vd), lse, causal=job["causal"],
+                   scale=scale,
+                   stream=torch.cuda.current_stream().cuda_stream or None)
+    torch.cuda.synchronize()
+    ref_o, ref_lse = reference(qr, kr, vr, job["causal"], scale)
+    emul = fp8_emulation(qr, kr, vr, job["causal"], scale)
+    res, problems = check_fp8(o, lse, ref_o, ref_lse, emul)
+    res["kernel"] = rt.last_kernel()
+    res["ok"] = not problems
+    res["error"] = "; ".join(problems)
+    return res
+
+
 def run_correctness(rt, job, seed):
     import torch
+    if job["dtype"] == "e4m3":
+        return run_fp8_correctness(rt, job, seed)
     dt = {"bf16": torch.bfloat16, "f16": torch.float16}[job["dtype"]]
     gen = torch.Generator(device="cuda")
     gen.manual_seed(seed)
@@ -946,6 +1130,42 @@ def run_timing(rt, job, seed):
     res["ok"] = "ours_ms" in res
     res["error"] = res.get("ours_error", "")
     res["timer"] = TIMER
+    return res
+
+
+def run_fp8_timing(rt, job, seed):
+    """attn's fp8 forward (attn_forward_fp8) beside its own bf16 forward of
+    the same shape, in mirrored order (fp8, bf16, bf16, fp8; each the
+    median of its two): SDPA and FA4 have no fp8 forward on sm_90."""
+    import torch
+    if torch.cuda.get_device_capability() != (9, 0):
+        return dict(ok=False, unsupported=True,
+                    error="fp8 attention runs on sm_90")
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(seed)
+    B, H, N, D, causal = job["B"], job["H"], job["N"], job["D"], \
+        job["causal"]
+    (q8, k8, vt, o8, qd, kd, vd), _ = fp8_inputs(B, H, H, N, N, D, gen)
+    q, k, v = (make_tensor((B, H, N, D), torch.bfloat16, "bnhd", gen)
+               for _ in range(3))
+    o = torch.empty_like(q)
+    stream = torch.cuda.current_stream().cuda_stream or None
+    fns = {"fp8": lambda: rt.forward_fp8(q8, k8, vt, o8, (qd, kd, vd),
+                                         causal=causal, stream=stream),
+           "bf16": lambda: rt.forward(q, k, v, o, causal=causal,
+                                      stream=stream)}
+    res = dict(flops=4.0 * B * H * N * N * D / (2 if causal else 1))
+    fns["fp8"]()
+    torch.cuda.synchronize()
+    res["kernel"] = rt.last_kernel()
+    runs = {n: [] for n in fns}
+    for n in ("fp8", "bf16", "bf16", "fp8"):
+        runs[n].append(bench(fns[n]))
+    for n, ms in runs.items():
+        res[f"{n}_tflops"] = res["flops"] / (sum(ms) / 2 * 1e-3) / 1e12
+    res["fp8_over_bf16"] = res["fp8_tflops"] / res["bf16_tflops"]
+    res["ok"] = True
+    res["error"] = ""
     return res
 
 
@@ -1377,7 +1597,8 @@ def worker(args, jobs):
             fn = {"timing": run_timing, "api": run_api,
                   "correctness": run_correctness,
                   "decode": run_decode, "large": run_large,
-                  "kvcache": run_kvcache, "varlen": run_varlen}[job["kind"]]
+                  "kvcache": run_kvcache, "varlen": run_varlen,
+                  "fp8_timing": run_fp8_timing}[job["kind"]]
             res = fn(rt, job, seed)
         except Exception as e:  # noqa: BLE001
             msg = f"{type(e).__name__}: {e}"
@@ -1472,6 +1693,12 @@ def report(i, job, res):
     if job["kind"] == "api":
         msg = ("ok  " if res.get("ok") else "FAILED: " + res.get("error", "")
                + " | ") + res.get("note", "")
+    elif job["kind"] == "fp8_timing":
+        msg = (f"TFLOP/s fp8 {res['fp8_tflops']:.0f}, bf16 "
+               f"{res['bf16_tflops']:.0f} ({res['fp8_over_bf16']:.2f}x)  "
+               f"{res.get('kernel', '')}" if res.get("ok")
+               else ("UNSUPPORTED: " if res.get("unsupported") else
+                     "FAILED: ") + res.get("error", ""))
     elif job["kind"] == "timing":
         if res.get("ok"):
             parts = [f"{n} {res[n + '_tflops']:.0f}" for n in
@@ -1544,10 +1771,11 @@ def main():
                     help="fewer cases and timing points")
     ap.add_argument("--only",
                     choices=("correctness", "timing", "decode", "large",
-                             "kvcache", "varlen"),
+                             "kvcache", "varlen", "fp8"),
                     help="one part: the correctness sweep, the forward "
                     "timing, decoding (its correctness cases and timing), "
-                    "or the 2^31-element problem")
+                    "the 2^31-element problem, or fp8 (its correctness "
+                    "cases and timing)")
     ap.add_argument("--timing-n", type=int, nargs="+",
                     help="sequence lengths to time (default: 512..16k)")
     ap.add_argument("--timing-d", type=int, nargs="+",
@@ -1571,6 +1799,9 @@ def main():
     jobs = []
     if args.only in (None, "correctness"):
         jobs += correctness_cases(args.quick) + api_checks()
+    if args.only == "fp8":
+        jobs += [c for c in correctness_cases(args.quick)
+                 if c["dtype"] == "e4m3"]
     if args.only in (None, "correctness", "decode"):
         jobs += decode_cases(args.quick)
     if args.only in (None, "correctness", "decode", "kvcache"):
@@ -1584,6 +1815,8 @@ def main():
                                args.timing_dtypes, args.timing_lse)
     if args.only in (None, "decode"):
         jobs += decode_configs(args.quick)
+    if args.only in (None, "timing", "fp8"):
+        jobs += fp8_timing_configs(args.quick, args.timing_n)
     if args.worker:
         return worker(args, jobs)
 
@@ -1613,6 +1846,7 @@ def main():
             if r["kind"] in ("correctness", "api", "large", "kvcache",
                              "varlen")]
     timing = [r for r in rows if r["kind"] == "timing"]
+    fp8_timing = [r for r in rows if r["kind"] == "fp8_timing"]
     decode = [r for r in rows if r["kind"] == "decode"]
     # A decode row whose output disagrees with SDPA is a correctness failure.
     failed = [r for r in corr + decode
@@ -1641,8 +1875,8 @@ def main():
 
     with open(args.out, "w") as f:
         json.dump(dict(device=dev, torch=torch.__version__, seed=args.seed,
-                       correctness=corr, timing=timing, decode=decode), f,
-                  indent=1)
+                       correctness=corr, timing=timing, decode=decode,
+                       fp8_timing=fp8_timing), f, indent=1)
     csv_path = os.path.splitext(args.out)[0] + ".csv"
     cols = ["dtype", "D", "causal", "N", "B", "H", "ours_tflops",
             "fa2_tflops", "cudnn_tflops", "fa4_tflops", "mosaic_tflops",
@@ -1707,6 +1941,21 @@ def main():
                   f"{fmt(r, 'ours_over_best', '10.2f'):>10}" +
                   (f" {fmt(r, 'ours_over_mosaic', '12.2f'):>12}" if mosaic
                    else ""))
+    fp8_rows = [r for r in fp8_timing if r.get("ok")]
+    if fp8_rows:
+        print()
+        print(f"fp8 (e4m3) forward, V transposed, bf16 O, B*N = 16384, "
+              f"H*D = 2048, {dev} (TFLOP/s; attn's own bf16 kernel beside "
+              f"it, mirrored order; SDPA and FA4 have no fp8 on sm_90)")
+        hdr = (f"{'D':>4} {'mask':>6} {'N':>6} {'fp8':>7} {'bf16':>7} "
+               f"{'fp8/bf16':>9}  kernel")
+        print(hdr)
+        print("-" * len(hdr))
+        for r in fp8_rows:
+            print(f"{r['D']:>4} {'causal' if r['causal'] else 'full':>6} "
+                  f"{r['N']:>6} {r['fp8_tflops']:>7.1f} "
+                  f"{r['bf16_tflops']:>7.1f} {r['fp8_over_bf16']:>9.2f}  "
+                  f"{r.get('kernel', '')}")
     prefill = [r for r in decode if r["Nq"] > 1]
     decode = [r for r in decode if r["Nq"] == 1]
     if decode:

@@ -40,7 +40,7 @@ def loops(sass):
             continue
         body = [x for x in lines[labels[m.group(1)]:i + 1]
                 if re.search(r"/\*[0-9a-f]{4}\*/", x)]
-        mma = sum(("HGMMA" in x or "HMMA" in x) for x in body)
+        mma = sum(any(op in x for op in ("HGMMA", "QGMMA", "HMMA")) for x in body)
         if mma:
             found.append((labels[m.group(1)], i, mma, body))
     # Innermost first: a loop that contains another is reported after it.

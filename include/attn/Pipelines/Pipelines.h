@@ -264,8 +264,10 @@ FailureOr<CompiledKernel> compileGPUKernel(ModuleOp module,
 /// `pageSize` rows: 0 leaves it a run-time size, which must then be a
 /// multiple of the kernel's key block; a static one shrinks the block to
 /// fit). `windowLeft`/`windowRight` (>= 0) and `softcap` (> 0) set the
-/// attention's window and soft-cap. The one builder of these problems: the
-/// bundle and libattn_jit both call it.
+/// attention's window and soft-cap. An f8E4M3FN `elementType` is fp8
+/// (the dense forward only): O in bf16, V transposed [B, Hkv, Dv, Nk], and
+/// after the scale q_descale, k_descale, v_descale (f32). The one builder
+/// of these problems: the bundle and libattn_jit both call it.
 OwningOpRef<ModuleOp>
 buildKernelProblem(MLIRContext &ctx, llvm::StringRef program, Type elementType,
                    int64_t headDim, int64_t headDimV, bool causal, bool withLse,

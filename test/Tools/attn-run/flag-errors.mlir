@@ -52,11 +52,21 @@
 
 // Element types and targets.
 // RUN: not attn-run --dtype f8 2>&1 | FileCheck %s --check-prefix=F8
-// F8: attn-run: error: unknown --dtype 'f8' (expected f32, f16 or bf16)
-// RUN: not attn-run --dtype e4m3 2>&1 | FileCheck %s --check-prefix=E4M3
-// E4M3: attn-run: error: unsupported: --dtype e4m3 (fp8 attention lowers only to sm_90a's wgmma; attn-run runs the CPU path
+// F8: attn-run: error: unknown --dtype 'f8' (expected f32, f16, bf16 or e4m3)
+// fp8 is the GPU runtime's dense forward: not on the CPU path, not with a
+// KV cache, a window, a soft-cap or this tool's own kernel, not from a file.
+// RUN: not attn-run --dtype e4m3 --target cpu 2>&1 | FileCheck %s --check-prefix=E4M3
+// E4M3: attn-run: error: unsupported: --dtype e4m3 on the CPU path (fp8 attention lowers to sm_90a's wgmma only): use --target gpu
+// RUN: not attn-run --dtype e4m3 --head-dim 128 --softcap 50 2>&1 | FileCheck %s --check-prefix=E4M3CAP
+// E4M3CAP: attn-run: error: unsupported: --softcap with --dtype e4m3 (fp8 has the runtime's dense forward only)
+// RUN: not attn-run --dtype e4m3 --head-dim 128 --chip sm_90a 2>&1 | FileCheck %s --check-prefix=E4M3CHIP
+// E4M3CHIP: attn-run: error: unsupported: --chip with --dtype e4m3
+// RUN: not attn-run --dtype e4m3 --head-dim 128 --kv-lens 3 2>&1 | FileCheck %s --check-prefix=E4M3KV
+// E4M3KV: attn-run: error: unsupported: --kv-lens with --dtype e4m3
+// RUN: not attn-run %S/Inputs/run-fp8.mlir 2>&1 | FileCheck %s --check-prefix=E4M3FILE
+// E4M3FILE: run-fp8.mlir:{{[0-9]+}}:{{[0-9]+}}: error: unsupported: attn-run runs fp8 attention from flags (--dtype e4m3 --target gpu, through the runtime), not from an input file
 // RUN: not attn-run --dtype F32 2>&1 | FileCheck %s --check-prefix=F32UPPER
-// F32UPPER: attn-run: error: unknown --dtype 'F32' (expected f32, f16 or bf16)
+// F32UPPER: attn-run: error: unknown --dtype 'F32' (expected f32, f16, bf16 or e4m3)
 // RUN: not attn-run --target gpu 2>&1 | FileCheck %s --check-prefix=GPU
 // RUN: not attn-run %S/Inputs/run-plain-f32.mlir --target gpu 2>&1 | FileCheck %s --check-prefix=GPU
 // GPU: attn-run: error: unsupported: --target gpu runs f16 and bf16 (the tensor cores' inputs); f32 runs on --target cpu

@@ -6,6 +6,9 @@
 // RUN: not attn-run --target gpu --dtype f32 --seq-q 64 2>&1 | FileCheck %s --check-prefix=F32
 // RUN: not attn-run --target gpu --chip sm_75 --dtype bf16 --seq-q 64 2>&1 | FileCheck %s --check-prefix=CHIP
 // RUN: not attn-run --target tpu 2>&1 | FileCheck %s --check-prefix=BAD
+// fp8 has no CPU path: --target auto (the default) is the GPU, and says why
+// it cannot run there.
+// RUN: not attn-run --dtype e4m3 --head-dim 128 --seq-q 64 --check 2>&1 | FileCheck %s --check-prefix=GPU
 
 // GPU: attn-run: error: {{.*(no CUDA driver|stub library|no CUDA-capable|no usable).*}}
 // AUTO: attn-run: not on the GPU ({{.*}}); running on the CPU

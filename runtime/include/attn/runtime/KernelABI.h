@@ -25,7 +25,10 @@
 //      lse [B, Hq,  Nq]      memref<f32>   only in kernels built with lse=1,
 //      scale                 f32)
 //
-//   that is 4 * 11 + 9 + 1 = 54 parameters with LSE, 45 without. The
+//   that is 4 * 11 + 9 + 1 = 54 parameters with LSE, 45 without. An fp8
+//   kernel (dtype=e4m3: Q, K, V e4m3, O bf16) has V transposed,
+//   v [B, Hkv, Dv, Nk] (keys contiguous), and after the scale three more
+//   f32: q_descale, k_descale, v_descale (57 / 48 parameters). The
 //   runtime passes each device pointer as both the allocated and the aligned
 //   pointer, offset 0, the problem's sizes and its element strides
 //   (innermost 1; see AttentionShape for the others). Such a kernel always
@@ -345,6 +348,9 @@ struct AttentionShape {
   /// A packed batch (varlen): its B sequences (batch, seqQ and seqK are then
   /// 1, total_q and total_k, the tensors' own dims).
   int64_t sequences = 0;
+  /// V is the memref [B, Hkv, Dv, Nk] (fp8: keys contiguous); its strides
+  /// are then in that order.
+  bool vTransposed = false;
   int64_t q[4] = {0, 0, 0, 1}, k[4] = {0, 0, 0, 1}, v[4] = {0, 0, 0, 1},
           o[4] = {0, 0, 0, 1};
   int64_t lse[3] = {0, 0, 1};
@@ -367,6 +373,8 @@ inline AttentionArgument attentionArgument(const AttentionShape &s, int arg) {
   case 2:
     if (s.kvPages)
       return {{s.kvPages, s.headsKV, s.pageSize, s.headDimV}, s.v};
+    if (s.vTransposed)
+      return {{s.batch, s.headsKV, s.headDimV, s.seqK}, s.v};
     return {{s.batch, s.headsKV, s.seqK, s.headDimV}, s.v};
   default:
     return {{s.batch, s.headsQ, s.seqQ, s.headDimV}, s.o};
@@ -405,13 +413,15 @@ inline bool addKVCacheParams(KernelParams &p, const AttentionShape &s,
 
 /// The memref-ABI parameters of an attention kernel. `lse` null: the kernel
 /// was built with lse=0 and has no lse argument (45 parameters); otherwise
-/// 54; a KV cache's arrays follow (addKVCacheParams). Tensor maps
-/// (tensor_maps=) are the launcher's to append.
+/// 54; a KV cache's arrays follow (addKVCacheParams), then the scale and,
+/// for an fp8 kernel (`descale` non-null), its three descale factors q, k,
+/// v (f32 each). Tensor maps (tensor_maps=) are the launcher's to append.
 inline KernelParams memrefAttentionParams(const AttentionShape &s,
                                           const void *q, const void *k,
                                           const void *v, void *o, float *lse,
                                           float scale,
-                                          const KVCacheArgs *cache = nullptr) {
+                                          const KVCacheArgs *cache = nullptr,
+                                          const float *descale = nullptr) {
   KernelParams p;
   // The lengths below always agree; the results are for [[nodiscard]].
   bool ok = true;
@@ -425,6 +435,9 @@ inline KernelParams memrefAttentionParams(const AttentionShape &s,
   ok &= addKVCacheParams(p, s, cache);
   (void)ok;
   p.addF32(scale);
+  if (descale)
+    for (int i = 0; i < 3; ++i)
+      p.addF32(descale[i]);
   return p;
 }
 

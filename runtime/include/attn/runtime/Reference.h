@@ -17,9 +17,9 @@
 namespace attn {
 
 /// E4M3: fp8 (f8E4M3FN, FlashAttention-3's e4m3: no infinities, one NaN
-/// pattern per sign, largest finite 448). The compiler lowers fp8 Q, K and
-/// V with an f16/bf16 O on sm_90a; the runtime's forward does not take
-/// them yet (Validate refuses them).
+/// pattern per sign, largest finite 448). A problem of e4m3 has fp8 Q, K
+/// and V, V stored transposed (valueTransposed) and a bf16 O
+/// (outputDType): FlashAttention-3's fp8 forward, on sm_90a.
 enum class DType { F32, F16, BF16, E4M3 };
 
 /// "f32", "f16", "bf16", "e4m3".
@@ -28,6 +28,15 @@ const char *dtypeName(DType t);
 bool parseDType(const std::string &name, DType &out);
 /// Bytes per element.
 size_t dtypeSize(DType t);
+/// The dtype of O (and of the reference's output rounding) for inputs of
+/// `t`: bf16 for e4m3 (FlashAttention-3's fp8 output), else `t`.
+DType outputDType(DType t);
+/// Whether V of a problem of dtype `t` is stored transposed, keys
+/// contiguous: e4m3 (the fp8 P·V product reads V k-major, 128 keys of one
+/// value column per 128-byte row). Its Strides then describe the same
+/// element (b, h, key j, column c) at b·batch + h·head + j·seq + c·dim with
+/// seq = 1; contiguous is [B, Hkv, Dv, Nk] (dim = Nk).
+bool valueTransposed(DType t);
 
 /// f8E4M3FN conversions: round to nearest even, saturating to ±448
 /// (satfinite, as the GPU's cvt.rn.satfinite); NaN stays NaN.
@@ -59,6 +68,11 @@ struct ProblemShape {
   /// becomes softcap·tanh(S / softcap) before the mask. 0: none. Kernels
   /// are built for its f32 value.
   double softcap = 0;
+  /// fp8 (E4M3) only: the per-tensor factors that dequantise Q, K and V
+  /// (FlashAttention-3's q/k/v_descale): the kernel computes
+  /// softmax(scale·qd·kd·Q·Kᵀ)·V·vd from the e4m3 codes. 1 for other
+  /// dtypes.
+  double qDescale = 1, kDescale = 1, vDescale = 1;
 
   /// scale, or 1/sqrt(headDim) when it is 0.
   double effectiveScale() const;
@@ -115,7 +129,9 @@ struct Problem : ProblemShape {
 
 /// Naive attention in float64. Causal is bottom-right aligned: query i sees
 /// key j iff j <= i + (Nk - Nq), Nk the sequence's key count (keysOf). A
-/// row that sees no key gets O = 0 and LSE = -inf.
+/// row that sees no key gets O = 0 and LSE = -inf. The tensors are
+/// [B, H, N, D] whatever the dtype (an e4m3 V as values, not transposed);
+/// the descale factors apply (S = scale·qd·kd·Q·Kᵀ, O = P·V·vd).
 void referenceAttention(const Problem &p, const std::vector<double> &q,
                         const std::vector<double> &k,
                         const std::vector<double> &v, std::vector<double> &o,
@@ -140,6 +156,24 @@ double tolerance(DType t);
 /// with their encoding (4 bytes per f32 element, 2 per f16/bf16).
 void fillRandom(DType t, uint64_t seed, size_t n, std::vector<double> &values,
                 std::vector<uint8_t> &storage);
+
+/// fp8 inputs as FlashAttention-3's users make them: `n` draws from
+/// N(0, sigma²) quantised per tensor, descale = amax / 448 and codes =
+/// e4m3(x / descale) (satfinite, RNE); `values` gets the codes' values (the
+/// reference multiplies by descale, as the kernel does).
+void fillRandomE4m3(uint64_t seed, size_t n, double sigma,
+                    std::vector<double> &values, std::vector<uint8_t> &codes,
+                    double &descale);
+
+/// V as an fp8 problem takes it (valueTransposed): the e4m3 `codes` of
+/// [`outer`, nk, dv] (outer = B·Hkv, contiguous) as [outer, dv, rowKeys]
+/// with keys contiguous and each row padded to rowKeys = nk rounded up to
+/// 16 (a tensor map's row stride is a multiple of 16 bytes); the padding
+/// holds NaN codes, which a kernel that read past nk would carry into O.
+/// Its strides: {Hkv·dv·rowKeys, dv·rowKeys, 1, rowKeys}.
+std::vector<uint8_t> transposeValuesE4m3(const std::vector<uint8_t> &codes,
+                                         int64_t outer, int64_t nk, int64_t dv,
+                                         int64_t &rowKeys);
 
 /// Decodes `n` elements of type `t` from `storage`.
 std::vector<double> decode(DType t, const uint8_t *storage, size_t n);

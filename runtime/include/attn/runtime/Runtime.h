@@ -51,7 +51,9 @@ Strides contiguousStrides(int64_t heads, int64_t seq, int64_t dim);
 /// V [B, Hkv, Nk, Dv] -> O [B, Hq, Nq, Dv] and, if withLse, the row
 /// log-sum-exp LSE [B, Hq, Nq] (f32, contiguous, natural log). Causal is
 /// aligned to the bottom-right corner when Nq != Nk; a row that sees no key
-/// gets O = 0 and LSE = -inf.
+/// gets O = 0 and LSE = -inf. dtype E4M3 (fp8, the dense forward on sm_90):
+/// Q, K, V e4m3, O bf16, V stored transposed (valueTransposed: its strides
+/// have seq = 1), the descale factors of ProblemShape passed to the kernel.
 struct ForwardProblem : ProblemShape {
   Strides q, k, v, o;
   bool withLse = false;

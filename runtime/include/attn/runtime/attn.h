@@ -56,11 +56,17 @@ typedef enum attn_status {
 typedef enum attn_dtype {
   ATTN_DTYPE_F32 = 0,
   ATTN_DTYPE_F16 = 1,
-  ATTN_DTYPE_BF16 = 2
+  ATTN_DTYPE_BF16 = 2,
+  /* fp8 (FlashAttention-3's forward, sm_90): Q, K, V f8E4M3FN (e4m3), O
+   * bf16, V stored transposed: keys contiguous, strides {batch, head,
+   * seq = 1, dim = the row stride}; all zero means contiguous
+   * [B, Hkv, Dv, Nk], whose rows (Nk bytes) must then be a multiple of 16
+   * bytes. Descale factors: attn_forward_fp8. */
+  ATTN_DTYPE_E4M3 = 3
 } attn_dtype;
 
 /* Element strides of a [batch, head, seq, dim] tensor; all zero means
- * contiguous, otherwise dim must be 1. */
+ * contiguous, otherwise dim must be 1 (seq for an e4m3 V). */
 typedef struct attn_strides {
   int64_t batch, head, seq, dim;
 } attn_strides;
@@ -238,6 +244,27 @@ ATTN_API attn_status attn_forward_variant(attn_runtime *rt,
                                           const void *q, const void *k,
                                           const void *v, void *o, float *lse,
                                           void *stream);
+/* The per-tensor factors that dequantise an e4m3 problem's Q, K and V
+ * (FlashAttention-3's q_descale, k_descale, v_descale): the forward computes
+ * softmax(scale·qd·kd·Q·Kᵀ)·V·vd from the e4m3 codes. Each positive,
+ * finite and a normal f32. */
+typedef struct attn_fp8 {
+  float q_descale, k_descale, v_descale;
+  int32_t reserved; /* must be 0 */
+} attn_fp8;
+/* All three factors 1. */
+ATTN_API void attn_fp8_init(attn_fp8 *fp8);
+
+/* attn_forward of an ATTN_DTYPE_E4M3 problem with descale factors
+ * (attn_forward runs one with all three 1): the dense forward, no window
+ * or soft-cap, on sm_90 (the bundle's kernels at head dims 128 and 256,
+ * else one libattn_jit compiles for a multiple of 128). */
+ATTN_API attn_status attn_forward_fp8(attn_runtime *rt,
+                                      const attn_problem *problem,
+                                      const attn_fp8 *fp8, const void *q,
+                                      const void *k, const void *v, void *o,
+                                      float *lse, void *stream);
+
 /* Which kernel forward would run on `device`, without launching. */
 ATTN_API attn_status attn_select_kernel(attn_runtime *rt,
                                         const attn_problem *problem, int device,
