@@ -42,6 +42,8 @@ using namespace mlir::attn;
 
 void mlir::attn::buildTilingPipeline(OpPassManager &pm,
                                      const TilingPipelineOptions &opts) {
+  // Built-ins as the score_mod regions they are (ALiBi).
+  pm.addPass(createAttnExpandAlibi());
   // For a GPU target, the blocks attn-codegen would choose (the kernel's
   // register and shared-memory budget), not the FlashAttention rule alone:
   // the tile level shown is the one the GPU kernel is built from.
@@ -143,6 +145,7 @@ bool mlir::attn::isSupportedChip(llvm::StringRef chip) {
 
 void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
                                         const CodegenPipelineOptions &opts) {
+  pm.addPass(createAttnExpandAlibi());
   // The GPU blocks come from the register/shared-memory budget of the
   // mma.sync kernel, per head dim; the tiling pass records them per op.
   AttnSelectGPUBlocksOptions select;
@@ -512,7 +515,8 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
         /*cu_seqlens_q=*/cuQ, /*cu_seqlens_k=*/cuK,
         /*q_descale=*/fp8 ? arg(nargs - 3) : Value(),
         /*k_descale=*/fp8 ? arg(nargs - 2) : Value(),
-        /*v_descale=*/fp8 ? arg(nargs - 1) : Value(), FloatAttr(), UnitAttr(),
+        /*v_descale=*/fp8 ? arg(nargs - 1) : Value(),
+        /*alibi_slopes=*/Value(), FloatAttr(), UnitAttr(),
         /*window_left=*/IntegerAttr(), /*window_right=*/IntegerAttr(),
         IntegerAttr(), IntegerAttr(), TargetAttr(),
         split ? b.getUnitAttr() : UnitAttr(), /*softcap=*/FloatAttr(),

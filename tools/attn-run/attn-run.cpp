@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Pipelines/Pipelines.h"
+#include "attn/Transforms/Passes.h"
 #include "attn/runtime/Chips.h"
 #include "attn/runtime/Reference.h"
 #ifdef ATTN_HAVE_RUNTIME
@@ -115,6 +116,12 @@ static cl::opt<int64_t> optCpuTileN(
     cl::desc("CPU: columns of a contraction's register tile (0: the "
              "pipeline's default)"),
     cl::init(0), cl::cat(category));
+static cl::opt<bool> optAlibi(
+    "alibi",
+    cl::desc("ALiBi with fresh per-head slopes in [0, 1): S' = S − "
+             "slope[h]·|i + Nk − Nq − j| (FlashAttention's alibi_slopes; "
+             "attn.attention's alibi operand; problem from flags, CPU path)"),
+    cl::init(false), cl::cat(category));
 static cl::opt<double> optSoftcap(
     "softcap",
     cl::desc("Soft-cap the scaled scores, S' = c·tanh(S / c) (Gemma 2's; "
@@ -336,10 +343,13 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
   // fp8: O in bf16 and V transposed [B, Hkv, Dv, Nk] (rt::valueTransposed).
   const bool fp8 = p.dtype == rt::DType::E4M3;
   Type ot = elementType(ctx, rt::outputDType(p.dtype));
-  auto qType = MemRefType::get({dyn, dyn, dyn, p.headDim}, et);
-  auto vType = MemRefType::get({dyn, dyn, dyn, p.headDimV}, ot);
+  // --alibi: static sequence lengths (its expansion's diagonal offset
+  // Nk − Nq is then a constant of the region).
+  const int64_t nq = optAlibi ? p.seqQ : dyn;
+  auto qType = MemRefType::get({dyn, dyn, nq, p.headDim}, et);
+  auto vType = MemRefType::get({dyn, dyn, nq, p.headDimV}, ot);
   // --paged: K and V are pages [P, Hkv, page, D] of a static page size.
-  int64_t page = optPaged > 0 ? int64_t(optPaged) : dyn;
+  int64_t page = optPaged > 0 ? int64_t(optPaged) : optAlibi ? p.seqK : dyn;
   auto kType = MemRefType::get({dyn, dyn, page, p.headDim}, et);
   auto vpType = fp8 ? MemRefType::get({dyn, dyn, p.headDimV, dyn}, et)
                     : MemRefType::get({dyn, dyn, page, p.headDimV}, et);
@@ -347,6 +357,11 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
   auto lseType = MemRefType::get({dyn, dyn, dyn}, b.getF32Type());
   if (optLse)
     args.push_back(lseType);
+  // --alibi: the slopes [Hq] (f32), which attn-run fills as a capture of
+  // the region the built-in becomes.
+  unsigned slopesArg = args.size();
+  if (optAlibi)
+    args.push_back(MemRefType::get({p.headsQ}, b.getF32Type()));
   // A KV cache: lens [B] and, paged, the table [B, max_pages] (i32).
   bool cache = !p.kvLens.empty();
   unsigned lensArg = args.size();
@@ -391,6 +406,7 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
       /*q_descale=*/fp8 ? entry->getArgument(nargs - 3) : Value(),
       /*k_descale=*/fp8 ? entry->getArgument(nargs - 2) : Value(),
       /*v_descale=*/fp8 ? entry->getArgument(nargs - 1) : Value(),
+      /*alibi_slopes=*/optAlibi ? entry->getArgument(slopesArg) : Value(),
       /*scale=*/FloatAttr(),
       /*causal=*/UnitAttr(), /*window_left=*/IntegerAttr(),
       /*window_right=*/IntegerAttr(), /*block_q=*/IntegerAttr(),
@@ -416,6 +432,37 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
         /*target=*/mlir::attn::TargetAttr());
   func::ReturnOp::create(b, loc);
   return module;
+}
+
+/// The built-in ALiBi as the score_mod region it is (attn-expand-alibi, the
+/// pipelines' first pass), so that the captures, the float64 reference and
+/// the CPU path all see a region reading the slopes. The sequence dims must
+/// be static: the region then holds Nk − Nq as a constant.
+/// Whether expandAlibi rewrote an ALiBi (the reference then applies ALiBi's
+/// own definition, not the region).
+bool alibiExpanded = false;
+LogicalResult expandAlibi(ModuleOp module) {
+  bool any = false;
+  LogicalResult ok = success();
+  module.walk([&](mlir::attn::AttentionOp op) {
+    if (!op.getAlibiSlopes())
+      return;
+    any = true;
+    auto q = cast<MemRefType>(op.getQuery().getType());
+    auto k = cast<MemRefType>(op.getKey().getType());
+    if (q.isDynamicDim(2) || k.isDynamicDim(2)) {
+      op.emitError() << "unsupported: attn-run runs alibi(...) from a file "
+                        "with static sequence lengths (dim 2 of Q and K), or "
+                        "from flags with --alibi";
+      ok = failure();
+    }
+  });
+  if (!any || failed(ok))
+    return ok;
+  alibiExpanded = true;
+  PassManager pm(module.getContext());
+  pm.addPass(mlir::attn::createAttnExpandAlibi());
+  return pm.run(module);
 }
 
 /// A memref the score_mod region reads (a captured function argument):
@@ -1493,6 +1540,14 @@ int main(int argc, char **argv) {
       if (p.seqQ == 0 || p.seqK == 0)
         return fail("--varlen: every query and key length is 0");
     }
+    // ALiBi's key positions are the problem's: not per sequence.
+    if (optAlibi)
+      for (const char *flag :
+           {"kv-lens", "paged", "varlen", "softcap", "kv-splits", "more-seq"})
+        if (cl::getRegisteredOptions().lookup(flag)->getNumOccurrences())
+          return fail(std::string("unsupported: --alibi with --") + flag);
+    if (optAlibi && p.dtype == rt::DType::E4M3)
+      return fail("unsupported: --alibi with --dtype e4m3");
     if (optSoftcap.getNumOccurrences() && !rt::isValidSoftcap(optSoftcap))
       return fail("--softcap must be positive and finite (a normal f32), "
                   "got " +
@@ -1513,6 +1568,19 @@ int main(int argc, char **argv) {
     module = buildModule(ctx, p);
     if (failed(mlir::verify(module->getOperation())))
       return fail("the problem does not form a valid attn.attention");
+    if (optAlibi) {
+      if (failed(expandAlibi(*module)))
+        return 1;
+      // The slopes (after q, k, v, o and the LSE): the capture of the
+      // region, filled with fresh values in [0, 1).
+      auto fn = *module->getOps<func::FuncOp>().begin();
+      Capture c;
+      c.arg = fn.getArgument(optLse ? 5 : 4);
+      c.isFloat = true;
+      c.shape = {p.headsQ};
+      captures.clear();
+      captures.push_back(std::move(c));
+    }
   } else {
     if (optKVSplits.getNumOccurrences())
       return fail("--kv-splits needs the problem from flags, not an input "
@@ -1531,6 +1599,8 @@ int main(int argc, char **argv) {
     module = parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&ctx));
     if (!module)
       return 1; // the parser reported where
+    if (failed(expandAlibi(*module)))
+      return 1;
     func::FuncOp fn;
     mlir::attn::AttentionOp op;
     if (failed(findEntry(*module, fn, op)) || failed(problemFromOp(op, p)))
@@ -1558,6 +1628,16 @@ int main(int argc, char **argv) {
     if (modOp && modOp.hasScoreMod() &&
         failed(scoreModFunction(modOp, p.scoreMod, scoreModFault)))
       return 1;
+    // --alibi: the reference applies ALiBi's own definition (not the region
+    // the built-in became): S − slope[h]·|i + Nk − Nq − j|.
+    if (alibiExpanded) {
+      const int64_t offset = p.seqK - p.seqQ;
+      p.scoreMod = [offset](double s, int64_t, int64_t h, int64_t i,
+                            int64_t j) {
+        return s - double(captures[0].f[size_t(h)]) *
+                       double(std::llabs(i + offset - j));
+      };
+    }
   }
 
   // Refuse, before compiling or allocating, a problem whose buffers would
@@ -1603,7 +1683,8 @@ int main(int argc, char **argv) {
   });
   if ((positional || !captures.empty()) && optTarget == "gpu")
     return fail("unsupported: a score_mod that reads b, h, q_idx, kv_idx or "
-                "captured memrefs on --target gpu (the runtime's kernel ABI "
+                "captured memrefs (ALiBi's slopes too) on --target gpu (the "
+                "runtime's kernel ABI "
                 "has no captures and packs GQA query heads into rows): "
                 "attn-run runs it on the CPU path");
   if ((positional || !captures.empty()) && optTarget == "auto")

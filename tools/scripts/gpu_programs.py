@@ -13,6 +13,8 @@ computes:
   bias      S = scale·QKᵀ + Bias[b, h, i, j]
   alibi     S = scale·QKᵀ + slopes[h]·(j − i)   (a score_mod reading the
             positions and a captured [Hq] f32 table)
+  alibi_fa  S = scale·QKᵀ − slopes[h]·|i + Nk − Nq − j|   (the built-in
+            alibi(...) operand, FlashAttention's alibi_slopes)
 
 Kernel parameters follow runtime/include/attn/runtime/KernelABI.h: the
 function's arguments in order, a memref as (allocated ptr, aligned ptr,
@@ -174,6 +176,13 @@ def reference(q, k, v, causal, scale, variant, extra):
         j = torch.arange(nk, device=q.device, dtype=torch.float64)[None, :]
         slopes = extra["slopes"].double()[None, :, None, None]
         s = s + slopes * (j - i)
+    if variant == "alibi_fa":
+        # The built-in ALiBi (FlashAttention's alibi_slopes): bottom-right
+        # aligned, S − slopes[h]·|i + Nk − Nq − j|.
+        i = torch.arange(nq, device=q.device, dtype=torch.float64)[:, None]
+        j = torch.arange(nk, device=q.device, dtype=torch.float64)[None, :]
+        slopes = extra["slopes"].double()[None, :, None, None]
+        s = s - slopes * (i + (nk - nq) - j).abs()
     if variant == "relbias":
         m = extra["max_distance"]
         i = torch.arange(nq, device=q.device)[:, None]

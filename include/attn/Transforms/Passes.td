@@ -4,6 +4,31 @@
 
 include "mlir/Pass/PassBase.td"
 
+def AttnExpandAlibi : Pass<"attn-expand-alibi"> {
+  let summary = "Write the built-in ALiBi of attn.attention as its score_mod "
+                "region";
+  let description = [{
+    An `attn.attention` with `alibi(%slopes)` becomes the same op with the
+    equivalent `score_mod` region and no `alibi` operand:
+
+    ```
+    S'[i, j] = S[i, j] − slopes[h] · |j − i − (Nk − Nq)|
+    ```
+
+    (FlashAttention's `alibi_slopes`, bottom-right aligned; S is the scaled
+    score). The slope is a per-head load (the tiling hoists it out of the
+    key/value loops), the distance an integer per score; Nk − Nq comes from
+    the K and Q memrefs' dims. Not with a score_mod region, a soft-cap, fp8
+    inputs, a KV cache or a packed batch (whose key positions are per
+    sequence): "unsupported: ..." at the op. The first pass of both
+    pipelines, so the CPU and GPU backends see only regions.
+  }];
+  let dependentDialects = ["::mlir::attn::AttnDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def AttnTileAttention : Pass<"attn-tile-attention"> {
   let summary = "IO-aware tiling of attn.attention into query blocks and a "
                 "loop over key/value blocks (naive three-pass softmax)";

@@ -19,7 +19,8 @@ using namespace mlir::attn::gpu_lowering;
 namespace {
 /// exp2, exp, log and tanh of f32 (scalars or vectors) on the
 /// special-function unit (ex2.approx.ftz, lg2.approx.ftz, rcp.approx.ftz;
-/// ~2 ulp; tanh.approx under `afn`), element by element;
+/// ~2 ulp; tanh.approx under `afn`), element by element; absi and f32 absf
+/// by integer ops;
 /// other math ops on vectors are unrolled to scalars, which the NVVM
 /// lowering maps to libdevice. The kernel must not depend on libdevice for
 /// the hot loop.
@@ -34,9 +35,13 @@ struct LowerVectorMath : public RewritePattern {
     Type t = op->getResult(0).getType();
     auto vt = dyn_cast<VectorType>(t);
     Type et = vt ? vt.getElementType() : t;
+    // |x| by integer ops (the NVVM lowering sends absi and absf to
+    // libdevice, which a kernel must not need): integers as
+    // max(x, 0 − x), f32 by clearing the sign bit.
+    bool abs = isa<math::AbsIOp>(op) || (et.isF32() && isa<math::AbsFOp>(op));
     bool special =
-        et.isF32() &&
-        isa<math::Exp2Op, math::ExpOp, math::LogOp, math::TanhOp>(op);
+        abs || (et.isF32() &&
+                isa<math::Exp2Op, math::ExpOp, math::LogOp, math::TanhOp>(op));
     if (!vt && !special)
       return failure();
     Emitter e(rewriter, op->getLoc());
@@ -55,6 +60,20 @@ struct LowerVectorMath : public RewritePattern {
             .getResult(0);
       };
       Value x = args[0];
+      if (isa<math::AbsIOp>(op)) {
+        Location loc = op->getLoc();
+        Value zero = arith::ConstantOp::create(rewriter, loc, et,
+                                               rewriter.getIntegerAttr(et, 0));
+        return arith::MaxSIOp::create(
+            rewriter, loc, x, arith::SubIOp::create(rewriter, loc, zero, x));
+      }
+      if (isa<math::AbsFOp>(op)) {
+        Location loc = op->getLoc();
+        Value bits = arith::BitcastOp::create(rewriter, loc, e.i32(), x);
+        return arith::BitcastOp::create(
+            rewriter, loc, e.f32(),
+            arith::AndIOp::create(rewriter, loc, bits, e.c32(0x7fffffff)));
+      }
       // exp(x) = 2^(x·log2 e);  log(x) = log2(x)·ln 2.
       if (isa<math::Exp2Op>(op))
         return intrinsic("llvm.nvvm.ex2.approx.ftz.f32", x);

@@ -103,7 +103,7 @@
 // RUN: not attn-run %S/Inputs/run-capture-masked-oob.mlir --heads 2 --seq-q 64 --seed 1 --check 2>&1 | FileCheck %s --check-prefix=CAPMASKED
 // CAPMASKED: attn-run: error: score_mod reads index -1 of dim 0 of its memref<64xf32> capture, outside the memref (not run: the kernel would read outside it)
 // RUN: not attn-run %S/Inputs/run-capture-static.mlir --target gpu --heads 4 2>&1 | FileCheck %s --check-prefix=CAPGPU
-// CAPGPU: attn-run: error: unsupported: a score_mod that reads b, h, q_idx, kv_idx or captured memrefs on --target gpu
+// CAPGPU: attn-run: error: unsupported: a score_mod that reads b, h, q_idx, kv_idx or captured memrefs (ALiBi's slopes too) on --target gpu
 
 // Flags checked against the problem the IR and flags make together.
 // RUN: not attn-run %S/Inputs/run-static-dims.mlir --kv-heads 3 2>&1 | FileCheck %s --check-prefix=KV3

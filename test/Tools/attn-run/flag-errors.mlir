@@ -65,6 +65,14 @@
 // E4M3KV: attn-run: error: unsupported: --kv-lens with --dtype e4m3
 // RUN: not attn-run %S/Inputs/run-fp8.mlir 2>&1 | FileCheck %s --check-prefix=E4M3FILE
 // E4M3FILE: run-fp8.mlir:{{[0-9]+}}:{{[0-9]+}}: error: unsupported: attn-run runs fp8 attention from flags (--dtype e4m3 --target gpu, through the runtime), not from an input file
+// The built-in ALiBi (--alibi): the problem's own key positions, the CPU
+// path.
+// RUN: not attn-run --alibi --paged 64 --kv-lens 3 2>&1 | FileCheck %s --check-prefix=ALIBIKV
+// ALIBIKV: attn-run: error: unsupported: --alibi with --kv-lens
+// RUN: not attn-run --alibi --target gpu --dtype bf16 2>&1 | FileCheck %s --check-prefix=ALIBIGPU
+// ALIBIGPU: attn-run: error: unsupported: a score_mod that reads b, h, q_idx, kv_idx or captured memrefs (ALiBi's slopes too) on --target gpu
+// RUN: not attn-run %S/Inputs/run-alibi-dynamic.mlir 2>&1 | FileCheck %s --check-prefix=ALIBIDYN
+// ALIBIDYN: run-alibi-dynamic.mlir:{{[0-9]+}}:{{[0-9]+}}: error: unsupported: attn-run runs alibi(...) from a file with static sequence lengths (dim 2 of Q and K), or from flags with --alibi
 // RUN: not attn-run --dtype F32 2>&1 | FileCheck %s --check-prefix=F32UPPER
 // F32UPPER: attn-run: error: unknown --dtype 'F32' (expected f32, f16, bf16 or e4m3)
 // RUN: not attn-run --target gpu 2>&1 | FileCheck %s --check-prefix=GPU

@@ -390,6 +390,19 @@ LogicalResult AttentionOp::verify() {
       return emitOpError() << "softcap and a score_mod region are exclusive "
                               "(write the cap in the region)";
   }
+  // ALiBi's slopes: one f32 per query head.
+  if (Value slopes = getAlibiSlopes()) {
+    auto t = cast<MemRefType>(slopes.getType());
+    if (t.getRank() != 1 || !t.getElementType().isF32())
+      return emitOpError() << "alibi slopes must be a 1-d f32 memref (one "
+                              "slope per query head), got "
+                           << t;
+    int64_t hq = cast<MemRefType>(getQuery().getType()).getDimSize(1);
+    if (!t.isDynamicDim(0) && !ShapedType::isDynamic(hq) &&
+        t.getDimSize(0) != hq)
+      return emitOpError() << "alibi slopes have " << t.getDimSize(0)
+                           << " entries for " << hq << " query heads";
+  }
   for (auto [name, attr] : {std::pair{"block_q", getBlockQAttr()},
                             std::pair{"block_kv", getBlockKvAttr()}}) {
     if (!attr)
@@ -512,6 +525,17 @@ LogicalResult AttentionOp::verifyScoreMod() {
                << "in score_mod: only scalar constants are supported";
       continue;
     }
+    // A size of a memref defined outside (a sequence length: ALiBi's
+    // diagonal offset Nk − Nq): one value per program.
+    if (auto dim = dyn_cast<memref::DimOp>(op)) {
+      if (dim.getSource().getParentRegion() == &region ||
+          region.isProperAncestor(dim.getSource().getParentRegion()) ||
+          !dim.getConstantIndex())
+        return op.emitOpError() << "in score_mod: memref.dim of a memref "
+                                   "defined outside the region, at a "
+                                   "constant dim, only";
+      continue;
+    }
     if (auto load = dyn_cast<memref::LoadOp>(op)) {
       if (failed(checkCapture(op, load.getMemRef(), /*memrefOk=*/true)))
         return failure();
@@ -538,7 +562,8 @@ LogicalResult AttentionOp::verifyScoreMod() {
     if (!llvm::is_contained(kScoreModOps, op.getName().getStringRef()))
       return op.emitOpError()
              << "in score_mod: unsupported op (supported: scalar constants; "
-                "memref.load of a captured memref; arith float and integer "
+                "memref.load and memref.dim of a captured memref; arith "
+                "float and integer "
                 "arithmetic, cmpf, cmpi, select and casts; math tanh, exp, "
                 "exp2, log, sqrt, absf, absi)";
     for (Value v : op.getOperands()) {

@@ -289,7 +289,7 @@ func.func @varlen_split(%q: memref<1x4x9x64xbf16>, %po: memref<2x1x4x9x64xf32>,
 func.func @varlen_both(%q: memref<1x4x9x64xbf16>, %c: memref<3xi32>) {
   // expected-error @+1 {{'attn.attention' op varlen needs both cu_seqlens_q and cu_seqlens_k}}
   "attn.attention"(%q, %q, %q, %q, %c)
-      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0>}> ({})
+      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0>}> ({})
       : (memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
          memref<1x4x9x64xbf16>, memref<3xi32>) -> ()
   return
@@ -384,14 +384,13 @@ func.func @score_mod_reads_output(%q: memref<1x4x9x64xbf16>,
 
 // -----
 
-// score_mod: a captured memref is read by memref.load only.
+// score_mod: a captured memref is read by memref.load and memref.dim only.
 func.func @score_mod_memref_operand(%q: memref<1x4x9x64xbf16>,
                                     %t: memref<9xf32>) {
   attn.attention %q, %q, %q into %q score_mod {
   ^bb0(%s: f32):
-    %c0 = arith.constant 0 : index
-    // expected-error @+1 {{'memref.dim' op in score_mod: unsupported op}}
-    %n = memref.dim %t, %c0 : memref<9xf32>
+    // expected-error @+1 {{'memref.rank' op in score_mod: unsupported op}}
+    %n = memref.rank %t : memref<9xf32>
     attn.yield %s : f32
   } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
       memref<1x4x9x64xbf16>
@@ -598,5 +597,56 @@ func.func @score_mod_region_op(%q: memref<1x4x9x64xbf16>) {
     attn.yield %r : f32
   } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
       memref<1x4x9x64xbf16>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// alibi(...): one f32 slope per query head
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @alibi_not_f32(%q: memref<1x4x8x16xbf16>, %s: memref<4xbf16>) {
+  // expected-error @+1 {{'attn.attention' op alibi slopes must be a 1-d f32 memref (one slope per query head), got 'memref<4xbf16>'}}
+  attn.attention %q, %q, %q into %q alibi(%s : memref<4xbf16>)
+      : memref<1x4x8x16xbf16>, memref<1x4x8x16xbf16>,
+        memref<1x4x8x16xbf16>, memref<1x4x8x16xbf16>
+  return
+}
+
+// -----
+
+func.func @alibi_rank(%q: memref<1x4x8x16xbf16>, %s: memref<1x4xf32>) {
+  // expected-error @+1 {{'attn.attention' op alibi slopes must be a 1-d f32 memref}}
+  attn.attention %q, %q, %q into %q alibi(%s : memref<1x4xf32>)
+      : memref<1x4x8x16xbf16>, memref<1x4x8x16xbf16>,
+        memref<1x4x8x16xbf16>, memref<1x4x8x16xbf16>
+  return
+}
+
+// -----
+
+func.func @alibi_heads(%q: memref<1x4x8x16xbf16>, %s: memref<2xf32>) {
+  // expected-error @+1 {{'attn.attention' op alibi slopes have 2 entries for 4 query heads}}
+  attn.attention %q, %q, %q into %q alibi(%s : memref<2xf32>)
+      : memref<1x4x8x16xbf16>, memref<1x4x8x16xbf16>,
+        memref<1x4x8x16xbf16>, memref<1x4x8x16xbf16>
+  return
+}
+
+// -----
+
+// A score_mod may read sizes of captured memrefs at constant dims only.
+func.func @score_mod_dim_not_constant(%q: memref<1x4x8x16xbf16>, %d: index) {
+  attn.attention %q, %q, %q into %q score_mod {
+  ^bb0(%s: f32):
+    // expected-error @+1 {{'memref.dim' op in score_mod: memref.dim of a memref defined outside the region, at a constant dim, only}}
+    %n = memref.dim %q, %d : memref<1x4x8x16xbf16>
+    %i = arith.index_cast %n : index to i32
+    %f = arith.sitofp %i : i32 to f32
+    %r = arith.addf %s, %f : f32
+    attn.yield %r : f32
+  } : memref<1x4x8x16xbf16>, memref<1x4x8x16xbf16>,
+      memref<1x4x8x16xbf16>, memref<1x4x8x16xbf16>
   return
 }

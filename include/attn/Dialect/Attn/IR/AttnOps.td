@@ -120,7 +120,9 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
         ids). An index that depends on the score or the positions must be
         an `arith.index_cast` of an integer computed in the body (a gather:
         each score reads its own element); the indices must lie inside the
-        memref for every (i, j) of the problem.
+        memref for every (i, j) of the problem. `memref.dim` of such a
+        memref at a constant dim gives a size (one value per program: the
+        built-in ALiBi's Nk − Nq).
       Scalars defined outside the region (function arguments, constants) may
       be used too. `math.tanh` with `fastmath<afn>` may become the GPU's
       tanh.approx.f32 (relative error <= 2^-11, FlashAttention-3's
@@ -158,6 +160,21 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
       attn.yield %r : f32
     } {causal} : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
         memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+    ```
+
+    * `alibi(%slopes : memref<?xf32>)` is the built-in ALiBi (BLOOM, MPT;
+      FlashAttention's `alibi_slopes`): with one f32 slope per query head,
+      S'[i, j] = scale·S[i, j] − slopes[h]·|i + Nk − Nq − j| (bottom-right
+      aligned: under a causal mask slopes[h]·(j − i − (Nk − Nq)) ≤ 0), the
+      softmax then without scale. `attn-expand-alibi` writes it as the
+      equivalent score_mod region (a library of the same regions, not a
+      separate kernel). Not with a score_mod region, a soft-cap, fp8 inputs,
+      a KV cache or a packed batch (their key positions are per sequence).
+
+    ```mlir
+    attn.attention %q, %k, %v into %o alibi(%slopes : memref<16xf32>)
+        {causal} : memref<?x16x?x128xbf16>, memref<?x16x?x128xbf16>,
+        memref<?x16x?x128xbf16>, memref<?x16x?x128xbf16>
     ```
 
     Example:
@@ -216,6 +233,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     Arg<Optional<F32>, "fp8: dequantisation factor of Q">:$q_descale,
     Arg<Optional<F32>, "fp8: dequantisation factor of K">:$k_descale,
     Arg<Optional<F32>, "fp8: dequantisation factor of V">:$v_descale,
+    Arg<Optional<AnyMemRef>, "ALiBi slopes [Hq], f32", [MemRead]>:$alibi_slopes,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<I64Attr>:$window_left,
@@ -237,6 +255,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     (`varlen` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `:` type($cu_seqlens_q) `,`
         type($cu_seqlens_k) `)`)?
     (`descale` `(` $q_descale^ `,` $k_descale `,` $v_descale `)`)?
+    (`alibi` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
     (`score_mod` $score_mod^)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `,`
     type($output)
