@@ -63,10 +63,12 @@ OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, const KernelRequest &r) {
     std::snprintf(hex, sizeof hex, "%08x", bits);
     name += std::string("_sc") + hex;
   }
+  if (r.alibi)
+    name += "_alibi";
   return mlir::attn::buildKernelProblem(
       ctx, programName(r.program), et, r.headDim, r.headDimV, r.causal,
       r.withLse, kvLayoutName(r.kv), name, r.pageSize, r.windowLeft,
-      r.windowRight, r.softcap);
+      r.windowRight, r.softcap, r.alibi);
 }
 
 /// What no kernel can be: refused before a key is made or anything is built.
@@ -93,6 +95,13 @@ Status checkRequest(const KernelRequest &request) {
                          "unsupported: " + request.key() +
                              ": a sliding window in a split-KV pair or over "
                              "a KV cache (not checked on a GPU yet)");
+  if (request.alibi &&
+      (request.program != Program::Attention || request.kv != KVLayout::Dense ||
+       request.dtype == DType::E4M3 || request.softcap != 0))
+    return Status::error(StatusCode::Unsupported,
+                         "unsupported: " + request.key() +
+                             ": ALiBi has the dense forward only (no split-KV "
+                             "pair, KV cache, fp8 or soft-cap)");
   if (request.program == Program::SplitKV && !request.withLse)
     return Status::error(StatusCode::Unsupported,
                          "unsupported: " + request.key() +

@@ -307,10 +307,20 @@ mlir::attn::compileGPUKernel(ModuleOp module,
   // The runtime's memref ABI ends every attention kernel's parameters with
   // the f32 softmax scale (KernelABI.h): a kernel built with a compile-time
   // scale would take its tensor maps one parameter early.
-  AttentionOp constantScale;
+  AttentionOp constantScale, misplacedSlopes;
+  bool alibi = false;
   module.walk([&](AttentionOp op) {
     if (!op.getDynamicScale())
       constantScale = op;
+    // ALiBi's slopes: the function argument just before the scale.
+    if (Value slopes = op.getAlibiSlopes()) {
+      alibi = true;
+      auto arg = dyn_cast<BlockArgument>(slopes);
+      auto scale = dyn_cast_or_null<BlockArgument>(op.getDynamicScale());
+      if (!arg || !scale || arg.getOwner() != scale.getOwner() ||
+          arg.getArgNumber() + 1 != scale.getArgNumber())
+        misplacedSlopes = op;
+    }
     withLse |= bool(op.getLse());
     if (op.isVarlen())
       kv = ::attn::KVLayout::Varlen;
@@ -322,6 +332,10 @@ mlir::attn::compileGPUKernel(ModuleOp module,
     } else if (op.getKvLens())
       kv = ::attn::KVLayout::SeqLens;
   });
+  if (misplacedSlopes && !constantScale)
+    return misplacedSlopes.emitError()
+           << "unsupported: a kernel for the runtime takes ALiBi's slopes as "
+              "the function argument just before the scale (KernelABI.h)";
   if (constantScale)
     return constantScale.emitError()
            << "unsupported: a kernel for the runtime takes the softmax scale "
@@ -370,6 +384,7 @@ mlir::attn::compileGPUKernel(ModuleOp module,
   if (FloatAttr cap = info.getSoftcap())
     k.softcap = float(cap.getValueAsDouble());
   k.lse = withLse;
+  k.alibi = alibi;
   k.kv = ::attn::kvLayoutName(kv);
   k.pageSize = pageSize;
   k.program = info.getProgram().str();
@@ -422,7 +437,7 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
                                int64_t headDim, int64_t headDimV, bool causal,
                                bool withLse, StringRef kvName, StringRef name,
                                int64_t pageSize, int64_t windowLeft,
-                               int64_t windowRight, float softcap) {
+                               int64_t windowRight, float softcap, bool alibi) {
   ::attn::Program program;
   ::attn::KVLayout kv;
   if (!::attn::parseProgram(programName.str(), program) ||
@@ -433,8 +448,10 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
     return nullptr;
   // fp8 (FlashAttention-3's forward): the dense forward only.
   bool fp8 = isa<Float8E4M3FNType>(et);
-  if (fp8 &&
+  if ((fp8 || alibi) &&
       (program != ::attn::Program::Attention || kv != ::attn::KVLayout::Dense))
+    return nullptr;
+  if (fp8 && alibi)
     return nullptr;
   OpBuilder b(&ctx);
   Location loc = UnknownLoc::get(&ctx);
@@ -471,6 +488,8 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
     if (withLse)
       args.push_back(lseT);
     llvm::append_range(args, cache);
+    if (alibi) // the slopes [Hq], then the scale
+      args.push_back(MemRefType::get({dyn}, f32));
     args.push_back(f32);
     if (fp8) // q_descale, k_descale, v_descale
       args.append({f32, f32, f32});
@@ -516,7 +535,8 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
         /*q_descale=*/fp8 ? arg(nargs - 3) : Value(),
         /*k_descale=*/fp8 ? arg(nargs - 2) : Value(),
         /*v_descale=*/fp8 ? arg(nargs - 1) : Value(),
-        /*alibi_slopes=*/Value(), FloatAttr(), UnitAttr(),
+        /*alibi_slopes=*/alibi ? arg(nargs - 2) : Value(), FloatAttr(),
+        UnitAttr(),
         /*window_left=*/IntegerAttr(), /*window_right=*/IntegerAttr(),
         IntegerAttr(), IntegerAttr(), TargetAttr(),
         split ? b.getUnitAttr() : UnitAttr(), /*softcap=*/FloatAttr(),
@@ -555,6 +575,7 @@ std::string mlir::attn::manifestLine(const CompiledKernel &k,
   e.windowLeft = int(k.windowLeft);
   e.windowRight = int(k.windowRight);
   e.softcap = k.softcap;
+  e.alibi = k.alibi;
   e.blockM = int(k.blockM);
   e.blockN = int(k.blockN);
   e.threads = int(k.threads);

@@ -295,6 +295,10 @@ private:
         return error("bad softcap '" + value +
                      "': expected a positive, finite, normal f32");
       k.softcap = c;
+    } else if (key == "alibi") {
+      if (value != "0" && value != "1")
+        return error("bad alibi '" + value + "': expected 0 or 1");
+      k.alibi = value == "1";
     } else if (key == "block_m") {
       return intKey(1, 1024, k.blockM);
     } else if (key == "block_n") {
@@ -483,6 +487,8 @@ std::string formatManifestLine(const KernelEntry &k) {
     line += " window=" + w;
   if (std::string c = formatSoftcap(k.softcap); !c.empty())
     line += " softcap=" + c;
+  if (k.alibi)
+    line += " alibi=1";
   std::string sass;
   for (const SassImage &img : k.sass)
     sass += (sass.empty() ? "" : ",") + img.chip.str() + ":" + img.file;

@@ -271,6 +271,13 @@ attn_status variantProblem(const attn_problem *problem,
   p.windowLeft = variant.window_left;
   p.windowRight = variant.window_right;
   p.softcap = variant.softcap;
+  p.alibi = variant.alibi_slopes != nullptr;
+  p.alibiSlopes = variant.alibi_slopes;
+  if (variant.reserved != 0)
+    return report(attn::Status::error(
+        attn::StatusCode::InvalidArgument,
+        "attn_variant.reserved is " + std::to_string(variant.reserved) +
+            ": reserved fields must be 0 (attn_variant_init sets them)"));
   return report(attn::checkProblem(p));
 }
 

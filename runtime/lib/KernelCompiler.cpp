@@ -30,7 +30,8 @@ std::string KernelRequest::key() const {
          (windowLeft != -1 || windowRight != -1
               ? " window=" + formatWindow(windowLeft, windowRight)
               : std::string()) +
-         (softcap != 0 ? " softcap=" + formatSoftcap(softcap) : std::string());
+         (softcap != 0 ? " softcap=" + formatSoftcap(softcap) : std::string()) +
+         (alibi ? " alibi=1" : "");
 }
 
 } // namespace attn

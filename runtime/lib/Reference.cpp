@@ -177,6 +177,9 @@ std::string Problem::validate() const {
       return "descale factors must be positive and finite";
   if (dtype != DType::E4M3 && (qDescale != 1 || kDescale != 1 || vDescale != 1))
     return "descale factors are for e4m3 problems only";
+  if (alibi && int64_t(alibiSlopes.size()) != headsQ)
+    return "alibi: " + std::to_string(alibiSlopes.size()) + " slopes for " +
+           std::to_string(headsQ) + " query heads";
   if (!varlenQ.empty() || !varlenK.empty()) {
     if (varlenQ.size() != varlenK.size())
       return "varlen: " + std::to_string(varlenQ.size()) +
@@ -272,6 +275,10 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
           double x = acc * scale;
           if (p.softcap > 0)
             x = p.softcap * std::tanh(x / p.softcap);
+          // ALiBi: − slope[h]·|i + Nk − Nq − j|, in the sequence's lengths.
+          if (p.alibi)
+            x -= p.alibiSlopes[size_t(h)] *
+                 double(std::llabs(i + Nk - sq.nq - j));
           s[size_t(j)] = p.scoreMod ? p.scoreMod(x, sq.index, h, i, j) : x;
           m = std::max(m, s[size_t(j)]);
         }

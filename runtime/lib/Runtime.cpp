@@ -409,7 +409,7 @@ Status Runtime::Impl::splitPlan(const ForwardProblem &p, const Device &dev,
   split = false;
   plan = SplitPlan();
   // fp8 has the dense forward only (no split-KV pair).
-  if (kvSplits == 1 || p.varlen() || p.dtype == DType::E4M3)
+  if (kvSplits == 1 || p.varlen() || p.dtype == DType::E4M3 || p.alibi)
     return Status::success();
   const DeviceInfo &info = dev.info;
   std::vector<const KernelEntry *> splitCands, mergeCands;
@@ -766,6 +766,7 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
   request.windowLeft = int(p.windowLeft);
   request.windowRight = int(p.windowRight);
   request.softcap = float(p.softcap);
+  request.alibi = p.alibi;
   request.withLse = p.withLse;
   request.ccMajor = dev.info.ccMajor;
   request.ccMinor = dev.info.ccMinor;
@@ -786,6 +787,7 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
     request.causal = false;
     request.windowLeft = request.windowRight = -1;
     request.softcap = 0;
+    request.alibi = false;
     request.headDim = request.headDimV;
   }
   std::shared_ptr<JitSlot> slot;
@@ -809,8 +811,9 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
         e.headDimV != request.headDimV || e.causal != request.causal ||
         e.windowLeft != request.windowLeft ||
         e.windowRight != request.windowRight || e.softcap != request.softcap ||
-        e.lse != request.withLse || e.program != request.program ||
-        e.kv != request.kv || (program == Program::SplitKV && e.blockN <= 0) ||
+        e.alibi != request.alibi || e.lse != request.withLse ||
+        e.program != request.program || e.kv != request.kv ||
+        (program == Program::SplitKV && e.blockN <= 0) ||
         (p.paged() && program != Program::MergeSplits &&
          (e.blockN <= 0 || p.pageSize % e.blockN != 0 ||
           (e.pageSize && e.pageSize != p.pageSize))) ||
@@ -1382,14 +1385,16 @@ Status Runtime::forward(const ForwardProblem &problem, const KVCacheArgs &cache,
   // An fp8 kernel takes the three descale factors after the scale.
   const float descale[3] = {float(p.qDescale), float(p.kDescale),
                             float(p.vDescale)};
-  if ((kernel->dtype == DType::E4M3) != (p.dtype == DType::E4M3))
+  if ((kernel->dtype == DType::E4M3) != (p.dtype == DType::E4M3) ||
+      kernel->alibi != p.alibi)
     return Status::error(
         StatusCode::Internal,
         "kernel " + kernel->name + " (dtype=" + dtypeName(kernel->dtype) +
-            ") chosen for a " + dtypeName(p.dtype) + " forward");
-  KernelParams params =
-      memrefAttentionParams(shape, q, k, v, o, lse, float(p.effectiveScale()),
-                            &cache, p.dtype == DType::E4M3 ? descale : nullptr);
+            (kernel->alibi ? ", alibi" : "") + ") chosen for a " +
+            dtypeName(p.dtype) + (p.alibi ? " ALiBi" : "") + " forward");
+  KernelParams params = memrefAttentionParams(
+      shape, q, k, v, o, lse, float(p.effectiveScale()), &cache,
+      p.dtype == DType::E4M3 ? descale : nullptr, p.alibiSlopes);
   if (Status s = appendTensorMaps(drv, *kernel, shape, {q, k, v, o}, params);
       !s.ok())
     return s;

@@ -269,6 +269,16 @@ Status checkProblem(const ForwardProblem &p) {
     return invalid("unknown dtype");
   // fp8 is FlashAttention-3's forward: dense keys, no window or soft-cap
   // (the op's verifier refuses the others with fp8 operands).
+  // ALiBi's key positions are the problem's own (not per sequence), and its
+  // expansion is a score_mod: not with a soft-cap or fp8.
+  if (p.alibi && (p.kvLayout != KVLayout::Dense || p.softcap != 0 ||
+                  p.dtype == DType::E4M3))
+    return unsupported(
+        std::string("ALiBi with ") +
+        (p.softcap != 0 ? "a soft-cap"
+         : p.dtype == DType::E4M3
+             ? "e4m3 (fp8) inputs"
+             : std::string("a ") + kvLayoutName(p.kvLayout) + " KV layout"));
   if (p.dtype == DType::E4M3) {
     if (p.kvLayout != KVLayout::Dense)
       return unsupported(std::string("e4m3 (fp8) with a ") +
@@ -424,7 +434,7 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
   std::set<std::string> dtypes;
   std::set<int> headDims, headDimsV;
   std::set<bool> masks;
-  bool otherWindows = false, otherCaps = false;
+  bool otherWindows = false, otherCaps = false, otherAlibi = false;
   std::vector<const KernelEntry *> matched; // all but the LSE agree
   for (const KernelEntry &k : bundle.kernels) {
     if (k.program != Program::Attention || !servesKV(k, p))
@@ -449,6 +459,10 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
       otherCaps = true;
       continue;
     }
+    if (k.alibi != p.alibi) {
+      otherAlibi = true;
+      continue;
+    }
     matched.push_back(&k);
     if (servesLse(k, p.withLse))
       candidates.push_back(&k);
@@ -457,6 +471,12 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
     keepTunedForLength(candidates, p.qRows());
     return Status::success();
   }
+  if (matched.empty() && otherAlibi)
+    return notInBundle(
+        std::string(p.causal ? "causal" : "non-causal") + " attention for " +
+        dtypeName(p.dtype) + " head dim " + std::to_string(p.headDim) +
+        (p.alibi ? " with ALiBi (this bundle's kernels for it have none)"
+                 : " without ALiBi (this bundle's kernels for it have it)"));
   if (matched.empty() && otherCaps)
     return notInBundle(
         std::string(p.causal ? "causal" : "non-causal") + " attention for " +
@@ -516,7 +536,7 @@ Status findSplitKernels(const Manifest &bundle, const ForwardProblem &p,
     if (k.program == Program::SplitKV && k.headDim == p.headDim &&
         k.causal == p.causal && k.windowLeft == p.windowLeft &&
         k.windowRight == p.windowRight && k.softcap == float(p.softcap) &&
-        servesKV(k, p))
+        k.alibi == p.alibi && servesKV(k, p))
       split.push_back(&k);
     else if (k.program == Program::MergeSplits && k.lse == p.withLse)
       merge.push_back(&k);
@@ -531,9 +551,10 @@ Status findSplitKernels(const Manifest &bundle, const ForwardProblem &p,
 
 ForwardProblem packQueryHeads(const ForwardProblem &p) {
   // (A packed batch's rows are sequences: no room for heads. A sliding
-  // window is placed by the row's position, which packed rows lose.)
+  // window is placed by the row's position, which packed rows lose, and
+  // ALiBi's slope by the query head.)
   if (p.varlen() || p.seqQ != 1 || p.headsKV <= 0 || p.headsQ <= p.headsKV ||
-      p.headsQ % p.headsKV || p.hasWindow())
+      p.headsQ % p.headsKV || p.hasWindow() || p.alibi)
     return p;
   const int64_t g = p.headsQ / p.headsKV;
   ForwardProblem out = p;
@@ -712,6 +733,14 @@ Status checkPointers(const ForwardProblem &p, const void *q, const void *k,
                    "(set with_lse)");
   if (lse && reinterpret_cast<uintptr_t>(lse) % sizeof(float))
     return invalid("lse (" + hex(lse) + ") is not 4-byte aligned");
+  if (p.alibi && !p.alibiSlopes)
+    return invalid("alibi slopes are null but the problem asks for ALiBi");
+  if (!p.alibi && p.alibiSlopes)
+    return invalid("alibi slopes are given but the problem does not ask for "
+                   "ALiBi (set alibi)");
+  if (p.alibiSlopes && reinterpret_cast<uintptr_t>(p.alibiSlopes) % 4)
+    return invalid("alibi slopes (" + hex(p.alibiSlopes) +
+                   ") are not 4-byte aligned");
 
   // The outputs must not alias the inputs or each other: the kernel reads
   // K/V blocks many times while other blocks already write O.
@@ -726,6 +755,10 @@ Status checkPointers(const ForwardProblem &p, const void *q, const void *k,
     const void *ptr;
     uint64_t bytes;
   } inputs[] = {{"q", q, e.q}, {"k", k, e.k}, {"v", v, e.v}};
+  if (p.alibiSlopes &&
+      (overlap(o, e.o, p.alibiSlopes, uint64_t(p.headsQ) * 4) ||
+       (lse && overlap(lse, e.lse, p.alibiSlopes, uint64_t(p.headsQ) * 4))))
+    return invalid("an output overlaps the alibi slopes");
   for (const auto &in : inputs) {
     if (overlap(o, e.o, in.ptr, in.bytes))
       return invalid(std::string("o overlaps ") + in.name +

@@ -25,6 +25,8 @@ TEST(CApi, LayoutMatchesTheDocumentedStructs) {
   EXPECT_EQ(offsetof(attn_varlen, check), 32u);
   EXPECT_EQ(sizeof(attn_varlen), 40u);
   EXPECT_EQ(sizeof(attn_window), 16u);
+  EXPECT_EQ(offsetof(attn_variant, alibi_slopes), 24u);
+  EXPECT_EQ(sizeof(attn_variant), 32u);
   EXPECT_EQ(attn_c_api_version(), ATTN_C_API_VERSION);
 }
 
@@ -181,8 +183,24 @@ TEST(CApi, VariantArguments) {
   EXPECT_EQ(call(&v), ATTN_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(attn_last_error_message()).find("window_left"),
             std::string::npos);
-  // A good variant (and none at all) reaches the runtime check.
   v.window_left = 4096;
+  // ALiBi with a soft-cap is refused before the runtime; a reserved field
+  // must stay 0.
+  float fakeSlopes[4];
+  v.alibi_slopes = fakeSlopes;
+  EXPECT_EQ(call(&v), ATTN_ERROR_UNSUPPORTED);
+  EXPECT_NE(
+      std::string(attn_last_error_message()).find("ALiBi with a soft-cap"),
+      std::string::npos)
+      << attn_last_error_message();
+  v.alibi_slopes = nullptr;
+  v.reserved = 1;
+  EXPECT_EQ(call(&v), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(
+      std::string(attn_last_error_message()).find("attn_variant.reserved is 1"),
+      std::string::npos);
+  v.reserved = 0;
+  // A good variant (and none at all) reaches the runtime check.
   EXPECT_EQ(call(&v), ATTN_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(attn_last_error_message(), "runtime is null");
   attn_variant_init(&v);

@@ -971,3 +971,122 @@ TEST(Fp8, KernelParameters) {
   EXPECT_EQ(params.value<int64_t>(22 + 7 + 2), 1008);
   EXPECT_EQ(params.value<int64_t>(22 + 7 + 3), 1);
 }
+
+// ALiBi: kernels built with it serve exactly the problems that ask for it;
+// the slopes are a run-time array [Hq] f32, passed before the scale.
+const char *kAlibiManifest = R"(
+kernel name=p ptx=p.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=1 block_m=128 threads=384 smem=200000 abi=memref
+kernel name=a ptx=a.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=1 block_m=128 threads=384 smem=200000 abi=memref alibi=1
+)";
+
+TEST(Alibi, KernelsServeExactlyTheirProblems) {
+  Manifest m;
+  ASSERT_TRUE(parseManifest(kAlibiManifest, "manifest.txt", m).ok());
+  EXPECT_FALSE(m.kernels[0].alibi);
+  EXPECT_TRUE(m.kernels[1].alibi);
+  EXPECT_NE(formatManifestLine(m.kernels[1]).find(" alibi=1"),
+            std::string::npos);
+  ForwardProblem p;
+  p.headsQ = 8;
+  p.headsKV = 2;
+  p.seqQ = p.seqK = 4096;
+  p.headDim = p.headDimV = 128;
+  p.causal = true;
+  p.withLse = true;
+  const KernelEntry *k = nullptr;
+  ASSERT_TRUE(selectKernel(m, p, 9, 0, k).ok());
+  EXPECT_EQ(k->name, "p");
+  p.alibi = true;
+  ASSERT_TRUE(selectKernel(m, p, 9, 0, k).ok());
+  EXPECT_EQ(k->name, "a");
+  // Without the non-ALiBi kernel, a plain problem is not served by it.
+  Manifest only;
+  ASSERT_TRUE(
+      parseManifest(
+          std::string(kAlibiManifest)
+              .substr(std::string(kAlibiManifest).find("kernel name=a")),
+          "manifest.txt", only)
+          .ok());
+  p.alibi = false;
+  Status s = selectKernel(only, p, 9, 0, k);
+  EXPECT_EQ(s.code(), StatusCode::NotInBundle);
+  EXPECT_NE(s.message().find("without ALiBi (this bundle's kernels for it "
+                             "have it)"),
+            std::string::npos)
+      << s.message();
+  Manifest bad;
+  EXPECT_FALSE(
+      parseManifest(
+          std::string(kAlibiManifest)
+                  .substr(0, std::string(kAlibiManifest).find("alibi=1")) +
+              "alibi=yes\n",
+          "manifest.txt", bad)
+          .ok());
+}
+
+TEST(Alibi, ProblemRules) {
+  ForwardProblem p;
+  p.headsQ = 32;
+  p.headsKV = 8;
+  p.seqQ = 1;
+  p.seqK = 65536;
+  p.headDim = p.headDimV = 128;
+  p.alibi = true;
+  EXPECT_TRUE(checkProblem(p).ok());
+  // The slope is per query head: GQA decoding does not pack heads into rows.
+  EXPECT_EQ(packQueryHeads(p).seqQ, 1);
+  p.softcap = 50;
+  Status s = checkProblem(p);
+  EXPECT_EQ(s.code(), StatusCode::Unsupported);
+  EXPECT_NE(s.message().find("ALiBi with a soft-cap"), std::string::npos);
+  p.softcap = 0;
+  p.kvLayout = KVLayout::SeqLens;
+  s = checkProblem(p);
+  EXPECT_EQ(s.code(), StatusCode::Unsupported);
+  EXPECT_NE(s.message().find("ALiBi with a seqlens KV layout"),
+            std::string::npos)
+      << s.message();
+  // The slopes: given exactly when asked for, 4-byte aligned, not under an
+  // output.
+  p.kvLayout = KVLayout::Dense;
+  const void *q = at(1 << 10), *kk = at(2 << 10), *v = at(3 << 10),
+             *o = at(4 << 10);
+  s = checkPointers(p, q, kk, v, o, nullptr);
+  EXPECT_NE(s.message().find("alibi slopes are null but the problem asks for "
+                             "ALiBi"),
+            std::string::npos);
+  p.alibiSlopes = static_cast<const float *>(at(5 << 10));
+  EXPECT_TRUE(checkPointers(p, q, kk, v, o, nullptr).ok());
+  p.alibiSlopes = reinterpret_cast<const float *>((uintptr_t(5) << 30) + 2);
+  s = checkPointers(p, q, kk, v, o, nullptr);
+  EXPECT_NE(s.message().find("are not 4-byte aligned"), std::string::npos);
+  p.alibiSlopes = static_cast<const float *>(o);
+  s = checkPointers(p, q, kk, v, o, nullptr);
+  EXPECT_NE(s.message().find("an output overlaps the alibi slopes"),
+            std::string::npos);
+  p.alibi = false;
+  p.alibiSlopes = static_cast<const float *>(at(5 << 10));
+  s = checkPointers(p, q, kk, v, o, nullptr);
+  EXPECT_NE(s.message().find("alibi slopes are given but the problem does "
+                             "not ask for ALiBi"),
+            std::string::npos);
+}
+
+TEST(Alibi, KernelParameters) {
+  ForwardProblem p;
+  p.headsQ = 4;
+  p.seqQ = p.seqK = 64;
+  p.headDim = p.headDimV = 64;
+  AttentionShape shape = kernelShape(p);
+  float lse;
+  const float *slopes = static_cast<const float *>(at(9));
+  KernelParams params = memrefAttentionParams(shape, at(1), at(2), at(3),
+                                              const_cast<void *>(at(4)), &lse,
+                                              0.125f, nullptr, nullptr, slopes);
+  // 4 memrefs of rank 4, the LSE, the slopes [Hq], the scale.
+  ASSERT_EQ(params.size(), size_t(4 * 11 + 9 + 5 + 1));
+  EXPECT_EQ(params.pointer(53), static_cast<const void *>(slopes));
+  EXPECT_EQ(params.value<int64_t>(56), 4); // size Hq
+  EXPECT_EQ(params.value<int64_t>(57), 1); // stride
+  EXPECT_EQ(params.value<float>(58), 0.125f);
+}

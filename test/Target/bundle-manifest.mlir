@@ -53,3 +53,15 @@
 // FP8PTX: .param .f32 attn_fwd_e4m3_d128_kernel_param_56,
 // FP8PTX: .param .align 64 .b8 attn_fwd_e4m3_d128_kernel_param_59[128]
 // FP8PTX-NOT: attn_fwd_e4m3_d128_kernel_param_60
+
+// A problem written as IR with ALiBi (examples/attention-alibi.mlir): its
+// line says alibi=1 (the runtime serves it only to ALiBi problems), and the
+// kernel takes the slopes [Hq] (5 parameters) just before the scale: q, k,
+// v, o (44), the LSE (9), the slopes (params 53-57), the scale (58).
+// RUN: rm -rf %tal && attn-bundle --out-dir %tal --chips sm_90a %attn_src_root/examples/attention-alibi.mlir
+// RUN: FileCheck %s --check-prefix=ALIBI < %tal/manifest.txt
+// RUN: FileCheck %s --check-prefix=ALIBIPTX < %tal/attn_fwd_bf16_d128_causal_alibi_kernel.sm_90a.ptx
+// ALIBI: kernel name=attn_fwd_bf16_d128_causal_alibi_kernel {{.*}} causal=1 {{.*}} lse=1 {{.*}} alibi=1{{$}}
+// ALIBIPTX: .param .u64 .ptr .align 1 attn_fwd_bf16_d128_causal_alibi_kernel_param_53,
+// ALIBIPTX: .param .u64 attn_fwd_bf16_d128_causal_alibi_kernel_param_57,
+// ALIBIPTX: .param .f32 attn_fwd_bf16_d128_causal_alibi_kernel_param_58,

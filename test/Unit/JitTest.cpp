@@ -482,6 +482,27 @@ TEST(Jit, CompilesAnFp8Kernel) {
       << s.message();
 }
 
+TEST(Jit, CompilesAnAlibiKernel) {
+  auto c = makeCompiler("", CacheMode::Off);
+  KernelRequest r = request(64, /*causal=*/true, 9, 0);
+  r.alibi = true;
+  EXPECT_EQ(r.key(), "dtype=bf16 head_dim=64 head_dim_v=64 causal=1 lse=0 "
+                     "chip=sm_90a alibi=1");
+  CompiledImage img;
+  Status s = c->compiler->compile(r, img);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE(img.entry.alibi);
+  EXPECT_NE(img.entry.name.find("_alibi"), std::string::npos) << img.entry.name;
+  // The dense forward only: a split-KV pair with ALiBi is refused.
+  r.program = Program::SplitKV;
+  r.withLse = true;
+  s = c->compiler->compile(r, img);
+  EXPECT_EQ(s.code(), StatusCode::Unsupported) << s.message();
+  EXPECT_NE(s.message().find("ALiBi has the dense forward only"),
+            std::string::npos)
+      << s.message();
+}
+
 TEST(Jit, UnsupportedRequestsSaySo) {
   auto c = makeCompiler("", CacheMode::Off);
   KernelRequest r = request(64);

@@ -42,7 +42,7 @@ import traceback
 # ctypes mirror of runtime/include/attn/runtime/attn.h (C API version 1)
 # --------------------------------------------------------------------------
 
-C_API_VERSION = 1
+C_API_VERSION = 2
 ATTN_DTYPE = {"f32": 0, "f16": 1, "bf16": 2, "e4m3": 3}
 
 
@@ -73,7 +73,8 @@ class Window(ctypes.Structure):
 
 class Variant(ctypes.Structure):
     _fields_ = [("window_left", ctypes.c_int64),
-                ("window_right", ctypes.c_int64), ("softcap", ctypes.c_float)]
+                ("window_right", ctypes.c_int64), ("softcap", ctypes.c_float),
+                ("reserved", ctypes.c_int32), ("alibi_slopes", ctypes.c_void_p)]
 
 
 class KVCache(ctypes.Structure):
@@ -193,10 +194,11 @@ class AttnRuntime:
         return p
 
     def forward(self, q, k, v, o, lse=None, causal=False, scale=0.0,
-                stream=None, window=None, softcap=None):
+                stream=None, window=None, softcap=None, alibi=None):
         p = self.problem(q, k, v, o, causal, lse is not None, scale)
-        if softcap is not None:
-            var = Variant(*(window or (-1, -1)), softcap)
+        if softcap is not None or alibi is not None:
+            var = Variant(*(window or (-1, -1)), softcap or 0.0, 0,
+                          alibi.data_ptr() if alibi is not None else None)
             self._check(self.lib.attn_forward_variant(
                 self.handle, ctypes.byref(p), ctypes.byref(var), q.data_ptr(),
                 k.data_ptr(), v.data_ptr(), o.data_ptr(),
@@ -314,14 +316,14 @@ def correctness_cases(quick):
 
     def add(dtype="bf16", D=128, causal=False, B=1, Hq=1, Hkv=None, Nq=1,
             Nk=None, layout="bhnd", lse=True, scale=None, Dv=None,
-            window=None, softcap=None):
+            window=None, softcap=None, alibi=False):
         cases.append(dict(kind="correctness", dtype=dtype, D=D,
                           Dv=D if Dv is None else Dv,
                           causal=causal, B=B, Hq=Hq,
                           Hkv=Hq if Hkv is None else Hkv, Nq=Nq,
                           Nk=Nq if Nk is None else Nk, layout=layout,
                           lse=lse, scale=scale, window=window,
-                          softcap=softcap))
+                          softcap=softcap, alibi=alibi))
 
     sizes = (1, 17, 130, 1000, 4096) if quick else SIZES
     # Every sequence length, both dtypes, head dims and masks.
@@ -387,6 +389,14 @@ def correctness_cases(quick):
     add("bf16", 256, True, 2, 4, 1, Nq=300, Nk=2000, layout="bnhd",
         softcap=50.0)
     add("bf16", 256, True, 1, 2, Nq=1000, scale=3.0, softcap=50.0)
+    # ALiBi through attn_forward_variant (alibi_slopes): the bundle's kernel
+    # of examples/attention-alibi.mlir (causal, D = 128, bf16, LSE), fresh
+    # slopes, Nq != Nk both ways, GQA, [B, N, H, D] storage.
+    for N in ((130, 1000) if quick else (1, 17, 130, 1000, 4096)):
+        add("bf16", 128, True, 2, 4, 2, Nq=N, alibi=True)
+    add("bf16", 128, True, 1, 8, 2, Nq=300, Nk=2000, layout="bnhd",
+        alibi=True)
+    add("bf16", 128, True, 1, 2, Nq=1000, Nk=130, alibi=True)
     # fp8 (e4m3, attn_forward_fp8; the bundle's sm_90a kernels at D = 128
     # and 256): every length, Nq != Nk (key counts that are not whole
     # 16-byte rows of the transposed V), GQA, [B, N, H, D] storage, no LSE.
@@ -571,18 +581,20 @@ def describe(job):
             f"{'' if job['lse'] else ' no-lse'}"
             f"{' scale=%g' % job['scale'] if job.get('scale') else ''}"
             f"{' window=%d,%d' % job['window'] if job.get('window') else ''}"
-            f"{' softcap=%g' % job['softcap'] if job.get('softcap') else ''}")
+            f"{' softcap=%g' % job['softcap'] if job.get('softcap') else ''}"
+            f"{' alibi' if job.get('alibi') else ''}")
 
 
 # --------------------------------------------------------------------------
 # Worker side (imports torch)
 # --------------------------------------------------------------------------
 
-def reference(q, k, v, causal, scale, window=None, softcap=None):
+def reference(q, k, v, causal, scale, window=None, softcap=None, alibi=None):
     """float64 attention on the GPU; bottom-right causal; a sliding window
     (left, right; -1 for no bound) on the same alignment; a soft-cap C
-    (scaled scores S -> C·tanh(S / C)) before the mask; empty rows give
-    O = 0 and LSE = -inf. Query rows are done in chunks to bound memory."""
+    (scaled scores S -> C·tanh(S / C)) before the mask; ALiBi (slopes [Hq]:
+    S − slope[h]·|i + Nk − Nq − j|); empty rows give O = 0 and LSE = -inf.
+    Query rows are done in chunks to bound memory."""
     import torch
     B, Hq, Nq, D = q.shape
     Hkv, Nk, Dv = k.shape[1], k.shape[2], v.shape[3]
@@ -601,6 +613,10 @@ def reference(q, k, v, causal, scale, window=None, softcap=None):
             s *= scale
             if softcap:
                 s = softcap * torch.tanh(s / softcap)
+            if alibi is not None:
+                rows = torch.arange(i0, i1, device=q.device)
+                dist = (rows[:, None] + (Nk - Nq) - keys[None, :]).abs()
+                s -= alibi.double()[:, None, None] * dist[None].double()
             left, right = window if window else (-1, -1)
             if causal:
                 right = 0
@@ -786,13 +802,16 @@ def run_correctness(rt, job, seed):
     scale = job.get("scale") or 1.0 / math.sqrt(D)
     torch.cuda.synchronize()
     window = job.get("window")
+    # ALiBi's slopes: fresh values in (0, 1] a head (BLOOM's are 2^(-8h/H)).
+    alibi = (torch.rand(Hq, device="cuda", generator=gen) + 1e-3
+             if job.get("alibi") else None)
     rt.forward(q, k, v, o, lse, causal=job["causal"], scale=scale,
                stream=torch.cuda.current_stream().cuda_stream or None,
-               window=window, softcap=job.get("softcap"))
+               window=window, softcap=job.get("softcap"), alibi=alibi)
     torch.cuda.synchronize()
     kernel = rt.last_kernel()
     ref_o, ref_lse = reference(q, k, v, job["causal"], scale, window,
-                               job.get("softcap"))
+                               job.get("softcap"), alibi)
 
     res = dict(kernel=kernel)
     od = o.double()

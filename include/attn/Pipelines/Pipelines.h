@@ -206,6 +206,9 @@ struct CompiledKernel {
   int64_t windowLeft = -1, windowRight = -1;
   /// Its scores' soft-cap (the manifest's softcap=, an f32); 0: none.
   float softcap = 0;
+  /// Whether it adds ALiBi's bias and takes the slopes (the manifest's
+  /// alibi=1; the attention's alibi operand, before the pipeline expands it).
+  bool alibi = false;
   /// Whether the kernel writes the LSE (it does when it has the operand).
   bool lse = true;
   /// The tensor maps it takes after its memrefs (bulk copies), as the
@@ -264,7 +267,9 @@ FailureOr<CompiledKernel> compileGPUKernel(ModuleOp module,
 /// `pageSize` rows: 0 leaves it a run-time size, which must then be a
 /// multiple of the kernel's key block; a static one shrinks the block to
 /// fit). `windowLeft`/`windowRight` (>= 0) and `softcap` (> 0) set the
-/// attention's window and soft-cap. An f8E4M3FN `elementType` is fp8
+/// attention's window and soft-cap; `alibi` adds the slopes memref<?xf32>
+/// argument just before the scale and the attention's alibi operand (the
+/// dense forward only). An f8E4M3FN `elementType` is fp8
 /// (the dense forward only): O in bf16, V transposed [B, Hkv, Dv, Nk], and
 /// after the scale q_descale, k_descale, v_descale (f32). The one builder
 /// of these problems: the bundle and libattn_jit both call it.
@@ -273,7 +278,8 @@ buildKernelProblem(MLIRContext &ctx, llvm::StringRef program, Type elementType,
                    int64_t headDim, int64_t headDimV, bool causal, bool withLse,
                    llvm::StringRef kv, llvm::StringRef name,
                    int64_t pageSize = 0, int64_t windowLeft = -1,
-                   int64_t windowRight = -1, float softcap = 0);
+                   int64_t windowRight = -1, float softcap = 0,
+                   bool alibi = false);
 
 /// The runtime's manifest.txt line for `k`, whose PTX is in file `ptxFile`.
 std::string manifestLine(const CompiledKernel &k, llvm::StringRef ptxFile);

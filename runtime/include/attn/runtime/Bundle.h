@@ -111,6 +111,10 @@ struct KernelEntry {
   /// (attn.attention's softcap, an f32); 0 (absent): none. A kernel serves
   /// only problems of exactly its cap.
   float softcap = 0;
+  /// alibi=1: the kernel adds ALiBi's bias (attn.attention's alibi) and
+  /// takes the slopes (KernelABI.h); absent: none. A kernel serves only
+  /// problems that agree.
+  bool alibi = false;
   int blockM = 0, blockN = 0, threads = 0;
   int smem = 0; ///< dynamic shared memory in bytes
   /// How the kernel takes its parameters (KernelABI.h); required, so that

@@ -28,7 +28,9 @@
 //   that is 4 * 11 + 9 + 1 = 54 parameters with LSE, 45 without. An fp8
 //   kernel (dtype=e4m3: Q, K, V e4m3, O bf16) has V transposed,
 //   v [B, Hkv, Dv, Nk] (keys contiguous), and after the scale three more
-//   f32: q_descale, k_descale, v_descale (57 / 48 parameters). The
+//   f32: q_descale, k_descale, v_descale (57 / 48 parameters). An ALiBi
+//   kernel (alibi=1) takes its slopes [Hq] (memref<f32>, 5 parameters)
+//   between the KV cache's arrays and the scale. The
 //   runtime passes each device pointer as both the allocated and the aligned
 //   pointer, offset 0, the problem's sizes and its element strides
 //   (innermost 1; see AttentionShape for the others). Such a kernel always
@@ -415,13 +417,13 @@ inline bool addKVCacheParams(KernelParams &p, const AttentionShape &s,
 /// was built with lse=0 and has no lse argument (45 parameters); otherwise
 /// 54; a KV cache's arrays follow (addKVCacheParams), then the scale and,
 /// for an fp8 kernel (`descale` non-null), its three descale factors q, k,
-/// v (f32 each). Tensor maps (tensor_maps=) are the launcher's to append.
-inline KernelParams memrefAttentionParams(const AttentionShape &s,
-                                          const void *q, const void *k,
-                                          const void *v, void *o, float *lse,
-                                          float scale,
-                                          const KVCacheArgs *cache = nullptr,
-                                          const float *descale = nullptr) {
+/// v (f32 each). An ALiBi kernel (alibi=1, `alibi` non-null) takes its
+/// slopes [Hq] f32 (5 parameters) just before the scale. Tensor maps
+/// (tensor_maps=) are the launcher's to append.
+inline KernelParams memrefAttentionParams(
+    const AttentionShape &s, const void *q, const void *k, const void *v,
+    void *o, float *lse, float scale, const KVCacheArgs *cache = nullptr,
+    const float *descale = nullptr, const float *alibi = nullptr) {
   KernelParams p;
   // The lengths below always agree; the results are for [[nodiscard]].
   bool ok = true;
@@ -433,6 +435,8 @@ inline KernelParams memrefAttentionParams(const AttentionShape &s,
   if (lse)
     ok &= p.addMemref(lse, {s.batch, s.headsQ, s.seqQ}, s.lse);
   ok &= addKVCacheParams(p, s, cache);
+  if (alibi)
+    ok &= p.addMemref(alibi, {s.headsQ}, {1});
   (void)ok;
   p.addF32(scale);
   if (descale)

@@ -38,6 +38,8 @@ struct KernelRequest {
   int windowLeft = -1, windowRight = -1;
   /// The soft-cap (ForwardProblem's, as the kernel's f32); 0: none.
   float softcap = 0;
+  /// ALiBi (ForwardProblem's): the kernel takes the slopes.
+  bool alibi = false;
   bool withLse = false;
   /// What the kernel computes (KernelABI.h): the forward, or the split-KV
   /// pair of a decoding forward (a split_kv kernel always has its partial

@@ -73,6 +73,12 @@ struct ProblemShape {
   /// softmax(scale·qd·kd·Q·Kᵀ)·V·vd from the e4m3 codes. 1 for other
   /// dtypes.
   double qDescale = 1, kDescale = 1, vDescale = 1;
+  /// ALiBi (attn.attention's alibi, FlashAttention's alibi_slopes): every
+  /// scaled score S becomes S − slope[h]·|i + Nk − Nq − j| with one f32
+  /// slope per query head (the runtime's ForwardProblem::alibiSlopes, the
+  /// reference's Problem::alibiSlopes). Kernels are built with or without
+  /// it; the slopes are a run-time argument.
+  bool alibi = false;
 
   /// scale, or 1/sqrt(headDim) when it is 0.
   double effectiveScale() const;
@@ -113,6 +119,8 @@ struct Problem : ProblemShape {
   /// the query head, i and j the query's and the key's positions in their
   /// sequence. Empty: none.
   std::function<double(double, int64_t, int64_t, int64_t, int64_t)> scoreMod;
+  /// With `alibi`: the Hq slopes.
+  std::vector<double> alibiSlopes;
 
   /// Keys of sequence b: kvLens[b], or seqK.
   int64_t keysOf(int64_t b) const {

@@ -76,6 +76,9 @@ struct ForwardProblem : ProblemShape {
   /// [cu_k[b], cu_k[b+1]) (KVCacheArgs::cuSeqlensQ/K), causal aligned in
   /// each. LSE is [1, Hq, totalQ], contiguous.
   int64_t totalQ = 0, totalK = 0;
+  /// With `alibi` (ProblemShape): the device array of the Hq f32 slopes,
+  /// contiguous, 4-byte aligned.
+  const float *alibiSlopes = nullptr;
   /// Whether forward reads the key counts (and the block table), or a packed
   /// batch's offsets, back before the launch and checks every entry a
   /// sequence reaches: lengths within [0, seqK], pages within [0, numPages),

@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 /* Bumped when a struct below changes layout. */
-#define ATTN_C_API_VERSION 1
+#define ATTN_C_API_VERSION 2
 
 typedef enum attn_status {
   ATTN_OK = 0,
@@ -226,12 +226,17 @@ ATTN_API attn_status attn_forward_window(attn_runtime *rt,
                                          void *stream);
 /* Score variants of the forward, each served by a kernel built for exactly
  * its values (the bundle's, else one libattn_jit compiles): a sliding window
- * (as attn_window; -1, -1 for none) and a soft-cap (Gemma 2's, Grok's:
+ * (as attn_window; -1, -1 for none), a soft-cap (Gemma 2's, Grok's:
  * every scaled score S becomes softcap·tanh(S / softcap) before the mask;
- * 0 for none, else positive and finite). */
+ * 0 for none, else positive and finite) and ALiBi (BLOOM's, MPT's;
+ * FlashAttention's alibi_slopes: S becomes S − slope[h]·|i + Nk − Nq − j|,
+ * alibi_slopes a device array of Hq f32, 4-byte aligned; NULL for none;
+ * not with a soft-cap; the kernels take the slopes at run time). */
 typedef struct attn_variant {
   int64_t window_left, window_right;
   float softcap;
+  int32_t reserved; /* must be 0 */
+  const float *alibi_slopes;
 } attn_variant;
 /* No window, no soft-cap. */
 ATTN_API void attn_variant_init(attn_variant *variant);
