@@ -199,6 +199,8 @@ struct Inputs {
   double softcap = 0;
   attn_strides q{}, k{}, v{}, o{};
   std::vector<double> qv, kv, vv, bias; // values at the storage offsets
+  /// ALiBi's slopes [Hq] (empty: none): S − slope[h]·|i + Nk − Nq − j|.
+  std::vector<double> alibi;
 };
 
 // float64 O [B, Hq, Nq, Dv] (row-major, logical) and LSE [B, Hq, Nq];
@@ -232,6 +234,9 @@ void reference(const Inputs &in, std::vector<double> &o,
           dot *= in.scale;
           if (in.variant == Variant::Bias)
             dot += in.bias[size_t(((b * s.Hq + h) * s.Nq + i) * s.Nk + j)];
+          if (!in.alibi.empty())
+            dot -=
+                in.alibi[size_t(h)] * double(std::llabs(i + s.Nk - s.Nq - j));
           sc[size_t(j)] = dot;
           m = std::max(m, dot);
         }
@@ -350,15 +355,18 @@ struct Family {
   /// A soft-capped kernel's cap (softcap=; 0: none): run through
   /// attn_forward_variant with it.
   float softcap;
+  /// An ALiBi kernel (alibi=1): run through attn_forward_variant with fresh
+  /// slopes.
+  bool alibi;
   bool paged() const { return kv == attn::KVLayout::Paged; }
   bool cached() const {
     return kv == attn::KVLayout::SeqLens || kv == attn::KVLayout::Paged;
   }
   bool operator<(const Family &o) const {
     return std::tie(dtype, D, Dv, causal, lse, kv, page, windowLeft,
-                    windowRight, softcap) <
+                    windowRight, softcap, alibi) <
            std::tie(o.dtype, o.D, o.Dv, o.causal, o.lse, o.kv, o.page,
-                    o.windowLeft, o.windowRight, o.softcap);
+                    o.windowLeft, o.windowRight, o.softcap, o.alibi);
   }
   std::string str() const {
     char buf[112];
@@ -377,6 +385,8 @@ struct Family {
              std::to_string(windowRight);
     if (softcap != 0)
       out += " softcap=" + attn::formatSoftcap(softcap);
+    if (alibi)
+      out += " alibi";
     return out;
   }
 };
@@ -420,6 +430,7 @@ bool readFamilies(const std::string &dir, std::set<Family> &out,
     f.windowLeft = k.windowLeft;
     f.windowRight = k.windowRight;
     f.softcap = k.softcap;
+    f.alibi = k.alibi;
     out.insert(f);
     chips.insert(k.chip.str());
   }
@@ -625,10 +636,21 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &shape, bool poison,
   p.k = in.k = stridesOf(s, s.Hkv, s.Nk, f.D);
   p.v = in.v = stridesOf(s, s.Hkv, s.Nk, f.Dv);
   p.o = in.o = stridesOf(s, s.Hq, s.Nq, f.Dv);
+  // ALiBi: fresh slopes in (0, 1]; selection only needs them to be given.
+  std::vector<float> slopes;
+  if (f.alibi) {
+    std::mt19937_64 gen(seed + 11);
+    std::uniform_real_distribution<float> dist(1e-3f, 1.0f);
+    for (int64_t h = 0; h < s.Hq; ++h) {
+      slopes.push_back(dist(gen));
+      in.alibi.push_back(slopes.back());
+    }
+    variant.alibi_slopes = slopes.data();
+  }
 
   attn_kernel_info info;
   if (attn_status st =
-          f.softcap != 0 || f.windowed()
+          f.softcap != 0 || f.windowed() || f.alibi
               ? attn_select_kernel_variant(R.rt, &p, &variant, 0, &info)
               : attn_select_kernel(R.rt, &p, 0, &info);
       !f.cached() && st != ATTN_OK) {
@@ -748,6 +770,11 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &shape, bool poison,
   bool ok = h2d(dq, qb.data(), qb.size() * 2) &&
             h2d(dk, kb.data(), kb.size() * 2) &&
             h2d(dv, vb.data(), vb.size() * 2);
+  if (ok && f.alibi) {
+    void *ds = R.alloc(slopes.size() * 4);
+    ok = ds && h2d(ds, slopes.data(), slopes.size() * 4);
+    variant.alibi_slopes = static_cast<const float *>(ds);
+  }
   if (ok && poison) {
     std::vector<uint16_t> nanO(oCount, 0x7fff);
     std::vector<float> nanL(lseCount, NAN);
@@ -758,7 +785,7 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &shape, bool poison,
     kernel = std::string("copy to device: ") + attn_last_error_message();
   } else if ((varlen ? attn_forward_varlen(R.rt, &p, &packed, dq, dk, dv, dO,
                                            static_cast<float *>(dl), nullptr)
-              : f.softcap != 0
+              : f.softcap != 0 || f.alibi
                   ? attn_forward_variant(R.rt, &p, &variant, dq, dk, dv, dO,
                                          static_cast<float *>(dl), nullptr)
               : f.windowed()
@@ -805,7 +832,8 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &shape, bool poison,
         (ranName.find("_w", ranName.find("_d")) != std::string::npos) !=
             f.windowed() ||
         // (and a soft-capped one _sc)
-        (ranName.find("_sc") != std::string::npos) != (f.softcap != 0))
+        (ranName.find("_sc") != std::string::npos) != (f.softcap != 0) ||
+        (ranName.find("_alibi") != std::string::npos) != f.alibi)
       err += "the runtime ran a kernel of another family; ";
     char buf[48];
     std::snprintf(buf, sizeof buf, "  o rel %.1e", rel);
