@@ -334,14 +334,16 @@ def time_ms(fn, samples=15, batch=10):
     return ts[len(ts) // 2]
 
 
-_FA4_ALIBI = []
+_FA4_ALIBI = {}
 
 
-def fa4_alibi_mod():
+def fa4_alibi_mod(symmetric=False):
     """FA4's user score_mod for ALiBi, S + 0.0625·(j − i) (one slope for
     all heads: FA4's score_mod sees no per-head table without aux tensors),
-    as ../shared/anchors/bench_fa4.py times it; None without CuTe DSL."""
-    if not _FA4_ALIBI:
+    as ../shared/anchors/bench_fa4.py times it; `symmetric`: S − 0.0625·|j −
+    i| (the built-in's form without a mask, Nq = Nk); None without CuTe
+    DSL."""
+    if symmetric not in _FA4_ALIBI:
         try:
             import cutlass
             import cutlass.cute as cute
@@ -350,10 +352,16 @@ def fa4_alibi_mod():
             def alibi_mod(acc, batch_idx, head_idx, q_idx, kv_idx,
                           seqlen_info, aux_tensors):
                 return acc + (kv_idx - q_idx).to(cutlass.Float32) * 0.0625
-            _FA4_ALIBI.append(alibi_mod)
+
+            @cute.jit
+            def alibi_abs_mod(acc, batch_idx, head_idx, q_idx, kv_idx,
+                              seqlen_info, aux_tensors):
+                d = (kv_idx - q_idx).to(cutlass.Float32)
+                return acc - cute.where(d > 0, d, -d) * 0.0625
+            _FA4_ALIBI[symmetric] = alibi_abs_mod if symmetric else alibi_mod
         except Exception:  # noqa: BLE001 - no FA4 here
-            _FA4_ALIBI.append(None)
-    return _FA4_ALIBI[0]
+            _FA4_ALIBI[symmetric] = None
+    return _FA4_ALIBI[symmetric]
 
 
 def time_fa4(prog, q, k, v, causal):
@@ -363,15 +371,18 @@ def time_fa4(prog, q, k, v, causal):
     softcap on the scaled scores); None where FA4 is missing or has no such
     variant."""
     mod = gpu_check.fa4_module()
-    if mod is None or prog["variant"] not in ("plain", "softcap", "alibi"):
+    if mod is None or prog["variant"] not in ("plain", "softcap", "alibi",
+                                              "alibi_fa"):
         return None
     kw = {"causal": causal}
     if prog["variant"] == "softcap":
         if "score_mod_softcap" not in prog:
             return None
         kw["softcap"] = prog["score_mod_softcap"]
-    if prog["variant"] == "alibi":
-        kw["score_mod"] = fa4_alibi_mod()
+    if prog["variant"] in ("alibi", "alibi_fa"):
+        # The built-in without a mask is ALiBi's symmetric form.
+        kw["score_mod"] = fa4_alibi_mod(
+            symmetric=prog["variant"] == "alibi_fa" and not causal)
         if kw["score_mod"] is None:
             return None
     qf, kf, vf = (x.transpose(1, 2).contiguous() for x in (q, k, v))
