@@ -1346,6 +1346,22 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
   }
   rt::fillNaN(rt::outputDType(p.dtype), p.numO(), os);
   rt::fillNaN(rt::DType::F32, p.numLse(), lses);
+  // --alibi: fresh slopes (the capture's), the runtime's ALiBi kernels; the
+  // reference applies ALiBi itself.
+  rt::DeviceBuffer dslopes;
+  if (optAlibi) {
+    fillCaptures(seed + 4);
+    const std::vector<float> &sl = captures[0].f;
+    ref.scoreMod = nullptr;
+    ref.alibi = fp.alibi = true;
+    ref.alibiSlopes.assign(sl.begin(), sl.end());
+    if (!(st = rt::DeviceBuffer::allocate(*runtime, 0, sl.size() * 4, dslopes))
+             .ok() ||
+        !(st = runtime->copyToDevice(dslopes.get(), sl.data(), sl.size() * 4))
+             .ok())
+      return failed1(st.message());
+    fp.alibiSlopes = static_cast<const float *>(dslopes.get());
+  }
 
   rt::DeviceBuffer dq, dk, dv, dO, dl;
   for (auto [buf, host] :
@@ -1681,13 +1697,21 @@ int main(int argc, char **argv) {
   module->walk([&](mlir::attn::AttentionOp a) {
     positional |= a.scoreModUsesPositions();
   });
-  if ((positional || !captures.empty()) && optTarget == "gpu")
+  // --alibi from flags: the runtime takes ALiBi's slopes (its kernels are
+  // built with them), not a general capture.
+  const bool alibiFlags = optAlibi && inputFile.empty();
+  if (alibiFlags && optTarget != "cpu" &&
+      (optChip.getNumOccurrences() || optBlockQ.getNumOccurrences() ||
+       optBlockKV.getNumOccurrences()))
+    return fail("unsupported: --alibi with --chip, --block-q or --block-kv on "
+                "the GPU (ALiBi runs through the runtime's kernels)");
+  if ((positional || !captures.empty()) && optTarget == "gpu" && !alibiFlags)
     return fail("unsupported: a score_mod that reads b, h, q_idx, kv_idx or "
                 "captured memrefs (ALiBi's slopes too) on --target gpu (the "
                 "runtime's kernel ABI "
                 "has no captures and packs GQA query heads into rows): "
                 "attn-run runs it on the CPU path");
-  if ((positional || !captures.empty()) && optTarget == "auto")
+  if ((positional || !captures.empty()) && optTarget == "auto" && !alibiFlags)
     optTarget.setValue("cpu");
   if (optTarget != "cpu") {
     GPUOutcome g = runOnGPU(ctx, *module, p);
