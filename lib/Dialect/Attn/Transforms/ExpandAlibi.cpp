@@ -64,9 +64,11 @@ Value diagonalOffset(OpBuilder &b, AttentionOp op) {
   int64_t nq = cast<MemRefType>(op.getQuery().getType()).getDimSize(2);
   if (!ShapedType::isDynamic(nk) && !ShapedType::isDynamic(nq))
     return arith::ConstantIntOp::create(b, loc, nk - nq, 32);
-  Value diff = arith::SubIOp::create(
-      b, loc, memref::DimOp::create(b, loc, op.getKey(), 2),
-      memref::DimOp::create(b, loc, op.getQuery(), 2));
+  // One statement each: the order of the ops (and of the IR a test reads)
+  // must not depend on the compiler's order of argument evaluation.
+  Value nqDim = memref::DimOp::create(b, loc, op.getQuery(), 2);
+  Value nkDim = memref::DimOp::create(b, loc, op.getKey(), 2);
+  Value diff = arith::SubIOp::create(b, loc, nkDim, nqDim);
   return arith::IndexCastOp::create(b, loc, b.getI32Type(), diff);
 }
 
