@@ -408,7 +408,7 @@ Status Runtime::Impl::splitPlan(const ForwardProblem &p, const Device &dev,
                                 SplitPlan &plan, bool &split) {
   split = false;
   plan = SplitPlan();
-  // fp8 has the dense forward only (no split-KV pair).
+  // fp8 and ALiBi have the dense forward only (no split-KV pair).
   if (kvSplits == 1 || p.varlen() || p.dtype == DType::E4M3 || p.alibi)
     return Status::success();
   const DeviceInfo &info = dev.info;
