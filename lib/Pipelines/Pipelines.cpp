@@ -440,7 +440,11 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
                                int64_t windowRight, float softcap, bool alibi) {
   ::attn::Program program;
   ::attn::KVLayout kv;
+  // The backward's grids come from attn.attention_grad, not from a kernel
+  // request of the forward's kind.
   if (!::attn::parseProgram(programName.str(), program) ||
+      program == ::attn::Program::GradQuery ||
+      program == ::attn::Program::GradKeyValue ||
       !::attn::parseKVLayout(kvName.str(), kv) ||
       (kv != ::attn::KVLayout::Dense &&
        program == ::attn::Program::MergeSplits) ||
@@ -504,6 +508,9 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
     if (withLse)
       args.push_back(lseT);
     break;
+  case ::attn::Program::GradQuery:
+  case ::attn::Program::GradKeyValue:
+    return nullptr; // refused above
   }
   b.setInsertionPointToEnd(module->getBody());
   auto fn = func::FuncOp::create(b, loc, name, b.getFunctionType(args, {}));

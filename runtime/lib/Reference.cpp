@@ -303,6 +303,77 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
     }
 }
 
+void referenceAttentionGrad(const Problem &p, const std::vector<double> &q,
+                            const std::vector<double> &k,
+                            const std::vector<double> &v,
+                            const std::vector<double> &dO,
+                            std::vector<double> &dq, std::vector<double> &dk,
+                            std::vector<double> &dv) {
+  const int64_t D = p.headDim, Dv = p.headDimV, Nq = p.seqQ, Nk = p.seqK;
+  const int64_t group = p.headsQ / p.headsKV;
+  const double scale = p.effectiveScale();
+  dq.assign(p.numQ(), 0.0);
+  dk.assign(p.numK(), 0.0);
+  dv.assign(p.numV(), 0.0);
+  std::vector<double> prob(static_cast<size_t>(Nk)),
+      dp(static_cast<size_t>(Nk));
+  for (int64_t b = 0; b < p.batch; ++b)
+    for (int64_t h = 0; h < p.headsQ; ++h) {
+      const size_t kvRow0 = size_t((b * p.headsKV + h / group) * Nk);
+      for (int64_t i = 0; i < Nq; ++i) {
+        const size_t row = size_t((b * p.headsQ + h) * Nq + i);
+        const double *qi = &q[row * D], *doi = &dO[row * Dv];
+        const KeyRange keys =
+            visibleKeys(i, Nq, Nk, p.causal, p.windowLeft, p.windowRight);
+        if (keys.end <= keys.first)
+          continue;
+        // P_ij = exp(S_ij − max) / Σ, dP_ij = dO_i·V_j.
+        double m = -std::numeric_limits<double>::infinity();
+        for (int64_t j = keys.first; j < keys.end; ++j) {
+          const double *kj = &k[(kvRow0 + size_t(j)) * size_t(D)];
+          double acc = 0;
+          for (int64_t d = 0; d < D; ++d)
+            acc += qi[d] * kj[d];
+          prob[size_t(j)] = acc * scale;
+          m = std::max(m, prob[size_t(j)]);
+        }
+        double sum = 0;
+        for (int64_t j = keys.first; j < keys.end; ++j) {
+          prob[size_t(j)] = std::exp(prob[size_t(j)] - m);
+          sum += prob[size_t(j)];
+        }
+        // Δ_i = Σ_j P_ij·dP_ij (= dO_i·O_i).
+        double delta = 0;
+        for (int64_t j = keys.first; j < keys.end; ++j) {
+          prob[size_t(j)] /= sum;
+          const double *vj = &v[(kvRow0 + size_t(j)) * size_t(Dv)];
+          double acc = 0;
+          for (int64_t c = 0; c < Dv; ++c)
+            acc += doi[c] * vj[c];
+          dp[size_t(j)] = acc;
+          delta += prob[size_t(j)] * acc;
+        }
+        double *dqi = &dq[row * D];
+        for (int64_t j = keys.first; j < keys.end; ++j) {
+          const size_t kvRow = kvRow0 + size_t(j);
+          // dS_ij = P_ij·(dP_ij − Δ_i); dQ_i += scale·dS_ij·K_j,
+          // dK_j += scale·dS_ij·Q_i, dV_j += P_ij·dO_i.
+          const double pij = prob[size_t(j)];
+          const double ds = pij * (dp[size_t(j)] - delta) * scale;
+          const double *kj = &k[kvRow * size_t(D)];
+          double *dkj = &dk[kvRow * size_t(D)];
+          for (int64_t d = 0; d < D; ++d) {
+            dqi[d] += ds * kj[d];
+            dkj[d] += ds * qi[d];
+          }
+          double *dvj = &dv[kvRow * size_t(Dv)];
+          for (int64_t c = 0; c < Dv; ++c)
+            dvj[c] += pij * doi[c];
+        }
+      }
+    }
+}
+
 ErrorStats compare(const std::vector<double> &got,
                    const std::vector<double> &want) {
   ErrorStats e;
@@ -365,6 +436,14 @@ std::vector<double> decode(DType t, const uint8_t *storage, size_t n) {
   for (size_t i = 0; i < n; ++i)
     out[i] = decodeOne(t, storage + i * es);
   return out;
+}
+
+std::vector<uint8_t> encode(DType t, const std::vector<double> &values) {
+  size_t es = dtypeSize(t);
+  std::vector<uint8_t> storage(values.size() * es);
+  for (size_t i = 0; i < values.size(); ++i)
+    encodeOne(t, values[i], &storage[i * es]);
+  return storage;
 }
 
 void fillRandom(DType t, uint64_t seed, size_t n, std::vector<double> &values,

@@ -164,6 +164,61 @@ TEST(Reference, GroupedQueryHeadsShareKVHeads) {
   EXPECT_EQ(o, (std::vector<double>{10, 10, 20, 20}));
 }
 
+/// The float64 gradients against central differences of the forward: with
+/// the loss L = Σ dO∘O, dL/dx ≈ (L(x + h) − L(x − h)) / 2h for every
+/// element x of Q, K and V (causal, GQA 4:2, Nq != Nk so that some rows see
+/// no key, a given scale). The backward's checks trust this reference, so it
+/// is checked against the forward's own definition, not against itself.
+TEST(Reference, GradientsMatchFiniteDifferences) {
+  Problem p;
+  p.dtype = DType::F32;
+  p.batch = 1;
+  p.headsQ = 4;
+  p.headsKV = 2;
+  p.seqQ = 5;
+  p.seqK = 4;
+  p.headDim = 3;
+  p.headDimV = 2;
+  p.causal = true;
+  p.scale = 0.7;
+  std::vector<double> q, k, v, dO;
+  std::vector<uint8_t> storage;
+  fillRandom(DType::F32, 11, p.numQ(), q, storage);
+  fillRandom(DType::F32, 12, p.numK(), k, storage);
+  fillRandom(DType::F32, 13, p.numV(), v, storage);
+  fillRandom(DType::F32, 14, p.numO(), dO, storage);
+  auto loss = [&]() {
+    std::vector<double> o, lse;
+    referenceAttention(p, q, k, v, o, lse);
+    double l = 0;
+    for (size_t i = 0; i < o.size(); ++i)
+      l += dO[i] * o[i];
+    return l;
+  };
+  std::vector<double> dq, dk, dv;
+  referenceAttentionGrad(p, q, k, v, dO, dq, dk, dv);
+  const double h = 1e-6;
+  auto numeric = [&](std::vector<double> &x, size_t i) {
+    double keep = x[i];
+    x[i] = keep + h;
+    double up = loss();
+    x[i] = keep - h;
+    double down = loss();
+    x[i] = keep;
+    return (up - down) / (2 * h);
+  };
+  for (auto [x, grad] : {std::pair{&q, &dq}, std::pair{&k, &dk},
+                         std::pair{&v, &dv}}) {
+    ASSERT_EQ(x->size(), grad->size());
+    for (size_t i = 0; i < x->size(); ++i)
+      EXPECT_NEAR((*grad)[i], numeric(*x, i), 1e-6) << "element " << i;
+  }
+  // Query row 0 of each head sees no key (causal with Nq > Nk): dQ = 0.
+  for (int64_t hIdx = 0; hIdx < p.headsQ; ++hIdx)
+    for (int64_t d = 0; d < p.headDim; ++d)
+      EXPECT_EQ(dq[size_t(hIdx * p.seqQ * p.headDim + d)], 0.0);
+}
+
 TEST(Compare, NaNNeverPassesAndInfinitiesMustMatch) {
   ErrorStats e = compare({1, NAN, -kInf, kInf}, {1, 2, -kInf, -kInf});
   EXPECT_EQ(e.nonFinite, 2u); // the NaN, and +inf against -inf

@@ -135,6 +135,13 @@ static cl::opt<std::string> optWindow(
     cl::init(""), cl::cat(category));
 static cl::opt<bool> optLse("lse", cl::desc("Also compute the log-sum-exp"),
                             cl::init(true), cl::cat(category));
+static cl::opt<bool> optBackward(
+    "backward",
+    cl::desc("Run the backward pass (attn.attention_grad) instead: fresh Q, "
+             "K, V and dO, O and the LSE from the float64 forward, dQ, dK and "
+             "dV written (CPU path; with --check compared with float64 "
+             "gradients, and a second run must be bit-identical)"),
+    cl::init(false), cl::cat(category));
 static cl::opt<uint64_t>
     optSeed("seed", cl::desc("Random seed (default: a fresh one each run)"),
             cl::init(0), cl::cat(category));
@@ -430,6 +437,38 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
         b, loc, entry->getArgument(nargs - 2), entry->getArgument(nargs - 1),
         entry->getArgument(3), lse, /*block_q=*/IntegerAttr(),
         /*target=*/mlir::attn::TargetAttr());
+  func::ReturnOp::create(b, loc);
+  return module;
+}
+
+/// --backward: func @attention(dO, Q, K, V, O, LSE, dQ, dK, dV, delta) with
+/// one attn.attention_grad; every dim but the head dims dynamic.
+OwningOpRef<ModuleOp> buildGradModule(MLIRContext &ctx, const rt::Problem &p) {
+  OpBuilder b(&ctx);
+  Location loc = FileLineColLoc::get(&ctx, "<command line>", 1, 1);
+  auto module = ModuleOp::create(loc);
+  Type et = elementType(ctx, p.dtype);
+  int64_t dyn = ShapedType::kDynamic;
+  auto dType = MemRefType::get({dyn, dyn, dyn, p.headDim}, et);
+  auto dvType = MemRefType::get({dyn, dyn, dyn, p.headDimV}, et);
+  auto rowType = MemRefType::get({dyn, dyn, dyn}, b.getF32Type());
+  SmallVector<Type> args = {dvType, dType,   dType,  dvType, dvType,
+                            rowType, dType, dType, dvType, rowType};
+  b.setInsertionPointToEnd(module.getBody());
+  auto fn =
+      func::FuncOp::create(b, loc, "attention", b.getFunctionType(args, {}));
+  Block *entry = fn.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  auto a = [&](unsigned i) { return entry->getArgument(i); };
+  auto op = mlir::attn::AttentionGradOp::create(
+      b, loc, a(0), a(1), a(2), a(3), a(4), a(5), a(6), a(7), a(8), a(9),
+      /*dynamic_scale=*/Value(), /*scale=*/FloatAttr(), /*causal=*/UnitAttr(),
+      /*block_q=*/IntegerAttr(), /*block_kv=*/IntegerAttr(),
+      /*target=*/mlir::attn::TargetAttr());
+  if (p.causal)
+    op.setCausal(true);
+  if (optScale.getNumOccurrences())
+    op.setScaleAttr(b.getF32FloatAttr(static_cast<float>(optScale)));
   func::ReturnOp::create(b, loc);
   return module;
 }
@@ -1437,6 +1476,9 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
 int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
                 const std::string &symbol, bool dynamicScale, uint64_t seed,
                 double compileMs);
+int runBackwardAndCheck(const rt::Problem &p, ExecutionEngine &engine,
+                        const std::string &symbol, uint64_t seed,
+                        double compileMs);
 
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
@@ -1581,7 +1623,24 @@ int main(int argc, char **argv) {
     for (int64_t n : optMoreSeq)
       if (std::string why = atSeq(p, n).validate(); !why.empty())
         return fail("--more-seq " + std::to_string(n) + ": " + why);
-    module = buildModule(ctx, p);
+    if (optBackward) {
+      // The backward covers dense problems so far: no variant, cache or
+      // packed batch, f32/f16/bf16, the CPU path.
+      for (const char *flag :
+           {"kv-lens", "paged", "varlen", "varlen-k", "window", "softcap",
+            "alibi", "kv-splits"})
+        if (cl::getRegisteredOptions().lookup(flag)->getNumOccurrences())
+          return fail(std::string("unsupported: --") + flag +
+                      " with --backward (the backward pass covers dense "
+                      "attention, causal or not, so far)");
+      if (p.dtype == rt::DType::E4M3)
+        return fail("unsupported: --dtype e4m3 with --backward");
+      if (optTarget == "gpu")
+        return fail("unsupported: --backward on --target gpu (the backward "
+                    "pass runs on the CPU path so far)");
+      optTarget.setValue("cpu");
+    }
+    module = optBackward ? buildGradModule(ctx, p) : buildModule(ctx, p);
     if (failed(mlir::verify(module->getOperation())))
       return fail("the problem does not form a valid attn.attention");
     if (optAlibi) {
@@ -1598,6 +1657,9 @@ int main(int argc, char **argv) {
       captures.push_back(std::move(c));
     }
   } else {
+    if (optBackward)
+      return fail("--backward needs the problem from flags, not an input "
+                  "file");
     if (optKVSplits.getNumOccurrences())
       return fail("--kv-splits needs the problem from flags, not an input "
                   "file");
@@ -1765,7 +1827,8 @@ int main(int argc, char **argv) {
                << " Dv=" << p.headDimV << " causal=" << p.causal
                << " scale=" << p.effectiveScale() << " threads=" << threads
                << (threads == 0 ? " (OpenMP default)" : "")
-               << (optNoFuse ? " (naive three-pass softmax)" : "");
+               << (optNoFuse ? " (naive three-pass softmax)" : "")
+               << (optBackward ? " backward" : "");
   if (tileM)
     llvm::outs() << " cpu-tile-m=" << tileM;
   if (tileN)
@@ -1849,8 +1912,10 @@ int main(int argc, char **argv) {
       llvm::outs() << "attn-run: same kernel, Nq=" << shape.seqQ
                    << " Nk=" << shape.seqK << "\n";
     // Each shape its own inputs: seeds 3·run apart (Q, K, V take 3).
-    int rc = runAndCheck(shape, **engine, symbol, dynamicScale,
-                         firstSeed + 3 * run, compileMs);
+    int rc = optBackward ? runBackwardAndCheck(shape, **engine, symbol,
+                                               firstSeed + 4 * run, compileMs)
+                         : runAndCheck(shape, **engine, symbol, dynamicScale,
+                                       firstSeed + 3 * run, compileMs);
     if (rc != 0)
       status = rc;
   }
@@ -2061,4 +2126,136 @@ int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
     return 0;
 
   return checkOutputs(p, qv, kv, vv, os, lses);
+}
+
+/// --backward: fresh Q, K, V and dO; O (rounded to the dtype) and the LSE
+/// (f32) from the float64 forward, as a training step would hand them over;
+/// dQ, dK, dV and Δ poisoned (NaN) before the run. --check compares the
+/// gradients with float64 ones and runs again: the second run's outputs
+/// must be bit-identical (the backward is deterministic).
+int runBackwardAndCheck(const rt::Problem &p, ExecutionEngine &engine,
+                        const std::string &symbol, uint64_t seed,
+                        double compileMs) {
+  std::vector<double> qv, kv, vv, dov, ov, lsev;
+  std::vector<uint8_t> qs, ks, vs, dos, os, lses;
+  rt::fillRandom(p.dtype, seed, p.numQ(), qv, qs);
+  rt::fillRandom(p.dtype, seed + 1, p.numK(), kv, ks);
+  rt::fillRandom(p.dtype, seed + 2, p.numV(), vv, vs);
+  rt::fillRandom(p.dtype, seed + 3, p.numO(), dov, dos);
+  rt::referenceAttention(p, qv, kv, vv, ov, lsev);
+  // The forward's outputs as a kernel would have stored them.
+  os = rt::encode(p.dtype, ov);
+  lses = rt::encode(rt::DType::F32, lsev);
+  std::vector<uint8_t> dqs, dks, dvs, deltas;
+  rt::fillNaN(p.dtype, p.numQ(), dqs);
+  rt::fillNaN(p.dtype, p.numK(), dks);
+  rt::fillNaN(p.dtype, p.numV(), dvs);
+  rt::fillNaN(rt::DType::F32, p.numLse(), deltas);
+  std::array<int64_t, 4> qShape = {p.batch, p.headsQ, p.seqQ, p.headDim},
+                         oShape = {p.batch, p.headsQ, p.seqQ, p.headDimV},
+                         kShape = {p.batch, p.headsKV, p.seqK, p.headDim},
+                         vShape = {p.batch, p.headsKV, p.seqK, p.headDimV};
+  std::array<int64_t, 3> rowShape = {p.batch, p.headsQ, p.seqQ};
+  auto dod = describe<4>(dos.data(), oShape);
+  auto qd = describe<4>(qs.data(), qShape);
+  auto kd = describe<4>(ks.data(), kShape);
+  auto vd = describe<4>(vs.data(), vShape);
+  auto od = describe<4>(os.data(), oShape);
+  auto ld = describe<3>(lses.data(), rowShape);
+  auto dqd = describe<4>(dqs.data(), qShape);
+  auto dkd = describe<4>(dks.data(), kShape);
+  auto dvd = describe<4>(dvs.data(), vShape);
+  auto deltad = describe<3>(deltas.data(), rowShape);
+  void *ptrs[] = {&dod, &qd, &kd, &vd, &od, &ld, &dqd, &dkd, &dvd, &deltad};
+  SmallVector<void *> args;
+  for (void *&ptr : ptrs)
+    args.push_back(&ptr);
+
+  auto call = [&]() -> double {
+    auto t = std::chrono::steady_clock::now();
+    if (llvm::Error err = engine.invokePacked(symbol, args)) {
+      llvm::errs() << "attn-run: error: run failed: "
+                   << llvm::toString(std::move(err)) << "\n";
+      return -1;
+    }
+    return msSince(t);
+  };
+  double runMs = call();
+  if (runMs < 0)
+    return 1;
+  // The first run's outputs, for the determinism check.
+  std::vector<uint8_t> first[] = {dqs, dks, dvs, deltas};
+  int repeat = optRepeat.getNumOccurrences() ? optRepeat.getValue() : 1;
+  std::vector<double> times;
+  for (int i = 0; (repeat > 1 && i < repeat) || (optCheck && i < 1); ++i) {
+    double ms = call();
+    if (ms < 0)
+      return 1;
+    times.push_back(ms);
+  }
+  if (repeat > 1 && !times.empty()) {
+    llvm::sort(times);
+    runMs = times[times.size() / 2];
+  }
+  // FlashAttention's count: the backward is 2.5 times the forward's FLOPs
+  // (five products of the forward's two's size), over the visible pairs.
+  double flops = 2.5 * 4.0 * p.batch * p.headsQ * p.seqQ * p.seqK *
+                 double(p.headDim + p.headDimV) / 2.0 * visibleFraction(p);
+  std::string medianOf = repeat > 1 && !times.empty()
+                             ? " median of " + std::to_string(times.size())
+                             : "";
+  llvm::outs() << llvm::format("  seed=%llu compile=%.1f ms backward=%.2f ms%s "
+                               "(%.2f GFLOP/s)\n",
+                               (unsigned long long)seed, compileMs, runMs,
+                               medianOf.c_str(), flops / runMs * 1e-6);
+  if (!optCheck)
+    return 0;
+
+  std::vector<double> refDq, refDk, refDv;
+  rt::referenceAttentionGrad(p, qv, kv, vv, dov, refDq, refDk, refDv);
+  // Gradients: f32 within 1e-5 of float64; f16/bf16 within 2e-2 (P and dS
+  // are rounded to the dtype for their products, and O to the dtype before
+  // Δ, as in FlashAttention's own backward).
+  const double tol = p.dtype == rt::DType::F32 ? 1e-5 : 2e-2;
+  bool ok = true;
+  struct Grad {
+    const char *name;
+    const std::vector<uint8_t> &got;
+    const std::vector<double> &want;
+    size_t n;
+  };
+  for (const Grad &g : {Grad{"dQ", dqs, refDq, p.numQ()},
+                        Grad{"dK", dks, refDk, p.numK()},
+                        Grad{"dV", dvs, refDv, p.numV()}}) {
+    rt::ErrorStats e = rt::compare(rt::decode(p.dtype, g.got.data(), g.n),
+                                   g.want);
+    bool pass = e.nonFinite == 0 && e.relative <= tol;
+    llvm::outs() << llvm::format("  check %s: max_abs=%.3e rel=%.3e "
+                                 "non_finite=%zu (tolerance rel %.0e)\n",
+                                 g.name, e.maxAbs, e.relative, e.nonFinite,
+                                 tol);
+    ok = ok && pass;
+  }
+  // Δ_i = dO_i·O_i of the stored (rounded) O, computed in f32.
+  std::vector<double> refDelta(p.numLse(), 0.0);
+  std::vector<double> oRounded = rt::decode(p.dtype, os.data(), p.numO());
+  for (size_t r = 0; r < p.numLse(); ++r)
+    for (int64_t c = 0; c < p.headDimV; ++c)
+      refDelta[r] += dov[r * size_t(p.headDimV) + size_t(c)] *
+                     oRounded[r * size_t(p.headDimV) + size_t(c)];
+  rt::ErrorStats ed = rt::compare(
+      rt::decode(rt::DType::F32, deltas.data(), p.numLse()), refDelta);
+  bool deltaOk = ed.nonFinite == 0 && ed.relative <= 1e-5;
+  llvm::outs() << llvm::format("  check delta: max_abs=%.3e rel=%.3e "
+                               "non_finite=%zu (tolerance rel 1e-05)\n",
+                               ed.maxAbs, ed.relative, ed.nonFinite);
+  ok = ok && deltaOk;
+  bool same = first[0] == dqs && first[1] == dks && first[2] == dvs &&
+              first[3] == deltas;
+  llvm::outs() << "  deterministic: "
+               << (same ? "second run bit-identical\n"
+                        : "second run DIFFERS\n");
+  ok = ok && same;
+  llvm::outs() << (ok ? "  PASS\n" : "  FAIL\n");
+  return ok ? 0 : 1;
 }

@@ -16,6 +16,12 @@ namespace mlir::attn {
 #define GEN_PASS_REGISTRATION
 #include "attn/Transforms/Passes.h.inc"
 
+/// Whether `op` is, or lies in, a grid of the backward pass (attn.program
+/// "grad_q" or "grad_kv"): the scheduling passes written for the forward's
+/// key/value loop (pipelining, rotation, warp specialisation, persistence,
+/// deferred row sums, wgmma layouts) leave such grids alone.
+bool isBackwardGrid(Operation *op);
+
 /// Block sizes (rows of a query block Br, rows of a key/value block Bc).
 struct BlockSizes {
   int64_t blockQ;

@@ -68,6 +68,16 @@ def AttnTileAttention : Pass<"attn-tile-attention"> {
     `attn.merge_splits` becomes a grid over (batch, head, query block of
     64 rows, or `block-q`) that reads the S partial rows twice: their max,
     then the weighted sum. Tagged `attn.program = "merge_splits"`.
+
+    `attn.attention_grad` (the backward pass) becomes two grids, in this
+    order: one over (batch, query head, query block) that writes Δ =
+    rowsum(dO∘O) and dQ, looping over the key blocks its rows see; one over
+    (batch, key/value head, key block) that sums dK and dV over the query
+    heads of the group and the query blocks that see the keys, on key-major
+    tiles (Sᵀ = K·Qᵀ, `attn.mask {transposed}`, the LSE and Δ as
+    `attn.broadcast {per_column}`). The same block sizes as the forward;
+    blocks above the causal diagonal skipped, only diagonal blocks masked.
+    CPU targets only for now (a GPU target is an "unsupported" error).
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",

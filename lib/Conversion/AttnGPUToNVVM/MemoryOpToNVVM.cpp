@@ -136,6 +136,33 @@ struct LoadTileToRegisters : public TilePattern<LoadTileOp> {
     Type et = t.getElementType();
     bool pairs = isa<MmaLayoutAttr>(t.getEncoding());
     auto vecTy = cast<VectorType>(getTypeConverter()->convertType(t));
+    if (auto slice = dyn_cast<SliceLayoutAttr>(t.getEncoding());
+        slice && slice.isPerColumn()) {
+      // One value per column: element 2·n + w of the thread is entry
+      // 8·n + 2·q + w of the vector (the same in every row group and warp);
+      // entries at or past `rows` read as zero. One load an element: the
+      // vector may start at any entry.
+      if (adaptor.getCols())
+        return op.emitError("unsupported: a column window into a per-column "
+                            "vector");
+      GlobalRows g = globalRows(e, adaptor.getSource(), adaptor.getIndices());
+      Value valid = e.to32(adaptor.getRows());
+      Value col0 = e.mul(e.urem(e.lane(), e.c32(4)), e.c32(2));
+      Value zeroEl = arith::ConstantOp::create(rewriter, op.getLoc(), et,
+                                               rewriter.getZeroAttr(et));
+      SmallVector<Value> elems;
+      for (int64_t i = 0; i < vecTy.getNumElements(); ++i) {
+        Value col = e.add(col0, e.c32(8 * (i / 2) + i % 2));
+        Value ok = e.cmp(arith::CmpIPredicate::slt, col, valid);
+        Value off =
+            e.mul(e.add(g.row0, e.select(ok, col, e.c32(0))), g.stride);
+        Value v = LLVM::LoadOp::create(rewriter, op.getLoc(), et,
+                                       e.gep(e.gptr(), et, g.base, off));
+        elems.push_back(e.select(ok, v, zeroEl));
+      }
+      rewriter.replaceOp(op, e.fromElements(vecTy, elems));
+      return success();
+    }
     MmaCoords c = MmaCoords::get(e, parentMma(t), t.getDimSize(0));
     // A column window: the last index is the first column, and columns at
     // or past `cols` read as zero; its elements load one by one (a window
@@ -213,6 +240,9 @@ struct StoreTileFromRegisters : public TilePattern<StoreTileOp> {
     auto t = cast<RankedTensorType>(op.getTile().getType());
     if (!isa_and_nonnull<MmaLayoutAttr, SliceLayoutAttr>(t.getEncoding()))
       return rewriter.notifyMatchFailure(op, "tile not in registers");
+    if (auto slice = dyn_cast<SliceLayoutAttr>(t.getEncoding());
+        slice && slice.isPerColumn())
+      return op.emitError("unsupported: storing a per-column vector");
     Location loc = op.getLoc();
     Emitter e(rewriter, loc);
     Type memElem = cast<MemRefType>(op.getDest().getType()).getElementType();

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "Outlining.h"
 
+#include "attn/runtime/KernelABI.h"
 #include "attn/runtime/Reference.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -352,7 +353,39 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
     known = v;
     return true;
   };
+  // The backward's grids (attn.attention_grad) hold five products of three
+  // shapes: the first, S = Q·Kᵀ (or Sᵀ = K·Qᵀ), gives the program's rows,
+  // the other block, the head dim and the element type; the value head dim
+  // is dO's (the product that reads it against Vᵀ, or dV's accumulator).
+  auto programAttr = grid->getAttrOfType<StringAttr>(kProgramAttrName);
+  ::attn::Program gridProgram = ::attn::Program::Attention;
+  if (programAttr)
+    ::attn::parseProgram(programAttr.getValue().str(), gridProgram);
+  const bool grad = gridProgram == ::attn::Program::GradQuery ||
+                    gridProgram == ::attn::Program::GradKeyValue;
+  if (grad) {
+    SmallVector<DotOp> dots;
+    grid.getBody()->walk([&](DotOp d) { dots.push_back(d); });
+    if (dots.size() < 2) {
+      fn.erase();
+      return grid.emitError("unsupported: a backward grid without its "
+                            "products");
+    }
+    auto acc0 = cast<RankedTensorType>(dots[0].getType());
+    auto lhs0 = cast<RankedTensorType>(dots[0].getLhs().getType());
+    blockM = acc0.getDimSize(0);
+    blockN = acc0.getDimSize(1);
+    headDim = lhs0.getDimSize(1);
+    dtype = dtypeName(lhs0.getElementType());
+    auto second = dots[1];
+    headDimV =
+        gridProgram == ::attn::Program::GradQuery
+            ? cast<RankedTensorType>(second.getLhs().getType()).getDimSize(1)
+            : cast<RankedTensorType>(second.getType()).getDimSize(1);
+  }
   WalkResult dotsAgree = grid.getBody()->walk([&](DotOp dot) {
+    if (grad)
+      return WalkResult::interrupt();
     auto acc = cast<RankedTensorType>(dot.getType());
     auto lhs = cast<RankedTensorType>(dot.getLhs().getType());
     // Q·Kᵀ reads Q against Kᵀ; P·V reads P against V, or with fp8 (P an
@@ -376,7 +409,7 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
     }
     return WalkResult::advance();
   });
-  if (dotsAgree.wasInterrupted()) {
+  if (dotsAgree.wasInterrupted() && !grad) {
     fn.erase();
     return failure();
   }

@@ -317,7 +317,8 @@ struct ReduceLowering : public RegisterPattern<ReduceOp> {
     auto slice = dyn_cast_or_null<SliceLayoutAttr>(out.getEncoding());
     bool groups = out.getRank() == 2 && out.getEncoding() == mma &&
                   out.getDimSize(1) % 8 == 0;
-    if (!mma || !(groups || (slice && slice.getParent() == mma)))
+    if (!mma || !(groups || (slice && slice.getParent() == mma &&
+                             !slice.isPerColumn())))
       return op.emitError()
              << "unsupported: attn.reduce from " << in << " to " << out
              << " (the GPU lowering reduces #attn.mma rows into their "
@@ -400,15 +401,21 @@ struct BroadcastLowering : public RegisterPattern<BroadcastOp> {
     auto out = cast<RankedTensorType>(op.getType());
     auto mma = dyn_cast_or_null<MmaLayoutAttr>(out.getEncoding());
     auto slice = dyn_cast_or_null<SliceLayoutAttr>(in.getEncoding());
-    if (!mma || !slice || slice.getParent() != mma)
+    if (!mma || !slice || slice.getParent() != mma ||
+        slice.isPerColumn() != op.getPerColumn())
       return op.emitError()
-             << "unsupported: attn.broadcast from " << in << " to " << out;
+             << "unsupported: attn.broadcast"
+             << (op.getPerColumn() ? " {per_column}" : "") << " from " << in
+             << " to " << out;
+    // Element i of the thread (m-tile t, n-tile nt, e) takes its row's value,
+    // slice element 2·t + e/2, or with per_column its column's, slice
+    // element 2·nt + e%2.
     int64_t NT = out.getDimSize(1) / 8;
     int64_t n = mma.getElementsPerThread(out.getShape());
     SmallVector<int64_t> mask;
     for (int64_t i = 0; i < n; ++i) {
-      int64_t t = i / 4 / NT, el = i % 4;
-      mask.push_back(2 * t + el / 2);
+      int64_t t = i / 4 / NT, nt = (i / 4) % NT, el = i % 4;
+      mask.push_back(op.getPerColumn() ? 2 * nt + el % 2 : 2 * t + el / 2);
     }
     rewriter.replaceOpWithNewOp<vector::ShuffleOp>(op, adaptor.getInput(),
                                                    adaptor.getInput(), mask);
@@ -430,10 +437,15 @@ struct MaskLowering : public RegisterPattern<MaskOp> {
     MmaCoords c = MmaCoords::get(e, mma, t.getDimSize(0));
     int64_t NT = t.getDimSize(1) / 8;
     int64_t n = mma.getElementsPerThread(t.getShape());
-    SmallVector<int32_t> rowOff, colOff;
+    // Each element's query and key offsets from the thread's bases: its row
+    // and column, or with `transposed` (keys along the rows) its column and
+    // row.
+    const bool tr = op.getTransposed();
+    SmallVector<int32_t> qOff, kOff;
     for (int64_t i = 0; i < n; ++i) {
-      rowOff.push_back(MmaCoords::rowOffset(i, NT));
-      colOff.push_back(MmaCoords::colOffset(i, NT));
+      int32_t row = MmaCoords::rowOffset(i, NT), col = MmaCoords::colOffset(i, NT);
+      qOff.push_back(tr ? col : row);
+      kOff.push_back(tr ? row : col);
     }
     auto vi = VectorType::get({n}, e.i32());
     auto splat = [&](Value s) {
@@ -444,21 +456,24 @@ struct MaskLowering : public RegisterPattern<MaskOp> {
                                        DenseIntElementsAttr::get(vi, v))
           .getResult();
     };
-    // Element i of the thread sits at qi = qBase + rowOff[i] and
-    // kj = kBase + colOff[i], with qBase = q_start + warp row + g and
-    // kBase = kv_start + 2q. Both tests move the thread's scalars to one
-    // side, so each element compares a compile-time constant against a
-    // scalar (an immediate operand): no per-element row or column register
-    // lives through the key/value loop.
-    //   kj >= kv_len                  <=>  colOff[i] >= kv_len − kBase
+    // Element i of the thread sits at qi = qBase + qOff[i] and
+    // kj = kBase + kOff[i], with (rows, columns) based at warp row + g and
+    // 2q: qBase = q_start + warp row + g and kBase = kv_start + 2q (swapped
+    // when transposed). Both tests move the thread's scalars to one side, so
+    // each element compares a compile-time constant against a scalar (an
+    // immediate operand): no per-element row or column register lives
+    // through the key/value loop.
+    //   kj >= kv_len                  <=>  kOff[i] >= kv_len − kBase
     // (One op per statement: argument evaluation order is the compiler's.)
+    Value rowBase = e.add(c.warpRow0, c.g);
+    Value colBase = e.mul(c.q, e.c32(2));
     Value qStart = e.to32(adaptor.getQStart());
-    Value qBase = e.add(qStart, e.add(c.warpRow0, c.g));
+    Value qBase = e.add(qStart, tr ? colBase : rowBase);
     Value kvStart = e.to32(adaptor.getKvStart());
-    Value kBase = e.add(kvStart, e.mul(c.q, e.c32(2)));
+    Value kBase = e.add(kvStart, tr ? rowBase : colBase);
     Value kvLen = e.to32(adaptor.getKvLen());
     Value colsLeft = splat(e.sub(kvLen, kBase));
-    Value colConst = constVec(colOff);
+    Value colConst = constVec(kOff);
     Value hidden = arith::CmpIOp::create(
         rewriter, loc, arith::CmpIPredicate::sge, colConst, colsLeft);
     // The window's bounds, -1 for none (causal: R = 0).
@@ -468,10 +483,10 @@ struct MaskLowering : public RegisterPattern<MaskOp> {
       // Bottom-right aligned: key kj is visible to query qi iff
       //   qi + (kv_len − q_len) − L <= kj <= qi + (kv_len − q_len) + R,
       // i.e. with a = qBase + (kv_len − q_len) − kBase hidden iff
-      //   colOff[i] − rowOff[i] > a + R  or  colOff[i] − rowOff[i] < a − L.
+      //   kOff[i] − qOff[i] > a + R  or  kOff[i] − qOff[i] < a − L.
       SmallVector<int32_t> diff;
       for (int64_t i = 0; i < n; ++i)
-        diff.push_back(colOff[i] - rowOff[i]);
+        diff.push_back(kOff[i] - qOff[i]);
       Value diag = e.sub(kvLen, e.to32(adaptor.getQLen()));
       Value a = e.sub(e.add(qBase, diag), kBase);
       Value diffConst = constVec(diff);

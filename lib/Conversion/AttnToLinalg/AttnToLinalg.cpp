@@ -205,8 +205,10 @@ struct MaskLowering : OpRewritePattern<MaskOp> {
           // kj = kv_start + j; invisible iff kj >= kv_len, or, with
           // a = q_start + i + (kv_len - q_len) (the row's diagonal key),
           // kj > a + R or kj < a - L.
-          Value i = linalg::IndexOp::create(b, l, 0);
-          Value j = linalg::IndexOp::create(b, l, 1);
+          // A transposed (key-major) tile has the keys along its rows.
+          bool t = op.getTransposed();
+          Value i = linalg::IndexOp::create(b, l, t ? 1 : 0);
+          Value j = linalg::IndexOp::create(b, l, t ? 0 : 1);
           Value kj = arith::AddIOp::create(b, l, kvStart, j);
           Value hidden =
               arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, kj, kvLen);
@@ -367,8 +369,11 @@ struct BroadcastLowering : OpRewritePattern<BroadcastOp> {
     auto type = cast<RankedTensorType>(op.getType());
     Value init = tensor::EmptyOp::create(rw, op.getLoc(), type.getShape(),
                                          type.getElementType());
+    // The added dim: the columns (result[i, j] = input[i]), or with
+    // per_column the rows (result[i, j] = input[j]).
+    int64_t added = op.getPerColumn() ? 0 : 1;
     rw.replaceOpWithNewOp<linalg::BroadcastOp>(op, op.getInput(), init,
-                                               ArrayRef<int64_t>{1});
+                                               ArrayRef<int64_t>{added});
     return success();
   }
 };

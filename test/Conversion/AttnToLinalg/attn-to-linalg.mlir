@@ -222,3 +222,37 @@ func.func @gather(%h: index, %k0: index, %nk: index, %t: memref<?x?xf32>) -> ten
   %g = attn.gather %t[%h, %j] : memref<?x?xf32>, index, tensor<16x32xi32> -> tensor<16x32xf32>
   return %g : tensor<16x32xf32>
 }
+
+// -----
+
+// A key-major (transposed) tile: the key is the row (linalg.index 0), the
+// query the column (linalg.index 1); the rules are the same.
+
+// CHECK-LABEL: func.func @mask_transposed
+// CHECK:         linalg.generic
+// CHECK:           %[[I:.*]] = linalg.index 1
+// CHECK:           %[[J:.*]] = linalg.index 0
+// CHECK:           %[[KJ:.*]] = arith.addi %arg3, %[[J]]
+// CHECK:           %[[PAST:.*]] = arith.cmpi sge, %[[KJ]], %arg4
+// CHECK:           %[[QI:.*]] = arith.addi %arg1, %[[I]]
+// CHECK:           %[[DIAG:.*]] = arith.subi %arg4, %arg2
+// CHECK:           %[[LAST:.*]] = arith.addi %[[QI]], %[[DIAG]]
+// CHECK:           arith.cmpi sgt, %[[KJ]], %[[LAST]]
+func.func @mask_transposed(%s: tensor<32x16xf32>, %q0: index, %nq: index, %k0: index, %nk: index) -> tensor<32x16xf32> {
+  %m = attn.mask %s q(%q0, %nq) kv(%k0, %nk) {causal, transposed} : tensor<32x16xf32>
+  return %m : tensor<32x16xf32>
+}
+
+// -----
+
+// attn.broadcast along the rows (one value per row) adds the column dim;
+// per_column (one value per column) adds the row dim.
+
+// CHECK-LABEL: func.func @broadcasts
+// CHECK:         linalg.broadcast ins(%arg0 : tensor<16xf32>) outs(%{{.*}} : tensor<16x32xf32>) dimensions = [1]
+// CHECK:         linalg.broadcast ins(%arg1 : tensor<32xf32>) outs(%{{.*}} : tensor<16x32xf32>) dimensions = [0]
+func.func @broadcasts(%r: tensor<16xf32>, %c: tensor<32xf32>) -> (tensor<16x32xf32>, tensor<16x32xf32>) {
+  %a = attn.broadcast %r : tensor<16xf32> -> tensor<16x32xf32>
+  %b = attn.broadcast %c {per_column} : tensor<32xf32> -> tensor<16x32xf32>
+  return %a, %b : tensor<16x32xf32>, tensor<16x32xf32>
+}

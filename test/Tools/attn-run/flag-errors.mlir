@@ -154,3 +154,16 @@
 // WINNONE: attn-run: error: --window takes L,R: {{.*}} got '-1,-1'
 // RUN: not attn-run --causal --window 8,0 2>&1 | FileCheck %s --check-prefix=WINCAUSAL
 // WINCAUSAL: attn-run: error: --causal is a window's R = 0: give R as -1 with --causal
+
+// --backward covers dense problems on the CPU path so far: the rest is
+// refused before anything is compiled.
+// RUN: not attn-run --backward --window 8,-1 2>&1 | FileCheck %s --check-prefix=BWDWIN
+// BWDWIN: attn-run: error: unsupported: --window with --backward (the backward pass covers dense attention, causal or not, so far)
+// RUN: not attn-run --backward --kv-lens 3 2>&1 | FileCheck %s --check-prefix=BWDCACHE
+// BWDCACHE: attn-run: error: unsupported: --kv-lens with --backward
+// RUN: not attn-run --backward --dtype e4m3 2>&1 | FileCheck %s --check-prefix=BWDFP8
+// BWDFP8: attn-run: error: unsupported: --dtype e4m3 with --backward
+// RUN: not attn-run --backward --target gpu 2>&1 | FileCheck %s --check-prefix=BWDGPU
+// BWDGPU: attn-run: error: unsupported: --backward on --target gpu (the backward pass runs on the CPU path so far)
+// RUN: not attn-run --backward %S/Inputs/run-plain-f32.mlir 2>&1 | FileCheck %s --check-prefix=BWDFILE
+// BWDFILE: attn-run: error: --backward needs the problem from flags, not an input file

@@ -87,6 +87,17 @@ static LogicalResult verifyLayout(function_ref<InFlightDiagnostic()> emitError,
   if (auto mma = dyn_cast<MmaLayoutAttr>(enc))
     return mma.verifyShape(emitError, t.getShape());
   if (auto slice = dyn_cast<SliceLayoutAttr>(enc)) {
+    if (slice.getDim() != 0 && slice.getDim() != 1)
+      return emitError() << "#attn.slice dim must be 0 (one value per row) "
+                            "or 1 (one value per column), got "
+                         << slice.getDim();
+    if (slice.isPerColumn()) {
+      if (t.getRank() != 1 || t.getDimSize(0) % 8)
+        return emitError() << "#attn.slice with dim = 1 lays out 1-d tiles "
+                              "of a multiple of 8 columns, got "
+                           << t;
+      return success();
+    }
     if (t.getRank() != 1 ||
         t.getDimSize(0) % (16 * slice.getParent().getWarps()))
       return emitError() << "#attn.slice lays out 1-d tiles of a multiple of "

@@ -664,6 +664,141 @@ LogicalResult MergeSplitsOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// AttentionGradOp
+//===----------------------------------------------------------------------===//
+
+int64_t AttentionGradOp::getHeadDim() {
+  return cast<MemRefType>(getQuery().getType()).getDimSize(3);
+}
+int64_t AttentionGradOp::getValueHeadDim() {
+  return cast<MemRefType>(getValue().getType()).getDimSize(3);
+}
+Type AttentionGradOp::getElementType() {
+  return cast<MemRefType>(getQuery().getType()).getElementType();
+}
+double AttentionGradOp::getScaleValue() {
+  assert(!getDynamicScale() && "the scale is only known at run time");
+  if (auto s = getScaleAttr())
+    return s.getValueAsDouble();
+  return 1.0 / std::sqrt(static_cast<double>(getHeadDim()));
+}
+
+LogicalResult AttentionGradOp::verify() {
+  // The operands by role: which rows (query or key rows) and which head dim
+  // (D or Dv) each has, so one loop checks every pair that must agree.
+  enum Rows { QueryRows, KeyRows };
+  enum HeadDim { None, DimD, DimDv };
+  struct Role {
+    Named n;
+    Rows rows;
+    HeadDim hd;
+  };
+  SmallVector<Role> roles = {
+      {{"grad_output", getGradOutput(), 4, 0}, QueryRows, DimDv},
+      {{"query", getQuery(), 4, 0}, QueryRows, DimD},
+      {{"key", getKey(), 4, 0}, KeyRows, DimD},
+      {{"value", getValue(), 4, 0}, KeyRows, DimDv},
+      {{"output", getOutput(), 4, 0}, QueryRows, DimDv},
+      {{"lse", getLse(), 3, 0}, QueryRows, None},
+      {{"grad_query", getGradQuery(), 4, 0}, QueryRows, DimD},
+      {{"grad_key", getGradKey(), 4, 0}, KeyRows, DimD},
+      {{"grad_value", getGradValue(), 4, 0}, KeyRows, DimDv},
+      {{"delta", getDelta(), 3, 0}, QueryRows, None}};
+  Type et = getElementType();
+  if (!isSupportedElementType(et))
+    return emitOpError() << "query element type must be f32, f16 or bf16, got "
+                         << et;
+  for (const Role &r : roles) {
+    auto t = cast<MemRefType>(r.n.value.getType());
+    if (t.getRank() != r.n.rank)
+      return emitOpError() << r.n.name << " must have rank " << r.n.rank
+                           << (r.n.rank == 4 ? " [batch, heads, seq, head_dim]"
+                                             : " [batch, heads, seq]")
+                           << ", got rank " << t.getRank();
+    if (failed(verifyStridedNonEmpty(*this, r.n)))
+      return failure();
+    Type want = r.hd == None ? Float32Type::get(getContext()) : et;
+    if (t.getElementType() != want)
+      return emitOpError() << r.n.name << " element type must be " << want
+                           << (r.hd == None ? "" : " (the query's)")
+                           << ", got " << t.getElementType();
+    if (r.hd != None && t.isDynamicDim(3))
+      return emitOpError() << "head dim (dim 3) of " << r.n.name
+                           << " must be static";
+  }
+  // Head dims: D on Q, K, dQ, dK; Dv on V, O, dO, dV.
+  const Role *firstOf[3] = {nullptr, nullptr, nullptr};
+  for (const Role &r : roles) {
+    if (r.hd == None)
+      continue;
+    auto t = cast<MemRefType>(r.n.value.getType());
+    const Role *&first = firstOf[r.hd];
+    if (!first) {
+      first = &r;
+      if (t.getDimSize(3) > kMaxHeadDim)
+        return emitOpError() << "unsupported: head dim " << t.getDimSize(3)
+                             << " (at most " << kMaxHeadDim << ")";
+      continue;
+    }
+    auto f = cast<MemRefType>(first->n.value.getType());
+    if (f.getDimSize(3) != t.getDimSize(3))
+      return emitOpError() << "head dim of " << r.n.name << " ("
+                           << t.getDimSize(3) << ") must equal head dim of "
+                           << first->n.name << " (" << f.getDimSize(3) << ")";
+  }
+  // Batch: all alike; heads: Hq on the query-row operands, Hkv on the
+  // key-row ones; rows: Nq and Nk. Every pair is checked, so that a dynamic
+  // dim on one operand does not hide a mismatch between two others.
+  DimChecker dc{getOperation()};
+  for (size_t i = 0; i < roles.size(); ++i)
+    for (size_t j = i + 1; j < roles.size(); ++j) {
+      const Role &a = roles[i], &b = roles[j];
+      auto ta = cast<MemRefType>(a.n.value.getType());
+      auto tb = cast<MemRefType>(b.n.value.getType());
+      if (failed(dc.same(a.n.name, ta, 0, b.n.name, tb, 0, "batch")))
+        return failure();
+      if (a.rows != b.rows)
+        continue;
+      if (failed(dc.same(a.n.name, ta, 1, b.n.name, tb, 1, "heads")) ||
+          failed(dc.same(a.n.name, ta, 2, b.n.name, tb, 2, "sequence length")))
+        return failure();
+    }
+  auto staticDim = [&](Rows rows, int64_t dim) {
+    for (const Role &r : roles)
+      if (r.rows == rows &&
+          !cast<MemRefType>(r.n.value.getType()).isDynamicDim(dim))
+        return cast<MemRefType>(r.n.value.getType()).getDimSize(dim);
+    return ShapedType::kDynamic;
+  };
+  int64_t hq = staticDim(QueryRows, 1), hkv = staticDim(KeyRows, 1);
+  if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) && hq % hkv)
+    return emitOpError() << "query heads (" << hq
+                         << ") must be a multiple of key/value heads (" << hkv
+                         << ")";
+  if (getScaleAttr() && getDynamicScale())
+    return emitOpError() << "the 'scale' attribute and the scale(...) operand "
+                            "(dynamic_scale) are mutually exclusive: give the "
+                            "scale one way";
+  if (auto s = getScaleAttr()) {
+    double x = s.getValueAsDouble();
+    if (!(x > 0) || !std::isfinite(x))
+      return emitOpError() << "scale must be positive and finite, got " << x;
+  }
+  for (auto [name, attr] : {std::pair{"block_q", getBlockQAttr()},
+                            std::pair{"block_kv", getBlockKvAttr()}}) {
+    if (!attr)
+      continue;
+    int64_t b = attr.getInt();
+    bool query = name == llvm::StringRef("block_q");
+    if (!isValidBlockRows(b, kMaxBlockSize, query))
+      return emitOpError() << name << " must be a power of two"
+                           << (query ? " or a multiple of 64" : "")
+                           << " in [1, " << kMaxBlockSize << "], got " << b;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Tile ops
 //===----------------------------------------------------------------------===//
 
@@ -874,11 +1009,15 @@ LogicalResult BroadcastOp::verify() {
     return emitOpError() << "input must be a static 1-d tile, got " << in;
   if (failed(verifyNonEmpty(*this, "input", in)))
     return failure();
+  // The input runs along the result's rows (one value per row), or with
+  // per_column along its columns.
+  const unsigned along = getPerColumn() ? 1 : 0;
   if (out.getRank() != 2 || !out.hasStaticShape() ||
-      out.getDimSize(0) != in.getDimSize(0) ||
+      out.getDimSize(along) != in.getDimSize(0) ||
       out.getElementType() != in.getElementType())
     return emitOpError() << "result must be a static 2-d tile with "
-                         << in.getDimSize(0) << " rows of "
+                         << in.getDimSize(0)
+                         << (along ? " columns of " : " rows of ")
                          << in.getElementType() << ", got " << out;
   return verifyNonEmpty(*this, "result", out);
 }

@@ -92,15 +92,22 @@ struct AssignLayoutsPass
     auto regs = [&](int64_t mt, bool qr) {
       return mt * (d / 2 + bc / 2 + extraCols / 2 + (qr ? d / 4 : 0)) + 63;
     };
+    // The backward's grids carry two f32 accumulators through their loops
+    // and make two score-sized tiles an iteration (dQ, S, dP; or dK, dV,
+    // Sᵀ, dPᵀ), which this estimate does not count: one m-tile a warp, the
+    // left operands read from shared memory.
+    const bool backward = isBackwardGrid(grid);
     for (int64_t mt : {2, 1}) {
       if (mTiles && mt != mTiles)
+        continue;
+      if (backward && !mTiles && mt != 1)
         continue;
       if (rows % (16 * mt))
         continue;
       // Two m-tiles need every register: Q is re-read from shared memory
       // first. One m-tile has room to keep Q.
-      for (bool qr : mt == 2 ? std::array<bool, 2>{false, true}
-                             : std::array<bool, 2>{true, false}) {
+      for (bool qr : mt == 2 || backward ? std::array<bool, 2>{false, true}
+                                         : std::array<bool, 2>{true, false}) {
         if (qInRegisters != -1 && qr != (qInRegisters == 1))
           continue;
         bool forced = mTiles && qInRegisters != -1;
@@ -158,6 +165,48 @@ struct AssignLayoutsPass
       if (bc->use_empty())
         bc.erase();
     }
+  }
+
+  /// The 1-d tiles that hold one value per column: the inputs of
+  /// attn.broadcast {per_column} and the 1-d values they are computed from
+  /// (loads, elementwise math, constants). A constant that also feeds a
+  /// per-row value is cloned for the per-column use.
+  static llvm::DenseSet<Value> perColumnValues(scf::ForallOp grid) {
+    llvm::DenseSet<Value> cols;
+    SmallVector<Value> work;
+    grid.getBody()->walk([&](BroadcastOp b) {
+      if (b.getPerColumn())
+        work.push_back(b.getInput());
+    });
+    auto is1d = [](Value v) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      return t && t.getRank() == 1;
+    };
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      if (!cols.insert(v).second)
+        continue;
+      Operation *def = v.getDefiningOp();
+      if (!def || isa<LoadTileOp, arith::ConstantOp>(def))
+        continue;
+      for (OpOperand &operand : def->getOpOperands()) {
+        Value x = operand.get();
+        if (!is1d(x))
+          continue;
+        auto cst = x.getDefiningOp<arith::ConstantOp>();
+        if (cst && !llvm::all_of(x.getUsers(), [&](Operation *u) {
+              return llvm::all_of(u->getResults(), [&](Value r) {
+                return !is1d(r) || cols.contains(r);
+              });
+            })) {
+          OpBuilder b(cst);
+          x = b.clone(*cst)->getResult(0);
+          operand.set(x);
+        }
+        work.push_back(x);
+      }
+    }
+    return cols;
   }
 
   /// (x − broadcast(m))·c with c a splat (a constant, or tensor.splat of a
@@ -361,8 +410,13 @@ struct AssignLayoutsPass
 
     auto mma = MmaLayoutAttr::get(ctx, tiling->warps, tiling->wgmma ? 3 : 2);
     auto slice = SliceLayoutAttr::get(ctx, mma);
-    auto registerLayout = [&](RankedTensorType t) -> Attribute {
-      return t.getRank() == 2 ? Attribute(mma) : Attribute(slice);
+    auto columnSlice = SliceLayoutAttr::get(ctx, mma, /*dim=*/1);
+    llvm::DenseSet<Value> perColumn = perColumnValues(grid);
+    auto registerLayout = [&](Value v) -> Attribute {
+      auto t = cast<RankedTensorType>(v.getType());
+      if (t.getRank() == 2)
+        return mma;
+      return perColumn.contains(v) ? Attribute(columnSlice) : Attribute(slice);
     };
 
     // Every tile in the grid: register layouts by rank, shared layouts for
@@ -388,7 +442,7 @@ struct AssignLayoutsPass
                         (!load.getCols() || tiling->wgmma) &&
                         llvm::any_of(v.getUses(), isDotOperandUse);
       if (!fromShared) {
-        setEncoding(v, registerLayout(t));
+        setEncoding(v, registerLayout(v));
         return;
       }
       setEncoding(v, tiling->wgmma
@@ -425,7 +479,7 @@ struct AssignLayoutsPass
         b.setInsertionPointAfterValue(v);
         auto t = cast<RankedTensorType>(v.getType());
         auto regTy = RankedTensorType::get(t.getShape(), t.getElementType(),
-                                           registerLayout(t));
+                                           registerLayout(v));
         c = ConvertLayoutOp::create(b, v.getLoc(), regTy, v);
       }
       use->set(c);
@@ -451,7 +505,7 @@ struct AssignLayoutsPass
           if (failed(m.verifyShape(err, t.getShape())))
             return WalkResult::interrupt();
         if (auto s = dyn_cast_or_null<SliceLayoutAttr>(t.getEncoding()))
-          if (t.getDimSize(0) != rows) {
+          if (!s.isPerColumn() && t.getDimSize(0) != rows) {
             op->emitError()
                 << "unsupported: a per-row tile of " << t.getDimSize(0)
                 << " rows in a program of " << rows << "-row blocks";

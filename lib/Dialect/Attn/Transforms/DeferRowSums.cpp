@@ -123,6 +123,8 @@ struct AttnDeferRowSumsPass
     // of the loop before it.
     SmallVector<RowSum> sums;
     getOperation()->walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
+      if (isBackwardGrid(loop))
+        return;
       if (maxColumns > 0 && carriedColumns(loop) > maxColumns) {
         auto grid = loop->getParentOfType<scf::ForallOp>();
         if (!grid || !takesWgmma(grid, wgmma))

@@ -141,7 +141,7 @@ struct PersistTilesPass
       // The launcher sizes a persistent grid from its tiles' description
       // (attn.grid): a grid without one keeps a block per tile.
       if (grid->hasAttr(kPersistentAttrName) || grid.getRank() != 3 ||
-          !grid->hasAttr(kGridAttrName))
+          !grid->hasAttr(kGridAttrName) || isBackwardGrid(grid))
         return;
       bool isCausal = false;
       grid.getBody()->walk([&](MaskOp m) { isCausal |= m.getCausal(); });

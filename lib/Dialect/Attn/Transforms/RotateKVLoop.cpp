@@ -433,6 +433,8 @@ struct RotateKVLoopPass
   void runOnOperation() override {
     SmallVector<Rotation> plans;
     getOperation()->walk([&](scf::ForOp loop) {
+      if (isBackwardGrid(loop))
+        return;
       if (causalPrograms == 0) {
         auto grid = loop->getParentOfType<scf::ForallOp>();
         bool causal = false;

@@ -10,6 +10,7 @@
 // scale (scale(%s)) is a tensor.splat of %s, and the loops have no tag.
 //
 //===----------------------------------------------------------------------===//
+#include "TileUtils.h"
 #include "attn/Transforms/Passes.h"
 #include "attn/runtime/Chips.h"
 #include "attn/runtime/KernelABI.h"
@@ -33,6 +34,7 @@ namespace mlir::attn {
 
 using namespace mlir;
 using namespace mlir::attn;
+using namespace mlir::attn::tiling;
 
 static constexpr int64_t kMinDerivedBlock = 16;
 static constexpr int64_t kMaxDerivedBlock = 128;
@@ -90,35 +92,6 @@ BlockSizes mlir::attn::deriveBlockSizes(TargetAttr target, int64_t d,
 
 namespace {
 
-/// Builds index arithmetic with signed semantics (sequence offsets such as
-/// Nk - Nq may be negative).
-struct IndexMath {
-  OpBuilder &b;
-  Location loc;
-  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
-  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
-  Value floorDiv(Value x, Value y) {
-    return arith::FloorDivSIOp::create(b, loc, x, y);
-  }
-  Value ceilDiv(Value x, Value y) {
-    return arith::CeilDivSIOp::create(b, loc, x, y);
-  }
-  Value dim(Value memref, int64_t d) {
-    return memref::DimOp::create(b, loc, memref, d);
-  }
-};
-
-/// The softmax scale: a compile-time constant, or an f32 value known only at
-/// run time (the op's scale(...) operand).
-struct Scale {
-  float constant = 0;
-  Value dynamic;
-};
-
 /// Everything one program (one query block of one head) needs to emit its
 /// key/value loops.
 struct ProgramContext {
@@ -161,22 +134,6 @@ struct ProgramContext {
   }
 };
 
-Value splat(OpBuilder &b, Location loc, RankedTensorType type, double v) {
-  auto attr = b.getFloatAttr(type.getElementType(), v);
-  return arith::ConstantOp::create(b, loc, type,
-                                   DenseElementsAttr::get(type, attr));
-}
-
-/// A tile of the scale: a dense constant, or a tensor.splat of the run-time
-/// value. The fusion pass reads the scale back from this operand of the
-/// multiply.
-Value scaleSplat(OpBuilder &b, Location loc, RankedTensorType type,
-                 const Scale &scale) {
-  if (scale.dynamic)
-    return tensor::SplatOp::create(b, loc, type, scale.dynamic);
-  return splat(b, loc, type, scale.constant);
-}
-
 /// attn.grid of a (batch, query head, query block [· split]) grid, in the
 /// runtime's factor names (KernelABI.h).
 ArrayAttr gridAttr(Builder &b, bool splits) {
@@ -186,13 +143,6 @@ ArrayAttr gridAttr(Builder &b, bool splits) {
     x += std::string("*") + ::attn::gridFactorName(GridFactor::Splits);
   return b.getStrArrayAttr({::attn::gridFactorName(GridFactor::Batch),
                             ::attn::gridFactorName(GridFactor::HeadsQ), x});
-}
-
-Value negInfSplat(OpBuilder &b, Location loc, RankedTensorType type) {
-  auto ninf = APFloat::getInf(APFloat::IEEEsingle(), /*Negative=*/true);
-  return arith::ConstantOp::create(
-      b, loc, type,
-      DenseElementsAttr::get(type, b.getFloatAttr(b.getF32Type(), ninf)));
 }
 
 /// The score_mod region's values that differ from score to score: the
@@ -928,6 +878,11 @@ struct TileAttentionPass
         return signalPassFailure();
     for (MergeSplitsOp op : merges)
       if (failed(tileMerge(op)))
+        return signalPassFailure();
+    SmallVector<AttentionGradOp> grads;
+    getOperation()->walk([&](AttentionGradOp op) { grads.push_back(op); });
+    for (AttentionGradOp op : grads)
+      if (failed(tileAttentionGrad(op, defaultTarget, blockQ, blockKV)))
         return signalPassFailure();
   }
 

@@ -2,6 +2,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "WarpgroupTiling.h"
+#include "attn/Transforms/Passes.h"
 
 #include "attn/Dialect/Attn/IR/AttnDialect.h"
 
@@ -33,8 +34,17 @@ std::string mlir::attn::wgmmaObstacle(ArrayRef<DotOp> dots, int64_t rows) {
   return "";
 }
 
+bool mlir::attn::isBackwardGrid(Operation *op) {
+  for (; op; op = op->getParentOp())
+    if (auto grid = dyn_cast<scf::ForallOp>(op))
+      if (auto p = grid->getAttrOfType<StringAttr>(kProgramAttrName))
+        return p.getValue() == "grad_q" || p.getValue() == "grad_kv";
+  return false;
+}
+
 bool mlir::attn::takesWgmma(scf::ForallOp grid, int64_t wgmma) {
-  if (wgmma == 0)
+  // The backward's grids take mma.sync layouts so far.
+  if (wgmma == 0 || isBackwardGrid(grid))
     return false;
   SmallVector<DotOp> dots;
   grid.getBody()->walk([&](DotOp d) { dots.push_back(d); });

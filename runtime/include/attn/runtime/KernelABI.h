@@ -451,15 +451,24 @@ enum class Program {
   Attention,   ///< the forward (absent key)
   SplitKV,     ///< "split_kv": partial O and LSE of key chunks
   MergeSplits, ///< "merge_splits": the partials merged into O (and LSE)
+  /// "grad_q": the backward's first grid (Δ and dQ per query block)
+  GradQuery,
+  /// "grad_kv": the backward's second grid (dK and dV per key block)
+  GradKeyValue,
 };
 
-/// The manifest spelling: "attention", "split_kv" or "merge_splits".
+/// The manifest spelling: "attention", "split_kv", "merge_splits",
+/// "grad_q" or "grad_kv".
 inline const char *programName(Program p) {
   switch (p) {
   case Program::SplitKV:
     return "split_kv";
   case Program::MergeSplits:
     return "merge_splits";
+  case Program::GradQuery:
+    return "grad_q";
+  case Program::GradKeyValue:
+    return "grad_kv";
   default:
     return "attention";
   }
@@ -467,7 +476,8 @@ inline const char *programName(Program p) {
 
 /// Parses the manifest spelling; false for anything else.
 inline bool parseProgram(const std::string &text, Program &out) {
-  for (Program p : {Program::Attention, Program::SplitKV, Program::MergeSplits})
+  for (Program p : {Program::Attention, Program::SplitKV, Program::MergeSplits,
+                    Program::GradQuery, Program::GradKeyValue})
     if (text == programName(p)) {
       out = p;
       return true;
@@ -512,8 +522,9 @@ inline bool parseKVLayout(const std::string &text, KVLayout &out) {
 }
 
 /// What one dim of a launch grid counts a factor of (the manifest's grid=
-/// key): batch, heads_q, heads_kv, q_blocks = ceil(Nq / block_m), splits.
-enum class GridFactor { Batch, HeadsQ, HeadsKV, QBlocks, Splits };
+/// key): batch, heads_q, heads_kv, q_blocks = ceil(Nq / block_m), splits,
+/// kv_blocks = ceil(Nk / block_n) (the backward's key-block grid).
+enum class GridFactor { Batch, HeadsQ, HeadsKV, QBlocks, Splits, KVBlocks };
 
 inline const char *gridFactorName(GridFactor f) {
   switch (f) {
@@ -525,6 +536,8 @@ inline const char *gridFactorName(GridFactor f) {
     return "heads_kv";
   case GridFactor::QBlocks:
     return "q_blocks";
+  case GridFactor::KVBlocks:
+    return "kv_blocks";
   default:
     return "splits";
   }
@@ -595,7 +608,7 @@ inline bool parseLaunchGrid(const std::string &whole, LaunchGrid &out) {
     bool known = false;
     for (GridFactor f :
          {GridFactor::Batch, GridFactor::HeadsQ, GridFactor::HeadsKV,
-          GridFactor::QBlocks, GridFactor::Splits})
+          GridFactor::QBlocks, GridFactor::Splits, GridFactor::KVBlocks})
       if (name == gridFactorName(f)) {
         out.dims[d].push_back(f);
         known = true;
@@ -619,6 +632,7 @@ inline bool parseLaunchGrid(const std::string &whole, LaunchGrid &out) {
 /// (a persistent grid's programs).
 struct GridValues {
   int64_t batch = 1, headsQ = 1, headsKV = 1, qBlocks = 1, splits = 1;
+  int64_t kvBlocks = 1;
   int64_t smCount = 0;
 };
 
@@ -644,7 +658,8 @@ inline bool launchGridDims(const LaunchGrid &g, const GridValues &v,
                   : f == GridFactor::HeadsQ  ? v.headsQ
                   : f == GridFactor::HeadsKV ? v.headsKV
                   : f == GridFactor::QBlocks ? v.qBlocks
-                                             : v.splits;
+                  : f == GridFactor::KVBlocks ? v.kvBlocks
+                                              : v.splits;
       if (x < 1 || n > (int64_t(1) << 31) / x)
         return false;
       n *= x;

@@ -145,6 +145,23 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
                         const std::vector<double> &v, std::vector<double> &o,
                         std::vector<double> &lse);
 
+/// The gradients of referenceAttention in float64 (FlashAttention's
+/// backward, computed naively): given the loss's gradient dO [B, Hq, Nq, Dv],
+/// writes dQ [B, Hq, Nq, D], dK [B, Hkv, Nk, D] and dV [B, Hkv, Nk, Dv]
+/// (dK and dV summed over the query heads of a group):
+///   P = softmax(scale·Q·Kᵀ) over the visible keys, dP = dO·Vᵀ,
+///   Δ_i = Σ_j P_ij·dP_ij, dS = P∘(dP − Δ),
+///   dQ = scale·dS·K, dK = scale·dSᵀ·Q, dV = Pᵀ·dO.
+/// Causal and sliding windows as in the forward; a row that sees no key
+/// contributes nothing. Dense problems only: `p` has no KV cache, packed
+/// batch, score_mod, soft-cap, ALiBi or fp8 (the caller's precondition).
+void referenceAttentionGrad(const Problem &p, const std::vector<double> &q,
+                            const std::vector<double> &k,
+                            const std::vector<double> &v,
+                            const std::vector<double> &dO,
+                            std::vector<double> &dq, std::vector<double> &dk,
+                            std::vector<double> &dv);
+
 /// How far `got` is from `want`.
 struct ErrorStats {
   double maxAbs = 0;    ///< max |got - want| over finite pairs
@@ -182,6 +199,9 @@ void fillRandomE4m3(uint64_t seed, size_t n, double sigma,
 std::vector<uint8_t> transposeValuesE4m3(const std::vector<uint8_t> &codes,
                                          int64_t outer, int64_t nk, int64_t dv,
                                          int64_t &rowKeys);
+
+/// `values` encoded as `t` (each rounded to nearest even).
+std::vector<uint8_t> encode(DType t, const std::vector<double> &values);
 
 /// Decodes `n` elements of type `t` from `storage`.
 std::vector<double> decode(DType t, const uint8_t *storage, size_t n);

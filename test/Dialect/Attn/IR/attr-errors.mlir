@@ -200,7 +200,7 @@ func.func @softcap_attr() attributes {attn.softcap = 50.0 : f32} {
 
 // -----
 
-// expected-error @+1 {{'attn.grid' must be three products of batch, heads_q, heads_kv, q_blocks and splits (e.g. "q_blocks*splits") on an scf.forall}}
+// expected-error @+1 {{'attn.grid' must be three products of batch, heads_q, heads_kv, q_blocks, splits and kv_blocks (e.g. "q_blocks*splits") on an scf.forall}}
 func.func @grid_attr() attributes {attn.grid = ["batch", "heads_q", "rows"]} {
   return
 }

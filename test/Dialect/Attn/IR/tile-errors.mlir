@@ -430,3 +430,11 @@ func.func @parse_reduce_kind(%s: tensor<4x4xf32>) {
   %0 = attn.reduce min %s : tensor<4x4xf32> -> tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @broadcast_per_column(%m: tensor<64xf32>) {
+  // expected-error @+1 {{'attn.broadcast' op result must be a static 2-d tile with 64 columns of 'f32', got 'tensor<64x32xf32>'}}
+  %0 = attn.broadcast %m {per_column} : tensor<64xf32> -> tensor<64x32xf32>
+  return
+}

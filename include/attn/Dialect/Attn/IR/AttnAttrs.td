@@ -223,11 +223,12 @@ def Attn_MmaLayoutAttr : AttrDef<Attn_Dialect, "MmaLayout"> {
 
 def Attn_SliceLayoutAttr : AttrDef<Attn_Dialect, "SliceLayout"> {
   let mnemonic = "slice";
-  let summary = "Per-row vector of an mma layout (a row reduction's result)";
+  let summary = "Per-row (or per-column) vector of an mma layout";
   let description = [{
     A 1-d tile `[R]` holding one value per row of a `[R, C]` tile in the
-    `parent` mma layout: each thread holds the values of the rows it holds
-    there, replicated over the 4 lanes of its quad, in the order
+    `parent` mma layout (a row reduction's result): each thread holds the
+    values of the rows it holds there, replicated over the 4 lanes of its
+    quad, in the order
 
     ```
     for t in [0, MT), h in [0, 2):  row = w·16·MT + 16·t + g + 8·h
@@ -235,13 +236,34 @@ def Attn_SliceLayoutAttr : AttrDef<Attn_Dialect, "SliceLayout"> {
 
     (2·MT elements). Broadcasting it back along the columns moves no data.
 
-    Example: `tensor<128xf32, #attn.slice<#attn.mma<warps = 4>>>`.
+    With `dim = 1`, a 1-d tile `[C]` holding one value per column of a
+    `[R, C]` tile instead (a per-query value on the backward pass's key-major
+    tiles): each thread holds the values of the columns it holds,
+    replicated over its lane's row group and every warp, in the order
+
+    ```
+    for n in [0, C/8), e in [0, 2):  col = 8·n + 2·q + e
+    ```
+
+    (C/4 elements); `attn.broadcast {per_column}` moves no data either.
+
+    Example: `tensor<128xf32, #attn.slice<#attn.mma<warps = 4>>>`,
+    `tensor<64xf32, #attn.slice<#attn.mma<warps = 4>, dim = 1>>`.
   }];
-  let parameters = (ins "MmaLayoutAttr":$parent);
-  let assemblyFormat = "`<` qualified($parent) `>`";
+  let parameters = (ins "MmaLayoutAttr":$parent,
+                        DefaultValuedParameter<"int64_t", "0">:$dim);
+  let builders = [
+    AttrBuilder<(ins "MmaLayoutAttr":$parent), [{
+      return $_get($_ctxt, parent, 0);
+    }]>
+  ];
+  let assemblyFormat = "`<` qualified($parent) (`,` `dim` `=` $dim^)? `>`";
   let extraClassDeclaration = [{
-    int64_t getElementsPerThread(int64_t rows) const {
-      return 2 * getParent().getMTiles(rows);
+    /// Whether the vector runs along the parent's columns (dim = 1).
+    bool isPerColumn() const { return getDim() == 1; }
+    /// Elements one thread holds of a vector of `n` entries.
+    int64_t getElementsPerThread(int64_t n) const {
+      return isPerColumn() ? n / 4 : 2 * getParent().getMTiles(n);
     }
   }];
 }

@@ -359,6 +359,101 @@ def Attn_MergeSplitsOp : Attn_Op<"merge_splits"> {
   let hasVerifier = 1;
 }
 
+def Attn_AttentionGradOp : Attn_Op<"attention_grad"> {
+  let summary = "Gradients of attn.attention: dQ, dK, dV from dO and the LSE";
+  let description = [{
+    The backward pass of `attn.attention` (FlashAttention's): given the
+    forward's inputs, its output O and log-sum-exp LSE, and the gradient of
+    the loss with respect to O (dO), writes the gradients with respect to Q,
+    K and V. P is recomputed from the LSE, never stored. For every batch
+    `b`, query head `h` (kv head `h/G`, G = Hq / Hkv), query row `i` and key
+    `j` the query sees (causal: j <= i + Nk − Nq):
+
+    ```
+    S[i,j]  = scale · Q[i]·K[j]
+    P[i,j]  = exp(S[i,j] − LSE[i])               (0 for a hidden key)
+    dP[i,j] = dO[i]·V[j]
+    Δ[i]    = Σ_c dO[i,c] · O[i,c]               (= Σ_j P[i,j]·dP[i,j])
+    dS[i,j] = P[i,j] · (dP[i,j] − Δ[i])
+    dQ[i]   = scale · Σ_j dS[i,j] · K[j]
+    dK[j]   = scale · Σ_{h of the group} Σ_i dS[i,j] · Q[i]
+    dV[j]   = Σ_{h of the group} Σ_i P[i,j] · dO[i]
+    ```
+
+    Shapes: dO and O `[B, Hq, Nq, Dv]`, Q and dQ `[B, Hq, Nq, D]`, K and dK
+    `[B, Hkv, Nk, D]`, V and dV `[B, Hkv, Nk, Dv]`, LSE and `delta`
+    `[B, Hq, Nq]` f32. All other element types are one of f32, f16, bf16;
+    accumulation is f32 and P and dS are rounded to that type for their
+    products (as the forward rounds P). Head dims are static.
+
+    * `delta` is written with Δ (FlashAttention's softmax_d): a workspace
+      the op fills first and then reads.
+    * `scale`, `scale(%s)`, `causal`, `block_q`, `block_kv` and `target`
+      mean what they mean on `attn.attention`; LSE must be the forward's for
+      the same scale and mask (a row that sees no key has LSE = −inf and
+      gets dQ = 0).
+    * Deterministic: every element of dQ, dK and dV is written once by one
+      program from sums in a fixed order (no atomics), so runs on the same
+      inputs are bit-identical. The tiling computes dQ (with Δ) in one grid
+      over query blocks and dK, dV in a second over key blocks, each
+      recomputing S and dP.
+
+    Example:
+
+    ```mlir
+    attn.attention_grad %do, %q, %k, %v, %o, %lse into %dq, %dk, %dv
+        delta(%delta) {causal}
+        : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+          memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+          memref<?x?x?x128xbf16>, memref<?x?x?xf32>,
+          memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+          memref<?x?x?x128xbf16>, memref<?x?x?xf32>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyMemRef, "gradient of the output dO [B, Hq, Nq, Dv]", [MemRead]>:
+        $grad_output,
+    Arg<AnyMemRef, "queries [B, Hq, Nq, D]", [MemRead]>:$query,
+    Arg<AnyMemRef, "keys [B, Hkv, Nk, D]", [MemRead]>:$key,
+    Arg<AnyMemRef, "values [B, Hkv, Nk, Dv]", [MemRead]>:$value,
+    Arg<AnyMemRef, "the forward's output [B, Hq, Nq, Dv]", [MemRead]>:$output,
+    Arg<AnyMemRef, "the forward's log-sum-exp [B, Hq, Nq], f32", [MemRead]>:
+        $lse,
+    Arg<AnyMemRef, "dQ [B, Hq, Nq, D]", [MemWrite]>:$grad_query,
+    Arg<AnyMemRef, "dK [B, Hkv, Nk, D]", [MemWrite]>:$grad_key,
+    Arg<AnyMemRef, "dV [B, Hkv, Nk, Dv]", [MemWrite]>:$grad_value,
+    Arg<AnyMemRef, "Δ = rowsum(dO∘O) [B, Hq, Nq], f32",
+        [MemRead, MemWrite]>:$delta,
+    Arg<Optional<F32>, "softmax scale known at run time (excludes the "
+        "`scale` attribute)">:$dynamic_scale,
+    OptionalAttr<F32Attr>:$scale,
+    UnitAttr:$causal,
+    OptionalAttr<I64Attr>:$block_q,
+    OptionalAttr<I64Attr>:$block_kv,
+    OptionalAttr<Attn_TargetAttr>:$target
+  );
+  let assemblyFormat = [{
+    $grad_output `,` $query `,` $key `,` $value `,` $output `,` $lse `into`
+    $grad_query `,` $grad_key `,` $grad_value `delta` `(` $delta `)`
+    (`scale` `(` $dynamic_scale^ `)`)?
+    attr-dict `:` type($grad_output) `,` type($query) `,` type($key) `,`
+    type($value) `,` type($output) `,` type($lse) `,` type($grad_query) `,`
+    type($grad_key) `,` type($grad_value) `,` type($delta)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Head dimension of Q and K (static).
+    int64_t getHeadDim();
+    /// Head dimension of V and dO (static).
+    int64_t getValueHeadDim();
+    /// The element type of every tensor but LSE and delta.
+    ::mlir::Type getElementType();
+    /// The compile-time softmax scale: the `scale` attribute, or 1/sqrt(D).
+    /// Only for an op without `dynamic_scale`.
+    double getScaleValue();
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Tile level
 //===----------------------------------------------------------------------===//
@@ -472,6 +567,10 @@ def Attn_MaskOp : Attn_Op<"mask", [Pure, AllTypesMatch<["scores", "result"]>]> {
     kj > qi + (kv_len - q_len) + window_right (`causal` is window_right = 0
     and excludes it).
 
+    With `transposed` the tile is Sᵀ: element (i, j) is key kv_start + i and
+    query q_start + j (the backward pass's key-major tiles), with the same
+    rules.
+
     Example:
 
     ```mlir
@@ -483,7 +582,8 @@ def Attn_MaskOp : Attn_Op<"mask", [Pure, AllTypesMatch<["scores", "result"]>]> {
   let arguments = (ins AnyRankedTensor:$scores, Index:$q_start, Index:$q_len,
                    Index:$kv_start, Index:$kv_len, UnitAttr:$causal,
                    OptionalAttr<I64Attr>:$window_left,
-                   OptionalAttr<I64Attr>:$window_right);
+                   OptionalAttr<I64Attr>:$window_right,
+                   UnitAttr:$transposed);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $scores `q` `(` $q_start `,` $q_len `)` `kv` `(` $kv_start `,` $kv_len `)`
@@ -578,15 +678,19 @@ def Attn_ReduceOp : Attn_Op<"reduce", [Pure]> {
 def Attn_BroadcastOp : Attn_Op<"broadcast", [Pure]> {
   let summary = "Broadcast a per-row vector along the columns of a tile";
   let description = [{
-    `result[i, j] = input[i]`.
+    `result[i, j] = input[i]`, or with `per_column` `result[i, j] =
+    input[j]` (a per-query value on a transposed score tile, whose columns
+    are queries: the backward pass's LSE and Δ).
 
     Example:
 
     ```mlir
     %mb = attn.broadcast %m : tensor<64xf32> -> tensor<64x64xf32>
+    %lb = attn.broadcast %lse {per_column} : tensor<64xf32>
+        -> tensor<128x64xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$input);
+  let arguments = (ins AnyRankedTensor:$input, UnitAttr:$per_column);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;

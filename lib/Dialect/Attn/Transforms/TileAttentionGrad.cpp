@@ -1,0 +1,406 @@
+//===- TileAttentionGrad.cpp - IO-aware tiling of attn.attention_grad ----===//
+//
+// attn.attention_grad  ==>  two grids of tile programs (FlashAttention-2's
+// backward, in its deterministic form):
+//
+//   1. over (batch, query head, query block): Δ = rowsum(dO∘O) for the block
+//      (written to `delta`), then dQ = scale · Σ_j dS_j · K_j over the key
+//      blocks the rows see (S = Q·Kᵀ recomputed, P from the saved LSE);
+//   2. over (batch, key/value head, key block): dV = Σ Pᵀ·dO and
+//      dK = scale · Σ dSᵀ·Q over the query heads of the group and the query
+//      blocks that see the keys, on key-major tiles (Sᵀ = K·Qᵀ), so that Pᵀ
+//      and dSᵀ are the left operands of their products as they stand.
+//
+// Every output element is written once, from sums in a fixed order: no
+// atomics, and runs are bit-identical. Blocks wholly above the causal
+// diagonal are never visited; only blocks crossing it are masked.
+//
+//===----------------------------------------------------------------------===//
+#include "TileUtils.h"
+#include "attn/Transforms/Passes.h"
+#include "attn/runtime/KernelABI.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::attn;
+using namespace mlir::attn::tiling;
+
+namespace {
+
+/// A range [lo, hi) of blocks, and whether its blocks need the mask.
+struct BlockRange {
+  Value lo, hi;
+  bool masked;
+};
+
+/// What both grids share.
+struct GradContext {
+  AttentionGradOp op;
+  TargetAttr target;
+  int64_t br, bc, d, dv;
+  Type elemType;
+  Scale scale;
+  bool causal;
+
+  RankedTensorType tile(int64_t rows, int64_t cols, Type et) const {
+    return RankedTensorType::get({rows, cols}, et);
+  }
+  RankedTensorType f32Tile(OpBuilder &b, int64_t rows, int64_t cols) const {
+    return tile(rows, cols, b.getF32Type());
+  }
+
+  /// x rounded to the element type (P and dS before their products, as
+  /// the forward rounds P), unchanged for f32.
+  Value toElem(OpBuilder &b, Location loc, Value x) const {
+    if (elemType.isF32())
+      return x;
+    auto t = cast<RankedTensorType>(x.getType());
+    return arith::TruncFOp::create(b, loc, tile(t.getDimSize(0),
+                                                t.getDimSize(1), elemType),
+                                   x);
+  }
+
+  /// LSE with −inf (a row that sees no key) replaced by 0: its scores are
+  /// all masked (−inf) and exp(−inf − 0) = 0, not exp(−inf + inf) = NaN.
+  Value safeLse(OpBuilder &b, Location loc, Value lse) const {
+    auto t = cast<RankedTensorType>(lse.getType());
+    Value noKey = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, lse,
+                                        negInfSplat(b, loc, t));
+    return arith::SelectOp::create(b, loc, noKey, splat(b, loc, t, 0.0), lse);
+  }
+
+  /// P = exp(scale·S − LSE), LSE broadcast along S's rows (query-major S)
+  /// or its columns (key-major Sᵀ).
+  Value probabilities(OpBuilder &b, Location loc, Value s, Value lseSafe,
+                      bool keyMajor) const {
+    auto t = cast<RankedTensorType>(s.getType());
+    Value scaled = arith::MulFOp::create(b, loc, s, scaleSplat(b, loc, t, scale));
+    Value lseB = BroadcastOp::create(b, loc, t, lseSafe, keyMajor);
+    return math::ExpOp::create(b, loc,
+                               arith::SubFOp::create(b, loc, scaled, lseB));
+  }
+
+  /// dS = P∘(dP − Δ), Δ broadcast like the LSE.
+  Value scoreGrad(OpBuilder &b, Location loc, Value p, Value dp, Value delta,
+                  bool keyMajor) const {
+    auto t = cast<RankedTensorType>(p.getType());
+    Value deltaB = BroadcastOp::create(b, loc, t, delta, keyMajor);
+    return arith::MulFOp::create(b, loc, p,
+                                 arith::SubFOp::create(b, loc, dp, deltaB));
+  }
+
+  /// The grid's program name and its launch grid (batch, heads, blocks) in
+  /// the runtime's names (KernelABI.h), as the forward's grids carry them.
+  void tag(OpBuilder &b, scf::ForallOp grid, ::attn::Program program,
+           ::attn::GridFactor heads, ::attn::GridFactor blocks) const {
+    grid->setAttr(kProgramAttrName,
+                  b.getStringAttr(::attn::programName(program)));
+    grid->setAttr(kGridAttrName,
+                  b.getStrArrayAttr({::attn::gridFactorName(::attn::GridFactor::Batch),
+                                     ::attn::gridFactorName(heads),
+                                     ::attn::gridFactorName(blocks)}));
+  }
+
+  /// x · scale (dQ and dK leave the loops unscaled: one multiply a tile).
+  Value scaled(OpBuilder &b, Location loc, Value x) const {
+    auto t = cast<RankedTensorType>(x.getType());
+    return arith::MulFOp::create(b, loc, x, scaleSplat(b, loc, t, scale));
+  }
+};
+
+/// Emits one scf.for per range, chaining `init` through them; `body` builds
+/// the next carried values from (block index, masked, carried).
+SmallVector<Value> emitRanges(
+    OpBuilder &b, Location loc, ArrayRef<BlockRange> ranges, ValueRange init,
+    function_ref<SmallVector<Value>(OpBuilder &, Value, bool, ValueRange)>
+        body) {
+  SmallVector<Value> carried(init.begin(), init.end());
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  for (const BlockRange &r : ranges) {
+    auto loop = scf::ForOp::create(
+        b, loc, r.lo, r.hi, one, carried,
+        [&](OpBuilder &lb, Location l, Value blk, ValueRange args) {
+          scf::YieldOp::create(lb, l, body(lb, blk, r.masked, args));
+        });
+    carried.assign(loop.getResults().begin(), loop.getResults().end());
+  }
+  return carried;
+}
+
+/// Grid 1: Δ and dQ for one query block of one query head.
+void emitQueryGrid(OpBuilder &b, Location loc, const GradContext &gc) {
+  AttentionGradOp op = gc.op;
+  IndexMath im{b, loc};
+  Value q = op.getQuery(), k = op.getKey();
+  Value batch = im.dim(q, 0), hq = im.dim(q, 1), nq = im.dim(q, 2);
+  Value hkv = im.dim(k, 1), nk = im.dim(k, 2);
+  Value group = arith::DivUIOp::create(b, loc, hq, hkv);
+  Value brV = im.cst(gc.br), bcV = im.cst(gc.bc);
+  auto forall = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{batch, hq, im.ceilDiv(nq, brV)},
+      ValueRange{}, std::nullopt);
+  forall->setAttr(kTargetAttrName, gc.target);
+  gc.tag(b, forall, ::attn::Program::GradQuery, ::attn::GridFactor::HeadsQ,
+         ::attn::GridFactor::QBlocks);
+  b.setInsertionPointToStart(forall.getBody());
+  Value bIdx = forall.getInductionVar(0), hIdx = forall.getInductionVar(1);
+  Value kvHead = arith::DivUIOp::create(b, loc, hIdx, group);
+  Value qStart = im.mul(forall.getInductionVar(2), brV);
+  Value qRows = im.min(im.sub(nq, qStart), brV);
+  SmallVector<Value> rowIndices = {bIdx, hIdx, qStart};
+  Type f32 = b.getF32Type();
+  auto rowType = RankedTensorType::get({gc.br}, f32);
+
+  Value qTile = LoadTileOp::create(b, loc, gc.tile(gc.br, gc.d, gc.elemType),
+                                   q, rowIndices, qRows);
+  auto doType = gc.tile(gc.br, gc.dv, gc.elemType);
+  Value doTile =
+      LoadTileOp::create(b, loc, doType, op.getGradOutput(), rowIndices, qRows);
+  Value oTile =
+      LoadTileOp::create(b, loc, doType, op.getOutput(), rowIndices, qRows);
+  // Δ[i] = Σ_c dO[i,c]·O[i,c] in f32 (Σ_j P[i,j]·dP[i,j] without the N×N
+  // product).
+  auto rowsDv = gc.f32Tile(b, gc.br, gc.dv);
+  Value doF = doTile, oF = oTile;
+  if (!gc.elemType.isF32()) {
+    doF = arith::ExtFOp::create(b, loc, rowsDv, doTile);
+    oF = arith::ExtFOp::create(b, loc, rowsDv, oTile);
+  }
+  Value delta = ReduceOp::create(b, loc, rowType, ReduceKind::Sum,
+                                 arith::MulFOp::create(b, loc, doF, oF));
+  StoreTileOp::create(b, loc, delta, op.getDelta(), rowIndices, qRows);
+  Value lse = LoadTileOp::create(b, loc, rowType, op.getLse(), rowIndices,
+                                 qRows);
+  Value lseSafe = gc.safeLse(b, loc, lse);
+
+  // Key blocks [0, nFull) are seen whole by every row of the block;
+  // [nFull, nEnd) need the mask (the causal diagonal, the end of the keys);
+  // later ones are hidden from every row and skipped. Causal alignment is
+  // bottom-right: row i sees key j iff j <= i + (Nk − Nq).
+  Value c0 = im.cst(0);
+  Value nEnd = im.ceilDiv(nk, bcV), nFull = im.floorDiv(nk, bcV);
+  if (gc.causal) {
+    Value diag = im.sub(nk, nq);
+    // The last row sees keys [0, qStart + qRows + diag).
+    Value kvEnd = im.max(im.min(nk, im.add(im.add(qStart, qRows), diag)), c0);
+    nEnd = im.ceilDiv(kvEnd, bcV);
+    // Block j is whole for the first row iff (j+1)·Bc − 1 <= qStart + diag.
+    Value first = im.max(im.floorDiv(im.add(im.add(qStart, diag), im.cst(1)),
+                                     bcV),
+                         c0);
+    nFull = im.min(im.min(first, nFull), nEnd);
+  }
+  SmallVector<BlockRange> ranges = {{c0, nFull, false}, {nFull, nEnd, true}};
+  auto accType = gc.f32Tile(b, gc.br, gc.d);
+  auto scoreType = gc.f32Tile(b, gc.br, gc.bc);
+  SmallVector<Value> acc = emitRanges(
+      b, loc, ranges, {splat(b, loc, accType, 0.0)},
+      [&](OpBuilder &lb, Value kb, bool masked,
+          ValueRange args) -> SmallVector<Value> {
+        IndexMath lm{lb, loc};
+        Value kvStart = lm.mul(kb, bcV);
+        // An unmasked range holds whole blocks only: Bc rows.
+        Value kvRows = masked ? lm.min(lm.sub(nk, kvStart), bcV) : bcV;
+        SmallVector<Value> kvIdx = {bIdx, kvHead, kvStart};
+        Value kTile = LoadTileOp::create(
+            lb, loc, gc.tile(gc.bc, gc.d, gc.elemType), k, kvIdx, kvRows);
+        Value vTile =
+            LoadTileOp::create(lb, loc, gc.tile(gc.bc, gc.dv, gc.elemType),
+                               op.getValue(), kvIdx, kvRows);
+        Value zero = splat(lb, loc, scoreType, 0.0);
+        // S = Q·Kᵀ, hidden pairs −inf.
+        Value s = DotOp::create(lb, loc, scoreType, qTile, kTile, zero,
+                                /*rhs_transposed=*/true);
+        if (masked)
+          s = MaskOp::create(lb, loc, scoreType, s, qStart, nq, kvStart, nk,
+                             gc.causal, IntegerAttr(), IntegerAttr());
+        // P = exp(scale·S − LSE)
+        Value p = gc.probabilities(lb, loc, s, lseSafe, /*keyMajor=*/false);
+        // dP = dO·Vᵀ
+        Value dp = DotOp::create(lb, loc, scoreType, doTile, vTile, zero,
+                                 /*rhs_transposed=*/true);
+        // dS = P∘(dP − Δ);  dQ += dS·K
+        Value ds = gc.scoreGrad(lb, loc, p, dp, delta, /*keyMajor=*/false);
+        return {DotOp::create(lb, loc, accType, gc.toElem(lb, loc, ds), kTile,
+                              args[0], /*rhs_transposed=*/false)};
+      });
+  // dQ = scale · Σ_j dS_j·K_j
+  StoreTileOp::create(b, loc, gc.scaled(b, loc, acc[0]), op.getGradQuery(),
+                      rowIndices, qRows);
+  b.setInsertionPointAfter(forall);
+}
+
+/// Grid 2: dK and dV for one key block of one key/value head.
+void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
+  AttentionGradOp op = gc.op;
+  IndexMath im{b, loc};
+  Value q = op.getQuery(), k = op.getKey();
+  Value hq = im.dim(q, 1), nq = im.dim(q, 2);
+  Value batch = im.dim(k, 0), hkv = im.dim(k, 1), nk = im.dim(k, 2);
+  Value group = arith::DivUIOp::create(b, loc, hq, hkv);
+  Value brV = im.cst(gc.br), bcV = im.cst(gc.bc);
+  auto forall = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{batch, hkv, im.ceilDiv(nk, bcV)},
+      ValueRange{}, std::nullopt);
+  forall->setAttr(kTargetAttrName, gc.target);
+  gc.tag(b, forall, ::attn::Program::GradKeyValue, ::attn::GridFactor::HeadsKV,
+         ::attn::GridFactor::KVBlocks);
+  b.setInsertionPointToStart(forall.getBody());
+  Value bIdx = forall.getInductionVar(0), kvHead = forall.getInductionVar(1);
+  Value kvStart = im.mul(forall.getInductionVar(2), bcV);
+  Value kvRows = im.min(im.sub(nk, kvStart), bcV);
+  SmallVector<Value> kvIdx = {bIdx, kvHead, kvStart};
+  Type f32 = b.getF32Type();
+  auto rowType = RankedTensorType::get({gc.br}, f32);
+  Value kTile = LoadTileOp::create(b, loc, gc.tile(gc.bc, gc.d, gc.elemType),
+                                   k, kvIdx, kvRows);
+  Value vTile = LoadTileOp::create(b, loc, gc.tile(gc.bc, gc.dv, gc.elemType),
+                                   op.getValue(), kvIdx, kvRows);
+
+  // Query blocks: with the causal mask, row i sees key j iff
+  // j <= i + (Nk − Nq) =: i + diag. The block's first key is seen from row
+  // kvStart − diag on, its last key (kvStart + kvRows − 1) by every row
+  // from kvStart + kvRows − 1 − diag on:
+  //   qBegin = clamp(floor((kvStart − diag) / Br), 0, nQ)      (first seen)
+  //   qFull  = clamp(ceil((kvStart + kvRows − 1 − diag) / Br), qBegin, nQ)
+  // [qBegin, qFull) cross the diagonal (masked), [qFull, nQ) see every key
+  // of the block. Without a mask every block is whole: rows past Nq and
+  // keys past Nk are zero-filled, contribute nothing to the stored rows
+  // (dO = 0 and Δ = 0 there), and are never stored.
+  Value c0 = im.cst(0);
+  Value numQBlocks = im.ceilDiv(nq, brV);
+  SmallVector<BlockRange> ranges = {{c0, numQBlocks, false}};
+  if (gc.causal) {
+    Value diag = im.sub(nk, nq);
+    Value qBegin = im.min(
+        im.max(im.floorDiv(im.sub(kvStart, diag), brV), c0), numQBlocks);
+    Value lastKey = im.sub(im.add(kvStart, kvRows), im.cst(1));
+    Value qFull = im.min(
+        im.max(im.ceilDiv(im.sub(lastKey, diag), brV), qBegin), numQBlocks);
+    ranges = {{qBegin, qFull, true}, {qFull, numQBlocks, false}};
+  }
+
+  auto dkType = gc.f32Tile(b, gc.bc, gc.d), dvType = gc.f32Tile(b, gc.bc, gc.dv);
+  auto scoreType = gc.f32Tile(b, gc.bc, gc.br);
+  // Σ over the G query heads of the group, then over their query blocks.
+  Value one = im.cst(1);
+  auto heads = scf::ForOp::create(
+      b, loc, c0, group, one,
+      ValueRange{splat(b, loc, dkType, 0.0), splat(b, loc, dvType, 0.0)},
+      [&](OpBuilder &hb, Location hl, Value g, ValueRange hArgs) {
+        IndexMath hm{hb, hl};
+        Value hIdx = hm.add(hm.mul(kvHead, group), g);
+        SmallVector<Value> next = emitRanges(
+            hb, hl, ranges, hArgs,
+            [&](OpBuilder &lb, Value qb, bool masked,
+                ValueRange args) -> SmallVector<Value> {
+              IndexMath lm{lb, loc};
+              Value qStart = lm.mul(qb, brV);
+              Value qRows = lm.min(lm.sub(nq, qStart), brV);
+              SmallVector<Value> rowIdx = {bIdx, hIdx, qStart};
+              Value qTile =
+                  LoadTileOp::create(lb, loc, gc.tile(gc.br, gc.d, gc.elemType),
+                                     q, rowIdx, qRows);
+              Value doTile = LoadTileOp::create(
+                  lb, loc, gc.tile(gc.br, gc.dv, gc.elemType),
+                  op.getGradOutput(), rowIdx, qRows);
+              Value lse = LoadTileOp::create(lb, loc, rowType, op.getLse(),
+                                             rowIdx, qRows);
+              Value delta = LoadTileOp::create(lb, loc, rowType, op.getDelta(),
+                                               rowIdx, qRows);
+              Value zero = splat(lb, loc, scoreType, 0.0);
+              // Sᵀ = K·Qᵀ (keys are rows), hidden pairs −inf.
+              Value st = DotOp::create(lb, loc, scoreType, kTile, qTile, zero,
+                                       /*rhs_transposed=*/true);
+              if (masked)
+                st = MaskOp::create(lb, loc, scoreType, st, qStart, nq,
+                                    kvStart, nk, gc.causal, IntegerAttr(),
+                                    IntegerAttr(), /*transposed=*/true);
+              // Pᵀ = exp(scale·Sᵀ − LSE) with LSE per column;  dV += Pᵀ·dO
+              Value pt = gc.probabilities(lb, loc, st,
+                                          gc.safeLse(lb, loc, lse),
+                                          /*keyMajor=*/true);
+              Value dv = DotOp::create(lb, loc, dvType, gc.toElem(lb, loc, pt),
+                                       doTile, args[1],
+                                       /*rhs_transposed=*/false);
+              // dPᵀ = V·dOᵀ;  dSᵀ = Pᵀ∘(dPᵀ − Δ);  dK += dSᵀ·Q
+              Value dpt = DotOp::create(lb, loc, scoreType, vTile, doTile, zero,
+                                        /*rhs_transposed=*/true);
+              Value dst =
+                  gc.scoreGrad(lb, loc, pt, dpt, delta, /*keyMajor=*/true);
+              Value dk = DotOp::create(lb, loc, dkType,
+                                       gc.toElem(lb, loc, dst), qTile, args[0],
+                                       /*rhs_transposed=*/false);
+              return {dk, dv};
+            });
+        scf::YieldOp::create(hb, hl, next);
+      });
+  // dK = scale · Σ dSᵀ·Q;  dV = Σ Pᵀ·dO
+  StoreTileOp::create(b, loc, gc.scaled(b, loc, heads.getResult(0)),
+                      op.getGradKey(), kvIdx, kvRows);
+  StoreTileOp::create(b, loc, heads.getResult(1), op.getGradValue(), kvIdx,
+                      kvRows);
+  b.setInsertionPointAfter(forall);
+}
+
+} // namespace
+
+LogicalResult mlir::attn::tiling::tileAttentionGrad(AttentionGradOp op,
+                                                    TargetAttr target,
+                                                    int64_t blockQ,
+                                                    int64_t blockKV) {
+  if (TargetAttr t = op.getTargetAttr())
+    target = t;
+  else
+    for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+      if (auto t = p->getAttrOfType<TargetAttr>(kTargetAttrName)) {
+        target = t;
+        break;
+      }
+  if (target.isGPU() && !op.getElementType().isF16() &&
+      !op.getElementType().isBF16())
+    return op.emitError()
+           << "unsupported: " << op.getElementType()
+           << " attn.attention_grad on the GPU (the tensor cores take f16 "
+              "and bf16; f32 runs on the CPU path)";
+  GradContext gc{op,
+                 target,
+                 0,
+                 0,
+                 op.getHeadDim(),
+                 op.getValueHeadDim(),
+                 op.getElementType(),
+                 Scale{},
+                 op.getCausal()};
+  int64_t elemBytes = gc.elemType.getIntOrFloatBitWidth() / 8;
+  BlockSizes blocks = deriveBlockSizes(target, gc.d, gc.dv, elemBytes);
+  // On a GPU both grids hold three f32 accumulators of a block's rows (S,
+  // dP and dQ, or Sᵀ, dPᵀ, dK and dV): 64 × 64 blocks, four warps of 16
+  // rows on mma.sync (FlashAttention-2's backward blocks).
+  if (target.isGPU())
+    blocks = BlockSizes{64, 64};
+  // Options override the derived sizes; the op's attributes the options.
+  if (blockQ)
+    blocks.blockQ = blockQ;
+  if (blockKV)
+    blocks.blockKV = blockKV;
+  if (auto a = op.getBlockQAttr())
+    blocks.blockQ = a.getInt();
+  if (auto a = op.getBlockKvAttr())
+    blocks.blockKV = a.getInt();
+  gc.br = blocks.blockQ;
+  gc.bc = blocks.blockKV;
+  gc.scale.dynamic = op.getDynamicScale();
+  if (!gc.scale.dynamic)
+    gc.scale.constant = static_cast<float>(op.getScaleValue());
+
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  // Grid 1 writes Δ, which grid 2 reads: they run in this order.
+  emitQueryGrid(b, loc, gc);
+  emitKeyGrid(b, loc, gc);
+  op.erase();
+  return success();
+}

@@ -1,0 +1,81 @@
+//===- TileUtils.h - helpers of the tiling passes ---------------*- C++ -*-===//
+//
+// Index arithmetic and constant tiles shared by the tiling of attn.attention
+// and attn.attention_grad (attn-tile-attention).
+//
+//===----------------------------------------------------------------------===//
+#ifndef ATTN_LIB_DIALECT_ATTN_TRANSFORMS_TILEUTILS_H
+#define ATTN_LIB_DIALECT_ATTN_TRANSFORMS_TILEUTILS_H
+
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::attn {
+namespace tiling {
+
+/// Builds index arithmetic with signed semantics (sequence offsets such as
+/// Nk - Nq may be negative).
+struct IndexMath {
+  OpBuilder &b;
+  Location loc;
+  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+  Value floorDiv(Value x, Value y) {
+    return arith::FloorDivSIOp::create(b, loc, x, y);
+  }
+  Value ceilDiv(Value x, Value y) {
+    return arith::CeilDivSIOp::create(b, loc, x, y);
+  }
+  Value dim(Value memref, int64_t d) {
+    return memref::DimOp::create(b, loc, memref, d);
+  }
+};
+
+/// The softmax scale: a compile-time constant, or an f32 value known only at
+/// run time (the op's scale(...) operand).
+struct Scale {
+  float constant = 0;
+  Value dynamic;
+};
+
+inline Value splat(OpBuilder &b, Location loc, RankedTensorType type, double v) {
+  auto attr = b.getFloatAttr(type.getElementType(), v);
+  return arith::ConstantOp::create(b, loc, type,
+                                   DenseElementsAttr::get(type, attr));
+}
+
+/// A tile of the scale: a dense constant, or a tensor.splat of the run-time
+/// value. The fusion pass reads the scale back from this operand of the
+/// multiply.
+inline Value scaleSplat(OpBuilder &b, Location loc, RankedTensorType type,
+                 const Scale &scale) {
+  if (scale.dynamic)
+    return tensor::SplatOp::create(b, loc, type, scale.dynamic);
+  return splat(b, loc, type, scale.constant);
+}
+
+inline Value negInfSplat(OpBuilder &b, Location loc, RankedTensorType type) {
+  auto ninf = APFloat::getInf(APFloat::IEEEsingle(), /*Negative=*/true);
+  return arith::ConstantOp::create(
+      b, loc, type,
+      DenseElementsAttr::get(type, b.getFloatAttr(b.getF32Type(), ninf)));
+}
+
+/// Tiles attn.attention_grad into its two grids (TileAttentionGrad.cpp):
+/// `target` is the pass's default target, `blockQ`/`blockKV` its block
+/// options (0: derived).
+LogicalResult tileAttentionGrad(AttentionGradOp op, TargetAttr target,
+                                int64_t blockQ, int64_t blockKV);
+
+} // namespace tiling
+} // namespace mlir::attn
+
+#endif // ATTN_LIB_DIALECT_ATTN_TRANSFORMS_TILEUTILS_H

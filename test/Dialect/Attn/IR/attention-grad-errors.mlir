@@ -1,0 +1,199 @@
+// RUN: attn-opt %s -split-input-file -verify-diagnostics
+
+// attn.attention_grad's verifier (AttnOps.cpp): each input is valid but for
+// the one rule it breaks, and is refused where it is written.
+
+func.func @grad_rank(%t: memref<1x2x8x16xf32>, %r: memref<1x2x8xf32>,
+                     %bad: memref<2x8x16xf32>) {
+  // expected-error @+1 {{'attn.attention_grad' op key must have rank 4 [batch, heads, seq, head_dim], got rank 3}}
+  attn.attention_grad %t, %t, %bad, %t, %t, %r into %t, %t, %t delta(%r)
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @grad_element_type(%t: memref<1x2x8x16xbf16>, %r: memref<1x2x8xf32>,
+                             %h: memref<1x2x8x16xf16>) {
+  // expected-error @+1 {{'attn.attention_grad' op grad_value element type must be 'bf16' (the query's), got 'f16'}}
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %h delta(%r)
+      : memref<1x2x8x16xbf16>, memref<1x2x8x16xbf16>, memref<1x2x8x16xbf16>,
+        memref<1x2x8x16xbf16>, memref<1x2x8x16xbf16>, memref<1x2x8xf32>,
+        memref<1x2x8x16xbf16>, memref<1x2x8x16xbf16>, memref<1x2x8x16xf16>,
+        memref<1x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @grad_unsupported_type(%t: memref<1x2x8x16xf64>,
+                                 %r: memref<1x2x8xf32>) {
+  // expected-error @+1 {{'attn.attention_grad' op query element type must be f32, f16 or bf16, got 'f64'}}
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%r)
+      : memref<1x2x8x16xf64>, memref<1x2x8x16xf64>, memref<1x2x8x16xf64>,
+        memref<1x2x8x16xf64>, memref<1x2x8x16xf64>, memref<1x2x8xf32>,
+        memref<1x2x8x16xf64>, memref<1x2x8x16xf64>, memref<1x2x8x16xf64>,
+        memref<1x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @grad_delta_type(%t: memref<1x2x8x16xf16>, %r: memref<1x2x8xf32>,
+                           %d: memref<1x2x8xf16>) {
+  // expected-error @+1 {{'attn.attention_grad' op delta element type must be 'f32', got 'f16'}}
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%d)
+      : memref<1x2x8x16xf16>, memref<1x2x8x16xf16>, memref<1x2x8x16xf16>,
+        memref<1x2x8x16xf16>, memref<1x2x8x16xf16>, memref<1x2x8xf32>,
+        memref<1x2x8x16xf16>, memref<1x2x8x16xf16>, memref<1x2x8x16xf16>,
+        memref<1x2x8xf16>
+  return
+}
+
+// -----
+
+func.func @grad_dynamic_head_dim(%t: memref<1x2x8x16xf32>,
+                                 %r: memref<1x2x8xf32>,
+                                 %dq: memref<1x2x8x?xf32>) {
+  // expected-error @+1 {{'attn.attention_grad' op head dim (dim 3) of grad_query must be static}}
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %dq, %t, %t delta(%r)
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8xf32>,
+        memref<1x2x8x?xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @grad_head_dim(%t: memref<1x2x8x16xf32>, %r: memref<1x2x8xf32>,
+                         %dk: memref<1x2x8x32xf32>) {
+  // expected-error @+1 {{'attn.attention_grad' op head dim of grad_key (32) must equal head dim of query (16)}}
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %dk, %t delta(%r)
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x32xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @grad_value_head_dim(%t: memref<1x2x8x16xf32>, %r: memref<1x2x8xf32>,
+                               %o: memref<1x2x8x8xf32>) {
+  // expected-error @+1 {{'attn.attention_grad' op head dim of output (8) must equal head dim of grad_output (16)}}
+  attn.attention_grad %t, %t, %t, %t, %o, %r into %t, %t, %t delta(%r)
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x8xf32>, memref<1x2x8xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @grad_batch(%t: memref<1x2x8x16xf32>, %r: memref<1x2x8xf32>,
+                      %b: memref<3x2x8xf32>) {
+  // expected-error @+1 {{'attn.attention_grad' op batch of grad_output (dim 0 = 1) must equal batch of delta (dim 0 = 3)}}
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%b)
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<3x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @grad_query_rows(%t: memref<1x2x8x16xf32>, %r: memref<1x2x8xf32>,
+                           %l: memref<1x2x9xf32>) {
+  // expected-error @+1 {{'attn.attention_grad' op sequence length of grad_output (dim 2 = 8) must equal sequence length of lse (dim 2 = 9)}}
+  attn.attention_grad %t, %t, %t, %t, %t, %l into %t, %t, %t delta(%r)
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x9xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @grad_key_rows(%t: memref<1x2x8x16xf32>, %r: memref<1x2x8xf32>,
+                         %k: memref<1x2x6x16xf32>) {
+  // expected-error @+1 {{'attn.attention_grad' op sequence length of key (dim 2 = 6) must equal sequence length of value (dim 2 = 8)}}
+  attn.attention_grad %t, %t, %k, %t, %t, %r into %t, %t, %t delta(%r)
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x6x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @grad_gqa(%q: memref<1x3x8x16xf32>, %kv: memref<1x2x8x16xf32>,
+                    %r: memref<1x3x8xf32>) {
+  // expected-error @+1 {{'attn.attention_grad' op query heads (3) must be a multiple of key/value heads (2)}}
+  attn.attention_grad %q, %q, %kv, %kv, %q, %r into %q, %kv, %kv delta(%r)
+      : memref<1x3x8x16xf32>, memref<1x3x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x3x8x16xf32>, memref<1x3x8xf32>,
+        memref<1x3x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @grad_two_scales(%t: memref<1x2x8x16xf32>, %r: memref<1x2x8xf32>,
+                           %s: f32) {
+  // expected-error @+1 {{'attn.attention_grad' op the 'scale' attribute and the scale(...) operand (dynamic_scale) are mutually exclusive: give the scale one way}}
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%r)
+      scale(%s) {scale = 0.5 : f32}
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @grad_scale(%t: memref<1x2x8x16xf32>, %r: memref<1x2x8xf32>) {
+  // expected-error @+1 {{'attn.attention_grad' op scale must be positive and finite, got -1}}
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%r)
+      {scale = -1.0 : f32}
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @grad_block(%t: memref<1x2x8x16xf32>, %r: memref<1x2x8xf32>) {
+  // expected-error @+1 {{'attn.attention_grad' op block_kv must be a power of two in [1, 1024], got 48}}
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%r)
+      {block_kv = 48}
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @grad_zero_dim(%t: memref<1x2x8x16xf32>, %r: memref<1x2x8xf32>,
+                         %z: memref<1x2x0x16xf32>) {
+  // expected-error @+1 {{'attn.attention_grad' op dim 2 of key is zero: every dimension must be non-zero}}
+  attn.attention_grad %t, %t, %z, %t, %t, %r into %t, %t, %t delta(%r)
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x0x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8xf32>
+  return
+}

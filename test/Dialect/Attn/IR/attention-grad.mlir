@@ -1,0 +1,53 @@
+// RUN: attn-opt %s -split-input-file | attn-opt -split-input-file | FileCheck %s
+// RUN: attn-opt %s -split-input-file --mlir-print-op-generic | attn-opt -split-input-file | FileCheck %s
+
+// attn.attention_grad round-trips: dynamic shapes with a run-time scale,
+// static GQA shapes with Dv != D, and the key-major tile ops the backward's
+// tiling writes (attn.mask {transposed}, attn.broadcast {per_column}).
+
+// CHECK-LABEL: func.func @grad_dynamic
+// CHECK: attn.attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} into %{{.*}}, %{{.*}}, %{{.*}} delta(%{{.*}}) scale(%{{.*}}) {causal} : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?xf32>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?xf32>
+func.func @grad_dynamic(%t: memref<?x?x?x128xbf16>, %r: memref<?x?x?xf32>,
+                        %s: f32) {
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%r)
+      scale(%s) {causal}
+      : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+        memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+        memref<?x?x?x128xbf16>, memref<?x?x?xf32>,
+        memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+        memref<?x?x?x128xbf16>, memref<?x?x?xf32>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @grad_gqa
+// CHECK: attn.attention_grad {{.*}} {block_kv = 32 : i64, block_q = 64 : i64, scale = 2.500000e-01 : f32} : memref<2x8x100x32xf16>, memref<2x8x100x64xf16>, memref<2x2x90x64xf16>, memref<2x2x90x32xf16>, memref<2x8x100x32xf16>, memref<2x8x100xf32>, memref<2x8x100x64xf16>, memref<2x2x90x64xf16>, memref<2x2x90x32xf16>, memref<2x8x100xf32>
+func.func @grad_gqa(%do: memref<2x8x100x32xf16>, %q: memref<2x8x100x64xf16>,
+                    %k: memref<2x2x90x64xf16>, %v: memref<2x2x90x32xf16>,
+                    %o: memref<2x8x100x32xf16>, %lse: memref<2x8x100xf32>,
+                    %dq: memref<2x8x100x64xf16>, %dk: memref<2x2x90x64xf16>,
+                    %dv: memref<2x2x90x32xf16>, %delta: memref<2x8x100xf32>) {
+  attn.attention_grad %do, %q, %k, %v, %o, %lse into %dq, %dk, %dv
+      delta(%delta) {scale = 0.25 : f32, block_q = 64, block_kv = 32}
+      : memref<2x8x100x32xf16>, memref<2x8x100x64xf16>,
+        memref<2x2x90x64xf16>, memref<2x2x90x32xf16>,
+        memref<2x8x100x32xf16>, memref<2x8x100xf32>,
+        memref<2x8x100x64xf16>, memref<2x2x90x64xf16>,
+        memref<2x2x90x32xf16>, memref<2x8x100xf32>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @key_major_tiles
+// CHECK: attn.mask %{{.*}} q(%{{.*}}, %{{.*}}) kv(%{{.*}}, %{{.*}}) {causal, transposed} : tensor<128x64xf32>
+// CHECK: attn.broadcast %{{.*}} {per_column} : tensor<64xf32> -> tensor<128x64xf32>
+func.func @key_major_tiles(%s: tensor<128x64xf32>, %l: tensor<64xf32>,
+                           %q0: index, %nq: index, %k0: index, %nk: index)
+    -> (tensor<128x64xf32>, tensor<128x64xf32>) {
+  %m = attn.mask %s q(%q0, %nq) kv(%k0, %nk) {causal, transposed}
+      : tensor<128x64xf32>
+  %b = attn.broadcast %l {per_column} : tensor<64xf32> -> tensor<128x64xf32>
+  return %m, %b : tensor<128x64xf32>, tensor<128x64xf32>
+}

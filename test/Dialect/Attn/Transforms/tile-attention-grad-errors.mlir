@@ -1,0 +1,15 @@
+// RUN: attn-opt %s -split-input-file -verify-diagnostics --attn-tile-attention="target=sm_90a"
+
+// The tensor cores take f16 and bf16: an f32 backward on a GPU target is
+// refused where the op is written (the CPU path runs it).
+
+func.func @grad_f32_on_gpu(%t: memref<?x?x?x64xf32>, %r: memref<?x?x?xf32>) {
+  // expected-error @+1 {{unsupported: 'f32' attn.attention_grad on the GPU (the tensor cores take f16 and bf16; f32 runs on the CPU path)}}
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%r)
+      {causal}
+      : memref<?x?x?x64xf32>, memref<?x?x?x64xf32>, memref<?x?x?x64xf32>,
+        memref<?x?x?x64xf32>, memref<?x?x?x64xf32>, memref<?x?x?xf32>,
+        memref<?x?x?x64xf32>, memref<?x?x?x64xf32>, memref<?x?x?x64xf32>,
+        memref<?x?x?xf32>
+  return
+}

@@ -1,0 +1,99 @@
+// RUN: attn-opt %s -split-input-file --attn-tile-attention --canonicalize --cse | FileCheck %s
+
+// attn.attention_grad becomes two grids. The first, over (batch, query
+// head, query block), writes Δ = rowsum(dO∘O) and dQ = scale·Σ dS·K over
+// the key blocks its rows see (the causal diagonal's blocks masked); the
+// second, over (batch, kv head, key block), sums dV = Pᵀ·dO and
+// dK = scale·dSᵀ·Q over the G = 4 query heads of the group and the query
+// blocks that see the keys, on key-major tiles (Sᵀ = K·Qᵀ).
+
+// CHECK-LABEL: func.func @grad_causal_gqa
+// Grid 1: Δ first, then the key blocks (unmasked, then masked).
+// CHECK:       scf.forall (%[[B:.*]], %[[H:.*]], %[[QB:.*]]) in (2, 8, 2)
+// CHECK:         %[[DO:.*]] = attn.load_tile %arg0[%[[B]], %[[H]], %{{.*}}] {{.*}} -> tensor<64x32xbf16>
+// CHECK:         %[[O:.*]] = attn.load_tile %arg4[%[[B]], %[[H]], %{{.*}}] {{.*}} -> tensor<64x32xbf16>
+// CHECK:         %[[DOF:.*]] = arith.extf %[[DO]] : tensor<64x32xbf16> to tensor<64x32xf32>
+// CHECK:         %[[OF:.*]] = arith.extf %[[O]] : tensor<64x32xbf16> to tensor<64x32xf32>
+// CHECK:         %[[PROD:.*]] = arith.mulf %[[DOF]], %[[OF]]
+// CHECK:         %[[DELTA:.*]] = attn.reduce sum %[[PROD]] : tensor<64x32xf32> -> tensor<64xf32>
+// CHECK:         attn.store_tile %[[DELTA]], %arg9[%[[B]], %[[H]], %{{.*}}]
+// CHECK:         %[[LSE:.*]] = attn.load_tile %arg5[%[[B]], %[[H]], %{{.*}}] {{.*}} -> tensor<64xf32>
+// CHECK:         scf.for
+// CHECK-NOT:       attn.mask
+// CHECK:           attn.dot %{{.*}}, %{{.*}}, %{{.*}} {rhs_transposed} : tensor<64x64xbf16>, tensor<32x64xbf16> -> tensor<64x32xf32>
+// CHECK:           math.exp
+// CHECK:           attn.dot %[[DO]], %{{.*}}, %{{.*}} {rhs_transposed} : tensor<64x32xbf16>, tensor<32x32xbf16> -> tensor<64x32xf32>
+// CHECK:           attn.broadcast %[[DELTA]] : tensor<64xf32> -> tensor<64x32xf32>
+// CHECK:           arith.truncf %{{.*}} : tensor<64x32xf32> to tensor<64x32xbf16>
+// CHECK:           attn.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
+// CHECK:         scf.for
+// CHECK:           attn.mask %{{.*}} q(%{{.*}}, %{{.*}}) kv(%{{.*}}, %{{.*}}) {causal} : tensor<64x32xf32>
+// CHECK:         %[[DQ:.*]] = arith.mulf %{{.*}}, %{{.*}} : tensor<64x64xf32>
+// CHECK:         attn.store_tile %[[DQ]], %arg6[%[[B]], %[[H]], %{{.*}}]
+// Grid 2: the kv heads' key blocks, the group's heads, the query blocks
+// (masked ones across the diagonal, then whole ones).
+// CHECK:       scf.forall (%[[B2:.*]], %[[HK:.*]], %[[KB:.*]]) in (2, 2, 4)
+// CHECK:         %[[K:.*]] = attn.load_tile %arg2[%[[B2]], %[[HK]], %{{.*}}] {{.*}} -> tensor<32x64xbf16>
+// CHECK:         %[[V:.*]] = attn.load_tile %arg3[%[[B2]], %[[HK]], %{{.*}}] {{.*}} -> tensor<32x32xbf16>
+// CHECK:         %[[ACC:.*]]:2 = scf.for %[[G:.*]] = %c0 to %c4
+// CHECK:           scf.for
+// CHECK:             attn.load_tile %arg9
+// CHECK:             %[[ST:.*]] = attn.dot %[[K]], %{{.*}}, %{{.*}} {rhs_transposed} : tensor<32x64xbf16>, tensor<64x64xbf16> -> tensor<32x64xf32>
+// CHECK:             attn.mask %[[ST]] q(%{{.*}}, %{{.*}}) kv(%{{.*}}, %{{.*}}) {causal, transposed} : tensor<32x64xf32>
+// CHECK:             attn.broadcast %{{.*}} {per_column} : tensor<64xf32> -> tensor<32x64xf32>
+// CHECK:             math.exp
+// CHECK:             attn.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x64xbf16>, tensor<64x32xbf16> -> tensor<32x32xf32>
+// CHECK:             attn.dot %[[V]], %{{.*}}, %{{.*}} {rhs_transposed} : tensor<32x32xbf16>, tensor<64x32xbf16> -> tensor<32x64xf32>
+// CHECK:             attn.broadcast %{{.*}} {per_column} : tensor<64xf32> -> tensor<32x64xf32>
+// CHECK:             attn.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x64xbf16>, tensor<64x64xbf16> -> tensor<32x64xf32>
+// CHECK:           scf.for
+// CHECK-NOT:         attn.mask
+// CHECK:             attn.dot
+// CHECK:         %[[DK:.*]] = arith.mulf %[[ACC]]#0, %{{.*}} : tensor<32x64xf32>
+// CHECK:         attn.store_tile %[[DK]], %arg7[%[[B2]], %[[HK]], %{{.*}}]
+// CHECK:         attn.store_tile %[[ACC]]#1, %arg8[%[[B2]], %[[HK]], %{{.*}}]
+func.func @grad_causal_gqa(%do: memref<2x8x100x32xbf16>,
+                           %q: memref<2x8x100x64xbf16>,
+                           %k: memref<2x2x100x64xbf16>,
+                           %v: memref<2x2x100x32xbf16>,
+                           %o: memref<2x8x100x32xbf16>,
+                           %lse: memref<2x8x100xf32>,
+                           %dq: memref<2x8x100x64xbf16>,
+                           %dk: memref<2x2x100x64xbf16>,
+                           %dv: memref<2x2x100x32xbf16>,
+                           %delta: memref<2x8x100xf32>) {
+  attn.attention_grad %do, %q, %k, %v, %o, %lse into %dq, %dk, %dv
+      delta(%delta) {causal, block_q = 64, block_kv = 32}
+      : memref<2x8x100x32xbf16>, memref<2x8x100x64xbf16>,
+        memref<2x2x100x64xbf16>, memref<2x2x100x32xbf16>,
+        memref<2x8x100x32xbf16>, memref<2x8x100xf32>,
+        memref<2x8x100x64xbf16>, memref<2x2x100x64xbf16>,
+        memref<2x2x100x32xbf16>, memref<2x8x100xf32>
+  return
+}
+
+// -----
+
+// Without the causal mask, grid 1 masks only the block at the end of the
+// keys and grid 2 masks nothing (rows past Nq and keys past Nk are zero and
+// never stored); a run-time scale is a splat of the operand.
+
+// CHECK-LABEL: func.func @grad_full_dynamic_scale
+// CHECK:       scf.forall
+// CHECK:         tensor.splat %arg6 : tensor<16x16xf32>
+// CHECK:         attn.mask %{{.*}} q(%{{.*}}, %{{.*}}) kv(%{{.*}}, %{{.*}}) : tensor<16x16xf32>
+// CHECK:       scf.forall
+// CHECK-NOT:     attn.mask
+// CHECK:       return
+func.func @grad_full_dynamic_scale(%t: memref<?x?x?x16xf32>,
+                                   %r: memref<?x?x?xf32>, %dq: memref<?x?x?x16xf32>,
+                                   %dk: memref<?x?x?x16xf32>, %dv: memref<?x?x?x16xf32>,
+                                   %d: memref<?x?x?xf32>, %s: f32) {
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %dq, %dk, %dv delta(%d)
+      scale(%s) {block_q = 16, block_kv = 16}
+      : memref<?x?x?x16xf32>, memref<?x?x?x16xf32>, memref<?x?x?x16xf32>,
+        memref<?x?x?x16xf32>, memref<?x?x?x16xf32>, memref<?x?x?xf32>,
+        memref<?x?x?x16xf32>, memref<?x?x?x16xf32>, memref<?x?x?x16xf32>,
+        memref<?x?x?xf32>
+  return
+}

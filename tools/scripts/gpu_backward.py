@@ -1,0 +1,343 @@
+#!/usr/bin/env python3
+"""The backward pass (attn.attention_grad) on a GPU, from its PTX: build the
+kernels here, run them on the device machine.
+
+  python3 tools/scripts/gpu_backward.py build OUT [--chip sm_90a]
+      [--dtypes bf16,f16] [--head-dims 64,128] [--opt PATH]
+          compiles attn.attention_grad problems (tensors with run-time
+          strides, the scale a parameter) with attn-opt --attn-codegen into
+          OUT/<name>.ptx, each with its two kernels (grad_q: Δ and dQ per
+          query block; grad_kv: dK and dV per key block), and writes
+          OUT/backward.json with what the launcher needs (the kernels'
+          #attn.kernel_info: names, threads, shared memory, grids).
+
+  python3 tools/scripts/gpu_backward.py run OUT [--ns 2048,4096,...]
+      [--quick] [--no-timing]
+          correctness: fresh random Q, K, V, dO (seed printed) in
+          [B, N, H, D] storage, O and LSE from a float64 forward, dQ, dK, dV
+          and Δ poisoned with NaN, both kernels launched in order; dQ, dK, dV
+          against float64 autograd (relative error < 2e-2, no NaN), Δ within
+          1e-3, and a second run bit-identical (no atomics). Shapes: GQA,
+          Nq != Nk (causal rows that see no key), lengths that are not
+          multiples of the blocks.
+          timing (bf16, B·N = 16384, H·D = 2048, causal and not): median of
+          CUDA events over back-to-back calls, beside torch SDPA's
+          FlashAttention-2 and cuDNN backward and FA4 (flash_attn.cute, with
+          ATTN_FA4_SITE) through autograd, TFLOP/s at 2.5x the forward's
+          FLOPs (half when causal). Prints a table last.
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+PROBLEM = """
+!t = memref<?x?x?x{d}x{t}, strided<[?, ?, ?, 1], offset: ?>>
+!r = memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>
+func.func @attention_grad(%do: !t, %q: !t, %k: !t, %v: !t, %o: !t, %lse: !r,
+                          %dq: !t, %dk: !t, %dv: !t, %delta: !r,
+                          %scale: f32) {{
+  attn.attention_grad %do, %q, %k, %v, %o, %lse into %dq, %dk, %dv
+      delta(%delta) scale(%scale) {attrs}
+      : !t, !t, !t, !t, !t, !r, !t, !t, !t, !r
+  return
+}}
+"""
+
+ARGS = ["do", "q", "k", "v", "o", "lse", "dq", "dk", "dv", "delta", "scale"]
+
+
+def kernel_infos(opt, src_file, chip):
+    """(name, #attn.kernel_info fields) of each kernel, in launch order."""
+    run = subprocess.run([opt, src_file,
+                          f"--attn-gpu-kernel-pipeline=chip={chip}"],
+                         capture_output=True, text=True)
+    if run.returncode:
+        sys.exit(f"attn-opt failed:\n{run.stderr}")
+    out = []
+    for m in re.finditer(r"gpu\.func @(\w+)\(.*?#attn\.kernel_info<(.*?)>",
+                         run.stdout):
+        f = m.group(2)
+        get = lambda k: re.search(rf"\b{k} = ([^,>]+)", f).group(1)
+        out.append({"kernel": m.group(1), "threads": int(get("threads")),
+                    "smem": int(get("smem_bytes")),
+                    "block_m": int(get("block_m")),
+                    "program": get("program").strip('"')})
+    return out
+
+
+def build(a):
+    os.makedirs(a.out, exist_ok=True)
+    entries = []
+    for t in a.dtypes.split(","):
+        for d in map(int, a.head_dims.split(",")):
+            for causal in (False, True):
+                name = f"grad_{t}_d{d}{'_causal' if causal else ''}"
+                src = PROBLEM.format(d=d, t=t,
+                                     attrs="{causal}" if causal else "")
+                src_file = os.path.join(a.out, name + ".mlir")
+                open(src_file, "w").write(src)
+                ptx = os.path.join(a.out, name + ".ptx")
+                run = subprocess.run(
+                    [a.opt, src_file, f"--attn-codegen=chip={a.chip}",
+                     "--emit=ptx", "-o", ptx], capture_output=True, text=True)
+                if run.returncode:
+                    sys.exit(f"attn-opt failed on {name}:\n{run.stderr}")
+                kernels = kernel_infos(a.opt, src_file, a.chip)
+                if [k["program"] for k in kernels] != ["grad_q", "grad_kv"]:
+                    sys.exit(f"{name}: expected the grad_q and grad_kv "
+                             f"kernels, got {kernels}")
+                entries.append({"name": name, "ptx": name + ".ptx",
+                                "dtype": t, "head_dim": d, "causal": causal,
+                                "kernels": kernels})
+                print(name, [(k["kernel"], k["threads"], k["smem"])
+                             for k in kernels])
+    json.dump(entries, open(os.path.join(a.out, "backward.json"), "w"),
+              indent=1)
+
+
+# --- on the device -------------------------------------------------------
+
+
+def reference(q, k, v, do, causal, scale):
+    """O, LSE and float64 gradients through autograd (GQA by repeating K
+    and V; a row that sees no key has O = 0 and gradient 0)."""
+    import torch
+    q64, k64, v64 = (x.detach().double().requires_grad_() for x in (q, k, v))
+    g = q.shape[1] // k.shape[1]
+    kk = k64.repeat_interleave(g, dim=1)
+    vv = v64.repeat_interleave(g, dim=1)
+    s = torch.matmul(q64, kk.transpose(-1, -2)) * scale
+    nq, nk = q.shape[2], k.shape[2]
+    if causal:
+        i = torch.arange(nq, device=q.device)[:, None]
+        j = torch.arange(nk, device=q.device)[None, :]
+        s = s.masked_fill(j > i + (nk - nq), float("-inf"))
+    lse = torch.logsumexp(s, dim=-1)
+    safe = torch.where(torch.isinf(lse), torch.zeros_like(lse), lse)
+    p = torch.exp(s - safe[..., None])
+    o = torch.matmul(p, vv)
+    dq, dk, dv = torch.autograd.grad(o, (q64, k64, v64), do.double())
+    return o.detach(), lse.detach(), dq, dk, dv
+
+
+def grids_of(entry, b, hq, hkv, nq, nk):
+    out = []
+    for k in entry["kernels"]:
+        rows = k["block_m"]
+        if k["program"] == "grad_q":
+            out.append(((nq + rows - 1) // rows, hq, b))
+        else:
+            out.append(((nk + rows - 1) // rows, hkv, b))
+    return out
+
+
+class Prepared:
+    """The two kernels of an entry, loaded."""
+
+    def __init__(self, out_dir, entry):
+        import gpu_programs
+        self.entry = entry
+        path = os.path.join(out_dir, entry["ptx"])
+        self.kernels = []
+        for k in entry["kernels"]:
+            kern = gpu_programs.Kernel(path, k["kernel"], k["smem"])
+            kern.threads = k["threads"]
+            self.kernels.append(kern)
+
+    def launchers(self, shape, args):
+        b, hq, hkv, nq, nk = shape
+        grids = grids_of(self.entry, b, hq, hkv, nq, nk)
+        return [kern.prepare(g, kern.threads, args)
+                for kern, g in zip(self.kernels, grids)]
+
+
+def check_case(prep, shape, gen):
+    import torch
+    import gpu_check
+    e = prep.entry
+    b, hq, hkv, nq, nk = shape
+    d = e["head_dim"]
+    dt = {"bf16": torch.bfloat16, "f16": torch.float16}[e["dtype"]]
+    mk = lambda *s, fill=None: gpu_check.make_tensor(s, dt, "bnhd", gen, fill)
+    q, k, v, do = mk(b, hq, nq, d), mk(b, hkv, nk, d), mk(b, hkv, nk, d), \
+        mk(b, hq, nq, d)
+    scale = 1.0 / math.sqrt(d)
+    ro, rlse, rdq, rdk, rdv = reference(q, k, v, do, e["causal"], scale)
+    o = gpu_check.make_tensor((b, hq, nq, d), dt, "bnhd", gen,
+                              fill=float("nan"))
+    o.copy_(ro.to(dt))
+    lse = rlse.float().contiguous()
+    dq, dk, dv = (mk(*x.shape, fill=float("nan")) for x in (q, k, v))
+    delta = torch.full((b, hq, nq), float("nan"), device="cuda")
+    vals = {"do": do, "q": q, "k": k, "v": v, "o": o, "lse": lse, "dq": dq,
+            "dk": dk, "dv": dv, "delta": delta, "scale": scale}
+    go = prep.launchers(shape, [vals[x] for x in ARGS])
+    for g in go:
+        g()
+    torch.cuda.synchronize()
+    first = [x.clone() for x in (dq, dk, dv, delta)]
+    for g in go:
+        g()
+    torch.cuda.synchronize()
+    bits = lambda t: t.contiguous().view(
+        torch.int32 if t.element_size() == 4 else torch.int16)
+    same = all(torch.equal(bits(x), bits(y))
+               for x, y in zip(first, (dq, dk, dv, delta)))
+    errs = {}
+    ok = same
+    for name, got, want in (("dQ", dq, rdq), ("dK", dk, rdk), ("dV", dv, rdv)):
+        g64 = got.double()
+        fin = bool(torch.isfinite(g64).all())
+        err = ((g64 - want).norm() / want.norm().clamp_min(1e-30)).item()
+        errs[name] = err
+        ok = ok and fin and err < 2e-2
+    rdelta = (do.double() * o.double()).sum(-1)
+    derr = ((delta.double() - rdelta).abs().max()).item()
+    errs["delta"] = derr
+    ok = ok and bool(torch.isfinite(delta).all()) and derr < 1e-3
+    return ok, errs, same
+
+
+def time_case(prep, n, d, causal, fa4):
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention import sdpa_kernel, SDPBackend
+    import gpu_check
+    from gpu_programs import time_ms
+    H = 2048 // d
+    B = max(1, 16384 // n)
+    e = prep.entry
+    dt = {"bf16": torch.bfloat16, "f16": torch.float16}[e["dtype"]]
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(1)
+    mk = lambda *s: gpu_check.make_tensor(s, dt, "bnhd", gen)
+    q, k, v, do = mk(B, H, n, d), mk(B, H, n, d), mk(B, H, n, d), \
+        mk(B, H, n, d)
+    scale = 1.0 / math.sqrt(d)
+    o = mk(B, H, n, d)
+    lse = torch.randn(B, H, n, device="cuda", generator=gen) + 10
+    dq, dk, dv = (mk(B, H, n, d) for _ in range(3))
+    delta = torch.empty(B, H, n, device="cuda")
+    vals = {"do": do, "q": q, "k": k, "v": v, "o": o, "lse": lse, "dq": dq,
+            "dk": dk, "dv": dv, "delta": delta, "scale": scale}
+    go = prep.launchers((B, H, H, n, n), [vals[x] for x in ARGS])
+
+    def ours():
+        for g in go:
+            g()
+    flops = 2.5 * 4 * B * H * n * n * d / (2 if causal else 1)
+    r = {"N": n, "D": d, "causal": causal, "dtype": e["dtype"]}
+    r["ours"] = flops / time_ms(ours) / 1e9
+    qt, kt, vt = (x.detach().clone().requires_grad_() for x in (q, k, v))
+    for name, be in (("fa2", SDPBackend.FLASH_ATTENTION),
+                     ("cudnn", SDPBackend.CUDNN_ATTENTION)):
+        try:
+            with sdpa_kernel([be]):
+                ot = F.scaled_dot_product_attention(qt, kt, vt,
+                                                    is_causal=causal)
+                r[name] = flops / time_ms(lambda: torch.autograd.grad(
+                    ot, (qt, kt, vt), do, retain_graph=True)) / 1e9
+        except Exception as ex:  # noqa: BLE001 - a missing peer is noted
+            r[name] = None
+            r[name + "_err"] = repr(ex)[:120]
+    if fa4 is not None:
+        try:
+            qf, kf, vf = (x.detach().transpose(1, 2).clone().requires_grad_()
+                          for x in (q, k, v))
+            of = fa4.flash_attn_func(qf, kf, vf, causal=causal)
+            of = of[0] if isinstance(of, tuple) else of
+            dof = do.transpose(1, 2).contiguous()
+            r["fa4"] = flops / time_ms(lambda: torch.autograd.grad(
+                of, (qf, kf, vf), dof, retain_graph=True)) / 1e9
+        except Exception as ex:  # noqa: BLE001
+            r["fa4"] = None
+            r["fa4_err"] = repr(ex)[:160]
+    return r
+
+
+def run(a):
+    import torch
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import gpu_check
+    entries = json.load(open(os.path.join(a.out, "backward.json")))
+    seed = a.seed if a.seed is not None else int.from_bytes(os.urandom(4),
+                                                            "little")
+    print(f"seed {seed}; device {torch.cuda.get_device_name()}")
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(seed)
+    shapes = [(2, 4, 2, 130, 130), (1, 8, 2, 300, 200), (2, 2, 2, 64, 64),
+              (1, 4, 1, 1, 257), (1, 2, 2, 257, 100), (1, 8, 8, 1024, 1024)]
+    if a.quick:
+        shapes = shapes[:2]
+    failures = 0
+    prepared = {}
+    for e in entries:
+        prep = prepared[e["name"]] = Prepared(a.out, e)
+        for sh in shapes:
+            ok, errs, same = check_case(prep, sh, gen)
+            failures += not ok
+            print(f"{'PASS' if ok else 'FAIL'} {e['name']} {sh} " +
+                  " ".join(f"{k}={v:.2e}" for k, v in errs.items()) +
+                  ("" if same else " NOT-DETERMINISTIC"), flush=True)
+    rows = []
+    if not a.no_timing:
+        fa4 = gpu_check.fa4_module()
+        for e in entries:
+            if e["dtype"] != "bf16":
+                continue
+            for n in map(int, a.ns.split(",")):
+                r = time_case(prepared[e["name"]], n, e["head_dim"],
+                              e["causal"], fa4)
+                rows.append(r)
+                print(json.dumps(r), flush=True)
+    if a.json:
+        json.dump(rows, open(a.json, "w"), indent=1)
+    if rows:
+        f = lambda x: f"{x:6.0f}" if x else "     -"
+        print("\nbackward TFLOP/s (bf16, B·N = 16384, H·D = 2048)")
+        print("  D causal     N |  ours |   FA2 | cuDNN |   FA4 | "
+              "/FA2 | /best")
+        for r in rows:
+            peers = [r.get(x) for x in ("fa2", "cudnn", "fa4") if r.get(x)]
+            best = max(peers) if peers else None
+            vs_fa2 = f"{r['ours'] / r['fa2']:.2f}" if r.get("fa2") else "   -"
+            vs_best = f"{r['ours'] / best:.2f}" if best else "   -"
+            print(f"{r['D']:3d} {int(r['causal']):6d} {r['N']:5d} |"
+                  f"{f(r['ours'])} |{f(r.get('fa2'))} |{f(r.get('cudnn'))} |"
+                  f"{f(r.get('fa4'))} | {vs_fa2} | {vs_best}")
+    print(f"{failures} correctness failures")
+    return 1 if failures else 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build")
+    b.add_argument("out")
+    b.add_argument("--chip", default="sm_90a")
+    b.add_argument("--dtypes", default="bf16,f16")
+    b.add_argument("--head-dims", default="64,128")
+    b.add_argument("--opt", default=os.path.join(ROOT, "build/bin/attn-opt"))
+    r = sub.add_parser("run")
+    r.add_argument("out")
+    r.add_argument("--ns", default="2048,4096,8192,16384")
+    r.add_argument("--quick", action="store_true")
+    r.add_argument("--no-timing", action="store_true")
+    r.add_argument("--seed", type=int)
+    r.add_argument("--json")
+    a = ap.parse_args()
+    if a.cmd == "build":
+        build(a)
+        return 0
+    return run(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
