@@ -79,8 +79,10 @@ def build(a):
         for d in map(int, a.head_dims.split(",")):
             for causal in (False, True):
                 name = f"grad_{t}_d{d}{'_causal' if causal else ''}"
-                src = PROBLEM.format(d=d, t=t,
-                                     attrs="{causal}" if causal else "")
+                attrs = (["causal"] if causal else []) + \
+                    ([a.attrs] if a.attrs else [])
+                src = PROBLEM.format(d=d, t=t, attrs="{" + ", ".join(attrs) +
+                                     "}" if attrs else "")
                 src_file = os.path.join(a.out, name + ".mlir")
                 open(src_file, "w").write(src)
                 ptx = os.path.join(a.out, name + ".ptx")
@@ -235,6 +237,9 @@ def time_case(prep, n, d, causal, fa4):
     flops = 2.5 * 4 * B * H * n * n * d / (2 if causal else 1)
     r = {"N": n, "D": d, "causal": causal, "dtype": e["dtype"]}
     r["ours"] = flops / time_ms(ours) / 1e9
+    # Each grid alone (ms): where the time goes.
+    r["grad_q_ms"] = time_ms(go[0])
+    r["grad_kv_ms"] = time_ms(go[1])
     qt, kt, vt = (x.detach().clone().requires_grad_() for x in (q, k, v))
     for name, be in (("fa2", SDPBackend.FLASH_ATTENTION),
                      ("cudnn", SDPBackend.CUDNN_ATTENTION)):
@@ -325,6 +330,8 @@ def main():
     b.add_argument("--dtypes", default="bf16,f16")
     b.add_argument("--head-dims", default="64,128")
     b.add_argument("--opt", default=os.path.join(ROOT, "build/bin/attn-opt"))
+    b.add_argument("--attrs", default="",
+                   help="more attributes of the op (e.g. 'block_q = 64')")
     r = sub.add_parser("run")
     r.add_argument("out")
     r.add_argument("--ns", default="2048,4096,8192,16384")

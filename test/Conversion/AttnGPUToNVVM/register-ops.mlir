@@ -342,3 +342,43 @@ func.func @gather(%s: memref<?x16xf32>, %t: memref<?x?xf32>, %o: memref<?x16xf32
   }
   return
 }
+
+// -----
+
+// A key-major tile (the backward's Sᵀ: keys along the rows, queries along
+// the columns). The transposed mask swaps the roles of the constant
+// offsets: each element's key offset is its row (8·(e/2)), its query offset
+// its column (8n + e%2), and the causal test compares key − query offsets
+// against one scalar. A per-column vector (#attn.slice ..., dim = 1) holds
+// the thread's columns 8n + 2q + w (4 of 16: one load each, past the end
+// zero), and attn.broadcast {per_column} is the register permutation
+// element i -> 2·(i/4 mod 2) + i%2.
+
+#mma = #attn.mma<warps = 1>
+#col = #attn.slice<#attn.mma<warps = 1>, dim = 1>
+
+// CHECK-LABEL: gpu.func @key_major_kernel
+// CHECK-DAG:     %[[DIFF:.*]] = arith.constant dense<[0, -1, 8, 7, -8, -9, 0, -1]> : vector<8xi32>
+// CHECK-DAG:     %[[ROWS:.*]] = arith.constant dense<[0, 0, 8, 8, 0, 0, 8, 8]> : vector<8xi32>
+// CHECK:         arith.cmpi sle, %{{.*}}, %[[ROWS]] : vector<8xi32>
+// CHECK:         arith.cmpi slt, %{{.*}}, %[[DIFF]] : vector<8xi32>
+// CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+// CHECK:         vector.shuffle %{{.*}} [0, 1, 0, 1, 2, 3, 2, 3] : vector<4xf32>, vector<4xf32>
+// CHECK:         arith.subf %{{.*}} : vector<8xf32>
+func.func @key_major(%s: memref<?x16xf32>, %l: memref<?xf32>, %o: memref<?x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %n = memref.dim %s, %c0 : memref<?x16xf32>
+  %nb = arith.ceildivui %n, %c16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %nb) {
+    %row = arith.muli %i, %c16 : index
+    %t = attn.load_tile %s[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32, #mma>
+    %m = attn.mask %t q(%c0, %n) kv(%row, %n) {causal, transposed} : tensor<16x16xf32, #mma>
+    %lse = attn.load_tile %l[%c0] rows %n : memref<?xf32> -> tensor<16xf32, #col>
+    %lb = attn.broadcast %lse {per_column} : tensor<16xf32, #col> -> tensor<16x16xf32, #mma>
+    %d = arith.subf %m, %lb : tensor<16x16xf32, #mma>
+    attn.store_tile %d, %o[%row] rows %c16 : tensor<16x16xf32, #mma>, memref<?x16xf32>
+  }
+  return
+}

@@ -71,6 +71,16 @@ SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult
+SliceLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        MmaLayoutAttr parent, int64_t dim) {
+  if (dim != 0 && dim != 1)
+    return emitError() << "#attn.slice dim must be 0 (one value per row) or "
+                          "1 (one value per column), got "
+                       << dim;
+  return success();
+}
+
 SharedLayoutAttr SharedLayoutAttr::getFor(MLIRContext *ctx, int64_t cols) {
   // 16-byte chunks of 8 elements; the XOR swizzle permutes 8 chunks.
   if ((cols / 8) % 8 == 0)
@@ -87,10 +97,6 @@ static LogicalResult verifyLayout(function_ref<InFlightDiagnostic()> emitError,
   if (auto mma = dyn_cast<MmaLayoutAttr>(enc))
     return mma.verifyShape(emitError, t.getShape());
   if (auto slice = dyn_cast<SliceLayoutAttr>(enc)) {
-    if (slice.getDim() != 0 && slice.getDim() != 1)
-      return emitError() << "#attn.slice dim must be 0 (one value per row) "
-                            "or 1 (one value per column), got "
-                         << slice.getDim();
     if (slice.isPerColumn()) {
       if (t.getRank() != 1 || t.getDimSize(0) % 8)
         return emitError() << "#attn.slice with dim = 1 lays out 1-d tiles "

@@ -407,8 +407,6 @@ struct PipelineKVLoopPass
   void runOnOperation() override {
     std::vector<LoopPlan> plans;
     getOperation()->walk([&](scf::ForOp loop) {
-      if (isBackwardGrid(loop))
-        return;
       if (std::optional<LoopPlan> p = planLoop(loop, stages == 1))
         plans.push_back(std::move(*p));
     });

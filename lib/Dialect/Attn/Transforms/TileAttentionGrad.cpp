@@ -39,10 +39,13 @@ struct BlockRange {
 struct GradContext {
   AttentionGradOp op;
   TargetAttr target;
+  /// Query and key blocks: grid 1's rows are br queries against bc keys;
+  /// grid 2's rows are bc keys against brKV queries.
   int64_t br, bc, d, dv;
   Type elemType;
   Scale scale;
   bool causal;
+  int64_t brKV = 0;
 
   RankedTensorType tile(int64_t rows, int64_t cols, Type et) const {
     return RankedTensorType::get({rows, cols}, et);
@@ -240,7 +243,7 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
   Value hq = im.dim(q, 1), nq = im.dim(q, 2);
   Value batch = im.dim(k, 0), hkv = im.dim(k, 1), nk = im.dim(k, 2);
   Value group = arith::DivUIOp::create(b, loc, hq, hkv);
-  Value brV = im.cst(gc.br), bcV = im.cst(gc.bc);
+  Value brV = im.cst(gc.brKV), bcV = im.cst(gc.bc);
   auto forall = scf::ForallOp::create(
       b, loc, ArrayRef<OpFoldResult>{batch, hkv, im.ceilDiv(nk, bcV)},
       ValueRange{}, std::nullopt);
@@ -253,7 +256,7 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
   Value kvRows = im.min(im.sub(nk, kvStart), bcV);
   SmallVector<Value> kvIdx = {bIdx, kvHead, kvStart};
   Type f32 = b.getF32Type();
-  auto rowType = RankedTensorType::get({gc.br}, f32);
+  auto rowType = RankedTensorType::get({gc.brKV}, f32);
   Value kTile = LoadTileOp::create(b, loc, gc.tile(gc.bc, gc.d, gc.elemType),
                                    k, kvIdx, kvRows);
   Value vTile = LoadTileOp::create(b, loc, gc.tile(gc.bc, gc.dv, gc.elemType),
@@ -283,7 +286,7 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
   }
 
   auto dkType = gc.f32Tile(b, gc.bc, gc.d), dvType = gc.f32Tile(b, gc.bc, gc.dv);
-  auto scoreType = gc.f32Tile(b, gc.bc, gc.br);
+  auto scoreType = gc.f32Tile(b, gc.bc, gc.brKV);
   // Σ over the G query heads of the group, then over their query blocks.
   Value one = im.cst(1);
   auto heads = scf::ForOp::create(
@@ -301,10 +304,10 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
               Value qRows = lm.min(lm.sub(nq, qStart), brV);
               SmallVector<Value> rowIdx = {bIdx, hIdx, qStart};
               Value qTile =
-                  LoadTileOp::create(lb, loc, gc.tile(gc.br, gc.d, gc.elemType),
+                  LoadTileOp::create(lb, loc, gc.tile(gc.brKV, gc.d, gc.elemType),
                                      q, rowIdx, qRows);
               Value doTile = LoadTileOp::create(
-                  lb, loc, gc.tile(gc.br, gc.dv, gc.elemType),
+                  lb, loc, gc.tile(gc.brKV, gc.dv, gc.elemType),
                   op.getGradOutput(), rowIdx, qRows);
               Value lse = LoadTileOp::create(lb, loc, rowType, op.getLse(),
                                              rowIdx, qRows);
@@ -376,11 +379,17 @@ LogicalResult mlir::attn::tiling::tileAttentionGrad(AttentionGradOp op,
                  op.getCausal()};
   int64_t elemBytes = gc.elemType.getIntOrFloatBitWidth() / 8;
   BlockSizes blocks = deriveBlockSizes(target, gc.d, gc.dv, elemBytes);
-  // On a GPU both grids hold three f32 accumulators of a block's rows (S,
-  // dP and dQ, or Sᵀ, dPᵀ, dK and dV): 64 × 64 blocks, four warps of 16
-  // rows on mma.sync (FlashAttention-2's backward blocks).
-  if (target.isGPU())
+  // On a GPU, grid 1 holds S, dP and dQ in f32 registers: 64 queries
+  // against 64 keys, four warps of 16 rows on mma.sync. Grid 2 holds dK and
+  // dV through its loops besides Sᵀ and dPᵀ: 64 keys against 32 queries
+  // (64 spill at D = 128: 28 bytes, 664 causal, on sm_90a), 16 at D > 64
+  // with the causal mask, whose two pipelined loops over query blocks keep
+  // more live (32 spill 256 bytes there).
+  int64_t brKV = blocks.blockQ;
+  if (target.isGPU()) {
     blocks = BlockSizes{64, 64};
+    brKV = gc.d > 64 && gc.causal ? 16 : 32;
+  }
   // Options override the derived sizes; the op's attributes the options.
   if (blockQ)
     blocks.blockQ = blockQ;
@@ -392,6 +401,8 @@ LogicalResult mlir::attn::tiling::tileAttentionGrad(AttentionGradOp op,
     blocks.blockKV = a.getInt();
   gc.br = blocks.blockQ;
   gc.bc = blocks.blockKV;
+  // An explicit query block (option or attribute) holds for both grids.
+  gc.brKV = blockQ || op.getBlockQAttr() ? blocks.blockQ : brKV;
   gc.scale.dynamic = op.getDynamicScale();
   if (!gc.scale.dynamic)
     gc.scale.constant = static_cast<float>(op.getScaleValue());

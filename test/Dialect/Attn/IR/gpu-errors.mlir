@@ -242,3 +242,8 @@ func.func @fp8_unslabbed() {
   %r = attn.alloc_ring : !attn.ring<2, tensor<64x128xf8E4M3FN, #attn.shared<swizzle = 8, pad = 0>>>
   return
 }
+
+// -----
+
+// expected-error @+1 {{#attn.slice dim must be 0 (one value per row) or 1 (one value per column), got 2}}
+func.func private @f(tensor<16xf32, #attn.slice<#attn.mma<warps = 4>, dim = 2>>)

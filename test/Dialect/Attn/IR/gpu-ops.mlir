@@ -177,3 +177,15 @@ func.func @fp8_window(%vt: memref<?x?x128x?xf8E4M3FN>, %i: index, %n: index,
       : memref<?x?x128x?xf8E4M3FN>, !attn.ring<2, tensor<128x128xf8E4M3FN, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
   return
 }
+
+// -----
+
+// A per-column vector of an mma layout (dim = 1) and its broadcast along the
+// rows (the backward's key-major tiles).
+// CHECK-LABEL: func.func @per_column
+// CHECK:         attn.broadcast %{{.*}} {per_column} : tensor<32xf32, #attn.slice<#attn.mma<warps = 4>, dim = 1>> -> tensor<64x32xf32, #attn.mma<warps = 4>>
+func.func @per_column(%a: tensor<32xf32, #attn.slice<#attn.mma<warps = 4>, dim = 1>>)
+    -> tensor<64x32xf32, #attn.mma<warps = 4>> {
+  %b = attn.broadcast %a {per_column} : tensor<32xf32, #attn.slice<#attn.mma<warps = 4>, dim = 1>> -> tensor<64x32xf32, #attn.mma<warps = 4>>
+  return %b : tensor<64x32xf32, #attn.mma<warps = 4>>
+}

@@ -258,6 +258,7 @@ def Attn_SliceLayoutAttr : AttrDef<Attn_Dialect, "SliceLayout"> {
     }]>
   ];
   let assemblyFormat = "`<` qualified($parent) (`,` `dim` `=` $dim^)? `>`";
+  let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// Whether the vector runs along the parent's columns (dim = 1).
     bool isPerColumn() const { return getDim() == 1; }
