@@ -281,6 +281,9 @@ def run(a):
               (1, 4, 1, 1, 257), (1, 2, 2, 257, 100), (1, 8, 8, 1024, 1024)]
     if a.quick:
         shapes = shapes[:2]
+    if a.names:
+        entries = [e for e in entries
+                   if any(n in e["name"] for n in a.names.split(","))]
     failures = 0
     prepared = {}
     for e in entries:
@@ -339,6 +342,8 @@ def main():
     r.add_argument("--no-timing", action="store_true")
     r.add_argument("--seed", type=int)
     r.add_argument("--json")
+    r.add_argument("--names", help="only entries whose name holds one of "
+                   "these comma-separated substrings")
     a = ap.parse_args()
     if a.cmd == "build":
         build(a)
