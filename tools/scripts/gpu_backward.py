@@ -207,7 +207,7 @@ def check_case(prep, shape, gen):
     return ok, errs, same
 
 
-def time_case(prep, n, d, causal, fa4):
+def time_case(prep, n, d, causal, fa4, peers=True):
     import torch
     import torch.nn.functional as F
     from torch.nn.attention import sdpa_kernel, SDPBackend
@@ -240,6 +240,8 @@ def time_case(prep, n, d, causal, fa4):
     # Each grid alone (ms): where the time goes.
     r["grad_q_ms"] = time_ms(go[0])
     r["grad_kv_ms"] = time_ms(go[1])
+    if not peers:
+        return r
     qt, kt, vt = (x.detach().clone().requires_grad_() for x in (q, k, v))
     for name, be in (("fa2", SDPBackend.FLASH_ATTENTION),
                      ("cudnn", SDPBackend.CUDNN_ATTENTION)):
@@ -296,13 +298,13 @@ def run(a):
                   ("" if same else " NOT-DETERMINISTIC"), flush=True)
     rows = []
     if not a.no_timing:
-        fa4 = gpu_check.fa4_module()
+        fa4 = None if a.no_peers else gpu_check.fa4_module()
         for e in entries:
             if e["dtype"] != "bf16":
                 continue
             for n in map(int, a.ns.split(",")):
                 r = time_case(prepared[e["name"]], n, e["head_dim"],
-                              e["causal"], fa4)
+                              e["causal"], fa4, peers=not a.no_peers)
                 rows.append(r)
                 print(json.dumps(r), flush=True)
     if a.json:
@@ -340,6 +342,8 @@ def main():
     r.add_argument("--ns", default="2048,4096,8192,16384")
     r.add_argument("--quick", action="store_true")
     r.add_argument("--no-timing", action="store_true")
+    r.add_argument("--no-peers", action="store_true",
+                   help="time attn's kernels only (A/B of compiler variants)")
     r.add_argument("--seed", type=int)
     r.add_argument("--json")
     r.add_argument("--names", help="only entries whose name holds one of "

@@ -195,8 +195,8 @@ LogicalResult AttnDialect::verifyOperationAttribute(Operation *op,
         !::attn::parseProgram(str.str(), program) ||
         program == ::attn::Program::Attention)
       return op->emitError() << "'" << kProgramAttrName
-                             << "' must be \"split_kv\" or \"merge_splits\" "
-                                "on an scf.forall";
+                             << "' must be \"split_kv\", \"merge_splits\", "
+                                "\"grad_q\" or \"grad_kv\" on an scf.forall";
     return success();
   }
   if (name == kSoftcapAttrName) {

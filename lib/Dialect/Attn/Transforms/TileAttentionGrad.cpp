@@ -40,12 +40,12 @@ struct GradContext {
   AttentionGradOp op;
   TargetAttr target;
   /// Query and key blocks: grid 1's rows are br queries against bc keys;
-  /// grid 2's rows are bc keys against brKV queries.
+  /// grid 2's rows are bcKV keys against brKV queries.
   int64_t br, bc, d, dv;
   Type elemType;
   Scale scale;
   bool causal;
-  int64_t brKV = 0;
+  int64_t brKV = 0, bcKV = 0;
 
   RankedTensorType tile(int64_t rows, int64_t cols, Type et) const {
     return RankedTensorType::get({rows, cols}, et);
@@ -243,7 +243,7 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
   Value hq = im.dim(q, 1), nq = im.dim(q, 2);
   Value batch = im.dim(k, 0), hkv = im.dim(k, 1), nk = im.dim(k, 2);
   Value group = arith::DivUIOp::create(b, loc, hq, hkv);
-  Value brV = im.cst(gc.brKV), bcV = im.cst(gc.bc);
+  Value brV = im.cst(gc.brKV), bcV = im.cst(gc.bcKV);
   auto forall = scf::ForallOp::create(
       b, loc, ArrayRef<OpFoldResult>{batch, hkv, im.ceilDiv(nk, bcV)},
       ValueRange{}, std::nullopt);
@@ -257,9 +257,9 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
   SmallVector<Value> kvIdx = {bIdx, kvHead, kvStart};
   Type f32 = b.getF32Type();
   auto rowType = RankedTensorType::get({gc.brKV}, f32);
-  Value kTile = LoadTileOp::create(b, loc, gc.tile(gc.bc, gc.d, gc.elemType),
+  Value kTile = LoadTileOp::create(b, loc, gc.tile(gc.bcKV, gc.d, gc.elemType),
                                    k, kvIdx, kvRows);
-  Value vTile = LoadTileOp::create(b, loc, gc.tile(gc.bc, gc.dv, gc.elemType),
+  Value vTile = LoadTileOp::create(b, loc, gc.tile(gc.bcKV, gc.dv, gc.elemType),
                                    op.getValue(), kvIdx, kvRows);
 
   // Query blocks: with the causal mask, row i sees key j iff
@@ -285,8 +285,9 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
     ranges = {{qBegin, qFull, true}, {qFull, numQBlocks, false}};
   }
 
-  auto dkType = gc.f32Tile(b, gc.bc, gc.d), dvType = gc.f32Tile(b, gc.bc, gc.dv);
-  auto scoreType = gc.f32Tile(b, gc.bc, gc.brKV);
+  auto dkType = gc.f32Tile(b, gc.bcKV, gc.d),
+       dvType = gc.f32Tile(b, gc.bcKV, gc.dv);
+  auto scoreType = gc.f32Tile(b, gc.bcKV, gc.brKV);
   // Σ over the G query heads of the group, then over their query blocks.
   Value one = im.cst(1);
   auto heads = scf::ForOp::create(
@@ -380,15 +381,19 @@ LogicalResult mlir::attn::tiling::tileAttentionGrad(AttentionGradOp op,
   int64_t elemBytes = gc.elemType.getIntOrFloatBitWidth() / 8;
   BlockSizes blocks = deriveBlockSizes(target, gc.d, gc.dv, elemBytes);
   // On a GPU, grid 1 holds S, dP and dQ in f32 registers: 64 queries
-  // against 64 keys, four warps of 16 rows on mma.sync. Grid 2 holds dK and
-  // dV through its loops besides Sᵀ and dPᵀ: 64 keys against 32 queries
-  // (64 spill at D = 128: 28 bytes, 664 causal, on sm_90a), 16 at D > 64
-  // with the causal mask, whose two pipelined loops over query blocks keep
-  // more live (32 spill 256 bytes there).
-  int64_t brKV = blocks.blockQ;
+  // against 64 keys, four warps of 16 rows on mma.sync (128 rows or 128
+  // keys: no faster at D = 64, 1-30% slower at D = 128; H100, bf16, 4k-16k).
+  // Grid 2 holds dK and dV through its loops besides Sᵀ and dPᵀ: 32 queries
+  // a step (64: 8-12% slower, spills at D = 128), against 64 keys (four
+  // warps) or, at D > 64, 128 (eight warps: 10% faster at D = 128). With
+  // the causal mask at D > 64, whose two pipelined loops keep more live,
+  // 64 keys against 16 queries (32 spills 256 bytes at D = 128).
+  int64_t brKV = blocks.blockQ, bcKV = blocks.blockKV;
   if (target.isGPU()) {
     blocks = BlockSizes{64, 64};
-    brKV = gc.d > 64 && gc.causal ? 16 : 32;
+    bool wide = gc.d > 64;
+    brKV = wide && gc.causal ? 16 : 32;
+    bcKV = wide && !gc.causal ? 128 : 64;
   }
   // Options override the derived sizes; the op's attributes the options.
   if (blockQ)
@@ -401,8 +406,9 @@ LogicalResult mlir::attn::tiling::tileAttentionGrad(AttentionGradOp op,
     blocks.blockKV = a.getInt();
   gc.br = blocks.blockQ;
   gc.bc = blocks.blockKV;
-  // An explicit query block (option or attribute) holds for both grids.
+  // An explicit block (option or attribute) holds for both grids.
   gc.brKV = blockQ || op.getBlockQAttr() ? blocks.blockQ : brKV;
+  gc.bcKV = blockKV || op.getBlockKvAttr() ? blocks.blockKV : bcKV;
   gc.scale.dynamic = op.getDynamicScale();
   if (!gc.scale.dynamic)
     gc.scale.constant = static_cast<float>(op.getScaleValue());

@@ -186,7 +186,7 @@ func.func @fused_exponent_placement(%x: f32) -> f32 {
 
 // -----
 
-// expected-error @+1 {{'attn.program' must be "split_kv" or "merge_splits" on an scf.forall}}
+// expected-error @+1 {{'attn.program' must be "split_kv", "merge_splits", "grad_q" or "grad_kv" on an scf.forall}}
 func.func @program_attr() attributes {attn.program = "split_kv"} {
   return
 }
