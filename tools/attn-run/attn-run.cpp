@@ -1473,6 +1473,19 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
 #endif
 }
 
+/// One call of the compiled function: its wall time in ms, or -1 (the
+/// error printed).
+double invokeTimed(ExecutionEngine &engine, const std::string &symbol,
+                   SmallVectorImpl<void *> &args) {
+  auto t = std::chrono::steady_clock::now();
+  if (llvm::Error err = engine.invokePacked(symbol, args)) {
+    llvm::errs() << "attn-run: error: run failed: "
+                 << llvm::toString(std::move(err)) << "\n";
+    return -1;
+  }
+  return msSince(t);
+}
+
 int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
                 const std::string &symbol, bool dynamicScale, uint64_t seed,
                 double compileMs);
@@ -2090,15 +2103,7 @@ int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
   // reads). With --repeat N > 1 it is the warm-up (OpenMP thread pool, page
   // faults), then N timed calls of the kernel alone, median reported; each
   // rewrites the same outputs.
-  auto call = [&]() -> double {
-    auto t = std::chrono::steady_clock::now();
-    if (llvm::Error err = engine.invokePacked(symbol, args)) {
-      llvm::errs() << "attn-run: error: run failed: "
-                   << llvm::toString(std::move(err)) << "\n";
-      return -1;
-    }
-    return msSince(t);
-  };
+  auto call = [&] { return invokeTimed(engine, symbol, args); };
   double runMs = call();
   if (runMs < 0)
     return 1;
@@ -2171,15 +2176,7 @@ int runBackwardAndCheck(const rt::Problem &p, ExecutionEngine &engine,
   for (void *&ptr : ptrs)
     args.push_back(&ptr);
 
-  auto call = [&]() -> double {
-    auto t = std::chrono::steady_clock::now();
-    if (llvm::Error err = engine.invokePacked(symbol, args)) {
-      llvm::errs() << "attn-run: error: run failed: "
-                   << llvm::toString(std::move(err)) << "\n";
-      return -1;
-    }
-    return msSince(t);
-  };
+  auto call = [&] { return invokeTimed(engine, symbol, args); };
   double runMs = call();
   if (runMs < 0)
     return 1;

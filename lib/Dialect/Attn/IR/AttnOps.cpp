@@ -103,6 +103,45 @@ static LogicalResult verifyWindow(Operation *op, bool causal,
   return success();
 }
 
+/// The rules attn.attention and attn.attention_grad share: Hq a multiple
+/// of Hkv (where both are static), one scale (a compile-time one would
+/// silently override, or be overridden by, the run-time one; the run-time
+/// value's sign is a precondition, only the attribute can be checked), and
+/// block overrides the tiling can take.
+static LogicalResult verifyHeadsScaleBlocks(Operation *op, int64_t hq,
+                                            int64_t hkv, FloatAttr scale,
+                                            bool dynamicScale,
+                                            IntegerAttr blockQ,
+                                            IntegerAttr blockKV) {
+  if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) && hq % hkv)
+    return op->emitOpError() << "query heads (" << hq
+                             << ") must be a multiple of key/value heads ("
+                             << hkv << ")";
+  if (scale && dynamicScale)
+    return op->emitOpError()
+           << "the 'scale' attribute and the scale(...) operand "
+              "(dynamic_scale) are mutually exclusive: give the scale one way";
+  if (scale) {
+    double x = scale.getValueAsDouble();
+    if (!(x > 0) || !std::isfinite(x))
+      return op->emitOpError() << "scale must be positive and finite, got "
+                               << x;
+  }
+  for (auto [name, attr] :
+       {std::pair{"block_q", blockQ}, std::pair{"block_kv", blockKV}}) {
+    if (!attr)
+      continue;
+    int64_t b = attr.getInt();
+    bool query = name == llvm::StringRef("block_q");
+    if (!isValidBlockRows(b, kMaxBlockSize, query))
+      return op->emitOpError()
+             << name << " must be a power of two"
+             << (query ? " or a multiple of 64" : "") << " in [1, "
+             << kMaxBlockSize << "], got " << b;
+  }
+  return success();
+}
+
 LogicalResult AttentionOp::verify() {
   // With split_kv, O and LSE carry a leading split dimension: `lead` is the
   // offset of their [batch, heads, seq(, head_dim)] dims.
@@ -363,23 +402,10 @@ LogicalResult AttentionOp::verify() {
     return ShapedType::kDynamic;
   };
   int64_t hq = staticHeads(qHeads), hkv = staticHeads({{k, 1}, {v, 1}});
-  if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) && hq % hkv)
-    return emitOpError() << "query heads (" << hq
-                         << ") must be a multiple of key/value heads (" << hkv
-                         << ")";
-
-  // One scale: a compile-time one would silently override (or be
-  // overridden by) the run-time one. The run-time value's sign is a
-  // precondition; only the attribute can be checked here.
-  if (getScaleAttr() && getDynamicScale())
-    return emitOpError() << "the 'scale' attribute and the scale(...) operand "
-                            "(dynamic_scale) are mutually exclusive: give the "
-                            "scale one way";
-  if (auto s = getScaleAttr()) {
-    double x = s.getValueAsDouble();
-    if (!(x > 0) || !std::isfinite(x))
-      return emitOpError() << "scale must be positive and finite, got " << x;
-  }
+  if (failed(verifyHeadsScaleBlocks(*this, hq, hkv, getScaleAttr(),
+                                    bool(getDynamicScale()), getBlockQAttr(),
+                                    getBlockKvAttr())))
+    return failure();
   if (auto c = getSoftcapAttr()) {
     double x = c.getValueAsDouble();
     if (!::attn::isValidSoftcap(x))
@@ -402,17 +428,6 @@ LogicalResult AttentionOp::verify() {
         t.getDimSize(0) != hq)
       return emitOpError() << "alibi slopes have " << t.getDimSize(0)
                            << " entries for " << hq << " query heads";
-  }
-  for (auto [name, attr] : {std::pair{"block_q", getBlockQAttr()},
-                            std::pair{"block_kv", getBlockKvAttr()}}) {
-    if (!attr)
-      continue;
-    int64_t b = attr.getInt();
-    bool query = name == llvm::StringRef("block_q");
-    if (!isValidBlockRows(b, kMaxBlockSize, query))
-      return emitOpError() << name << " must be a power of two"
-                           << (query ? " or a multiple of 64" : "")
-                           << " in [1, " << kMaxBlockSize << "], got " << b;
   }
   return verifyScoreMod();
 }
@@ -770,32 +785,10 @@ LogicalResult AttentionGradOp::verify() {
         return cast<MemRefType>(r.n.value.getType()).getDimSize(dim);
     return ShapedType::kDynamic;
   };
-  int64_t hq = staticDim(QueryRows, 1), hkv = staticDim(KeyRows, 1);
-  if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) && hq % hkv)
-    return emitOpError() << "query heads (" << hq
-                         << ") must be a multiple of key/value heads (" << hkv
-                         << ")";
-  if (getScaleAttr() && getDynamicScale())
-    return emitOpError() << "the 'scale' attribute and the scale(...) operand "
-                            "(dynamic_scale) are mutually exclusive: give the "
-                            "scale one way";
-  if (auto s = getScaleAttr()) {
-    double x = s.getValueAsDouble();
-    if (!(x > 0) || !std::isfinite(x))
-      return emitOpError() << "scale must be positive and finite, got " << x;
-  }
-  for (auto [name, attr] : {std::pair{"block_q", getBlockQAttr()},
-                            std::pair{"block_kv", getBlockKvAttr()}}) {
-    if (!attr)
-      continue;
-    int64_t b = attr.getInt();
-    bool query = name == llvm::StringRef("block_q");
-    if (!isValidBlockRows(b, kMaxBlockSize, query))
-      return emitOpError() << name << " must be a power of two"
-                           << (query ? " or a multiple of 64" : "")
-                           << " in [1, " << kMaxBlockSize << "], got " << b;
-  }
-  return success();
+  return verifyHeadsScaleBlocks(*this, staticDim(QueryRows, 1),
+                                staticDim(KeyRows, 1), getScaleAttr(),
+                                bool(getDynamicScale()), getBlockQAttr(),
+                                getBlockKvAttr());
 }
 
 //===----------------------------------------------------------------------===//

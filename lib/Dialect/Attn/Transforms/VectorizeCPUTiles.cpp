@@ -350,12 +350,18 @@ struct VectorizeCPUTilesPass
       (void)vectorizeTileStore(rw, st);
 
     // 1. Elementwise chains into one op per tile. A producer with several
-    // users (P feeds the row sum and P·V) stays materialised.
+    // users (P feeds the row sum and P·V) stays materialised, and so does
+    // an operand of a contraction: fused into it (the backward's
+    // dS = P∘(dP − Δ) into dK += dSᵀ·Q) the product is no longer a
+    // contraction and would run as scalar loops (a backward at 2 GFLOP/s).
     {
       RewritePatternSet p(ctx);
       linalg::populateLinalgNamedOpsGeneralizationPatterns(p);
       linalg::populateElementwiseOpsFusionPatterns(p, [](OpOperand *use) {
         Operation *producer = use->get().getDefiningOp();
+        auto consumer = dyn_cast<linalg::GenericOp>(use->getOwner());
+        if (consumer && asContraction(consumer))
+          return false;
         return producer && producer->hasOneUse();
       });
       if (failed(applyPatternsGreedily(func, std::move(p))))
