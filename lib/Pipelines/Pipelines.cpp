@@ -293,6 +293,21 @@ FailureOr<CompiledKernel>
 mlir::attn::compileGPUKernel(ModuleOp module,
                              const CodegenPipelineOptions &opts,
                              CompileTimings *timings) {
+  FailureOr<std::vector<CompiledKernel>> ks =
+      compileGPUKernels(module, opts, timings);
+  if (failed(ks))
+    return failure();
+  if (ks->size() != 1)
+    return module.emitError() << "expected one attn.attention or "
+                                 "attn.merge_splits to compile, got "
+                              << ks->size() << " kernels";
+  return std::move(ks->front());
+}
+
+FailureOr<std::vector<CompiledKernel>>
+mlir::attn::compileGPUKernels(ModuleOp module,
+                              const CodegenPipelineOptions &opts,
+                              CompileTimings *timings) {
   CompileTimings local;
   if (!timings)
     timings = &local;
@@ -332,6 +347,18 @@ mlir::attn::compileGPUKernel(ModuleOp module,
     } else if (op.getKvLens())
       kv = ::attn::KVLayout::SeqLens;
   });
+  // The backward's kernels end their parameters with the scale as well.
+  AttentionGradOp constantGradScale;
+  module.walk([&](AttentionGradOp op) {
+    if (!op.getDynamicScale())
+      constantGradScale = op;
+  });
+  if (constantGradScale)
+    return constantGradScale.emitError()
+           << "unsupported: a kernel for the runtime takes the softmax scale "
+              "as its last parameter (attn.attention_grad ... scale(%s) with "
+              "%s: f32 the function's last argument), not a compile-time "
+              "scale";
   if (misplacedSlopes && !constantScale)
     return misplacedSlopes.emitError()
            << "unsupported: a kernel for the runtime takes ALiBi's slopes as "
@@ -355,62 +382,67 @@ mlir::attn::compileGPUKernel(ModuleOp module,
     if (f->hasAttr(kKernelInfoAttrName))
       kernels.push_back(f);
   });
-  if (kernels.size() != 1)
-    return module.emitError() << "expected one attn.attention or "
-                                 "attn.merge_splits to compile, got "
-                              << kernels.size() << " kernels";
-  auto info = kernels[0]->getAttrOfType<KernelInfoAttr>(kKernelInfoAttrName);
-  if (!info)
-    return kernels[0].emitError() << "expected an #attn.kernel_info in '"
-                                  << kKernelInfoAttrName << "'";
-  if (!info.getBlockM() || !info.getHeadDimV() || info.getDtype().empty())
-    return kernels[0].emitError()
-           << "unsupported: a kernel without query blocks, value head dim or "
-              "element type to describe in a manifest: "
-           << info;
-  CompiledKernel k;
-  k.name = kernels[0].getName().str();
-  k.chip = opts.chip;
-  k.blockM = info.getBlockM();
-  k.blockN = info.getBlockN();
-  k.threads = info.getThreads();
-  k.smemBytes = info.getSmemBytes();
-  k.headDim = info.getHeadDim();
-  k.headDimV = info.getHeadDimV();
-  k.dtype = info.getDtype().str();
-  k.causal = info.getCausal();
-  k.windowLeft = info.getWindowLeft();
-  k.windowRight = info.getWindowRight();
-  if (FloatAttr cap = info.getSoftcap())
-    k.softcap = float(cap.getValueAsDouble());
-  k.lse = withLse;
-  k.alibi = alibi;
-  k.kv = ::attn::kvLayoutName(kv);
-  k.pageSize = pageSize;
-  k.program = info.getProgram().str();
-  if (ArrayAttr g = info.getGrid()) {
-    std::string dims;
-    for (auto [i, d] : llvm::enumerate(g.getAsValueRange<StringAttr>()))
-      dims += (i ? "," : "") + d.str();
-    // The attribute's verifier held the dims to this grammar.
-    ::attn::LaunchGrid grid;
-    (void)::attn::parseLaunchGrid(dims, grid);
-    grid.persistent = info.getPersistent();
-    grid.dynamic = info.getTileCounter();
-    k.grid = ::attn::formatLaunchGrid(grid);
+  if (kernels.empty())
+    return module.emitError() << "expected an attn.attention, "
+                                 "attn.merge_splits or attn.attention_grad to "
+                                 "compile, got no kernel";
+  std::vector<CompiledKernel> out;
+  for (gpu::GPUFuncOp kernel : kernels) {
+    auto info = kernel->getAttrOfType<KernelInfoAttr>(kKernelInfoAttrName);
+    if (!info.getBlockM() || !info.getHeadDimV() || info.getDtype().empty())
+      return kernel.emitError()
+             << "unsupported: a kernel without query blocks, value head dim "
+                "or element type to describe in a manifest: "
+             << info;
+    CompiledKernel k;
+    k.name = kernel.getName().str();
+    k.chip = opts.chip;
+    k.blockM = info.getBlockM();
+    k.blockN = info.getBlockN();
+    k.threads = info.getThreads();
+    k.smemBytes = info.getSmemBytes();
+    k.headDim = info.getHeadDim();
+    k.headDimV = info.getHeadDimV();
+    k.dtype = info.getDtype().str();
+    k.causal = info.getCausal();
+    k.windowLeft = info.getWindowLeft();
+    k.windowRight = info.getWindowRight();
+    if (FloatAttr cap = info.getSoftcap())
+      k.softcap = float(cap.getValueAsDouble());
+    k.lse = withLse;
+    k.alibi = alibi;
+    k.kv = ::attn::kvLayoutName(kv);
+    k.pageSize = pageSize;
+    k.program = info.getProgram().str();
+    if (ArrayAttr g = info.getGrid()) {
+      std::string dims;
+      for (auto [i, d] : llvm::enumerate(g.getAsValueRange<StringAttr>()))
+        dims += (i ? "," : "") + d.str();
+      // The attribute's verifier held the dims to this grammar.
+      ::attn::LaunchGrid grid;
+      (void)::attn::parseLaunchGrid(dims, grid);
+      grid.persistent = info.getPersistent();
+      grid.dynamic = info.getTileCounter();
+      k.grid = ::attn::formatLaunchGrid(grid);
+    }
+    // A merge has one head dim, its output's.
+    if (k.program == ::attn::programName(::attn::Program::MergeSplits))
+      k.headDim = k.headDimV;
+    // The backward reads the LSE (its kernels take it; the manifest's lse=1).
+    if (k.program == ::attn::programName(::attn::Program::GradQuery) ||
+        k.program == ::attn::programName(::attn::Program::GradKeyValue))
+      k.lse = true;
+    // Bulk copies: (function argument, box rows) pairs; the arguments of
+    // attn.attention's function are q, k, v, o in the ABI's order (the
+    // attribute's verifier holds them to those).
+    ArrayRef<int64_t> maps = info.getTensorMaps();
+    std::vector<::attn::TensorMapSpec> specs;
+    for (size_t i = 0; i + 1 < maps.size(); i += 2)
+      specs.push_back({int(maps[i]), int(maps[i + 1])});
+    if (!specs.empty())
+      k.tensorMaps = ::attn::formatTensorMaps(specs);
+    out.push_back(std::move(k));
   }
-  // A merge has one head dim, its output's.
-  if (k.program == ::attn::programName(::attn::Program::MergeSplits))
-    k.headDim = k.headDimV;
-  // Bulk copies: (function argument, box rows) pairs; the arguments of
-  // attn.attention's function are q, k, v, o in the ABI's order (the
-  // attribute's verifier holds them to those).
-  ArrayRef<int64_t> maps = info.getTensorMaps();
-  std::vector<::attn::TensorMapSpec> specs;
-  for (size_t i = 0; i + 1 < maps.size(); i += 2)
-    specs.push_back({int(maps[i]), int(maps[i + 1])});
-  if (!specs.empty())
-    k.tensorMaps = ::attn::formatTensorMaps(specs);
 
   PassManager ptxPm(ctx);
   double binaryMs = 0;
@@ -423,13 +455,16 @@ mlir::attn::compileGPUKernel(ModuleOp module,
   timings->passesMs += msSince(t0) - binaryMs;
   if (failed(ptxResult))
     return failure();
+  std::string ptx;
   module.walk([&](gpu::BinaryOp bin) {
     for (Attribute a : bin.getObjects())
-      k.ptx += cast<gpu::ObjectAttr>(a).getObject().getValue().str();
+      ptx += cast<gpu::ObjectAttr>(a).getObject().getValue().str();
   });
-  if (k.ptx.empty())
+  if (ptx.empty())
     return module.emitError("PTX generation produced no code");
-  return k;
+  for (CompiledKernel &k : out)
+    k.ptx = ptx;
+  return out;
 }
 
 OwningOpRef<ModuleOp>

@@ -326,8 +326,8 @@ private:
     } else if (key == "program") {
       if (!parseProgram(value, k.program))
         return error("bad value '" + value +
-                     "' for 'program': expected attention, split_kv or "
-                     "merge_splits");
+                     "' for 'program': expected attention, split_kv, "
+                     "merge_splits, grad_q or grad_kv");
     } else if (key == "page") {
       return intKey(1, 1 << 30, k.pageSize);
     } else if (key == "min_seq_q") {

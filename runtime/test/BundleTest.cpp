@@ -322,6 +322,35 @@ TEST(Manifest, ProgramKey) {
   Manifest again;
   ASSERT_TRUE(parse(formatManifestLine(m.kernels[1]) + "\n", again).ok());
   EXPECT_EQ(again.kernels[0].program, Program::MergeSplits);
+  // The backward's two kernels (attn-bundle writes them from an
+  // attn.attention_grad), with their key-block grid, round-trip.
+  Manifest grad;
+  s = parse("kernel name=g ptx=g.ptx chip=sm_90a dtype=bf16 head_dim=64 "
+            "head_dim_v=64 causal=1 block_m=64 block_n=64 threads=128 "
+            "smem=49152 abi=memref lse=1 program=grad_q "
+            "grid=q_blocks,heads_q,batch\n"
+            "kernel name=g_1 ptx=g_1.ptx chip=sm_90a dtype=bf16 head_dim=64 "
+            "head_dim_v=64 causal=1 block_m=64 block_n=32 threads=128 "
+            "smem=32768 abi=memref lse=1 program=grad_kv "
+            "grid=kv_blocks,heads_kv,batch\n",
+            grad);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(grad.kernels.size(), 2u);
+  EXPECT_EQ(grad.kernels[0].program, Program::GradQuery);
+  EXPECT_EQ(grad.kernels[1].program, Program::GradKeyValue);
+  EXPECT_NE(formatManifestLine(grad.kernels[1])
+                .find(" program=grad_kv grid=kv_blocks,heads_kv,batch"),
+            std::string::npos);
+  // kv_blocks: ceil(Nk / block_m) of the grad_kv kernel.
+  GridValues gv;
+  gv.batch = 2;
+  gv.headsKV = 4;
+  gv.kvBlocks = 7;
+  unsigned dims[3];
+  ASSERT_TRUE(launchGridDims(grad.kernels[1].grid, gv, dims));
+  EXPECT_EQ(dims[0], 7u);
+  EXPECT_EQ(dims[1], 4u);
+  EXPECT_EQ(dims[2], 2u);
   // Bad values.
   const std::string head = "kernel name=a ptx=a.ptx chip=sm_90a dtype=bf16 "
                            "head_dim=128 causal=0 block_m=128 threads=384 "

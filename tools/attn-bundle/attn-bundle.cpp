@@ -558,12 +558,15 @@ int main(int argc, char **argv) {
         return fail("cannot read the problem in " + input);
       mlir::attn::CodegenPipelineOptions &opts = *knobs;
       opts.chip = chip;
-      FailureOr<mlir::attn::CompiledKernel> k =
-          mlir::attn::compileGPUKernel(*module, opts);
-      if (failed(k))
+      // Every kernel of the problem (an attn.attention_grad makes two, each
+      // its own manifest entry).
+      FailureOr<std::vector<mlir::attn::CompiledKernel>> ks =
+          mlir::attn::compileGPUKernels(*module, opts);
+      if (failed(ks))
         return fail("kernel generation failed for " + input + " on " + chip);
-      if (!emit(*k, chip))
-        return 1;
+      for (mlir::attn::CompiledKernel &k : *ks)
+        if (!emit(k, chip))
+          return 1;
     }
   pool.wait();
   bool failedAny = false;

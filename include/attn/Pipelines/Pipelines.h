@@ -248,6 +248,12 @@ struct CompileTimings {
 FailureOr<CompiledKernel> compileGPUKernel(ModuleOp module,
                                            const CodegenPipelineOptions &opts,
                                            CompileTimings *timings = nullptr);
+/// The same for a module that makes several kernels, in launch order (an
+/// attn.attention_grad: grad_q, then grad_kv); each CompiledKernel carries
+/// the whole PTX module (all kernels) and its own name and description.
+FailureOr<std::vector<CompiledKernel>>
+compileGPUKernels(ModuleOp module, const CodegenPipelineOptions &opts,
+                  CompileTimings *timings = nullptr);
 
 /// The function the runtime launches as one kernel (runtime KernelABI.h, the
 /// memref ABI) of `program`, the manifest's spelling (runtime Bundle.h:

@@ -87,7 +87,8 @@ LogicalResult KernelInfoAttr::verify(
   ::attn::Program p;
   if (!::attn::parseProgram(program.str(), p))
     return emitError() << "unknown program '" << program
-                       << "' (expected attention, split_kv or merge_splits)";
+                       << "' (expected attention, split_kv, merge_splits, grad_q or "
+                          "grad_kv)";
   if (grid) {
     std::string text;
     for (auto [i, d] : llvm::enumerate(grid)) {

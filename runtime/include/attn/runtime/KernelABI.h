@@ -523,7 +523,8 @@ inline bool parseKVLayout(const std::string &text, KVLayout &out) {
 
 /// What one dim of a launch grid counts a factor of (the manifest's grid=
 /// key): batch, heads_q, heads_kv, q_blocks = ceil(Nq / block_m), splits,
-/// kv_blocks = ceil(Nk / block_n) (the backward's key-block grid).
+/// kv_blocks = ceil(Nk / block_m) (the backward's key-block grid: a grad_kv
+/// kernel's rows, its block_m, are keys).
 enum class GridFactor { Batch, HeadsQ, HeadsKV, QBlocks, Splits, KVBlocks };
 
 inline const char *gridFactorName(GridFactor f) {
