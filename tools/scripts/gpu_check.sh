@@ -30,7 +30,9 @@
 #    carry them over two calls into one folder; they are joined here). FA4
 #    missing or failing is noted in the tables, not a failure;
 # 5. runs tools/scripts/gpu_programs.py when gpuprog/ was carried (--quick:
-#    fewer shapes there too);
+#    fewer shapes there too), and tools/scripts/gpu_backward.py (the backward
+#    pass's kernels: correctness against float64 autograd, determinism, a
+#    table beside FA2, cuDNN and FA4) when gpubwd/ was carried;
 # 6. (--sanitize, the default) runs tools/scripts/sanitize_gpu.py: every kernel
 #    family of the bundle (dtype x head dim x causal x LSE/no-LSE), each chip's
 #    PTX of the manifest that this GPU runs (sm_80 and sm_90a on an H100;
@@ -140,6 +142,7 @@ if [ $SANITIZE -eq 1 ] && ! [ -x "$SAN_DRIVER" ]; then
   fail "the build made no $SAN_DRIVER (runtime/CMakeLists.txt)"
 fi
 PROGRAMS=${ATTN_GPU_PROGRAMS:-$PWD/gpuprog}
+BACKWARD=${ATTN_GPU_BACKWARD:-$PWD/gpubwd}
 
 sanitize_line="sanitizer: skipped (--no-sanitize)"
 run_sanitizer() {
@@ -301,6 +304,21 @@ if [ -f "$PROGRAMS/programs.json" ]; then
   [ "${PIPESTATUS[0]}" -eq 0 ] || fail "gpu_programs.py"
 fi
 
+# The backward pass (attn.attention_grad: its grad_q and grad_kv kernels),
+# built on the build machine with
+#   tools/scripts/gpu_backward.py build gpubwd --chip sm_90a
+# and carried (name gpubwd): launched from their PTX, checked against
+# float64 autograd (and for determinism), timed beside FA2, cuDNN and FA4.
+if [ -f "$BACKWARD/backward.json" ]; then
+  step "tools/scripts/gpu_backward.py ($BACKWARD)"
+  BWD_ARGS=()
+  [ $QUICK -eq 1 ] && BWD_ARGS=(--quick --ns 4096,16384)
+  PYTHONUNBUFFERED=1 python3 tools/scripts/gpu_backward.py run "$BACKWARD" \
+    "${BWD_ARGS[@]}" --json "$OUT_DIR/gpu_backward.json" 2>&1 |
+    tee "$OUT_DIR/gpu_backward.log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || fail "gpu_backward.py"
+fi
+
 [ $SANITIZE -eq 1 ] && run_sanitizer
 
 # The speed table as a figure, beside it. Not a failure when it cannot be
@@ -333,6 +351,8 @@ fi
 sed -n '/^bf16 forward, /,$p' "$OUT_DIR/gpu_check.log"
 [ -f "$OUT_DIR/gpu_programs.log" ] &&
   sed -n '/^correctness: /,$p' "$OUT_DIR/gpu_programs.log"
+[ -f "$OUT_DIR/gpu_backward.log" ] &&
+  sed -n '/^backward TFLOP/,$p' "$OUT_DIR/gpu_backward.log"
 step "summary"
 echo "$sanitize_line"
 echo "$plot_line"
