@@ -207,8 +207,8 @@ TEST(Reference, GradientsMatchFiniteDifferences) {
     x[i] = keep;
     return (up - down) / (2 * h);
   };
-  for (auto [x, grad] : {std::pair{&q, &dq}, std::pair{&k, &dk},
-                         std::pair{&v, &dv}}) {
+  for (auto [x, grad] :
+       {std::pair{&q, &dq}, std::pair{&k, &dk}, std::pair{&v, &dv}}) {
     ASSERT_EQ(x->size(), grad->size());
     for (size_t i = 0; i < x->size(); ++i)
       EXPECT_NEAR((*grad)[i], numeric(*x, i), 1e-6) << "element " << i;

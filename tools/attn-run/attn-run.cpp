@@ -452,7 +452,7 @@ OwningOpRef<ModuleOp> buildGradModule(MLIRContext &ctx, const rt::Problem &p) {
   auto dType = MemRefType::get({dyn, dyn, dyn, p.headDim}, et);
   auto dvType = MemRefType::get({dyn, dyn, dyn, p.headDimV}, et);
   auto rowType = MemRefType::get({dyn, dyn, dyn}, b.getF32Type());
-  SmallVector<Type> args = {dvType, dType,   dType,  dvType, dvType,
+  SmallVector<Type> args = {dvType,  dType, dType, dvType, dvType,
                             rowType, dType, dType, dvType, rowType};
   b.setInsertionPointToEnd(module.getBody());
   auto fn =
@@ -1639,9 +1639,8 @@ int main(int argc, char **argv) {
     if (optBackward) {
       // The backward covers dense problems so far: no variant, cache or
       // packed batch, f32/f16/bf16, the CPU path.
-      for (const char *flag :
-           {"kv-lens", "paged", "varlen", "varlen-k", "window", "softcap",
-            "alibi", "kv-splits"})
+      for (const char *flag : {"kv-lens", "paged", "varlen", "varlen-k",
+                               "window", "softcap", "alibi", "kv-splits"})
         if (cl::getRegisteredOptions().lookup(flag)->getNumOccurrences())
           return fail(std::string("unsupported: --") + flag +
                       " with --backward (the backward pass covers dense "
@@ -2221,11 +2220,11 @@ int runBackwardAndCheck(const rt::Problem &p, ExecutionEngine &engine,
     const std::vector<double> &want;
     size_t n;
   };
-  for (const Grad &g : {Grad{"dQ", dqs, refDq, p.numQ()},
-                        Grad{"dK", dks, refDk, p.numK()},
-                        Grad{"dV", dvs, refDv, p.numV()}}) {
-    rt::ErrorStats e = rt::compare(rt::decode(p.dtype, g.got.data(), g.n),
-                                   g.want);
+  for (const Grad &g :
+       {Grad{"dQ", dqs, refDq, p.numQ()}, Grad{"dK", dks, refDk, p.numK()},
+        Grad{"dV", dvs, refDv, p.numV()}}) {
+    rt::ErrorStats e =
+        rt::compare(rt::decode(p.dtype, g.got.data(), g.n), g.want);
     bool pass = e.nonFinite == 0 && e.relative <= tol;
     llvm::outs() << llvm::format("  check %s: max_abs=%.3e rel=%.3e "
                                  "non_finite=%zu (tolerance rel %.0e)\n",

@@ -154,8 +154,7 @@ struct LoadTileToRegisters : public TilePattern<LoadTileOp> {
       for (int64_t i = 0; i < vecTy.getNumElements(); ++i) {
         Value col = e.add(col0, e.c32(8 * (i / 2) + i % 2));
         Value ok = e.cmp(arith::CmpIPredicate::slt, col, valid);
-        Value off =
-            e.mul(e.add(g.row0, e.select(ok, col, e.c32(0))), g.stride);
+        Value off = e.mul(e.add(g.row0, e.select(ok, col, e.c32(0))), g.stride);
         Value v = LLVM::LoadOp::create(rewriter, op.getLoc(), et,
                                        e.gep(e.gptr(), et, g.base, off));
         elems.push_back(e.select(ok, v, zeroEl));

@@ -317,8 +317,8 @@ struct ReduceLowering : public RegisterPattern<ReduceOp> {
     auto slice = dyn_cast_or_null<SliceLayoutAttr>(out.getEncoding());
     bool groups = out.getRank() == 2 && out.getEncoding() == mma &&
                   out.getDimSize(1) % 8 == 0;
-    if (!mma || !(groups || (slice && slice.getParent() == mma &&
-                             !slice.isPerColumn())))
+    if (!mma || !(groups ||
+                  (slice && slice.getParent() == mma && !slice.isPerColumn())))
       return op.emitError()
              << "unsupported: attn.reduce from " << in << " to " << out
              << " (the GPU lowering reduces #attn.mma rows into their "
@@ -403,10 +403,9 @@ struct BroadcastLowering : public RegisterPattern<BroadcastOp> {
     auto slice = dyn_cast_or_null<SliceLayoutAttr>(in.getEncoding());
     if (!mma || !slice || slice.getParent() != mma ||
         slice.isPerColumn() != op.getPerColumn())
-      return op.emitError()
-             << "unsupported: attn.broadcast"
-             << (op.getPerColumn() ? " {per_column}" : "") << " from " << in
-             << " to " << out;
+      return op.emitError() << "unsupported: attn.broadcast"
+                            << (op.getPerColumn() ? " {per_column}" : "")
+                            << " from " << in << " to " << out;
     // Element i of the thread (m-tile t, n-tile nt, e) takes its row's value,
     // slice element 2·t + e/2, or with per_column its column's, slice
     // element 2·nt + e%2.
@@ -443,7 +442,8 @@ struct MaskLowering : public RegisterPattern<MaskOp> {
     const bool tr = op.getTransposed();
     SmallVector<int32_t> qOff, kOff;
     for (int64_t i = 0; i < n; ++i) {
-      int32_t row = MmaCoords::rowOffset(i, NT), col = MmaCoords::colOffset(i, NT);
+      int32_t row = MmaCoords::rowOffset(i, NT),
+              col = MmaCoords::colOffset(i, NT);
       qOff.push_back(tr ? col : row);
       kOff.push_back(tr ? row : col);
     }

@@ -114,9 +114,9 @@ static LogicalResult verifyHeadsScaleBlocks(Operation *op, int64_t hq,
                                             IntegerAttr blockQ,
                                             IntegerAttr blockKV) {
   if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) && hq % hkv)
-    return op->emitOpError() << "query heads (" << hq
-                             << ") must be a multiple of key/value heads ("
-                             << hkv << ")";
+    return op->emitOpError()
+           << "query heads (" << hq
+           << ") must be a multiple of key/value heads (" << hkv << ")";
   if (scale && dynamicScale)
     return op->emitOpError()
            << "the 'scale' attribute and the scale(...) operand "
@@ -124,8 +124,8 @@ static LogicalResult verifyHeadsScaleBlocks(Operation *op, int64_t hq,
   if (scale) {
     double x = scale.getValueAsDouble();
     if (!(x > 0) || !std::isfinite(x))
-      return op->emitOpError() << "scale must be positive and finite, got "
-                               << x;
+      return op->emitOpError()
+             << "scale must be positive and finite, got " << x;
   }
   for (auto [name, attr] :
        {std::pair{"block_q", blockQ}, std::pair{"block_kv", blockKV}}) {
@@ -134,10 +134,9 @@ static LogicalResult verifyHeadsScaleBlocks(Operation *op, int64_t hq,
     int64_t b = attr.getInt();
     bool query = name == llvm::StringRef("block_q");
     if (!isValidBlockRows(b, kMaxBlockSize, query))
-      return op->emitOpError()
-             << name << " must be a power of two"
-             << (query ? " or a multiple of 64" : "") << " in [1, "
-             << kMaxBlockSize << "], got " << b;
+      return op->emitOpError() << name << " must be a power of two"
+                               << (query ? " or a multiple of 64" : "")
+                               << " in [1, " << kMaxBlockSize << "], got " << b;
   }
   return success();
 }
@@ -735,8 +734,8 @@ LogicalResult AttentionGradOp::verify() {
     Type want = r.hd == None ? Float32Type::get(getContext()) : et;
     if (t.getElementType() != want)
       return emitOpError() << r.n.name << " element type must be " << want
-                           << (r.hd == None ? "" : " (the query's)")
-                           << ", got " << t.getElementType();
+                           << (r.hd == None ? "" : " (the query's)") << ", got "
+                           << t.getElementType();
     if (r.hd != None && t.isDynamicDim(3))
       return emitOpError() << "head dim (dim 3) of " << r.n.name
                            << " must be static";
@@ -785,10 +784,9 @@ LogicalResult AttentionGradOp::verify() {
         return cast<MemRefType>(r.n.value.getType()).getDimSize(dim);
     return ShapedType::kDynamic;
   };
-  return verifyHeadsScaleBlocks(*this, staticDim(QueryRows, 1),
-                                staticDim(KeyRows, 1), getScaleAttr(),
-                                bool(getDynamicScale()), getBlockQAttr(),
-                                getBlockKvAttr());
+  return verifyHeadsScaleBlocks(
+      *this, staticDim(QueryRows, 1), staticDim(KeyRows, 1), getScaleAttr(),
+      bool(getDynamicScale()), getBlockQAttr(), getBlockKvAttr());
 }
 
 //===----------------------------------------------------------------------===//

@@ -417,8 +417,7 @@ struct PipelineKVLoopPass
     int64_t headDim = 0;
     grid.getBody()->walk([&](DotOp dot) {
       if (!headDim)
-        headDim =
-            cast<RankedTensorType>(dot.getLhs().getType()).getDimSize(1);
+        headDim = cast<RankedTensorType>(dot.getLhs().getType()).getDimSize(1);
     });
     return headDim <= 64;
   }

@@ -60,9 +60,8 @@ struct GradContext {
     if (elemType.isF32())
       return x;
     auto t = cast<RankedTensorType>(x.getType());
-    return arith::TruncFOp::create(b, loc, tile(t.getDimSize(0),
-                                                t.getDimSize(1), elemType),
-                                   x);
+    return arith::TruncFOp::create(
+        b, loc, tile(t.getDimSize(0), t.getDimSize(1), elemType), x);
   }
 
   /// LSE with −inf (a row that sees no key) replaced by 0: its scores are
@@ -79,7 +78,8 @@ struct GradContext {
   Value probabilities(OpBuilder &b, Location loc, Value s, Value lseSafe,
                       bool keyMajor) const {
     auto t = cast<RankedTensorType>(s.getType());
-    Value scaled = arith::MulFOp::create(b, loc, s, scaleSplat(b, loc, t, scale));
+    Value scaled =
+        arith::MulFOp::create(b, loc, s, scaleSplat(b, loc, t, scale));
     Value lseB = BroadcastOp::create(b, loc, t, lseSafe, keyMajor);
     return math::ExpOp::create(b, loc,
                                arith::SubFOp::create(b, loc, scaled, lseB));
@@ -100,10 +100,11 @@ struct GradContext {
            ::attn::GridFactor heads, ::attn::GridFactor blocks) const {
     grid->setAttr(kProgramAttrName,
                   b.getStringAttr(::attn::programName(program)));
-    grid->setAttr(kGridAttrName,
-                  b.getStrArrayAttr({::attn::gridFactorName(::attn::GridFactor::Batch),
-                                     ::attn::gridFactorName(heads),
-                                     ::attn::gridFactorName(blocks)}));
+    grid->setAttr(
+        kGridAttrName,
+        b.getStrArrayAttr({::attn::gridFactorName(::attn::GridFactor::Batch),
+                           ::attn::gridFactorName(heads),
+                           ::attn::gridFactorName(blocks)}));
   }
 
   /// x · scale (dQ and dK leave the loops unscaled: one multiply a tile).
@@ -156,8 +157,8 @@ void emitQueryGrid(OpBuilder &b, Location loc, const GradContext &gc) {
   Type f32 = b.getF32Type();
   auto rowType = RankedTensorType::get({gc.br}, f32);
 
-  Value qTile = LoadTileOp::create(b, loc, gc.tile(gc.br, gc.d, gc.elemType),
-                                   q, rowIndices, qRows);
+  Value qTile = LoadTileOp::create(b, loc, gc.tile(gc.br, gc.d, gc.elemType), q,
+                                   rowIndices, qRows);
   auto doType = gc.tile(gc.br, gc.dv, gc.elemType);
   Value doTile =
       LoadTileOp::create(b, loc, doType, op.getGradOutput(), rowIndices, qRows);
@@ -174,8 +175,8 @@ void emitQueryGrid(OpBuilder &b, Location loc, const GradContext &gc) {
   Value delta = ReduceOp::create(b, loc, rowType, ReduceKind::Sum,
                                  arith::MulFOp::create(b, loc, doF, oF));
   StoreTileOp::create(b, loc, delta, op.getDelta(), rowIndices, qRows);
-  Value lse = LoadTileOp::create(b, loc, rowType, op.getLse(), rowIndices,
-                                 qRows);
+  Value lse =
+      LoadTileOp::create(b, loc, rowType, op.getLse(), rowIndices, qRows);
   Value lseSafe = gc.safeLse(b, loc, lse);
 
   // Key blocks [0, nFull) are seen whole by every row of the block;
@@ -190,9 +191,8 @@ void emitQueryGrid(OpBuilder &b, Location loc, const GradContext &gc) {
     Value kvEnd = im.max(im.min(nk, im.add(im.add(qStart, qRows), diag)), c0);
     nEnd = im.ceilDiv(kvEnd, bcV);
     // Block j is whole for the first row iff (j+1)·Bc − 1 <= qStart + diag.
-    Value first = im.max(im.floorDiv(im.add(im.add(qStart, diag), im.cst(1)),
-                                     bcV),
-                         c0);
+    Value first =
+        im.max(im.floorDiv(im.add(im.add(qStart, diag), im.cst(1)), bcV), c0);
     nFull = im.min(im.min(first, nFull), nEnd);
   }
   SmallVector<BlockRange> ranges = {{c0, nFull, false}, {nFull, nEnd, true}};
@@ -277,11 +277,11 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
   SmallVector<BlockRange> ranges = {{c0, numQBlocks, false}};
   if (gc.causal) {
     Value diag = im.sub(nk, nq);
-    Value qBegin = im.min(
-        im.max(im.floorDiv(im.sub(kvStart, diag), brV), c0), numQBlocks);
+    Value qBegin =
+        im.min(im.max(im.floorDiv(im.sub(kvStart, diag), brV), c0), numQBlocks);
     Value lastKey = im.sub(im.add(kvStart, kvRows), im.cst(1));
-    Value qFull = im.min(
-        im.max(im.ceilDiv(im.sub(lastKey, diag), brV), qBegin), numQBlocks);
+    Value qFull = im.min(im.max(im.ceilDiv(im.sub(lastKey, diag), brV), qBegin),
+                         numQBlocks);
     ranges = {{qBegin, qFull, true}, {qFull, numQBlocks, false}};
   }
 
@@ -304,9 +304,9 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
               Value qStart = lm.mul(qb, brV);
               Value qRows = lm.min(lm.sub(nq, qStart), brV);
               SmallVector<Value> rowIdx = {bIdx, hIdx, qStart};
-              Value qTile =
-                  LoadTileOp::create(lb, loc, gc.tile(gc.brKV, gc.d, gc.elemType),
-                                     q, rowIdx, qRows);
+              Value qTile = LoadTileOp::create(
+                  lb, loc, gc.tile(gc.brKV, gc.d, gc.elemType), q, rowIdx,
+                  qRows);
               Value doTile = LoadTileOp::create(
                   lb, loc, gc.tile(gc.brKV, gc.dv, gc.elemType),
                   op.getGradOutput(), rowIdx, qRows);
@@ -319,12 +319,11 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
               Value st = DotOp::create(lb, loc, scoreType, kTile, qTile, zero,
                                        /*rhs_transposed=*/true);
               if (masked)
-                st = MaskOp::create(lb, loc, scoreType, st, qStart, nq,
-                                    kvStart, nk, gc.causal, IntegerAttr(),
-                                    IntegerAttr(), /*transposed=*/true);
+                st = MaskOp::create(lb, loc, scoreType, st, qStart, nq, kvStart,
+                                    nk, gc.causal, IntegerAttr(), IntegerAttr(),
+                                    /*transposed=*/true);
               // Pᵀ = exp(scale·Sᵀ − LSE) with LSE per column;  dV += Pᵀ·dO
-              Value pt = gc.probabilities(lb, loc, st,
-                                          gc.safeLse(lb, loc, lse),
+              Value pt = gc.probabilities(lb, loc, st, gc.safeLse(lb, loc, lse),
                                           /*keyMajor=*/true);
               Value dv = DotOp::create(lb, loc, dvType, gc.toElem(lb, loc, pt),
                                        doTile, args[1],
@@ -334,8 +333,8 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
                                         /*rhs_transposed=*/true);
               Value dst =
                   gc.scoreGrad(lb, loc, pt, dpt, delta, /*keyMajor=*/true);
-              Value dk = DotOp::create(lb, loc, dkType,
-                                       gc.toElem(lb, loc, dst), qTile, args[0],
+              Value dk = DotOp::create(lb, loc, dkType, gc.toElem(lb, loc, dst),
+                                       qTile, args[0],
                                        /*rhs_transposed=*/false);
               return {dk, dv};
             });

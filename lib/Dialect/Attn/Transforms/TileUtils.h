@@ -46,7 +46,8 @@ struct Scale {
   Value dynamic;
 };
 
-inline Value splat(OpBuilder &b, Location loc, RankedTensorType type, double v) {
+inline Value splat(OpBuilder &b, Location loc, RankedTensorType type,
+                   double v) {
   auto attr = b.getFloatAttr(type.getElementType(), v);
   return arith::ConstantOp::create(b, loc, type,
                                    DenseElementsAttr::get(type, attr));
@@ -56,7 +57,7 @@ inline Value splat(OpBuilder &b, Location loc, RankedTensorType type, double v) 
 /// value. The fusion pass reads the scale back from this operand of the
 /// multiply.
 inline Value scaleSplat(OpBuilder &b, Location loc, RankedTensorType type,
-                 const Scale &scale) {
+                        const Scale &scale) {
   if (scale.dynamic)
     return tensor::SplatOp::create(b, loc, type, scale.dynamic);
   return splat(b, loc, type, scale.constant);

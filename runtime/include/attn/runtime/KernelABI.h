@@ -655,10 +655,10 @@ inline bool launchGridDims(const LaunchGrid &g, const GridValues &v,
   for (int d = 0; d < 3; ++d) {
     int64_t n = 1;
     for (GridFactor f : grid.dims[d]) {
-      int64_t x = f == GridFactor::Batch     ? v.batch
-                  : f == GridFactor::HeadsQ  ? v.headsQ
-                  : f == GridFactor::HeadsKV ? v.headsKV
-                  : f == GridFactor::QBlocks ? v.qBlocks
+      int64_t x = f == GridFactor::Batch      ? v.batch
+                  : f == GridFactor::HeadsQ   ? v.headsQ
+                  : f == GridFactor::HeadsKV  ? v.headsKV
+                  : f == GridFactor::QBlocks  ? v.qBlocks
                   : f == GridFactor::KVBlocks ? v.kvBlocks
                                               : v.splits;
       if (x < 1 || n > (int64_t(1) << 31) / x)
