@@ -368,6 +368,16 @@ LogicalResult mlir::attn::tiling::tileAttentionGrad(AttentionGradOp op,
            << "unsupported: " << op.getElementType()
            << " attn.attention_grad on the GPU (the tensor cores take f16 "
               "and bf16; f32 runs on the CPU path)";
+  // Past D = 128 the key-block grid's dK and dV accumulators outgrow the
+  // registers of its mma.sync programs (D = 256: 668-964 bytes of spills on
+  // sm_90a), and no GPU check has covered such kernels: refused, not slow.
+  if (target.isGPU() &&
+      std::max(op.getHeadDim(), op.getValueHeadDim()) > 128)
+    return op.emitError()
+           << "unsupported: attn.attention_grad with head dims above 128 on "
+              "the GPU (got "
+           << op.getHeadDim() << " and " << op.getValueHeadDim()
+           << "; the CPU path runs them)";
   GradContext gc{op,
                  target,
                  0,

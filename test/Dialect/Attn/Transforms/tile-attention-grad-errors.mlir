@@ -13,3 +13,18 @@ func.func @grad_f32_on_gpu(%t: memref<?x?x?x64xf32>, %r: memref<?x?x?xf32>) {
         memref<?x?x?xf32>
   return
 }
+
+// -----
+
+// Head dims above 128 run on the CPU path only: on a GPU the key-block
+// grid's accumulators spill and no GPU check has covered them.
+
+func.func @grad_d256_on_gpu(%t: memref<?x?x?x256xbf16>, %r: memref<?x?x?xf32>) {
+  // expected-error @+1 {{unsupported: attn.attention_grad with head dims above 128 on the GPU (got 256 and 256; the CPU path runs them)}}
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%r)
+      : memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>,
+        memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>, memref<?x?x?xf32>,
+        memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>,
+        memref<?x?x?xf32>
+  return
+}
