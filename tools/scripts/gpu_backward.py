@@ -110,23 +110,12 @@ def build(a):
 
 
 def reference(q, k, v, do, causal, scale):
-    """O, LSE and float64 gradients through autograd (GQA by repeating K
-    and V; a row that sees no key has O = 0 and gradient 0)."""
+    """O, LSE (gpu_programs.reference: float64, GQA by repeated K and V, a
+    row that sees no key O = 0) and their float64 gradients by autograd."""
     import torch
+    import gpu_programs
     q64, k64, v64 = (x.detach().double().requires_grad_() for x in (q, k, v))
-    g = q.shape[1] // k.shape[1]
-    kk = k64.repeat_interleave(g, dim=1)
-    vv = v64.repeat_interleave(g, dim=1)
-    s = torch.matmul(q64, kk.transpose(-1, -2)) * scale
-    nq, nk = q.shape[2], k.shape[2]
-    if causal:
-        i = torch.arange(nq, device=q.device)[:, None]
-        j = torch.arange(nk, device=q.device)[None, :]
-        s = s.masked_fill(j > i + (nk - nq), float("-inf"))
-    lse = torch.logsumexp(s, dim=-1)
-    safe = torch.where(torch.isinf(lse), torch.zeros_like(lse), lse)
-    p = torch.exp(s - safe[..., None])
-    o = torch.matmul(p, vv)
+    o, lse = gpu_programs.reference(q64, k64, v64, causal, scale, "plain", {})
     dq, dk, dv = torch.autograd.grad(o, (q64, k64, v64), do.double())
     return o.detach(), lse.detach(), dq, dk, dv
 

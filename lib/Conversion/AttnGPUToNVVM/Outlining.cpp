@@ -383,9 +383,8 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
             ? cast<RankedTensorType>(second.getLhs().getType()).getDimSize(1)
             : cast<RankedTensorType>(second.getType()).getDimSize(1);
   }
-  WalkResult dotsAgree = grid.getBody()->walk([&](DotOp dot) {
-    if (grad)
-      return WalkResult::interrupt();
+  WalkResult dotsAgree = WalkResult::advance();
+  if (!grad) dotsAgree = grid.getBody()->walk([&](DotOp dot) {
     auto acc = cast<RankedTensorType>(dot.getType());
     auto lhs = cast<RankedTensorType>(dot.getLhs().getType());
     // Q·Kᵀ reads Q against Kᵀ; P·V reads P against V, or with fp8 (P an
@@ -409,7 +408,7 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
     }
     return WalkResult::advance();
   });
-  if (dotsAgree.wasInterrupted() && !grad) {
+  if (dotsAgree.wasInterrupted()) {
     fn.erase();
     return failure();
   }

@@ -54,6 +54,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Transforms/Passes.h"
+#include "attn/runtime/KernelABI.h"
 
 #include "LoopUtils.h"
 
@@ -365,7 +366,7 @@ bool startsClean(const LoopPlan &plan,
 }
 
 struct PipelineKVLoopPass
-    : public attn::impl::AttnPipelineKVLoopBase<PipelineKVLoopPass> {
+    : public mlir::attn::impl::AttnPipelineKVLoopBase<PipelineKVLoopPass> {
   using Base::Base;
 
   /// The ring's slots: the option, or with stages=0 the automatic choice.
@@ -412,7 +413,8 @@ struct PipelineKVLoopPass
     auto grid = loop->getParentOfType<scf::ForallOp>();
     auto program =
         grid ? grid->getAttrOfType<StringAttr>(kProgramAttrName) : nullptr;
-    if (!program || program.getValue() != "grad_kv")
+    if (!program || program.getValue() != ::attn::programName(
+                                               ::attn::Program::GradKeyValue))
       return false;
     int64_t headDim = 0;
     grid.getBody()->walk([&](DotOp dot) {

@@ -566,28 +566,10 @@ struct TileAttentionPass
     // query block; [nFull, nEnd) need a mask; blocks from nEnd on are wholly
     // masked and skipped.
     Value c0 = im.cst(0);
-    Value nFull, nEnd;
     // The window's right bound, -1 for none: causal is R = 0.
     int64_t right = causal ? 0 : op.getWindowRight().value_or(-1);
-    if (right >= 0) {
-      // Bottom-right alignment: query row i sees key j iff
-      // j <= i + (Nk-Nq) + R.
-      Value diag = im.sub(nk, nq);
-      if (right)
-        diag = im.add(diag, im.cst(right));
-      // The last valid row sees keys [0, qStart + qRows + diag).
-      Value kvEnd =
-          im.max(im.min(nk, im.add(im.add(pc.qStart, pc.qRows), diag)), c0);
-      nEnd = im.ceilDiv(kvEnd, bcV);
-      // Block j is whole for the first row iff (j+1)·Bc - 1 <= qStart + diag.
-      Value firstRowEnd = im.add(im.add(pc.qStart, diag), im.cst(1));
-      nFull = im.max(im.floorDiv(firstRowEnd, bcV), c0);
-      nFull = im.min(nFull, im.floorDiv(nk, bcV));
-      nFull = im.min(nFull, nEnd);
-    } else {
-      nEnd = im.ceilDiv(nk, bcV);
-      nFull = im.floorDiv(nk, bcV);
-    }
+    KeyBlocks kb = keyBlocks(im, pc.qStart, pc.qRows, nq, nk, bcV, c0, right);
+    Value nFull = kb.nFull, nEnd = kb.nEnd;
     if (varlen) {
       // A program without rows visits no key block.
       Value hasRows = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,

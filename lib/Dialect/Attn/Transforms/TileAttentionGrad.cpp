@@ -181,21 +181,12 @@ void emitQueryGrid(OpBuilder &b, Location loc, const GradContext &gc) {
 
   // Key blocks [0, nFull) are seen whole by every row of the block;
   // [nFull, nEnd) need the mask (the causal diagonal, the end of the keys);
-  // later ones are hidden from every row and skipped. Causal alignment is
-  // bottom-right: row i sees key j iff j <= i + (Nk − Nq).
+  // later ones are hidden from every row and skipped.
   Value c0 = im.cst(0);
-  Value nEnd = im.ceilDiv(nk, bcV), nFull = im.floorDiv(nk, bcV);
-  if (gc.causal) {
-    Value diag = im.sub(nk, nq);
-    // The last row sees keys [0, qStart + qRows + diag).
-    Value kvEnd = im.max(im.min(nk, im.add(im.add(qStart, qRows), diag)), c0);
-    nEnd = im.ceilDiv(kvEnd, bcV);
-    // Block j is whole for the first row iff (j+1)·Bc − 1 <= qStart + diag.
-    Value first =
-        im.max(im.floorDiv(im.add(im.add(qStart, diag), im.cst(1)), bcV), c0);
-    nFull = im.min(im.min(first, nFull), nEnd);
-  }
-  SmallVector<BlockRange> ranges = {{c0, nFull, false}, {nFull, nEnd, true}};
+  KeyBlocks kb =
+      keyBlocks(im, qStart, qRows, nq, nk, bcV, c0, gc.causal ? 0 : -1);
+  SmallVector<BlockRange> ranges = {{c0, kb.nFull, false},
+                                    {kb.nFull, kb.nEnd, true}};
   auto accType = gc.f32Tile(b, gc.br, gc.d);
   auto scoreType = gc.f32Tile(b, gc.br, gc.bc);
   SmallVector<Value> acc = emitRanges(

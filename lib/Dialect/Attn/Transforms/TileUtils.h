@@ -70,6 +70,35 @@ inline Value negInfSplat(OpBuilder &b, Location loc, RankedTensorType type) {
       DenseElementsAttr::get(type, b.getFloatAttr(b.getF32Type(), ninf)));
 }
 
+/// The key blocks of a query block's rows [qStart, qStart + qRows) of nq
+/// against nk keys in blocks of bc, bottom-right aligned with the mask's
+/// right bound `right` (causal: 0; -1: none; c0 the index 0): blocks [0, nFull) are seen
+/// whole by every row, [nFull, nEnd) need the mask, later ones are hidden
+/// from every row.
+struct KeyBlocks {
+  Value nFull, nEnd;
+};
+inline KeyBlocks keyBlocks(IndexMath &im, Value qStart, Value qRows, Value nq,
+                           Value nk, Value bc, Value c0, int64_t right) {
+  if (right < 0) {
+    Value nEnd = im.ceilDiv(nk, bc);
+    return {im.floorDiv(nk, bc), nEnd};
+  }
+  // Row i sees key j iff j <= i + (Nk-Nq) + R.
+  Value diag = im.sub(nk, nq);
+  if (right)
+    diag = im.add(diag, im.cst(right));
+  // The last valid row sees keys [0, qStart + qRows + diag).
+  Value kvEnd = im.max(im.min(nk, im.add(im.add(qStart, qRows), diag)), c0);
+  Value nEnd = im.ceilDiv(kvEnd, bc);
+  // Block j is whole for the first row iff (j+1)·Bc - 1 <= qStart + diag.
+  Value firstRowEnd = im.add(im.add(qStart, diag), im.cst(1));
+  Value nFull = im.max(im.floorDiv(firstRowEnd, bc), c0);
+  nFull = im.min(nFull, im.floorDiv(nk, bc));
+  nFull = im.min(nFull, nEnd);
+  return {nFull, nEnd};
+}
+
 /// Tiles attn.attention_grad into its two grids (TileAttentionGrad.cpp):
 /// `target` is the pass's default target, `blockQ`/`blockKV` its block
 /// options (0: derived).

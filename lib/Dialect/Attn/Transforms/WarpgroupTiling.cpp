@@ -3,6 +3,7 @@
 //===----------------------------------------------------------------------===//
 #include "WarpgroupTiling.h"
 #include "attn/Transforms/Passes.h"
+#include "attn/runtime/KernelABI.h"
 
 #include "attn/Dialect/Attn/IR/AttnDialect.h"
 
@@ -37,8 +38,12 @@ std::string mlir::attn::wgmmaObstacle(ArrayRef<DotOp> dots, int64_t rows) {
 bool mlir::attn::isBackwardGrid(Operation *op) {
   for (; op; op = op->getParentOp())
     if (auto grid = dyn_cast<scf::ForallOp>(op))
-      if (auto p = grid->getAttrOfType<StringAttr>(kProgramAttrName))
-        return p.getValue() == "grad_q" || p.getValue() == "grad_kv";
+      if (auto p = grid->getAttrOfType<StringAttr>(kProgramAttrName)) {
+        ::attn::Program program;
+        return ::attn::parseProgram(p.str(), program) &&
+               (program == ::attn::Program::GradQuery ||
+                program == ::attn::Program::GradKeyValue);
+      }
   return false;
 }
 
