@@ -171,7 +171,14 @@ Status JitCompiler::compile(const KernelRequest &request, CompiledImage &out) {
   auto keyFor = [&](bool cubin) {
     return "attn-jit-key 1\nversion " + compilerVersion() + "\ncodegen " +
            chip + " " + PipelineCompiler::optionsKey(chip) + "\nimage " +
-           (cubin ? "cubin " + request.chip() : std::string("ptx")) + "\n" + ir;
+           (cubin ? "cubin " + request.chip() : std::string("ptx")) + "\n" +
+           // The backward's two kernels come from one problem (one IR):
+           // which of them the image is.
+           (request.program == Program::GradQuery ||
+                    request.program == Program::GradKeyValue
+                ? std::string("kernel ") + programName(request.program) + "\n"
+                : std::string()) +
+           ir;
   };
   std::string key = keyFor(options.useNvJitLink);
   out.stageMs.push_back({"key", msSince(t0)});

@@ -35,15 +35,18 @@ OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, const KernelRequest &r) {
   Type et = r.dtype == DType::F16    ? Type(Float16Type::get(&ctx))
             : r.dtype == DType::E4M3 ? Type(Float8E4M3FNType::get(&ctx))
                                      : Type(BFloat16Type::get(&ctx));
+  const bool grad =
+      r.program == Program::GradQuery || r.program == Program::GradKeyValue;
   std::string name = std::string("attn_jit_") +
                      (r.program == Program::SplitKV       ? "split_"
                       : r.program == Program::MergeSplits ? "merge_"
+                      : grad                              ? "bwd_"
                                                           : "") +
                      dtypeName(r.dtype) + "_d" + std::to_string(r.headDim);
   if (r.headDimV != r.headDim)
     name += "v" + std::to_string(r.headDimV);
   name += r.causal ? "_causal" : "";
-  name += r.withLse ? "" : "_nolse";
+  name += r.withLse || grad ? "" : "_nolse";
   if (r.kv != KVLayout::Dense)
     name += std::string("_") + kvLayoutName(r.kv);
   if (r.pageSize > 0)
@@ -102,6 +105,18 @@ Status checkRequest(const KernelRequest &request) {
                          "unsupported: " + request.key() +
                              ": ALiBi has the dense forward only (no split-KV "
                              "pair, KV cache, fp8 or soft-cap)");
+  // The backward (either kernel of attn.attention_grad): dense, 16-bit, no
+  // score variant, reading the forward's LSE.
+  if ((request.program == Program::GradQuery ||
+       request.program == Program::GradKeyValue) &&
+      (request.dtype == DType::E4M3 || request.kv != KVLayout::Dense ||
+       request.windowLeft != -1 || request.windowRight != -1 ||
+       request.softcap != 0 || request.alibi || !request.withLse))
+    return Status::error(StatusCode::Unsupported,
+                         "unsupported: " + request.key() +
+                             ": the backward is the dense problem of f16 or "
+                             "bf16 tensors with no score variant, from the "
+                             "forward's LSE (lse=1)");
   if (request.program == Program::SplitKV && !request.withLse)
     return Status::error(StatusCode::Unsupported,
                          "unsupported: " + request.key() +
@@ -223,12 +238,24 @@ Status PipelineCompiler::compile(const KernelRequest &request,
   mlir::attn::CodegenPipelineOptions opts;
   opts.chip = chip;
   mlir::attn::CompileTimings timings;
-  FailureOr<mlir::attn::CompiledKernel> k =
-      mlir::attn::compileGPUKernel(*module, opts, &timings);
+  // Every kernel of the problem (the backward makes two); the one of the
+  // requested program is the image (its PTX module holds both).
+  FailureOr<std::vector<mlir::attn::CompiledKernel>> ks =
+      mlir::attn::compileGPUKernels(*module, opts, &timings);
   threadDiagnostics = nullptr;
   out.passesMs = timings.passesMs;
   out.llvmMs = timings.llvmMs;
-  if (failed(k)) {
+  mlir::attn::CompiledKernel *k = nullptr;
+  if (succeeded(ks))
+    for (mlir::attn::CompiledKernel &c : *ks)
+      if (c.program == programName(request.program))
+        k = &c;
+  if (succeeded(ks) && !k)
+    return Status::error(StatusCode::Internal,
+                         "attn-jit: no kernel of program " +
+                             std::string(programName(request.program)) +
+                             " in what " + request.key() + " compiled to");
+  if (failed(ks)) {
     // What the code generator refuses is reported with "unsupported" in its
     // diagnostic; anything else is a compiler bug.
     bool unsupported = diagnostics.find("unsupported") != std::string::npos;

@@ -475,11 +475,7 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
                                int64_t windowRight, float softcap, bool alibi) {
   ::attn::Program program;
   ::attn::KVLayout kv;
-  // The backward's grids come from attn.attention_grad, not from a kernel
-  // request of the forward's kind.
   if (!::attn::parseProgram(programName.str(), program) ||
-      program == ::attn::Program::GradQuery ||
-      program == ::attn::Program::GradKeyValue ||
       !::attn::parseKVLayout(kvName.str(), kv) ||
       (kv != ::attn::KVLayout::Dense &&
        program == ::attn::Program::MergeSplits) ||
@@ -491,6 +487,13 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
       (program != ::attn::Program::Attention || kv != ::attn::KVLayout::Dense))
     return nullptr;
   if (fp8 && alibi)
+    return nullptr;
+  // The backward (either of its grids names the problem that makes both):
+  // the dense attention_grad of 16-bit tensors, no score variant.
+  bool grad = program == ::attn::Program::GradQuery ||
+              program == ::attn::Program::GradKeyValue;
+  if (grad && (fp8 || alibi || kv != ::attn::KVLayout::Dense ||
+               windowLeft >= 0 || windowRight >= 0 || softcap > 0))
     return nullptr;
   OpBuilder b(&ctx);
   Location loc = UnknownLoc::get(&ctx);
@@ -545,14 +548,23 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
     break;
   case ::attn::Program::GradQuery:
   case ::attn::Program::GradKeyValue:
-    return nullptr; // refused above
+    // (dO, q, k, v, o, lse, dQ, dK, dV, Δ, scale): the gradients in the
+    // layouts of what they differentiate, Δ contiguous f32 like the LSE.
+    args = {vo, qk, kT, vT, vo, lseT, qk, kT, vT, lseT, f32};
+    break;
   }
   b.setInsertionPointToEnd(module->getBody());
   auto fn = func::FuncOp::create(b, loc, name, b.getFunctionType(args, {}));
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToStart(entry);
   auto arg = [&](unsigned i) -> Value { return entry->getArgument(i); };
-  if (program == ::attn::Program::MergeSplits) {
+  if (grad) {
+    auto op = AttentionGradOp::create(
+        b, loc, arg(0), arg(1), arg(2), arg(3), arg(4), arg(5), arg(6), arg(7),
+        arg(8), arg(9), /*dynamic_scale=*/arg(10), FloatAttr(), UnitAttr(),
+        IntegerAttr(), IntegerAttr(), TargetAttr());
+    op.setCausal(causal);
+  } else if (program == ::attn::Program::MergeSplits) {
     MergeSplitsOp::create(b, loc, arg(0), arg(1), arg(2),
                           withLse ? arg(3) : Value(), IntegerAttr(),
                           TargetAttr());

@@ -67,6 +67,15 @@ void copyString(char *dst, size_t size, const std::string &src) {
   std::snprintf(dst, size, "%s", src.c_str());
 }
 
+attn::Strides toStrides(const attn_strides &s) {
+  attn::Strides r;
+  r.batch = s.batch;
+  r.head = s.head;
+  r.seq = s.seq;
+  r.dim = s.dim;
+  return r;
+}
+
 attn::Status toProblem(const attn_problem *in, attn::ForwardProblem &out) {
   using attn::Status;
   using attn::StatusCode;
@@ -113,18 +122,10 @@ attn::Status toProblem(const attn_problem *in, attn::ForwardProblem &out) {
   out.headDim = in->head_dim;
   out.headDimV = in->head_dim_v;
   out.scale = in->scale;
-  auto strides = [](const attn_strides &s) {
-    attn::Strides r;
-    r.batch = s.batch;
-    r.head = s.head;
-    r.seq = s.seq;
-    r.dim = s.dim;
-    return r;
-  };
-  out.q = strides(in->q);
-  out.k = strides(in->k);
-  out.v = strides(in->v);
-  out.o = strides(in->o);
+  out.q = toStrides(in->q);
+  out.k = toStrides(in->k);
+  out.v = toStrides(in->v);
+  out.o = toStrides(in->o);
   return Status::success();
 }
 
@@ -256,6 +257,40 @@ attn_status attn_forward(attn_runtime *rt, const attn_problem *problem,
       return s;
     ATTN_CHECK_RT(rt);
     return report(rt->rt->forward(p, q, k, v, o, lse, stream));
+  });
+}
+
+attn_status attn_backward(attn_runtime *rt, const attn_problem *problem,
+                          const attn_grad_strides *grad_strides,
+                          const void *d_o, const void *q, const void *k,
+                          const void *v, const void *o, const float *lse,
+                          void *dq, void *dk, void *dv, void *stream) {
+  return guarded([&] {
+    attn::ForwardProblem f;
+    if (attn_status s = report(toProblem(problem, f)))
+      return s;
+    if (!f.withLse)
+      return reportError(ATTN_ERROR_INVALID_ARGUMENT,
+                         "with_lse must be 1: the backward reads the LSE the "
+                         "forward wrote");
+    attn::BackwardProblem p;
+    p.shape() = f.shape();
+    p.q = f.q;
+    p.k = f.k;
+    p.v = f.v;
+    p.o = f.o;
+    if (grad_strides) {
+      p.dO = toStrides(grad_strides->d_o);
+      p.dQ = toStrides(grad_strides->dq);
+      p.dK = toStrides(grad_strides->dk);
+      p.dV = toStrides(grad_strides->dv);
+    }
+    // The problem's rules need no runtime: reported the same without a GPU.
+    if (attn_status s = report(attn::checkBackwardProblem(p)))
+      return s;
+    ATTN_CHECK_RT(rt);
+    return report(
+        rt->rt->backward(p, d_o, q, k, v, o, lse, dq, dk, dv, stream));
   });
 }
 

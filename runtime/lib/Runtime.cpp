@@ -282,6 +282,27 @@ struct Runtime::Impl {
                    const std::string &what, Loaded &out);
   Status queryPointer(const void *p, PointerInfo &out);
   Status deviceOf(const void *p, const char *what, const Device *&out);
+  /// A tensor of a launch: null `ptr` is skipped (an absent optional one).
+  struct TensorRef {
+    const char *name;
+    const void *ptr;
+    uint64_t bytes;
+  };
+  /// Every tensor must be device memory on one GPU, large enough for its
+  /// extent (a kernel cannot check bounds it is not told): that GPU in
+  /// `device`.
+  Status checkDeviceTensors(std::initializer_list<TensorRef> tensors,
+                            int &device);
+  /// A stream passed in must belong to `dev`'s primary context: one of
+  /// another context would fail the launch with a bare
+  /// CUDA_ERROR_INVALID_HANDLE (or worse, run on the wrong GPU).
+  Status checkStream(CUstream stream, const Device &dev, const void *given);
+  /// The bundle's kernel of `program` among `candidates` for `dev`, or
+  /// (candidates empty) the compiler's for `p`.
+  Status gradKernel(const ForwardProblem &p, const Device &dev,
+                    const std::vector<const KernelEntry *> &candidates,
+                    Program program, const KernelEntry *&entry,
+                    const Loaded *&out);
 };
 
 Runtime::Impl::~Impl() {
@@ -904,6 +925,78 @@ Status Runtime::Impl::deviceOf(const void *p, const char *what,
   return getDevice(info.device, out);
 }
 
+Status
+Runtime::Impl::checkDeviceTensors(std::initializer_list<TensorRef> tensors,
+                                  int &device) {
+  device = -1;
+  for (const TensorRef &t : tensors) {
+    if (!t.ptr)
+      continue;
+    PointerInfo info;
+    if (Status s = queryPointer(t.ptr, info); !s.ok())
+      return s;
+    if ((info.memoryType != CU_MEMORYTYPE_DEVICE &&
+         info.memoryType != CU_MEMORYTYPE_UNIFIED) ||
+        info.device < 0)
+      return invalid(std::string(t.name) + " (" + hex(t.ptr) +
+                     ") is not CUDA device memory");
+    if (device < 0)
+      device = info.device;
+    else if (info.device != device)
+      return invalid(std::string(t.name) + " is on device " +
+                     std::to_string(info.device) + " but " +
+                     tensors.begin()->name + " is on device " +
+                     std::to_string(device));
+    if (info.rangeSize) {
+      uint64_t avail =
+          uint64_t(info.rangeStart + info.rangeSize - devicePtr(t.ptr));
+      if (t.bytes > avail)
+        return invalid(std::string(t.name) + " needs " +
+                       std::to_string(t.bytes) + " bytes from " + hex(t.ptr) +
+                       " but its allocation ends after " +
+                       std::to_string(avail));
+    }
+  }
+  return Status::success();
+}
+
+Status Runtime::Impl::checkStream(CUstream stream, const Device &dev,
+                                  const void *given) {
+  if (!stream)
+    return Status::success();
+  CUcontext streamCtx = nullptr;
+  if (CUresult r = drv->streamGetCtx(stream, &streamCtx); r != CUDA_SUCCESS)
+    return Status::error(StatusCode::InvalidArgument,
+                         "stream " + hex(given) +
+                             ": cuStreamGetCtx: " + drv->errorText(r));
+  if (streamCtx != dev.ctx)
+    return invalid("stream " + hex(given) +
+                   " does not belong to the primary context of device " +
+                   std::to_string(dev.info.ordinal) +
+                   ", where the tensors are");
+  return Status::success();
+}
+
+Status
+Runtime::Impl::gradKernel(const ForwardProblem &p, const Device &dev,
+                          const std::vector<const KernelEntry *> &candidates,
+                          Program program, const KernelEntry *&entry,
+                          const Loaded *&out) {
+  std::vector<const KernelEntry *> mine;
+  for (const KernelEntry *k : candidates)
+    if (k->program == program)
+      mine.push_back(k);
+  if (!mine.empty()) {
+    if (Status s = attn::selectVariant(mine, dev.info.ccMajor, dev.info.ccMinor,
+                                       entry);
+        s.ok())
+      return getKernel(*entry, dev, out);
+    else if (s.code() != StatusCode::NotInBundle || !compiler)
+      return s;
+  }
+  return getCompiledKernel(p, dev, entry, out, program);
+}
+
 //===----------------------------------------------------------------------===//
 // Runtime
 //===----------------------------------------------------------------------===//
@@ -1264,75 +1357,36 @@ Status Runtime::forward(const ForwardProblem &problem, const KVCacheArgs &cache,
   if (!found.ok() && found.code() != StatusCode::NotInBundle)
     return found;
 
-  // Every tensor must be device memory on one GPU, large enough for its
-  // extent (the kernel cannot check bounds it is not told).
   const TensorExtents ext = tensorExtents(problem);
-  const struct {
-    const char *name;
-    const void *ptr;
-    uint64_t bytes;
-  } tensors[] = {
-      {"q", q, ext.q},
-      {"k", k, ext.k},
-      {"v", v, ext.v},
-      {"o", o, ext.o},
-      {"lse", lse, ext.lse},
-      {"seq_lens", cache.seqLens, uint64_t(problem.batch) * sizeof(int32_t)},
-      {"cu_seqlens_q", cache.cuSeqlensQ,
-       uint64_t(problem.batch + 1) * sizeof(int32_t)},
-      {"cu_seqlens_k", cache.cuSeqlensK,
-       uint64_t(problem.batch + 1) * sizeof(int32_t)},
-      {"block_table", cache.blockTable,
-       uint64_t((problem.batch - 1) * (problem.tableStride ? problem.tableStride
-                                                           : problem.maxPages) +
-                problem.maxPages) *
-           sizeof(int32_t)}};
   int device = -1;
-  for (const auto &t : tensors) {
-    if (!t.ptr)
-      continue; // lse when not requested
-    PointerInfo info;
-    if (Status s = im.queryPointer(t.ptr, info); !s.ok())
-      return s;
-    if ((info.memoryType != CU_MEMORYTYPE_DEVICE &&
-         info.memoryType != CU_MEMORYTYPE_UNIFIED) ||
-        info.device < 0)
-      return invalid(std::string(t.name) + " (" + hex(t.ptr) +
-                     ") is not CUDA device memory");
-    if (device < 0)
-      device = info.device;
-    else if (info.device != device)
-      return invalid(std::string(t.name) + " is on device " +
-                     std::to_string(info.device) + " but q is on device " +
-                     std::to_string(device));
-    if (info.rangeSize) {
-      uint64_t avail =
-          uint64_t(info.rangeStart + info.rangeSize - devicePtr(t.ptr));
-      if (t.bytes > avail)
-        return invalid(std::string(t.name) + " needs " +
-                       std::to_string(t.bytes) + " bytes from " + hex(t.ptr) +
-                       " but its allocation ends after " +
-                       std::to_string(avail));
-    }
-  }
+  if (Status s = im.checkDeviceTensors(
+          {{"q", q, ext.q},
+           {"k", k, ext.k},
+           {"v", v, ext.v},
+           {"o", o, ext.o},
+           {"lse", lse, ext.lse},
+           {"seq_lens", cache.seqLens,
+            uint64_t(problem.batch) * sizeof(int32_t)},
+           {"cu_seqlens_q", cache.cuSeqlensQ,
+            uint64_t(problem.batch + 1) * sizeof(int32_t)},
+           {"cu_seqlens_k", cache.cuSeqlensK,
+            uint64_t(problem.batch + 1) * sizeof(int32_t)},
+           {"block_table", cache.blockTable,
+            uint64_t((problem.batch - 1) * (problem.tableStride
+                                                ? problem.tableStride
+                                                : problem.maxPages) +
+                     problem.maxPages) *
+                sizeof(int32_t)}},
+          device);
+      !s.ok())
+    return s;
 
   const Impl::Device *dev = nullptr;
   if (Status s = im.getDevice(device, dev); !s.ok())
     return s;
   CUstream cuStream = static_cast<CUstream>(stream);
-  if (cuStream) {
-    // A stream of another context would fail the launch with a bare
-    // CUDA_ERROR_INVALID_HANDLE (or worse, run on the wrong GPU).
-    CUcontext streamCtx = nullptr;
-    if (CUresult r = drv.streamGetCtx(cuStream, &streamCtx); r != CUDA_SUCCESS)
-      return Status::error(StatusCode::InvalidArgument,
-                           "stream " + hex(stream) +
-                               ": cuStreamGetCtx: " + drv.errorText(r));
-    if (streamCtx != dev->ctx)
-      return invalid("stream " + hex(stream) +
-                     " does not belong to the primary context of device " +
-                     std::to_string(device) + ", where the tensors are");
-  }
+  if (Status s = im.checkStream(cuStream, *dev, stream); !s.ok())
+    return s;
   // A grid too small for the device (decoding: few query rows, long keys)
   // splits the keys over more thread blocks and merges the partials.
   // Kernels that do not load leave the problem to the unsplit kernel, and
@@ -1437,6 +1491,129 @@ Status Runtime::forward(const ForwardProblem &problem, const KVCacheArgs &cache,
     im.last.fallback = "split-KV not used: " + splitStatus.message() +
                        (im.last.fallback.empty() ? "" : "; ") +
                        im.last.fallback;
+  return Status::success();
+}
+
+Status Runtime::backward(const BackwardProblem &problem, const void *dO,
+                         const void *q, const void *k, const void *v,
+                         const void *o, const float *lse, void *dq, void *dk,
+                         void *dv, void *stream) {
+  Impl &im = *impl_;
+  const Driver &drv = *im.drv;
+  if (Status s = checkBackwardProblem(problem); !s.ok())
+    return s;
+  if (Status s =
+          checkBackwardPointers(problem, dO, q, k, v, o, lse, dq, dk, dv);
+      !s.ok())
+    return s;
+  std::vector<const KernelEntry *> gradQ, gradKV;
+  Status found = findBackwardKernels(im.bundle, problem, gradQ, gradKV);
+  if (!found.ok() && (found.code() != StatusCode::NotInBundle || !im.compiler))
+    return found.code() == StatusCode::NotInBundle
+               ? Status::error(found.code(),
+                               found.message() +
+                                   "; this runtime has no compiler to build "
+                                   "it (RuntimeOptions::compiler, "
+                                   "libattn_jit)")
+               : found;
+  const ForwardProblem f = problem.forward();
+  const TensorExtents ext = tensorExtents(f);
+  const GradExtents gext = gradExtents(problem);
+  int device = -1;
+  if (Status s = im.checkDeviceTensors({{"do", dO, gext.dO},
+                                        {"q", q, ext.q},
+                                        {"k", k, ext.k},
+                                        {"v", v, ext.v},
+                                        {"o", o, ext.o},
+                                        {"lse", lse, ext.lse},
+                                        {"dq", dq, gext.dQ},
+                                        {"dk", dk, gext.dK},
+                                        {"dv", dv, gext.dV}},
+                                       device);
+      !s.ok())
+    return s;
+  const Impl::Device *dev = nullptr;
+  if (Status s = im.getDevice(device, dev); !s.ok())
+    return s;
+  CUstream cuStream = static_cast<CUstream>(stream);
+  if (Status s = im.checkStream(cuStream, *dev, stream); !s.ok())
+    return s;
+  // Both kernels loaded (or compiled) before anything is launched.
+  const KernelEntry *kq = nullptr, *kkv = nullptr;
+  const Impl::Loaded *fq = nullptr, *fkv = nullptr;
+  if (Status s = im.gradKernel(f, *dev, gradQ, Program::GradQuery, kq, fq);
+      !s.ok())
+    return s;
+  if (Status s =
+          im.gradKernel(f, *dev, gradKV, Program::GradKeyValue, kkv, fkv);
+      !s.ok())
+    return s;
+  if (kq->program != Program::GradQuery ||
+      kkv->program != Program::GradKeyValue || kq->blockM <= 0 ||
+      kkv->blockM <= 0)
+    return Status::error(StatusCode::Internal,
+                         "backward kernels " + kq->name + " and " + kkv->name +
+                             " are not a grad_q and a grad_kv kernel");
+  CUmemoryPool pool = nullptr;
+  if (Status s = im.workspacePool(*dev, pool); !s.ok())
+    return s;
+
+  GradStrides gs;
+  const AttentionShape shape = kernelShape(problem, gs);
+  ScopedContext scope(drv, dev->ctx);
+  if (Status s = scope.status(); !s.ok())
+    return s;
+  // Δ [B, Hq, Nq] f32, stream-ordered from grad_q (which writes it) to
+  // grad_kv (which reads it), then back in the pool.
+  CUdeviceptr ws = 0;
+  const uint64_t bytes =
+      uint64_t(problem.batch * problem.headsQ * problem.seqQ) * sizeof(float);
+  if (CUresult r = drv.memAllocFromPoolAsync(&ws, bytes, pool, cuStream);
+      r != CUDA_SUCCESS)
+    return drv.fail("cuMemAllocFromPoolAsync (" + std::to_string(bytes) +
+                        " bytes of the backward's row sums)",
+                    r);
+  float *delta = reinterpret_cast<float *>(uintptr_t(ws));
+  KernelParams params =
+      memrefGradParams(shape, gs, dO, q, k, v, o, lse, dq, dk, dv, delta,
+                       float(problem.effectiveScale()));
+  GridValues gv = gridValues(f, *kq, 1, dev->info.smCount);
+  // kv_blocks counts grad_kv's programs: its block_m keys each.
+  gv.kvBlocks = (problem.seqK + kkv->blockM - 1) / kkv->blockM;
+  Status result = Status::success();
+  for (auto [kernel, loaded] : {std::pair{kq, fq}, std::pair{kkv, fkv}}) {
+    unsigned grid[3];
+    if (!launchGridDims(kernel->grid, gv, grid)) {
+      result = gridError(*kernel);
+      break;
+    }
+    if (CUresult r = drv.launchKernel(
+            loaded->fn, grid[0], grid[1], grid[2], unsigned(kernel->threads), 1,
+            1, unsigned(kernel->smem), cuStream, params.data(), nullptr);
+        r != CUDA_SUCCESS) {
+      result = drv.fail(
+          "launching " + kernel->name + " (" + kernel->chip.str() + ")", r);
+      break;
+    }
+  }
+  // Freed after whatever was launched on the stream (also on an error).
+  if (CUresult r = drv.memFreeAsync(ws, cuStream);
+      r != CUDA_SUCCESS && result.ok())
+    result = drv.fail("cuMemFreeAsync (the backward's row sums)", r);
+  if (!result.ok())
+    return result;
+
+  std::lock_guard<std::mutex> lock(im.mu);
+  im.hasLast = true;
+  im.last.kernel = *kq;
+  im.last.device = dev->info;
+  im.last.image = fq->image;
+  im.last.imageFile = fq->imageFile;
+  im.last.fallback = fq->fallback;
+  im.last.origin = fq->origin;
+  im.last.stageMs = fq->stageMs;
+  im.last.kvSplits = 1;
+  im.last.mergeKernel = kkv->name;
   return Status::success();
 }
 

@@ -772,3 +772,177 @@ Status checkPointers(const ForwardProblem &p, const void *q, const void *k,
 }
 
 } // namespace attn
+
+namespace attn {
+
+ForwardProblem BackwardProblem::forward() const {
+  ForwardProblem f;
+  f.shape() = shape();
+  f.q = q;
+  f.k = k;
+  f.v = v;
+  f.o = o;
+  f.withLse = true;
+  return f;
+}
+
+// A gradient without strides of its own is laid out like what it
+// differentiates (contiguous when that is).
+Strides BackwardProblem::stridesDO() const {
+  return dO.isDefault() ? forward().stridesO() : dO;
+}
+Strides BackwardProblem::stridesDQ() const {
+  return dQ.isDefault() ? forward().stridesQ() : dQ;
+}
+Strides BackwardProblem::stridesDK() const {
+  return dK.isDefault() ? forward().stridesK() : dK;
+}
+Strides BackwardProblem::stridesDV() const {
+  return dV.isDefault() ? forward().stridesV() : dV;
+}
+
+namespace {
+/// dO, dQ, dK, dV as the stride and overlap checks see them.
+std::vector<TensorShape> gradShapesOf(const BackwardProblem &p) {
+  return {
+      {"do", {p.batch, p.headsQ, p.seqQ, p.headDimV}, p.stridesDO(), p.dtype},
+      {"dq", {p.batch, p.headsQ, p.seqQ, p.headDim}, p.stridesDQ(), p.dtype},
+      {"dk", {p.batch, p.headsKV, p.seqK, p.headDim}, p.stridesDK(), p.dtype},
+      {"dv", {p.batch, p.headsKV, p.seqK, p.headDimV}, p.stridesDV(), p.dtype},
+  };
+}
+} // namespace
+
+Status checkBackwardProblem(const BackwardProblem &p) {
+  // What the backward has before the shapes: its messages are the more
+  // precise for such a problem.
+  if (p.dtype == DType::E4M3)
+    return unsupported("the backward of an e4m3 (fp8) forward (fp8 has the "
+                       "forward only)");
+  if (p.dtype == DType::F32)
+    return unsupported("an f32 backward on the GPU (the tensor cores take "
+                       "f16 and bf16; attn-run --backward runs f32 on the "
+                       "CPU path)");
+  if (p.hasWindow() || p.softcap != 0 || p.alibi)
+    return unsupported(std::string("the backward of a forward with ") +
+                       (p.hasWindow()    ? "a sliding window"
+                        : p.softcap != 0 ? "a soft-cap"
+                                         : "ALiBi") +
+                       " (the backward has the plain and causal masks)");
+  if (Status s = checkProblem(p.forward()); !s.ok())
+    return s;
+  for (const TensorShape &t : gradShapesOf(p))
+    if (Status s = checkStrides(t); !s.ok())
+      return s;
+  for (const TensorShape &t : gradShapesOf(p))
+    if (t.name[1] != 'o' && selfOverlaps(t))
+      return invalid(std::string(t.name) +
+                     ": the strides make distinct outputs overlap");
+  return Status::success();
+}
+
+Status findBackwardKernels(const Manifest &bundle, const BackwardProblem &p,
+                           std::vector<const KernelEntry *> &gradQ,
+                           std::vector<const KernelEntry *> &gradKV) {
+  gradQ.clear();
+  gradKV.clear();
+  std::set<std::string> have; // what the bundle's backward kernels are for
+  for (const KernelEntry &k : bundle.kernels) {
+    if (k.program != Program::GradQuery && k.program != Program::GradKeyValue)
+      continue;
+    have.insert(std::string(dtypeName(k.dtype)) + " d" +
+                std::to_string(k.headDim) +
+                (k.headDimV != k.headDim ? "/" + std::to_string(k.headDimV)
+                                         : std::string()) +
+                (k.causal ? " causal" : ""));
+    if (k.dtype != p.dtype || k.headDim != p.headDim ||
+        k.headDimV != p.headDimV || k.causal != p.causal || !k.lse ||
+        k.kv != KVLayout::Dense)
+      continue;
+    (k.program == Program::GradQuery ? gradQ : gradKV).push_back(&k);
+  }
+  if (!gradQ.empty() && !gradKV.empty())
+    return Status::success();
+  gradQ.clear();
+  gradKV.clear();
+  return notInBundle(
+      std::string("the backward for ") + (p.causal ? "causal " : "") +
+      dtypeName(p.dtype) + " head dim " + std::to_string(p.headDim) +
+      (p.headDimV != p.headDim ? " head dim v " + std::to_string(p.headDimV)
+                               : std::string()) +
+      (have.empty() ? " (this bundle has no backward kernels)"
+                    : " (this bundle has it for " + joinSet(have) + ")"));
+}
+
+AttentionShape kernelShape(const BackwardProblem &p, GradStrides &grad) {
+  AttentionShape s = kernelShape(p.forward());
+  auto fill = [&](int64_t *out, const Strides &st, int64_t heads, int64_t seq) {
+    out[0] = p.batch == 1 ? 0 : st.batch;
+    out[1] = heads == 1 ? 0 : st.head;
+    out[2] = seq == 1 ? 0 : st.seq;
+    out[3] = 1;
+  };
+  fill(grad.dO, p.stridesDO(), p.headsQ, p.seqQ);
+  fill(grad.dQ, p.stridesDQ(), p.headsQ, p.seqQ);
+  fill(grad.dK, p.stridesDK(), p.headsKV, p.seqK);
+  fill(grad.dV, p.stridesDV(), p.headsKV, p.seqK);
+  return s;
+}
+
+GradExtents gradExtents(const BackwardProblem &p) {
+  std::vector<TensorShape> g = gradShapesOf(p);
+  const uint64_t es = dtypeSize(p.dtype);
+  GradExtents e;
+  e.dO = uint64_t(elementSpan(g[0])) * es;
+  e.dQ = uint64_t(elementSpan(g[1])) * es;
+  e.dK = uint64_t(elementSpan(g[2])) * es;
+  e.dV = uint64_t(elementSpan(g[3])) * es;
+  return e;
+}
+
+Status checkBackwardPointers(const BackwardProblem &p, const void *dO,
+                             const void *q, const void *k, const void *v,
+                             const void *o, const float *lse, const void *dq,
+                             const void *dk, const void *dv) {
+  const ForwardProblem f = p.forward();
+  if (!lse)
+    return invalid("lse is null (the backward reads the forward's LSE)");
+  if (Status s = checkPointers(f, q, k, v, o, lse); !s.ok())
+    return s;
+  const TensorExtents e = tensorExtents(f);
+  const GradExtents g = gradExtents(p);
+  const struct {
+    const char *name;
+    const void *ptr;
+    uint64_t bytes;
+  } inputs[] = {{"do", dO, g.dO}, {"q", q, e.q}, {"k", k, e.k},
+                {"v", v, e.v},    {"o", o, e.o}, {"lse", lse, e.lse}},
+    outputs[] = {{"dq", dq, g.dQ}, {"dk", dk, g.dK}, {"dv", dv, g.dV}};
+  for (const auto &t : {inputs[0], outputs[0], outputs[1], outputs[2]}) {
+    if (!t.ptr)
+      return invalid(std::string(t.name) + " is null");
+    if (reinterpret_cast<uintptr_t>(t.ptr) % kAlignBytes)
+      return invalid(std::string(t.name) + " (" + hex(t.ptr) +
+                     ") is not 16-byte aligned");
+  }
+  auto overlap = [](const auto &a, const auto &b) {
+    uintptr_t x = reinterpret_cast<uintptr_t>(a.ptr),
+              y = reinterpret_cast<uintptr_t>(b.ptr);
+    return a.bytes && b.bytes && x < y + b.bytes && y < x + a.bytes;
+  };
+  // The kernels read every input many times while other programs already
+  // write the gradients.
+  for (size_t i = 0; i < 3; ++i) {
+    for (const auto &in : inputs)
+      if (overlap(outputs[i], in))
+        return invalid(std::string(outputs[i].name) + " overlaps " + in.name +
+                       ": a gradient must not alias an input");
+    for (size_t j = 0; j < i; ++j)
+      if (overlap(outputs[i], outputs[j]))
+        return invalid(std::string(outputs[i].name) + " overlaps " +
+                       outputs[j].name);
+  }
+  return Status::success();
+}
+
+} // namespace attn

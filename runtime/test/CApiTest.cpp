@@ -337,3 +337,44 @@ TEST(CApi, DefaultBundleDirFollowsTheEnvironment) {
 }
 
 } // namespace
+
+TEST(CApi, BackwardArguments) {
+  attn_problem p;
+  attn_problem_init(&p);
+  p.with_lse = 1;
+  // The problem's rules come first, without a runtime.
+  EXPECT_EQ(attn_backward(nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                          nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                          nullptr),
+            ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attn_last_error_message(), "problem is null");
+  p.with_lse = 0;
+  EXPECT_EQ(attn_backward(nullptr, &p, nullptr, nullptr, nullptr, nullptr,
+                          nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                          nullptr),
+            ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attn_last_error_message()).find("with_lse must be 1"),
+            std::string::npos);
+  p.with_lse = 1;
+  p.dtype = ATTN_DTYPE_F32;
+  EXPECT_EQ(attn_backward(nullptr, &p, nullptr, nullptr, nullptr, nullptr,
+                          nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                          nullptr),
+            ATTN_ERROR_UNSUPPORTED);
+  p.dtype = ATTN_DTYPE_BF16;
+  attn_grad_strides g = {};
+  g.dq.dim = 2;
+  EXPECT_EQ(attn_backward(nullptr, &p, &g, nullptr, nullptr, nullptr, nullptr,
+                          nullptr, nullptr, nullptr, nullptr, nullptr, nullptr),
+            ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attn_last_error_message()).find("dq: the last dim"),
+            std::string::npos)
+      << attn_last_error_message();
+  // A good problem reaches the runtime check.
+  EXPECT_EQ(attn_backward(nullptr, &p, nullptr, nullptr, nullptr, nullptr,
+                          nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                          nullptr),
+            ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attn_last_error_message(), "runtime is null");
+  EXPECT_EQ(sizeof(attn_grad_strides), 4 * sizeof(attn_strides));
+}

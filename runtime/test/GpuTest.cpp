@@ -1103,3 +1103,193 @@ TEST_F(Gpu, PackedBatchMatchesTheReference) {
     for (bool causal : {false, true})
       runVarlenCase(*rt, d, causal, seed += 3);
 }
+
+namespace {
+
+struct GradResult {
+  ErrorStats dq, dk, dv;
+  bool deterministic = true;
+  std::string kernels;
+};
+
+/// One backward through Runtime::backward against the float64 gradients:
+/// fresh Q, K, V, dO; O and LSE from the float64 forward (O rounded to the
+/// dtype, as a forward would leave it); dQ, dK, dV poisoned with NaN; run
+/// twice, the second must write the same bits.
+void runGradCase(Runtime &rt, BackwardProblem p, Layout layout, uint64_t seed,
+                 GradResult &r) {
+  const size_t es = dtypeSize(p.dtype);
+  Problem ref;
+  ref.shape() = p.shape();
+  std::vector<double> q, k, v, dO, o, lse;
+  std::vector<uint8_t> qs, ks, vs, dOs;
+  fillRandom(p.dtype, seed, size_t(p.batch * p.headsQ * p.seqQ * p.headDim), q,
+             qs);
+  fillRandom(p.dtype, seed + 1,
+             size_t(p.batch * p.headsKV * p.seqK * p.headDim), k, ks);
+  fillRandom(p.dtype, seed + 2,
+             size_t(p.batch * p.headsKV * p.seqK * p.headDimV), v, vs);
+  fillRandom(p.dtype, seed + 3,
+             size_t(p.batch * p.headsQ * p.seqQ * p.headDimV), dO, dOs);
+  referenceAttention(ref, q, k, v, o, lse);
+  std::vector<double> dq, dk, dv;
+  referenceAttentionGrad(ref, q, k, v, dO, dq, dk, dv);
+  std::vector<uint8_t> os = encode(p.dtype, o);
+  std::vector<float> lse32(lse.begin(), lse.end());
+
+  Tensor tq, tk, tv, tdo, to, tdq, tdk, tdv;
+  const int64_t B = p.batch, Hq = p.headsQ, Hkv = p.headsKV;
+  ASSERT_TRUE(upload(rt, qs, B, Hq, p.seqQ, p.headDim, layout, es, tq).ok());
+  ASSERT_TRUE(upload(rt, ks, B, Hkv, p.seqK, p.headDim, layout, es, tk).ok());
+  ASSERT_TRUE(upload(rt, vs, B, Hkv, p.seqK, p.headDimV, layout, es, tv).ok());
+  ASSERT_TRUE(upload(rt, dOs, B, Hq, p.seqQ, p.headDimV, layout, es, tdo).ok());
+  ASSERT_TRUE(upload(rt, os, B, Hq, p.seqQ, p.headDimV, layout, es, to).ok());
+  DeviceBuffer tl;
+  ASSERT_TRUE(DeviceBuffer::allocate(rt, 0, lse32.size() * 4, tl).ok());
+  ASSERT_TRUE(rt.copyToDevice(tl.get(), lse32.data(), tl.size()).ok());
+  const size_t nq = size_t(B * Hq * p.seqQ), nk = size_t(B * Hkv * p.seqK);
+  auto poisoned = [&](int64_t H, int64_t N, int64_t D, size_t n, Tensor &t) {
+    return upload(rt, std::vector<uint8_t>(n * size_t(D) * es, 0xFF), B, H, N,
+                  D, layout, es, t);
+  };
+  ASSERT_TRUE(poisoned(Hq, p.seqQ, p.headDim, nq, tdq).ok());
+  ASSERT_TRUE(poisoned(Hkv, p.seqK, p.headDim, nk, tdk).ok());
+  ASSERT_TRUE(poisoned(Hkv, p.seqK, p.headDimV, nk, tdv).ok());
+  p.q = tq.strides;
+  p.k = tk.strides;
+  p.v = tv.strides;
+  p.o = to.strides;
+  p.dO = tdo.strides;
+  p.dQ = tdq.strides;
+  p.dK = tdk.strides;
+  p.dV = tdv.strides;
+
+  std::vector<uint8_t> first[3];
+  Tensor *outs[3] = {&tdq, &tdk, &tdv};
+  for (int run = 0; run < 2; ++run) {
+    Status s =
+        rt.backward(p, tdo.buf.get(), tq.buf.get(), tk.buf.get(), tv.buf.get(),
+                    to.buf.get(), static_cast<const float *>(tl.get()),
+                    tdq.buf.get(), tdk.buf.get(), tdv.buf.get(), nullptr);
+    ASSERT_TRUE(s.ok()) << s.message();
+    Status sync = rt.synchronize(0);
+    ASSERT_TRUE(sync.ok()) << sync.message();
+    for (int i = 0; i < 3; ++i) {
+      std::vector<uint8_t> got(outs[i]->buf.size());
+      ASSERT_TRUE(
+          rt.copyToHost(got.data(), outs[i]->buf.get(), got.size()).ok());
+      if (run == 0)
+        first[i] = got;
+      else if (got != first[i])
+        r.deterministic = false;
+    }
+  }
+  auto packed = [&](int i, int64_t H, int64_t N, int64_t D) {
+    std::vector<uint8_t> out(size_t(B * H * N * D) * es);
+    relayout(first[i].data(), out.data(), B, H, N, D, outs[i]->strides, es,
+             false);
+    return decode(p.dtype, out.data(), size_t(B * H * N * D));
+  };
+  r.dq = compare(packed(0, Hq, p.seqQ, p.headDim), dq);
+  r.dk = compare(packed(1, Hkv, p.seqK, p.headDim), dk);
+  r.dv = compare(packed(2, Hkv, p.seqK, p.headDimV), dv);
+  KernelChoice last;
+  ASSERT_TRUE(rt.lastKernel(last));
+  r.kernels = last.kernel.name + " + " + last.mergeKernel + " (" +
+              last.kernel.chip.str() + ")";
+}
+
+} // namespace
+
+TEST_F(Gpu, BackwardMatchesTheReference) {
+  std::set<std::tuple<DType, int, bool>> keys;
+  for (const KernelEntry &k : rt->bundle().kernels)
+    if (k.program == Program::GradQuery)
+      keys.insert({k.dtype, k.headDim, k.causal});
+  struct Shape {
+    int64_t B, Hq, Hkv, Nq, Nk;
+  };
+  // GQA, Nq != Nk both ways (causal rows that see no key), lengths that are
+  // not multiples of the blocks.
+  const Shape shapes[] = {{2, 4, 2, 128, 128},
+                          {1, 2, 1, 130, 257},
+                          {1, 2, 2, 257, 130},
+                          {1, 4, 1, 77, 77}};
+  int ran = 0;
+  uint64_t seed = 777;
+  for (auto [dtype, D, causal] : keys)
+    for (const Shape &sh : shapes)
+      for (Layout layout : {Layout::BHND, Layout::BNHD}) {
+        BackwardProblem p;
+        p.dtype = dtype;
+        p.headDim = p.headDimV = D;
+        p.causal = causal;
+        p.batch = sh.B;
+        p.headsQ = sh.Hq;
+        p.headsKV = sh.Hkv;
+        p.seqQ = sh.Nq;
+        p.seqK = sh.Nk;
+        SCOPED_TRACE(::testing::Message()
+                     << dtypeName(dtype) << " D=" << D << " causal=" << causal
+                     << " B=" << sh.B << " Hq=" << sh.Hq << " Hkv=" << sh.Hkv
+                     << " Nq=" << sh.Nq << " Nk=" << sh.Nk << " layout="
+                     << (layout == Layout::BHND ? "BHND" : "BNHD"));
+        GradResult r;
+        runGradCase(*rt, p, layout, seed += 5, r);
+        if (HasFatalFailure())
+          return;
+        for (const ErrorStats *e : {&r.dq, &r.dk, &r.dv}) {
+          EXPECT_EQ(e->nonFinite, 0u) << r.kernels;
+          EXPECT_LT(e->relative, tolerance(dtype)) << r.kernels;
+        }
+        EXPECT_TRUE(r.deterministic) << r.kernels
+                                     << ": a second run wrote "
+                                        "other bits";
+        ++ran;
+      }
+  std::printf("%d backward GPU cases run\n", ran);
+  EXPECT_GT(ran, 0) << "the bundle has no backward kernel";
+}
+
+TEST_F(Gpu, BackwardValidatesBeforeLaunching) {
+  BackwardProblem p;
+  p.dtype = DType::BF16;
+  p.batch = 1;
+  p.headsQ = p.headsKV = 2;
+  p.seqQ = p.seqK = 64;
+  p.headDim = p.headDimV = 64;
+  const size_t bytes = size_t(2 * 64 * 64) * 2;
+  DeviceBuffer bufs[8], lse;
+  for (DeviceBuffer &b : bufs)
+    ASSERT_TRUE(DeviceBuffer::allocate(*rt, 0, bytes, b).ok());
+  ASSERT_TRUE(DeviceBuffer::allocate(*rt, 0, 2 * 64 * 4, lse).ok());
+  const float *l = static_cast<const float *>(lse.get());
+  // dQ poisoned: nothing may reach it on a refused call.
+  ASSERT_TRUE(rt->fill(bufs[5].get(), 0xFF, bytes).ok());
+  auto call = [&](const BackwardProblem &bp, void *dq, const float *lp) {
+    return rt->backward(bp, bufs[0].get(), bufs[1].get(), bufs[2].get(),
+                        bufs[3].get(), bufs[4].get(), lp, dq, bufs[6].get(),
+                        bufs[7].get(), nullptr);
+  };
+  // A gradient aliasing an input.
+  Status s = call(p, bufs[1].get(), l);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(s.message().find("dq overlaps q"), std::string::npos)
+      << s.message();
+  // Host memory as a tensor.
+  std::vector<uint8_t> host(bytes);
+  s = call(p, host.data(), l);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(s.message().find("not CUDA device memory"), std::string::npos)
+      << s.message();
+  // A buffer too small for its tensor.
+  BackwardProblem big = p;
+  big.seqQ = big.seqK = 128;
+  s = call(big, bufs[5].get(), l);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(s.message().find("bytes from"), std::string::npos) << s.message();
+  std::vector<uint8_t> back(bytes);
+  ASSERT_TRUE(rt->copyToHost(back.data(), bufs[5].get(), bytes).ok());
+  for (uint8_t b : back)
+    ASSERT_EQ(b, 0xFF) << "a refused backward wrote dq";
+}

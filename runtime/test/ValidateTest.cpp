@@ -1090,3 +1090,191 @@ TEST(Alibi, KernelParameters) {
   EXPECT_EQ(params.value<int64_t>(57), 1); // stride
   EXPECT_EQ(params.value<float>(58), 0.125f);
 }
+
+namespace {
+// The backward's two kernels for bf16 D = 64 (causal and not) on sm_80, a
+// forward beside them that must never serve it.
+const char *kGradManifest = R"(
+kernel name=f64 ptx=f.ptx chip=sm_80 dtype=bf16 head_dim=64 causal=0 block_m=64 threads=128 smem=0 abi=memref
+kernel name=g ptx=g.ptx chip=sm_80 dtype=bf16 head_dim=64 causal=0 block_m=64 threads=128 smem=0 abi=memref program=grad_q grid=q_blocks,heads_q,batch
+kernel name=g_1 ptx=g_1.ptx chip=sm_80 dtype=bf16 head_dim=64 causal=0 block_m=64 block_n=32 threads=128 smem=0 abi=memref program=grad_kv grid=kv_blocks,heads_kv,batch
+kernel name=gc ptx=gc.ptx chip=sm_80 dtype=bf16 head_dim=64 causal=1 block_m=64 threads=128 smem=0 abi=memref program=grad_q grid=q_blocks,heads_q,batch
+kernel name=gc_1 ptx=gc_1.ptx chip=sm_80 dtype=bf16 head_dim=64 causal=1 block_m=64 block_n=32 threads=128 smem=0 abi=memref program=grad_kv grid=kv_blocks,heads_kv,batch
+)";
+
+BackwardProblem gradProblem() {
+  BackwardProblem p;
+  p.dtype = DType::BF16;
+  p.batch = 2;
+  p.headsQ = 4;
+  p.headsKV = 2;
+  p.seqQ = 100;
+  p.seqK = 300;
+  p.headDim = p.headDimV = 64;
+  return p;
+}
+
+void expectStatus(const Status &s, StatusCode code, const std::string &needle) {
+  EXPECT_EQ(s.code(), code) << s.message();
+  EXPECT_NE(s.message().find(needle), std::string::npos)
+      << "message: " << s.message() << "\nwanted:  " << needle;
+}
+} // namespace
+
+TEST(Backward, FindsBothKernelsOfItsMask) {
+  Manifest m;
+  ASSERT_TRUE(parseManifest(kGradManifest, "manifest.txt", m).ok());
+  BackwardProblem p = gradProblem();
+  std::vector<const KernelEntry *> q, kv;
+  ASSERT_TRUE(findBackwardKernels(m, p, q, kv).ok());
+  ASSERT_EQ(q.size(), 1u);
+  ASSERT_EQ(kv.size(), 1u);
+  EXPECT_EQ(q[0]->name, "g");
+  EXPECT_EQ(kv[0]->name, "g_1");
+  p.causal = true;
+  ASSERT_TRUE(findBackwardKernels(m, p, q, kv).ok());
+  EXPECT_EQ(q[0]->name, "gc");
+  EXPECT_EQ(kv[0]->name, "gc_1");
+  // What the bundle lacks names what it has.
+  p.headDim = p.headDimV = 128;
+  Status s = findBackwardKernels(m, p, q, kv);
+  expectStatus(s, StatusCode::NotInBundle,
+               "the backward for causal bf16 head dim 128 (this bundle has it "
+               "for bf16 d64, bf16 d64 causal)");
+  EXPECT_TRUE(q.empty() && kv.empty());
+  // A bundle with only one of the two kernels serves nothing.
+  Manifest half;
+  ASSERT_TRUE(parseManifest("kernel name=g ptx=g.ptx chip=sm_80 dtype=bf16 "
+                            "head_dim=64 causal=0 block_m=64 threads=128 "
+                            "smem=0 abi=memref program=grad_q\n",
+                            "manifest.txt", half)
+                  .ok());
+  p = gradProblem();
+  expectStatus(findBackwardKernels(half, p, q, kv), StatusCode::NotInBundle,
+               "the backward for bf16 head dim 64");
+}
+
+TEST(Backward, ProblemRules) {
+  BackwardProblem p = gradProblem();
+  EXPECT_TRUE(checkBackwardProblem(p).ok());
+  // The forward's own rules hold.
+  p.headsQ = 3;
+  expectStatus(checkBackwardProblem(p), StatusCode::InvalidArgument,
+               "heads_q (3) must be a multiple of heads_kv (2)");
+  p = gradProblem();
+  p.seqK = 0;
+  expectStatus(checkBackwardProblem(p), StatusCode::InvalidArgument,
+               "seq_k must be >= 1");
+  // What the backward does not have.
+  p = gradProblem();
+  p.dtype = DType::F32;
+  expectStatus(checkBackwardProblem(p), StatusCode::Unsupported,
+               "unsupported: an f32 backward on the GPU");
+  p.dtype = DType::E4M3;
+  expectStatus(checkBackwardProblem(p), StatusCode::Unsupported,
+               "unsupported: the backward of an e4m3 (fp8) forward");
+  p = gradProblem();
+  p.windowLeft = 16;
+  expectStatus(checkBackwardProblem(p), StatusCode::Unsupported,
+               "a sliding window");
+  p = gradProblem();
+  p.softcap = 30;
+  expectStatus(checkBackwardProblem(p), StatusCode::Unsupported, "a soft-cap");
+  p = gradProblem();
+  p.alibi = true;
+  expectStatus(checkBackwardProblem(p), StatusCode::Unsupported, "ALiBi");
+  // The gradients' strides: as the forward's tensors', and an output may
+  // not overlap itself.
+  p = gradProblem();
+  p.dQ = {100 * 4 * 64, 64, 4 * 64, 2};
+  expectStatus(checkBackwardProblem(p), StatusCode::InvalidArgument,
+               "dq: the last dim must be contiguous");
+  p = gradProblem();
+  p.dK = {300 * 2 * 64, 64, 60, 1};
+  expectStatus(checkBackwardProblem(p), StatusCode::InvalidArgument,
+               "dk: seq stride 60 is not a multiple of 8 elements");
+  p = gradProblem();
+  p.dV = {0, 300 * 64, 64, 1};
+  expectStatus(checkBackwardProblem(p), StatusCode::InvalidArgument,
+               "dv: the strides make distinct outputs overlap");
+  // dO is an input: a broadcast over the batch is fine.
+  p = gradProblem();
+  p.dO = {0, 100 * 64, 64, 1};
+  EXPECT_TRUE(checkBackwardProblem(p).ok());
+}
+
+TEST(Backward, GradientsDefaultToTheLayoutOfWhatTheyDifferentiate) {
+  BackwardProblem p = gradProblem();
+  // Q, K, V, O in [B, N, H, D] storage; the gradients follow them.
+  p.q = p.dO = {100 * 4 * 64, 64, 4 * 64, 1};
+  p.o = {100 * 4 * 64, 64, 4 * 64, 1};
+  p.k = p.v = {300 * 2 * 64, 64, 2 * 64, 1};
+  GradStrides g;
+  AttentionShape s = kernelShape(p, g);
+  EXPECT_EQ(g.dQ[2], 4 * 64);
+  EXPECT_EQ(g.dK[2], 2 * 64);
+  EXPECT_EQ(g.dV[1], 64);
+  EXPECT_EQ(g.dO[0], 100 * 4 * 64);
+  EXPECT_EQ(s.q[2], 4 * 64);
+  // Own strides win; a dim of extent 1 gets 0.
+  p.batch = 1;
+  p.dQ = contiguousStrides(4, 100, 64);
+  s = kernelShape(p, g);
+  EXPECT_EQ(g.dQ[0], 0);
+  EXPECT_EQ(g.dQ[2], 64);
+  EXPECT_EQ(gradExtents(p).dQ, uint64_t(4 * 100 * 64 * 2));
+}
+
+TEST(Backward, Pointers) {
+  BackwardProblem p = gradProblem();
+  // Each tensor in its own MiB.
+  const void *dO = at(1), *q = at(2), *k = at(3), *v = at(4), *o = at(5),
+             *dq = at(7), *dk = at(8), *dv = at(9);
+  const float *lse = static_cast<const float *>(at(6));
+  EXPECT_TRUE(
+      checkBackwardPointers(p, dO, q, k, v, o, lse, const_cast<void *>(dq),
+                            const_cast<void *>(dk), const_cast<void *>(dv))
+          .ok());
+  auto expectPtr = [&](const void *a, const float *l, const void *b,
+                       const void *c, const std::string &needle) {
+    expectStatus(
+        checkBackwardPointers(p, a, q, k, v, o, l, const_cast<void *>(b),
+                              const_cast<void *>(c), const_cast<void *>(dv)),
+        StatusCode::InvalidArgument, needle);
+  };
+  expectPtr(nullptr, lse, dq, dk, "do is null");
+  expectPtr(dO, nullptr, dq, dk, "lse is null (the backward reads");
+  expectPtr(dO, lse, nullptr, dk, "dq is null");
+  expectPtr(static_cast<const char *>(dO) + 8, lse, dq, dk, "do (0x");
+  expectPtr(dO, lse, k, dk, "dq overlaps k");
+  expectPtr(dO, lse, dq, lse, "dk overlaps lse");
+  expectPtr(dO, lse, dq, dv, "dv overlaps dk");
+  expectPtr(dO, lse, static_cast<const char *>(dk) + 1024, dk,
+            "dk overlaps dq");
+}
+
+TEST(Backward, KernelParameters) {
+  BackwardProblem p = gradProblem();
+  GradStrides g;
+  AttentionShape s = kernelShape(p, g);
+  float lse, delta;
+  KernelParams params = memrefGradParams(
+      s, g, at(1), at(2), at(3), at(4), at(5), &lse, const_cast<void *>(at(7)),
+      const_cast<void *>(at(8)), const_cast<void *>(at(9)), &delta, 0.125f);
+  // 8 memrefs of rank 4, the LSE and Δ of rank 3, the scale: the
+  // attn.attention_grad function's arguments in order.
+  ASSERT_EQ(params.size(), size_t(8 * 11 + 2 * 9 + 1));
+  EXPECT_EQ(params.pointer(0), at(1));           // dO
+  EXPECT_EQ(params.value<int64_t>(6), 64);       // dO's Dv
+  EXPECT_EQ(params.pointer(11), at(2));          // q
+  EXPECT_EQ(params.pointer(55), &lse);           // lse
+  EXPECT_EQ(params.pointer(64), at(7));          // dq
+  EXPECT_EQ(params.value<int64_t>(64 + 4), 4);   // dq's Hq
+  EXPECT_EQ(params.pointer(75), at(8));          // dk
+  EXPECT_EQ(params.value<int64_t>(75 + 4), 2);   // dk's Hkv
+  EXPECT_EQ(params.value<int64_t>(75 + 5), 300); // dk's Nk
+  EXPECT_EQ(params.pointer(86), at(9));          // dv
+  EXPECT_EQ(params.pointer(97), &delta);         // Δ
+  EXPECT_EQ(params.value<int64_t>(97 + 7), 100); // Δ's head stride: Nq
+  EXPECT_EQ(params.value<float>(106), 0.125f);
+}

@@ -256,6 +256,50 @@ TEST(Jit, CompilesTheSplitKVPairOfAHeadDimTheBundleLacks) {
   EXPECT_EQ(countEntries(dir.path), 2u);
 }
 
+TEST(Jit, CompilesTheBackwardsTwoKernels) {
+  // The backward at D = 80 (the bundle has 64, 96 and 128): one
+  // attn.attention_grad problem makes both kernels; each request gets its
+  // own (grad_q, grad_kv), a cache entry of its own, and says what it is.
+  TempDir dir;
+  auto c = makeCompiler(dir.path);
+  KernelRequest q = request(80, true, 9, 0);
+  q.program = Program::GradQuery;
+  q.withLse = true;
+  KernelRequest kv = q;
+  kv.program = Program::GradKeyValue;
+  EXPECT_EQ(kv.key(), "dtype=bf16 head_dim=80 head_dim_v=80 causal=1 lse=1 "
+                      "chip=sm_90a program=grad_kv");
+  CompiledImage gq, gkv;
+  Status st = c->compiler->compile(q, gq);
+  ASSERT_TRUE(st.ok()) << st.message();
+  st = c->compiler->compile(kv, gkv);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(gq.entry.program, Program::GradQuery);
+  EXPECT_EQ(gkv.entry.program, Program::GradKeyValue);
+  EXPECT_EQ(gq.entry.name, "attn_jit_bwd_bf16_d80_causal_kernel");
+  EXPECT_EQ(gkv.entry.name, "attn_jit_bwd_bf16_d80_causal_kernel_1");
+  EXPECT_EQ(formatLaunchGrid(gq.entry.grid), "q_blocks,heads_q,batch");
+  EXPECT_EQ(formatLaunchGrid(gkv.entry.grid), "kv_blocks,heads_kv,batch");
+  EXPECT_TRUE(gq.entry.lse && gkv.entry.lse);
+  EXPECT_EQ(countEntries(dir.path), 2u);
+  // A second compiler reads both back, each its own kernel.
+  auto c2 = makeCompiler(dir.path);
+  CompiledImage again;
+  ASSERT_TRUE(c2->compiler->compile(kv, again).ok());
+  EXPECT_EQ(again.entry.name, gkv.entry.name);
+  EXPECT_NE(again.origin.find("hit"), std::string::npos) << again.origin;
+  // What the backward does not have: refused, nothing compiled.
+  KernelRequest bad = q;
+  bad.softcap = 30;
+  st = c->compiler->compile(bad, gq);
+  EXPECT_EQ(st.code(), StatusCode::Unsupported) << st.message();
+  bad = q;
+  bad.withLse = false;
+  st = c->compiler->compile(bad, gq);
+  EXPECT_EQ(st.code(), StatusCode::Unsupported) << st.message();
+  EXPECT_EQ(countEntries(dir.path), 2u);
+}
+
 TEST(Jit, CompilesKVCacheAndPackedBatchKernelsTheBundleLacks) {
   // The bundle holds cache kernels for D 64 and 128 and pages of 16 or a
   // multiple of 64: a page of 32, D 256 or a packed batch at D 96 come from

@@ -139,13 +139,17 @@ namespace {
 
 /// The name of a bundle kernel's function (the kernel is "<name>_kernel"):
 /// attn_fwd_<dt>_d<D>[_causal][_nolse], attn_split_<dt>_d<D>[_causal],
-/// attn_merge_<dt>_d<D>[_nolse].
+/// attn_merge_<dt>_d<D>[_nolse], attn_bwd_<dt>_d<D>[_causal] (the backward:
+/// its grad_q kernel "<name>_kernel", its grad_kv kernel "<name>_kernel_1").
 std::string kernelName(::attn::Program program, Type et, int64_t d, bool causal,
                        bool withLse) {
+  const bool grad = program == ::attn::Program::GradQuery ||
+                    program == ::attn::Program::GradKeyValue;
   const char *kind = program == ::attn::Program::Attention ? "fwd"
                      : program == ::attn::Program::SplitKV ? "split"
+                     : grad                                ? "bwd"
                                                            : "merge";
-  bool lseSuffix = program != ::attn::Program::SplitKV;
+  bool lseSuffix = program != ::attn::Program::SplitKV && !grad;
   bool causalSuffix = program != ::attn::Program::MergeSplits;
   const char *dt = et.isBF16()                 ? "bf16"
                    : isa<Float8E4M3FNType>(et) ? "e4m3"
@@ -219,11 +223,22 @@ int64_t numberBefore(llvm::StringRef line, llvm::StringRef word) {
   return digits.getAsInteger(10, n) ? -1 : n;
 }
 
-PtxasUsage parsePtxasOutput(llvm::StringRef output) {
+/// ptxas's account of entry function `kernel`: a PTX module of several
+/// kernels (the backward's) prints one block per entry, each opened by
+/// "Compiling entry function 'NAME'", and only `kernel`'s counts are its.
+PtxasUsage parsePtxasOutput(llvm::StringRef output, llvm::StringRef kernel) {
   PtxasUsage u;
   llvm::SmallVector<llvm::StringRef> lines;
   output.split(lines, '\n', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  bool mine = true;
   for (llvm::StringRef line : lines) {
+    if (line.contains("Compiling entry function '")) {
+      mine = line.contains(("'" + kernel + "'").str());
+      continue;
+    }
+    if (!mine &&
+        (line.contains("bytes spill stores") || line.starts_with("ptxas info")))
+      continue;
     if (line.contains("Potential Performance Loss")) {
       ++u.perfWarnings;
       u.messages += line.str() + "\n";
@@ -538,6 +553,34 @@ int main(int argc, char **argv) {
                       return 1;
                   }
                 }
+  // The backward (attn.attention_grad: a grad_q and a grad_kv kernel) per
+  // 16-bit dtype, head dim up to 128 (above, the key-block grid spills: the
+  // pipeline refuses it) and mask.
+  if (inputs.empty() || dtypes.getNumOccurrences() ||
+      headDims.getNumOccurrences())
+    for (const std::string &chip : chips)
+      for (const std::string &dt : dtypes)
+        for (int64_t d : headDims)
+          for (bool causal : {false, true}) {
+            if (sassFailed || (dt != "f16" && dt != "bf16") || d > 128)
+              continue;
+            Type et = dt == "f16" ? Type(Float16Type::get(&ctx))
+                                  : Type(BFloat16Type::get(&ctx));
+            OwningOpRef<ModuleOp> module = mlir::attn::buildKernelProblem(
+                ctx, ::attn::programName(::attn::Program::GradQuery), et, d, d,
+                causal, /*withLse=*/true, "dense",
+                kernelName(::attn::Program::GradQuery, et, d, causal, true));
+            mlir::attn::CodegenPipelineOptions &opts = *knobs;
+            opts.chip = chip;
+            FailureOr<std::vector<mlir::attn::CompiledKernel>> ks =
+                mlir::attn::compileGPUKernels(*module, opts);
+            if (failed(ks))
+              return fail("backward kernel generation failed for " + dt + " d" +
+                          llvm::Twine(d));
+            for (mlir::attn::CompiledKernel &k : *ks)
+              if (!emit(k, chip))
+                return 1;
+          }
   // Problems written as IR: each file's attn.attention (or attn.merge_splits)
   // for every chip, under the function's name.
   for (const std::string &chip : chips)
@@ -575,7 +618,7 @@ int main(int argc, char **argv) {
       ").\n# kernel chip registers spill-store-bytes spill-load-bytes "
       "performance-warnings\n";
   for (const SassJob &job : sassJobs) {
-    PtxasUsage usage = parsePtxasOutput(job.output);
+    PtxasUsage usage = parsePtxasOutput(job.output, job.kernel);
     llvm::StringRef output =
         llvm::StringRef(job.rc != 0 ? job.output : usage.messages).rtrim();
     if (job.rc == 0 && (usage.registers < 0 || usage.spillStores < 0 ||

@@ -1206,6 +1206,125 @@ LogicalResult takeScaleAtRunTime(ModuleOp module) {
   return failure(r.wasInterrupted());
 }
 
+bool checkGradients(const rt::Problem &p, const std::vector<double> &qv,
+                    const std::vector<double> &kv,
+                    const std::vector<double> &vv,
+                    const std::vector<double> &dov,
+                    const std::vector<uint8_t> &dqs,
+                    const std::vector<uint8_t> &dks,
+                    const std::vector<uint8_t> &dvs);
+
+#ifdef ATTN_HAVE_RUNTIME
+/// --backward on the GPU, through the runtime (Runtime::backward: the
+/// bundle's grad_q and grad_kv kernels, else libattn_jit's): fresh Q, K, V
+/// and dO, O (rounded to the dtype) and the LSE from the float64 forward,
+/// dQ, dK, dV poisoned (NaN); --check compares them with float64 gradients
+/// and runs again (the second run must write the same bits).
+int runBackwardOnGPU(rt::Runtime &runtime, const rt::Problem &p) {
+  rt::BackwardProblem bp;
+  bp.shape() = p.shape();
+  uint64_t seed =
+      optSeed.getNumOccurrences() ? uint64_t(optSeed) : std::random_device{}();
+  std::vector<double> qv, kv, vv, dov, ov, lsev;
+  std::vector<uint8_t> qs, ks, vs, dos;
+  rt::fillRandom(p.dtype, seed, p.numQ(), qv, qs);
+  rt::fillRandom(p.dtype, seed + 1, p.numK(), kv, ks);
+  rt::fillRandom(p.dtype, seed + 2, p.numV(), vv, vs);
+  rt::fillRandom(p.dtype, seed + 3, p.numO(), dov, dos);
+  rt::referenceAttention(p, qv, kv, vv, ov, lsev);
+  std::vector<uint8_t> os = rt::encode(p.dtype, ov),
+                       lses = rt::encode(rt::DType::F32, lsev);
+  std::vector<uint8_t> dqs, dks, dvs;
+  rt::fillNaN(p.dtype, p.numQ(), dqs);
+  rt::fillNaN(p.dtype, p.numK(), dks);
+  rt::fillNaN(p.dtype, p.numV(), dvs);
+  rt::Status st;
+  rt::DeviceBuffer dq, dk, dv, ddo, dout, dl, ddq, ddk, ddv;
+  for (auto [buf, host] :
+       {std::pair{&dq, &qs}, std::pair{&dk, &ks}, std::pair{&dv, &vs},
+        std::pair{&ddo, &dos}, std::pair{&dout, &os}, std::pair{&dl, &lses},
+        std::pair{&ddq, &dqs}, std::pair{&ddk, &dks}, std::pair{&ddv, &dvs}})
+    if (!(st = rt::DeviceBuffer::allocate(runtime, 0, host->size(), *buf))
+             .ok() ||
+        !(st = runtime.copyToDevice(buf->get(), host->data(), host->size()))
+             .ok())
+      return fail(st.message());
+  auto launch = [&] {
+    return runtime.backward(bp, ddo.get(), dq.get(), dk.get(), dv.get(),
+                            dout.get(), static_cast<const float *>(dl.get()),
+                            ddq.get(), ddk.get(), ddv.get(), nullptr);
+  };
+  auto read = [&](std::vector<uint8_t> &out) {
+    for (auto [buf, host] : {std::pair{&ddq, &dqs}, std::pair{&ddk, &dks},
+                             std::pair{&ddv, &dvs}}) {
+      out.insert(out.end(), host->size(), 0);
+      if (!(st = runtime.copyToHost(out.data() + out.size() - host->size(),
+                                    buf->get(), host->size()))
+               .ok())
+        return false;
+    }
+    return true;
+  };
+  // The checked run writes into the poisoned buffers; it is also the first
+  // call (it loads, or compiles, the two kernels).
+  auto tFirst = std::chrono::steady_clock::now();
+  if (!(st = launch()).ok() || !(st = runtime.synchronize(0)).ok())
+    return fail(st.message());
+  double firstMs = msSince(tFirst);
+  std::vector<uint8_t> first;
+  if (!read(first))
+    return fail(st.message());
+  std::vector<double> times;
+  for (int i = 0; i < 3 + std::max(optRepeat.getValue(), 1); ++i) {
+    auto t = std::chrono::steady_clock::now();
+    if (!(st = launch()).ok() || !(st = runtime.synchronize(0)).ok())
+      return fail(st.message());
+    if (i >= 3)
+      times.push_back(msSince(t));
+  }
+  llvm::sort(times);
+  double ms = times[times.size() / 2];
+  rt::KernelChoice choice;
+  runtime.lastKernel(choice);
+  // FlashAttention's count: 2.5 times the forward's FLOPs.
+  double flops = 2.5 * 4.0 * p.batch * p.headsQ * p.seqQ * p.seqK *
+                 double(p.headDim + p.headDimV) / 2.0 * visibleFraction(p);
+  llvm::outs() << "attn-run: target=gpu (" << choice.device.name << ", "
+               << choice.kernel.chip.str() << " "
+               << (choice.image == "sass" ? "SASS" : "PTX") << " from "
+               << (choice.origin.empty() ? "bundle" : choice.origin)
+               << ") backward kernels=" << choice.kernel.name << ","
+               << choice.mergeKernel << " dtype=" << rt::dtypeName(p.dtype)
+               << " B=" << p.batch << " Hq=" << p.headsQ << " Hkv=" << p.headsKV
+               << " Nq=" << p.seqQ << " Nk=" << p.seqK << " D=" << p.headDim
+               << " Dv=" << p.headDimV << " causal=" << p.causal
+               << " scale=" << p.effectiveScale() << "\n";
+  llvm::outs() << llvm::format("  first call=%.1f ms\n", firstMs);
+  llvm::outs() << llvm::format("  seed=%llu backward=%.3f ms median of %zu "
+                               "(%.1f TFLOP/s)\n",
+                               (unsigned long long)seed, ms, times.size(),
+                               flops / ms * 1e-9);
+  if (!optCheck)
+    return 0;
+  // The first (poisoned-buffer) run's gradients against float64; the
+  // timed runs after it must have written the same bits.
+  const size_t nq = dqs.size(), nk = dks.size();
+  std::vector<uint8_t> gq(first.begin(), first.begin() + nq),
+      gk(first.begin() + nq, first.begin() + nq + nk),
+      gv(first.begin() + nq + nk, first.end());
+  bool ok = checkGradients(p, qv, kv, vv, dov, gq, gk, gv);
+  std::vector<uint8_t> latest;
+  if (!read(latest))
+    return fail(st.message());
+  bool same = latest == first;
+  llvm::outs() << "  deterministic: "
+               << (same ? "later runs bit-identical\n" : "later runs DIFFER\n");
+  ok = ok && same;
+  llvm::outs() << (ok ? "  PASS\n" : "  FAIL\n");
+  return ok ? 0 : 1;
+}
+#endif
+
 /// Compiles this module's own kernel (attn-codegen with --chip and the
 /// block flags, in process) into a one-kernel bundle in a new temporary
 /// directory `dir`. nullopt on success.
@@ -1347,6 +1466,9 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
              }()) {
     return *out2;
   }
+
+  if (optBackward)
+    return {GPUOutcome::Ran, runBackwardOnGPU(*runtime, p), ""};
 
   rt::Status st;
   rt::ForwardProblem fp;
@@ -1647,10 +1769,15 @@ int main(int argc, char **argv) {
                       "attention, causal or not, so far)");
       if (p.dtype == rt::DType::E4M3)
         return fail("unsupported: --dtype e4m3 with --backward");
-      if (optTarget == "gpu")
-        return fail("unsupported: --backward on --target gpu (the backward "
-                    "pass runs on the CPU path so far)");
-      optTarget.setValue("cpu");
+      // On the GPU the backward runs as an application runs it: through
+      // the runtime's kernels (bundle or libattn_jit), not a kernel of
+      // this tool's own tuning.
+      if (optTarget != "cpu" &&
+          (optChip.getNumOccurrences() || optBlockQ.getNumOccurrences() ||
+           optBlockKV.getNumOccurrences()))
+        return fail("unsupported: --chip, --block-q or --block-kv with "
+                    "--backward on the GPU (the runtime's kernels run it); "
+                    "add --target cpu for the CPU path");
     }
     module = optBackward ? buildGradModule(ctx, p) : buildModule(ctx, p);
     if (failed(mlir::verify(module->getOperation())))
@@ -2132,6 +2259,42 @@ int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
   return checkOutputs(p, qv, kv, vv, os, lses);
 }
 
+/// dQ, dK and dV (stored as p.dtype) against float64 gradients: f32 within
+/// 1e-5, f16/bf16 within 2e-2 (P and dS are rounded to the dtype for their
+/// products, and O to the dtype before Δ, as in FlashAttention's own
+/// backward), no NaN. Prints a line per gradient.
+bool checkGradients(const rt::Problem &p, const std::vector<double> &qv,
+                    const std::vector<double> &kv,
+                    const std::vector<double> &vv,
+                    const std::vector<double> &dov,
+                    const std::vector<uint8_t> &dqs,
+                    const std::vector<uint8_t> &dks,
+                    const std::vector<uint8_t> &dvs) {
+  std::vector<double> refDq, refDk, refDv;
+  rt::referenceAttentionGrad(p, qv, kv, vv, dov, refDq, refDk, refDv);
+  const double tol = p.dtype == rt::DType::F32 ? 1e-5 : 2e-2;
+  bool ok = true;
+  struct Grad {
+    const char *name;
+    const std::vector<uint8_t> &got;
+    const std::vector<double> &want;
+    size_t n;
+  };
+  for (const Grad &g :
+       {Grad{"dQ", dqs, refDq, p.numQ()}, Grad{"dK", dks, refDk, p.numK()},
+        Grad{"dV", dvs, refDv, p.numV()}}) {
+    rt::ErrorStats e =
+        rt::compare(rt::decode(p.dtype, g.got.data(), g.n), g.want);
+    bool pass = e.nonFinite == 0 && e.relative <= tol;
+    llvm::outs() << llvm::format("  check %s: max_abs=%.3e rel=%.3e "
+                                 "non_finite=%zu (tolerance rel %.0e)\n",
+                                 g.name, e.maxAbs, e.relative, e.nonFinite,
+                                 tol);
+    ok = ok && pass;
+  }
+  return ok;
+}
+
 /// --backward: fresh Q, K, V and dO; O (rounded to the dtype) and the LSE
 /// (f32) from the float64 forward, as a training step would hand them over;
 /// dQ, dK, dV and Δ poisoned (NaN) before the run. --check compares the
@@ -2207,31 +2370,7 @@ int runBackwardAndCheck(const rt::Problem &p, ExecutionEngine &engine,
   if (!optCheck)
     return 0;
 
-  std::vector<double> refDq, refDk, refDv;
-  rt::referenceAttentionGrad(p, qv, kv, vv, dov, refDq, refDk, refDv);
-  // Gradients: f32 within 1e-5 of float64; f16/bf16 within 2e-2 (P and dS
-  // are rounded to the dtype for their products, and O to the dtype before
-  // Δ, as in FlashAttention's own backward).
-  const double tol = p.dtype == rt::DType::F32 ? 1e-5 : 2e-2;
-  bool ok = true;
-  struct Grad {
-    const char *name;
-    const std::vector<uint8_t> &got;
-    const std::vector<double> &want;
-    size_t n;
-  };
-  for (const Grad &g :
-       {Grad{"dQ", dqs, refDq, p.numQ()}, Grad{"dK", dks, refDk, p.numK()},
-        Grad{"dV", dvs, refDv, p.numV()}}) {
-    rt::ErrorStats e =
-        rt::compare(rt::decode(p.dtype, g.got.data(), g.n), g.want);
-    bool pass = e.nonFinite == 0 && e.relative <= tol;
-    llvm::outs() << llvm::format("  check %s: max_abs=%.3e rel=%.3e "
-                                 "non_finite=%zu (tolerance rel %.0e)\n",
-                                 g.name, e.maxAbs, e.relative, e.nonFinite,
-                                 tol);
-    ok = ok && pass;
-  }
+  bool ok = checkGradients(p, qv, kv, vv, dov, dqs, dks, dvs);
   // Δ_i = dO_i·O_i of the stored (rounded) O, computed in f32.
   std::vector<double> refDelta(p.numLse(), 0.0);
   std::vector<double> oRounded = rt::decode(p.dtype, os.data(), p.numO());

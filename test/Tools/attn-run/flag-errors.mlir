@@ -163,7 +163,11 @@
 // BWDCACHE: attn-run: error: unsupported: --kv-lens with --backward
 // RUN: not attn-run --backward --dtype e4m3 2>&1 | FileCheck %s --check-prefix=BWDFP8
 // BWDFP8: attn-run: error: unsupported: --dtype e4m3 with --backward
-// RUN: not attn-run --backward --target gpu 2>&1 | FileCheck %s --check-prefix=BWDGPU
-// BWDGPU: attn-run: error: unsupported: --backward on --target gpu (the backward pass runs on the CPU path so far)
+// On the GPU the backward runs through the runtime's kernels, not a kernel of
+// attn-run's own tuning.
+// RUN: not attn-run --backward --target gpu --block-q 32 2>&1 | FileCheck %s --check-prefix=BWDGPU
+// BWDGPU: attn-run: error: unsupported: --chip, --block-q or --block-kv with --backward on the GPU (the runtime's kernels run it); add --target cpu for the CPU path
+// RUN: not attn-run --backward --target gpu --dtype f32 2>&1 | FileCheck %s --check-prefix=BWDGPU32
+// BWDGPU32: attn-run: error: unsupported: --target gpu runs f16 and bf16
 // RUN: not attn-run --backward %S/Inputs/run-plain-f32.mlir 2>&1 | FileCheck %s --check-prefix=BWDFILE
 // BWDFILE: attn-run: error: --backward needs the problem from flags, not an input file

@@ -445,6 +445,51 @@ inline KernelParams memrefAttentionParams(
   return p;
 }
 
+/// The element strides of the backward's gradient tensors (dO and dQ like
+/// O and Q: [B, Hq, Nq, *]; dK and dV like K and V: [B, Hkv, Nk, *]);
+/// innermost 1.
+struct GradStrides {
+  int64_t dO[4] = {0, 0, 0, 1}, dQ[4] = {0, 0, 0, 1}, dK[4] = {0, 0, 0, 1},
+          dV[4] = {0, 0, 0, 1};
+};
+
+/// The memref-ABI parameters of both backward kernels (grad_q and grad_kv
+/// take the same list, the arguments of the attn.attention_grad function):
+///
+///   (dO [B, Hq, Nq, Dv], q, k, v, o, lse [B, Hq, Nq] f32,
+///    dQ [B, Hq, Nq, D], dK [B, Hkv, Nk, D], dV [B, Hkv, Nk, Dv],
+///    delta [B, Hq, Nq] f32 (the strides of lse), scale f32)
+///
+/// that is 8 * 11 + 2 * 9 + 1 = 107 parameters. `delta` is the runtime's
+/// workspace: grad_q writes Δ = rowsum(dO∘O) there, grad_kv reads it.
+inline KernelParams memrefGradParams(const AttentionShape &s,
+                                     const GradStrides &g, const void *dO,
+                                     const void *q, const void *k,
+                                     const void *v, const void *o,
+                                     const float *lse, void *dq, void *dk,
+                                     void *dv, float *delta, float scale) {
+  KernelParams p;
+  bool ok = true;
+  const int64_t oSizes[4] = {s.batch, s.headsQ, s.seqQ, s.headDimV};
+  const int64_t kSizes[4] = {s.batch, s.headsKV, s.seqK, s.headDim};
+  const int64_t vSizes[4] = {s.batch, s.headsKV, s.seqK, s.headDimV};
+  const int64_t qSizes[4] = {s.batch, s.headsQ, s.seqQ, s.headDim};
+  ok &= p.addMemref(dO, oSizes, g.dO);
+  const void *ptrs[4] = {q, k, v, o};
+  for (int arg = 0; arg < 4; ++arg) {
+    AttentionArgument a = attentionArgument(s, arg);
+    ok &= p.addMemref(ptrs[arg], a.sizes, I64Array(a.strides, 4));
+  }
+  ok &= p.addMemref(lse, {s.batch, s.headsQ, s.seqQ}, s.lse);
+  ok &= p.addMemref(dq, qSizes, g.dQ);
+  ok &= p.addMemref(dk, kSizes, g.dK);
+  ok &= p.addMemref(dv, vSizes, g.dV);
+  ok &= p.addMemref(delta, {s.batch, s.headsQ, s.seqQ}, s.lse);
+  (void)ok;
+  p.addF32(scale);
+  return p;
+}
+
 /// What a kernel computes (the manifest's program= key; the compiler's
 /// attn.program names the same): the forward, or the split-KV pair.
 enum class Program {

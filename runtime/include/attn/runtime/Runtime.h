@@ -107,6 +107,29 @@ struct ForwardProblem : ProblemShape {
   Strides stridesO() const;
 };
 
+/// One attention backward call (FlashAttention's: S and P recomputed from
+/// Q, K and the forward's LSE): from dO [B, Hq, Nq, Dv] and the forward's
+/// Q, K, V, O and LSE [B, Hq, Nq] (f32, contiguous: what forward wrote with
+/// withLse) to dQ [B, Hq, Nq, D], dK [B, Hkv, Nk, D] and dV [B, Hkv, Nk, Dv].
+/// GQA: dK and dV are summed over the query heads of a group. Causal
+/// bottom-right as in the forward; a query row that sees no key gets
+/// dQ = 0. Deterministic: every gradient is written once, from sums in a
+/// fixed order (a second call writes the same bits). The dense problem of
+/// 16-bit tensors with no score variant (window, soft-cap, ALiBi); head
+/// dims up to 128 on the GPU.
+struct BackwardProblem : ProblemShape {
+  /// All zero: contiguous. dO is laid out like O, dQ like Q, dK like K and
+  /// dV like V (or each with its own strides).
+  Strides q, k, v, o, dO, dQ, dK, dV;
+
+  /// The forward this differentiates (its tensors' strides; withLse).
+  ForwardProblem forward() const;
+  Strides stridesDO() const;
+  Strides stridesDQ() const;
+  Strides stridesDK() const;
+  Strides stridesDV() const;
+};
+
 /// Checks the problem's own rules: dims >= 1 and within the grid and 32-bit
 /// limits, Hq % Hkv == 0, scale, strides (non-negative, 16-byte multiples,
 /// below 2^40 bytes, last dim contiguous, O not overlapping itself), and a
@@ -178,6 +201,38 @@ struct TensorExtents {
   uint64_t q = 0, k = 0, v = 0, o = 0, lse = 0;
 };
 TensorExtents tensorExtents(const ForwardProblem &p);
+
+/// The backward's own rules: the forward's (checkProblem on forward()),
+/// the gradients' strides (as their forward tensors', and no gradient
+/// overlapping itself), and what the backward has: the dense problem, no
+/// window, soft-cap or ALiBi, f16/bf16 (f32 runs on the CPU path), not
+/// e4m3.
+Status checkBackwardProblem(const BackwardProblem &p);
+
+/// Every chip variant of the bundle's backward kernels for `p` (dtype, head
+/// dims, mask): its grad_q kernels in `gradQ`, its grad_kv kernels in
+/// `gradKV`. NotInBundle (saying what the bundle has) if either is missing.
+Status findBackwardKernels(const Manifest &bundle, const BackwardProblem &p,
+                           std::vector<const KernelEntry *> &gradQ,
+                           std::vector<const KernelEntry *> &gradKV);
+
+/// The sizes and strides of the backward's launch: q, k, v, o and lse as
+/// kernelShape(p.forward()), the gradients' in `grad` (dO, dQ, dK, dV, in
+/// that order; 0 for a dim of extent 1).
+AttentionShape kernelShape(const BackwardProblem &p, GradStrides &grad);
+
+/// Bytes each gradient tensor spans (dO, dQ, dK, dV).
+struct GradExtents {
+  uint64_t dO = 0, dQ = 0, dK = 0, dV = 0;
+};
+GradExtents gradExtents(const BackwardProblem &p);
+
+/// Null pointers, alignment (16 bytes; 4 for lse) and overlap: dQ, dK and
+/// dV must not overlap an input (dO, Q, K, V, O, LSE) or each other.
+Status checkBackwardPointers(const BackwardProblem &p, const void *dO,
+                             const void *q, const void *k, const void *v,
+                             const void *o, const float *lse, const void *dq,
+                             const void *dk, const void *dv);
 
 struct DeviceInfo {
   int ordinal = 0;
@@ -253,6 +308,9 @@ struct KernelChoice {
   /// Key/value splits of the launch (chooseKVSplits): 1, or S > 1 when
   /// `kernel` is a split_kv kernel followed by `mergeKernel`.
   int64_t kvSplits = 1;
+  /// The kernel launched after `kernel`: the merge_splits kernel of a
+  /// split forward, or a backward's grad_kv kernel (`kernel` is then its
+  /// grad_q kernel); empty otherwise.
   std::string mergeKernel;
 };
 
@@ -292,6 +350,18 @@ public:
   Status forward(const ForwardProblem &p, const KVCacheArgs &cache,
                  const void *q, const void *k, const void *v, void *o,
                  float *lse, void *stream);
+
+  /// The backward of a forward that wrote `lse` (BackwardProblem): dQ, dK
+  /// and dV from dO, Q, K, V, O and LSE, validated like forward (device
+  /// memory on one GPU, large enough, no output overlapping an input or
+  /// another output; the stream's context). Two kernels on `stream`: the
+  /// query-block grid (Δ = rowsum(dO∘O) into a workspace of the runtime's
+  /// pool, and dQ), then the key-block grid (dK, dV). Kernels the bundle
+  /// lacks come from the compiler, as for forward. Nothing is written to
+  /// dq, dk or dv unless it returns ok. Thread-safe.
+  Status backward(const BackwardProblem &p, const void *dO, const void *q,
+                  const void *k, const void *v, const void *o, const float *lse,
+                  void *dq, void *dk, void *dv, void *stream);
 
   /// Compile ahead: validates each problem (pointers are not looked at) and
   /// loads the kernel it needs on `device` - compiling it first where the

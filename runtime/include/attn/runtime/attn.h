@@ -270,6 +270,32 @@ ATTN_API attn_status attn_forward_fp8(attn_runtime *rt,
                                       const void *k, const void *v, void *o,
                                       float *lse, void *stream);
 
+/* The strides of the backward's gradients (attn_strides each; all zero:
+ * laid out like what it differentiates: d_o like o, dq like q, dk like k,
+ * dv like v). */
+typedef struct attn_grad_strides {
+  attn_strides d_o, dq, dk, dv;
+} attn_grad_strides;
+
+/* The backward of a forward that wrote its LSE (FlashAttention's: S and P
+ * recomputed from Q, K and the LSE): dq [B, Hq, Nq, D], dk [B, Hkv, Nk, D]
+ * and dv [B, Hkv, Nk, Dv] from d_o [B, Hq, Nq, Dv] and the forward's q, k,
+ * v, o and lse. `problem` is the forward's (with_lse must be 1: the LSE is
+ * an input here); grad_strides NULL: all zero. GQA sums dk and dv over
+ * the query heads of a group; deterministic (a second call writes the
+ * same bits). f16 and bf16, dense, no window, soft-cap or ALiBi; the
+ * bundle's kernels at head dims 64, 96 and 128, else libattn_jit's (up
+ * to 128). Two kernels on `stream`, a workspace of 4·B·Hq·Nq bytes from
+ * the runtime's pool between them. On error nothing is written to dq, dk
+ * or dv. */
+ATTN_API attn_status attn_backward(attn_runtime *rt,
+                                   const attn_problem *problem,
+                                   const attn_grad_strides *grad_strides,
+                                   const void *d_o, const void *q,
+                                   const void *k, const void *v, const void *o,
+                                   const float *lse, void *dq, void *dk,
+                                   void *dv, void *stream);
+
 /* Which kernel forward would run on `device`, without launching. */
 ATTN_API attn_status attn_select_kernel(attn_runtime *rt,
                                         const attn_problem *problem, int device,
