@@ -12,7 +12,8 @@
 #    tools/attn-sanitize-driver/attn-sanitize-driver.cpp);
 # 2. runs the runtime's unit tests with the GPU tests required
 #    (ATTN_REQUIRE_GPU=1: a GPU test that cannot run fails instead of skipping);
-# 3. runs examples/embed;
+# 3. runs examples/embed, and examples/torch/train_tiny.py (a tiny
+#    transformer trained with attn's forward and backward beside SDPA);
 # 3b. runs tools/scripts/jit_check.py when static/ was carried (the statically
 #    linked attn-run and attn-jit-check of `tools/scripts/build_static.sh
 #    static --xz-only --tools attn-run,attn-jit-check`):
@@ -205,6 +206,23 @@ step "examples/embed"
   --paged 16 2>&1 | tee -a "$OUT_DIR/embed.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || fail "attn-embed (paged KV cache decode)"
 
+# Training with attn's forward and backward (examples/torch: an autograd
+# Function over the C API), beside the same model on torch SDPA: the losses
+# must agree to 1e-2 at every logged step.
+step "examples/torch/train_tiny.py"
+if python3 -c "import torch, sys; sys.exit(not torch.cuda.is_available())" \
+  2>/dev/null; then
+  TRAIN_ARGS=()
+  [ $QUICK -eq 1 ] && TRAIN_ARGS=(--steps 150)
+  PYTHONUNBUFFERED=1 python3 examples/torch/train_tiny.py \
+    --lib "$BUILD/lib/libattn_runtime_c.so" --bundle "$BUNDLE" \
+    "${TRAIN_ARGS[@]}" 2>&1 | tee "$OUT_DIR/train_tiny.log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || fail "examples/torch/train_tiny.py"
+else
+  echo "gpu-check: no torch with CUDA here: train_tiny.py skipped" |
+    tee "$OUT_DIR/train_tiny.log"
+fi
+
 # Start-up and the JIT (issue 14), with the statically linked tools built on
 # the build machine by
 #   tools/scripts/build_static.sh static --xz-only \
@@ -353,6 +371,7 @@ sed -n '/^bf16 forward, /,$p' "$OUT_DIR/gpu_check.log"
   sed -n '/^correctness: /,$p' "$OUT_DIR/gpu_programs.log"
 [ -f "$OUT_DIR/gpu_backward.log" ] &&
   sed -n '/^backward TFLOP/,$p' "$OUT_DIR/gpu_backward.log"
+[ -f "$OUT_DIR/train_tiny.log" ] && tail -n 2 "$OUT_DIR/train_tiny.log"
 step "summary"
 echo "$sanitize_line"
 echo "$plot_line"
