@@ -3,25 +3,32 @@
 model with torch's scaled_dot_product_attention, and compare the losses.
 
     python3 examples/torch/train_tiny.py --lib build-gpu/lib/libattn_runtime_c.so \
-        [--bundle DIR] [--steps 300] [--log-every 10] [--dtype bf16]
+        [--bundle DIR] [--steps 200] [--log-every 10] [--dtype bf16]
 
 Two copies of one initialisation (a causal decoder: 2 layers, d_model 256,
 4 query heads of 64 over 2 key/value heads (GQA), sequences of 256) learn the
 same batches with the same optimiser; only the attention differs: attn
 (examples/torch/attn_torch.py: attn_forward, attn_backward) or SDPA (torch's
 FlashAttention-2 / cuDNN backends), both on bf16 (or f16) Q, K, V with the
-rest of the model in f32. The task needs attention: each sequence is a random
-prefix followed by a copy of it, and the loss is over the copy (an induction
-head has to find the earlier occurrence).
+rest of the model in f32. The task needs attention: sequences of a
+second-order Markov chain (token t is a fixed random function of tokens t-2
+and t-1, replaced by a uniform draw 10% of the time), so that predicting a
+token needs the one two positions back, which only attention brings.
 
 Prints the loss of both at every logged step and their relative difference;
 exits non-zero if any logged step differs by more than --tolerance (1e-2), if
-a loss is not finite, or if the copy was not learned (final loss above half
-the initial one).
+a loss is not finite, or if nothing was learned (final loss above 3/4 of the
+initial one).
+
+Training is kept where it is smooth: when the model learns to use the token
+two back, the loss drops steeply (around step 150 at a learning rate of 3e-3,
+step 230 at 1e-3), and there two runs that differ only in the rounding of
+attention (even SDPA in f32 against SDPA in bf16, on a CPU) part by up to
+12% (3e-3) or 3% (1e-3) before meeting again; before it, at 1e-3, they stay
+within 1e-4. Hence 200 steps at 1e-3 by default.
 """
 
 import argparse
-import copy
 import math
 import os
 import sys
@@ -100,18 +107,26 @@ class TinyLM(nn.Module):
         return self.head(self.ln(x))
 
 
-def batch(gen, b, seq, vocab, device):
-    """A random prefix of seq/2 tokens, then its copy."""
-    half = torch.randint(1, vocab, (b, seq // 2), generator=gen)
-    return torch.cat([half, half], dim=1).to(device)
+def batch(gen, table, b, seq, device):
+    """b sequences of the chain x_t = table[x_{t-2}, x_{t-1}] (a uniform
+    token instead with probability 0.1), from two uniform tokens."""
+    vocab = table.shape[0]
+    x = torch.empty(b, seq, dtype=torch.long)
+    x[:, :2] = torch.randint(0, vocab, (b, 2), generator=gen)
+    noise = torch.rand(b, seq, generator=gen) < 0.1
+    uniform = torch.randint(0, vocab, (b, seq), generator=gen)
+    for t in range(2, seq):
+        x[:, t] = torch.where(noise[:, t], uniform[:, t],
+                              table[x[:, t - 2], x[:, t - 1]])
+    return x.to(device)
 
 
 def loss_of(model, tokens):
+    # Token t+1 predicted from tokens <= t, from t = 1 on (the first token
+    # has no predecessor two back).
     logits = model(tokens[:, :-1])
-    half = tokens.shape[1] // 2
-    # The loss over the copy: predicting token t+1 from tokens <= t.
-    return F.cross_entropy(logits[:, half - 1:].reshape(-1, logits.shape[-1]),
-                           tokens[:, half:].reshape(-1))
+    return F.cross_entropy(logits[:, 1:].reshape(-1, logits.shape[-1]),
+                           tokens[:, 2:].reshape(-1))
 
 
 def main():
@@ -119,11 +134,11 @@ def main():
     ap.add_argument("--lib", default=os.environ.get("ATTN_RUNTIME_LIB"),
                     help="libattn_runtime_c.so (default: $ATTN_RUNTIME_LIB)")
     ap.add_argument("--bundle", default=None, help="kernel bundle directory")
-    ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--log-every", type=int, default=10)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--seq", type=int, default=256)
-    ap.add_argument("--vocab", type=int, default=64)
+    ap.add_argument("--vocab", type=int, default=32)
     ap.add_argument("--d-model", type=int, default=256)
     ap.add_argument("--layers", type=int, default=2)
     ap.add_argument("--heads", type=int, default=4)
@@ -141,10 +156,16 @@ def main():
     torch.manual_seed(a.seed)
     ref = TinyLM(a.vocab, a.seq, a.d_model, a.layers, a.heads, a.kv_heads, rt,
                  dtype).to(dev)
-    ours = copy.deepcopy(ref).use("attn")
+    # The same initial weights (the runtime is not copied: one serves both).
+    ours = TinyLM(a.vocab, a.seq, a.d_model, a.layers, a.heads, a.kv_heads,
+                  rt, dtype).to(dev)
+    ours.load_state_dict(ref.state_dict())
+    ours.use("attn")
     ref.use("sdpa")
     opts = [torch.optim.AdamW(m.parameters(), lr=a.lr) for m in (ref, ours)]
     gen = torch.Generator().manual_seed(a.seed + 1)
+    table = torch.randint(0, a.vocab, (a.vocab, a.vocab),
+                          generator=torch.Generator().manual_seed(a.seed + 2))
 
     print(f"tiny LM: {a.layers} layers, d_model {a.d_model}, {a.heads}:"
           f"{a.kv_heads} heads of {a.d_model // a.heads}, seq {a.seq}, "
@@ -153,7 +174,7 @@ def main():
     worst, first, last, ok = 0.0, None, None, True
     times = {"sdpa": 0.0, "attn": 0.0}
     for step in range(1, a.steps + 1):
-        tokens = batch(gen, a.batch, a.seq, a.vocab, dev)
+        tokens = batch(gen, table, a.batch, a.seq, dev)
         losses = []
         for name, model, opt in (("sdpa", ref, opts[0]),
                                  ("attn", ours, opts[1])):
@@ -177,10 +198,10 @@ def main():
             last = ls
             print(f"{step:>5} {ls:>10.5f} {la:>10.5f} {rel:>9.2e}"
                   f"{'  FAIL' if bad else ''}", flush=True)
-    learned = last < 0.5 * first
+    learned = last < 0.75 * first
     print(f"worst relative difference {worst:.2e} (tolerance "
           f"{a.tolerance:.0e}); loss {first:.3f} -> {last:.3f}"
-          f"{'' if learned else ' (NOT LEARNED)'}; step time sdpa "
+          f"{'' if learned else ' (nothing learned)'}; step time sdpa "
           f"{1e3 * times['sdpa'] / a.steps:.1f} ms, attn "
           f"{1e3 * times['attn'] / a.steps:.1f} ms")
     ok = ok and learned

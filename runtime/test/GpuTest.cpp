@@ -1282,12 +1282,24 @@ TEST_F(Gpu, BackwardValidatesBeforeLaunching) {
   EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
   EXPECT_NE(s.message().find("not CUDA device memory"), std::string::npos)
       << s.message();
-  // A buffer too small for its tensor.
+  // A buffer too small for its tensor: dq 16 KiB before the end of an
+  // allocation made after every other (so that its 32 KiB extent reaches
+  // none of them), the others large enough.
   BackwardProblem big = p;
   big.seqQ = big.seqK = 128;
-  s = call(big, bufs[5].get(), l);
+  DeviceBuffer large[8], bigLse, arena;
+  for (DeviceBuffer &b : large)
+    ASSERT_TRUE(DeviceBuffer::allocate(*rt, 0, 2 * bytes, b).ok());
+  ASSERT_TRUE(DeviceBuffer::allocate(*rt, 0, 2 * 128 * 4, bigLse).ok());
+  ASSERT_TRUE(DeviceBuffer::allocate(*rt, 0, 1 << 20, arena).ok());
+  void *shortDq = static_cast<char *>(arena.get()) + (1 << 20) - bytes;
+  s = rt->backward(big, large[0].get(), large[1].get(), large[2].get(),
+                   large[3].get(), large[4].get(),
+                   static_cast<const float *>(bigLse.get()), shortDq,
+                   large[6].get(), large[7].get(), nullptr);
   EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
-  EXPECT_NE(s.message().find("bytes from"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("dq needs 32768 bytes from"), std::string::npos)
+      << s.message();
   std::vector<uint8_t> back(bytes);
   ASSERT_TRUE(rt->copyToHost(back.data(), bufs[5].get(), bytes).ok());
   for (uint8_t b : back)

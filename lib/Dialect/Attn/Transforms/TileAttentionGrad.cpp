@@ -381,19 +381,24 @@ LogicalResult mlir::attn::tiling::tileAttentionGrad(AttentionGradOp op,
   int64_t elemBytes = gc.elemType.getIntOrFloatBitWidth() / 8;
   BlockSizes blocks = deriveBlockSizes(target, gc.d, gc.dv, elemBytes);
   // On a GPU, grid 1 holds S, dP and dQ in f32 registers: 64 queries
-  // against 64 keys, four warps of 16 rows on mma.sync (128 rows or 128
-  // keys: no faster at D = 64, 1-30% slower at D = 128; H100, bf16, 4k-16k).
+  // against 64 keys (mma.sync: four warps of 16 rows; 128 rows or 128 keys
+  // no faster at D = 64, 1-30% slower at D = 128; wgmma: one warpgroup;
+  // 128x64 and 128x128 within -4..+3%; H100/H200, bf16, 4k-16k).
   // Grid 2 holds dK and dV through its loops besides Sᵀ and dPᵀ: 32 queries
-  // a step (64: 8-12% slower, spills at D = 128), against 64 keys (four
-  // warps) or, at D > 64, 128 (eight warps: 10% faster at D = 128). With
-  // the causal mask at D > 64, whose two pipelined loops keep more live,
-  // 64 keys against 16 queries (32 spills 256 bytes at D = 128).
+  // a step (mma.sync: 64 is 8-12% slower and spills at D = 128; wgmma: 64
+  // is -20..+4% and spills 396 bytes causal at D = 128) against 64 keys, or
+  // at D > 64 128 (wgmma: causal 8.6 -> 7.0 ms at 16k). On mma.sync with
+  // the causal mask at D > 64, whose two loops keep more live, 64 keys
+  // against 16 queries (32 spills 256 bytes at D = 128).
   int64_t brKV = blocks.blockQ, bcKV = blocks.blockKV;
   if (target.isGPU()) {
     blocks = BlockSizes{64, 64};
     bool wide = gc.d > 64;
-    brKV = wide && gc.causal ? 16 : 32;
-    bcKV = wide && !gc.causal ? 128 : 64;
+    // Where attn-assign-layouts gives the grids warpgroup MMA: 16-bit
+    // operands (checked above) in whole 128-byte slabs.
+    bool wgmma = target.hasWarpgroupMma() && gc.d % 64 == 0 && gc.dv % 64 == 0;
+    brKV = wide && gc.causal && !wgmma ? 16 : 32;
+    bcKV = wide && (!gc.causal || wgmma) ? 128 : 64;
   }
   // Options override the derived sizes; the op's attributes the options.
   if (blockQ)

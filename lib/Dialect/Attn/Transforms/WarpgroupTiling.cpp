@@ -48,8 +48,7 @@ bool mlir::attn::isBackwardGrid(Operation *op) {
 }
 
 bool mlir::attn::takesWgmma(scf::ForallOp grid, int64_t wgmma) {
-  // The backward's grids take mma.sync layouts so far.
-  if (wgmma == 0 || isBackwardGrid(grid))
+  if (wgmma == 0)
     return false;
   SmallVector<DotOp> dots;
   grid.getBody()->walk([&](DotOp d) { dots.push_back(d); });
