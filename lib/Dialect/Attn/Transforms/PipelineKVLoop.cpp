@@ -406,11 +406,13 @@ struct PipelineKVLoopPass
   }
 
   /// The backward's key-block grid (grad_kv) at head dims up to 64 keeps
-  /// its Q and dO loads synchronous: pipelined, it ran 5% slower, 17% with
-  /// the causal mask (H100, bf16, 4k-16k); at D = 128 pipelining gains
-  /// 3-17%, and in the query-block grid (grad_q) 8-25%. Above 64, the
-  /// masked (diagonal) loop of a causal grad_kv stays synchronous too: with
-  /// both of its loops pipelined ptxas spills 16 bytes (sm_80, sm_90a).
+  /// its Q and dO loads synchronous on mma.sync: pipelined, it ran 5%
+  /// slower, 17% with the causal mask (H100, bf16, 4k-16k); on wgmma
+  /// pipelining gains 7-21% without the mask and loses 27% with it (H200).
+  /// At D = 128 pipelining gains 3-17% on mma.sync, and in the query-block
+  /// grid (grad_q) 8-25%. Above 64, the masked (diagonal) loop of a causal
+  /// grad_kv stays synchronous: with both loops pipelined, mma.sync spills
+  /// 16 bytes (sm_80, sm_90a) and wgmma runs 9-10% slower (H200).
   static bool skipsPipelining(scf::ForOp loop) {
     auto grid = loop->getParentOfType<scf::ForallOp>();
     auto program =
@@ -419,15 +421,21 @@ struct PipelineKVLoopPass
                                                ::attn::Program::GradKeyValue))
       return false;
     int64_t headDim = 0;
+    bool wgmma = false;
     grid.getBody()->walk([&](DotOp dot) {
+      auto acc = cast<RankedTensorType>(dot.getType());
+      auto mma = dyn_cast_or_null<MmaLayoutAttr>(acc.getEncoding());
+      wgmma |= mma && mma.isWarpgroup();
       if (!headDim)
         headDim = cast<RankedTensorType>(dot.getLhs().getType()).getDimSize(1);
     });
+    auto masked = [](Operation *op) {
+      return op->walk([](MaskOp) { return WalkResult::interrupt(); })
+          .wasInterrupted();
+    };
     if (headDim <= 64)
-      return true;
-    return loop.getBody()
-        ->walk([](MaskOp) { return WalkResult::interrupt(); })
-        .wasInterrupted();
+      return !wgmma || masked(grid);
+    return masked(loop);
   }
 
   void runOnOperation() override {
