@@ -2,11 +2,11 @@
 // RUN: attn-opt %s -split-input-file --attn-tile-pipeline="target=sm_80" | attn-opt -split-input-file --attn-assign-layouts --attn-pipeline-kv-loop | FileCheck %s --check-prefix=SM80
 
 // Which loops of the backward's key-block grid (grad_kv) copy their Q and
-// dO tiles ahead (attn.async_load_tile) is a measured rule: at D <= 64 on
-// warpgroup MMA only without the causal mask (+7-21%; -27% with it), never
-// on mma.sync (-5%, -17% causal); above 64 every loop but the masked
-// (diagonal) one of a causal grid. The query-block grid (grad_q) always
-// pipelines its K and V tiles. A grid's attributes print after its body.
+// dO tiles ahead (attn.async_load_tile) is a measured rule: every loop but
+// the masked (diagonal) one of a causal grid, except at D <= 64 on
+// mma.sync, where none (-5%, -17% causal). The query-block grid (grad_q)
+// always pipelines its K and V tiles. A grid's attributes print after its
+// body.
 
 !t = memref<?x?x?x64xbf16>
 !r = memref<?x?x?xf32>
@@ -34,7 +34,13 @@ func.func @d64(%do: !t, %q: !t, %k: !t, %v: !t, %o: !t, %lse: !r, %dq: !t,
 // CHECK-LABEL: func.func @d64_causal
 // CHECK:       attn.program = "grad_q"
 // CHECK-NOT:   attn.async_load_tile
+// CHECK:       attn.mask {{.*}} {causal, transposed}
+// CHECK:       attn.async_load_tile %arg1
 // CHECK:       attn.program = "grad_kv"
+// SM80-LABEL:  func.func @d64_causal
+// SM80:        attn.program = "grad_q"
+// SM80-NOT:    attn.async_load_tile
+// SM80:        attn.program = "grad_kv"
 func.func @d64_causal(%do: !t, %q: !t, %k: !t, %v: !t, %o: !t, %lse: !r,
                       %dq: !t, %dk: !t, %dv: !t, %delta: !r, %s: f32) {
   attn.attention_grad %do, %q, %k, %v, %o, %lse into %dq, %dk, %dv
