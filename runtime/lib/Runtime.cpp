@@ -297,6 +297,11 @@ struct Runtime::Impl {
   /// another context would fail the launch with a bare
   /// CUDA_ERROR_INVALID_HANDLE (or worse, run on the wrong GPU).
   Status checkStream(CUstream stream, const Device &dev, const void *given);
+  /// Records a successful launch for lastKernel: `k` (loaded as `fn`) on
+  /// `dev` with `splits` key/value splits, followed by kernel `next` (a
+  /// merge_splits or grad_kv kernel; empty: none).
+  void recordLast(const KernelEntry &k, const DeviceInfo &dev, const Loaded &fn,
+                  int64_t splits, const std::string &next);
   /// The bundle's kernel of `program` among `candidates` for `dev`, or
   /// (candidates empty) the compiler's for `p`.
   Status gradKernel(const ForwardProblem &p, const Device &dev,
@@ -540,17 +545,7 @@ Status Runtime::Impl::launchSplit(const ForwardProblem &p, const Device &dev,
   if (!result.ok())
     return result;
   launched = true;
-  std::lock_guard<std::mutex> lock(mu);
-  hasLast = true;
-  last.kernel = *split;
-  last.device = dev.info;
-  last.image = splitFn->image;
-  last.imageFile = splitFn->imageFile;
-  last.fallback = splitFn->fallback;
-  last.origin = splitFn->origin;
-  last.stageMs = splitFn->stageMs;
-  last.kvSplits = splits;
-  last.mergeKernel = merge->name;
+  recordLast(*split, dev.info, *splitFn, splits, merge->name);
   return Status::success();
 }
 
@@ -923,6 +918,22 @@ Status Runtime::Impl::deviceOf(const void *p, const char *what,
     return invalid(std::string(what) + " (" + hex(p) +
                    ") is not CUDA device memory");
   return getDevice(info.device, out);
+}
+
+void Runtime::Impl::recordLast(const KernelEntry &k, const DeviceInfo &dev,
+                               const Loaded &fn, int64_t splits,
+                               const std::string &next) {
+  std::lock_guard<std::mutex> lock(mu);
+  hasLast = true;
+  last.kernel = k;
+  last.device = dev;
+  last.image = fn.image;
+  last.imageFile = fn.imageFile;
+  last.fallback = fn.fallback;
+  last.origin = fn.origin;
+  last.stageMs = fn.stageMs;
+  last.kvSplits = splits;
+  last.mergeKernel = next;
 }
 
 Status
@@ -1476,21 +1487,13 @@ Status Runtime::forward(const ForwardProblem &problem, const KVCacheArgs &cache,
                         ")",
                     launched);
 
-  std::lock_guard<std::mutex> lock(im.mu);
-  im.hasLast = true;
-  im.last.kernel = *kernel;
-  im.last.device = dev->info;
-  im.last.image = loaded->image;
-  im.last.imageFile = loaded->imageFile;
-  im.last.fallback = loaded->fallback;
-  im.last.origin = loaded->origin;
-  im.last.stageMs = loaded->stageMs;
-  im.last.kvSplits = 1;
-  im.last.mergeKernel.clear();
-  if (!splitStatus.ok())
+  im.recordLast(*kernel, dev->info, *loaded, 1, "");
+  if (!splitStatus.ok()) {
+    std::lock_guard<std::mutex> lock(im.mu);
     im.last.fallback = "split-KV not used: " + splitStatus.message() +
                        (im.last.fallback.empty() ? "" : "; ") +
                        im.last.fallback;
+  }
   return Status::success();
 }
 
@@ -1603,17 +1606,7 @@ Status Runtime::backward(const BackwardProblem &problem, const void *dO,
   if (!result.ok())
     return result;
 
-  std::lock_guard<std::mutex> lock(im.mu);
-  im.hasLast = true;
-  im.last.kernel = *kq;
-  im.last.device = dev->info;
-  im.last.image = fq->image;
-  im.last.imageFile = fq->imageFile;
-  im.last.fallback = fq->fallback;
-  im.last.origin = fq->origin;
-  im.last.stageMs = fq->stageMs;
-  im.last.kvSplits = 1;
-  im.last.mergeKernel = kkv->name;
+  im.recordLast(*kq, dev->info, *fq, 1, kkv->name);
   return Status::success();
 }
 

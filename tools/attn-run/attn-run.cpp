@@ -1215,6 +1215,23 @@ bool checkGradients(const rt::Problem &p, const std::vector<double> &qv,
                     const std::vector<uint8_t> &dvs);
 
 #ifdef ATTN_HAVE_RUNTIME
+/// Device copies of host buffers, each into its own new allocation on
+/// device 0.
+using Upload = std::pair<rt::DeviceBuffer *, const std::vector<uint8_t> *>;
+rt::Status uploadAll(rt::Runtime &runtime, std::initializer_list<Upload> list) {
+  for (auto [buf, host] : list) {
+    if (rt::Status st =
+            rt::DeviceBuffer::allocate(runtime, 0, host->size(), *buf);
+        !st.ok())
+      return st;
+    if (rt::Status st =
+            runtime.copyToDevice(buf->get(), host->data(), host->size());
+        !st.ok())
+      return st;
+  }
+  return rt::Status::success();
+}
+
 /// --backward on the GPU, through the runtime (Runtime::backward: the
 /// bundle's grad_q and grad_kv kernels, else libattn_jit's): fresh Q, K, V
 /// and dO, O (rounded to the dtype) and the LSE from the float64 forward,
@@ -1240,15 +1257,17 @@ int runBackwardOnGPU(rt::Runtime &runtime, const rt::Problem &p) {
   rt::fillNaN(p.dtype, p.numV(), dvs);
   rt::Status st;
   rt::DeviceBuffer dq, dk, dv, ddo, dout, dl, ddq, ddk, ddv;
-  for (auto [buf, host] :
-       {std::pair{&dq, &qs}, std::pair{&dk, &ks}, std::pair{&dv, &vs},
-        std::pair{&ddo, &dos}, std::pair{&dout, &os}, std::pair{&dl, &lses},
-        std::pair{&ddq, &dqs}, std::pair{&ddk, &dks}, std::pair{&ddv, &dvs}})
-    if (!(st = rt::DeviceBuffer::allocate(runtime, 0, host->size(), *buf))
-             .ok() ||
-        !(st = runtime.copyToDevice(buf->get(), host->data(), host->size()))
-             .ok())
-      return fail(st.message());
+  if (!(st = uploadAll(runtime, {{&dq, &qs},
+                                 {&dk, &ks},
+                                 {&dv, &vs},
+                                 {&ddo, &dos},
+                                 {&dout, &os},
+                                 {&dl, &lses},
+                                 {&ddq, &dqs},
+                                 {&ddk, &dks},
+                                 {&ddv, &dvs}}))
+           .ok())
+    return fail(st.message());
   auto launch = [&] {
     return runtime.backward(bp, ddo.get(), dq.get(), dk.get(), dv.get(),
                             dout.get(), static_cast<const float *>(dl.get()),
@@ -1525,15 +1544,11 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
   }
 
   rt::DeviceBuffer dq, dk, dv, dO, dl;
-  for (auto [buf, host] :
-       {std::pair{&dq, &qs}, std::pair{&dk, &ks}, std::pair{&dv, &vs},
-        std::pair{&dO, &os}, std::pair{&dl, &lses}}) {
-    if (!(st = rt::DeviceBuffer::allocate(*runtime, 0, host->size(), *buf))
-             .ok() ||
-        !(st = runtime->copyToDevice(buf->get(), host->data(), host->size()))
-             .ok())
-      return failed1(st.message());
-  }
+  if (!(st = uploadAll(
+            *runtime,
+            {{&dq, &qs}, {&dk, &ks}, {&dv, &vs}, {&dO, &os}, {&dl, &lses}}))
+           .ok())
+    return failed1(st.message());
   float *lsePtr = optLse ? static_cast<float *>(dl.get()) : nullptr;
   auto launch = [&] {
     return runtime->forward(fp, dq.get(), dk.get(), dv.get(), dO.get(), lsePtr,
