@@ -139,8 +139,9 @@ static cl::opt<bool> optBackward(
     "backward",
     cl::desc("Run the backward pass (attn.attention_grad) instead: fresh Q, "
              "K, V and dO, O and the LSE from the float64 forward, dQ, dK and "
-             "dV written (CPU path; with --check compared with float64 "
-             "gradients, and a second run must be bit-identical)"),
+             "dV written (on the GPU through the runtime's kernels, else on "
+             "the CPU path; with --check compared with float64 gradients, "
+             "and a later run must be bit-identical)"),
     cl::init(false), cl::cat(category));
 static cl::opt<uint64_t>
     optSeed("seed", cl::desc("Random seed (default: a fresh one each run)"),
