@@ -257,13 +257,17 @@ compileGPUKernels(ModuleOp module, const CodegenPipelineOptions &opts,
 
 /// The function the runtime launches as one kernel (runtime KernelABI.h, the
 /// memref ABI) of `program`, the manifest's spelling (runtime Bundle.h:
-/// "attention", "split_kv" or "merge_splits"; anything else gives null):
+/// "attention", "split_kv", "merge_splits", "grad_q" or "grad_kv";
+/// anything else gives null):
 /// `name` around one attn op, with run-time sizes, strides
 /// (head dim contiguous: an identity layout would let the compiler fold a
 /// row stride) and scale, so that one kernel serves every shape and scale:
 ///   attention     (q, k, v, o[, lse][, lens[, table]], scale)
 ///   split_kv      (q, k, v, O_s, LSE_s[, lens[, table]], scale)
 ///   merge_splits  (O_s, LSE_s, o[, lse])
+///   grad_q, grad_kv (dO, q, k, v, o, lse, dQ, dK, dV, delta, scale): the
+///                 attn.attention_grad problem, whose compile makes both
+///                 kernels (the dense problem of 16-bit tensors only)
 /// Q and K have `headDim` columns, V and O `headDimV`; the partials are
 /// contiguous f32 (the runtime's workspace). `kv` (the manifest's kv=:
 /// "dense", "seqlens", "paged", "varlen") adds a packed batch's offsets
