@@ -174,8 +174,7 @@ Status JitCompiler::compile(const KernelRequest &request, CompiledImage &out) {
            (cubin ? "cubin " + request.chip() : std::string("ptx")) + "\n" +
            // The backward's two kernels come from one problem (one IR):
            // which of them the image is.
-           (request.program == Program::GradQuery ||
-                    request.program == Program::GradKeyValue
+           (isBackwardProgram(request.program)
                 ? std::string("kernel ") + programName(request.program) + "\n"
                 : std::string()) +
            ir;

@@ -35,8 +35,7 @@ OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, const KernelRequest &r) {
   Type et = r.dtype == DType::F16    ? Type(Float16Type::get(&ctx))
             : r.dtype == DType::E4M3 ? Type(Float8E4M3FNType::get(&ctx))
                                      : Type(BFloat16Type::get(&ctx));
-  const bool grad =
-      r.program == Program::GradQuery || r.program == Program::GradKeyValue;
+  const bool grad = isBackwardProgram(r.program);
   std::string name = std::string("attn_jit_") +
                      (r.program == Program::SplitKV       ? "split_"
                       : r.program == Program::MergeSplits ? "merge_"
@@ -107,8 +106,7 @@ Status checkRequest(const KernelRequest &request) {
                              "pair, KV cache, fp8 or soft-cap)");
   // The backward (either kernel of attn.attention_grad): dense, 16-bit, no
   // score variant, reading the forward's LSE.
-  if ((request.program == Program::GradQuery ||
-       request.program == Program::GradKeyValue) &&
+  if (isBackwardProgram(request.program) &&
       (request.dtype == DType::E4M3 || request.kv != KVLayout::Dense ||
        request.windowLeft != -1 || request.windowRight != -1 ||
        request.softcap != 0 || request.alibi || !request.withLse))

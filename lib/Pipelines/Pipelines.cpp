@@ -429,8 +429,9 @@ mlir::attn::compileGPUKernels(ModuleOp module,
     if (k.program == ::attn::programName(::attn::Program::MergeSplits))
       k.headDim = k.headDimV;
     // The backward reads the LSE (its kernels take it; the manifest's lse=1).
-    if (k.program == ::attn::programName(::attn::Program::GradQuery) ||
-        k.program == ::attn::programName(::attn::Program::GradKeyValue))
+    ::attn::Program program;
+    if (::attn::parseProgram(k.program, program) &&
+        ::attn::isBackwardProgram(program))
       k.lse = true;
     // Bulk copies: (function argument, box rows) pairs; the arguments of
     // attn.attention's function are q, k, v, o in the ABI's order (the
@@ -490,8 +491,7 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
     return nullptr;
   // The backward (either of its grids names the problem that makes both):
   // the dense attention_grad of 16-bit tensors, no score variant.
-  bool grad = program == ::attn::Program::GradQuery ||
-              program == ::attn::Program::GradKeyValue;
+  bool grad = ::attn::isBackwardProgram(program);
   if (grad && (fp8 || alibi || kv != ::attn::KVLayout::Dense ||
                windowLeft >= 0 || windowRight >= 0 || softcap > 0))
     return nullptr;

@@ -787,18 +787,19 @@ ForwardProblem BackwardProblem::forward() const {
 }
 
 // A gradient without strides of its own is laid out like what it
-// differentiates (contiguous when that is).
+// differentiates (contiguous when that is; the dense 16-bit problem, so
+// ForwardProblem's rows and V's layout are the plain ones).
 Strides BackwardProblem::stridesDO() const {
-  return dO.isDefault() ? forward().stridesO() : dO;
+  return resolve(dO.isDefault() ? o : dO, headsQ, seqQ, headDimV);
 }
 Strides BackwardProblem::stridesDQ() const {
-  return dQ.isDefault() ? forward().stridesQ() : dQ;
+  return resolve(dQ.isDefault() ? q : dQ, headsQ, seqQ, headDim);
 }
 Strides BackwardProblem::stridesDK() const {
-  return dK.isDefault() ? forward().stridesK() : dK;
+  return resolve(dK.isDefault() ? k : dK, headsKV, seqK, headDim);
 }
 Strides BackwardProblem::stridesDV() const {
-  return dV.isDefault() ? forward().stridesV() : dV;
+  return resolve(dV.isDefault() ? v : dV, headsKV, seqK, headDimV);
 }
 
 namespace {
@@ -848,7 +849,7 @@ Status findBackwardKernels(const Manifest &bundle, const BackwardProblem &p,
   gradKV.clear();
   std::set<std::string> have; // what the bundle's backward kernels are for
   for (const KernelEntry &k : bundle.kernels) {
-    if (k.program != Program::GradQuery && k.program != Program::GradKeyValue)
+    if (!isBackwardProgram(k.program))
       continue;
     have.insert(std::string(dtypeName(k.dtype)) + " d" +
                 std::to_string(k.headDim) +

@@ -143,8 +143,7 @@ namespace {
 /// its grad_q kernel "<name>_kernel", its grad_kv kernel "<name>_kernel_1").
 std::string kernelName(::attn::Program program, Type et, int64_t d, bool causal,
                        bool withLse) {
-  const bool grad = program == ::attn::Program::GradQuery ||
-                    program == ::attn::Program::GradKeyValue;
+  const bool grad = ::attn::isBackwardProgram(program);
   const char *kind = program == ::attn::Program::Attention ? "fwd"
                      : program == ::attn::Program::SplitKV ? "split"
                      : grad                                ? "bwd"

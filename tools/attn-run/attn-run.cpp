@@ -59,6 +59,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <random>
@@ -1233,6 +1234,24 @@ rt::Status uploadAll(rt::Runtime &runtime, std::initializer_list<Upload> list) {
   return rt::Status::success();
 }
 
+/// The median wall time in ms of max(--repeat, 1) synchronised calls of
+/// `launch` after three warm-up calls (host clock; the benchmark scripts
+/// time with CUDA events); -1 with `st` set if a call fails.
+double medianLaunchMs(rt::Runtime &runtime,
+                      const std::function<rt::Status()> &launch,
+                      rt::Status &st) {
+  std::vector<double> times;
+  for (int i = 0; i < 3 + std::max(optRepeat.getValue(), 1); ++i) {
+    auto t = std::chrono::steady_clock::now();
+    if (!(st = launch()).ok() || !(st = runtime.synchronize(0)).ok())
+      return -1;
+    if (i >= 3)
+      times.push_back(msSince(t));
+  }
+  llvm::sort(times);
+  return times[times.size() / 2];
+}
+
 /// --backward on the GPU, through the runtime (Runtime::backward: the
 /// bundle's grad_q and grad_kv kernels, else libattn_jit's): fresh Q, K, V
 /// and dO, O (rounded to the dtype) and the LSE from the float64 forward,
@@ -1294,16 +1313,10 @@ int runBackwardOnGPU(rt::Runtime &runtime, const rt::Problem &p) {
   std::vector<uint8_t> first;
   if (!read(first))
     return fail(st.message());
-  std::vector<double> times;
-  for (int i = 0; i < 3 + std::max(optRepeat.getValue(), 1); ++i) {
-    auto t = std::chrono::steady_clock::now();
-    if (!(st = launch()).ok() || !(st = runtime.synchronize(0)).ok())
-      return fail(st.message());
-    if (i >= 3)
-      times.push_back(msSince(t));
-  }
-  llvm::sort(times);
-  double ms = times[times.size() / 2];
+  const int runs = std::max(optRepeat.getValue(), 1);
+  double ms = medianLaunchMs(runtime, launch, st);
+  if (ms < 0)
+    return fail(st.message());
   rt::KernelChoice choice;
   runtime.lastKernel(choice);
   // FlashAttention's count: 2.5 times the forward's FLOPs.
@@ -1322,7 +1335,7 @@ int runBackwardOnGPU(rt::Runtime &runtime, const rt::Problem &p) {
   llvm::outs() << llvm::format("  first call=%.1f ms\n", firstMs);
   llvm::outs() << llvm::format("  seed=%llu backward=%.3f ms median of %zu "
                                "(%.1f TFLOP/s)\n",
-                               (unsigned long long)seed, ms, times.size(),
+                               (unsigned long long)seed, ms, size_t(runs),
                                flops / ms * 1e-9);
   if (!optCheck)
     return 0;
@@ -1564,18 +1577,11 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
   if (!(st = runtime->copyToHost(os.data(), dO.get(), os.size())).ok() ||
       !(st = runtime->copyToHost(lses.data(), dl.get(), lses.size())).ok())
     return failed1(st.message());
-  // Then time it (host clock around synchronised launches; the benchmark
-  // script times with CUDA events).
-  std::vector<double> times;
-  for (int i = 0; i < 3 + std::max(optRepeat.getValue(), 1); ++i) {
-    auto t = std::chrono::steady_clock::now();
-    if (!(st = launch()).ok() || !(st = runtime->synchronize(0)).ok())
-      return failed1(st.message());
-    if (i >= 3)
-      times.push_back(msSince(t));
-  }
-  llvm::sort(times);
-  double ms = times[times.size() / 2];
+  // Then time it.
+  const int runs = std::max(optRepeat.getValue(), 1);
+  double ms = medianLaunchMs(*runtime, launch, st);
+  if (ms < 0)
+    return failed1(st.message());
   rt::KernelChoice choice;
   runtime->lastKernel(choice);
   double flops = 4.0 * p.batch * p.headsQ * p.seqQ * p.seqK *
@@ -1603,7 +1609,7 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
                                stages.c_str());
   llvm::outs() << llvm::format("  seed=%llu run=%.3f ms median of %zu (%.1f "
                                "TFLOP/s)\n",
-                               (unsigned long long)seed, ms, times.size(),
+                               (unsigned long long)seed, ms, size_t(runs),
                                flops / ms * 1e-9);
   if (!optCheck)
     return {GPUOutcome::Ran, 0, ""};

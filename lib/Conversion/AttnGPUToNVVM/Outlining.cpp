@@ -361,8 +361,7 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
   ::attn::Program gridProgram = ::attn::Program::Attention;
   if (programAttr)
     ::attn::parseProgram(programAttr.getValue().str(), gridProgram);
-  const bool grad = gridProgram == ::attn::Program::GradQuery ||
-                    gridProgram == ::attn::Program::GradKeyValue;
+  const bool grad = ::attn::isBackwardProgram(gridProgram);
   if (grad) {
     SmallVector<DotOp> dots;
     grid.getBody()->walk([&](DotOp d) { dots.push_back(d); });

@@ -1,4 +1,5 @@
 //===- SelectGPUBlocks.cpp - block sizes for the GPU kernel -----*- C++ -*-===//
+#include "WarpgroupTiling.h"
 #include "attn/Transforms/Passes.h"
 #include "attn/runtime/Chips.h"
 
@@ -90,10 +91,10 @@ struct SelectGPUBlocksPass
       // reads K and V for half the rows: L2-bound), so 128 query rows (two
       // warpgroups) and 128-row K/V blocks; at D = 256 O alone is 128
       // registers per thread, and 64-row K/V blocks keep S at 32.
-      bool wgmmaFits =
-          op.getHeadDim() % 64 == 0 && op.getValueHeadDim() % 64 == 0;
       bool warpgroups =
-          wgmma == 1 || (wgmma == -1 && target.hasWarpgroupMma() && wgmmaFits);
+          wgmma == 1 ||
+          (wgmma == -1 &&
+           headDimsTakeWgmma(target, op.getHeadDim(), op.getValueHeadDim()));
       // An fp8 row of 64 bytes would need the 64-byte swizzle, which the
       // slab layout does not have yet.
       if (op.isFp8() && (op.getHeadDim() % 128 || op.getValueHeadDim() % 128)) {

@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TileUtils.h"
+#include "WarpgroupTiling.h"
 #include "attn/Transforms/Passes.h"
 #include "attn/runtime/KernelABI.h"
 
@@ -394,9 +395,9 @@ LogicalResult mlir::attn::tiling::tileAttentionGrad(AttentionGradOp op,
   if (target.isGPU()) {
     blocks = BlockSizes{64, 64};
     bool wide = gc.d > 64;
-    // Where attn-assign-layouts gives the grids warpgroup MMA: 16-bit
-    // operands (checked above) in whole 128-byte slabs.
-    bool wgmma = target.hasWarpgroupMma() && gc.d % 64 == 0 && gc.dv % 64 == 0;
+    // Where attn-assign-layouts gives the grids warpgroup MMA (16-bit
+    // operands, checked above).
+    bool wgmma = headDimsTakeWgmma(target, gc.d, gc.dv);
     brKV = wide && gc.causal && !wgmma ? 16 : 32;
     bcKV = wide && (!gc.causal || wgmma) ? 128 : 64;
   }

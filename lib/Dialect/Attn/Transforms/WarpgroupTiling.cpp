@@ -41,10 +41,13 @@ bool mlir::attn::isBackwardGrid(Operation *op) {
       if (auto p = grid->getAttrOfType<StringAttr>(kProgramAttrName)) {
         ::attn::Program program;
         return ::attn::parseProgram(p.str(), program) &&
-               (program == ::attn::Program::GradQuery ||
-                program == ::attn::Program::GradKeyValue);
+               ::attn::isBackwardProgram(program);
       }
   return false;
+}
+
+bool mlir::attn::headDimsTakeWgmma(TargetAttr target, int64_t d, int64_t dv) {
+  return target && target.hasWarpgroupMma() && d % 64 == 0 && dv % 64 == 0;
 }
 
 bool mlir::attn::takesWgmma(scf::ForallOp grid, int64_t wgmma) {

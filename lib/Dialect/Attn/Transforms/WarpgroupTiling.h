@@ -22,6 +22,12 @@ namespace mlir::attn {
 /// warpgroup and takes N up to 256 per instruction (larger N is split).
 std::string wgmmaObstacle(ArrayRef<DotOp> dots, int64_t rows);
 
+/// Whether 16-bit problems of head dims `d` and `dv` will take wgmma layouts
+/// by default on `target` (its warpgroup MMA; every operand read from shared
+/// memory then has rows of whole 128-byte slabs): what the block choices
+/// made before attn-assign-layouts (the forward's and the backward's) go by.
+bool headDimsTakeWgmma(TargetAttr target, int64_t d, int64_t dv);
+
 /// Whether the GPU program `grid` takes wgmma layouts under the option
 /// `wgmma` of attn-assign-layouts (1: always, where it can; 0: never; -1:
 /// where its target has warpgroup MMA and nothing stands in the way).

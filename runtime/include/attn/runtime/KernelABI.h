@@ -502,6 +502,12 @@ enum class Program {
   GradKeyValue,
 };
 
+/// Whether `p` is one of the backward's two grids (grad_q, grad_kv): both
+/// come from one attn.attention_grad and take its argument list.
+inline bool isBackwardProgram(Program p) {
+  return p == Program::GradQuery || p == Program::GradKeyValue;
+}
+
 /// The manifest spelling: "attention", "split_kv", "merge_splits",
 /// "grad_q" or "grad_kv".
 inline const char *programName(Program p) {
