@@ -370,6 +370,13 @@ LogicalResult mlir::attn::tiling::tileAttentionGrad(AttentionGradOp op,
               "the GPU (got "
            << op.getHeadDim() << " and " << op.getValueHeadDim()
            << "; the CPU path runs them)";
+  // No GPU check has covered a value head dim other than the key's (the
+  // CPU path checks it against float64): refused there, not unchecked.
+  if (target.isGPU() && op.getHeadDim() != op.getValueHeadDim())
+    return op.emitError()
+           << "unsupported: attn.attention_grad with head_dim_v ("
+           << op.getValueHeadDim() << ") != head_dim (" << op.getHeadDim()
+           << ") on the GPU (not checked on a GPU yet; the CPU path runs it)";
   GradContext gc{op,
                  target,
                  0,

@@ -283,11 +283,11 @@ typedef struct attn_grad_strides {
  * v, o and lse. `problem` is the forward's (with_lse must be 1: the LSE is
  * an input here); grad_strides NULL: all zero. GQA sums dk and dv over
  * the query heads of a group; deterministic (a second call writes the
- * same bits). f16 and bf16, dense, no window, soft-cap or ALiBi; the
- * bundle's kernels at head dims 64, 96 and 128, else libattn_jit's (up
- * to 128). Two kernels on `stream`, a workspace of 4·B·Hq·Nq bytes from
- * the runtime's pool between them. On error nothing is written to dq, dk
- * or dv. */
+ * same bits). f16 and bf16, dense, no window, soft-cap or ALiBi,
+ * head_dim_v = head_dim; the bundle's kernels at head dims 64, 96 and 128,
+ * else libattn_jit's (up to 128). Two kernels on `stream`, a workspace of
+ * 4·B·Hq·Nq bytes from the runtime's pool between them. On error nothing is
+ * written to dq, dk or dv. */
 ATTN_API attn_status attn_backward(attn_runtime *rt,
                                    const attn_problem *problem,
                                    const attn_grad_strides *grad_strides,

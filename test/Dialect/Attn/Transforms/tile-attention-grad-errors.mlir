@@ -28,3 +28,18 @@ func.func @grad_d256_on_gpu(%t: memref<?x?x?x256xbf16>, %r: memref<?x?x?xf32>) {
         memref<?x?x?xf32>
   return
 }
+
+// -----
+
+// A value head dim other than the key's: no GPU check covers it yet (the
+// CPU path runs it, test/Numerics/cpu-backward.mlir).
+
+func.func @grad_dv_on_gpu(%t: memref<?x?x?x128xbf16>, %u: memref<?x?x?x64xbf16>, %r: memref<?x?x?xf32>) {
+  // expected-error @+1 {{unsupported: attn.attention_grad with head_dim_v (64) != head_dim (128) on the GPU (not checked on a GPU yet; the CPU path runs it)}}
+  attn.attention_grad %u, %t, %t, %u, %u, %r into %t, %t, %u delta(%r)
+      : memref<?x?x?x64xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+        memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>, memref<?x?x?xf32>,
+        memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>, memref<?x?x?x64xbf16>,
+        memref<?x?x?xf32>
+  return
+}
