@@ -23,6 +23,7 @@
 #include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
+#include "mlir/Dialect/AMX/AMXDialect.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Affine/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -82,7 +83,7 @@ using namespace mlir;
 
 void mlir::attn::registerAttnDialects(DialectRegistry &registry) {
   registry.insert<AttnDialect>();
-  registry.insert<affine::AffineDialect, arith::ArithDialect,
+  registry.insert<amx::AMXDialect, affine::AffineDialect, arith::ArithDialect,
                   bufferization::BufferizationDialect, cf::ControlFlowDialect,
                   DLTIDialect, func::FuncDialect, gpu::GPUDialect,
                   linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect,

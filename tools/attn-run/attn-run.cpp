@@ -64,6 +64,8 @@
 #include <optional>
 #include <random>
 #include <thread>
+#include <cerrno>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 using namespace mlir;
@@ -117,6 +119,12 @@ static cl::opt<int64_t> optCpuTileN(
     cl::desc("CPU: columns of a contraction's register tile (0: the "
              "pipeline's default)"),
     cl::init(0), cl::cat(category));
+static cl::opt<std::string> optCpuFeatures(
+    "cpu-features",
+    cl::desc("CPU: the instruction sets to compile for: avx2, avx512 or amx "
+             "(bf16 products on AMX tiles), at most what the host has "
+             "(default: the host's highest)"),
+    cl::init(""), cl::cat(category));
 static cl::opt<bool> optAlibi(
     "alibi",
     cl::desc("ALiBi with fresh per-head slopes in [0, 1): S' = S − "
@@ -280,6 +288,22 @@ rt::Problem atSeq(const rt::Problem &p, int64_t n) {
   if (!optSeqK.getNumOccurrences())
     q.seqK = n;
   return q;
+}
+
+/// Linux hands a process the AMX tile state (8 KB of registers per thread)
+/// only on request: arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)
+/// before the first tile instruction, else that instruction faults. Empty
+/// on success, else why not.
+std::string requestAMXTiles() {
+#if defined(__linux__) && defined(__x86_64__)
+  constexpr long archReqXcompPerm = 0x1023, xfeatureXtiledata = 18;
+  if (syscall(SYS_arch_prctl, archReqXcompPerm, xfeatureXtiledata) != 0)
+    return std::string("the kernel refused the tile state (arch_prctl: ") +
+           std::strerror(errno) + ")";
+  return "";
+#else
+  return "AMX needs Linux on x86-64";
+#endif
 }
 
 int fail(const llvm::Twine &msg) {
@@ -1964,23 +1988,33 @@ int main(int argc, char **argv) {
     }
   }
 
-  // The CPU contractions' register tile, by the host's vector registers:
-  // with AVX-512 (32 registers of 16 f32) 8×32 keeps 16 accumulators in
-  // flight for the two FMA ports; with AVX2 (16 of 8) the pass's 4×16 (8
-  // accumulators; 8×32 would need 32 and spill). Xeon with AVX-512 and AMX,
-  // B 2 H 8 N 2048 D 128, 2 threads: 8×32 270 vs 4×16 192 GFLOP/s f32,
-  // 265 vs 190 bf16, causal 242 vs 177 (8×16 241, 4×32 252, 16×16 272).
+  // The instruction sets: the host's highest unless --cpu-features names a
+  // lower one (so that every path runs on a host that has the highest).
+  mlir::attn::CPUFeatures host = mlir::attn::hostCPUFeatures();
+  mlir::attn::CPUFeatures level = host;
+  if (!optCpuFeatures.empty()) {
+    std::optional<mlir::attn::CPUFeatures> asked =
+        mlir::attn::parseCPUFeatures(optCpuFeatures);
+    if (!asked)
+      return fail("--cpu-features must be avx2, avx512 or amx, got '" +
+                  optCpuFeatures + "'");
+    if (*asked > host)
+      return fail("unsupported: --cpu-features=" + optCpuFeatures +
+                  " on this host, whose CPU has at most " +
+                  mlir::attn::cpuFeaturesName(host));
+    level = *asked;
+  }
+  if (level == mlir::attn::CPUFeatures::AMX) {
+    if (std::string why = requestAMXTiles(); !why.empty())
+      return fail("unsupported: AMX tiles on this host: " + why +
+                  " (--cpu-features=avx512 runs without them)");
+  }
   if (optCpuTileM < 0 || optCpuTileN < 0)
     return fail("--cpu-tile-m and --cpu-tile-n must be >= 0 (0: the "
                 "pipeline's default), got " +
                 std::to_string(int64_t(optCpuTileM)) + " and " +
                 std::to_string(int64_t(optCpuTileN)));
   int64_t tileM = optCpuTileM, tileN = optCpuTileN;
-  if (!optCpuTileM.getNumOccurrences() && !optCpuTileN.getNumOccurrences() &&
-      llvm::sys::getHostCPUFeatures().lookup("avx512f")) {
-    tileM = 8;
-    tileN = 32;
-  }
 
   llvm::outs() << "attn-run: target=cpu dtype=" << rt::dtypeName(p.dtype)
                << " B=" << p.batch << " Hq=" << p.headsQ << " Hkv=" << p.headsKV
@@ -1989,7 +2023,8 @@ int main(int argc, char **argv) {
                << " scale=" << p.effectiveScale() << " threads=" << threads
                << (threads == 0 ? " (OpenMP default)" : "")
                << (optNoFuse ? " (naive three-pass softmax)" : "")
-               << (optBackward ? " backward" : "");
+               << (optBackward ? " backward" : "")
+               << " cpu-features=" << mlir::attn::cpuFeaturesName(level);
   if (tileM)
     llvm::outs() << " cpu-tile-m=" << tileM;
   if (tileN)
@@ -2017,6 +2052,7 @@ int main(int argc, char **argv) {
     opts.threads = threads;
     opts.cpuTileM = tileM;
     opts.cpuTileN = tileN;
+    opts.cpuFeatures = level;
     mlir::attn::buildCPUPipeline(pm, opts);
     if (failed(pm.run(*module)))
       return fail("compilation failed");
@@ -2033,8 +2069,24 @@ int main(int argc, char **argv) {
     return fail("cannot create a target machine: " +
                 llvm::toString(tm.takeError()));
   // ExecutionEngineOptions holds a function_ref: keep the callee alive.
-  std::function<llvm::Error(llvm::Module *)> optimize =
+  // Below the host's level, every function is compiled with the features
+  // above that level turned off (the host CPU's name alone would let LLVM
+  // use them).
+  std::function<llvm::Error(llvm::Module *)> optimizeO3 =
       makeOptimizingTransformer(3, 0, tm->get());
+  std::string cpuName = (*tm)->getTargetCPU().str();
+  std::string features = (*tm)->getTargetFeatureString().str();
+  if (std::string off = mlir::attn::cpuFeaturesToDisable(level); !off.empty())
+    features += (features.empty() ? "" : ",") + off;
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      [&](llvm::Module *m) -> llvm::Error {
+    for (llvm::Function &f : *m)
+      if (!f.isDeclaration()) {
+        f.addFnAttr("target-cpu", cpuName);
+        f.addFnAttr("target-features", features);
+      }
+    return optimizeO3(m);
+  };
   ExecutionEngineOptions eo;
   eo.transformer = optimize;
   eo.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;

@@ -10,9 +10,31 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::attn {
+
+/// The instruction sets the CPU pipeline generates code for, each level
+/// including the ones below it:
+///   avx2    8-lane f32 FMAs (4×16 register tiles, 8 accumulators);
+///   avx512  16-lane f32 FMAs (8×32 register tiles, 16 accumulators);
+///   amx     bf16 tile products on the AMX unit (attn-lower-cpu-
+///           contractions-to-amx) with the softmax in AVX-512, P and O
+///           rounded to bf16 by the host's conversion instruction
+///           (AVX512-BF16, which every AMX host has).
+enum class CPUFeatures { AVX2, AVX512, AMX };
+
+/// "avx2", "avx512", "amx".
+llvm::StringRef cpuFeaturesName(CPUFeatures level);
+std::optional<CPUFeatures> parseCPUFeatures(llvm::StringRef name);
+/// The highest level this host's CPU has (llvm::sys::getHostCPUFeatures):
+/// amx needs amx-tile, amx-bf16 and avx512bf16; avx512 needs avx512f.
+CPUFeatures hostCPUFeatures();
+/// LLVM target features to turn off so that code for `level` on this host
+/// uses nothing above it (comma-separated "-feature" list, empty for the
+/// host's own level): e.g. "-avx512f,-amx-tile,..." for avx2.
+std::string cpuFeaturesToDisable(CPUFeatures level);
 
 /// attn-tile-pipeline's and attn-cpu-pipeline's knobs; a knob that sets one
 /// pass option takes its default from that pass's options.
@@ -47,6 +69,19 @@ struct TilingPipelineOptions
       llvm::cl::desc("CPU pipeline: columns of a contraction's register tile "
                      "(attn-vectorize-cpu-tiles tile-n; 0: its default)"),
       llvm::cl::init(0)};
+  Option<CPUFeatures> cpuFeatures{
+      *this, "cpu-features",
+      llvm::cl::desc("CPU pipeline: the instruction sets to generate code "
+                     "for (attn-run's --cpu-features; its default is the "
+                     "host's)"),
+      llvm::cl::init(CPUFeatures::AVX2),
+      llvm::cl::values(
+          clEnumValN(CPUFeatures::AVX2, "avx2",
+                     "AVX2 FMAs: 4x16 register tiles"),
+          clEnumValN(CPUFeatures::AVX512, "avx512",
+                     "AVX-512 FMAs: 8x32 register tiles"),
+          clEnumValN(CPUFeatures::AMX, "amx",
+                     "bf16 products on AMX tiles, the rest AVX-512"))};
   Option<unsigned> threads{
       *this, "threads",
       llvm::cl::desc("CPU pipeline: OpenMP threads that run the grid of "

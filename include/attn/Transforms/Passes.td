@@ -587,7 +587,48 @@ def AttnVectorizeCPUTiles : Pass<"attn-vectorize-cpu-tiles", "::mlir::func::Func
     Option<"tileN", "tile-n", "int64_t", /*default=*/"16",
            "Columns of a contraction's register tile">,
     Option<"tileK", "tile-k", "int64_t", /*default=*/"8",
-           "Reduction step of a contraction's register tile">
+           "Reduction step of a contraction's register tile">,
+    Option<"amx", "amx", "bool", /*default=*/"false",
+           "Leave the bf16 contractions that AMX tiles take (bf16 operands, "
+           "f32 accumulator, M and N multiples of 16, K of 32) as they are, "
+           "for attn-lower-cpu-contractions-to-amx after bufferization">
+  ];
+}
+
+def AttnLowerCPUContractionsToAMX : Pass<"attn-lower-cpu-contractions-to-amx", "::mlir::func::FuncOp"> {
+  let summary = "Lower the CPU path's bf16 tile contractions to AMX tile "
+                "products (after bufferization)";
+  let description = [{
+    Runs on buffers, after one-shot bufferization, on the contractions that
+    `attn-vectorize-cpu-tiles{amx}` left in place:
+
+    ```mlir
+    linalg.generic {indexing_maps = [(m, n, k) -> (m, k), (m, n, k) -> (n, k),
+                                     (m, n, k) -> (m, n)], ...}
+        ins(%q, %k : memref<128x128xbf16>, memref<128x128xbf16>)
+        outs(%s : memref<128x128xf32>)   // s += extf(q) * extf(k)
+    ```
+
+    Each becomes AMX code (`amx` dialect: `tileloadd`, `tdpbf16ps`,
+    `tilestored`, the tile configuration left to LLVM):
+
+    - the right operand is packed once into the pair-interleaved (VNNI)
+      form the tile product reads, `Bp[k/2][2n + (k mod 2)] = B[k][n]`, in a
+      stack buffer of the grid program: two rows of B interleaved per row of
+      Bp, or, for a transposed operand (`Kᵀ`), 16×16 transposes of 32-bit
+      pairs;
+    - C is walked in 32×32 blocks (16×16 f32 tiles where M or N is not a
+      multiple of 32), four accumulator tiles loaded once, the k loop
+      unrolled over 32-wide steps (two A tiles, two B tiles, four products),
+      the accumulators stored once: 8 tile registers.
+
+    Contractions of other types, shapes or layouts (a non-unit innermost
+    stride) are left to the loop lowering.
+  }];
+  let dependentDialects = [
+    "::mlir::amx::AMXDialect", "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
   ];
 }
 

@@ -88,6 +88,23 @@ std::optional<Contraction> asContraction(linalg::GenericOp g) {
   return std::nullopt;
 }
 
+/// Whether the AMX tile unit takes the contraction (left for
+/// attn-lower-cpu-contractions-to-amx): bf16 operands, an f32 accumulator,
+/// M and N multiples of 16 (tile rows and f32 columns), K of 32 (a bf16
+/// tile row).
+bool takesAMX(const Contraction &c) {
+  linalg::GenericOp g = c.op;
+  auto type = [&](OpOperand *o) {
+    return cast<RankedTensorType>(o->get().getType());
+  };
+  RankedTensorType a = type(g.getDpsInputOperand(0));
+  RankedTensorType b = type(g.getDpsInputOperand(1));
+  RankedTensorType acc = type(g.getDpsInitOperand(0));
+  return a.getElementType().isBF16() && b.getElementType().isBF16() &&
+         acc.getElementType().isF32() && acc.getDimSize(0) % 16 == 0 &&
+         acc.getDimSize(1) % 16 == 0 && a.getDimSize(1) % 32 == 0;
+}
+
 /// A narrower input tile (bf16/f16 Q, K, V or P) widened to `elem` once
 /// (the op goes to `created`, to vectorise by rows): the micro-kernel then
 /// runs on f32 only, instead of widening each element again for every
@@ -390,6 +407,8 @@ struct VectorizeCPUTilesPass
     // lowering.
     DenseSet<Operation *> contractionTiles;
     for (Contraction &c : contractions) {
+      if (amx && takesAMX(c))
+        continue;
       SmallVector<linalg::LinalgOp> widened;
       SmallVector<Operation *> transposes;
       linalg::MatmulOp mm = toMatmul(rw, c, widened, transposes);
@@ -462,6 +481,18 @@ struct VectorizeCPUTilesPass
       if (failed(applyPatternsGreedily(func, std::move(p))))
         return signalPassFailure();
     }
+    // 6. Row maxima without NaN bookkeeping: a maximumf reduction keeps
+    // NaN and orders −0 < +0, which x86 has no instruction for (LLVM emits
+    // an unordered compare and a blend per step, and a scalar tail: 8% of
+    // the AMX kernel's time). Neither matters here: a NaN score makes its
+    // row's P NaN through exp2(S − m) whatever m is, and ±0 maxima give the
+    // same exponentials. With nnan/nsz it is a tree of vmaxps.
+    func.walk([&](vector::ReductionOp red) {
+      if (red.getKind() == vector::CombiningKind::MAXIMUMF)
+        red.setFastmathAttr(arith::FastMathFlagsAttr::get(
+            ctx, red.getFastmath() | arith::FastMathFlags::nnan |
+                     arith::FastMathFlags::nsz));
+    });
   }
 };
 

@@ -1,0 +1,353 @@
+//===- LowerCPUContractionsToAMX.cpp - bf16 tile products on AMX ---------===//
+//
+// The CPU path's two products per key block, S = Q·Kᵀ and A += P·V, on the
+// AMX tile unit (Sapphire Rapids and later): `tdpbf16ps` multiplies a 16×32
+// bf16 tile by a 32×16 bf16 tile into a 16×16 f32 tile,
+//
+//   C[m][n] += Σ_k A[m][k]·B[k][n]      (products exact in f32, f32 sums),
+//
+// 16·16·32 multiply-adds per instruction, where AVX-512 FMAs do 16. The
+// right tile is read in pairs along k (VNNI): its row r holds
+// B[2r][n], B[2r+1][n] for n = 0..15, so B is repacked once per block:
+//
+//   Bp[r][2n + j] = B[2r + j][n]        (j ∈ {0, 1}).
+//
+// The contraction then walks C in 32×32 blocks: four accumulator tiles, two
+// A and two B tiles per 32-wide k step — the eight tile registers.
+//
+//===----------------------------------------------------------------------===//
+#include "attn/Transforms/Passes.h"
+
+#include "mlir/Dialect/AMX/AMXDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::attn {
+#define GEN_PASS_DEF_ATTNLOWERCPUCONTRACTIONSTOAMX
+#include "attn/Transforms/Passes.h.inc"
+} // namespace mlir::attn
+
+using namespace mlir;
+using namespace mlir::attn;
+
+namespace {
+
+/// C[M,N] f32 += A[M,K] bf16 · B bf16, B stored [K,N] or (transposed) [N,K].
+struct AMXContraction {
+  linalg::GenericOp op;
+  TypedValue<MemRefType> a, b, c;
+  bool bTransposed;
+  int64_t m, n, k;
+};
+
+/// A memref whose rows the tile unit can read: static shape, rank 2, unit
+/// innermost stride (tileloadd takes any row stride).
+bool tileReadable(MemRefType t) {
+  if (t.getRank() != 2 || !t.hasStaticShape())
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(t.getStridesAndOffset(strides, offset)) &&
+         strides.back() == 1;
+}
+
+/// The body c + extf(a)·extf(b) (either order of each operation).
+bool isWidenedMulAdd(linalg::GenericOp g) {
+  Block &body = g.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value acc = body.getArgument(2);
+  Value prod = add.getLhs() == acc   ? add.getRhs()
+               : add.getRhs() == acc ? add.getLhs()
+                                     : Value();
+  auto mul = prod ? prod.getDefiningOp<arith::MulFOp>() : nullptr;
+  if (!mul)
+    return false;
+  auto isExtOf = [](Value v, Value arg) {
+    auto ext = v.getDefiningOp<arith::ExtFOp>();
+    return ext && ext.getIn() == arg;
+  };
+  Value a = body.getArgument(0), b = body.getArgument(1);
+  return (isExtOf(mul.getLhs(), a) && isExtOf(mul.getRhs(), b)) ||
+         (isExtOf(mul.getLhs(), b) && isExtOf(mul.getRhs(), a));
+}
+
+std::optional<AMXContraction> matchAMXContraction(linalg::GenericOp g) {
+  if (!g.hasPureBufferSemantics() || g.getNumLoops() != 3 ||
+      g.getNumDpsInputs() != 2 || g.getNumDpsInits() != 1)
+    return std::nullopt;
+  auto it = g.getIteratorTypesArray();
+  if (it[0] != utils::IteratorType::parallel ||
+      it[1] != utils::IteratorType::parallel ||
+      it[2] != utils::IteratorType::reduction)
+    return std::nullopt;
+  MLIRContext *ctx = g.getContext();
+  AffineExpr m, n, k;
+  bindDims(ctx, m, n, k);
+  auto map = [&](ArrayRef<AffineExpr> e) {
+    return AffineMap::get(3, 0, e, ctx);
+  };
+  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+  if (maps[0] != map({m, k}) || maps[2] != map({m, n}))
+    return std::nullopt;
+  bool transposed;
+  if (maps[1] == map({k, n}))
+    transposed = false;
+  else if (maps[1] == map({n, k}))
+    transposed = true;
+  else
+    return std::nullopt;
+  auto a = dyn_cast<TypedValue<MemRefType>>(g.getDpsInputOperand(0)->get());
+  auto b = dyn_cast<TypedValue<MemRefType>>(g.getDpsInputOperand(1)->get());
+  auto c = dyn_cast<TypedValue<MemRefType>>(g.getDpsInitOperand(0)->get());
+  if (!a || !b || !c || !a.getType().getElementType().isBF16() ||
+      !b.getType().getElementType().isBF16() ||
+      !c.getType().getElementType().isF32() || !tileReadable(a.getType()) ||
+      !tileReadable(b.getType()) || !tileReadable(c.getType()) ||
+      !isWidenedMulAdd(g))
+    return std::nullopt;
+  int64_t sm = a.getType().getDimSize(0), sk = a.getType().getDimSize(1);
+  int64_t sn = c.getType().getDimSize(1);
+  if (sm % 16 || sn % 16 || sk % 32)
+    return std::nullopt;
+  return AMXContraction{g, a, b, c, transposed, sm, sn, sk};
+}
+
+/// Whether C's only content before `op` is a copy of an all-zero constant
+/// (`memref.copy %zeros, %c` earlier in the same block, nothing else touching
+/// %c in between: S = Q·Kᵀ starts from zero). Returns that copy, which the
+/// caller replaces with zeroed accumulator tiles.
+memref::CopyOp zeroInitCopy(linalg::GenericOp op, Value c) {
+  memref::CopyOp copy;
+  for (Operation *user : c.getUsers())
+    if (auto cp = dyn_cast<memref::CopyOp>(user);
+        cp && cp.getTarget() == c && cp->getBlock() == op->getBlock() &&
+        cp->isBeforeInBlock(op))
+      copy = cp;
+  if (!copy)
+    return {};
+  auto global = copy.getSource().getDefiningOp<memref::GetGlobalOp>();
+  if (!global)
+    return {};
+  auto decl = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+      global, global.getNameAttr());
+  auto init = decl ? dyn_cast_or_null<DenseFPElementsAttr>(
+                         decl.getInitialValueAttr())
+                   : DenseFPElementsAttr();
+  if (!init || !init.isSplat() || !init.getSplatValue<APFloat>().isPosZero())
+    return {};
+  // Nothing between the copy and the product reads or writes C.
+  for (Operation *it = copy->getNextNode(); it != op; it = it->getNextNode()) {
+    bool touches = false;
+    it->walk([&](Operation *nested) {
+      touches |= llvm::is_contained(nested->getOperands(), c);
+    });
+    if (touches)
+      return {};
+  }
+  return copy;
+}
+
+/// Where the packed copy of B lives: a stack buffer at the top of the grid
+/// program (the scf.forall body, one per thread once it is an OpenMP loop),
+/// else of the function — not inside the key/value loop, where each
+/// iteration would take new stack.
+OpBuilder::InsertPoint packedBufferPoint(Operation *op) {
+  Operation *scope = op->getParentOfType<scf::ForallOp>();
+  if (!scope)
+    scope = op->getParentOfType<FunctionOpInterface>();
+  Block &entry = scope->getRegion(0).front();
+  return OpBuilder::InsertPoint(&entry, entry.begin());
+}
+
+/// Bp[r][2n + j] = B[2r + j][n] for B stored [K, N]: rows 2r and 2r + 1
+/// interleaved element by element.
+void packRows(OpBuilder &b, Location loc, Value src, Value packed, int64_t k,
+              int64_t n) {
+  int64_t width = n % 32 == 0 ? 32 : 16;
+  auto idx = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  auto rowType = VectorType::get({width}, b.getBF16Type());
+  scf::ForOp::create(
+      b, loc, idx(0), idx(k / 2), idx(1), ValueRange{},
+      [&](OpBuilder &b, Location l, Value r, ValueRange) {
+        Value even = arith::MulIOp::create(b, l, r, idx(2));
+        Value odd = arith::AddIOp::create(b, l, even, idx(1));
+        for (int64_t c0 = 0; c0 < n; c0 += width) {
+          Value x0 = vector::LoadOp::create(b, l, rowType, src,
+                                            ValueRange{even, idx(c0)});
+          Value x1 = vector::LoadOp::create(b, l, rowType, src,
+                                            ValueRange{odd, idx(c0)});
+          Value pairs = vector::InterleaveOp::create(b, l, x0, x1);
+          vector::StoreOp::create(b, l, pairs, packed,
+                                  ValueRange{r, idx(2 * c0)});
+        }
+        scf::YieldOp::create(b, l);
+      });
+}
+
+/// Bp[r][2n + j] = Bt[n][2r + j] for B stored transposed ([N, K], the K
+/// tile of S = Q·Kᵀ): as 32-bit pairs Bp32[r][n] = Bt32[n][r], a transpose
+/// of 32-bit elements, done in 16×16 blocks (16 row loads, the AVX-512
+/// 16×16 shuffle network, 16 row stores).
+void packTransposed(OpBuilder &b, Location loc, Value src, Value packed,
+                    int64_t k, int64_t n) {
+  auto idx = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  Type i32 = b.getI32Type();
+  auto bfRow = VectorType::get({32}, b.getBF16Type());
+  auto pairRow = VectorType::get({16}, i32);
+  auto block = VectorType::get({16, 16}, i32);
+  scf::ForOp::create(
+      b, loc, idx(0), idx(n), idx(16), ValueRange{},
+      [&](OpBuilder &b, Location l, Value n0, ValueRange) {
+        scf::ForOp::create(
+            b, l, idx(0), idx(k / 2), idx(16), ValueRange{},
+            [&](OpBuilder &b, Location l, Value r0, ValueRange) {
+              Value col = arith::MulIOp::create(b, l, r0, idx(2));
+              Value m = arith::ConstantOp::create(
+                  b, l, block, DenseElementsAttr::get(block, b.getI32IntegerAttr(0)));
+              for (int64_t i = 0; i < 16; ++i) {
+                Value row = arith::AddIOp::create(b, l, n0, idx(i));
+                Value x = vector::LoadOp::create(b, l, bfRow, src,
+                                                 ValueRange{row, col});
+                x = vector::BitCastOp::create(b, l, pairRow, x);
+                m = vector::InsertOp::create(b, l, x, m, ArrayRef<int64_t>{i});
+              }
+              Value t = vector::TransposeOp::create(b, l, m,
+                                                    ArrayRef<int64_t>{1, 0});
+              Value outCol = arith::MulIOp::create(b, l, n0, idx(2));
+              for (int64_t i = 0; i < 16; ++i) {
+                Value y =
+                    vector::ExtractOp::create(b, l, t, ArrayRef<int64_t>{i});
+                y = vector::BitCastOp::create(b, l, bfRow, y);
+                Value row = arith::AddIOp::create(b, l, r0, idx(i));
+                vector::StoreOp::create(b, l, y, packed,
+                                        ValueRange{row, outCol});
+              }
+              scf::YieldOp::create(b, l);
+            });
+        scf::YieldOp::create(b, l);
+      });
+}
+
+/// C += A·B on tiles, B packed: for each block of C (2×2 tiles of 16×16
+/// where M and N allow, else 1 along that dim), accumulators loaded once,
+/// k in steps of 32 unrolled, accumulators stored once.
+void emitTileProducts(OpBuilder &b, Location loc, const AMXContraction &c,
+                      Value packed, bool zeroInit) {
+  auto idx = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  int64_t bm = c.m % 32 == 0 ? 2 : 1, bn = c.n % 32 == 0 ? 2 : 1;
+  auto accType = amx::TileType::get({16, 16}, b.getF32Type());
+  auto opType = amx::TileType::get({16, 32}, b.getBF16Type());
+  scf::ForOp::create(
+      b, loc, idx(0), idx(c.m), idx(16 * bm), ValueRange{},
+      [&](OpBuilder &b, Location l, Value m0, ValueRange) {
+        scf::ForOp::create(
+            b, l, idx(0), idx(c.n), idx(16 * bn), ValueRange{},
+            [&](OpBuilder &b, Location l, Value n0, ValueRange) {
+              SmallVector<Value> rows, cols, packedCols;
+              for (int64_t i = 0; i < bm; ++i)
+                rows.push_back(arith::AddIOp::create(b, l, m0, idx(16 * i)));
+              for (int64_t j = 0; j < bn; ++j) {
+                Value col = arith::AddIOp::create(b, l, n0, idx(16 * j));
+                cols.push_back(col);
+                packedCols.push_back(arith::MulIOp::create(b, l, col, idx(2)));
+              }
+              SmallVector<Value> acc;
+              for (int64_t i = 0; i < bm; ++i)
+                for (int64_t j = 0; j < bn; ++j)
+                  acc.push_back(
+                      zeroInit ? Value(amx::TileZeroOp::create(b, l, accType))
+                               : Value(amx::TileLoadOp::create(
+                                     b, l, accType, c.c,
+                                     ValueRange{rows[i], cols[j]})));
+              for (int64_t k0 = 0; k0 < c.k; k0 += 32) {
+                SmallVector<Value> lhs, rhs;
+                for (int64_t i = 0; i < bm; ++i)
+                  lhs.push_back(amx::TileLoadOp::create(
+                      b, l, opType, c.a, ValueRange{rows[i], idx(k0)}));
+                for (int64_t j = 0; j < bn; ++j)
+                  rhs.push_back(amx::TileLoadOp::create(
+                      b, l, opType, packed,
+                      ValueRange{idx(k0 / 2), packedCols[j]}));
+                for (int64_t i = 0; i < bm; ++i)
+                  for (int64_t j = 0; j < bn; ++j)
+                    acc[i * bn + j] = amx::TileMulFOp::create(
+                        b, l, accType, lhs[i], rhs[j], acc[i * bn + j]);
+              }
+              for (int64_t i = 0; i < bm; ++i)
+                for (int64_t j = 0; j < bn; ++j)
+                  amx::TileStoreOp::create(b, l, c.c,
+                                           ValueRange{rows[i], cols[j]},
+                                           acc[i * bn + j]);
+              scf::YieldOp::create(b, l);
+            });
+        scf::YieldOp::create(b, l);
+      });
+}
+
+struct LowerCPUContractionsToAMXPass
+    : public attn::impl::AttnLowerCPUContractionsToAMXBase<
+          LowerCPUContractionsToAMXPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    SmallVector<AMXContraction> found;
+    func.walk([&](linalg::GenericOp g) {
+      if (std::optional<AMXContraction> c = matchAMXContraction(g))
+        found.push_back(*c);
+    });
+    if (found.empty())
+      return;
+    OpBuilder b(&getContext());
+    // One packed buffer per shape and scope: each is filled right before its
+    // product and dead after it, so the products of a program share it.
+    DenseMap<std::pair<Block *, Type>, Value> buffers;
+    for (AMXContraction &c : found) {
+      Location loc = c.op.getLoc();
+      // The packed B: K/2 rows of 2N bf16, 64-byte aligned (tile rows).
+      OpBuilder::InsertPoint at = packedBufferPoint(c.op);
+      auto packedType =
+          MemRefType::get({c.k / 2, 2 * c.n}, b.getBF16Type());
+      Value &packed = buffers[{at.getBlock(), packedType}];
+      if (!packed) {
+        b.restoreInsertionPoint(at);
+        packed = memref::AllocaOp::create(b, loc, packedType, ValueRange{},
+                                          b.getI64IntegerAttr(64));
+      }
+      b.setInsertionPoint(c.op);
+      if (c.bTransposed)
+        packTransposed(b, loc, c.b, packed, c.k, c.n);
+      else
+        packRows(b, loc, c.b, packed, c.k, c.n);
+      memref::CopyOp zeros = zeroInitCopy(c.op, c.c);
+      emitTileProducts(b, loc, c, packed, /*zeroInit=*/bool(zeros));
+      if (zeros)
+        zeros.erase();
+      c.op.erase();
+    }
+    // The packing's 16×16 transposes as AVX-512 shuffles; the 2-D vectors
+    // around them as rows.
+    RewritePatternSet p(&getContext());
+    vector::populateVectorTransposeLoweringPatterns(
+        p, vector::VectorTransposeLowering::Shuffle16x16);
+    vector::populateVectorShapeCastLoweringPatterns(p);
+    if (failed(applyPatternsGreedily(func, std::move(p))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
