@@ -67,3 +67,21 @@ def _has_gpu():
     except Exception:
         return False
 config.available_features.add("gpu" if _has_gpu() else "no-gpu")
+
+# The host CPU's instruction sets (attn-run --cpu-features): "cpu-avx512"
+# where it has AVX-512F, "cpu-amx" where it has AMX bf16 tiles and
+# AVX512-BF16 (Linux's /proc/cpuinfo flags).
+def _cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+_flags = _cpu_flags()
+if "avx512f" in _flags:
+    config.available_features.add("cpu-avx512")
+if {"amx_tile", "amx_bf16", "avx512_bf16"} <= _flags:
+    config.available_features.add("cpu-amx")

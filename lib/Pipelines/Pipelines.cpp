@@ -61,6 +61,7 @@ void mlir::attn::buildTilingPipeline(OpPassManager &pm,
   tileOpts.target = opts.target;
   tileOpts.blockQ = opts.blockQ;
   tileOpts.blockKV = opts.blockKV;
+  tileOpts.amxBlocks = opts.cpuFeatures == CPUFeatures::AMX;
   pm.addPass(createAttnTileAttention(tileOpts));
   if (opts.fuse) {
     AttnFuseOnlineSoftmaxOptions fuse;
@@ -96,6 +97,10 @@ void mlir::attn::buildCPUPipeline(OpPassManager &pm,
   if (opts.cpuTileN > 0)
     tiles.tileN = opts.cpuTileN;
   tiles.amx = amx;
+  if (level != CPUFeatures::AVX2) {
+    tiles.avx512 = true;
+    tiles.rowChunk = 32;
+  }
   pm.addNestedPass<func::FuncOp>(createAttnVectorizeCPUTiles(tiles));
   // bf16 rounding (P, the output) as integer vector ops: without it each
   // element is a call (or a long scalar sequence) on a host without native
@@ -127,12 +132,13 @@ void mlir::attn::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   pm.addPass(createUBToLLVMConversionPass());
   bufferization::buildBufferDeallocationPipeline(pm);
-  // The tile ops to their LLVM intrinsics after the deallocation pipeline,
-  // which takes intrinsic calls for ops of unknown memory effects.
-  if (amx) {
-    ConvertVectorToLLVMPassOptions amxToLLVM;
-    amxToLLVM.amx = true;
-    pm.addPass(createConvertVectorToLLVMPass(amxToLLVM));
+  // The AMX and AVX-512 ops to their LLVM intrinsics after the deallocation
+  // pipeline, which takes intrinsic calls for ops of unknown memory effects.
+  if (level != CPUFeatures::AVX2) {
+    ConvertVectorToLLVMPassOptions x86ToLLVM;
+    x86ToLLVM.amx = amx;
+    x86ToLLVM.x86Vector = true;
+    pm.addPass(createConvertVectorToLLVMPass(x86ToLLVM));
   }
   // Buffers -> loops -> LLVM.
   pm.addPass(createConvertLinalgToLoopsPass());

@@ -16,6 +16,8 @@
 // Options the command-line parser rejects.
 // RUN: not attn-opt %s --attn-cpu-pipeline="fuse=maybe" 2>&1 | FileCheck %s --check-prefix=FUSE
 // FUSE: for the --fuse option: 'maybe' is invalid value for boolean argument!
+// RUN: not attn-opt %s --attn-cpu-pipeline="cpu-features=sse2" 2>&1 | FileCheck %s --check-prefix=FEATURES
+// FEATURES: for the --cpu-features option: Cannot find option named 'sse2'!
 
 func.func @attention(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
                      %v: memref<?x?x?x64xf32>, %o: memref<?x?x?x64xf32>) {

@@ -91,7 +91,11 @@ def AttnTileAttention : Pass<"attn-tile-attention"> {
     Option<"blockQ", "block-q", "int64_t", /*default=*/"0",
            "Query block rows Br (0: derive from the target)">,
     Option<"blockKV", "block-kv", "int64_t", /*default=*/"0",
-           "Key/value block rows Bc (0: derive from the target)">
+           "Key/value block rows Bc (0: derive from the target)">,
+    Option<"amxBlocks", "amx-blocks", "bool", /*default=*/"false",
+           "CPU: derive key blocks for the AMX tile unit (256 keys at head "
+           "dims up to 128: the products' accumulator tiles are loaded and "
+           "stored half as often per FLOP)">
   ];
 }
 
@@ -579,7 +583,8 @@ def AttnVectorizeCPUTiles : Pass<"attn-vectorize-cpu-tiles", "::mlir::func::Func
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
-    "::mlir::linalg::LinalgDialect", "::mlir::vector::VectorDialect"
+    "::mlir::linalg::LinalgDialect", "::mlir::vector::VectorDialect",
+    "::mlir::x86vector::X86VectorDialect"
   ];
   let options = [
     Option<"tileM", "tile-m", "int64_t", /*default=*/"4",
@@ -588,6 +593,13 @@ def AttnVectorizeCPUTiles : Pass<"attn-vectorize-cpu-tiles", "::mlir::func::Func
            "Columns of a contraction's register tile">,
     Option<"tileK", "tile-k", "int64_t", /*default=*/"8",
            "Reduction step of a contraction's register tile">,
+    Option<"rowChunk", "row-chunk", "int64_t", /*default=*/"0",
+           "Columns of an elementwise row op per vector step (0: the whole "
+           "row); rows that it does not divide stay whole">,
+    Option<"avx512", "avx512", "bool", /*default=*/"false",
+           "exp2 on 16-lane f32 vectors through AVX-512's vscalefps "
+           "(x86vector.avx512.mask.scalef) instead of the generic "
+           "polynomial with its clamps">,
     Option<"amx", "amx", "bool", /*default=*/"false",
            "Leave the bf16 contractions that AMX tiles take (bf16 operands, "
            "f32 accumulator, M and N multiples of 16, K of 32) as they are, "

@@ -39,6 +39,7 @@
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorTransforms.h"
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -333,6 +334,76 @@ LogicalResult vectorizeTileStore(RewriterBase &rw,
   return success();
 }
 
+/// exp2 on f32 vectors of a multiple of 16 lanes with AVX-512's vscalefps,
+/// 16 lanes at a time:
+///   n = roundeven(x),  f = x − n ∈ [−½, ½]
+///   2^f ≈ 1 + f·P(f)   (Cephes' exp2f polynomial, degree 6, rel. error
+///                        below 2e-7: six FMAs)
+///   exp2(x) = scalef(2^f, n) = 2^f · 2^n
+/// vscalefps takes the exponent as a float and gets the ends right with no
+/// clamp: n = −inf or far below −126 gives 0 (denormals on the way), +inf
+/// or above 128 gives inf, NaN gives NaN. For x = ±inf, f = x − n is NaN
+/// and is replaced by 0 (2^0 = 1, then scaled by ±inf); NaN x keeps n NaN.
+/// 11 instructions a vector where the generic expansion (exp(x·ln 2), the
+/// range reduction with NaN-preserving clamps) takes ~25.
+struct Exp2ViaScaleF : public OpRewritePattern<math::Exp2Op> {
+  Exp2ViaScaleF(MLIRContext *ctx)
+      : OpRewritePattern<math::Exp2Op>(ctx, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(math::Exp2Op op,
+                                PatternRewriter &rw) const override {
+    auto type = dyn_cast<VectorType>(op.getType());
+    if (!type || !type.getElementType().isF32() || type.isScalable() ||
+        type.getNumElements() % 16 != 0)
+      return failure();
+    Location loc = op.getLoc();
+    int64_t total = type.getNumElements();
+    auto flat = VectorType::get({total}, rw.getF32Type());
+    auto lanes = VectorType::get({16}, rw.getF32Type());
+    auto splat = [&](double v) {
+      return arith::ConstantOp::create(
+          rw, loc, lanes, DenseElementsAttr::get(lanes, rw.getF32FloatAttr(v)));
+    };
+    // Cephes exp2f: 2^f = 1 + f·(((((c0·f + c1)·f + c2)·f + c3)·f + c4)·f +
+    // c5).
+    const double coeffs[] = {1.535336188319500e-4, 1.339887440266574e-3,
+                             9.618437357674640e-3, 5.550332471162809e-2,
+                             2.402264791363012e-1, 6.931472028550421e-1};
+    Value zero = splat(0.0), one = splat(1.0);
+    Value allLanes =
+        arith::ConstantOp::create(rw, loc, rw.getI16IntegerAttr(-1));
+    // _MM_FROUND_CUR_DIRECTION: the rounding of MXCSR (nearest even).
+    Value curDirection =
+        arith::ConstantOp::create(rw, loc, rw.getI32IntegerAttr(4));
+    Value x = vector::ShapeCastOp::create(rw, loc, flat, op.getOperand());
+    Value result = arith::ConstantOp::create(
+        rw, loc, flat, DenseElementsAttr::get(flat, rw.getF32FloatAttr(0.0)));
+    for (int64_t at = 0; at < total; at += 16) {
+      Value v = vector::ExtractStridedSliceOp::create(
+          rw, loc, x, ArrayRef<int64_t>{at}, ArrayRef<int64_t>{16},
+          ArrayRef<int64_t>{1});
+      Value n = math::RoundEvenOp::create(rw, loc, v);
+      Value f = arith::SubFOp::create(rw, loc, v, n);
+      Value finite =
+          arith::CmpFOp::create(rw, loc, arith::CmpFPredicate::ORD, f, f);
+      f = arith::SelectOp::create(rw, loc, finite, f, zero);
+      Value q = splat(coeffs[0]);
+      for (double c : ArrayRef<double>(coeffs).drop_front())
+        q = math::FmaOp::create(rw, loc, q, f, splat(c));
+      Value p = math::FmaOp::create(rw, loc, q, f, one);
+      // MLIR 22 passes the op's operands to llvm.x86.avx512.mask.scalef
+      // in their order, (src, a, b) -> (a, b, passthrough): scalef(p, n) is
+      // written src = p, a = n (the passthrough is unused: every lane set).
+      Value r = x86vector::MaskScaleFOp::create(rw, loc, lanes, p, n, p,
+                                                allLanes, curDirection);
+      result = vector::InsertStridedSliceOp::create(
+          rw, loc, r, result, ArrayRef<int64_t>{at}, ArrayRef<int64_t>{1});
+    }
+    rw.replaceOpWithNewOp<vector::ShapeCastOp>(op, type, result);
+    return success();
+  }
+};
+
 bool isStatic(linalg::LinalgOp op) {
   return op.hasPureTensorSemantics() && !op.hasDynamicShape();
 }
@@ -349,6 +420,13 @@ struct VectorizeCPUTilesPass
                           "positive (tile-m="
                        << int64_t(tileM) << ", tile-n=" << int64_t(tileN)
                        << ", tile-k=" << int64_t(tileK) << ")";
+      return signalPassFailure();
+    }
+
+    if (rowChunk < 0) {
+      func.emitError() << "attn-vectorize-cpu-tiles: row-chunk must be >= 0 "
+                          "(0: whole rows), got "
+                       << int64_t(rowChunk);
       return signalPassFailure();
     }
 
@@ -425,10 +503,18 @@ struct VectorizeCPUTilesPass
         contractionTiles.insert(tc);
       }
     }
-    for (linalg::LinalgOp op : rowOps)
+    // Elementwise row ops in chunks of `row-chunk` columns: a whole row of
+    // a 256-key block is 16 AVX-512 registers per value, and the exponent's
+    // temporaries then spill.
+    for (linalg::LinalgOp op : rowOps) {
+      int64_t cols = op.getStaticLoopRanges()[1];
+      bool elementwise = op.getNumParallelLoops() == op.getNumLoops() &&
+                         rowChunk > 0 && cols > rowChunk &&
+                         cols % rowChunk == 0;
       if (Operation *t = tile(rw, cast<TilingInterface>(op.getOperation()),
-                              {1, 0}))
+                              {1, elementwise ? int64_t(rowChunk) : 0}))
         toVectorize.push_back(t);
+    }
     // 1-D ops (m, l, α) vectorise whole.
     func.walk([&](linalg::LinalgOp op) {
       if (isStatic(op) && op.getNumLoops() == 1)
@@ -474,6 +560,8 @@ struct VectorizeCPUTilesPass
       vector::populateVectorBroadcastLoweringPatterns(p);
       vector::populateVectorShapeCastLoweringPatterns(p);
       vector::populateCastAwayVectorLeadingOneDimPatterns(p);
+      if (avx512)
+        p.add<Exp2ViaScaleF>(ctx);
       math::populateExpansionPatterns(p, {"exp2"});
       populateMathPolynomialApproximationPatterns(p, [](StringRef name) {
         return name == math::ExpOp::getOperationName();

@@ -1,0 +1,127 @@
+// RUN: attn-opt %s -split-input-file -attn-lower-cpu-contractions-to-amx | FileCheck %s
+
+// S = Q·Kᵀ on buffers (K read as [n, k]): K packed once into pairs along k
+// by 16×16 transposes of 32-bit pairs (the AVX-512 shuffle network), then
+// 32×32 blocks of S: four zeroed accumulator tiles (S was a copy of zeros:
+// the copy is gone), k in two unrolled 32-wide steps of two A and two B
+// tiles and four tile products, four tile stores.
+#qk = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+       affine_map<(m, n, k) -> (m, n)>]
+memref.global "private" constant @zeros : memref<64x32xf32> = dense<0.0>
+// CHECK-LABEL: func.func @scores
+// CHECK-SAME:    (%[[Q:.*]]: memref<64x64xbf16>, %[[K:.*]]: memref<32x64xbf16>)
+// CHECK:         %[[BP:.*]] = memref.alloca() {alignment = 64 : i64} : memref<32x64xbf16>
+// CHECK:         %[[S:.*]] = memref.alloc() : memref<64x32xf32>
+// CHECK-NOT:     memref.copy
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK-COUNT-16:    vector.load %[[K]]
+// CHECK:             vector.shuffle
+// CHECK-COUNT-16:    vector.store {{.*}}, %[[BP]]
+// CHECK:         scf.for %{{.*}} = %c0 to %c64 step %c32
+// CHECK:           scf.for %{{.*}} = %c0 to %c32 step %c32
+// CHECK-COUNT-4:     amx.tile_zero : !amx.tile<16x16xf32>
+// CHECK:             amx.tile_load %[[Q]]{{.*}} into !amx.tile<16x32xbf16>
+// CHECK:             amx.tile_load %[[Q]]{{.*}} into !amx.tile<16x32xbf16>
+// CHECK:             amx.tile_load %[[BP]]{{.*}} into !amx.tile<16x32xbf16>
+// CHECK:             amx.tile_load %[[BP]]{{.*}} into !amx.tile<16x32xbf16>
+// CHECK-COUNT-4:     amx.tile_mulf
+// CHECK-COUNT-4:     amx.tile_load
+// CHECK-COUNT-4:     amx.tile_mulf
+// CHECK-COUNT-4:     amx.tile_store %[[S]]
+// CHECK-NOT:     linalg.generic
+func.func @scores(%q: memref<64x64xbf16>, %k: memref<32x64xbf16>) -> memref<64x32xf32> {
+  %zeros = memref.get_global @zeros : memref<64x32xf32>
+  %s = memref.alloc() : memref<64x32xf32>
+  memref.copy %zeros, %s : memref<64x32xf32> to memref<64x32xf32>
+  linalg.generic {indexing_maps = #qk, iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<64x64xbf16>, memref<32x64xbf16>) outs(%s : memref<64x32xf32>) {
+  ^bb0(%a: bf16, %b: bf16, %c: f32):
+    %x = arith.extf %a : bf16 to f32
+    %y = arith.extf %b : bf16 to f32
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %c, %p : f32
+    linalg.yield %r : f32
+  }
+  return %s : memref<64x32xf32>
+}
+
+// -----
+
+// A += P·V (V read as [k, n]) inside a grid program: the packed V is a stack
+// buffer at the top of the scf.forall body, filled by interleaving rows 2r
+// and 2r + 1; N = 48 is no multiple of 32, so the blocks are 32×16 (two
+// accumulator tiles) and the accumulators are loaded from A, not zeroed.
+#pv = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+       affine_map<(m, n, k) -> (m, n)>]
+// CHECK-LABEL: func.func @values
+// CHECK:         scf.forall
+// CHECK-NEXT:      %[[BP:.*]] = memref.alloca() {alignment = 64 : i64} : memref<16x96xbf16>
+// CHECK:           scf.for %[[R:.*]] = %c0 to %c16 step %c1
+// CHECK:             %[[E:.*]] = vector.load %{{.*}} : memref<32x48xbf16>, vector<16xbf16>
+// CHECK:             %[[O:.*]] = vector.load %{{.*}} : memref<32x48xbf16>, vector<16xbf16>
+// CHECK:             %[[I:.*]] = vector.interleave %[[E]], %[[O]] : vector<16xbf16> -> vector<32xbf16>
+// CHECK:             vector.store %[[I]], %[[BP]][%[[R]],
+// CHECK:           scf.for %{{.*}} = %c0 to %c32 step %c32
+// CHECK:             scf.for %{{.*}} = %c0 to %c48 step %c16
+// CHECK-COUNT-2:       amx.tile_load %{{.*}} : memref<32x48xf32> into !amx.tile<16x16xf32>
+// CHECK-COUNT-2:       amx.tile_mulf
+// CHECK-COUNT-2:       amx.tile_store
+func.func @values(%p: memref<32x32xbf16>, %v: memref<32x48xbf16>, %acc: memref<32x48xf32>, %n: index) {
+  scf.forall (%i) in (%n) {
+    linalg.generic {indexing_maps = #pv, iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%p, %v : memref<32x32xbf16>, memref<32x48xbf16>) outs(%acc : memref<32x48xf32>) {
+    ^bb0(%a: bf16, %b: bf16, %c: f32):
+      %x = arith.extf %a : bf16 to f32
+      %y = arith.extf %b : bf16 to f32
+      %m = arith.mulf %x, %y : f32
+      %r = arith.addf %c, %m : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}
+
+// -----
+
+// What the tile unit does not take stays a linalg op: f16 operands (no
+// AMX-FP16 path), K = 16 (not a whole 32-wide bf16 tile row), a strided
+// innermost dimension.
+#mm = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+       affine_map<(m, n, k) -> (m, n)>]
+// CHECK-LABEL: func.func @left_alone
+// CHECK-COUNT-3: linalg.generic
+// CHECK-NOT:     amx.
+func.func @left_alone(%a16: memref<16x32xf16>, %b16: memref<32x16xf16>,
+                      %a: memref<16x16xbf16>, %b: memref<16x16xbf16>,
+                      %as: memref<16x32xbf16, strided<[64, 2]>>, %bs: memref<32x16xbf16>,
+                      %c: memref<16x16xf32>) {
+  linalg.generic {indexing_maps = #mm, iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a16, %b16 : memref<16x32xf16>, memref<32x16xf16>) outs(%c : memref<16x16xf32>) {
+  ^bb0(%x: f16, %y: f16, %z: f32):
+    %0 = arith.extf %x : f16 to f32
+    %1 = arith.extf %y : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %z, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = #mm, iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<16x16xbf16>, memref<16x16xbf16>) outs(%c : memref<16x16xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %z: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %z, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = #mm, iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%as, %bs : memref<16x32xbf16, strided<[64, 2]>>, memref<32x16xbf16>) outs(%c : memref<16x16xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %z: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %z, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
