@@ -601,9 +601,11 @@ def AttnVectorizeCPUTiles : Pass<"attn-vectorize-cpu-tiles", "::mlir::func::Func
            "(x86vector.avx512.mask.scalef) instead of the generic "
            "polynomial with its clamps">,
     Option<"amx", "amx", "bool", /*default=*/"false",
-           "Leave the bf16 contractions that AMX tiles take (bf16 operands, "
-           "f32 accumulator, M and N multiples of 16, K of 32) as they are, "
-           "for attn-lower-cpu-contractions-to-amx after bufferization">
+           "Rewrite the bf16 contractions that AMX tiles take (bf16 "
+           "operands, f32 accumulator, M and N multiples of 16, K of 32) to "
+           "pair-interleaved (VNNI) contractions, the right operand packed "
+           "from its block's source, for attn-lower-cpu-contractions-to-amx "
+           "after bufferization">
   ];
 }
 
@@ -611,24 +613,27 @@ def AttnLowerCPUContractionsToAMX : Pass<"attn-lower-cpu-contractions-to-amx", "
   let summary = "Lower the CPU path's bf16 tile contractions to AMX tile "
                 "products (after bufferization)";
   let description = [{
-    Runs on buffers, after one-shot bufferization, on the contractions that
-    `attn-vectorize-cpu-tiles{amx}` left in place:
+    Runs on buffers, after one-shot bufferization, on bf16 contractions
+    into f32: the pair-interleaved (VNNI) ones `attn-vectorize-cpu-tiles{amx}`
+    builds, whose right operand is packed already,
 
     ```mlir
-    linalg.generic {indexing_maps = [(m, n, k) -> (m, k), (m, n, k) -> (n, k),
-                                     (m, n, k) -> (m, n)], ...}
-        ins(%q, %k : memref<128x128xbf16>, memref<128x128xbf16>)
-        outs(%s : memref<128x128xf32>)   // s += extf(q) * extf(k)
+    linalg.generic {indexing_maps = [(m, n, r, j) -> (m, r, j),
+                                     (m, n, r, j) -> (r, n, j),
+                                     (m, n, r, j) -> (m, n)], ...}
+        ins(%q3, %kp : memref<128x64x2xbf16>, memref<64x256x2xbf16, ...>)
+        outs(%s : memref<128x256xf32>)   // s += extf(q) * extf(kp)
     ```
 
-    Each becomes AMX code (`amx` dialect: `tileloadd`, `tdpbf16ps`,
-    `tilestored`, the tile configuration left to LLVM):
+    and plain ones (`(m, k)`, `(k, n)` or `(n, k)`, `(m, n)`). Each becomes
+    AMX code (`amx` dialect: `tileloadd`, `tdpbf16ps`, `tilestored`, the
+    tile configuration left to LLVM):
 
-    - the right operand is packed once into the pair-interleaved (VNNI)
-      form the tile product reads, `Bp[k/2][2n + (k mod 2)] = B[k][n]`, in a
-      stack buffer of the grid program: two rows of B interleaved per row of
-      Bp, or, for a transposed operand (`Kᵀ`), 16×16 transposes of 32-bit
-      pairs;
+    - a plain contraction's right operand is packed first into the
+      pair-interleaved form the tile product reads,
+      `Bp[k/2][2n + (k mod 2)] = B[k][n]`, in a stack buffer of the grid
+      program: two rows of B interleaved per row of Bp, or, for a
+      transposed operand (`Kᵀ`), 16×16 transposes of 32-bit pairs;
     - C is walked in 32×32 blocks (16×16 f32 tiles where M or N is not a
       multiple of 32), four accumulator tiles loaded once, the k loop
       unrolled over 32-wide steps (two A tiles, two B tiles, four products),

@@ -47,6 +47,15 @@ struct AMXContraction {
   int64_t m, n, k;
 };
 
+/// C[M,N] f32 += Σ A[M,K/2,2] · Bp[K/2,N,2] over the last two dims: the
+/// pair-interleaved contraction attn-vectorize-cpu-tiles{amx} builds, B
+/// already packed.
+struct PackedContraction {
+  linalg::GenericOp op;
+  TypedValue<MemRefType> a, b, c;
+  int64_t m, n, k;
+};
+
 /// A memref whose rows the tile unit can read: static shape, rank 2, unit
 /// innermost stride (tileloadd takes any row stride).
 bool tileReadable(MemRefType t) {
@@ -120,6 +129,47 @@ std::optional<AMXContraction> matchAMXContraction(linalg::GenericOp g) {
   if (sm % 16 || sn % 16 || sk % 32)
     return std::nullopt;
   return AMXContraction{g, a, b, c, transposed, sm, sn, sk};
+}
+
+std::optional<PackedContraction> matchPackedContraction(linalg::GenericOp g) {
+  if (!g.hasPureBufferSemantics() || g.getNumLoops() != 4 ||
+      g.getNumDpsInputs() != 2 || g.getNumDpsInits() != 1)
+    return std::nullopt;
+  auto it = g.getIteratorTypesArray();
+  auto par = utils::IteratorType::parallel,
+       red = utils::IteratorType::reduction;
+  if (it[0] != par || it[1] != par || it[2] != red || it[3] != red)
+    return std::nullopt;
+  MLIRContext *ctx = g.getContext();
+  AffineExpr dm, dn, dr, dj;
+  bindDims(ctx, dm, dn, dr, dj);
+  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+  if (maps[0] != AffineMap::get(4, 0, {dm, dr, dj}, ctx) ||
+      maps[1] != AffineMap::get(4, 0, {dr, dn, dj}, ctx) ||
+      maps[2] != AffineMap::get(4, 0, {dm, dn}, ctx))
+    return std::nullopt;
+  auto a = dyn_cast<TypedValue<MemRefType>>(g.getDpsInputOperand(0)->get());
+  auto b = dyn_cast<TypedValue<MemRefType>>(g.getDpsInputOperand(1)->get());
+  auto c = dyn_cast<TypedValue<MemRefType>>(g.getDpsInitOperand(0)->get());
+  if (!a || !b || !c || !a.getType().getElementType().isBF16() ||
+      !b.getType().getElementType().isBF16() ||
+      !c.getType().getElementType().isF32() || !a.getType().hasStaticShape() ||
+      !b.getType().hasStaticShape() || !tileReadable(c.getType()) ||
+      a.getType().getDimSize(2) != 2 || b.getType().getDimSize(2) != 2 ||
+      !a.getType().areTrailingDimsContiguous(2) ||
+      !b.getType().areTrailingDimsContiguous(2) || !isWidenedMulAdd(g))
+    return std::nullopt;
+  int64_t sm = c.getType().getDimSize(0), sn = c.getType().getDimSize(1);
+  int64_t sk = 2 * a.getType().getDimSize(1);
+  if (sm % 16 || sn % 16 || sk % 32)
+    return std::nullopt;
+  return PackedContraction{g, a, b, c, sm, sn, sk};
+}
+
+/// [R, C, 2] -> [R, 2C]: the 2-D rows tileloadd reads.
+Value collapsePairs(OpBuilder &b, Location loc, Value v) {
+  return memref::CollapseShapeOp::create(
+      b, loc, v, ArrayRef<ReassociationIndices>{{0}, {1, 2}});
 }
 
 /// Whether C's only content before `op` is a copy of an all-zero constant
@@ -245,19 +295,20 @@ void packTransposed(OpBuilder &b, Location loc, Value src, Value packed,
 /// C += A·B on tiles, B packed: for each block of C (2×2 tiles of 16×16
 /// where M and N allow, else 1 along that dim), accumulators loaded once,
 /// k in steps of 32 unrolled, accumulators stored once.
-void emitTileProducts(OpBuilder &b, Location loc, const AMXContraction &c,
-                      Value packed, bool zeroInit) {
+void emitTileProducts(OpBuilder &b, Location loc, Value cBuf, Value aBuf,
+                      Value packed, int64_t m, int64_t n, int64_t k,
+                      bool zeroInit) {
   auto idx = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
-  int64_t bm = c.m % 32 == 0 ? 2 : 1, bn = c.n % 32 == 0 ? 2 : 1;
+  int64_t bm = m % 32 == 0 ? 2 : 1, bn = n % 32 == 0 ? 2 : 1;
   auto accType = amx::TileType::get({16, 16}, b.getF32Type());
   auto opType = amx::TileType::get({16, 32}, b.getBF16Type());
   scf::ForOp::create(
-      b, loc, idx(0), idx(c.m), idx(16 * bm), ValueRange{},
+      b, loc, idx(0), idx(m), idx(16 * bm), ValueRange{},
       [&](OpBuilder &b, Location l, Value m0, ValueRange) {
         scf::ForOp::create(
-            b, l, idx(0), idx(c.n), idx(16 * bn), ValueRange{},
+            b, l, idx(0), idx(n), idx(16 * bn), ValueRange{},
             [&](OpBuilder &b, Location l, Value n0, ValueRange) {
               SmallVector<Value> rows, cols, packedCols;
               for (int64_t i = 0; i < bm; ++i)
@@ -273,13 +324,13 @@ void emitTileProducts(OpBuilder &b, Location loc, const AMXContraction &c,
                   acc.push_back(
                       zeroInit ? Value(amx::TileZeroOp::create(b, l, accType))
                                : Value(amx::TileLoadOp::create(
-                                     b, l, accType, c.c,
+                                     b, l, accType, cBuf,
                                      ValueRange{rows[i], cols[j]})));
-              for (int64_t k0 = 0; k0 < c.k; k0 += 32) {
+              for (int64_t k0 = 0; k0 < k; k0 += 32) {
                 SmallVector<Value> lhs, rhs;
                 for (int64_t i = 0; i < bm; ++i)
                   lhs.push_back(amx::TileLoadOp::create(
-                      b, l, opType, c.a, ValueRange{rows[i], idx(k0)}));
+                      b, l, opType, aBuf, ValueRange{rows[i], idx(k0)}));
                 for (int64_t j = 0; j < bn; ++j)
                   rhs.push_back(amx::TileLoadOp::create(
                       b, l, opType, packed,
@@ -291,7 +342,7 @@ void emitTileProducts(OpBuilder &b, Location loc, const AMXContraction &c,
               }
               for (int64_t i = 0; i < bm; ++i)
                 for (int64_t j = 0; j < bn; ++j)
-                  amx::TileStoreOp::create(b, l, c.c,
+                  amx::TileStoreOp::create(b, l, cBuf,
                                            ValueRange{rows[i], cols[j]},
                                            acc[i * bn + j]);
               scf::YieldOp::create(b, l);
@@ -306,11 +357,14 @@ struct LowerCPUContractionsToAMXPass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     SmallVector<AMXContraction> found;
+    SmallVector<PackedContraction> packedOnes;
     func.walk([&](linalg::GenericOp g) {
       if (std::optional<AMXContraction> c = matchAMXContraction(g))
         found.push_back(*c);
+      else if (std::optional<PackedContraction> p = matchPackedContraction(g))
+        packedOnes.push_back(*p);
     });
-    if (found.empty())
+    if (found.empty() && packedOnes.empty())
       return;
     OpBuilder b(&getContext());
     // One packed buffer per shape and scope: each is filled right before its
@@ -334,7 +388,19 @@ struct LowerCPUContractionsToAMXPass
       else
         packRows(b, loc, c.b, packed, c.k, c.n);
       memref::CopyOp zeros = zeroInitCopy(c.op, c.c);
-      emitTileProducts(b, loc, c, packed, /*zeroInit=*/bool(zeros));
+      emitTileProducts(b, loc, c.c, c.a, packed, c.m, c.n, c.k,
+                       /*zeroInit=*/bool(zeros));
+      if (zeros)
+        zeros.erase();
+      c.op.erase();
+    }
+    for (PackedContraction &c : packedOnes) {
+      Location loc = c.op.getLoc();
+      b.setInsertionPoint(c.op);
+      Value a = collapsePairs(b, loc, c.a), packed = collapsePairs(b, loc, c.b);
+      memref::CopyOp zeros = zeroInitCopy(c.op, c.c);
+      emitTileProducts(b, loc, c.c, a, packed, c.m, c.n, c.k,
+                       /*zeroInit=*/bool(zeros));
       if (zeros)
         zeros.erase();
       c.op.erase();

@@ -40,6 +40,7 @@
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorTransforms.h"
 #include "mlir/Dialect/X86Vector/X86VectorDialect.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -404,6 +405,179 @@ struct Exp2ViaScaleF : public OpRewritePattern<math::Exp2Op> {
   }
 };
 
+/// `tile` = insert_slice %src[0, 0] [rows, C] into (fill 0 : R×C): the
+/// zero-padded load of a block. Returns %src, else null.
+Value zeroPaddedSource(Value tile) {
+  auto ins = tile.getDefiningOp<tensor::InsertSliceOp>();
+  if (!ins || ins.getSourceType().getRank() != 2)
+    return {};
+  auto fill = ins.getDest().getDefiningOp<linalg::FillOp>();
+  if (!fill ||
+      !matchPattern(fill.getDpsInputOperand(0)->get(), m_AnyZeroFloat()) ||
+      ins.getSourceType().getDimSize(1) != ins.getDestType().getDimSize(1) ||
+      !llvm::all_of(ins.getMixedOffsets(), isZeroInteger) ||
+      !llvm::all_of(ins.getMixedStrides(), isOneInteger))
+    return {};
+  return ins.getSource();
+}
+
+/// Row `row` of `src` as a vector of `width` elements from column `col`, the
+/// element bits as `bits`-bit integers, or zeros where row >= valid (the
+/// padding of a partial block; a transfer_read checks bounds only along its
+/// vector's dims, so the row check is explicit). Integer lanes: a bf16 value
+/// across the branch would be widened to f32 on hosts without bf16.
+Value rowBitsOrZero(OpBuilder &b, Location l, Value src, Value row, Value col,
+                    Value valid, int64_t width, unsigned bits) {
+  auto bf = VectorType::get({width}, b.getBF16Type());
+  auto ints = VectorType::get({width * 16 / bits}, b.getIntegerType(bits));
+  Value inRange =
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, row, valid);
+  auto branch = scf::IfOp::create(
+      b, l, inRange,
+      [&](OpBuilder &b, Location l) {
+        Value pad =
+            arith::ConstantOp::create(b, l, b.getZeroAttr(b.getBF16Type()));
+        Value v = vector::TransferReadOp::create(
+            b, l, bf, src, ValueRange{row, col}, pad, ArrayRef<bool>{true});
+        scf::YieldOp::create(
+            b, l, vector::BitCastOp::create(b, l, ints, v).getResult());
+      },
+      [&](OpBuilder &b, Location l) {
+        scf::YieldOp::create(
+            b, l,
+            arith::ConstantOp::create(b, l, b.getZeroAttr(ints)).getResult());
+      });
+  return branch.getResult(0);
+}
+
+/// B (bf16 [K, N], or [N, K] when `transposed`) in the pair-interleaved form
+/// the AMX tile product reads, Bp[r][2n + j] = B[2r + j][n], as a
+/// [K/2, 2N + 32] tensor (the first 2N columns; see kPadCols). When B is a
+/// zero-padded block load, the pack reads the block's source rows directly (its
+/// copy into the padded tile is skipped; rows past the source are zero in Bp):
+///   B [K, N] (V): packed row r = interleave(B[2r], B[2r + 1]);
+///   B [N, K] (K): as 32-bit pairs Bp32[r][n] = B32[n][r], 16×16 transposes.
+Value packForAMX(OpBuilder &b, Location loc, Value bTile, bool transposed,
+                 int64_t k, int64_t n) {
+  Value src = zeroPaddedSource(bTile);
+  if (!src)
+    src = bTile;
+  auto idx = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  Value valid = tensor::DimOp::create(b, loc, src, 0);
+  // Rows of 2N bf16 are 512 B or 1 KB apart: the 16 rows of a tile load
+  // would share 4-8 of L1's 64 sets with the other tiles' rows. One spare
+  // cache line per row spreads them (median of paired runs 0.95× the
+  // unpadded time, bf16 D = 128, N = 2k, Xeon, 8 rounds).
+  constexpr int64_t kPadCols = 32;
+  auto packedType =
+      RankedTensorType::get({k / 2, 2 * n + kPadCols}, b.getBF16Type());
+  Value init =
+      tensor::EmptyOp::create(b, loc, packedType.getShape(), b.getBF16Type());
+  if (!transposed) {
+    auto loop = scf::ForOp::create(
+        b, loc, idx(0), idx(k / 2), idx(1), ValueRange{init},
+        [&](OpBuilder &b, Location l, Value r, ValueRange args) {
+          Value even = arith::MulIOp::create(b, l, r, idx(2));
+          Value odd = arith::AddIOp::create(b, l, even, idx(1));
+          Value x0 = rowBitsOrZero(b, l, src, even, idx(0), valid, n, 16);
+          Value x1 = rowBitsOrZero(b, l, src, odd, idx(0), valid, n, 16);
+          Value pairs = vector::InterleaveOp::create(b, l, x0, x1);
+          pairs = vector::BitCastOp::create(
+              b, l, VectorType::get({2 * n}, b.getBF16Type()), pairs);
+          Value t = vector::TransferWriteOp::create(b, l, pairs, args[0],
+                                                    ValueRange{r, idx(0)},
+                                                    ArrayRef<bool>{true})
+                        .getResult();
+          scf::YieldOp::create(b, l, t);
+        });
+    return loop.getResult(0);
+  }
+  auto block = VectorType::get({16, 16}, b.getI32Type());
+  auto bfRow = VectorType::get({32}, b.getBF16Type());
+  auto outer = scf::ForOp::create(
+      b, loc, idx(0), idx(n), idx(16), ValueRange{init},
+      [&](OpBuilder &b, Location l, Value n0, ValueRange outerArgs) {
+        auto inner = scf::ForOp::create(
+            b, l, idx(0), idx(k / 2), idx(16), ValueRange{outerArgs[0]},
+            [&](OpBuilder &b, Location l, Value r0, ValueRange args) {
+              Value col = arith::MulIOp::create(b, l, r0, idx(2));
+              Value m = arith::ConstantOp::create(b, l, b.getZeroAttr(block));
+              for (int64_t i = 0; i < 16; ++i) {
+                Value row = arith::AddIOp::create(b, l, n0, idx(i));
+                Value x = rowBitsOrZero(b, l, src, row, col, valid, 32, 32);
+                m = vector::InsertOp::create(b, l, x, m, ArrayRef<int64_t>{i});
+              }
+              Value t =
+                  vector::TransposeOp::create(b, l, m, ArrayRef<int64_t>{1, 0});
+              Value outCol = arith::MulIOp::create(b, l, n0, idx(2));
+              Value acc = args[0];
+              for (int64_t i = 0; i < 16; ++i) {
+                Value y =
+                    vector::ExtractOp::create(b, l, t, ArrayRef<int64_t>{i});
+                y = vector::BitCastOp::create(b, l, bfRow, y);
+                Value row = arith::AddIOp::create(b, l, r0, idx(i));
+                acc = vector::TransferWriteOp::create(b, l, y, acc,
+                                                      ValueRange{row, outCol},
+                                                      ArrayRef<bool>{true})
+                          .getResult();
+              }
+              scf::YieldOp::create(b, l, acc);
+            });
+        scf::YieldOp::create(b, l, inner.getResult(0));
+      });
+  return outer.getResult(0);
+}
+
+/// The contraction in the pair-interleaved (VNNI) form the AMX tile product
+/// computes, for attn-lower-cpu-contractions-to-amx:
+///   C[m][n] += Σ_{r,j} A[m][r][j] · Bp[r][n][j]
+/// with A [M, K] viewed as [M, K/2, 2] and Bp packed by packForAMX.
+void toPackedContraction(RewriterBase &rw, const Contraction &c) {
+  linalg::GenericOp g = c.op;
+  rw.setInsertionPoint(g);
+  Location loc = g.getLoc();
+  Value a = g.getDpsInputOperand(0)->get();
+  Value bTile = g.getDpsInputOperand(1)->get();
+  Value acc = g.getDpsInitOperand(0)->get();
+  auto accType = cast<RankedTensorType>(acc.getType());
+  int64_t m = accType.getDimSize(0), n = accType.getDimSize(1);
+  int64_t k = cast<RankedTensorType>(a.getType()).getDimSize(1);
+  Value packed = packForAMX(rw, loc, bTile, c.rhsTransposed, k, n);
+  packed = tensor::ExtractSliceOp::create(
+      rw, loc, RankedTensorType::get({k / 2, 2 * n}, rw.getBF16Type()), packed,
+      ValueRange{}, ValueRange{}, ValueRange{}, rw.getDenseI64ArrayAttr({0, 0}),
+      rw.getDenseI64ArrayAttr({k / 2, 2 * n}), rw.getDenseI64ArrayAttr({1, 1}));
+  Type bf16 = rw.getBF16Type();
+  Value a3 = tensor::ExpandShapeOp::create(
+      rw, loc, RankedTensorType::get({m, k / 2, 2}, bf16), a,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+  Value b3 = tensor::ExpandShapeOp::create(
+      rw, loc, RankedTensorType::get({k / 2, n, 2}, bf16), packed,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+  MLIRContext *ctx = rw.getContext();
+  AffineExpr dm, dn, dr, dj;
+  bindDims(ctx, dm, dn, dr, dj);
+  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {dm, dr, dj}, ctx),
+                                 AffineMap::get(4, 0, {dr, dn, dj}, ctx),
+                                 AffineMap::get(4, 0, {dm, dn}, ctx)};
+  auto par = utils::IteratorType::parallel,
+       red = utils::IteratorType::reduction;
+  auto packedOp = linalg::GenericOp::create(
+      rw, loc, TypeRange{accType}, ValueRange{a3, b3}, ValueRange{acc}, maps,
+      ArrayRef<utils::IteratorType>{par, par, red, red},
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        Type f32 = b.getF32Type();
+        Value x = arith::ExtFOp::create(b, l, f32, args[0]);
+        Value y = arith::ExtFOp::create(b, l, f32, args[1]);
+        Value p = arith::MulFOp::create(b, l, x, y);
+        linalg::YieldOp::create(
+            b, l, ValueRange{arith::AddFOp::create(b, l, args[2], p)});
+      });
+  rw.replaceOp(g, packedOp->getResults());
+}
+
 bool isStatic(linalg::LinalgOp op) {
   return op.hasPureTensorSemantics() && !op.hasDynamicShape();
 }
@@ -430,8 +604,31 @@ struct VectorizeCPUTilesPass
       return signalPassFailure();
     }
 
-    // 0. Zero-padded tile loads → row copies (before fills are generalised).
     IRRewriter rw(ctx);
+    // AMX's bf16 products first, while their right operands are still
+    // recognisable zero-padded block loads: packed from the blocks' sources
+    // and rewritten to the pair-interleaved contraction (a 4-loop generic the
+    // steps below leave alone).
+    if (amx) {
+      SmallVector<Contraction> forTiles;
+      func.walk([&](linalg::GenericOp g) {
+        if (!isStatic(g))
+          return;
+        if (std::optional<Contraction> c = asContraction(g); c && takesAMX(*c))
+          forTiles.push_back(*c);
+      });
+      for (Contraction &c : forTiles)
+        toPackedContraction(rw, c);
+      // The packs' 16×16 transposes as AVX-512 shuffles.
+      RewritePatternSet p(ctx);
+      vector::populateVectorTransposeLoweringPatterns(
+          p, vector::VectorTransposeLowering::Shuffle16x16);
+      vector::populateVectorShapeCastLoweringPatterns(p);
+      if (failed(applyPatternsGreedily(func, std::move(p))))
+        return signalPassFailure();
+    }
+
+    // 0. Zero-padded tile loads → row copies (before fills are generalised).
     SmallVector<tensor::InsertSliceOp> loads;
     func.walk([&](tensor::InsertSliceOp ins) { loads.push_back(ins); });
     for (tensor::InsertSliceOp ins : loads)
@@ -455,7 +652,8 @@ struct VectorizeCPUTilesPass
       linalg::populateElementwiseOpsFusionPatterns(p, [](OpOperand *use) {
         Operation *producer = use->get().getDefiningOp();
         auto consumer = dyn_cast<linalg::GenericOp>(use->getOwner());
-        if (consumer && asContraction(consumer))
+        if (consumer && (asContraction(consumer) ||
+                         linalg::isaContractionOpInterface(consumer)))
           return false;
         return producer && producer->hasOneUse();
       });
@@ -485,8 +683,6 @@ struct VectorizeCPUTilesPass
     // lowering.
     DenseSet<Operation *> contractionTiles;
     for (Contraction &c : contractions) {
-      if (amx && takesAMX(c))
-        continue;
       SmallVector<linalg::LinalgOp> widened;
       SmallVector<Operation *> transposes;
       linalg::MatmulOp mm = toMatmul(rw, c, widened, transposes);

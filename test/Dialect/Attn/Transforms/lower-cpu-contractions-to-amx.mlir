@@ -84,6 +84,46 @@ func.func @values(%p: memref<32x32xbf16>, %v: memref<32x48xbf16>, %acc: memref<3
 
 // -----
 
+// The pair-interleaved contraction attn-vectorize-cpu-tiles{amx} builds
+// (A [M, K/2, 2], B packed already [K/2, N, 2]): no packing here; the tiles
+// read the 2-D buffers the 3-D views were expanded from.
+#vnni = [affine_map<(m, n, r, j) -> (m, r, j)>, affine_map<(m, n, r, j) -> (r, n, j)>,
+         affine_map<(m, n, r, j) -> (m, n)>]
+// CHECK-LABEL: func.func @packed
+// CHECK-SAME:    (%[[A:.*]]: memref<32x64xbf16>,
+// CHECK:         %[[B:.*]] = memref.subview
+// CHECK-NOT:     vector.
+// CHECK-NOT:     memref.collapse_shape
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK-COUNT-4:     amx.tile_load %{{.*}} : memref<32x32xf32> into !amx.tile<16x16xf32>
+// CHECK:             amx.tile_load %[[A]]
+// CHECK:             amx.tile_load %[[A]]
+// CHECK:             amx.tile_load %[[B]]
+// CHECK:             amx.tile_load %[[B]]
+// CHECK-COUNT-4:     amx.tile_mulf
+// CHECK-COUNT-4:     amx.tile_load
+// CHECK-COUNT-4:     amx.tile_mulf
+// CHECK-COUNT-4:     amx.tile_store
+// CHECK-NOT:     linalg.generic
+func.func @packed(%a: memref<32x64xbf16>, %bp: memref<32x80xbf16>, %c: memref<32x32xf32>) {
+  %a3 = memref.expand_shape %a [[0], [1, 2]] output_shape [32, 32, 2] : memref<32x64xbf16> into memref<32x32x2xbf16>
+  %bs = memref.subview %bp[0, 0] [32, 64] [1, 1] : memref<32x80xbf16> to memref<32x64xbf16, strided<[80, 1]>>
+  %b3 = memref.expand_shape %bs [[0], [1, 2]] output_shape [32, 32, 2] : memref<32x64xbf16, strided<[80, 1]>> into memref<32x32x2xbf16, strided<[80, 2, 1]>>
+  linalg.generic {indexing_maps = #vnni, iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%a3, %b3 : memref<32x32x2xbf16>, memref<32x32x2xbf16, strided<[80, 2, 1]>>) outs(%c : memref<32x32xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %z: f32):
+    %0 = arith.extf %x : bf16 to f32
+    %1 = arith.extf %y : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %z, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+
+// -----
+
 // What the tile unit does not take stays a linalg op: f16 operands (no
 // AMX-FP16 path), K = 16 (not a whole 32-wide bf16 tile row), a strided
 // innermost dimension.

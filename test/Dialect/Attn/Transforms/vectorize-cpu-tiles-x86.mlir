@@ -27,16 +27,30 @@ func.func @f32(%q: memref<?x?x?x32xf32>, %k: memref<?x?x?x32xf32>,
 
 // -----
 
-// amx: the bf16 products (S = Q·Kᵀ, A += P·V) stay linalg contractions of
-// bf16 operands, neither widened nor tiled, for
-// attn-lower-cpu-contractions-to-amx after bufferization; P is materialised
-// as bf16 (arith.truncf, not rounded in f32 registers).
+// amx: the bf16 products become pair-interleaved (VNNI) contractions for
+// attn-lower-cpu-contractions-to-amx after bufferization. Their right
+// operands are packed straight from the blocks' sources (the zero-padded
+// copy of the K and V blocks is gone; rows past a partial block read as
+// zeros through an explicit row check): K by 16×16 transposes of 32-bit
+// pairs, V by interleaving row pairs, each into [K/2, 2N + 32] (a spare
+// cache line per row) of which the first 2N columns are the operand. P is
+// materialised as bf16 (arith.truncf, not rounded in f32 registers).
 // AMX-LABEL: func.func @bf16
-// AMX:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
-// AMX-SAME:      ins({{.*}} : tensor<32x32xbf16>, tensor<32x32xbf16>) outs({{.*}} : tensor<32x32xf32>)
+// AMX:         tensor.empty() : tensor<16x96xbf16>
+// AMX:         scf.for {{.*}} step %c16
+// AMX:           scf.for {{.*}} step %c16
+// AMX-COUNT-16:    scf.if %{{.*}} -> (vector<16xi32>)
+// AMX:             vector.shuffle
+// AMX-COUNT-16:    vector.transfer_write {{.*}} : vector<32xbf16>, tensor<16x96xbf16>
+// AMX:         %[[KS:.*]] = tensor.extract_slice %{{.*}}[0, 0] [16, 64] [1, 1] : tensor<16x96xbf16> to tensor<16x64xbf16>
+// AMX:         %[[Q3:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [32, 16, 2]
+// AMX:         %[[K3:.*]] = tensor.expand_shape %[[KS]] {{\[}}[0], [1, 2]] output_shape [16, 32, 2]
+// AMX:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+// AMX-SAME:      ins(%[[Q3]], %[[K3]] : tensor<32x16x2xbf16>, tensor<16x32x2xbf16>) outs({{.*}} : tensor<32x32xf32>)
 // AMX:         arith.truncf {{.*}} : vector<32xf32> to vector<32xbf16>
-// AMX:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
-// AMX-SAME:      ins({{.*}} : tensor<32x32xbf16>, tensor<32x32xbf16>) outs({{.*}} : tensor<32x32xf32>)
+// AMX:         vector.interleave {{.*}} : vector<32xi16> -> vector<64xi16>
+// AMX:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+// AMX-SAME:      ins({{.*}} : tensor<32x16x2xbf16>, tensor<16x32x2xbf16>) outs({{.*}} : tensor<32x32xf32>)
 // AMX-NOT:     vector.fma
 func.func @bf16(%q: memref<?x?x?x32xbf16>, %k: memref<?x?x?x32xbf16>,
                 %v: memref<?x?x?x32xbf16>, %o: memref<?x?x?x32xbf16>) {
