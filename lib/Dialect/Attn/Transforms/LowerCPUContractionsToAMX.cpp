@@ -294,7 +294,8 @@ void packTransposed(OpBuilder &b, Location loc, Value src, Value packed,
 
 /// C += A·B on tiles, B packed: for each block of C (2×2 tiles of 16×16
 /// where M and N allow, else 1 along that dim), accumulators loaded once,
-/// k in steps of 32 unrolled, accumulators stored once.
+/// k in steps of 32 unrolled, accumulators stored once; blocks ordered
+/// N-chunk, M, N (see kBChunkBytes).
 void emitTileProducts(OpBuilder &b, Location loc, Value cBuf, Value aBuf,
                       Value packed, int64_t m, int64_t n, int64_t k,
                       bool zeroInit) {
@@ -304,47 +305,67 @@ void emitTileProducts(OpBuilder &b, Location loc, Value cBuf, Value aBuf,
   int64_t bm = m % 32 == 0 ? 2 : 1, bn = n % 32 == 0 ? 2 : 1;
   auto accType = amx::TileType::get({16, 16}, b.getF32Type());
   auto opType = amx::TileType::get({16, 32}, b.getBF16Type());
+  // N in chunks whose packed B columns (K × chunk bf16) take at most 16 KB,
+  // the m loop inside: each chunk of B stays in L1 while every 32-row strip
+  // of A passes over it. With the m loop outside, all of B streams from L2
+  // once per strip, 1/16 B per multiply-add (32 B a cycle at the unit's
+  // rate). Against m outside (bf16, D = 128, N = 2k, Xeon, 2 threads, paired
+  // rounds): 16 KB 0.85× and 0.94× the time, 32 KB 0.97×, 8 KB 1.07×.
+  constexpr int64_t kBChunkBytes = 16 * 1024;
+  int64_t step = 16 * bn;
+  int64_t chunk = std::max<int64_t>(step, kBChunkBytes / (2 * k) / step * step);
+  while (n % chunk)
+    chunk -= step;
   scf::ForOp::create(
-      b, loc, idx(0), idx(m), idx(16 * bm), ValueRange{},
-      [&](OpBuilder &b, Location l, Value m0, ValueRange) {
+      b, loc, idx(0), idx(n), idx(chunk), ValueRange{},
+      [&](OpBuilder &b, Location l, Value nc, ValueRange) {
         scf::ForOp::create(
-            b, l, idx(0), idx(n), idx(16 * bn), ValueRange{},
-            [&](OpBuilder &b, Location l, Value n0, ValueRange) {
-              SmallVector<Value> rows, cols, packedCols;
-              for (int64_t i = 0; i < bm; ++i)
-                rows.push_back(arith::AddIOp::create(b, l, m0, idx(16 * i)));
-              for (int64_t j = 0; j < bn; ++j) {
-                Value col = arith::AddIOp::create(b, l, n0, idx(16 * j));
-                cols.push_back(col);
-                packedCols.push_back(arith::MulIOp::create(b, l, col, idx(2)));
-              }
-              SmallVector<Value> acc;
-              for (int64_t i = 0; i < bm; ++i)
-                for (int64_t j = 0; j < bn; ++j)
-                  acc.push_back(
-                      zeroInit ? Value(amx::TileZeroOp::create(b, l, accType))
-                               : Value(amx::TileLoadOp::create(
-                                     b, l, accType, cBuf,
-                                     ValueRange{rows[i], cols[j]})));
-              for (int64_t k0 = 0; k0 < k; k0 += 32) {
-                SmallVector<Value> lhs, rhs;
-                for (int64_t i = 0; i < bm; ++i)
-                  lhs.push_back(amx::TileLoadOp::create(
-                      b, l, opType, aBuf, ValueRange{rows[i], idx(k0)}));
-                for (int64_t j = 0; j < bn; ++j)
-                  rhs.push_back(amx::TileLoadOp::create(
-                      b, l, opType, packed,
-                      ValueRange{idx(k0 / 2), packedCols[j]}));
-                for (int64_t i = 0; i < bm; ++i)
-                  for (int64_t j = 0; j < bn; ++j)
-                    acc[i * bn + j] = amx::TileMulFOp::create(
-                        b, l, accType, lhs[i], rhs[j], acc[i * bn + j]);
-              }
-              for (int64_t i = 0; i < bm; ++i)
-                for (int64_t j = 0; j < bn; ++j)
-                  amx::TileStoreOp::create(b, l, cBuf,
-                                           ValueRange{rows[i], cols[j]},
-                                           acc[i * bn + j]);
+            b, l, idx(0), idx(m), idx(16 * bm), ValueRange{},
+            [&](OpBuilder &b, Location l, Value m0, ValueRange) {
+              Value ncEnd = arith::AddIOp::create(b, l, nc, idx(chunk));
+              scf::ForOp::create(
+                  b, l, nc, ncEnd, idx(16 * bn), ValueRange{},
+                  [&](OpBuilder &b, Location l, Value n0, ValueRange) {
+                    SmallVector<Value> rows, cols, packedCols;
+                    for (int64_t i = 0; i < bm; ++i)
+                      rows.push_back(
+                          arith::AddIOp::create(b, l, m0, idx(16 * i)));
+                    for (int64_t j = 0; j < bn; ++j) {
+                      Value col = arith::AddIOp::create(b, l, n0, idx(16 * j));
+                      cols.push_back(col);
+                      packedCols.push_back(
+                          arith::MulIOp::create(b, l, col, idx(2)));
+                    }
+                    SmallVector<Value> acc;
+                    for (int64_t i = 0; i < bm; ++i)
+                      for (int64_t j = 0; j < bn; ++j)
+                        acc.push_back(
+                            zeroInit
+                                ? Value(amx::TileZeroOp::create(b, l, accType))
+                                : Value(amx::TileLoadOp::create(
+                                      b, l, accType, cBuf,
+                                      ValueRange{rows[i], cols[j]})));
+                    for (int64_t k0 = 0; k0 < k; k0 += 32) {
+                      SmallVector<Value> lhs, rhs;
+                      for (int64_t i = 0; i < bm; ++i)
+                        lhs.push_back(amx::TileLoadOp::create(
+                            b, l, opType, aBuf, ValueRange{rows[i], idx(k0)}));
+                      for (int64_t j = 0; j < bn; ++j)
+                        rhs.push_back(amx::TileLoadOp::create(
+                            b, l, opType, packed,
+                            ValueRange{idx(k0 / 2), packedCols[j]}));
+                      for (int64_t i = 0; i < bm; ++i)
+                        for (int64_t j = 0; j < bn; ++j)
+                          acc[i * bn + j] = amx::TileMulFOp::create(
+                              b, l, accType, lhs[i], rhs[j], acc[i * bn + j]);
+                    }
+                    for (int64_t i = 0; i < bm; ++i)
+                      for (int64_t j = 0; j < bn; ++j)
+                        amx::TileStoreOp::create(b, l, cBuf,
+                                                 ValueRange{rows[i], cols[j]},
+                                                 acc[i * bn + j]);
+                    scf::YieldOp::create(b, l);
+                  });
               scf::YieldOp::create(b, l);
             });
         scf::YieldOp::create(b, l);

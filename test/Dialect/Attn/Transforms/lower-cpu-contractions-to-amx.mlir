@@ -2,7 +2,8 @@
 
 // S = Q·Kᵀ on buffers (K read as [n, k]): K packed once into pairs along k
 // by 16×16 transposes of 32-bit pairs (the AVX-512 shuffle network), then
-// 32×32 blocks of S: four zeroed accumulator tiles (S was a copy of zeros:
+// 32×32 blocks of S (columns in chunks whose packed K fits 16 KB, the rows
+// inside): four zeroed accumulator tiles (S was a copy of zeros:
 // the copy is gone), k in two unrolled 32-wide steps of two A and two B
 // tiles and four tile products, four tile stores.
 #qk = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
@@ -18,8 +19,9 @@ memref.global "private" constant @zeros : memref<64x32xf32> = dense<0.0>
 // CHECK-COUNT-16:    vector.load %[[K]]
 // CHECK:             vector.shuffle
 // CHECK-COUNT-16:    vector.store {{.*}}, %[[BP]]
-// CHECK:         scf.for %{{.*}} = %c0 to %c64 step %c32
-// CHECK:           scf.for %{{.*}} = %c0 to %c32 step %c32
+// CHECK:         scf.for %[[NC:.*]] = %c0 to %c32 step %c32
+// CHECK:           scf.for %{{.*}} = %c0 to %c64 step %c32
+// CHECK:             scf.for %{{.*}} = %[[NC]] to %{{.*}} step %c32
 // CHECK-COUNT-4:     amx.tile_zero : !amx.tile<16x16xf32>
 // CHECK:             amx.tile_load %[[Q]]{{.*}} into !amx.tile<16x32xbf16>
 // CHECK:             amx.tile_load %[[Q]]{{.*}} into !amx.tile<16x32xbf16>
@@ -62,8 +64,9 @@ func.func @scores(%q: memref<64x64xbf16>, %k: memref<32x64xbf16>) -> memref<64x3
 // CHECK:             %[[O:.*]] = vector.load %{{.*}} : memref<32x48xbf16>, vector<16xbf16>
 // CHECK:             %[[I:.*]] = vector.interleave %[[E]], %[[O]] : vector<16xbf16> -> vector<32xbf16>
 // CHECK:             vector.store %[[I]], %[[BP]][%[[R]],
-// CHECK:           scf.for %{{.*}} = %c0 to %c32 step %c32
-// CHECK:             scf.for %{{.*}} = %c0 to %c48 step %c16
+// CHECK:           scf.for %{{.*}} = %c0 to %c48 step %c48
+// CHECK:             scf.for %{{.*}} = %c0 to %c32 step %c32
+// CHECK:               scf.for %{{.*}} step %c16
 // CHECK-COUNT-2:       amx.tile_load %{{.*}} : memref<32x48xf32> into !amx.tile<16x16xf32>
 // CHECK-COUNT-2:       amx.tile_mulf
 // CHECK-COUNT-2:       amx.tile_store
