@@ -16,8 +16,11 @@ B=2, H=8, N=2048, D=128) it times:
          attn-run's own repeats once it prints "median of N").
 
 FLOPs: 4*B*H*Nq*Nk*D, half of that for causal. "attn/torch" is torch's time
-over attn's (above 1: attn is faster); "goal" is the issue-11 bar, >= 1.0
-for f32 and >= 0.8 for bf16.
+over attn's (above 1: attn is faster; with --rounds R the median of R
+paired rounds); "goal" is issue 31's bar, >= 1.0 for f32 and bf16 (on an
+AMX host, bf16 against torch's AMX path). attn-run compiles for the host's
+highest level (avx2, avx512, amx; the "cpu-features" of each row's detail);
+--attn-arg=--cpu-features=avx512 forces a lower one.
 
 The first run creates .dev/venv-cpu with numpy and torch, then re-runs
 itself in it; later runs reuse it. torch comes from pip's configured index
@@ -30,6 +33,7 @@ index instead, e.g. one serving the CPU-only wheel, where it can be reached.
   tools/scripts/bench_cpu.py --dtypes f32 --masks causal --threads 1
   tools/scripts/bench_cpu.py --no-attn        # the references only
   tools/scripts/bench_cpu.py --json out.json  # also write the rows as JSON
+  tools/scripts/bench_cpu.py --rounds 5       # paired rounds on a noisy host
 """
 
 import argparse
@@ -81,6 +85,10 @@ def parse_args(argv):
     ap.add_argument("--attn-repeat", type=int, default=3,
                     help="passed as attn-run --repeat: timed calls after one "
                     "warm-up, median (default 3)")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="time torch and attn this many times per row, in "
+                    "alternating order: medians, and the median of the "
+                    "per-round ratios (default 1)")
     ap.add_argument("--attn-run", default=os.path.join(ROOT, "build", "bin",
                                                        "attn-run"),
                     help="the attn-run binary (default build/bin/attn-run)")
@@ -245,6 +253,7 @@ def time_numpy(np, args, qkv32_np, causal):
 
 
 RUN_RE = re.compile(r"run=([0-9.]+) ms(?: median of (\d+))?")
+LEVEL_RE = re.compile(r"cpu-features=(\w+)")
 COMPILE_RE = re.compile(r"compile=([0-9.]+) ms")
 
 
@@ -296,7 +305,9 @@ def time_attn(args, dtype, causal):
     ms = statistics.median(runs)
     how = (f"attn-run median of {medians_of} calls" if medians_of else
            "one cold call per attn-run process")
-    detail = (f"{how}; {len(runs)} process(es); compile "
+    level = LEVEL_RE.search(p.stdout)
+    detail = (f"cpu-features={level.group(1) if level else '?'}; "
+              f"{how}; {len(runs)} process(es); compile "
               f"{statistics.median(compiles) if compiles else float('nan'):.0f} ms; "
               f"process used {statistics.median(cores):.2f} cores on average")
     return ms, "", detail
@@ -310,6 +321,21 @@ def load_average():
         return os.getloadavg()
     except OSError:
         return None
+
+
+def cpu_flags():
+    """The instruction sets attn's CPU levels use, as /proc/cpuinfo names
+    them."""
+    want = ["avx2", "fma", "avx512f", "avx512_bf16", "amx_tile", "amx_bf16"]
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    have = set(line.split(":", 1)[1].split())
+                    return " ".join(w for w in want if w in have) or "none"
+    except OSError:
+        pass
+    return "unknown"
 
 
 def cpu_model():
@@ -346,6 +372,7 @@ def main():
     print(f"bench_cpu: B={args.batch} H={args.heads} N={args.seq} "
           f"D={args.head_dim}; {args.threads} thread(s); {cpu_model()}, "
           f"{os.cpu_count()} cores")
+    print(f"  host flags: {cpu_flags()}")
     try:
         blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
         blas = f"{blas.get('name', '?')} {blas.get('version', '')}".strip()
@@ -366,7 +393,20 @@ def main():
         for mask in args.masks:
             causal = mask == "causal"
             f = flops(args, causal)
-            t_ms, _, t_out = time_torch(torch, args, qkv32, dtype, causal)
+            # --rounds R: torch and attn R times each, in alternating order
+            # (a shared host's speed drifts by 10-20% within minutes); the
+            # medians, and the median of the per-round ratios.
+            t_runs, a_runs, a_detail, a_note = [], [], "", ""
+            for rnd in range(args.rounds):
+                if rnd % 2 == 1 and not args.no_attn:
+                    a, a_note, a_detail = time_attn(args, dtype, causal)
+                    a_runs.append(a)
+                t, _, t_out = time_torch(torch, args, qkv32, dtype, causal)
+                t_runs.append(t)
+                if rnd % 2 == 0 and not args.no_attn:
+                    a, a_note, a_detail = time_attn(args, dtype, causal)
+                    a_runs.append(a)
+            t_ms = statistics.median(t_runs)
             # NumPy: f32 only; the bf16 rows repeat the f32 time.
             n_ms, n_note = None, ""
             if not args.no_numpy:
@@ -383,13 +423,21 @@ def main():
                 if err is not None and dtype == "f32":
                     details.append(f"{dtype} {mask}: numpy vs torch max "
                                    f"|diff| = {err:.2e}")
-            a_ms, a_note, a_detail = (None, "skipped", "")
+            a_ms, ratio = None, None
+            if args.no_attn:
+                a_note = "skipped"
+            elif None not in a_runs:
+                a_ms = statistics.median(a_runs)
+                ratio = statistics.median(t / a for t, a in zip(t_runs, a_runs))
             if not args.no_attn:
-                a_ms, a_note, a_detail = time_attn(args, dtype, causal)
                 details.append(f"{dtype} {mask}: attn: "
-                               + (a_detail if a_ms is not None else a_note))
-            ratio = t_ms / a_ms if a_ms else None
-            goal = 1.0 if dtype == "f32" else 0.8
+                               + (a_detail if a_ms is not None else a_note)
+                               + (f"; {args.rounds} rounds, torch/attn per "
+                                  "round " + " ".join(f"{t / a:.2f}" for t, a
+                                                      in zip(t_runs, a_runs))
+                                  if a_ms is not None and args.rounds > 1
+                                  else ""))
+            goal = 1.0
             row = dict(dtype=dtype, causal=causal, torch_ms=t_ms,
                        torch_gflops=f / t_ms * 1e-6, numpy_ms=n_ms,
                        numpy_note=n_note, attn_ms=a_ms,
