@@ -69,8 +69,8 @@ def _has_gpu():
 config.available_features.add("gpu" if _has_gpu() else "no-gpu")
 
 # The host CPU's instruction sets (attn-run --cpu-features): "cpu-avx512"
-# where it has AVX-512F, "cpu-amx" where it has AMX bf16 tiles and
-# AVX512-BF16 (Linux's /proc/cpuinfo flags).
+# where it has AVX-512F, "cpu-avx512bf16" with AVX512-BF16 too, "cpu-amx"
+# where it has AMX bf16 tiles and AVX512-BF16 (Linux's /proc/cpuinfo flags).
 def _cpu_flags():
     try:
         with open("/proc/cpuinfo") as f:
@@ -83,5 +83,7 @@ def _cpu_flags():
 _flags = _cpu_flags()
 if "avx512f" in _flags:
     config.available_features.add("cpu-avx512")
+if {"avx512f", "avx512_bf16"} <= _flags:
+    config.available_features.add("cpu-avx512bf16")
 if {"amx_tile", "amx_bf16", "avx512_bf16"} <= _flags:
     config.available_features.add("cpu-amx")

@@ -87,6 +87,8 @@ void mlir::attn::buildCPUPipeline(OpPassManager &pm,
   // causal 242 vs 177 (8×16 241, 4×32 252, 16×16 272).
   CPUFeatures level = opts.cpuFeatures;
   bool amx = level == CPUFeatures::AMX;
+  // bf16 products in pair-interleaved form, for tiles or vdpbf16ps.
+  bool bf16Products = level >= CPUFeatures::AVX512BF16;
   AttnVectorizeCPUTilesOptions tiles;
   if (level != CPUFeatures::AVX2) {
     tiles.tileM = 8;
@@ -96,7 +98,7 @@ void mlir::attn::buildCPUPipeline(OpPassManager &pm,
     tiles.tileM = opts.cpuTileM;
   if (opts.cpuTileN > 0)
     tiles.tileN = opts.cpuTileN;
-  tiles.amx = amx;
+  tiles.vnni = bf16Products;
   if (level != CPUFeatures::AVX2) {
     tiles.avx512 = true;
     tiles.rowChunk = 32;
@@ -104,9 +106,9 @@ void mlir::attn::buildCPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createAttnVectorizeCPUTiles(tiles));
   // bf16 rounding (P, the output) as integer vector ops: without it each
   // element is a call (or a long scalar sequence) on a host without native
-  // bf16 (AVX2). AMX hosts round with one vcvtneps2bf16 per 16 values.
+  // bf16 (AVX2). AVX512-BF16 rounds with one vcvtneps2bf16 per 16 values.
   arith::ArithExpandOpsPassOptions expandOpts;
-  expandOpts.includeBf16 = !amx;
+  expandOpts.includeBf16 = !bf16Products;
   pm.addPass(arith::createArithExpandOpsPass(expandOpts));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -116,8 +118,12 @@ void mlir::attn::buildCPUPipeline(OpPassManager &pm,
   bufOpts.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufOpts));
   // The bf16 products left for the tile unit, on buffers.
-  if (amx)
-    pm.addNestedPass<func::FuncOp>(createAttnLowerCPUContractionsToAMX());
+  if (bf16Products) {
+    AttnLowerCPUBF16ContractionsOptions bf16Opts;
+    bf16Opts.amx = amx;
+    pm.addNestedPass<func::FuncOp>(
+        createAttnLowerCPUBF16Contractions(bf16Opts));
+  }
   // The register tiles' accumulators stay in registers across k; vector
   // transfers -> loads/stores of 1-D vectors -> LLVM.
   pm.addNestedPass<func::FuncOp>(createAttnHoistVectorTransfers());
@@ -177,6 +183,8 @@ llvm::StringRef mlir::attn::cpuFeaturesName(CPUFeatures level) {
     return "avx2";
   case CPUFeatures::AVX512:
     return "avx512";
+  case CPUFeatures::AVX512BF16:
+    return "avx512bf16";
   case CPUFeatures::AMX:
     return "amx";
   }
@@ -184,8 +192,8 @@ llvm::StringRef mlir::attn::cpuFeaturesName(CPUFeatures level) {
 }
 
 std::optional<CPUFeatures> mlir::attn::parseCPUFeatures(llvm::StringRef name) {
-  for (CPUFeatures level :
-       {CPUFeatures::AVX2, CPUFeatures::AVX512, CPUFeatures::AMX})
+  for (CPUFeatures level : {CPUFeatures::AVX2, CPUFeatures::AVX512,
+                            CPUFeatures::AVX512BF16, CPUFeatures::AMX})
     if (name == cpuFeaturesName(level))
       return level;
   return std::nullopt;
@@ -200,6 +208,22 @@ CPUFeatures mlir::attn::hostCPUFeatures() {
   return CPUFeatures::AVX2;
 }
 
+std::string mlir::attn::missingCPUFeatures(CPUFeatures level) {
+  llvm::StringMap<bool> f = llvm::sys::getHostCPUFeatures();
+  SmallVector<StringRef> needed = {"avx2", "fma"};
+  if (level >= CPUFeatures::AVX512)
+    needed.push_back("avx512f");
+  if (level >= CPUFeatures::AVX512BF16)
+    needed.push_back("avx512bf16");
+  if (level == CPUFeatures::AMX)
+    needed.append({"amx-tile", "amx-bf16"});
+  SmallVector<StringRef> missing;
+  for (StringRef name : needed)
+    if (!f.lookup(name))
+      missing.push_back(name);
+  return llvm::join(missing, ", ");
+}
+
 std::string mlir::attn::cpuFeaturesToDisable(CPUFeatures level) {
   // Turning off avx512f turns off every AVX-512 extension that implies it;
   // the AMX features stand alone.
@@ -207,6 +231,8 @@ std::string mlir::attn::cpuFeaturesToDisable(CPUFeatures level) {
   SmallVector<std::string> off;
   if (level == CPUFeatures::AVX2 && f.lookup("avx512f"))
     off.push_back("-avx512f");
+  if (level == CPUFeatures::AVX512 && f.lookup("avx512bf16"))
+    off.push_back("-avx512bf16");
   if (level != CPUFeatures::AMX)
     for (StringRef amxFeature :
          {"amx-tile", "amx-bf16", "amx-int8", "amx-fp16", "amx-complex"})

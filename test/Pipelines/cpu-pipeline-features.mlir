@@ -1,4 +1,5 @@
 // RUN: attn-opt %s -split-input-file -attn-cpu-pipeline="cpu-features=amx" | FileCheck %s --check-prefix=AMX
+// RUN: attn-opt %s -split-input-file -attn-cpu-pipeline="cpu-features=avx512bf16" | FileCheck %s --check-prefix=DOT
 // RUN: attn-opt %s -split-input-file -attn-cpu-pipeline="cpu-features=avx512" | FileCheck %s --check-prefix=AVX512
 // RUN: attn-opt %s -split-input-file -attn-cpu-pipeline="cpu-features=avx2" | FileCheck %s --check-prefix=AVX2
 // RUN: attn-opt %s -split-input-file -attn-tile-pipeline="cpu-features=amx" | FileCheck %s --check-prefix=BLOCKS
@@ -22,6 +23,18 @@
 // AMX:         llvm.intr.fmuladd{{.*}} : (vector<32xf32>, vector<32xf32>, vector<32xf32>)
 // AMX:         llvm.call_intrinsic "llvm.x86.avx512.mask.scalef.ps.512"
 // AMX-NOT:     llvm.x86.t
+
+// avx512bf16 (opt-in): the bf16 products as vdpbf16ps register tiles on
+// the same packed operands, no tile instruction, P rounded by fptrunc; f32
+// keeps the FMA tiles.
+// DOT-LABEL: llvm.func @bf16
+// DOT-NOT:     llvm.x86.t
+// DOT:         llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"
+// DOT:         llvm.fptrunc {{.*}} : vector<32xf32> to vector<32xbf16>
+// DOT-NOT:     llvm.x86.t
+// DOT-LABEL: llvm.func @f32
+// DOT-NOT:     llvm.x86.avx512bf16
+// DOT:         llvm.intr.fmuladd{{.*}} : (vector<32xf32>, vector<32xf32>, vector<32xf32>)
 
 // avx512: 8×32 register tiles of FMAs on 16-lane registers (vector<32xf32>
 // rows, two registers each), vscalefps for exp2, no tile instruction.

@@ -17,20 +17,30 @@ namespace mlir::attn {
 
 /// The instruction sets the CPU pipeline generates code for, each level
 /// including the ones below it:
-///   avx2    8-lane f32 FMAs (4×16 register tiles, 8 accumulators);
-///   avx512  16-lane f32 FMAs (8×32 register tiles, 16 accumulators);
-///   amx     bf16 tile products on the AMX unit (attn-lower-cpu-
-///           contractions-to-amx) with the softmax in AVX-512, P and O
-///           rounded to bf16 by the host's conversion instruction
-///           (AVX512-BF16, which every AMX host has).
-enum class CPUFeatures { AVX2, AVX512, AMX };
+///   avx2        8-lane f32 FMAs (4×16 register tiles, 8 accumulators);
+///   avx512      16-lane f32 FMAs (8×32 register tiles, 16 accumulators),
+///               exp2 through vscalefps;
+///   avx512bf16  bf16 products as vdpbf16ps register tiles (two
+///               multiply-adds a lane per instruction), P and O rounded by
+///               the conversion instruction;
+///   amx         bf16 products on the AMX tile unit, the rest as avx512bf16.
+/// The bf16 products of the two top levels are attn-lower-cpu-bf16-
+/// contractions' (pair-interleaved operands packed by
+/// attn-vectorize-cpu-tiles{vnni}).
+enum class CPUFeatures { AVX2, AVX512, AVX512BF16, AMX };
 
-/// "avx2", "avx512", "amx".
+/// "avx2", "avx512", "avx512bf16", "amx".
 llvm::StringRef cpuFeaturesName(CPUFeatures level);
 std::optional<CPUFeatures> parseCPUFeatures(llvm::StringRef name);
-/// The highest level this host's CPU has (llvm::sys::getHostCPUFeatures):
-/// amx needs amx-tile, amx-bf16 and avx512bf16; avx512 needs avx512f.
+/// The level attn-run compiles for on this host by default
+/// (llvm::sys::getHostCPUFeatures): amx where the host has amx-tile,
+/// amx-bf16 and avx512bf16, else avx512 where it has avx512f, else avx2.
+/// Never avx512bf16: its vdpbf16ps tiles measured slower than avx512's f32
+/// FMA tiles (one issue port against two on Sapphire Rapids).
 CPUFeatures hostCPUFeatures();
+/// The LLVM feature names `level` needs that this host lacks (comma-
+/// separated; empty when the host runs it).
+std::string missingCPUFeatures(CPUFeatures level);
 /// LLVM target features to turn off so that code for `level` on this host
 /// uses nothing above it (comma-separated "-feature" list, empty for the
 /// host's own level): e.g. "-avx512f,-amx-tile,..." for avx2.
@@ -80,6 +90,8 @@ struct TilingPipelineOptions
                      "AVX2 FMAs: 4x16 register tiles"),
           clEnumValN(CPUFeatures::AVX512, "avx512",
                      "AVX-512 FMAs: 8x32 register tiles"),
+          clEnumValN(CPUFeatures::AVX512BF16, "avx512bf16",
+                     "AVX-512 with bf16 products on vdpbf16ps register tiles"),
           clEnumValN(CPUFeatures::AMX, "amx",
                      "bf16 products on AMX tiles, the rest AVX-512"))};
   Option<unsigned> threads{

@@ -600,21 +600,21 @@ def AttnVectorizeCPUTiles : Pass<"attn-vectorize-cpu-tiles", "::mlir::func::Func
            "exp2 on 16-lane f32 vectors through AVX-512's vscalefps "
            "(x86vector.avx512.mask.scalef) instead of the generic "
            "polynomial with its clamps">,
-    Option<"amx", "amx", "bool", /*default=*/"false",
+    Option<"vnni", "vnni", "bool", /*default=*/"false",
            "Rewrite the bf16 contractions that AMX tiles take (bf16 "
            "operands, f32 accumulator, M and N multiples of 16, K of 32) to "
            "pair-interleaved (VNNI) contractions, the right operand packed "
-           "from its block's source, for attn-lower-cpu-contractions-to-amx "
-           "after bufferization">
+           "from its block's source, for attn-lower-cpu-bf16-contractions "
+           "after bufferization (AMX tiles or vdpbf16ps)">
   ];
 }
 
-def AttnLowerCPUContractionsToAMX : Pass<"attn-lower-cpu-contractions-to-amx", "::mlir::func::FuncOp"> {
+def AttnLowerCPUBF16Contractions : Pass<"attn-lower-cpu-bf16-contractions", "::mlir::func::FuncOp"> {
   let summary = "Lower the CPU path's bf16 tile contractions to AMX tile "
-                "products (after bufferization)";
+                "products or AVX512-BF16 dot products (after bufferization)";
   let description = [{
     Runs on buffers, after one-shot bufferization, on bf16 contractions
-    into f32: the pair-interleaved (VNNI) ones `attn-vectorize-cpu-tiles{amx}`
+    into f32: the pair-interleaved (VNNI) ones `attn-vectorize-cpu-tiles{vnni}`
     builds, whose right operand is packed already,
 
     ```mlir
@@ -639,13 +639,24 @@ def AttnLowerCPUContractionsToAMX : Pass<"attn-lower-cpu-contractions-to-amx", "
       unrolled over 32-wide steps (two A tiles, two B tiles, four products),
       the accumulators stored once: 8 tile registers.
 
+    With `amx=false` (hosts with AVX512-BF16 and no tile unit) the packed
+    contractions become register tiles of `vdpbf16ps` instead
+    (`x86vector.avx512.dot`): 8 rows × 32 columns of f32 accumulators (16
+    registers), per pair of k two packed B rows loaded and each A pair
+    broadcast, `C[m][n] += A[m][2r]·Bp[r][2n] + A[m][2r+1]·Bp[r][2n+1]`.
+
     Contractions of other types, shapes or layouts (a non-unit innermost
     stride) are left to the loop lowering.
   }];
   let dependentDialects = [
     "::mlir::amx::AMXDialect", "::mlir::arith::ArithDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
-    "::mlir::vector::VectorDialect"
+    "::mlir::vector::VectorDialect", "::mlir::x86vector::X86VectorDialect"
+  ];
+  let options = [
+    Option<"amx", "amx", "bool", /*default=*/"true",
+           "AMX tiles (tileloadd, tdpbf16ps); false: vdpbf16ps register "
+           "tiles for the packed contractions">
   ];
 }
 

@@ -147,7 +147,7 @@
 // RUN: not attn-run --cpu-tile-m -1 2>&1 | FileCheck %s --check-prefix=TILENEG
 // TILENEG: attn-run: error: --cpu-tile-m and --cpu-tile-n must be >= 0 (0: the pipeline's default), got -1 and 0
 // RUN: not attn-run --cpu-features avx1024 2>&1 | FileCheck %s --check-prefix=FEATURES
-// FEATURES: attn-run: error: --cpu-features must be avx2, avx512 or amx, got 'avx1024'
+// FEATURES: attn-run: error: --cpu-features must be avx2, avx512, avx512bf16 or amx, got 'avx1024'
 
 // A sliding window: L,R with -1 for no bound; causal is R = 0.
 // RUN: not attn-run --window 5 2>&1 | FileCheck %s --check-prefix=WINONE

@@ -91,7 +91,7 @@ std::optional<Contraction> asContraction(linalg::GenericOp g) {
 }
 
 /// Whether the AMX tile unit takes the contraction (left for
-/// attn-lower-cpu-contractions-to-amx): bf16 operands, an f32 accumulator,
+/// attn-lower-cpu-bf16-contractions): bf16 operands, an f32 accumulator,
 /// M and N multiples of 16 (tile rows and f32 columns), K of 32 (a bf16
 /// tile row).
 bool takesAMX(const Contraction &c) {
@@ -531,7 +531,7 @@ Value packForAMX(OpBuilder &b, Location loc, Value bTile, bool transposed,
 }
 
 /// The contraction in the pair-interleaved (VNNI) form the AMX tile product
-/// computes, for attn-lower-cpu-contractions-to-amx:
+/// computes, for attn-lower-cpu-bf16-contractions:
 ///   C[m][n] += Σ_{r,j} A[m][r][j] · Bp[r][n][j]
 /// with A [M, K] viewed as [M, K/2, 2] and Bp packed by packForAMX.
 void toPackedContraction(RewriterBase &rw, const Contraction &c) {
@@ -609,7 +609,7 @@ struct VectorizeCPUTilesPass
     // recognisable zero-padded block loads: packed from the blocks' sources
     // and rewritten to the pair-interleaved contraction (a 4-loop generic the
     // steps below leave alone).
-    if (amx) {
+    if (vnni) {
       SmallVector<Contraction> forTiles;
       func.walk([&](linalg::GenericOp g) {
         if (!isStatic(g))

@@ -2,7 +2,7 @@
 // RUN:   -convert-elementwise-to-linalg -attn-vectorize-cpu-tiles="avx512 row-chunk=16" \
 // RUN:   -canonicalize -cse | FileCheck %s --check-prefix=AVX512
 // RUN: attn-opt %s -split-input-file -attn-tile-pipeline -convert-attn-to-linalg \
-// RUN:   -convert-elementwise-to-linalg -attn-vectorize-cpu-tiles="amx" \
+// RUN:   -convert-elementwise-to-linalg -attn-vectorize-cpu-tiles="vnni" \
 // RUN:   -canonicalize -cse | FileCheck %s --check-prefix=AMX
 
 // avx512: exp2 through vscalefps (x86vector.avx512.mask.scalef), 16 lanes at
@@ -27,8 +27,8 @@ func.func @f32(%q: memref<?x?x?x32xf32>, %k: memref<?x?x?x32xf32>,
 
 // -----
 
-// amx: the bf16 products become pair-interleaved (VNNI) contractions for
-// attn-lower-cpu-contractions-to-amx after bufferization. Their right
+// vnni (the amx and avx512bf16 levels): the bf16 products become pair-interleaved (VNNI) contractions for
+// attn-lower-cpu-bf16-contractions after bufferization. Their right
 // operands are packed straight from the blocks' sources (the zero-padded
 // copy of the K and V blocks is gone; rows past a partial block read as
 // zeros through an explicit row check): K by 16×16 transposes of 32-bit

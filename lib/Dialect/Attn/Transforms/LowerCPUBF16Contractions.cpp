@@ -1,4 +1,4 @@
-//===- LowerCPUContractionsToAMX.cpp - bf16 tile products on AMX ---------===//
+//===- LowerCPUBF16Contractions.cpp - bf16 products: AMX, AVX512-BF16 ---===//
 //
 // The CPU path's two products per key block, S = Q·Kᵀ and A += P·V, on the
 // AMX tile unit (Sapphire Rapids and later): `tdpbf16ps` multiplies a 16×32
@@ -26,11 +26,12 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::attn {
-#define GEN_PASS_DEF_ATTNLOWERCPUCONTRACTIONSTOAMX
+#define GEN_PASS_DEF_ATTNLOWERCPUBF16CONTRACTIONS
 #include "attn/Transforms/Passes.h.inc"
 } // namespace mlir::attn
 
@@ -190,9 +191,9 @@ memref::CopyOp zeroInitCopy(linalg::GenericOp op, Value c) {
     return {};
   auto decl = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
       global, global.getNameAttr());
-  auto init = decl ? dyn_cast_or_null<DenseFPElementsAttr>(
-                         decl.getInitialValueAttr())
-                   : DenseFPElementsAttr();
+  auto init =
+      decl ? dyn_cast_or_null<DenseFPElementsAttr>(decl.getInitialValueAttr())
+           : DenseFPElementsAttr();
   if (!init || !init.isSplat() || !init.getSplatValue<APFloat>().isPosZero())
     return {};
   // Nothing between the copy and the product reads or writes C.
@@ -228,22 +229,22 @@ void packRows(OpBuilder &b, Location loc, Value src, Value packed, int64_t k,
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
   auto rowType = VectorType::get({width}, b.getBF16Type());
-  scf::ForOp::create(
-      b, loc, idx(0), idx(k / 2), idx(1), ValueRange{},
-      [&](OpBuilder &b, Location l, Value r, ValueRange) {
-        Value even = arith::MulIOp::create(b, l, r, idx(2));
-        Value odd = arith::AddIOp::create(b, l, even, idx(1));
-        for (int64_t c0 = 0; c0 < n; c0 += width) {
-          Value x0 = vector::LoadOp::create(b, l, rowType, src,
-                                            ValueRange{even, idx(c0)});
-          Value x1 = vector::LoadOp::create(b, l, rowType, src,
-                                            ValueRange{odd, idx(c0)});
-          Value pairs = vector::InterleaveOp::create(b, l, x0, x1);
-          vector::StoreOp::create(b, l, pairs, packed,
-                                  ValueRange{r, idx(2 * c0)});
-        }
-        scf::YieldOp::create(b, l);
-      });
+  scf::ForOp::create(b, loc, idx(0), idx(k / 2), idx(1), ValueRange{},
+                     [&](OpBuilder &b, Location l, Value r, ValueRange) {
+                       Value even = arith::MulIOp::create(b, l, r, idx(2));
+                       Value odd = arith::AddIOp::create(b, l, even, idx(1));
+                       for (int64_t c0 = 0; c0 < n; c0 += width) {
+                         Value x0 = vector::LoadOp::create(
+                             b, l, rowType, src, ValueRange{even, idx(c0)});
+                         Value x1 = vector::LoadOp::create(
+                             b, l, rowType, src, ValueRange{odd, idx(c0)});
+                         Value pairs =
+                             vector::InterleaveOp::create(b, l, x0, x1);
+                         vector::StoreOp::create(b, l, pairs, packed,
+                                                 ValueRange{r, idx(2 * c0)});
+                       }
+                       scf::YieldOp::create(b, l);
+                     });
 }
 
 /// Bp[r][2n + j] = Bt[n][2r + j] for B stored transposed ([N, K], the K
@@ -267,7 +268,8 @@ void packTransposed(OpBuilder &b, Location loc, Value src, Value packed,
             [&](OpBuilder &b, Location l, Value r0, ValueRange) {
               Value col = arith::MulIOp::create(b, l, r0, idx(2));
               Value m = arith::ConstantOp::create(
-                  b, l, block, DenseElementsAttr::get(block, b.getI32IntegerAttr(0)));
+                  b, l, block,
+                  DenseElementsAttr::get(block, b.getI32IntegerAttr(0)));
               for (int64_t i = 0; i < 16; ++i) {
                 Value row = arith::AddIOp::create(b, l, n0, idx(i));
                 Value x = vector::LoadOp::create(b, l, bfRow, src,
@@ -275,8 +277,8 @@ void packTransposed(OpBuilder &b, Location loc, Value src, Value packed,
                 x = vector::BitCastOp::create(b, l, pairRow, x);
                 m = vector::InsertOp::create(b, l, x, m, ArrayRef<int64_t>{i});
               }
-              Value t = vector::TransposeOp::create(b, l, m,
-                                                    ArrayRef<int64_t>{1, 0});
+              Value t =
+                  vector::TransposeOp::create(b, l, m, ArrayRef<int64_t>{1, 0});
               Value outCol = arith::MulIOp::create(b, l, n0, idx(2));
               for (int64_t i = 0; i < 16; ++i) {
                 Value y =
@@ -372,9 +374,82 @@ void emitTileProducts(OpBuilder &b, Location loc, Value cBuf, Value aBuf,
       });
 }
 
-struct LowerCPUContractionsToAMXPass
-    : public attn::impl::AttnLowerCPUContractionsToAMXBase<
-          LowerCPUContractionsToAMXPass> {
+/// C += A·Bp with AVX512-BF16 (hosts without the tile unit), A and Bp 2-D
+/// [M, K] and [K/2, 2N] (Bp pair-interleaved): register tiles of 8 rows ×
+/// `width` (32 or 16) columns of f32, loaded once; for each pair r of k,
+///   C[m][n0 + l] += A[m][2r]·Bp[r][2(n0+l)] + A[m][2r+1]·Bp[r][2(n0+l)+1]
+/// as one vdpbf16ps per row and 16 columns: the A pair broadcast as a
+/// 32-bit lane, the Bp row loaded once per 16 columns for all 8 rows.
+void emitDotProducts(OpBuilder &b, Location loc, Value cBuf, Value aBuf,
+                     Value packed, int64_t m, int64_t n, int64_t k,
+                     bool zeroInit) {
+  auto idx = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  constexpr int64_t rowsPerTile = 8;
+  int64_t width = n % 32 == 0 ? 32 : 16, vecs = width / 16;
+  auto f32x16 = VectorType::get({16}, b.getF32Type());
+  auto bf16x32 = VectorType::get({32}, b.getBF16Type());
+  auto bf16x2 = VectorType::get({2}, b.getBF16Type());
+  auto i32x1 = VectorType::get({1}, b.getI32Type());
+  auto i32x16 = VectorType::get({16}, b.getI32Type());
+  scf::ForOp::create(
+      b, loc, idx(0), idx(m), idx(rowsPerTile), ValueRange{},
+      [&](OpBuilder &b, Location l, Value m0, ValueRange) {
+        scf::ForOp::create(
+            b, l, idx(0), idx(n), idx(width), ValueRange{},
+            [&](OpBuilder &b, Location l, Value n0, ValueRange) {
+              SmallVector<Value> rows, cols, acc;
+              for (int64_t i = 0; i < rowsPerTile; ++i)
+                rows.push_back(arith::AddIOp::create(b, l, m0, idx(i)));
+              for (int64_t j = 0; j < vecs; ++j)
+                cols.push_back(arith::AddIOp::create(b, l, n0, idx(16 * j)));
+              Value zeros =
+                  arith::ConstantOp::create(b, l, b.getZeroAttr(f32x16));
+              for (int64_t i = 0; i < rowsPerTile; ++i)
+                for (int64_t j = 0; j < vecs; ++j)
+                  acc.push_back(zeroInit ? zeros
+                                         : Value(vector::LoadOp::create(
+                                               b, l, f32x16, cBuf,
+                                               ValueRange{rows[i], cols[j]})));
+              auto kLoop = scf::ForOp::create(
+                  b, l, idx(0), idx(k / 2), idx(1), acc,
+                  [&](OpBuilder &b, Location l, Value r, ValueRange args) {
+                    SmallVector<Value> next(args.begin(), args.end());
+                    Value pair = arith::MulIOp::create(b, l, r, idx(2));
+                    SmallVector<Value> bRows;
+                    for (int64_t j = 0; j < vecs; ++j) {
+                      Value col = arith::MulIOp::create(b, l, cols[j], idx(2));
+                      bRows.push_back(vector::LoadOp::create(
+                          b, l, bf16x32, packed, ValueRange{r, col}));
+                    }
+                    for (int64_t i = 0; i < rowsPerTile; ++i) {
+                      Value a = vector::LoadOp::create(
+                          b, l, bf16x2, aBuf, ValueRange{rows[i], pair});
+                      a = vector::BitCastOp::create(b, l, i32x1, a);
+                      a = vector::BroadcastOp::create(b, l, i32x16, a);
+                      a = vector::BitCastOp::create(b, l, bf16x32, a);
+                      for (int64_t j = 0; j < vecs; ++j)
+                        next[i * vecs + j] = x86vector::DotBF16Op::create(
+                            b, l, f32x16, next[i * vecs + j], a, bRows[j]);
+                    }
+                    scf::YieldOp::create(b, l, next);
+                  });
+              for (int64_t i = 0; i < rowsPerTile; ++i)
+                for (int64_t j = 0; j < vecs; ++j)
+                  vector::StoreOp::create(b, l, kLoop.getResult(i * vecs + j),
+                                          cBuf, ValueRange{rows[i], cols[j]});
+              scf::YieldOp::create(b, l);
+            });
+        scf::YieldOp::create(b, l);
+      });
+}
+
+struct LowerCPUBF16ContractionsPass
+    : public attn::impl::AttnLowerCPUBF16ContractionsBase<
+          LowerCPUBF16ContractionsPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     SmallVector<AMXContraction> found;
@@ -385,6 +460,10 @@ struct LowerCPUContractionsToAMXPass
       else if (std::optional<PackedContraction> p = matchPackedContraction(g))
         packedOnes.push_back(*p);
     });
+    // Without the tile unit only the packed contractions are taken (their
+    // right operand packed already); a plain one stays for the loops.
+    if (!amx)
+      found.clear();
     if (found.empty() && packedOnes.empty())
       return;
     OpBuilder b(&getContext());
@@ -395,8 +474,7 @@ struct LowerCPUContractionsToAMXPass
       Location loc = c.op.getLoc();
       // The packed B: K/2 rows of 2N bf16, 64-byte aligned (tile rows).
       OpBuilder::InsertPoint at = packedBufferPoint(c.op);
-      auto packedType =
-          MemRefType::get({c.k / 2, 2 * c.n}, b.getBF16Type());
+      auto packedType = MemRefType::get({c.k / 2, 2 * c.n}, b.getBF16Type());
       Value &packed = buffers[{at.getBlock(), packedType}];
       if (!packed) {
         b.restoreInsertionPoint(at);
@@ -420,8 +498,12 @@ struct LowerCPUContractionsToAMXPass
       b.setInsertionPoint(c.op);
       Value a = collapsePairs(b, loc, c.a), packed = collapsePairs(b, loc, c.b);
       memref::CopyOp zeros = zeroInitCopy(c.op, c.c);
-      emitTileProducts(b, loc, c.c, a, packed, c.m, c.n, c.k,
-                       /*zeroInit=*/bool(zeros));
+      if (amx)
+        emitTileProducts(b, loc, c.c, a, packed, c.m, c.n, c.k,
+                         /*zeroInit=*/bool(zeros));
+      else
+        emitDotProducts(b, loc, c.c, a, packed, c.m, c.n, c.k,
+                        /*zeroInit=*/bool(zeros));
       if (zeros)
         zeros.erase();
       c.op.erase();

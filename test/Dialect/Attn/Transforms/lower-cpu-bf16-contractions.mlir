@@ -1,4 +1,26 @@
-// RUN: attn-opt %s -split-input-file -attn-lower-cpu-contractions-to-amx | FileCheck %s
+// RUN: attn-opt %s -split-input-file -attn-lower-cpu-bf16-contractions | FileCheck %s
+// RUN: attn-opt %s -split-input-file -attn-lower-cpu-bf16-contractions="amx=false" | FileCheck %s --check-prefix=DOT
+
+// amx=false (AVX512-BF16 without the tile unit): only the packed
+// contractions are taken, as vdpbf16ps register tiles of 8 rows × 32
+// columns (16 f32 accumulators carried across the k pairs: two packed B
+// rows loaded, each A pair broadcast, 16 dot products a pair); the plain
+// ones stay linalg ops.
+// DOT-LABEL: func.func @scores
+// DOT:         linalg.generic
+// DOT-NOT:     amx.
+// DOT-LABEL: func.func @values
+// DOT:         linalg.generic
+// DOT-LABEL: func.func @packed
+// DOT:         scf.for %{{.*}} = %c0 to %c32 step %c8
+// DOT:           scf.for %{{.*}} = %c0 to %c32 step %c32
+// DOT-COUNT-16:    vector.load %{{.*}} : memref<32x32xf32>, vector<16xf32>
+// DOT:             scf.for %{{.*}} = %c0 to %c32 step %c1 iter_args(
+// DOT-COUNT-2:       vector.load %{{.*}} : memref<32x64xbf16, strided<[80, 1]>>, vector<32xbf16>
+// DOT:               vector.broadcast {{.*}} : vector<1xi32> to vector<16xi32>
+// DOT-COUNT-16:      x86vector.avx512.dot
+// DOT-COUNT-16:    vector.store
+// DOT-NOT:     amx.
 
 // S = Q·Kᵀ on buffers (K read as [n, k]): K packed once into pairs along k
 // by 16×16 transposes of 32-bit pairs (the AVX-512 shuffle network), then
