@@ -55,6 +55,7 @@
 #include "llvm/TargetParser/Host.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -63,9 +64,8 @@
 #include <limits>
 #include <optional>
 #include <random>
-#include <thread>
-#include <cerrno>
 #include <sys/syscall.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace mlir;
