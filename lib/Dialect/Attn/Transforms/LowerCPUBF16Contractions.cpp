@@ -16,6 +16,7 @@
 // A and two B tiles per 32-wide k step — the eight tile registers.
 //
 //===----------------------------------------------------------------------===//
+#include "CPUContractions.h"
 #include "attn/Transforms/Passes.h"
 
 #include "mlir/Dialect/AMX/AMXDialect.h"
@@ -92,29 +93,8 @@ bool isWidenedMulAdd(linalg::GenericOp g) {
 }
 
 std::optional<AMXContraction> matchAMXContraction(linalg::GenericOp g) {
-  if (!g.hasPureBufferSemantics() || g.getNumLoops() != 3 ||
-      g.getNumDpsInputs() != 2 || g.getNumDpsInits() != 1)
-    return std::nullopt;
-  auto it = g.getIteratorTypesArray();
-  if (it[0] != utils::IteratorType::parallel ||
-      it[1] != utils::IteratorType::parallel ||
-      it[2] != utils::IteratorType::reduction)
-    return std::nullopt;
-  MLIRContext *ctx = g.getContext();
-  AffineExpr m, n, k;
-  bindDims(ctx, m, n, k);
-  auto map = [&](ArrayRef<AffineExpr> e) {
-    return AffineMap::get(3, 0, e, ctx);
-  };
-  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
-  if (maps[0] != map({m, k}) || maps[2] != map({m, n}))
-    return std::nullopt;
-  bool transposed;
-  if (maps[1] == map({k, n}))
-    transposed = false;
-  else if (maps[1] == map({n, k}))
-    transposed = true;
-  else
+  std::optional<bool> transposed = matmulRhsTransposed(g);
+  if (!g.hasPureBufferSemantics() || !transposed)
     return std::nullopt;
   auto a = dyn_cast<TypedValue<MemRefType>>(g.getDpsInputOperand(0)->get());
   auto b = dyn_cast<TypedValue<MemRefType>>(g.getDpsInputOperand(1)->get());
@@ -129,7 +109,7 @@ std::optional<AMXContraction> matchAMXContraction(linalg::GenericOp g) {
   int64_t sn = c.getType().getDimSize(1);
   if (sm % 16 || sn % 16 || sk % 32)
     return std::nullopt;
-  return AMXContraction{g, a, b, c, transposed, sm, sn, sk};
+  return AMXContraction{g, a, b, c, *transposed, sm, sn, sk};
 }
 
 std::optional<PackedContraction> matchPackedContraction(linalg::GenericOp g) {

@@ -20,6 +20,7 @@
 //      call per element).
 //
 //===----------------------------------------------------------------------===//
+#include "CPUContractions.h"
 #include "attn/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -65,28 +66,11 @@ struct Contraction {
 };
 
 std::optional<Contraction> asContraction(linalg::GenericOp g) {
-  if (!linalg::isaContractionOpInterface(g) || g.getNumLoops() != 3 ||
-      g.getNumDpsInputs() != 2 || !g.hasPureTensorSemantics() ||
+  if (!linalg::isaContractionOpInterface(g) || !g.hasPureTensorSemantics() ||
       g.hasDynamicShape())
     return std::nullopt;
-  auto it = g.getIteratorTypesArray();
-  if (it[0] != utils::IteratorType::parallel ||
-      it[1] != utils::IteratorType::parallel ||
-      it[2] != utils::IteratorType::reduction)
-    return std::nullopt;
-  MLIRContext *ctx = g.getContext();
-  AffineExpr m, n, k;
-  bindDims(ctx, m, n, k);
-  auto map = [&](ArrayRef<AffineExpr> e) {
-    return AffineMap::get(3, 0, e, ctx);
-  };
-  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
-  if (maps[0] != map({m, k}) || maps[2] != map({m, n}))
-    return std::nullopt;
-  if (maps[1] == map({k, n}))
-    return Contraction{g, false};
-  if (maps[1] == map({n, k}))
-    return Contraction{g, true};
+  if (std::optional<bool> transposed = matmulRhsTransposed(g))
+    return Contraction{g, *transposed};
   return std::nullopt;
 }
 
