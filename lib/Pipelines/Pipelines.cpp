@@ -93,16 +93,14 @@ void mlir::attn::buildCPUPipeline(OpPassManager &pm,
   if (level != CPUFeatures::AVX2) {
     tiles.tileM = 8;
     tiles.tileN = 32;
+    tiles.avx512 = true;
+    tiles.rowChunk = 32;
   }
   if (opts.cpuTileM > 0)
     tiles.tileM = opts.cpuTileM;
   if (opts.cpuTileN > 0)
     tiles.tileN = opts.cpuTileN;
   tiles.vnni = bf16Products;
-  if (level != CPUFeatures::AVX2) {
-    tiles.avx512 = true;
-    tiles.rowChunk = 32;
-  }
   pm.addNestedPass<func::FuncOp>(createAttnVectorizeCPUTiles(tiles));
   // bf16 rounding (P, the output) as integer vector ops: without it each
   // element is a call (or a long scalar sequence) on a host without native
@@ -192,8 +190,7 @@ llvm::StringRef mlir::attn::cpuFeaturesName(CPUFeatures level) {
 }
 
 std::optional<CPUFeatures> mlir::attn::parseCPUFeatures(llvm::StringRef name) {
-  for (CPUFeatures level : {CPUFeatures::AVX2, CPUFeatures::AVX512,
-                            CPUFeatures::AVX512BF16, CPUFeatures::AMX})
+  for (CPUFeatures level : kCPUFeatureLevels)
     if (name == cpuFeaturesName(level))
       return level;
   return std::nullopt;

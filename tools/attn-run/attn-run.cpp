@@ -1996,10 +1996,14 @@ int main(int argc, char **argv) {
   if (!optCpuFeatures.empty()) {
     std::optional<mlir::attn::CPUFeatures> asked =
         mlir::attn::parseCPUFeatures(optCpuFeatures);
-    if (!asked)
-      return fail("--cpu-features must be avx2, avx512, avx512bf16 or amx, "
-                  "got '" +
-                  optCpuFeatures + "'");
+    if (!asked) {
+      SmallVector<std::string> names;
+      for (mlir::attn::CPUFeatures l : mlir::attn::kCPUFeatureLevels)
+        names.push_back(mlir::attn::cpuFeaturesName(l).str());
+      std::string last = names.pop_back_val();
+      return fail("--cpu-features must be " + llvm::join(names, ", ") + " or " +
+                  last + ", got '" + optCpuFeatures + "'");
+    }
     // avx2 stays allowed on any x86-64 (LLVM legalises its vectors for
     // what the host has); a higher level needs its instructions.
     if (std::string missing = mlir::attn::missingCPUFeatures(*asked);

@@ -29,7 +29,12 @@ namespace mlir::attn {
 /// attn-vectorize-cpu-tiles{vnni}).
 enum class CPUFeatures { AVX2, AVX512, AVX512BF16, AMX };
 
-/// "avx2", "avx512", "avx512bf16", "amx".
+/// Every level, lowest first.
+constexpr CPUFeatures kCPUFeatureLevels[] = {
+    CPUFeatures::AVX2, CPUFeatures::AVX512, CPUFeatures::AVX512BF16,
+    CPUFeatures::AMX};
+/// "avx2", "avx512", "avx512bf16", "amx": the one spelling of each level
+/// (the pipeline option, attn-run's flag and messages).
 llvm::StringRef cpuFeaturesName(CPUFeatures level);
 std::optional<CPUFeatures> parseCPUFeatures(llvm::StringRef name);
 /// The level attn-run compiles for on this host by default
@@ -86,13 +91,14 @@ struct TilingPipelineOptions
                      "host's)"),
       llvm::cl::init(CPUFeatures::AVX2),
       llvm::cl::values(
-          clEnumValN(CPUFeatures::AVX2, "avx2",
+          clEnumValN(CPUFeatures::AVX2, cpuFeaturesName(CPUFeatures::AVX2),
                      "AVX2 FMAs: 4x16 register tiles"),
-          clEnumValN(CPUFeatures::AVX512, "avx512",
+          clEnumValN(CPUFeatures::AVX512, cpuFeaturesName(CPUFeatures::AVX512),
                      "AVX-512 FMAs: 8x32 register tiles"),
-          clEnumValN(CPUFeatures::AVX512BF16, "avx512bf16",
+          clEnumValN(CPUFeatures::AVX512BF16,
+                     cpuFeaturesName(CPUFeatures::AVX512BF16),
                      "AVX-512 with bf16 products on vdpbf16ps register tiles"),
-          clEnumValN(CPUFeatures::AMX, "amx",
+          clEnumValN(CPUFeatures::AMX, cpuFeaturesName(CPUFeatures::AMX),
                      "bf16 products on AMX tiles, the rest AVX-512"))};
   Option<unsigned> threads{
       *this, "threads",

@@ -74,11 +74,11 @@ std::optional<Contraction> asContraction(linalg::GenericOp g) {
   return std::nullopt;
 }
 
-/// Whether the AMX tile unit takes the contraction (left for
-/// attn-lower-cpu-bf16-contractions): bf16 operands, an f32 accumulator,
-/// M and N multiples of 16 (tile rows and f32 columns), K of 32 (a bf16
-/// tile row).
-bool takesAMX(const Contraction &c) {
+/// Whether the contraction takes the pair-interleaved bf16 products (AMX
+/// tiles or vdpbf16ps, attn-lower-cpu-bf16-contractions): bf16 operands, an f32
+/// accumulator, M and N multiples of 16 (tile rows and f32 columns), K of 32 (a
+/// bf16 tile row).
+bool takesPairedProducts(const Contraction &c) {
   linalg::GenericOp g = c.op;
   auto type = [&](OpOperand *o) {
     return cast<RankedTensorType>(o->get().getType());
@@ -223,7 +223,10 @@ Operation *tile(RewriterBase &rw, TilingInterface op,
 ///   row r = src[r, :] for r < rows, splat(%pad) after
 /// (explicit loops: a transfer_read checks bounds only along its vector's
 /// dims, and the unit row dim is dropped by later patterns).
-LogicalResult vectorizePaddedLoad(RewriterBase &rw, tensor::InsertSliceOp ins) {
+/// The fill of a block's zero-padded load
+///   insert_slice %src[0, 0] [rows, C] into (fill %pad : tensor<R×C>)
+/// (static R×C, whole rows of %src), else null.
+linalg::FillOp paddedLoadFill(tensor::InsertSliceOp ins) {
   auto fill = ins.getDest().getDefiningOp<linalg::FillOp>();
   RankedTensorType dst = ins.getDestType();
   RankedTensorType src = ins.getSourceType();
@@ -232,7 +235,15 @@ LogicalResult vectorizePaddedLoad(RewriterBase &rw, tensor::InsertSliceOp ins) {
       src.getDimSize(1) != dst.getDimSize(1) ||
       !llvm::all_of(ins.getMixedOffsets(), isZeroInteger) ||
       !llvm::all_of(ins.getMixedStrides(), isOneInteger))
+    return {};
+  return fill;
+}
+
+LogicalResult vectorizePaddedLoad(RewriterBase &rw, tensor::InsertSliceOp ins) {
+  linalg::FillOp fill = paddedLoadFill(ins);
+  if (!fill)
     return failure();
+  RankedTensorType dst = ins.getDestType();
   Location loc = ins.getLoc();
   rw.setInsertionPoint(ins);
   int64_t rows = dst.getDimSize(0), cols = dst.getDimSize(1);
@@ -393,14 +404,9 @@ struct Exp2ViaScaleF : public OpRewritePattern<math::Exp2Op> {
 /// zero-padded load of a block. Returns %src, else null.
 Value zeroPaddedSource(Value tile) {
   auto ins = tile.getDefiningOp<tensor::InsertSliceOp>();
-  if (!ins || ins.getSourceType().getRank() != 2)
-    return {};
-  auto fill = ins.getDest().getDefiningOp<linalg::FillOp>();
+  linalg::FillOp fill = ins ? paddedLoadFill(ins) : linalg::FillOp();
   if (!fill ||
-      !matchPattern(fill.getDpsInputOperand(0)->get(), m_AnyZeroFloat()) ||
-      ins.getSourceType().getDimSize(1) != ins.getDestType().getDimSize(1) ||
-      !llvm::all_of(ins.getMixedOffsets(), isZeroInteger) ||
-      !llvm::all_of(ins.getMixedStrides(), isOneInteger))
+      !matchPattern(fill.getDpsInputOperand(0)->get(), m_AnyZeroFloat()))
     return {};
   return ins.getSource();
 }
@@ -598,7 +604,8 @@ struct VectorizeCPUTilesPass
       func.walk([&](linalg::GenericOp g) {
         if (!isStatic(g))
           return;
-        if (std::optional<Contraction> c = asContraction(g); c && takesAMX(*c))
+        if (std::optional<Contraction> c = asContraction(g);
+            c && takesPairedProducts(*c))
           forTiles.push_back(*c);
       });
       for (Contraction &c : forTiles)
