@@ -3,7 +3,7 @@
 kernels here, run them on the device machine.
 
   python3 tools/scripts/gpu_backward.py build OUT [--chip sm_90a]
-      [--dtypes bf16,f16] [--head-dims 64,128] [--opt PATH]
+      [--dtypes bf16,f16] [--head-dims 64,128] [--opt PATH] [--codegen K=V]
           compiles attn.attention_grad problems (tensors with run-time
           strides, the scale a parameter) with attn-opt --attn-codegen into
           OUT/<name>.ptx, each with its two kernels (grad_q: Δ and dQ per
@@ -55,10 +55,11 @@ func.func @attention_grad(%do: !t, %q: !t, %k: !t, %v: !t, %o: !t, %lse: !r,
 ARGS = ["do", "q", "k", "v", "o", "lse", "dq", "dk", "dv", "delta", "scale"]
 
 
-def kernel_infos(opt, src_file, chip):
+def kernel_infos(opt, src_file, chip, codegen=""):
     """(name, #attn.kernel_info fields) of each kernel, in launch order."""
     run = subprocess.run([opt, src_file,
-                          f"--attn-gpu-kernel-pipeline=chip={chip}"],
+                          f"--attn-gpu-kernel-pipeline=chip={chip} {codegen}"
+                          .strip()],
                          capture_output=True, text=True)
     if run.returncode:
         sys.exit(f"attn-opt failed:\n{run.stderr}")
@@ -89,11 +90,12 @@ def build(a):
                 open(src_file, "w").write(src)
                 ptx = os.path.join(a.out, name + ".ptx")
                 run = subprocess.run(
-                    [a.opt, src_file, f"--attn-codegen=chip={a.chip}",
+                    [a.opt, src_file,
+                     f"--attn-codegen=chip={a.chip} {a.codegen}".strip(),
                      "--emit=ptx", "-o", ptx], capture_output=True, text=True)
                 if run.returncode:
                     sys.exit(f"attn-opt failed on {name}:\n{run.stderr}")
-                kernels = kernel_infos(a.opt, src_file, a.chip)
+                kernels = kernel_infos(a.opt, src_file, a.chip, a.codegen)
                 if [k["program"] for k in kernels] != ["grad_q", "grad_kv"]:
                     sys.exit(f"{name}: expected the grad_q and grad_kv "
                              f"kernels, got {kernels}")
@@ -361,6 +363,9 @@ def main():
     b.add_argument("--opt", default=os.path.join(ROOT, "build/bin/attn-opt"))
     b.add_argument("--attrs", default="",
                    help="more attributes of the op (e.g. 'block_q = 64')")
+    b.add_argument("--codegen", default="",
+                   help="more --attn-codegen knobs, e.g. 'overlap-products=0' "
+                   "(A/B of compiler variants)")
     r = sub.add_parser("run")
     r.add_argument("out")
     r.add_argument("--ns", default="2048,4096,8192,16384")

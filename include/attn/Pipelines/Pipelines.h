@@ -120,8 +120,9 @@ void buildCPUPipeline(OpPassManager &pm, const TilingPipelineOptions &opts);
 
 /// attn-codegen's knobs. A knob that sets a pass option takes its default
 /// from that pass's options (Passes.td is the one definition); rotate,
-/// pingpong, producer and defer-row-sums say whether their pass runs (it
-/// then runs with its own defaults), and rescale-threshold is the GPU's τ.
+/// pingpong, overlap-products, producer and defer-row-sums say whether their
+/// pass runs (it then runs with its own defaults), and rescale-threshold is
+/// the GPU's τ.
 struct CodegenPipelineOptions
     : public PassPipelineOptions<CodegenPipelineOptions> {
   Option<std::string> chip{*this, "chip",
@@ -168,6 +169,12 @@ struct CodegenPipelineOptions
                      "wgmma program take turns at their products): 0 off, "
                      "N > 0 its min-warpgroups (-1: its default)"),
       llvm::cl::init(-1)};
+  Option<bool> overlapProducts{
+      *this, "overlap-products",
+      llvm::cl::desc("Run attn-overlap-products (each warpgroup product "
+                     "started as soon as its operands exist, waited for "
+                     "where its value is read)"),
+      llvm::cl::init(true)};
   Option<int64_t> producer{
       *this, "producer",
       llvm::cl::desc("Run attn-specialize-warpgroups (producer warpgroups "

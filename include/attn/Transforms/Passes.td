@@ -417,6 +417,56 @@ def AttnAlternateWarpgroups : Pass<"attn-alternate-warpgroups"> {
   let dependentDialects = ["::mlir::attn::AttnDialect"];
 }
 
+def AttnOverlapProducts : Pass<"attn-overlap-products"> {
+  let summary = "Start each warpgroup product as soon as its operands exist "
+                "and wait for it where its value is first needed";
+  let description = [{
+    In the body of every `scf.for` of a laid-out GPU program that holds at
+    least `min-products` synchronous warpgroup products (`attn.dot` with an
+    `#attn.mma` version 3 result, directly in the body) and no asynchronous
+    one, the products are issued in the order their values are first
+    needed, each moved up to just after the last of its operands'
+    definitions, the last op before it that may write memory and the
+    product issued before it; each becomes `async` and is
+    waited for (`attn.dot_wait`, `pending` = the products started after it)
+    right before the first op that reads its value or may write memory.
+    The tensor cores then run one product while the warpgroup computes on
+    another's result: in the backward's key-major loop dPᵀ = V·dOᵀ runs
+    under the exponentials of Pᵀ, and dV += Pᵀ·dO under dSᵀ = Pᵀ∘(dPᵀ − Δ).
+    Bodies of two products (the forward's S and P·V, each reading the
+    other's result) have nothing to overlap; those of
+    attn-rotate-kv-loop and attn-alternate-warpgroups are already
+    asynchronous and are left alone, as are bodies with a product nested in
+    a region. With `programs`, only the grids of those programs (their
+    `attn.program`) are rewritten.
+
+    Example (a key-major backward step, after):
+
+    ```mlir
+    %st0 = attn.dot %k, %q, %zero {async, rhs_transposed} : ...
+    %dpt0 = attn.dot %v, %do, %zero {async, rhs_transposed} : ...
+    %st = attn.dot_wait %st0 {pending = 1} : ...
+    ... Pᵀ = exp(scale·Sᵀ − LSE) ...
+    %dv0 = attn.dot %pt, %do, %dv_acc {async} : ...
+    %dpt = attn.dot_wait %dpt0 {pending = 1} : ...
+    ... dSᵀ = Pᵀ∘(dPᵀ − Δ) ...
+    %dk0 = attn.dot %dst, %q, %dk_acc {async} : ...
+    %dv = attn.dot_wait %dv0 {pending = 1} : ...
+    %dk = attn.dot_wait %dk0 {pending = 0} : ...
+    scf.yield %dk, %dv : ...
+    ```
+  }];
+  let options = [
+    Option<"minProducts", "min-products", "int64_t", /*default=*/"3",
+           "Loop bodies with fewer synchronous warpgroup products are left "
+           "alone">,
+    ListOption<"programs", "programs", "std::string",
+               "Only the loops of these programs (their attn.program: "
+               "grad_q, grad_kv, ...); none: every program's">,
+  ];
+  let dependentDialects = ["::mlir::attn::AttnDialect"];
+}
+
 def AttnSpecializeWarpgroups : Pass<"attn-specialize-warpgroups"> {
   let summary = "Give a wgmma program's copies into its rings to one more "
                 "warpgroup (a producer)";
