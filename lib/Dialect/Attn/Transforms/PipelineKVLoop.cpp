@@ -439,15 +439,55 @@ struct PipelineKVLoopPass
     return masked(loop);
   }
 
+  /// Each program (outermost scf.forall) on its own: how its rings
+  /// synchronise depends on its warps, not on the other programs of the
+  /// module (the backward's two grids: grad_q's one warpgroup keeps copy
+  /// groups where grad_kv's two take per-slot barriers). The stage count
+  /// stays one for the module. Loops outside every grid (hand-written IR)
+  /// form one more scope.
   void runOnOperation() override {
-    std::vector<LoopPlan> plans;
+    std::vector<LoopPlan> all;
     getOperation()->walk([&](scf::ForOp loop) {
+      if (skipsPipelining(loop))
+        return;
+      if (std::optional<LoopPlan> p = planLoop(loop, stages == 1))
+        all.push_back(std::move(*p));
+    });
+    numStages = stages ? int64_t(stages) : autoStages(all);
+    all.clear();
+    SmallVector<scf::ForallOp> grids;
+    bool outside = false;
+    getOperation()->walk([&](Operation *op) {
+      if (auto grid = dyn_cast<scf::ForallOp>(op)) {
+        if (!grid->getParentOfType<scf::ForallOp>())
+          grids.push_back(grid);
+      } else if (isa<scf::ForOp>(op) && !op->getParentOfType<scf::ForallOp>()) {
+        outside = true;
+      }
+    });
+    for (scf::ForallOp grid : grids)
+      if (failed(runOnScope(grid, /*outsideGrids=*/false)))
+        return signalPassFailure();
+    if (outside && failed(runOnScope(getOperation(), /*outsideGrids=*/true)))
+      return signalPassFailure();
+  }
+
+  /// Pipelines the loops of `scope` (with outsideGrids, only those in no
+  /// scf.forall).
+  LogicalResult runOnScope(Operation *scope, bool outsideGrids) {
+    useBarriers = false;
+    pipelinedLoops.clear();
+    ringBase.clear();
+    lastLoop.clear();
+    std::vector<LoopPlan> plans;
+    scope->walk([&](scf::ForOp loop) {
+      if (outsideGrids && loop->getParentOfType<scf::ForallOp>())
+        return;
       if (skipsPipelining(loop))
         return;
       if (std::optional<LoopPlan> p = planLoop(loop, stages == 1))
         plans.push_back(std::move(*p));
     });
-    numStages = stages ? int64_t(stages) : autoStages(plans);
     DenseMap<Operation *, const LoopPlan *> byLoop;
     for (const LoopPlan &p : plans)
       byLoop[p.loop] = &p;
@@ -495,12 +535,10 @@ struct PipelineKVLoopPass
                   (mbarriers == 1 || (mbarriers == -1 && slabs && warps > 4));
     if (useBarriers &&
         llvm::any_of(kept, [](const LoopPlan &p) { return p.leadingWait; })) {
-      if (mbarriers == 1) {
-        kept.front().loop.emitError(
+      if (mbarriers == 1)
+        return kept.front().loop.emitError(
             "unsupported: per-slot barriers (mbarriers=1) where a key/value "
             "loop does not continue the previous one on its rings");
-        return signalPassFailure();
-      }
       useBarriers = false;
     }
 
@@ -509,7 +547,8 @@ struct PipelineKVLoopPass
       pipeline(p, rings);
     if (useBarriers)
       countFills();
-    prefetchLoopInvariantLoads();
+    prefetchLoopInvariantLoads(scope, outsideGrids);
+    return success();
   }
 
   /// A shared-memory load outside the loops (Q) whose every use is inside a
@@ -521,11 +560,12 @@ struct PipelineKVLoopPass
   /// load's group has completed, and the wait's barrier makes it visible.
   /// (Measured on an H200, D = 128: +4–10% over the synchronous load, which
   /// exposed one more global-memory latency per program.)
-  void prefetchLoopInvariantLoads() {
+  void prefetchLoopInvariantLoads(Operation *scope, bool outsideGrids) {
     SmallVector<LoadTileOp> loads;
-    getOperation()->walk([&](LoadTileOp load) {
+    scope->walk([&](LoadTileOp load) {
       auto t = cast<RankedTensorType>(load.getType());
-      if (!isa_and_nonnull<SharedLayoutAttr>(t.getEncoding()) ||
+      if ((outsideGrids && load->getParentOfType<scf::ForallOp>()) ||
+          !isa_and_nonnull<SharedLayoutAttr>(t.getEncoding()) ||
           !fitsRing(load) || load->getParentOfType<scf::ForOp>() ||
           load->use_empty())
         return;

@@ -2,7 +2,7 @@
 // RUN: attn-opt %s -split-input-file --attn-tile-pipeline="target=sm_90a" | attn-opt -split-input-file -attn-assign-layouts -attn-pipeline-kv-loop -attn-overlap-products="programs=grad_q" | FileCheck %s --check-prefix=GRADQ
 // RUN: attn-opt %s -split-input-file --attn-tile-pipeline="target=sm_80" | attn-opt -split-input-file -attn-assign-layouts -attn-pipeline-kv-loop -attn-overlap-products | FileCheck %s --check-prefix=SM80
 
-// The backward's two grids on wgmma (bf16, D = 128, no mask).
+// The backward's two grids on wgmma (bf16, D = 64, no mask: copy groups).
 //
 // grad_q: S = Q·Kᵀ and dP = dO·Vᵀ start back to back; the wait for S lets
 // dP run on (pending = 1) under P = exp(scale·S − LSE); dQ += dS·K is
@@ -56,13 +56,41 @@
 // SM80-NOT:     {async
 // SM80-NOT:     dot_wait
 // SM80:         return
-!t = memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>
+!t = memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
 !r = memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>
 func.func @grad(%do: !t, %q: !t, %k: !t, %v: !t, %o: !t, %lse: !r, %dq: !t,
                 %dk: !t, %dv: !t, %delta: !r, %scale: f32) {
   attn.attention_grad %do, %q, %k, %v, %o, %lse into %dq, %dk, %dv
       delta(%delta) scale(%scale)
       : !t, !t, !t, !t, !t, !r, !t, !t, !t, !r
+  return
+}
+
+// -----
+
+// D = 128: grad_kv is one flat loop on per-slot barriers (ring_wait /
+// ring_release). A product does not start above the wait of the slot it
+// reads, and is waited for before that slot's release: dV += Pᵀ·dO and
+// dPᵀ = V·dOᵀ both finish before dO's slot goes back to the producer.
+// CHECK-LABEL: func.func @grad_d128
+// CHECK:         attn.program = "grad_q"
+// CHECK:         scf.for
+// CHECK:           attn.ring_wait %{{[0-9]+}}[%{{[0-9]+}}]
+// CHECK:           attn.ring_wait %[[DOR:[0-9]+]][%[[SL:[0-9]+]]]
+// CHECK-NEXT:      %[[DO:[0-9]+]] = attn.ring_slot %[[DOR]][%[[SL]]]
+// CHECK:           %[[DV:.*]] = attn.dot %{{.*}}, %[[DO]], %{{.*}} {async}
+// CHECK-NEXT:      %[[DPT:.*]] = attn.dot %{{.*}}, %[[DO]], %{{.*}} {async, rhs_transposed}
+// CHECK-NEXT:      attn.dot_wait %[[DV]] {pending = 1 : i64}
+// CHECK-NEXT:      attn.dot_wait %[[DPT]] {pending = 0 : i64}
+// CHECK-NEXT:      attn.ring_release %[[DOR]][%[[SL]]]
+!t128 = memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>
+!r128 = memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>
+func.func @grad_d128(%do: !t128, %q: !t128, %k: !t128, %v: !t128, %o: !t128,
+                     %lse: !r128, %dq: !t128, %dk: !t128, %dv: !t128,
+                     %delta: !r128, %scale: f32) {
+  attn.attention_grad %do, %q, %k, %v, %o, %lse into %dq, %dk, %dv
+      delta(%delta) scale(%scale)
+      : !t128, !t128, !t128, !t128, !t128, !r128, !t128, !t128, !t128, !r128
   return
 }
 

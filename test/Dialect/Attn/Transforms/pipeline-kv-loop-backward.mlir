@@ -74,3 +74,42 @@ func.func @d128_causal(%do: !t, %q: !t, %k: !t, %v: !t, %o: !t, %lse: !r,
       : !t, !t, !t, !t, !t, !r, !t, !t, !t, !r
   return
 }
+
+// -----
+
+// D = 128 without the mask on wgmma: grad_kv is one loop over (query head,
+// query block) pairs, so its rings continue from one head to the next and
+// take per-slot barriers (its two warpgroups); grad_q's one warpgroup keeps
+// copy groups (the ring synchronisation is decided per grid). K and V of
+// grad_kv become one-slot rings filled once.
+!t = memref<?x?x?x128xbf16>
+!r = memref<?x?x?xf32>
+// CHECK-LABEL: func.func @d128
+// CHECK:       scf.forall
+// CHECK-NOT:   attn.ring_wait
+// CHECK:       attn.async_commit
+// CHECK:       attn.async_wait
+// CHECK-NOT:   attn.ring_wait
+// CHECK:       attn.program = "grad_q"
+// CHECK:       attn.alloc_ring : !attn.ring<1, tensor<128x128xbf16
+// CHECK:       attn.async_load_tile %arg2
+// CHECK-NEXT:  attn.async_arrive
+// CHECK-NOT:   attn.async_commit
+// CHECK:       scf.for %[[T:.*]] = %c0 to
+// CHECK:         arith.divui %[[T]]
+// CHECK:         arith.remui %[[T]]
+// CHECK:         attn.ring_wait
+// CHECK-NOT:     scf.for
+// CHECK:         attn.ring_release
+// CHECK-NOT:   attn.async_commit
+// CHECK:       attn.program = "grad_kv"
+// SM80-LABEL:  func.func @d128
+// SM80-NOT:    attn.ring_wait
+// SM80:        return
+func.func @d128(%do: !t, %q: !t, %k: !t, %v: !t, %o: !t, %lse: !r,
+                %dq: !t, %dk: !t, %dv: !t, %delta: !r, %s: f32) {
+  attn.attention_grad %do, %q, %k, %v, %o, %lse into %dq, %dk, %dv
+      delta(%delta) scale(%s)
+      : !t, !t, !t, !t, !t, !r, !t, !t, !t, !r
+  return
+}
