@@ -462,7 +462,8 @@ def AttnOverlapProducts : Pass<"attn-overlap-products"> {
            "alone">,
     ListOption<"programs", "programs", "std::string",
                "Only the loops of these programs (their attn.program: "
-               "grad_q, grad_kv, ...); none: every program's">,
+               "grad_q, grad_kv, split_kv, merge_splits; attention for a "
+               "grid without one); none: every program's">,
   ];
   let dependentDialects = ["::mlir::attn::AttnDialect"];
 }

@@ -27,6 +27,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Transforms/Passes.h"
+#include "attn/runtime/KernelABI.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -131,17 +132,37 @@ Operation *waitPoint(DotOp dot) {
 }
 
 struct OverlapProductsPass
-    : public attn::impl::AttnOverlapProductsBase<OverlapProductsPass> {
+    : public mlir::attn::impl::AttnOverlapProductsBase<OverlapProductsPass> {
   using Base::Base;
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    if (minProducts < 1)
+      return emitError(UnknownLoc::get(ctx))
+             << "pass option min-products must be at least 1, got "
+             << int64_t(minProducts);
+    for (const std::string &name : programs) {
+      ::attn::Program p;
+      if (!::attn::parseProgram(name, p))
+        return emitError(UnknownLoc::get(ctx))
+               << "pass option programs: unknown program '" << name
+               << "' (expected attention, split_kv, merge_splits, grad_q or "
+                  "grad_kv)";
+    }
+    return success();
+  }
+
   void runOnOperation() override {
     SmallVector<Block *> bodies;
     getOperation()->walk([&](scf::ForOp loop) {
       auto grid = loop->getParentOfType<scf::ForallOp>();
       if (!grid)
         return;
-      auto program = grid->getAttrOfType<StringAttr>(kProgramAttrName);
-      if (!programs.empty() &&
-          (!program || !llvm::is_contained(programs, program.getValue())))
+      // A grid without attn.program is the forward's.
+      auto attr = grid->getAttrOfType<StringAttr>(kProgramAttrName);
+      std::string program =
+          attr ? attr.getValue().str()
+               : ::attn::programName(::attn::Program::Attention);
+      if (!programs.empty() && !llvm::is_contained(programs, program))
         return;
       bodies.push_back(loop.getBody());
     });

@@ -1,6 +1,11 @@
 // RUN: attn-opt %s -split-input-file --attn-tile-pipeline="target=sm_90a" | attn-opt -split-input-file -attn-assign-layouts -attn-pipeline-kv-loop -attn-overlap-products | FileCheck %s
 // RUN: attn-opt %s -split-input-file --attn-tile-pipeline="target=sm_90a" | attn-opt -split-input-file -attn-assign-layouts -attn-pipeline-kv-loop -attn-overlap-products="programs=grad_q" | FileCheck %s --check-prefix=GRADQ
 // RUN: attn-opt %s -split-input-file --attn-tile-pipeline="target=sm_80" | attn-opt -split-input-file -attn-assign-layouts -attn-pipeline-kv-loop -attn-overlap-products | FileCheck %s --check-prefix=SM80
+// RUN: attn-opt %s -split-input-file --attn-tile-pipeline="target=sm_90a" | attn-opt -split-input-file -attn-assign-layouts -attn-pipeline-kv-loop -attn-overlap-products="programs=attention min-products=2" | FileCheck %s --check-prefix=FWD
+// RUN: not attn-opt %S/Inputs/no-op-takes-options.mlir -attn-overlap-products="min-products=0" 2>&1 | FileCheck %s --check-prefix=MIN0
+// MIN0: <unknown>:0: error: pass option min-products must be at least 1, got 0
+// RUN: not attn-opt %S/Inputs/no-op-takes-options.mlir -attn-overlap-products="programs=grad_x" 2>&1 | FileCheck %s --check-prefix=PROG
+// PROG: <unknown>:0: error: pass option programs: unknown program 'grad_x' (expected attention, split_kv, merge_splits, grad_q or grad_kv)
 
 // The backward's two grids on wgmma (bf16, D = 64, no mask: copy groups).
 //
@@ -97,8 +102,17 @@ func.func @grad_d128(%do: !t128, %q: !t128, %k: !t128, %v: !t128, %o: !t128,
 // -----
 
 // The forward's loop holds two products, each reading the other's result
-// (S, then P·V): fewer than min-products, left synchronous.
+// (S, then P·V): fewer than min-products, left synchronous. A grid without
+// attn.program is the forward's ("attention"); with min-products=2 its
+// products are asynchronous but each is waited for before its value is
+// read or its slot released: S right away, P·V before V's release.
 // CHECK-LABEL: func.func @forward
+// FWD-LABEL:   func.func @forward
+// FWD:           %[[S:.*]] = attn.dot {{.*}} {async, rhs_transposed}
+// FWD-NEXT:      attn.dot_wait %[[S]] {pending = 0 : i64}
+// FWD:           %[[O:.*]] = attn.dot {{.*}} {async}
+// FWD-NEXT:      attn.dot_wait %[[O]] {pending = 0 : i64}
+// FWD-NEXT:      attn.ring_release
 // CHECK-NOT:     {async
 // CHECK-NOT:     dot_wait
 // CHECK:         return
