@@ -67,47 +67,88 @@ double msSince(std::chrono::steady_clock::time_point t0) {
       .count();
 }
 
+/// One memref argument a kernel may read by bulk tensor copies: its name
+/// in messages, device pointer, sizes and element strides, element type.
+struct BulkSource {
+  const char *name;
+  const void *ptr;
+  AttentionArgument arg;
+  DType dtype;
+};
+
 /// Encodes the kernel's tensor maps (its manifest's tensor_maps=, in order)
-/// for the memrefs `ptrs` (q, k, v, o) of `shape` and appends them to
+/// for the memref arguments `source(ARG)` describes and appends them to
 /// `params` (KernelABI.h). A map that cannot be encoded is an error that
 /// names its tensor: nothing is launched.
-Status appendTensorMaps(const Driver &drv, const KernelEntry &kernel,
-                        const AttentionShape &shape,
-                        std::array<const void *, 4> ptrs,
-                        KernelParams &params) {
-  static const char *const names[] = {"q", "k", "v", "o"};
+template <typename SourceFn>
+Status encodeTensorMaps(const Driver &drv, const KernelEntry &kernel,
+                        SourceFn source, KernelParams &params) {
   for (const TensorMapSpec &m : kernel.tensorMaps) {
-    AttentionArgument a = attentionArgument(shape, m.arg);
+    const BulkSource src = source(m.arg);
     TensorMapGeometry g;
-    // O (arg 3) has the output's dtype (bf16 for fp8 inputs).
-    const DType dtype = m.arg == 3 ? outputDType(kernel.dtype) : kernel.dtype;
-    const size_t elementBytes = dtypeSize(dtype);
-    if (!tensorMapGeometry(a.sizes, I64Array(a.strides, 4), elementBytes,
-                           m.boxRows, g))
-      return invalid(std::string("unsupported: ") + names[m.arg] +
+    const size_t elementBytes = dtypeSize(src.dtype);
+    if (!tensorMapGeometry(src.arg.sizes, I64Array(src.arg.strides, 4),
+                           elementBytes, m.boxRows, g))
+      return invalid(std::string("unsupported: ") + src.name +
                      " cannot be read by bulk tensor copies (kernel " +
                      kernel.name +
                      "): a stride is not a multiple of 16 bytes or the "
                      "tensor is empty");
     CUtensorMap map; // aligned as cuda.h declares it
     const CUtensorMapDataType type =
-        dtype == DType::F16    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-        : dtype == DType::E4M3 ? CU_TENSOR_MAP_DATA_TYPE_UINT8
-                               : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+        src.dtype == DType::F16    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+        : src.dtype == DType::E4M3 ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                   : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
     const cuuint32_t unit[5] = {1, 1, 1, 1, 1};
     if (CUresult r = drv.tensorMapEncodeTiled(
-            &map, type, g.rank, const_cast<void *>(ptrs[m.arg]), g.dims,
-            g.strides, g.box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
+            &map, type, g.rank, const_cast<void *>(src.ptr), g.dims, g.strides,
+            g.box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
             CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
         r != CUDA_SUCCESS)
-      return drv.fail(std::string("cuTensorMapEncodeTiled (") + names[m.arg] +
+      return drv.fail(std::string("cuTensorMapEncodeTiled (") + src.name +
                           " of " + kernel.name + ")",
                       r);
     static_assert(sizeof(CUtensorMap) == kTensorMapBytes);
     params.addTensorMap(&map);
   }
   return Status::success();
+}
+
+/// A forward kernel's tensor maps: ARG 0 q, 1 k, 2 v, 3 o of `shape`.
+Status appendTensorMaps(const Driver &drv, const KernelEntry &kernel,
+                        const AttentionShape &shape,
+                        std::array<const void *, 4> ptrs,
+                        KernelParams &params) {
+  static const char *const names[] = {"q", "k", "v", "o"};
+  return encodeTensorMaps(
+      drv, kernel,
+      [&](int arg) {
+        // O (arg 3) has the output's dtype (bf16 for fp8 inputs).
+        return BulkSource{names[arg], ptrs[arg], attentionArgument(shape, arg),
+                          arg == 3 ? outputDType(kernel.dtype) : kernel.dtype};
+      },
+      params);
+}
+
+/// A backward kernel's tensor maps: ARG 0 dO, 1 q, 2 k, 3 v (the first
+/// memref arguments of both grids, memrefGradParams).
+Status appendGradTensorMaps(const Driver &drv, const KernelEntry &kernel,
+                            const AttentionShape &shape, const GradStrides &gs,
+                            std::array<const void *, 4> ptrs,
+                            KernelParams &params) {
+  static const char *const names[] = {"dO", "q", "k", "v"};
+  return encodeTensorMaps(
+      drv, kernel,
+      [&](int arg) {
+        AttentionArgument a =
+            arg == 0 ? AttentionArgument{{shape.batch, shape.headsQ, shape.seqQ,
+                                          shape.headDimV},
+                                         gs.dO}
+                     : attentionArgument(shape, arg - 1);
+        return BulkSource{names[arg], ptrs[arg], a, kernel.dtype};
+      },
+      params);
 }
 
 /// `p` as the kernels see it (packQueryHeads), unless packing would leave
@@ -1590,9 +1631,16 @@ Status Runtime::backward(const BackwardProblem &problem, const void *dO,
       result = gridError(*kernel);
       break;
     }
+    // A grid that reads dO, Q, K or V by bulk copies takes their tensor
+    // maps after the shared list.
+    KernelParams own = params;
+    if (result =
+            appendGradTensorMaps(drv, *kernel, shape, gs, {dO, q, k, v}, own);
+        !result.ok())
+      break;
     if (CUresult r = drv.launchKernel(
             loaded->fn, grid[0], grid[1], grid[2], unsigned(kernel->threads), 1,
-            1, unsigned(kernel->smem), cuStream, params.data(), nullptr);
+            1, unsigned(kernel->smem), cuStream, own.data(), nullptr);
         r != CUDA_SUCCESS) {
       result = drv.fail(
           "launching " + kernel->name + " (" + kernel->chip.str() + ")", r);

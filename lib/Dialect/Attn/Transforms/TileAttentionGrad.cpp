@@ -254,8 +254,15 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
   auto rowType = RankedTensorType::get({gc.brKV}, f32);
   Value kTile = LoadTileOp::create(b, loc, gc.tile(gc.bcKV, gc.d, gc.elemType),
                                    k, kvIdx, kvRows);
+  // Where a producer may copy the tiles in bulk (the flat loop), each
+  // load's rows are bounded by its own source's length (Nk of V, Nq of dO
+  // below: equal to K's and Q's, which the runtime checks): a bulk tensor
+  // copy zero-fills past its own tensor's end only.
+  Value vRows = gc.flatKeyLoop
+                    ? im.min(im.sub(im.dim(op.getValue(), 2), kvStart), bcV)
+                    : kvRows;
   Value vTile = LoadTileOp::create(b, loc, gc.tile(gc.bcKV, gc.dv, gc.elemType),
-                                   op.getValue(), kvIdx, kvRows);
+                                   op.getValue(), kvIdx, vRows);
 
   // Query blocks: with the causal mask, row i sees key j iff
   // j <= i + (Nk − Nq) =: i + diag. The block's first key is seen from row
@@ -293,9 +300,13 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
     SmallVector<Value> rowIdx = {bIdx, hIdx, qStart};
     Value qTile = LoadTileOp::create(
         lb, ll, gc.tile(gc.brKV, gc.d, gc.elemType), q, rowIdx, qRows);
+    Value doRows =
+        gc.flatKeyLoop
+            ? lm.min(lm.sub(lm.dim(op.getGradOutput(), 2), qStart), brV)
+            : qRows;
     Value doTile =
         LoadTileOp::create(lb, ll, gc.tile(gc.brKV, gc.dv, gc.elemType),
-                           op.getGradOutput(), rowIdx, qRows);
+                           op.getGradOutput(), rowIdx, doRows);
     Value lse = LoadTileOp::create(lb, ll, rowType, op.getLse(), rowIdx, qRows);
     Value delta =
         LoadTileOp::create(lb, ll, rowType, op.getDelta(), rowIdx, qRows);
@@ -436,11 +447,17 @@ LogicalResult mlir::attn::tiling::tileAttentionGrad(AttentionGradOp op,
     brKV = wide && gc.causal && !wgmma ? 16 : 32;
     bcKV = wide && (!gc.causal || wgmma) ? 128 : 64;
     // One flat loop where its rings may then take per-slot barriers and a
-    // producer warpgroup (two warpgroups of 64 keys, no masked loop):
-    // grad_kv D = 128 3.62 -> 3.46 ms at 4k, 14.7 -> 13.7 at 16k (H200,
-    // bf16, A B B A). Elsewhere the flat loop's division and remainder a
-    // step cost more than it gains: D = 64 -10..-15%, D = 128 causal -7..-9%.
+    // producer warpgroup (two warpgroups of 64 keys, no masked loop), whose
+    // bulk copies leave the consumers 240 registers: enough for 64 queries
+    // a step. grad_kv D = 128 at 4k / 16k (H200, bf16, A B B A): nested
+    // loops 3.59 / 14.5 ms; flat with a cp.async producer 3.46 / 13.6; with
+    // bulk copies 3.38 / 13.3; and 64 queries a step 2.66 / 10.5 (the
+    // backward 294 -> 348 TFLOP/s at 16k). Elsewhere the flat loop's
+    // division and remainder a step cost more than it gains: D = 64
+    // -10..-15%, D = 128 causal -7..-9%.
     gc.flatKeyLoop = wgmma && wide && !gc.causal;
+    if (gc.flatKeyLoop)
+      brKV = 64;
   }
   // Options override the derived sizes; the op's attributes the options.
   if (blockQ)

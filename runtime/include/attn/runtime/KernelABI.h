@@ -44,7 +44,8 @@
 // manifest.
 //
 // Tensor maps (manifest key tensor_maps=ARG:ROWS[,ARG:ROWS...], memref ABI
-// only): a kernel that reads a memref argument ARG (0 q, 1 k, 2 v, 3 o)
+// only): a kernel that reads a memref argument ARG (0 q, 1 k, 2 v, 3 o; in
+// the backward's grids 0 dO, 1 q, 2 k, 3 v, memrefGradParams' order)
 // with bulk tensor copies (TMA) takes, after the list above, one
 // CUtensorMap per entry, in order: 128 bytes passed by value (a grid
 // constant). Each describes its memref as the kernel sees it (sizes and
@@ -233,7 +234,8 @@ private:
 constexpr size_t kTensorMapBytes = 128;
 
 /// One tensor_maps= entry: the kernel reads memref argument `arg` (0 q,
-/// 1 k, 2 v, 3 o) with bulk copies of `boxRows` rows.
+/// 1 k, 2 v, 3 o; backward grids: 0 dO, 1 q, 2 k, 3 v) with bulk copies of
+/// `boxRows` rows.
 struct TensorMapSpec {
   int arg = 0;
   int boxRows = 0;
