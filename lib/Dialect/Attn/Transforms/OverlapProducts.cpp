@@ -25,6 +25,10 @@
 // reads, a barrier), and its wait comes before the next such op (a slot's
 // release, a refill): the reads end where they ended before.
 //
+// Whether it pays is a property of the program, not of this rewrite: the
+// GPU pipeline runs it on the backward's query-major grid only (the example
+// above, the key-major grid, measured slower: Pipelines.cpp).
+//
 //===----------------------------------------------------------------------===//
 #include "attn/Transforms/Passes.h"
 #include "attn/runtime/KernelABI.h"
