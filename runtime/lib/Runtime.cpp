@@ -1624,28 +1624,31 @@ Status Runtime::backward(const BackwardProblem &problem, const void *dO,
   GridValues gv = gridValues(f, *kq, 1, dev->info.smCount);
   // kv_blocks counts grad_kv's programs: its block_m keys each.
   gv.kvBlocks = (problem.seqK + kkv->blockM - 1) / kkv->blockM;
+  // Both grids' grids and parameters first (a grid that reads dO, Q, K or
+  // V by bulk copies takes their tensor maps after the shared list), so
+  // that a refusal (a stride bulk copies cannot take) launches nothing.
   Status result = Status::success();
-  for (auto [kernel, loaded] : {std::pair{kq, fq}, std::pair{kkv, fkv}}) {
-    unsigned grid[3];
-    if (!launchGridDims(kernel->grid, gv, grid)) {
-      result = gridError(*kernel);
-      break;
-    }
-    // A grid that reads dO, Q, K or V by bulk copies takes their tensor
-    // maps after the shared list.
-    KernelParams own = params;
-    if (result =
-            appendGradTensorMaps(drv, *kernel, shape, gs, {dO, q, k, v}, own);
-        !result.ok())
-      break;
+  const std::pair<const KernelEntry *, const Impl::Loaded *> grids[2] = {
+      {kq, fq}, {kkv, fkv}};
+  unsigned dims[2][3];
+  KernelParams own[2] = {params, params};
+  for (int i = 0; i < 2 && result.ok(); ++i) {
+    const KernelEntry &kernel = *grids[i].first;
+    if (!launchGridDims(kernel.grid, gv, dims[i]))
+      result = gridError(kernel);
+    else
+      result =
+          appendGradTensorMaps(drv, kernel, shape, gs, {dO, q, k, v}, own[i]);
+  }
+  for (int i = 0; i < 2 && result.ok(); ++i) {
+    const KernelEntry &kernel = *grids[i].first;
     if (CUresult r = drv.launchKernel(
-            loaded->fn, grid[0], grid[1], grid[2], unsigned(kernel->threads), 1,
-            1, unsigned(kernel->smem), cuStream, own.data(), nullptr);
-        r != CUDA_SUCCESS) {
+            grids[i].second->fn, dims[i][0], dims[i][1], dims[i][2],
+            unsigned(kernel.threads), 1, 1, unsigned(kernel.smem), cuStream,
+            own[i].data(), nullptr);
+        r != CUDA_SUCCESS)
       result = drv.fail(
-          "launching " + kernel->name + " (" + kernel->chip.str() + ")", r);
-      break;
-    }
+          "launching " + kernel.name + " (" + kernel.chip.str() + ")", r);
   }
   // Freed after whatever was launched on the stream (also on an error).
   if (CUresult r = drv.memFreeAsync(ws, cuStream);
