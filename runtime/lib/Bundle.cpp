@@ -325,9 +325,8 @@ private:
       k.lse = lse != 0;
     } else if (key == "program") {
       if (!parseProgram(value, k.program))
-        return error("bad value '" + value +
-                     "' for 'program': expected attention, split_kv, "
-                     "merge_splits, grad_q or grad_kv");
+        return error("bad value '" + value + "' for 'program': expected " +
+                     programNamesText());
     } else if (key == "page") {
       return intKey(1, 1 << 30, k.pageSize);
     } else if (key == "min_seq_q") {

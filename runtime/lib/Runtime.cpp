@@ -141,12 +141,8 @@ Status appendGradTensorMaps(const Driver &drv, const KernelEntry &kernel,
   return encodeTensorMaps(
       drv, kernel,
       [&](int arg) {
-        AttentionArgument a =
-            arg == 0 ? AttentionArgument{{shape.batch, shape.headsQ, shape.seqQ,
-                                          shape.headDimV},
-                                         gs.dO}
-                     : attentionArgument(shape, arg - 1);
-        return BulkSource{names[arg], ptrs[arg], a, kernel.dtype};
+        return BulkSource{names[arg], ptrs[arg], gradArgument(shape, gs, arg),
+                          kernel.dtype};
       },
       params);
 }

@@ -86,10 +86,8 @@ LogicalResult KernelInfoAttr::verify(
                        << "' (expected bf16, f16 or f32)";
   ::attn::Program p;
   if (!::attn::parseProgram(program.str(), p))
-    return emitError()
-           << "unknown program '" << program
-           << "' (expected attention, split_kv, merge_splits, grad_q or "
-              "grad_kv)";
+    return emitError() << "unknown program '" << program << "' (expected "
+                       << ::attn::programNamesText() << ")";
   if (grid) {
     std::string text;
     for (auto [i, d] : llvm::enumerate(grid)) {

@@ -149,8 +149,7 @@ struct OverlapProductsPass
       if (!::attn::parseProgram(name, p))
         return emitError(UnknownLoc::get(ctx))
                << "pass option programs: unknown program '" << name
-               << "' (expected attention, split_kv, merge_splits, grad_q or "
-                  "grad_kv)";
+               << "' (expected " << ::attn::programNamesText() << ")";
     }
     return success();
   }

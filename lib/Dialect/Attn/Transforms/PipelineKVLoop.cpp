@@ -454,40 +454,33 @@ struct PipelineKVLoopPass
         all.push_back(std::move(*p));
     });
     numStages = stages ? int64_t(stages) : autoStages(all);
-    all.clear();
-    SmallVector<scf::ForallOp> grids;
-    bool outside = false;
-    getOperation()->walk([&](Operation *op) {
-      if (auto grid = dyn_cast<scf::ForallOp>(op)) {
-        if (!grid->getParentOfType<scf::ForallOp>())
-          grids.push_back(grid);
-      } else if (isa<scf::ForOp>(op) && !op->getParentOfType<scf::ForallOp>()) {
-        outside = true;
-      }
+    // The plans by program (outermost scf.forall, each one a scope even
+    // without plans; null: outside every grid).
+    llvm::MapVector<Operation *, std::vector<LoopPlan>> byScope;
+    getOperation()->walk([&](scf::ForallOp grid) {
+      if (!grid->getParentOfType<scf::ForallOp>())
+        byScope[grid];
     });
-    for (scf::ForallOp grid : grids)
-      if (failed(runOnScope(grid, /*outsideGrids=*/false)))
+    for (LoopPlan &p : all) {
+      Operation *grid = p.loop->getParentOfType<scf::ForallOp>();
+      while (grid && grid->getParentOfType<scf::ForallOp>())
+        grid = grid->getParentOfType<scf::ForallOp>();
+      byScope[grid].push_back(std::move(p));
+    }
+    for (auto &[grid, plans] : byScope)
+      if (failed(runOnScope(grid ? grid : getOperation(),
+                            /*outsideGrids=*/!grid, std::move(plans))))
         return signalPassFailure();
-    if (outside && failed(runOnScope(getOperation(), /*outsideGrids=*/true)))
-      return signalPassFailure();
   }
 
-  /// Pipelines the loops of `scope` (with outsideGrids, only those in no
-  /// scf.forall).
-  LogicalResult runOnScope(Operation *scope, bool outsideGrids) {
+  /// Pipelines the loops `plans` of `scope` (with outsideGrids, the loops
+  /// in no scf.forall).
+  LogicalResult runOnScope(Operation *scope, bool outsideGrids,
+                           std::vector<LoopPlan> plans) {
     useBarriers = false;
     pipelinedLoops.clear();
     ringBase.clear();
     lastLoop.clear();
-    std::vector<LoopPlan> plans;
-    scope->walk([&](scf::ForOp loop) {
-      if (outsideGrids && loop->getParentOfType<scf::ForallOp>())
-        return;
-      if (skipsPipelining(loop))
-        return;
-      if (std::optional<LoopPlan> p = planLoop(loop, stages == 1))
-        plans.push_back(std::move(*p));
-    });
     DenseMap<Operation *, const LoopPlan *> byLoop;
     for (const LoopPlan &p : plans)
       byLoop[p.loop] = &p;

@@ -464,6 +464,16 @@ struct GradStrides {
 ///
 /// that is 8 * 11 + 2 * 9 + 1 = 107 parameters. `delta` is the runtime's
 /// workspace: grad_q writes Δ = rowsum(dO∘O) there, grad_kv reads it.
+/// The backward's memref argument `arg` in [0, 3] (0 dO, 1 q, 2 k, 3 v:
+/// the first of memrefGradParams' list, the ones a grid may read by bulk
+/// copies): sizes and element strides.
+inline AttentionArgument gradArgument(const AttentionShape &s,
+                                      const GradStrides &g, int arg) {
+  if (arg == 0)
+    return {{s.batch, s.headsQ, s.seqQ, s.headDimV}, g.dO};
+  return attentionArgument(s, arg - 1);
+}
+
 inline KernelParams memrefGradParams(const AttentionShape &s,
                                      const GradStrides &g, const void *dO,
                                      const void *q, const void *k,
@@ -472,16 +482,16 @@ inline KernelParams memrefGradParams(const AttentionShape &s,
                                      void *dv, float *delta, float scale) {
   KernelParams p;
   bool ok = true;
-  const int64_t oSizes[4] = {s.batch, s.headsQ, s.seqQ, s.headDimV};
   const int64_t kSizes[4] = {s.batch, s.headsKV, s.seqK, s.headDim};
   const int64_t vSizes[4] = {s.batch, s.headsKV, s.seqK, s.headDimV};
   const int64_t qSizes[4] = {s.batch, s.headsQ, s.seqQ, s.headDim};
-  ok &= p.addMemref(dO, oSizes, g.dO);
-  const void *ptrs[4] = {q, k, v, o};
+  const void *ptrs[4] = {dO, q, k, v};
   for (int arg = 0; arg < 4; ++arg) {
-    AttentionArgument a = attentionArgument(s, arg);
+    AttentionArgument a = gradArgument(s, g, arg);
     ok &= p.addMemref(ptrs[arg], a.sizes, I64Array(a.strides, 4));
   }
+  AttentionArgument out = attentionArgument(s, 3);
+  ok &= p.addMemref(o, out.sizes, I64Array(out.strides, 4));
   ok &= p.addMemref(lse, {s.batch, s.headsQ, s.seqQ}, s.lse);
   ok &= p.addMemref(dq, qSizes, g.dQ);
   ok &= p.addMemref(dk, kSizes, g.dK);
@@ -527,10 +537,26 @@ inline const char *programName(Program p) {
   }
 }
 
+/// Every program, in the order messages list them.
+constexpr Program kPrograms[] = {Program::Attention, Program::SplitKV,
+                                 Program::MergeSplits, Program::GradQuery,
+                                 Program::GradKeyValue};
+
+/// The spellings for messages: "attention, split_kv, ... or grad_kv".
+inline std::string programNamesText() {
+  std::string out;
+  const size_t n = sizeof(kPrograms) / sizeof(kPrograms[0]);
+  for (size_t i = 0; i < n; ++i)
+    out += std::string(i == 0       ? ""
+                       : i + 1 == n ? " or "
+                                    : ", ") +
+           programName(kPrograms[i]);
+  return out;
+}
+
 /// Parses the manifest spelling; false for anything else.
 inline bool parseProgram(const std::string &text, Program &out) {
-  for (Program p : {Program::Attention, Program::SplitKV, Program::MergeSplits,
-                    Program::GradQuery, Program::GradKeyValue})
+  for (Program p : kPrograms)
     if (text == programName(p)) {
       out = p;
       return true;
