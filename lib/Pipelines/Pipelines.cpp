@@ -672,8 +672,8 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
   if (grad) {
     auto op = AttentionGradOp::create(
         b, loc, arg(0), arg(1), arg(2), arg(3), arg(4), arg(5), arg(6), arg(7),
-        arg(8), arg(9), /*dynamic_scale=*/arg(10), FloatAttr(), UnitAttr(),
-        IntegerAttr(), IntegerAttr(), TargetAttr());
+        arg(8), arg(9), /*dq_accum=*/Value(), /*dynamic_scale=*/arg(10),
+        FloatAttr(), UnitAttr(), IntegerAttr(), IntegerAttr(), TargetAttr());
     op.setCausal(causal);
   } else if (program == ::attn::Program::MergeSplits) {
     MergeSplitsOp::create(b, loc, arg(0), arg(1), arg(2),

@@ -489,7 +489,8 @@ OwningOpRef<ModuleOp> buildGradModule(MLIRContext &ctx, const rt::Problem &p) {
   auto a = [&](unsigned i) { return entry->getArgument(i); };
   auto op = mlir::attn::AttentionGradOp::create(
       b, loc, a(0), a(1), a(2), a(3), a(4), a(5), a(6), a(7), a(8), a(9),
-      /*dynamic_scale=*/Value(), /*scale=*/FloatAttr(), /*causal=*/UnitAttr(),
+      /*dq_accum=*/Value(), /*dynamic_scale=*/Value(), /*scale=*/FloatAttr(),
+      /*causal=*/UnitAttr(),
       /*block_q=*/IntegerAttr(), /*block_kv=*/IntegerAttr(),
       /*target=*/mlir::attn::TargetAttr());
   if (p.causal)

@@ -16,7 +16,7 @@ def ConvertAttnToLinalg : Pass<"convert-attn-to-linalg"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",
     "::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::tensor::TensorDialect"
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
   ];
 }
 

@@ -68,6 +68,9 @@ struct DotLowering : public OpConversionPattern<DotOp> {
                 "operands, the rhs in shared memory and #attn.mma "
                 "accumulators, got "
              << lhsTy << ", " << rhsTy << ", " << accTy;
+    if (op.getLhsTransposed())
+      return op.emitError("unsupported: attn.dot with lhs_transposed on "
+                          "mma.sync (only wgmma reads a transposed lhs)");
     bool lhsShared = isa_and_nonnull<SharedLayoutAttr>(lhsTy.getEncoding());
     if (!lhsShared && !isa_and_nonnull<MmaLayoutAttr>(lhsTy.getEncoding()))
       return op.emitError() << "unsupported: attn.dot lhs layout " << lhsTy;

@@ -361,7 +361,10 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
   ::attn::Program gridProgram = ::attn::Program::Attention;
   if (programAttr)
     ::attn::parseProgram(programAttr.getValue().str(), gridProgram);
-  const bool grad = ::attn::isBackwardProgram(gridProgram);
+  // (grad_prep and grad_q_out have no products: described below like
+  // attn.merge_splits, by their stored tiles.)
+  const bool grad = gridProgram == ::attn::Program::GradQuery ||
+                    gridProgram == ::attn::Program::GradKeyValue;
   if (grad) {
     SmallVector<DotOp> dots;
     grid.getBody()->walk([&](DotOp d) { dots.push_back(d); });
@@ -383,30 +386,31 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
             : cast<RankedTensorType>(second.getType()).getDimSize(1);
   }
   WalkResult dotsAgree = WalkResult::advance();
-  if (!grad) dotsAgree = grid.getBody()->walk([&](DotOp dot) {
-    auto acc = cast<RankedTensorType>(dot.getType());
-    auto lhs = cast<RankedTensorType>(dot.getLhs().getType());
-    // Q·Kᵀ reads Q against Kᵀ; P·V reads P against V, or with fp8 (P an
-    // 8-bit register tile) against V transposed.
-    bool fp8Pv = lhs.getElementType().getIntOrFloatBitWidth() == 8 &&
-                 isa_and_nonnull<MmaLayoutAttr>(lhs.getEncoding());
-    bool scores = dot.getRhsTransposed() && !fp8Pv;
-    bool ok = agree(blockM, acc.getDimSize(0)) &&
-              (scores ? agree(blockN, acc.getDimSize(1)) &&
-                            agree(headDim, lhs.getDimSize(1))
-                      : agree(headDimV, acc.getDimSize(1)));
-    if (!ok) {
-      dot.emitError("unsupported: products of different block sizes in one "
-                    "GPU program (the kernel describes one query block, key "
-                    "block and head dim)");
-      return WalkResult::interrupt();
-    }
-    if (scores && dtype.empty()) {
-      Type et = lhs.getElementType();
-      dtype = dtypeName(et);
-    }
-    return WalkResult::advance();
-  });
+  if (!::attn::isBackwardProgram(gridProgram))
+    dotsAgree = grid.getBody()->walk([&](DotOp dot) {
+      auto acc = cast<RankedTensorType>(dot.getType());
+      auto lhs = cast<RankedTensorType>(dot.getLhs().getType());
+      // Q·Kᵀ reads Q against Kᵀ; P·V reads P against V, or with fp8 (P an
+      // 8-bit register tile) against V transposed.
+      bool fp8Pv = lhs.getElementType().getIntOrFloatBitWidth() == 8 &&
+                   isa_and_nonnull<MmaLayoutAttr>(lhs.getEncoding());
+      bool scores = dot.getRhsTransposed() && !fp8Pv;
+      bool ok = agree(blockM, acc.getDimSize(0)) &&
+                (scores ? agree(blockN, acc.getDimSize(1)) &&
+                              agree(headDim, lhs.getDimSize(1))
+                        : agree(headDimV, acc.getDimSize(1)));
+      if (!ok) {
+        dot.emitError("unsupported: products of different block sizes in one "
+                      "GPU program (the kernel describes one query block, key "
+                      "block and head dim)");
+        return WalkResult::interrupt();
+      }
+      if (scores && dtype.empty()) {
+        Type et = lhs.getElementType();
+        dtype = dtypeName(et);
+      }
+      return WalkResult::advance();
+    });
   if (dotsAgree.wasInterrupted()) {
     fn.erase();
     return failure();

@@ -19,6 +19,9 @@
 //     regrouped within each quad (fp8RegisterA).
 //   rhs in #attn.shared<slab = 128>: rhs_transposed ([N, K], K) K-major,
 //     else ([K, N], V) N-major (imm-trans-b = 1)
+//   lhs_transposed (a [K, M] tile in #attn.shared<slab = 128>, Kᵀ of
+//     dQᵀ = Kᵀ·dS): M-major (imm-trans-a = 1), read like an N-major rhs;
+//     warpgroup G's 64 rows of M are slab G, k-step kk 16 rows further
 //
 // Descriptors (PTX ISA "Matrix Descriptor Format"; 64-bit): bits 0-13 start
 // address >> 4, 16-29 leading byte offset >> 4, 32-45 stride byte offset >> 4,
@@ -244,7 +247,15 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
              << lhsTy << ", " << rhsTy << ", " << accTy;
     // A k-step is 32 bytes of a row: 16 16-bit or 32 8-bit elements.
     const int64_t kStep = fp8 ? 32 : 16;
-    const int64_t N = accTy.getDimSize(1), K = lhsTy.getDimSize(1);
+    const bool mMajorA = op.getLhsTransposed();
+    const int64_t N = accTy.getDimSize(1),
+                  K = lhsTy.getDimSize(mMajorA ? 0 : 1);
+    // A transposed lhs is read from shared memory only, 16-bit only.
+    if (mMajorA && (lhsRegs || fp8))
+      return op.emitError() << "unsupported: attn.dot with lhs_transposed on "
+                               "wgmma needs a 16-bit lhs in #attn.shared "
+                               "slabs, got "
+                            << lhsTy;
     if (K % kStep || N % 8)
       return op.emitError() << "unsupported: attn.dot on wgmma needs K in "
                                "multiples of "
@@ -310,15 +321,17 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
 
     // lhs in shared memory: this warpgroup's rows start 64 rows into every
-    // slab.
+    // slab (K-major), or are slab G (M-major: 64 columns of M a slab).
     std::optional<SharedTile> lhsTile;
     std::optional<Descriptors> lhsDescs;
     if (!lhsRegs) {
       lhsTile.emplace(lhsTy);
-      lhsDescs.emplace(e,
-                       e.gepBytes(adaptor.getLhs(),
-                                  e.mul(wg, e.c32(64 * lhsTile->rowBytes))),
-                       /*leadingBytes=*/0, /*strideBytes=*/1024);
+      Value first = mMajorA ? e.mul(wg, e.c32(lhsTile->chunkGroupBytes(1)))
+                            : e.mul(wg, e.c32(64 * lhsTile->rowBytes));
+      lhsDescs.emplace(e, e.gepBytes(adaptor.getLhs(), first),
+                       /*leadingBytes=*/
+                       mMajorA ? lhsTile->chunkGroupBytes(1) : 0,
+                       /*strideBytes=*/1024);
     }
     // rhs: K-major ([N, K]) keeps each k-step inside one 128-byte row (no
     // leading offset); N-major ([K, N]) finds the next 64 columns of N one
@@ -346,8 +359,11 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
         SmallVector<Value> in(acc.begin() + first, acc.begin() + first + count);
         Value result;
         if (!lhsRegs) {
-          Value aDesc =
-              lhsDescs->at(e, lhsTile->chunkGroupBytes(kk / 4) + 32 * (kk % 4));
+          // K-major: slab kk/4, 32 bytes per k-step in the row; M-major:
+          // rows 16kk.. of the warpgroup's slab.
+          Value aDesc = lhsDescs->at(
+              e, mMajorA ? 16 * kk * lhsTile->rowBytes
+                         : lhsTile->chunkGroupBytes(kk / 4) + 32 * (kk % 4));
           Value inout = LLVM::PoisonOp::create(rewriter, loc, structTy);
           for (int64_t i = 0; i < count; ++i)
             inout = LLVM::InsertValueOp::create(rewriter, loc, inout, in[i], i);
@@ -362,7 +378,8 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
                                                   : NVVM::WGMMAScaleOut::zero),
               NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
               NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-              NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+              NVVM::MMALayoutAttr::get(ctx, mMajorA ? NVVM::MMALayout::col
+                                                    : NVVM::MMALayout::row),
               NVVM::MMALayoutAttr::get(ctx, kMajorB ? NVVM::MMALayout::col
                                                     : NVVM::MMALayout::row),
               /*satfinite=*/nullptr);

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/PatternMatch.h"
@@ -143,6 +144,56 @@ struct StoreTileLowering : OpRewritePattern<StoreTileOp> {
   }
 };
 
+/// Element by element: dest[..., row + r, c] += tile[r, c] (or tile[c, r]
+/// with `transposed`) for r < rows, each add atomic (memref.atomic_rmw),
+/// since the OpenMP grid's programs may add into the same elements.
+struct AccumulateTileLowering : OpRewritePattern<AccumulateTileOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AccumulateTileOp op,
+                                PatternRewriter &rw) const override {
+    if (op.getStaging())
+      return op.emitError("unsupported: attn.accumulate_tile via a shared "
+                          "memory ring (a GPU schedule) on the CPU path");
+    Location loc = op.getLoc();
+    auto tile = cast<RankedTensorType>(op.getTile().getType());
+    bool t = op.getTransposed();
+    int64_t rank = tile.getRank();
+    int64_t tileRows = tile.getDimSize(t ? 1 : 0);
+    int64_t cols = rank == 2 ? tile.getDimSize(t ? 0 : 1) : 1;
+    Value c0 = arith::ConstantIndexOp::create(rw, loc, 0);
+    Value c1 = arith::ConstantIndexOp::create(rw, loc, 1);
+    Value rows = arith::MinSIOp::create(
+        rw, loc, op.getRows(),
+        arith::ConstantIndexOp::create(rw, loc, tileRows));
+    Value nCols = arith::ConstantIndexOp::create(rw, loc, cols);
+    SmallVector<Value> prefix(op.getIndices().begin(), op.getIndices().end());
+    Value row0 = prefix.pop_back_val();
+    Value tileV = op.getTile(), dest = op.getDest();
+    scf::ForOp::create(
+        rw, loc, c0, rows, c1, ValueRange{},
+        [&](OpBuilder &b, Location l, Value r, ValueRange) {
+          scf::ForOp::create(
+              b, l, c0, nCols, c1, ValueRange{},
+              [&](OpBuilder &ib, Location il, Value c, ValueRange) {
+                SmallVector<Value> at = {r};
+                if (rank == 2)
+                  at = t ? SmallVector<Value>{c, r} : SmallVector<Value>{r, c};
+                Value x = tensor::ExtractOp::create(ib, il, tileV, at);
+                SmallVector<Value> idx(prefix);
+                idx.push_back(arith::AddIOp::create(ib, il, row0, r));
+                if (rank == 2)
+                  idx.push_back(c);
+                memref::AtomicRMWOp::create(ib, il, arith::AtomicRMWKind::addf,
+                                            x, dest, idx);
+                scf::YieldOp::create(ib, il);
+              });
+          scf::YieldOp::create(b, l);
+        });
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
 SmallVector<utils::IteratorType> iterators(ArrayRef<bool> reduction) {
   SmallVector<utils::IteratorType> it;
   for (bool r : reduction)
@@ -160,11 +211,12 @@ struct DotLowering : OpRewritePattern<DotOp> {
     MLIRContext *ctx = rw.getContext();
     AffineExpr i, j, k;
     bindDims(ctx, i, j, k);
-    auto lhsMap = AffineMap::get(3, 0, {i, k}, ctx);
+    auto lhsMap = op.getLhsTransposed() ? AffineMap::get(3, 0, {k, i}, ctx)
+                                        : AffineMap::get(3, 0, {i, k}, ctx);
     auto rhsMap = op.getRhsTransposed() ? AffineMap::get(3, 0, {j, k}, ctx)
                                         : AffineMap::get(3, 0, {k, j}, ctx);
     auto accMap = AffineMap::get(3, 0, {i, j}, ctx);
-    // acc[i, j] += f32(lhs[i, k]) · f32(rhs[., .])
+    // acc[i, j] += f32(lhs[., .]) · f32(rhs[., .])
     rw.replaceOpWithNewOp<linalg::GenericOp>(
         op, op.getType(), ValueRange{op.getLhs(), op.getRhs()},
         ValueRange{op.getAcc()}, ArrayRef<AffineMap>{lhsMap, rhsMap, accMap},
@@ -389,10 +441,9 @@ struct ConvertAttnToLinalgPass
     if (leftover.wasInterrupted())
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
-    patterns
-        .add<LoadTileLowering, StoreTileLowering, DotLowering, MaskLowering,
-             IotaLowering, GatherLowering, ReduceLowering, BroadcastLowering>(
-            &getContext());
+    patterns.add<LoadTileLowering, StoreTileLowering, AccumulateTileLowering,
+                 DotLowering, MaskLowering, IotaLowering, GatherLowering,
+                 ReduceLowering, BroadcastLowering>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     WalkResult left = getOperation()->walk([](Operation *op) {

@@ -256,3 +256,29 @@ func.func @broadcasts(%r: tensor<16xf32>, %c: tensor<32xf32>) -> (tensor<16x32xf
   %b = attn.broadcast %c {per_column} : tensor<32xf32> -> tensor<16x32xf32>
   return %a, %b : tensor<16x32xf32>, tensor<16x32xf32>
 }
+
+// -----
+
+// An accumulation adds element by element with atomic adds (the OpenMP
+// grid's programs may add into the same elements); transposed, tile [c, r]
+// goes to dest row r, column c, for the first `rows` rows. A transposed
+// lhs is read through its indexing map.
+// CHECK-DAG:   #[[LT:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-LABEL: func.func @accumulate_and_transposed_lhs
+// CHECK:         %[[ROWS:.*]] = arith.minsi %arg3, %c8 : index
+// CHECK:         scf.for %[[R:.*]] = %c0 to %[[ROWS]] step %c1 {
+// CHECK-NEXT:      scf.for %[[C:.*]] = %c0 to %c4 step %c1 {
+// CHECK-NEXT:        %[[X:.*]] = tensor.extract %arg0[%[[C]], %[[R]]] : tensor<4x8xf32>
+// CHECK-NEXT:        %[[ROW:.*]] = arith.addi %arg2, %[[R]] : index
+// CHECK-NEXT:        memref.atomic_rmw addf %[[X]], %arg1[%arg2, %arg2, %[[ROW]], %[[C]]]
+// CHECK:         linalg.generic {indexing_maps = [#[[LT]],
+func.func @accumulate_and_transposed_lhs(
+    %t: tensor<4x8xf32>, %m: memref<?x?x?x4xf32>, %i: index, %n: index,
+    %a: tensor<16x4xbf16>, %b: tensor<16x8xbf16>, %z: tensor<4x8xf32>)
+    -> tensor<4x8xf32> {
+  attn.accumulate_tile %t, %m[%i, %i, %i] rows %n {transposed}
+      : tensor<4x8xf32>, memref<?x?x?x4xf32>
+  %r = attn.dot %a, %b, %z {lhs_transposed}
+      : tensor<16x4xbf16>, tensor<16x8xbf16> -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}

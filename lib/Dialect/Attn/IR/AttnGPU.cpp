@@ -119,6 +119,12 @@ static LogicalResult verifyLayout(function_ref<InFlightDiagnostic()> emitError,
         t.getElementType().isInteger(32) && !plain.getSwizzle() &&
         !plain.getPad() && !plain.getSlab())
       return success();
+    // A block of f32 rows staged for bulk reductions (attn.accumulate_tile
+    // via): row-major, unswizzled (rows may be padded), rows of whole
+    // 16-byte chunks.
+    if (t.getRank() == 2 && t.getElementType().isF32() && !plain.getSwizzle() &&
+        !plain.getSlab() && t.getDimSize(1) % 4 == 0)
+      return success();
     auto shared = cast<SharedLayoutAttr>(enc);
     // 8-bit tiles (fp8) only in slabs: wgmma and bulk copies read them,
     // never ldmatrix.
@@ -128,7 +134,8 @@ static LogicalResult verifyLayout(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "#attn.shared holds 2-d tiles of 16-bit elements "
                             "(8-bit ones in slabs) with rows and columns in "
                             "multiples of 8 (or one unswizzled i32, a tile "
-                            "queue's slot), got "
+                            "queue's slot, or unswizzled f32 rows of a "
+                            "multiple of 4 columns), got "
                          << t;
     if (shared.getSlab() && (t.getDimSize(1) * bits / 8) % shared.getSlab())
       return emitError() << "#attn.shared slabs of " << shared.getSlab()
@@ -319,6 +326,29 @@ static LogicalResult verifyPoster(Operation *op, Type queue) {
       return op->emitOpError("posts to a tile queue from the consumers of an "
                              "attn.warp_specialize (the producer's first "
                              "thread posts)");
+  return success();
+}
+
+LogicalResult StoreSlotOp::verify() {
+  auto tile = cast<RankedTensorType>(getTile().getType());
+  RankedTensorType slot = cast<RingType>(getRing().getType()).getTile();
+  if (tile.getShape() != slot.getShape() ||
+      tile.getElementType() != slot.getElementType())
+    return emitOpError() << "the tile " << tile
+                         << " must have the ring's tile shape and element "
+                            "type, got "
+                         << slot;
+  auto mma = dyn_cast_or_null<MmaLayoutAttr>(tile.getEncoding());
+  if (!mma)
+    return emitOpError() << "the tile must be a register tile (#attn.mma), "
+                            "got "
+                         << tile;
+  auto shared = dyn_cast_or_null<SharedLayoutAttr>(slot.getEncoding());
+  if (!shared || shared.getSlab() != 128 ||
+      slot.getElementType().getIntOrFloatBitWidth() != 16)
+    return emitOpError() << "the ring's tile must be a 16-bit tile of "
+                            "128-byte slabs (what wgmma reads), got "
+                         << slot;
   return success();
 }
 

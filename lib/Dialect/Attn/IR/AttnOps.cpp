@@ -706,6 +706,8 @@ LogicalResult AttentionGradOp::verify() {
     Named n;
     Rows rows;
     HeadDim hd;
+    /// f32 whatever the element type (dq_accum).
+    bool f32 = false;
   };
   SmallVector<Role> roles = {
       {{"grad_output", getGradOutput(), 4, 0}, QueryRows, DimDv},
@@ -718,6 +720,8 @@ LogicalResult AttentionGradOp::verify() {
       {{"grad_key", getGradKey(), 4, 0}, KeyRows, DimD},
       {{"grad_value", getGradValue(), 4, 0}, KeyRows, DimDv},
       {{"delta", getDelta(), 3, 0}, QueryRows, None}};
+  if (Value ws = getDqAccum())
+    roles.push_back({{"dq_accum", ws, 4, 0}, QueryRows, DimD, /*f32=*/true});
   Type et = getElementType();
   if (!isSupportedElementType(et))
     return emitOpError() << "query element type must be f32, f16 or bf16, got "
@@ -731,10 +735,11 @@ LogicalResult AttentionGradOp::verify() {
                            << ", got rank " << t.getRank();
     if (failed(verifyStridedNonEmpty(*this, r.n)))
       return failure();
-    Type want = r.hd == None ? Float32Type::get(getContext()) : et;
+    bool f32 = r.hd == None || r.f32;
+    Type want = f32 ? Float32Type::get(getContext()) : et;
     if (t.getElementType() != want)
       return emitOpError() << r.n.name << " element type must be " << want
-                           << (r.hd == None ? "" : " (the query's)") << ", got "
+                           << (f32 ? "" : " (the query's)") << ", got "
                            << t.getElementType();
     if (r.hd != None && t.isDynamicDim(3))
       return emitOpError() << "head dim (dim 3) of " << r.n.name
@@ -887,6 +892,57 @@ LogicalResult StoreTileOp::verify() {
   return success();
 }
 
+LogicalResult AccumulateTileOp::verify() {
+  auto mem = cast<MemRefType>(getDest().getType());
+  auto tile = cast<RankedTensorType>(getTile().getType());
+  if (!tile.getElementType().isF32() || !mem.getElementType().isF32())
+    return emitOpError() << "tile and dest must be f32, got "
+                         << tile.getElementType() << " and "
+                         << mem.getElementType();
+  if (getTransposed()) {
+    if (tile.getRank() != 2)
+      return emitOpError() << "with transposed, the tile must be 2-d, got "
+                           << tile;
+    // The tile's transpose is what lands in dest's rows.
+    tile = RankedTensorType::get({tile.getDimSize(1), tile.getDimSize(0)},
+                                 tile.getElementType());
+  }
+  if (failed(verifyTileAccess(*this, mem, getIndices().size(), tile, "dest")))
+    return failure();
+  if (Value staging = getStaging()) {
+    RankedTensorType slot = cast<RingType>(staging.getType()).getTile();
+    auto layout = dyn_cast_or_null<SharedLayoutAttr>(slot.getEncoding());
+    if (slot.getShape() != tile.getShape() || !slot.getElementType().isF32() ||
+        !layout || layout.getSwizzle() || layout.getSlab())
+      return emitOpError() << "the staging ring's tile must be dest's block "
+                           << tile
+                           << " in f32, row-major in shared memory "
+                              "(#attn.shared<swizzle = 0, pad = P>), got "
+                           << slot;
+    if (std::string why = bulkReduceRefusal(mem); !why.empty())
+      return emitOpError() << why;
+  }
+  return success();
+}
+
+std::string AccumulateTileOp::bulkReduceRefusal(MemRefType dest) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  int64_t r = dest.getRank();
+  if (r < 2 || failed(dest.getStridesAndOffset(strides, offset)) ||
+      strides[r - 1] != 1 || ShapedType::isDynamic(dest.getDimSize(r - 1)) ||
+      strides[r - 2] != dest.getDimSize(r - 1))
+    return "a bulk reduction (via) needs dest rows stored back to back (row "
+           "stride = the static last dim, unit column stride), got " +
+           [&] {
+             std::string str;
+             llvm::raw_string_ostream os(str);
+             os << dest;
+             return str;
+           }();
+  return "";
+}
+
 LogicalResult DotOp::verify() {
   if (getAsync())
     for (Operation *user : getResult().getUsers())
@@ -913,7 +969,9 @@ LogicalResult DotOp::verify() {
                          << rhs.getElementType();
   if (!acc.getElementType().isF32())
     return emitOpError() << "acc must be f32, got " << acc.getElementType();
-  int64_t m = lhs.getDimSize(0), kdim = lhs.getDimSize(1);
+  // lhs [M, K], or [K, M] with lhs_transposed.
+  int64_t m = lhs.getDimSize(getLhsTransposed() ? 1 : 0);
+  int64_t kdim = lhs.getDimSize(getLhsTransposed() ? 0 : 1);
   int64_t rk = getRhsTransposed() ? rhs.getDimSize(1) : rhs.getDimSize(0);
   int64_t n = getRhsTransposed() ? rhs.getDimSize(0) : rhs.getDimSize(1);
   if (kdim != rk)

@@ -485,6 +485,68 @@ struct AssignLayoutsPass
       use->set(c);
     }
 
+    // A product's operand computed in registers (the backward's dS for
+    // dQᵀ = Kᵀ·dS) is read by every warpgroup while each computed only its
+    // own rows: staged through a one-slot ring in shared memory
+    // (attn.store_slot synchronises the warpgroups around the writes).
+    // One ring per slot type: the program's loops (a causal grid's masked
+    // and unmasked ones) run one after the other and share it.
+    llvm::DenseMap<Type, Value> stagingRings;
+    auto stagingRing = [&](Location loc, RankedTensorType slotTy) {
+      Value &ring = stagingRings[slotTy];
+      if (!ring) {
+        OpBuilder b = OpBuilder::atBlockBegin(grid.getBody());
+        ring = AllocRingOp::create(b, loc, RingType::get(ctx, 1, slotTy));
+      }
+      return ring;
+    };
+    SmallVector<DotOp> staged;
+    for (DotOp dot : dots)
+      if (isa<MmaLayoutAttr>(
+              cast<RankedTensorType>(dot.getRhs().getType()).getEncoding()))
+        staged.push_back(dot);
+    for (DotOp dot : staged) {
+      if (!tiling->wgmma)
+        return dot.emitError("unsupported: a computed right operand of "
+                             "attn.dot on mma.sync (only wgmma programs "
+                             "stage one through shared memory)");
+      auto t = cast<RankedTensorType>(dot.getRhs().getType());
+      auto slabTy = RankedTensorType::get(
+          t.getShape(), t.getElementType(),
+          SharedLayoutAttr::get(ctx, /*swizzle=*/8, /*pad=*/0, /*slab=*/128));
+      Value ring = stagingRing(dot.getLoc(), slabTy);
+      OpBuilder b(dot);
+      Value c0 = arith::ConstantIndexOp::create(b, dot.getLoc(), 0);
+      StoreSlotOp::create(b, dot.getLoc(), dot.getRhs(), ring, c0);
+      Value slot = RingSlotOp::create(b, dot.getLoc(), slabTy, ring, c0);
+      dot.getRhsMutable().set(slot);
+    }
+
+    // A tile added into rows stored back to back (the backward's dQ
+    // workspace) goes through shared memory as one bulk reduction a row
+    // instead of an atomic add per element.
+    if (tiling->wgmma) {
+      SmallVector<AccumulateTileOp> accs;
+      grid.getBody()->walk([&](AccumulateTileOp a) {
+        auto t = cast<RankedTensorType>(a.getTile().getType());
+        if (!a.getStaging() && t.getRank() == 2 &&
+            AccumulateTileOp::bulkReduceRefusal(a.getDest().getType()).empty())
+          accs.push_back(a);
+      });
+      for (AccumulateTileOp a : accs) {
+        auto t = cast<RankedTensorType>(a.getTile().getType());
+        int64_t r = t.getDimSize(a.getTransposed() ? 1 : 0);
+        int64_t c = t.getDimSize(a.getTransposed() ? 0 : 1);
+        // Rows padded by one 16-byte chunk: a transposed tile's warp
+        // writes 8 consecutive words in 4 rows, which unpadded rows of 128
+        // words put in the same banks (a 4-way conflict).
+        auto slotTy = RankedTensorType::get(
+            {r, c}, t.getElementType(),
+            SharedLayoutAttr::get(ctx, /*swizzle=*/0, /*pad=*/16));
+        a.getStagingMutable().assign(stagingRing(a.getLoc(), slotTy));
+      }
+    }
+
     // Constants carry their type in their value too.
     grid.getBody()->walk([&](arith::ConstantOp cst) {
       auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());

@@ -15,6 +15,16 @@
 // atomics, and runs are bit-identical. Blocks wholly above the causal
 // diagonal are never visited; only blocks crossing it are masked.
 //
+// With an f32 dQ workspace (`dq_accum`) and a key-block grid on warpgroup
+// MMA, dQ is summed in the key-block grid instead (FlashAttention-2/3's
+// five products a block pair instead of seven):
+//
+//   1. grad_prep over query blocks: Δ, and zeros into the workspace;
+//   2. grad_kv as above, plus per step dQᵀ = Kᵀ·dS (D rows against the
+//      step's queries: the key block's D = Bc rows are the program's rows)
+//      added into the workspace atomically at the queries' rows;
+//   3. grad_q_out over query blocks: dQ = scale · workspace.
+//
 //===----------------------------------------------------------------------===//
 #include "TileUtils.h"
 #include "WarpgroupTiling.h"
@@ -50,6 +60,9 @@ struct GradContext {
   /// Grid 2 as one loop over (query head, query block) pairs instead of a
   /// loop over heads around the blocks' loops.
   bool flatKeyLoop = false;
+  /// dQ summed atomically by grid 2 into this f32 workspace (null: grid 1
+  /// computes dQ).
+  Value dqAccum;
 
   RankedTensorType tile(int64_t rows, int64_t cols, Type et) const {
     return RankedTensorType::get({rows, cols}, et);
@@ -137,48 +150,103 @@ SmallVector<Value> emitRanges(
   return carried;
 }
 
-/// Grid 1: Δ and dQ for one query block of one query head.
-void emitQueryGrid(OpBuilder &b, Location loc, const GradContext &gc) {
-  AttentionGradOp op = gc.op;
+/// The query-block grids' frame: (batch, query head, query block) with
+/// `program`'s name; the builder is left in the body.
+struct QueryBlock {
+  Value bIdx, hIdx, qStart, qRows;
+  SmallVector<Value> rowIndices;
+};
+QueryBlock beginQueryGrid(OpBuilder &b, Location loc, const GradContext &gc,
+                          ::attn::Program program) {
   IndexMath im{b, loc};
-  Value q = op.getQuery(), k = op.getKey();
+  AttentionGradOp op = gc.op;
+  Value q = op.getQuery();
   Value batch = im.dim(q, 0), hq = im.dim(q, 1), nq = im.dim(q, 2);
-  Value hkv = im.dim(k, 1), nk = im.dim(k, 2);
-  Value group = arith::DivUIOp::create(b, loc, hq, hkv);
-  Value brV = im.cst(gc.br), bcV = im.cst(gc.bc);
+  Value brV = im.cst(gc.br);
   auto forall = scf::ForallOp::create(
       b, loc, ArrayRef<OpFoldResult>{batch, hq, im.ceilDiv(nq, brV)},
       ValueRange{}, std::nullopt);
   forall->setAttr(kTargetAttrName, gc.target);
-  gc.tag(b, forall, ::attn::Program::GradQuery, ::attn::GridFactor::HeadsQ,
+  gc.tag(b, forall, program, ::attn::GridFactor::HeadsQ,
          ::attn::GridFactor::QBlocks);
   b.setInsertionPointToStart(forall.getBody());
-  Value bIdx = forall.getInductionVar(0), hIdx = forall.getInductionVar(1);
-  Value kvHead = arith::DivUIOp::create(b, loc, hIdx, group);
-  Value qStart = im.mul(forall.getInductionVar(2), brV);
-  Value qRows = im.min(im.sub(nq, qStart), brV);
-  SmallVector<Value> rowIndices = {bIdx, hIdx, qStart};
-  Type f32 = b.getF32Type();
-  auto rowType = RankedTensorType::get({gc.br}, f32);
+  QueryBlock qb;
+  qb.bIdx = forall.getInductionVar(0);
+  qb.hIdx = forall.getInductionVar(1);
+  qb.qStart = im.mul(forall.getInductionVar(2), brV);
+  qb.qRows = im.min(im.sub(nq, qb.qStart), brV);
+  qb.rowIndices = {qb.bIdx, qb.hIdx, qb.qStart};
+  return qb;
+}
 
-  Value qTile = LoadTileOp::create(b, loc, gc.tile(gc.br, gc.d, gc.elemType), q,
-                                   rowIndices, qRows);
+/// Δ[i] = Σ_c dO[i,c]·O[i,c] in f32 (Σ_j P[i,j]·dP[i,j] without the N×N
+/// product) for the query block, stored into `delta`.
+Value emitDelta(OpBuilder &b, Location loc, const GradContext &gc,
+                const QueryBlock &qb, Value doTile) {
+  AttentionGradOp op = gc.op;
   auto doType = gc.tile(gc.br, gc.dv, gc.elemType);
-  Value doTile =
-      LoadTileOp::create(b, loc, doType, op.getGradOutput(), rowIndices, qRows);
-  Value oTile =
-      LoadTileOp::create(b, loc, doType, op.getOutput(), rowIndices, qRows);
-  // Δ[i] = Σ_c dO[i,c]·O[i,c] in f32 (Σ_j P[i,j]·dP[i,j] without the N×N
-  // product).
+  Value oTile = LoadTileOp::create(b, loc, doType, op.getOutput(),
+                                   qb.rowIndices, qb.qRows);
   auto rowsDv = gc.f32Tile(b, gc.br, gc.dv);
   Value doF = doTile, oF = oTile;
   if (!gc.elemType.isF32()) {
     doF = arith::ExtFOp::create(b, loc, rowsDv, doTile);
     oF = arith::ExtFOp::create(b, loc, rowsDv, oTile);
   }
+  auto rowType = RankedTensorType::get({gc.br}, b.getF32Type());
   Value delta = ReduceOp::create(b, loc, rowType, ReduceKind::Sum,
                                  arith::MulFOp::create(b, loc, doF, oF));
-  StoreTileOp::create(b, loc, delta, op.getDelta(), rowIndices, qRows);
+  StoreTileOp::create(b, loc, delta, op.getDelta(), qb.rowIndices, qb.qRows);
+  return delta;
+}
+
+/// Grid 1 with a dQ workspace (grad_prep): Δ, and the block's rows of the
+/// workspace zeroed for grid 2's atomic sums.
+void emitPrepGrid(OpBuilder &b, Location loc, const GradContext &gc) {
+  QueryBlock qb = beginQueryGrid(b, loc, gc, ::attn::Program::GradPrep);
+  AttentionGradOp op = gc.op;
+  Value doTile =
+      LoadTileOp::create(b, loc, gc.tile(gc.br, gc.dv, gc.elemType),
+                         op.getGradOutput(), qb.rowIndices, qb.qRows);
+  emitDelta(b, loc, gc, qb, doTile);
+  StoreTileOp::create(b, loc, splat(b, loc, gc.f32Tile(b, gc.br, gc.d), 0.0),
+                      gc.dqAccum, qb.rowIndices, qb.qRows);
+  b.setInsertionPointAfter(b.getInsertionBlock()->getParentOp());
+}
+
+/// Grid 3 with a dQ workspace (grad_q_out): dQ = scale · Σ_j dS_j·K_j from
+/// the workspace grid 2 summed into.
+void emitQueryOutGrid(OpBuilder &b, Location loc, const GradContext &gc) {
+  QueryBlock qb = beginQueryGrid(b, loc, gc, ::attn::Program::GradQueryOut);
+  Value acc = LoadTileOp::create(b, loc, gc.f32Tile(b, gc.br, gc.d), gc.dqAccum,
+                                 qb.rowIndices, qb.qRows);
+  AttentionGradOp op = gc.op;
+  StoreTileOp::create(b, loc, gc.scaled(b, loc, acc), op.getGradQuery(),
+                      qb.rowIndices, qb.qRows);
+  b.setInsertionPointAfter(b.getInsertionBlock()->getParentOp());
+}
+
+/// Grid 1: Δ and dQ for one query block of one query head.
+void emitQueryGrid(OpBuilder &b, Location loc, const GradContext &gc) {
+  AttentionGradOp op = gc.op;
+  QueryBlock qb = beginQueryGrid(b, loc, gc, ::attn::Program::GradQuery);
+  IndexMath im{b, loc};
+  Value q = op.getQuery(), k = op.getKey();
+  Value hq = im.dim(q, 1), nq = im.dim(q, 2);
+  Value hkv = im.dim(k, 1), nk = im.dim(k, 2);
+  Value group = arith::DivUIOp::create(b, loc, hq, hkv);
+  Value bcV = im.cst(gc.bc);
+  Value bIdx = qb.bIdx, qStart = qb.qStart, qRows = qb.qRows;
+  Value kvHead = arith::DivUIOp::create(b, loc, qb.hIdx, group);
+  SmallVector<Value> rowIndices = qb.rowIndices;
+  Type f32 = b.getF32Type();
+  auto rowType = RankedTensorType::get({gc.br}, f32);
+
+  Value qTile = LoadTileOp::create(b, loc, gc.tile(gc.br, gc.d, gc.elemType), q,
+                                   rowIndices, qRows);
+  Value doTile = LoadTileOp::create(b, loc, gc.tile(gc.br, gc.dv, gc.elemType),
+                                    op.getGradOutput(), rowIndices, qRows);
+  Value delta = emitDelta(b, loc, gc, qb, doTile);
   Value lse =
       LoadTileOp::create(b, loc, rowType, op.getLse(), rowIndices, qRows);
   Value lseSafe = gc.safeLse(b, loc, lse);
@@ -227,7 +295,7 @@ void emitQueryGrid(OpBuilder &b, Location loc, const GradContext &gc) {
   // dQ = scale · Σ_j dS_j·K_j
   StoreTileOp::create(b, loc, gc.scaled(b, loc, acc[0]), op.getGradQuery(),
                       rowIndices, qRows);
-  b.setInsertionPointAfter(forall);
+  b.setInsertionPointAfter(b.getInsertionBlock()->getParentOp());
 }
 
 /// Grid 2: dK and dV for one key block of one key/value head.
@@ -326,9 +394,21 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
     // dPᵀ = V·dOᵀ;  dSᵀ = Pᵀ∘(dPᵀ − Δ);  dK += dSᵀ·Q
     Value dpt = DotOp::create(lb, ll, scoreType, vTile, doTile, zero,
                               /*rhs_transposed=*/true);
-    Value dst = gc.scoreGrad(lb, ll, pt, dpt, delta, /*keyMajor=*/true);
-    Value dk = DotOp::create(lb, ll, dkType, gc.toElem(lb, ll, dst), qTile,
-                             args[0], /*rhs_transposed=*/false);
+    Value dst = gc.toElem(
+        lb, ll, gc.scoreGrad(lb, ll, pt, dpt, delta, /*keyMajor=*/true));
+    Value dk = DotOp::create(lb, ll, dkType, dst, qTile, args[0],
+                             /*rhs_transposed=*/false);
+    if (gc.dqAccum) {
+      // dQᵀ = Kᵀ·dS (D rows, the step's queries as columns), added into
+      // the workspace at the queries' rows: dQ[i] += Σ_j dS[i,j]·K[j].
+      auto dqtType = gc.f32Tile(lb, gc.d, gc.brKV);
+      Value dqt = DotOp::create(lb, ll, dqtType, kTile, dst,
+                                splat(lb, ll, dqtType, 0.0),
+                                /*rhs_transposed=*/false, /*async=*/false,
+                                /*lhs_transposed=*/true);
+      AccumulateTileOp::create(lb, ll, dqt, gc.dqAccum, rowIdx, qRows,
+                               /*transposed=*/true);
+    }
     return {dk, dv};
   };
   Value one = im.cst(1);
@@ -458,6 +538,11 @@ LogicalResult mlir::attn::tiling::tileAttentionGrad(AttentionGradOp op,
     gc.flatKeyLoop = wgmma && wide && !gc.causal;
     if (gc.flatKeyLoop)
       brKV = 64;
+    // dQ summed in grid 2 (a dQ workspace): dS is staged in shared memory
+    // for dQᵀ = Kᵀ·dS as a wgmma operand of whole 128-byte slabs, 64
+    // queries a step.
+    if (op.getDqAccum() && wgmma && bcKV == gc.d)
+      brKV = 64;
   }
   // Options override the derived sizes; the op's attributes the options.
   if (blockQ)
@@ -477,11 +562,26 @@ LogicalResult mlir::attn::tiling::tileAttentionGrad(AttentionGradOp op,
   if (!gc.scale.dynamic)
     gc.scale.constant = static_cast<float>(op.getScaleValue());
 
+  // dQ summed by the key-block grid where a workspace is given and that
+  // grid runs on warpgroup MMA with dQᵀ's D rows its Bc rows (one 64-row
+  // block of D per warpgroup, as its keys).
+  if (Value ws = op.getDqAccum(); ws && target.isGPU() &&
+                                  headDimsTakeWgmma(target, gc.d, gc.dv) &&
+                                  gc.bcKV == gc.d && gc.brKV % 64 == 0)
+    gc.dqAccum = ws;
+
   OpBuilder b(op);
   Location loc = op.getLoc();
-  // Grid 1 writes Δ, which grid 2 reads: they run in this order.
-  emitQueryGrid(b, loc, gc);
-  emitKeyGrid(b, loc, gc);
+  // Grid 1 writes Δ (and zeroes the workspace), which grid 2 reads: they
+  // run in this order, then grid 3.
+  if (gc.dqAccum) {
+    emitPrepGrid(b, loc, gc);
+    emitKeyGrid(b, loc, gc);
+    emitQueryOutGrid(b, loc, gc);
+  } else {
+    emitQueryGrid(b, loc, gc);
+    emitKeyGrid(b, loc, gc);
+  }
   op.erase();
   return success();
 }

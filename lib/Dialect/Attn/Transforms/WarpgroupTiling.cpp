@@ -26,6 +26,13 @@ std::string mlir::attn::wgmmaObstacle(ArrayRef<DotOp> dots, int64_t rows) {
                "f8E4M3FN)";
       int64_t slabCols = 1024 / bits;
       bool fromShared = v == dot.getRhs() || v.getDefiningOp<LoadTileOp>();
+      // A transposed lhs is read M-major from shared memory: a loaded
+      // 16-bit tile.
+      if (v == dot.getLhs() && dot.getLhsTransposed() &&
+          (!v.getDefiningOp<LoadTileOp>() || fp8))
+        return std::string("a transposed lhs that is not a loaded 16-bit "
+                           "tile (wgmma reads it M-major from shared "
+                           "memory)");
       if (fromShared && t.getDimSize(1) % slabCols)
         return "a dot operand of " + std::to_string(t.getDimSize(1)) +
                " columns of " + std::to_string(bits) +

@@ -510,14 +510,23 @@ enum class Program {
   MergeSplits, ///< "merge_splits": the partials merged into O (and LSE)
   /// "grad_q": the backward's first grid (Δ and dQ per query block)
   GradQuery,
-  /// "grad_kv": the backward's second grid (dK and dV per key block)
+  /// "grad_kv": the backward's second grid (dK and dV per key block; with
+  /// a dQ workspace, dQ's atomic sums too)
   GradKeyValue,
+  /// "grad_prep": with a dQ workspace, the first grid (Δ, and zeros into
+  /// the workspace, per query block)
+  GradPrep,
+  /// "grad_q_out": with a dQ workspace, the last grid (dQ = scale · the
+  /// workspace, per query block)
+  GradQueryOut,
 };
 
-/// Whether `p` is one of the backward's two grids (grad_q, grad_kv): both
-/// come from one attn.attention_grad and take its argument list.
+/// Whether `p` is one of the backward's grids (grad_q and grad_kv, or
+/// grad_prep, grad_kv and grad_q_out with a dQ workspace): all come from one
+/// attn.attention_grad and take its argument list.
 inline bool isBackwardProgram(Program p) {
-  return p == Program::GradQuery || p == Program::GradKeyValue;
+  return p == Program::GradQuery || p == Program::GradKeyValue ||
+         p == Program::GradPrep || p == Program::GradQueryOut;
 }
 
 /// The manifest spelling: "attention", "split_kv", "merge_splits",
@@ -532,15 +541,20 @@ inline const char *programName(Program p) {
     return "grad_q";
   case Program::GradKeyValue:
     return "grad_kv";
+  case Program::GradPrep:
+    return "grad_prep";
+  case Program::GradQueryOut:
+    return "grad_q_out";
   default:
     return "attention";
   }
 }
 
 /// Every program, in the order messages list them.
-constexpr Program kPrograms[] = {Program::Attention, Program::SplitKV,
-                                 Program::MergeSplits, Program::GradQuery,
-                                 Program::GradKeyValue};
+constexpr Program kPrograms[] = {Program::Attention,    Program::SplitKV,
+                                 Program::MergeSplits,  Program::GradQuery,
+                                 Program::GradKeyValue, Program::GradPrep,
+                                 Program::GradQueryOut};
 
 /// The spellings for messages: "attention, split_kv, ... or grad_kv".
 inline std::string programNamesText() {

@@ -197,3 +197,31 @@ func.func @grad_zero_dim(%t: memref<1x2x8x16xf32>, %r: memref<1x2x8xf32>,
         memref<1x2x8xf32>
   return
 }
+
+// -----
+
+func.func @grad_workspace_type(%t: memref<1x2x8x16xbf16>, %r: memref<1x2x8xf32>,
+                               %w: memref<1x2x8x16xbf16>) {
+  // expected-error @+1 {{'attn.attention_grad' op dq_accum element type must be 'f32', got 'bf16'}}
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%r)
+      dq_accum(%w : memref<1x2x8x16xbf16>)
+      : memref<1x2x8x16xbf16>, memref<1x2x8x16xbf16>, memref<1x2x8x16xbf16>,
+        memref<1x2x8x16xbf16>, memref<1x2x8x16xbf16>, memref<1x2x8xf32>,
+        memref<1x2x8x16xbf16>, memref<1x2x8x16xbf16>, memref<1x2x8x16xbf16>,
+        memref<1x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @grad_workspace_rows(%t: memref<1x2x8x16xbf16>, %r: memref<1x2x8xf32>,
+                               %w: memref<1x2x9x16xf32>) {
+  // expected-error @+1 {{'attn.attention_grad' op}}
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%r)
+      dq_accum(%w : memref<1x2x9x16xf32>)
+      : memref<1x2x8x16xbf16>, memref<1x2x8x16xbf16>, memref<1x2x8x16xbf16>,
+        memref<1x2x8x16xbf16>, memref<1x2x8x16xbf16>, memref<1x2x8xf32>,
+        memref<1x2x8x16xbf16>, memref<1x2x8x16xbf16>, memref<1x2x8x16xbf16>,
+        memref<1x2x8xf32>
+  return
+}

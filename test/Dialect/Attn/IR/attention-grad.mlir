@@ -51,3 +51,46 @@ func.func @key_major_tiles(%s: tensor<128x64xf32>, %l: tensor<64xf32>,
   %b = attn.broadcast %l {per_column} : tensor<64xf32> -> tensor<128x64xf32>
   return %m, %b : tensor<128x64xf32>, tensor<128x64xf32>
 }
+
+// -----
+
+// The backward with an f32 dQ workspace (dQ summed with atomic adds where
+// the tiling can).
+// CHECK-LABEL: func.func @dq_workspace
+// CHECK: attn.attention_grad %{{.*}} into %{{.*}}, %{{.*}}, %{{.*}} delta(%{{.*}}) dq_accum(%{{.*}} : memref<?x?x?x128xf32>) scale(%{{.*}})
+func.func @dq_workspace(%do: memref<?x?x?x128xbf16>, %q: memref<?x?x?x128xbf16>,
+                        %k: memref<?x?x?x128xbf16>, %v: memref<?x?x?x128xbf16>,
+                        %o: memref<?x?x?x128xbf16>, %lse: memref<?x?x?xf32>,
+                        %dq: memref<?x?x?x128xbf16>, %dk: memref<?x?x?x128xbf16>,
+                        %dv: memref<?x?x?x128xbf16>, %delta: memref<?x?x?xf32>,
+                        %ws: memref<?x?x?x128xf32>, %s: f32) {
+  attn.attention_grad %do, %q, %k, %v, %o, %lse into %dq, %dk, %dv
+      delta(%delta) dq_accum(%ws : memref<?x?x?x128xf32>) scale(%s)
+      : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+        memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+        memref<?x?x?x128xbf16>, memref<?x?x?xf32>,
+        memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+        memref<?x?x?x128xbf16>, memref<?x?x?xf32>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @accumulate_and_transposed_lhs
+// CHECK: attn.dot %{{.*}}, %{{.*}}, %{{.*}} {lhs_transposed} : tensor<128x128xbf16>, tensor<128x64xbf16> -> tensor<128x64xf32>
+// CHECK: attn.accumulate_tile %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] rows %{{.*}} {transposed} : tensor<128x64xf32>, memref<?x?x?x128xf32>
+// CHECK: attn.accumulate_tile %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] rows %{{.*}} : tensor<64x128xf32>, memref<?x?x?x128xf32>
+func.func @accumulate_and_transposed_lhs(%k: tensor<128x128xbf16>,
+                                         %ds: tensor<128x64xbf16>,
+                                         %z: tensor<128x64xf32>,
+                                         %t: tensor<64x128xf32>,
+                                         %ws: memref<?x?x?x128xf32>,
+                                         %i: index, %n: index) {
+  %dqt = attn.dot %k, %ds, %z {lhs_transposed}
+      : tensor<128x128xbf16>, tensor<128x64xbf16> -> tensor<128x64xf32>
+  attn.accumulate_tile %dqt, %ws[%i, %i, %i] rows %n {transposed}
+      : tensor<128x64xf32>, memref<?x?x?x128xf32>
+  attn.accumulate_tile %t, %ws[%i, %i, %i] rows %n
+      : tensor<64x128xf32>, memref<?x?x?x128xf32>
+  return
+}

@@ -194,7 +194,7 @@ func.func @tile_queue_slot(%s: index) -> index {
 // -----
 
 func.func @tile_queue_swizzled(%s: index) {
-  // expected-error @+1 {{#attn.shared holds 2-d tiles of 16-bit elements (8-bit ones in slabs) with rows and columns in multiples of 8 (or one unswizzled i32, a tile queue's slot), got 'tensor<1x1xi32, #attn.shared<swizzle = 8, pad = 0>>'}}
+  // expected-error @+1 {{#attn.shared holds 2-d tiles of 16-bit elements (8-bit ones in slabs) with rows and columns in multiples of 8 (or one unswizzled i32, a tile queue's slot, or unswizzled f32 rows of a multiple of 4 columns), got 'tensor<1x1xi32, #attn.shared<swizzle = 8, pad = 0>>'}}
   %r = attn.alloc_ring : !attn.ring<2, tensor<1x1xi32, #attn.shared<swizzle = 8, pad = 0>>>
   return
 }
@@ -247,3 +247,35 @@ func.func @fp8_unslabbed() {
 
 // expected-error @+1 {{#attn.slice dim must be 0 (one value per row) or 1 (one value per column), got 2}}
 func.func private @f(tensor<16xf32, #attn.slice<#attn.mma<warps = 4>, dim = 2>>)
+
+// -----
+
+func.func @store_slot_shape(%t: tensor<128x64xbf16, #attn.mma<warps = 8, version = 3>>,
+                            %i: index) {
+  %s = attn.alloc_ring : !attn.ring<1, tensor<128x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  // expected-error @+1 {{'attn.store_slot' op the tile 'tensor<128x64xbf16, #attn.mma<warps = 8, version = 3>>' must have the ring's tile shape and element type, got 'tensor<128x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>'}}
+  attn.store_slot %t, %s[%i] : tensor<128x64xbf16, #attn.mma<warps = 8, version = 3>>, !attn.ring<1, tensor<128x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  return
+}
+
+// -----
+
+func.func @store_slot_not_slabs(%t: tensor<128x64xbf16, #attn.mma<warps = 8, version = 3>>,
+                                %i: index) {
+  %s = attn.alloc_ring : !attn.ring<1, tensor<128x64xbf16, #attn.shared<swizzle = 8, pad = 0>>>
+  // expected-error @+1 {{'attn.store_slot' op the ring's tile must be a 16-bit tile of 128-byte slabs (what wgmma reads)}}
+  attn.store_slot %t, %s[%i] : tensor<128x64xbf16, #attn.mma<warps = 8, version = 3>>, !attn.ring<1, tensor<128x64xbf16, #attn.shared<swizzle = 8, pad = 0>>>
+  return
+}
+
+// -----
+
+func.func @accumulate_via_strided(%t: tensor<64x128xf32, #attn.mma<warps = 4, version = 3>>,
+                                  %m: memref<?x?x?x128xf32, strided<[?, ?, ?, 1], offset: ?>>,
+                                  %i: index) {
+  %r = attn.alloc_ring : !attn.ring<1, tensor<64x128xf32, #attn.shared<swizzle = 0, pad = 0>>>
+  // expected-error @+1 {{'attn.accumulate_tile' op a bulk reduction (via) needs dest rows stored back to back}}
+  attn.accumulate_tile %t, %m[%i, %i, %i] rows %i via %r : !attn.ring<1, tensor<64x128xf32, #attn.shared<swizzle = 0, pad = 0>>>
+      : tensor<64x128xf32, #attn.mma<warps = 4, version = 3>>, memref<?x?x?x128xf32, strided<[?, ?, ?, 1], offset: ?>>
+  return
+}

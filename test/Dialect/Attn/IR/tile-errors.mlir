@@ -438,3 +438,37 @@ func.func @broadcast_per_column(%m: tensor<64xf32>) {
   %0 = attn.broadcast %m {per_column} : tensor<64xf32> -> tensor<64x32xf32>
   return
 }
+
+// -----
+
+func.func @accumulate_not_f32(%t: tensor<64x128xbf16>, %m: memref<?x?x?x128xbf16>,
+                              %i: index) {
+  // expected-error @+1 {{'attn.accumulate_tile' op tile and dest must be f32, got 'bf16' and 'bf16'}}
+  attn.accumulate_tile %t, %m[%i, %i, %i] rows %i
+      : tensor<64x128xbf16>, memref<?x?x?x128xbf16>
+  return
+}
+
+// -----
+
+func.func @accumulate_transposed_columns(%t: tensor<64x128xf32>,
+                                         %m: memref<?x?x?x128xf32>,
+                                         %i: index) {
+  // Transposed, the tile's rows are dest's columns: 64 != 128.
+  // expected-error @+1 {{'attn.accumulate_tile' op tile columns (64) must equal the dest's last dim (128)}}
+  attn.accumulate_tile %t, %m[%i, %i, %i] rows %i {transposed}
+      : tensor<64x128xf32>, memref<?x?x?x128xf32>
+  return
+}
+
+// -----
+
+func.func @dot_lhs_transposed_shape(%a: tensor<64x128xbf16>,
+                                    %b: tensor<128x64xbf16>,
+                                    %c: tensor<64x64xf32>) {
+  // lhsᵀ is 128x64: its contraction (64) is not the rhs's (128).
+  // expected-error @+1 {{'attn.dot' op contraction dims differ: lhs has 64, rhs has 128}}
+  %r = attn.dot %a, %b, %c {lhs_transposed}
+      : tensor<64x128xbf16>, tensor<128x64xbf16> -> tensor<64x64xf32>
+  return
+}

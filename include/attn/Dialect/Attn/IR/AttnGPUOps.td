@@ -138,6 +138,41 @@ def Attn_AsyncWaitOp : Attn_Op<"async_wait"> {
   let assemblyFormat = "$pending attr-dict";
 }
 
+def Attn_StoreSlotOp : Attn_Op<"store_slot"> {
+  let summary = "Write a register tile into a ring slot for attn.dot to read";
+  let description = [{
+    Every thread that holds part of `tile` (a register tile: `#attn.mma`)
+    writes its elements into slot `slot` of `ring` (a 16-bit tile of
+    128-byte slabs), where a warpgroup product reads it as an operand from
+    shared memory (attn.ring_slot). A product's operand is read from shared
+    memory by all warpgroups, while each warpgroup computed only its own rows
+    of it (the backward's dS, staged for dQᵀ = Kᵀ·dS).
+
+    Synchronises the threads that hold the tile twice: before the writes,
+    so that every one of them is done reading the slot's previous contents
+    (their products on it were waited for), and after, so that the whole
+    tile is visible to each of them, wgmma's reads included. Threads that
+    do not hold the tile (a producer warpgroup) take no part.
+
+    Example:
+
+    ```mlir
+    attn.store_slot %ds, %stage[%c0]
+        : tensor<128x64xbf16, #attn.mma<warps = 8, version = 3>>,
+          !attn.ring<1, tensor<128x64xbf16,
+                               #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$tile,
+                   Arg<Attn_RingType, "", [MemRead, MemWrite]>:$ring,
+                   Index:$slot);
+  let assemblyFormat = [{
+    $tile `,` $ring `[` $slot `]` attr-dict `:` type($tile) `,`
+    qualified(type($ring))
+  }];
+  let hasVerifier = 1;
+}
+
 def Attn_RingSlotOp : Attn_Op<"ring_slot", [
     TypesMatchWith<"result is the ring's tile type", "ring", "tile",
                    "::llvm::cast<RingType>($_self).getTile()">]> {

@@ -4,6 +4,7 @@
 
 include "attn/Dialect/Attn/IR/AttnBase.td"
 include "attn/Dialect/Attn/IR/AttnAttrs.td"
+include "attn/Dialect/Attn/IR/AttnTypes.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/OpBase.td"
 
@@ -359,7 +360,8 @@ def Attn_MergeSplitsOp : Attn_Op<"merge_splits"> {
   let hasVerifier = 1;
 }
 
-def Attn_AttentionGradOp : Attn_Op<"attention_grad"> {
+def Attn_AttentionGradOp : Attn_Op<"attention_grad",
+                                   [AttrSizedOperandSegments]> {
   let summary = "Gradients of attn.attention: dQ, dK, dV from dO and the LSE";
   let description = [{
     The backward pass of `attn.attention` (FlashAttention's): given the
@@ -392,11 +394,20 @@ def Attn_AttentionGradOp : Attn_Op<"attention_grad"> {
       mean what they mean on `attn.attention`; LSE must be the forward's for
       the same scale and mask (a row that sees no key has LSE = −inf and
       gets dQ = 0).
-    * Deterministic: every element of dQ, dK and dV is written once by one
-      program from sums in a fixed order (no atomics), so runs on the same
-      inputs are bit-identical. The tiling computes dQ (with Δ) in one grid
-      over query blocks and dK, dV in a second over key blocks, each
-      recomputing S and dP.
+    * Deterministic without `dq_accum`: every element of dQ, dK and dV is
+      written once by one program from sums in a fixed order (no atomics),
+      so runs on the same inputs are bit-identical. The tiling computes dQ
+      (with Δ) in one grid over query blocks and dK, dV in a second over key
+      blocks, each recomputing S and dP (seven products a block pair).
+    * `dq_accum` (`[B, Hq, Nq, D]` f32): a workspace that lets the tiling
+      sum dQ over the key blocks with atomic adds, in the grid that computes
+      dK and dV from the same S and dP (FlashAttention-2/3's five products a
+      block pair): Δ and zeros into the workspace first, then the key-block
+      grid, then dQ = scale · workspace. dQ's rounding then depends on the
+      order of the adds (dK and dV stay deterministic). The tiling uses it
+      where the key-block grid takes warpgroup MMA with one 64-row block of
+      D per warpgroup (D = key block); elsewhere it is left untouched and the
+      deterministic grids run.
 
     Example:
 
@@ -424,6 +435,8 @@ def Attn_AttentionGradOp : Attn_Op<"attention_grad"> {
     Arg<AnyMemRef, "dV [B, Hkv, Nk, Dv]", [MemWrite]>:$grad_value,
     Arg<AnyMemRef, "Δ = rowsum(dO∘O) [B, Hq, Nq], f32",
         [MemRead, MemWrite]>:$delta,
+    Arg<Optional<AnyMemRef>, "f32 workspace for dQ's atomic sums "
+        "[B, Hq, Nq, D]", [MemRead, MemWrite]>:$dq_accum,
     Arg<Optional<F32>, "softmax scale known at run time (excludes the "
         "`scale` attribute)">:$dynamic_scale,
     OptionalAttr<F32Attr>:$scale,
@@ -435,6 +448,7 @@ def Attn_AttentionGradOp : Attn_Op<"attention_grad"> {
   let assemblyFormat = [{
     $grad_output `,` $query `,` $key `,` $value `,` $output `,` $lse `into`
     $grad_query `,` $grad_key `,` $grad_value `delta` `(` $delta `)`
+    (`dq_accum` `(` $dq_accum^ `:` type($dq_accum) `)`)?
     (`scale` `(` $dynamic_scale^ `)`)?
     attr-dict `:` type($grad_output) `,` type($query) `,` type($key) `,`
     type($value) `,` type($output) `,` type($lse) `,` type($grad_query) `,`
@@ -526,10 +540,74 @@ def Attn_StoreTileOp : Attn_Op<"store_tile"> {
   let hasVerifier = 1;
 }
 
+def Attn_AccumulateTileOp : Attn_Op<"accumulate_tile",
+                                   [AttrSizedOperandSegments]> {
+  let summary = "Atomically add an f32 tile into a block of rows of a memref";
+  let description = [{
+    Adds the tile into `dest` at the position `indices` names (the last
+    index is the row), element by element with atomic adds: programs that
+    run at the same time may add into the same elements (the backward's dQ,
+    summed over the key blocks that see each query), and the order of the
+    additions, hence the rounding of the sum, is not fixed. Tile and dest
+    are f32.
+
+    The tile `[R, C]` covers rows `[row, row + R)` and the C columns of
+    dest's last dim; only rows below `rows` are added. With `transposed`
+    the tile is `[C, R]` and its column j goes to row `row + j` (tile
+    element `[i, j]` into dest `[row + j, i]`; only columns below `rows`):
+    a product computed transposed (dQᵀ = Kᵀ·dS) added where its transpose
+    belongs.
+
+    With `via` (a GPU schedule, set with layouts) the tile is first
+    written into the one-slot ring `staging` (f32, rows of dest's block
+    `[R', C]` row-major, unswizzled, possibly padded) by the threads that
+    hold it, and each of the block's first `rows` rows is added with one
+    bulk reduction (Hopper's cp.reduce.async.bulk .add.f32) into dest, whose
+    rows must then be contiguous (the row stride equal to the last dim,
+    static): a bulk add a row instead of an atomic add per element. The
+    threads that hold the tile synchronise around the slot's writes.
+
+    Example (dQᵀ of 64 queries, D = 128, into an f32 dQ workspace):
+
+    ```mlir
+    attn.accumulate_tile %dqt, %ws[%b, %h, %row] rows %n {transposed}
+        : tensor<128x64xf32>, memref<?x?x?x128xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$tile,
+                   Arg<AnyMemRef, "", [MemRead, MemWrite]>:$dest,
+                   Variadic<Index>:$indices, Index:$rows,
+                   Arg<Optional<Attn_RingType>, "", [MemRead, MemWrite]>:
+                       $staging,
+                   UnitAttr:$transposed);
+  let assemblyFormat = [{
+    $tile `,` $dest `[` $indices `]` `rows` $rows
+    (`via` $staging^ `:` qualified(type($staging)))? attr-dict `:`
+    type($tile) `,` type($dest)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$tile, "::mlir::Value":$dest,
+                   "::mlir::ValueRange":$indices, "::mlir::Value":$rows,
+                   "bool":$transposed), [{
+      build($_builder, $_state, tile, dest, indices, rows,
+            /*staging=*/::mlir::Value(), transposed);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// Why `dest` cannot take a bulk reduction of a block of its rows
+    /// (`via`), or "" where it can: rows back to back (the row stride the
+    /// static last dim, unit column stride).
+    static std::string bulkReduceRefusal(::mlir::MemRefType dest);
+  }];
+  let hasVerifier = 1;
+}
+
 def Attn_DotOp : Attn_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let summary = "Tile matrix product with f32 accumulation";
   let description = [{
-    `result = acc + lhs · rhs` (or `lhs · rhsᵀ` with `rhs_transposed`).
+    `result = acc + lhs · rhs` (or `lhs · rhsᵀ` with `rhs_transposed`;
+    with `lhs_transposed` the lhs tile is `[K, M]` and its transpose is the
+    left factor: `acc + lhsᵀ · rhs`, e.g. Kᵀ·dS for the backward's dQᵀ).
     Operands are f16, bf16, f32 or f8E4M3FN (both alike), widened exactly
     to f32;
     `acc` and `result` are f32.
@@ -547,7 +625,7 @@ def Attn_DotOp : Attn_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
   }];
   let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
                    AnyRankedTensor:$acc, UnitAttr:$rhs_transposed,
-                   UnitAttr:$async);
+                   UnitAttr:$async, UnitAttr:$lhs_transposed);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs `,` $acc attr-dict `:` type($lhs) `,` type($rhs) `->`

@@ -1,0 +1,31 @@
+// RUN: attn-opt %s --attn-tile-attention --canonicalize --cse --attn-assign-layouts | FileCheck %s
+
+// The backward's key-block grid with dQ summed in it, on wgmma: dS, a
+// right operand computed in registers (each warpgroup its own key rows),
+// is staged through a one-slot ring of 128-byte slabs before dQᵀ = Kᵀ·dS
+// reads it; dQᵀ goes into the contiguous f32 workspace through a one-slot
+// ring of f32 rows padded by 16 bytes (one bulk reduction a row). Both rings are allocated
+// once, at the program's start.
+
+!t = memref<?x?x?x128xbf16>
+!r = memref<?x?x?xf32>
+!w = memref<?x?x?x128xf32>
+
+// CHECK-LABEL: func.func @atomic_dq
+// CHECK:       scf.forall
+// CHECK:       scf.forall
+// CHECK-NEXT:    %[[OUT:.*]] = attn.alloc_ring : !attn.ring<1, tensor<64x128xf32, #attn.shared<swizzle = 0, pad = 16>>>
+// CHECK-NEXT:    %[[STAGE:.*]] = attn.alloc_ring : !attn.ring<1, tensor<128x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+// CHECK:         scf.for
+// CHECK:           attn.store_slot %[[DS:.*]], %[[STAGE]][%[[C0:.*]]] : tensor<128x64xbf16, #attn.mma<warps = 8, version = 3>>
+// CHECK-NEXT:      %[[SLOT:.*]] = attn.ring_slot %[[STAGE]][%[[C0]]]
+// CHECK-NEXT:      %[[DQT:.*]] = attn.dot %{{.*}}, %[[SLOT]], %{{.*}} {lhs_transposed} : tensor<128x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>, tensor<128x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>> -> tensor<128x64xf32, #attn.mma<warps = 8, version = 3>>
+// CHECK-NEXT:      attn.accumulate_tile %[[DQT]], %arg10[{{.*}}] rows %{{.*}} via %[[OUT]] : !attn.ring<1, tensor<64x128xf32, #attn.shared<swizzle = 0, pad = 16>>> {transposed}
+func.func @atomic_dq(%do: !t, %q: !t, %k: !t, %v: !t, %o: !t, %lse: !r,
+                     %dq: !t, %dk: !t, %dv: !t, %delta: !r, %ws: !w) {
+  attn.attention_grad %do, %q, %k, %v, %o, %lse into %dq, %dk, %dv
+      delta(%delta) dq_accum(%ws : !w)
+      {target = #attn.target<arch = "sm_90a", smem_per_block = 232448, num_sms = 132>}
+      : !t, !t, !t, !t, !t, !r, !t, !t, !t, !r
+  return
+}
