@@ -597,7 +597,8 @@ struct StoreSlotLowering : public TilePattern<StoreSlotOp> {
                               e.c32(mma.getThreads()),
                               NVVM::BarrierReductionAttr(), Value());
     };
-    sync();
+    if (!op.getSlotReleased())
+      sync();
     SharedTile st(rt.getTile());
     MmaCoords c = MmaCoords::get(e, mma, t.getDimSize(0));
     Value slot = slotAddress(e, adaptor.getRing(), adaptor.getSlot(), rt);
@@ -735,7 +736,8 @@ void bulkReduce(AccumulateTileOp op, AccumulateTileOp::Adaptor adaptor,
                             e.c32(mma.getThreads()),
                             NVVM::BarrierReductionAttr(), Value());
   };
-  sync();
+  if (!op.getSlotReleased())
+    sync();
   Value slot = slotAddress(e, adaptor.getStaging(), e.c32(0), rt);
   Value rowBase = e.add(c.warpRow0, c.g);
   Value col0 = e.mul(c.q, e.c32(2));

@@ -81,3 +81,35 @@ func.func @transposed_register_lhs(%k: memref<?x64xbf16>, %o: memref<?x64xf32>, 
   }
   return
 }
+
+// -----
+
+// With slot_released (the schedule's other staging op synchronised the
+// threads since the slot's last read) each op meets the others once, after
+// its writes.
+// CHECK-LABEL: gpu.func @released_kernel
+// CHECK-NOT:     nvvm.barrier id
+// CHECK:         llvm.store %{{.*}} : vector<2xbf16>, !llvm.ptr<3>
+// CHECK:         nvvm.fence.proxy
+// CHECK-NEXT:    nvvm.barrier id = %c8_i32 number_of_threads = %c256_i32
+// CHECK-NOT:     nvvm.barrier id
+// CHECK:         llvm.store %{{.*}} : f32, !llvm.ptr<3>
+// CHECK:         nvvm.fence.proxy
+// CHECK-NEXT:    nvvm.barrier id = %c8_i32 number_of_threads = %c256_i32
+// CHECK-NOT:     nvvm.barrier id
+#acc = #attn.mma<warps = 8, version = 3>
+#sl = #attn.shared<swizzle = 8, pad = 0, slab = 128>
+#st = #attn.shared<swizzle = 0, pad = 16>
+func.func @released(%ws: memref<?x?x?x128xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %stage = attn.alloc_ring : !attn.ring<1, tensor<128x64xbf16, #sl>>
+    %out = attn.alloc_ring : !attn.ring<1, tensor<64x128xf32, #st>>
+    %d = arith.constant dense<1.0> : tensor<128x64xbf16, #acc>
+    attn.store_slot %d, %stage[%c0] {slot_released} : tensor<128x64xbf16, #acc>, !attn.ring<1, tensor<128x64xbf16, #sl>>
+    %t = arith.constant dense<2.0> : tensor<128x64xf32, #acc>
+    attn.accumulate_tile %t, %ws[%b, %h, %i] rows %n via %out : !attn.ring<1, tensor<64x128xf32, #st>> {slot_released, transposed} : tensor<128x64xf32, #acc>, memref<?x?x?x128xf32>
+  }
+  return
+}

@@ -282,6 +282,51 @@ struct AssignLayoutsPass
     });
   }
 
+  /// A loop body that stages dS (attn.store_slot S, read by products
+  /// before A) and then dQᵀ (attn.accumulate_tile via A) needs one
+  /// synchronisation of the tile's threads less per op: S's slot was last
+  /// read by products waited for before A's trailing barrier of the
+  /// previous step (or the previous loop), and A's slot was last read by
+  /// bulk reductions whose issuers waited for them in A of the previous
+  /// step, before S's barriers. Both skip their leading barrier.
+  static void markReleasedSlots(scf::ForallOp grid) {
+    grid.getBody()->walk([&](scf::ForOp loop) {
+      SmallVector<StoreSlotOp> stores;
+      SmallVector<AccumulateTileOp> accs;
+      for (Operation &op : *loop.getBody()) {
+        if (auto s = dyn_cast<StoreSlotOp>(op))
+          stores.push_back(s);
+        if (auto a = dyn_cast<AccumulateTileOp>(op); a && a.getStaging())
+          accs.push_back(a);
+      }
+      if (stores.size() != 1 || accs.size() != 1 ||
+          !stores[0]->isBeforeInBlock(accs[0]))
+        return;
+      StoreSlotOp s = stores[0];
+      AccumulateTileOp a = accs[0];
+      // Every read of S's slot sits between S and A in the body.
+      bool readsBetween =
+          llvm::all_of(s.getRing().getUsers(), [&](Operation *u) {
+            if (u == s.getOperation() || isa<AllocRingOp>(u))
+              return true;
+            Operation *inBody = loop.getBody()->findAncestorOpInBlock(*u);
+            if (!inBody || !s->isBeforeInBlock(inBody) ||
+                !inBody->isBeforeInBlock(a))
+              return false;
+            if (!isa<RingSlotOp>(u))
+              return false;
+            return llvm::all_of(u->getUsers(), [&](Operation *r) {
+              Operation *rb = loop.getBody()->findAncestorOpInBlock(*r);
+              return rb && rb->isBeforeInBlock(a);
+            });
+          });
+      if (!readsBetween)
+        return;
+      s.setSlotReleased(true);
+      a.setSlotReleased(true);
+    });
+  }
+
   LogicalResult assign(scf::ForallOp grid) {
     MLIRContext *ctx = grid.getContext();
     divisionsToReciprocals(grid);
@@ -546,6 +591,8 @@ struct AssignLayoutsPass
         a.getStagingMutable().assign(stagingRing(a.getLoc(), slotTy));
       }
     }
+
+    markReleasedSlots(grid);
 
     // Constants carry their type in their value too.
     grid.getBody()->walk([&](arith::ConstantOp cst) {

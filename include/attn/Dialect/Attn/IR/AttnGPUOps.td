@@ -152,7 +152,10 @@ def Attn_StoreSlotOp : Attn_Op<"store_slot"> {
     so that every one of them is done reading the slot's previous contents
     (their products on it were waited for), and after, so that the whole
     tile is visible to each of them, wgmma's reads included. Threads that
-    do not hold the tile (a producer warpgroup) take no part.
+    do not hold the tile (a producer warpgroup) take no part. With
+    `slot_released` the first is left out: the schedule guarantees that
+    the same threads synchronised after their last read of the slot (the
+    loop's other staging op, attn.accumulate_tile via, in between).
 
     Example:
 
@@ -165,7 +168,7 @@ def Attn_StoreSlotOp : Attn_Op<"store_slot"> {
   }];
   let arguments = (ins AnyRankedTensor:$tile,
                    Arg<Attn_RingType, "", [MemRead, MemWrite]>:$ring,
-                   Index:$slot);
+                   Index:$slot, UnitAttr:$slot_released);
   let assemblyFormat = [{
     $tile `,` $ring `[` $slot `]` attr-dict `:` type($tile) `,`
     qualified(type($ring))

@@ -565,7 +565,10 @@ def Attn_AccumulateTileOp : Attn_Op<"accumulate_tile",
     bulk reduction (Hopper's cp.reduce.async.bulk .add.f32) into dest, whose
     rows must then be contiguous (the row stride equal to the last dim,
     static): a bulk add a row instead of an atomic add per element. The
-    threads that hold the tile synchronise around the slot's writes.
+    threads that hold the tile synchronise around the slot's writes (before
+    them not with `slot_released`: the schedule guarantees that they
+    synchronised since the slot's last reduction read it, as
+    attn.store_slot's `slot_released`).
 
     Example (dQᵀ of 64 queries, D = 128, into an f32 dQ workspace):
 
@@ -579,7 +582,7 @@ def Attn_AccumulateTileOp : Attn_Op<"accumulate_tile",
                    Variadic<Index>:$indices, Index:$rows,
                    Arg<Optional<Attn_RingType>, "", [MemRead, MemWrite]>:
                        $staging,
-                   UnitAttr:$transposed);
+                   UnitAttr:$transposed, UnitAttr:$slot_released);
   let assemblyFormat = [{
     $tile `,` $dest `[` $indices `]` `rows` $rows
     (`via` $staging^ `:` qualified(type($staging)))? attr-dict `:`
@@ -590,7 +593,7 @@ def Attn_AccumulateTileOp : Attn_Op<"accumulate_tile",
                    "::mlir::ValueRange":$indices, "::mlir::Value":$rows,
                    "bool":$transposed), [{
       build($_builder, $_state, tile, dest, indices, rows,
-            /*staging=*/::mlir::Value(), transposed);
+            /*staging=*/::mlir::Value(), transposed, /*slot_released=*/false);
     }]>
   ];
   let extraClassDeclaration = [{
