@@ -299,8 +299,8 @@ def time_case(prep, n, d, causal, fa4, peers=True):
     r = {"N": n, "D": d, "causal": causal, "dtype": e["dtype"]}
     r["ours"] = flops / time_ms(ours) / 1e9
     # Each grid alone (ms): where the time goes.
-    for k, g in zip(e["kernels"], go):
-        r[k["program"] + "_ms"] = time_ms(g)
+    for kern, g in zip(e["kernels"], go):
+        r[kern["program"] + "_ms"] = time_ms(g)
     if not peers:
         return r
     qt, kt, vt = (x.detach().clone().requires_grad_() for x in (q, k, v))
