@@ -573,9 +573,27 @@ struct RingSlotLowering : public TilePattern<RingSlotOp> {
   }
 };
 
-/// Named barrier 8 synchronises the threads of a staged tile (attn.store_slot):
-/// 0 is the program-wide barrier, 1 .. 4 the warpgroups' turns.
+/// Named barrier 8 synchronises the threads of a staged tile (attn.store_slot,
+/// attn.accumulate_tile via): 0 is the program-wide barrier, 1 .. 4 the
+/// warpgroups' turns.
 constexpr int64_t kStageBarrier = 8;
+
+/// bar.sync on the staging barrier by the threads that hold a tile of
+/// layout `mma` (a producer warpgroup takes no part).
+void stageSync(Emitter &e, MmaLayoutAttr mma) {
+  NVVM::BarrierOp::create(e.b, e.loc, Type(), e.c32(kStageBarrier),
+                          e.c32(mma.getThreads()), NVVM::BarrierReductionAttr(),
+                          Value());
+}
+
+/// Shared-memory writes of this thread made visible to the async proxy
+/// (wgmma's operand reads, bulk copies) once a barrier publishes them.
+void fenceToAsyncProxy(Emitter &e) {
+  NVVM::FenceProxyOp::create(
+      e.b, e.loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(e.b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+}
 
 /// attn.store_slot: bar.sync (the slot's readers are done), each thread's
 /// element pairs into the slab-swizzled slot (chunk c/8 of row r, bytes
@@ -592,13 +610,8 @@ struct StoreSlotLowering : public TilePattern<StoreSlotOp> {
     auto rt = cast<RingType>(op.getRing().getType());
     Location loc = op.getLoc();
     Emitter e(rewriter, loc);
-    auto sync = [&] {
-      NVVM::BarrierOp::create(rewriter, loc, Type(), e.c32(kStageBarrier),
-                              e.c32(mma.getThreads()),
-                              NVVM::BarrierReductionAttr(), Value());
-    };
     if (!op.getSlotReleased())
-      sync();
+      stageSync(e, mma);
     SharedTile st(rt.getTile());
     MmaCoords c = MmaCoords::get(e, mma, t.getDimSize(0));
     Value slot = slotAddress(e, adaptor.getRing(), adaptor.getSlot(), rt);
@@ -616,11 +629,8 @@ struct StoreSlotLowering : public TilePattern<StoreSlotOp> {
                               /*alignment=*/4);
       }
     }
-    NVVM::FenceProxyOp::create(
-        rewriter, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(rewriter.getContext(),
-                                   NVVM::SharedSpace::shared_cta));
-    sync();
+    fenceToAsyncProxy(e);
+    stageSync(e, mma);
     rewriter.eraseOp(op);
     return success();
   }
@@ -731,13 +741,8 @@ void bulkReduce(AccumulateTileOp op, AccumulateTileOp::Adaptor adaptor,
   int64_t destRows = rt.getTile().getDimSize(0);
   int64_t destCols = rt.getTile().getDimSize(1);
   int64_t rowBytes = rt.getLayout().getRowBytes(destCols, 4);
-  auto sync = [&] {
-    NVVM::BarrierOp::create(b, loc, Type(), e.c32(kStageBarrier),
-                            e.c32(mma.getThreads()),
-                            NVVM::BarrierReductionAttr(), Value());
-  };
   if (!op.getSlotReleased())
-    sync();
+    stageSync(e, mma);
   Value slot = slotAddress(e, adaptor.getStaging(), e.c32(0), rt);
   Value rowBase = e.add(c.warpRow0, c.g);
   Value col0 = e.mul(c.q, e.c32(2));
@@ -753,11 +758,8 @@ void bulkReduce(AccumulateTileOp op, AccumulateTileOp::Adaptor adaptor,
                               e.gepBytes(slot, off), /*alignment=*/4);
       }
   }
-  NVVM::FenceProxyOp::create(
-      b, loc, NVVM::ProxyKind::async_shared,
-      NVVM::SharedSpaceAttr::get(b.getContext(),
-                                 NVVM::SharedSpace::shared_cta));
-  sync();
+  fenceToAsyncProxy(e);
+  stageSync(e, mma);
   // Thread t < rows adds row t (its own bulk group, which it waits for).
   Value tid = e.tid();
   Value rows = arith::MinSIOp::create(b, loc, valid, e.c32(destRows));
