@@ -104,6 +104,13 @@ Status checkRequest(const KernelRequest &request) {
                          "unsupported: " + request.key() +
                              ": ALiBi has the dense forward only (no split-KV "
                              "pair, KV cache, fp8 or soft-cap)");
+  if (request.program == Program::GradPrep ||
+      request.program == Program::GradQueryOut)
+    return Status::error(StatusCode::Unsupported,
+                         "unsupported: " + request.key() +
+                             ": the backward's dQ-workspace grids (grad_prep, "
+                             "grad_q_out) are not compiled for the runtime "
+                             "(it launches grad_q and grad_kv)");
   // The backward (either kernel of attn.attention_grad): dense, 16-bit, no
   // score variant, reading the forward's LSE.
   if (isBackwardProgram(request.program) &&

@@ -600,6 +600,11 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
     return nullptr;
   if (fp8 && alibi)
     return nullptr;
+  // The dQ-workspace form's grids (grad_prep, grad_q_out) come from a
+  // problem with a workspace argument, which no launcher builds yet.
+  if (program == ::attn::Program::GradPrep ||
+      program == ::attn::Program::GradQueryOut)
+    return nullptr;
   // The backward (either of its grids names the problem that makes both):
   // the dense attention_grad of 16-bit tensors, no score variant.
   bool grad = ::attn::isBackwardProgram(program);

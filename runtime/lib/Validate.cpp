@@ -849,7 +849,10 @@ Status findBackwardKernels(const Manifest &bundle, const BackwardProblem &p,
   gradKV.clear();
   std::set<std::string> have; // what the bundle's backward kernels are for
   for (const KernelEntry &k : bundle.kernels) {
-    if (!isBackwardProgram(k.program))
+    // The runtime launches the deterministic backward (grad_q, grad_kv);
+    // the dQ-workspace form's grids (grad_prep, grad_q_out) need a workspace
+    // it does not allocate, and its grad_kv another argument list.
+    if (k.program != Program::GradQuery && k.program != Program::GradKeyValue)
       continue;
     have.insert(std::string(dtypeName(k.dtype)) + " d" +
                 std::to_string(k.headDim) +

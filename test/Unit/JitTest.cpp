@@ -297,6 +297,16 @@ TEST(Jit, CompilesTheBackwardsTwoKernels) {
   bad.withLse = false;
   st = c->compiler->compile(bad, gq);
   EXPECT_EQ(st.code(), StatusCode::Unsupported) << st.message();
+  // The dQ-workspace form's grids take an argument list no launcher
+  // builds: refused by name.
+  for (Program p : {Program::GradPrep, Program::GradQueryOut}) {
+    bad = q;
+    bad.program = p;
+    st = c->compiler->compile(bad, gq);
+    EXPECT_EQ(st.code(), StatusCode::Unsupported) << st.message();
+    EXPECT_NE(st.message().find("dQ-workspace"), std::string::npos)
+        << st.message();
+  }
   EXPECT_EQ(countEntries(dir.path), 2u);
 }
 
