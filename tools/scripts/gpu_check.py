@@ -589,6 +589,35 @@ def describe(job):
 # Worker side (imports torch)
 # --------------------------------------------------------------------------
 
+def near_tied_rows(q, k, causal):
+    """[B, Hq, Nq] bools: rows whose best and second-best visible keys'
+    exact scores q·k differ by at most a bound on f32 accumulation's error
+    (2^-16 · the row's largest Σ_d |q_d·k_d|, far above D · 2^-24 of it),
+    bottom-right causal."""
+    import torch
+    B, Hq, Nq, D = q.shape
+    Hkv, Nk = k.shape[1], k.shape[2]
+    g = Hq // Hkv
+    out = torch.zeros(B, Hq, Nq, dtype=torch.bool, device=q.device)
+    keys = torch.arange(Nk, device=q.device)
+    for b in range(B):
+        kb = k[b].double().repeat_interleave(g, dim=0)
+        qb = q[b].double()
+        s = torch.matmul(qb, kb.transpose(1, 2))
+        mag = torch.matmul(qb.abs(), kb.abs().transpose(1, 2))
+        if causal:
+            rows = torch.arange(Nq, device=q.device)
+            hidden = keys[None, :] > rows[:, None] + (Nk - Nq)
+            s.masked_fill_(hidden[None], float("-inf"))
+            mag.masked_fill_(hidden[None], 0.0)
+        if Nk < 2:
+            continue
+        top = s.topk(2, dim=-1).values
+        bound = mag.amax(dim=-1) * 2.0 ** -16
+        out[b] = (top[..., 0] - top[..., 1]) <= bound
+    return out
+
+
 def reference(q, k, v, causal, scale, window=None, softcap=None, alibi=None):
     """float64 attention on the GPU; bottom-right causal; a sliding window
     (left, right; -1 for no bound) on the same alignment; a soft-cap C
@@ -817,10 +846,24 @@ def run_correctness(rt, job, seed):
     od = o.double()
     res["o_nan"] = int(torch.isnan(od).sum())
     res["o_inf"] = int(torch.isinf(od).sum())
-    ref_norm = float(ref_o.norm())
-    diff = float(torch.nan_to_num(od - ref_o, nan=0.0).norm())
+    # Where scale · (the f32 rounding of a score) is large (scale 1e30: the
+    # softmax is an argmax), a row whose two best keys' exact scores differ
+    # by less than that rounding has no f32 answer: the tensor cores'
+    # accumulation may pick either key. Such rows are left out of the
+    # comparison (and counted); every other row still must match.
+    tied = None
+    if scale > 1e6 and window is None and not job.get("softcap") and \
+            alibi is None:
+        tied = near_tied_rows(q, k, job["causal"])
+        res["o_tied_rows"] = int(tied.sum())
+    cmp_o, cmp_ref = od, ref_o
+    if tied is not None and bool(tied.any()):
+        keep = (~tied)[..., None].double()
+        cmp_o, cmp_ref = od * keep, ref_o * keep
+    ref_norm = float(cmp_ref.norm())
+    diff = float(torch.nan_to_num(cmp_o - cmp_ref, nan=0.0).norm())
     res["o_rel"] = diff / ref_norm if ref_norm > 0 else diff
-    res["o_max_abs"] = float(torch.nan_to_num(od - ref_o, nan=0.0)
+    res["o_max_abs"] = float(torch.nan_to_num(cmp_o - cmp_ref, nan=0.0)
                              .abs().max())
     problems = []
     if res["o_nan"] or res["o_inf"]:
@@ -1766,6 +1809,8 @@ def report(i, job, res):
             msg = "FAILED: " + res.get("error", "")
     elif res.get("ok"):
         msg = (f"ok  o rel {res['o_rel']:.2e}"
+               + (f" ({res['o_tied_rows']} near-tied rows not compared)"
+                  if res.get("o_tied_rows") else "")
                + (f", lse rel {res['lse_rel']:.1e}" if "lse_rel" in res
                   else "") + f"  {res.get('kernel', '')}")
     elif res.get("unsupported"):
