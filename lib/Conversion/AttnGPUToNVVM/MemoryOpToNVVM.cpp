@@ -636,6 +636,24 @@ struct StoreSlotLowering : public TilePattern<StoreSlotOp> {
   }
 };
 
+/// Calls `fn(destRow, destCol, i)` for each element i of the thread's
+/// vector of an #attn.mma tile `t`: tile[r, c] goes to dest[r, c], or with
+/// `transposed` to dest[c, r] (both i32, relative to the tile's first row).
+void forEachDestElement(Emitter &e, RankedTensorType t, const MmaCoords &c,
+                        bool transposed,
+                        function_ref<void(Value, Value, int64_t)> fn) {
+  Value rowBase = e.add(c.warpRow0, c.g);
+  Value col0 = e.mul(c.q, e.c32(2));
+  for (const RowGroup &rg : rowGroups(t)) {
+    Value r = e.add(rowBase, e.c32(rg.rowOffset));
+    for (size_t k = 0; k < rg.first.size(); ++k)
+      for (int64_t w = 0; w < 2; ++w) {
+        Value col = e.add(col0, e.c32(rg.colOffs[k] + w));
+        fn(transposed ? col : r, transposed ? r : col, rg.first[k] + w);
+      }
+  }
+}
+
 void bulkReduce(AccumulateTileOp op, AccumulateTileOp::Adaptor adaptor,
                 Emitter &e, MmaLayoutAttr mma, const MmaCoords &c,
                 const GlobalRows &g, Value valid);
@@ -660,8 +678,6 @@ struct AccumulateTileLowering : public TilePattern<AccumulateTileOp> {
     MmaCoords c = MmaCoords::get(e, mma, t.getDimSize(0));
     GlobalRows g = globalRows(e, adaptor.getDest(), adaptor.getIndices());
     Value valid = e.to32(adaptor.getRows());
-    Value rowBase = e.add(c.warpRow0, c.g);
-    Value col0 = e.mul(c.q, e.c32(2));
     bool transposed = op.getTransposed();
     Value tile = adaptor.getTile();
     if (auto ring = op.getStaging()) {
@@ -684,14 +700,8 @@ struct AccumulateTileLowering : public TilePattern<AccumulateTileOp> {
         rewriter, loc, e.cmp(arith::CmpIPredicate::sge, valid, e.c32(destRows)),
         /*withElseRegion=*/true);
     auto emitAdds = [&](bool checked) {
-      for (const RowGroup &rg : rowGroups(t)) {
-        Value r = e.add(rowBase, e.c32(rg.rowOffset));
-        for (size_t k = 0; k < rg.first.size(); ++k)
-          for (int64_t w = 0; w < 2; ++w) {
-            Value col = e.add(col0, e.c32(rg.colOffs[k] + w));
-            // tile[r, col] -> dest[row0 + r, col], or dest[row0 + col, r].
-            Value destRow = transposed ? col : r;
-            Value destCol = transposed ? r : col;
+      forEachDestElement(
+          e, t, c, transposed, [&](Value destRow, Value destCol, int64_t i) {
             OpBuilder::InsertionGuard guard(rewriter);
             if (checked) {
               auto ifIn = scf::IfOp::create(
@@ -702,10 +712,9 @@ struct AccumulateTileLowering : public TilePattern<AccumulateTileOp> {
             Value off = e.add(e.mul(e.add(g.row0, destRow), g.stride), destCol);
             Value ptr = e.gep(e.gptr(), e.f32(), g.base, off);
             LLVM::AtomicRMWOp::create(rewriter, loc, LLVM::AtomicBinOp::fadd,
-                                      ptr, e.extract(tile, rg.first[k] + w),
+                                      ptr, e.extract(tile, i),
                                       LLVM::AtomicOrdering::monotonic);
-          }
-      }
+          });
     };
     {
       OpBuilder::InsertionGuard guard(rewriter);
@@ -719,17 +728,17 @@ struct AccumulateTileLowering : public TilePattern<AccumulateTileOp> {
   }
 };
 
-/// attn.accumulate_tile via a staging slot: bar.sync (the slot's last bulk
-/// reduction finished reading it: its issuer waited), each thread's elements
-/// into the slot at dest's positions (row-major [R', C] f32), fence.proxy.async
-/// (the bulk copy reads through the async proxy), bar.sync, then thread 0
-/// adds the block's first `rows` rows into dest with one
+/// attn.accumulate_tile via a staging slot: bar.sync (unless slot_released:
+/// the slot's last reductions finished reading it, their issuers waited),
+/// each thread's elements into the slot at dest's positions (row-major
+/// [R', C] f32, rows padded as its layout says), fence.proxy.async (bulk
+/// copies read through the async proxy), bar.sync, then thread t adds row t
+/// of the block's first `rows` into dest with one
 ///   cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32
 /// (MLIR 22's NVVM dialect has the tensor-map form only), commits it and
 /// waits until it has read the slot. Transposed, a warp's store of one
-/// register writes 8 consecutive words (lanes g) in 4 rows (lanes q) 8 rows
-/// apart: rows of C = 128 words alias, a 4-way bank conflict (the block
-/// must stay unpadded for the one bulk copy).
+/// register writes 8 consecutive words (lanes g) in 4 rows (lanes q): rows
+/// of 128 words would put them in the same banks, padded ones do not.
 void bulkReduce(AccumulateTileOp op, AccumulateTileOp::Adaptor adaptor,
                 Emitter &e, MmaLayoutAttr mma, const MmaCoords &c,
                 const GlobalRows &g, Value valid) {
@@ -744,20 +753,12 @@ void bulkReduce(AccumulateTileOp op, AccumulateTileOp::Adaptor adaptor,
   if (!op.getSlotReleased())
     stageSync(e, mma);
   Value slot = slotAddress(e, adaptor.getStaging(), e.c32(0), rt);
-  Value rowBase = e.add(c.warpRow0, c.g);
-  Value col0 = e.mul(c.q, e.c32(2));
   Value tile = adaptor.getTile();
-  for (const RowGroup &rg : rowGroups(t)) {
-    Value r = e.add(rowBase, e.c32(rg.rowOffset));
-    for (size_t k = 0; k < rg.first.size(); ++k)
-      for (int64_t w = 0; w < 2; ++w) {
-        Value col = e.add(col0, e.c32(rg.colOffs[k] + w));
-        Value dr = transposed ? col : r, dc = transposed ? r : col;
-        Value off = e.add(e.mul(dr, e.c32(rowBytes)), e.mul(dc, e.c32(4)));
-        LLVM::StoreOp::create(b, loc, e.extract(tile, rg.first[k] + w),
-                              e.gepBytes(slot, off), /*alignment=*/4);
-      }
-  }
+  forEachDestElement(e, t, c, transposed, [&](Value dr, Value dc, int64_t i) {
+    Value off = e.add(e.mul(dr, e.c32(rowBytes)), e.mul(dc, e.c32(4)));
+    LLVM::StoreOp::create(b, loc, e.extract(tile, i), e.gepBytes(slot, off),
+                          /*alignment=*/4);
+  });
   fenceToAsyncProxy(e);
   stageSync(e, mma);
   // Thread t < rows adds row t (its own bulk group, which it waits for):

@@ -518,6 +518,7 @@ LogicalResult mlir::attn::tiling::tileAttentionGrad(AttentionGradOp op,
   // the causal mask at D > 64, whose two loops keep more live, 64 keys
   // against 16 queries (32 spills 256 bytes at D = 128).
   int64_t brKV = blocks.blockQ, bcKV = blocks.blockKV;
+  bool sumDqInKeyGrid = false;
   if (target.isGPU()) {
     blocks = BlockSizes{64, 64};
     bool wide = gc.d > 64;
@@ -538,10 +539,13 @@ LogicalResult mlir::attn::tiling::tileAttentionGrad(AttentionGradOp op,
     gc.flatKeyLoop = wgmma && wide && !gc.causal;
     if (gc.flatKeyLoop)
       brKV = 64;
-    // dQ summed in grid 2 (a dQ workspace): dS is staged in shared memory
-    // for dQᵀ = Kᵀ·dS as a wgmma operand of whole 128-byte slabs, 64
-    // queries a step.
-    if (op.getDqAccum() && wgmma && bcKV == gc.d)
+    // dQ summed in grid 2 where a workspace is given and that grid runs on
+    // warpgroup MMA with dQᵀ's D rows its Bc rows (one 64-row block of D
+    // per warpgroup, as its keys): dS is staged in shared memory for
+    // dQᵀ = Kᵀ·dS as a wgmma operand of whole 128-byte slabs, 64 queries a
+    // step.
+    sumDqInKeyGrid = op.getDqAccum() && wgmma && bcKV == gc.d;
+    if (sumDqInKeyGrid)
       brKV = 64;
   }
   // Options override the derived sizes; the op's attributes the options.
@@ -562,13 +566,9 @@ LogicalResult mlir::attn::tiling::tileAttentionGrad(AttentionGradOp op,
   if (!gc.scale.dynamic)
     gc.scale.constant = static_cast<float>(op.getScaleValue());
 
-  // dQ summed by the key-block grid where a workspace is given and that
-  // grid runs on warpgroup MMA with dQᵀ's D rows its Bc rows (one 64-row
-  // block of D per warpgroup, as its keys).
-  if (Value ws = op.getDqAccum(); ws && target.isGPU() &&
-                                  headDimsTakeWgmma(target, gc.d, gc.dv) &&
-                                  gc.bcKV == gc.d && gc.brKV % 64 == 0)
-    gc.dqAccum = ws;
+  // (Blocks given by options or attributes still have to fit the form.)
+  if (sumDqInKeyGrid && gc.bcKV == gc.d && gc.brKV % 64 == 0)
+    gc.dqAccum = op.getDqAccum();
 
   OpBuilder b(op);
   Location loc = op.getLoc();
