@@ -680,14 +680,7 @@ struct AccumulateTileLowering : public TilePattern<AccumulateTileOp> {
     Value valid = e.to32(adaptor.getRows());
     bool transposed = op.getTransposed();
     Value tile = adaptor.getTile();
-    if (auto ring = op.getStaging()) {
-      // One thread a row of dest's block issues its bulk reduction.
-      int64_t blockRows =
-          cast<RingType>(ring.getType()).getTile().getDimSize(0);
-      if (blockRows > mma.getThreads())
-        return op.emitError() << "unsupported: a bulk reduction of "
-                              << blockRows << " rows from a tile held by "
-                              << mma.getThreads() << " threads (one a row)";
+    if (op.getStaging()) {
       bulkReduce(op, adaptor, e, mma, c, g, valid);
       rewriter.eraseOp(op);
       return success();
@@ -761,32 +754,36 @@ void bulkReduce(AccumulateTileOp op, AccumulateTileOp::Adaptor adaptor,
   });
   fenceToAsyncProxy(e);
   stageSync(e, mma);
-  // Thread t < rows adds row t (its own bulk group, which it waits for):
-  // at D = 128 the 64 rows fall to warpgroup 0, which waits while the other
-  // runs ahead; the rows shared out over both warpgroups (each waiting for
-  // its own) measured 17.2 against 15.4 ms for grad_kv at 16k (H200).
+  // Thread t adds rows t, t + T, ... below `rows` (T the tile's threads),
+  // each its own bulk group, which it waits for: at D = 128 the 64 rows
+  // fall to warpgroup 0, which waits while the other runs ahead; the rows
+  // shared out over both warpgroups (each waiting for its own) measured
+  // 17.2 against 15.4 ms for grad_kv at 16k (H200).
   Value tid = e.tid();
   Value rows = arith::MinSIOp::create(b, loc, valid, e.c32(destRows));
-  auto ifOp = scf::IfOp::create(
-      b, loc, e.cmp(arith::CmpIPredicate::slt, tid, rows), false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  // Row t of the block: dest[indices..., t, 0] (rows back to back).
-  Value dst = e.gep(e.gptr(), e.f32(), g.base, e.mul(tid, e.c32(destCols)));
-  Value src = e.gepBytes(slot, e.mul(tid, e.c32(rowBytes)));
-  LLVM::InlineAsmOp::create(
-      b, loc, Type(), ValueRange{dst, src, e.c32(destCols * 4)},
-      "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [$0], "
-      "[$1], $2;",
-      "l,r,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
-      ArrayAttr());
-  NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
-  // Waiting here (the slot is free at the next reduction's first barrier,
-  // and the block never exits with a copy reading it) measured faster than
-  // waiting before that barrier: 17.0 vs 19.5 ms for grad_kv at D = 128,
-  // 16k (H200, bf16, one lease).
-  NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, /*read=*/b.getUnitAttr());
+  for (int64_t first = 0; first < destRows; first += mma.getThreads()) {
+    Value row = first ? e.add(tid, e.c32(first)) : tid;
+    auto ifOp = scf::IfOp::create(
+        b, loc, e.cmp(arith::CmpIPredicate::slt, row, rows), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    // Row r of the block: dest[indices..., r, 0] (rows back to back).
+    Value dst = e.gep(e.gptr(), e.f32(), g.base, e.mul(row, e.c32(destCols)));
+    Value src = e.gepBytes(slot, e.mul(row, e.c32(rowBytes)));
+    LLVM::InlineAsmOp::create(
+        b, loc, Type(), ValueRange{dst, src, e.c32(destCols * 4)},
+        "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [$0], "
+        "[$1], $2;",
+        "l,r,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+        ArrayAttr());
+    NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+    // Waiting here (the slot is free at the next reduction's first
+    // barrier, and the block never exits with a copy reading it) measured
+    // faster than waiting before that barrier: 17.0 vs 19.5 ms for grad_kv
+    // at D = 128, 16k (H200, bf16, one lease).
+    NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, /*read=*/b.getUnitAttr());
+  }
 }
 
 /// Tile queues. The poster (the bulk copier's thread) waits until every

@@ -113,3 +113,24 @@ func.func @released(%ws: memref<?x?x?x128xf32>, %n: index) {
   }
   return
 }
+
+// -----
+
+// A block of more rows than the tile has threads (256 rows, 128 threads):
+// each thread adds rows t and t + 128.
+// CHECK-LABEL: gpu.func @many_rows_kernel
+// CHECK:         nvvm.barrier id = %c8_i32 number_of_threads = %c128_i32
+// CHECK-COUNT-2: llvm.inline_asm has_side_effects "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [$0], [$1], $2;", "l,r,r" %{{.*}}, %{{.*}}, %c256_i32
+// CHECK-NOT:     cp.reduce.async.bulk
+#acc = #attn.mma<warps = 4, version = 3>
+#st = #attn.shared<swizzle = 0, pad = 16>
+func.func @many_rows(%ws: memref<?x64xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %out = attn.alloc_ring : !attn.ring<1, tensor<256x64xf32, #st>>
+    %t = arith.constant dense<2.0> : tensor<64x256xf32, #acc>
+    attn.accumulate_tile %t, %ws[%c0] rows %n via %out : !attn.ring<1, tensor<256x64xf32, #st>> {transposed} : tensor<64x256xf32, #acc>, memref<?x64xf32>
+  }
+  return
+}

@@ -299,3 +299,21 @@ func.func @claim_not_persistent(%o: memref<?x64xf32>, %n: index) {
   }
   return
 }
+
+// -----
+
+// Only wgmma reads a transposed left operand (M-major from shared memory).
+#mma = #attn.mma<warps = 4>
+#sh = #attn.shared<swizzle = 8, pad = 0>
+func.func @transposed_lhs_mma_sync(%k: memref<?x64xbf16>, %o: memref<?x64xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %kt = attn.load_tile %k[%c0] rows %n : memref<?x64xbf16> -> tensor<64x64xbf16, #sh>
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    // expected-error @+1 {{unsupported: attn.dot with lhs_transposed on mma.sync (only wgmma reads a transposed lhs)}}
+    %s = attn.dot %kt, %kt, %z {lhs_transposed} : tensor<64x64xbf16, #sh>, tensor<64x64xbf16, #sh> -> tensor<64x64xf32, #mma>
+    attn.store_tile %s, %o[%c0] rows %n : tensor<64x64xf32, #mma>, memref<?x64xf32>
+  }
+  return
+}

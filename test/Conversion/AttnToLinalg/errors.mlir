@@ -12,3 +12,15 @@ func.func @untiled(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
         memref<?x?x?x64xf32>
   return
 }
+
+// -----
+
+// A bulk reduction through a shared-memory ring is a GPU schedule.
+func.func @via_on_cpu(%t: tensor<64x128xf32>, %m: memref<?x?x?x128xf32>, %i: index,
+                      %r: !attn.ring<1, tensor<64x128xf32, #attn.shared<swizzle = 0, pad = 16>>>) {
+  // expected-error @below {{unsupported: attn.accumulate_tile via a shared memory ring (a GPU schedule) on the CPU path}}
+  // expected-error @below {{could not lower to linalg}}
+  attn.accumulate_tile %t, %m[%i, %i, %i] rows %i via %r : !attn.ring<1, tensor<64x128xf32, #attn.shared<swizzle = 0, pad = 16>>>
+      : tensor<64x128xf32>, memref<?x?x?x128xf32>
+  return
+}

@@ -929,17 +929,20 @@ std::string AccumulateTileOp::bulkReduceRefusal(MemRefType dest) {
   SmallVector<int64_t> strides;
   int64_t offset;
   int64_t r = dest.getRank();
+  // A bulk copy's global address and size are multiples of 16 bytes: rows
+  // of whole 4-float chunks from an offset of whole chunks (the base is the
+  // allocation's, 16-byte aligned).
   if (r < 2 || failed(dest.getStridesAndOffset(strides, offset)) ||
       strides[r - 1] != 1 || ShapedType::isDynamic(dest.getDimSize(r - 1)) ||
-      strides[r - 2] != dest.getDimSize(r - 1))
-    return "a bulk reduction (via) needs dest rows stored back to back (row "
-           "stride = the static last dim, unit column stride), got " +
-           [&] {
-             std::string str;
-             llvm::raw_string_ostream os(str);
-             os << dest;
-             return str;
-           }();
+      strides[r - 2] != dest.getDimSize(r - 1) || dest.getDimSize(r - 1) % 4 ||
+      ShapedType::isDynamic(offset) || offset % 4) {
+    std::string str;
+    llvm::raw_string_ostream(str) << dest;
+    return "a bulk reduction (via) needs dest rows stored back to back in "
+           "16-byte chunks (row stride = the static last dim, a multiple of "
+           "4, unit column stride, a static offset of whole chunks), got " +
+           str;
+  }
   return "";
 }
 

@@ -279,3 +279,37 @@ func.func @accumulate_via_strided(%t: tensor<64x128xf32, #attn.mma<warps = 4, ve
       : tensor<64x128xf32, #attn.mma<warps = 4, version = 3>>, memref<?x?x?x128xf32, strided<[?, ?, ?, 1], offset: ?>>
   return
 }
+
+// -----
+
+func.func @accumulate_via_offset(%t: tensor<64x128xf32, #attn.mma<warps = 4, version = 3>>,
+                                 %m: memref<?x?x?x128xf32, strided<[?, ?, 128, 1], offset: ?>>,
+                                 %i: index) {
+  %r = attn.alloc_ring : !attn.ring<1, tensor<64x128xf32, #attn.shared<swizzle = 0, pad = 16>>>
+  // Rows back to back, but from an offset not known to be whole 16-byte chunks.
+  // expected-error @+1 {{'attn.accumulate_tile' op a bulk reduction (via) needs dest rows stored back to back in 16-byte chunks (row stride = the static last dim, a multiple of 4, unit column stride, a static offset of whole chunks)}}
+  attn.accumulate_tile %t, %m[%i, %i, %i] rows %i via %r : !attn.ring<1, tensor<64x128xf32, #attn.shared<swizzle = 0, pad = 16>>>
+      : tensor<64x128xf32, #attn.mma<warps = 4, version = 3>>, memref<?x?x?x128xf32, strided<[?, ?, 128, 1], offset: ?>>
+  return
+}
+
+// -----
+
+func.func @accumulate_via_slot_shape(%t: tensor<128x64xf32, #attn.mma<warps = 8, version = 3>>,
+                                     %m: memref<?x?x?x128xf32>, %i: index) {
+  %r = attn.alloc_ring : !attn.ring<1, tensor<128x64xf32, #attn.shared<swizzle = 0, pad = 16>>>
+  // Transposed, dest's block is 64x128: the slot must hold that.
+  // expected-error @+1 {{'attn.accumulate_tile' op the staging ring's tile must be dest's block 'tensor<64x128xf32>' in f32, row-major in shared memory (#attn.shared<swizzle = 0, pad = P>)}}
+  attn.accumulate_tile %t, %m[%i, %i, %i] rows %i via %r : !attn.ring<1, tensor<128x64xf32, #attn.shared<swizzle = 0, pad = 16>>> {transposed}
+      : tensor<128x64xf32, #attn.mma<warps = 8, version = 3>>, memref<?x?x?x128xf32>
+  return
+}
+
+// -----
+
+func.func @store_slot_not_registers(%t: tensor<128x64xbf16>, %i: index) {
+  %s = attn.alloc_ring : !attn.ring<1, tensor<128x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  // expected-error @+1 {{'attn.store_slot' op the tile must be a register tile (#attn.mma), got 'tensor<128x64xbf16>'}}
+  attn.store_slot %t, %s[%i] : tensor<128x64xbf16>, !attn.ring<1, tensor<128x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  return
+}

@@ -563,8 +563,10 @@ def Attn_AccumulateTileOp : Attn_Op<"accumulate_tile",
     `[R', C]` row-major, unswizzled, possibly padded) by the threads that
     hold it, and each of the block's first `rows` rows is added with one
     bulk reduction (Hopper's cp.reduce.async.bulk .add.f32) into dest, whose
-    rows must then be contiguous (the row stride equal to the last dim,
-    static): a bulk add a row instead of an atomic add per element. The
+    rows must then be contiguous 16-byte chunks (the row stride equal to
+    the last dim, static and a multiple of 4; a static offset of whole
+    chunks; a 16-byte aligned base): a bulk add a row instead of an atomic
+    add per element. The
     threads that hold the tile synchronise around the slot's writes (before
     them not with `slot_released`: the schedule guarantees that they
     synchronised since the slot's last reduction read it, as
@@ -598,8 +600,9 @@ def Attn_AccumulateTileOp : Attn_Op<"accumulate_tile",
   ];
   let extraClassDeclaration = [{
     /// Why `dest` cannot take a bulk reduction of a block of its rows
-    /// (`via`), or "" where it can: rows back to back (the row stride the
-    /// static last dim, unit column stride).
+    /// (`via`), or "" where it can: rows back to back in 16-byte chunks
+    /// (the row stride the static last dim, a multiple of 4; unit column
+    /// stride; a static offset of whole chunks).
     static std::string bulkReduceRefusal(::mlir::MemRefType dest);
   }];
   let hasVerifier = 1;
