@@ -1152,6 +1152,20 @@ TEST(Backward, FindsBothKernelsOfItsMask) {
   p = gradProblem();
   expectStatus(findBackwardKernels(half, p, q, kv), StatusCode::NotInBundle,
                "the backward for bf16 head dim 64");
+  // The dQ-workspace form's grids are not the runtime's: a grad_prep
+  // entry beside the pair is not taken for a grad_kv.
+  Manifest ws;
+  ASSERT_TRUE(parseManifest(std::string(kGradManifest) +
+                                "kernel name=w ptx=w.ptx chip=sm_80 "
+                                "dtype=bf16 head_dim=64 causal=0 block_m=64 "
+                                "threads=128 smem=0 abi=memref "
+                                "program=grad_prep\n",
+                            "manifest.txt", ws)
+                  .ok());
+  ASSERT_TRUE(findBackwardKernels(ws, p, q, kv).ok());
+  ASSERT_EQ(q.size(), 1u);
+  ASSERT_EQ(kv.size(), 1u);
+  EXPECT_EQ(kv[0]->name, "g_1");
 }
 
 TEST(Backward, ProblemRules) {
