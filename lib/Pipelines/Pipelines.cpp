@@ -346,6 +346,10 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
 void mlir::attn::buildGPUSerializePipeline(OpPassManager &pm,
                                            const CodegenPipelineOptions &opts) {
   OpPassManager &gm = pm.nest<gpu::GPUModuleOp>();
+  // Views in a kernel (a merge program's column window) become offsets of
+  // their source's descriptor: the LLVM conversion has no subview pattern.
+  gm.addPass(memref::createExpandStridedMetadataPass());
+  gm.addPass(createLowerAffinePass());
   gm.addPass(createSCFToControlFlowPass());
   gm.addPass(createConvertGpuOpsToNVVMOps());
   gm.addPass(createConvertNVVMToLLVMPass());

@@ -339,7 +339,8 @@ private:
       if (!parseLaunchGrid(value, k.grid))
         return error("bad value '" + value +
                      "' for 'grid': expected X,Y,Z, each a '*'-product of "
-                     "batch, heads_q, heads_kv, q_blocks and splits");
+                     "batch, heads_q, heads_kv, q_blocks, splits, kv_blocks "
+                     "and constants in [1, 65535]");
     } else if (key == "sass") {
       return parseSass(value, k.sass);
     } else if (key == "tensor_maps") {

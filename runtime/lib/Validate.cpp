@@ -580,6 +580,9 @@ ForwardProblem packQueryHeads(const ForwardProblem &p) {
   return out;
 }
 
+/// The fewest keys a split-KV program takes (chooseKVSplits).
+constexpr int64_t kMinSplitKeys = 256;
+
 int64_t chooseKVSplits(const ForwardProblem &p, int smCount, int blockM,
                        int blockN, int64_t forced) {
   // A packed batch's sequences are tiled whole, and a sliding window's
@@ -591,12 +594,14 @@ int64_t chooseKVSplits(const ForwardProblem &p, int smCount, int blockM,
   if (double(blocks) >= 0.8 * smCount)
     return 1;
   const int64_t kvBlocks = (p.seqK + blockN - 1) / blockN;
-  // At least 4 key blocks a split: a split's fixed costs (its prologue,
-  // the pipeline's fill, one more partial for the merge to read) outweigh
-  // the parallelism below that (H100, decode B = 1, Nk = 4k, CUDA graph:
-  // 8 splits of 4 blocks 940 GB/s, 15 of 2-3 blocks 799, 32 of 1 492).
-  const int64_t maxSplits =
-      std::min<int64_t>({128, smCount, std::max<int64_t>(1, kvBlocks / 4)});
+  // At least 256 keys a split: a split's fixed costs (its prologue, the
+  // pipeline's fill, one more partial for the merge to read) outweigh the
+  // parallelism below that (H100, decode B = 1, Nk = 4k, CUDA graph, 64-key
+  // blocks: 8 splits of 4 blocks 940 GB/s, 15 of 2-3 blocks 799, 32 of 1
+  // 492; 128-key blocks (sm_90a), the split kernel alone: 7 splits of 5
+  // blocks 12.1 us, 8 of 4 10.8, 16 of 2 8.6).
+  const int64_t maxSplits = std::min<int64_t>(
+      {128, smCount, std::max<int64_t>(1, kvBlocks * blockN / kMinSplitKeys)});
   if (forced > 0)
     return std::max<int64_t>(1, std::min(forced, maxSplits));
   auto chunk = [&](int64_t s) { return (kvBlocks + s - 1) / s; };

@@ -412,6 +412,43 @@ TEST(LaunchGrid, FromTheKernelsDescription) {
   EXPECT_TRUE(g.empty());
 }
 
+TEST(LaunchGrid, ConstantsMultiplyTheirDim) {
+  // A merge's column blocks: a count the kernel fixed at compile time.
+  LaunchGrid g;
+  ASSERT_TRUE(parseLaunchGrid("q_blocks*4,heads_q,batch", g));
+  EXPECT_EQ(g.constant[0], 4);
+  EXPECT_EQ(formatLaunchGrid(g), "q_blocks*4,heads_q,batch");
+  GridValues v;
+  v.batch = 2;
+  v.headsQ = 8;
+  v.qBlocks = 3;
+  unsigned out[3];
+  ASSERT_TRUE(launchGridDims(g, v, out));
+  EXPECT_EQ(out[0], 12u);
+  EXPECT_EQ(out[1], 8u);
+  EXPECT_EQ(out[2], 2u);
+  // Anywhere in a product, several multiply, a dim may be a constant alone.
+  ASSERT_TRUE(parseLaunchGrid("2*q_blocks*3,heads_q,1", g));
+  EXPECT_EQ(formatLaunchGrid(g), "q_blocks*6,heads_q,1");
+  ASSERT_TRUE(launchGridDims(g, v, out));
+  EXPECT_EQ(out[0], 18u);
+  EXPECT_EQ(out[2], 1u);
+  LaunchGrid again;
+  ASSERT_TRUE(parseLaunchGrid(formatLaunchGrid(g), again));
+  EXPECT_TRUE(again == g);
+  // A y dim past 65535 through its constant.
+  ASSERT_TRUE(parseLaunchGrid("q_blocks,heads_q*65535,batch", g));
+  EXPECT_FALSE(launchGridDims(g, v, out));
+  // Zero, a leading zero, a sign, past the limit (alone or as a product).
+  for (const char *bad :
+       {"q_blocks*0,heads_q,batch", "q_blocks*04,heads_q,batch",
+        "q_blocks*-4,heads_q,batch", "q_blocks*65536,heads_q,batch",
+        "q_blocks*256*256,heads_q,batch", "q_blocks*4x,heads_q,batch"}) {
+    EXPECT_FALSE(parseLaunchGrid(bad, g)) << bad;
+    EXPECT_TRUE(g.empty()) << bad;
+  }
+}
+
 TEST(LaunchGrid, PersistentLaunchesOneBlockPerSM) {
   LaunchGrid g;
   ASSERT_TRUE(parseLaunchGrid("persistent(q_blocks,heads_q,batch)", g));

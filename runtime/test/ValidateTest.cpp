@@ -537,20 +537,22 @@ TEST(SplitKV, ChoosesSplitsOnlyForGridsSmallerThanTheDevice) {
   // A grid of most of a wave does not split.
   p.batch = 14; // 112 blocks >= 0.8 * 132
   EXPECT_EQ(chooseKVSplits(p, 132, 128, 128), 1);
-  // At least 4 key blocks a split.
+  // At least 256 keys a split.
   p.batch = 1;
-  // 32 blocks of 128: at most 8 splits; 7 (chunks of 5) fill 42% of the
-  // SMs, within 85% of 8's 48%.
+  // 32 blocks of 128: at most 16 splits (2 blocks each), which fill 97% of
+  // the SMs; 14 and 15 fill 85% and 91% but run 3 blocks each, as 13 does.
   p.seqK = 4096;
-  EXPECT_EQ(chooseKVSplits(p, 132, 128, 128), 7);
-  p.seqK = 1200; // 10 blocks: 2
-  EXPECT_EQ(chooseKVSplits(p, 132, 128, 128), 2);
-  p.seqK = 700; // 6 blocks: nothing to split
+  EXPECT_EQ(chooseKVSplits(p, 132, 128, 128), 16);
+  // The same keys in blocks of 64: at most 16 splits (4 blocks each).
+  EXPECT_EQ(chooseKVSplits(p, 132, 128, 64), 16);
+  p.seqK = 1200; // 10 blocks: at most 5 splits (2 blocks each)
+  EXPECT_EQ(chooseKVSplits(p, 132, 128, 128), 5);
+  p.seqK = 256; // 2 blocks, 256 keys: nothing to split
   EXPECT_EQ(chooseKVSplits(p, 132, 128, 128), 1);
   // A forced count replaces the choice, within the same bounds.
   p.seqK = 16384;
   EXPECT_EQ(chooseKVSplits(p, 132, 128, 128, 4), 4);
-  EXPECT_EQ(chooseKVSplits(p, 132, 128, 128, 1000), 32); // 4 blocks each
+  EXPECT_EQ(chooseKVSplits(p, 132, 128, 128, 1000), 64); // 256 keys each
   p.batch = 14;
   EXPECT_EQ(chooseKVSplits(p, 132, 128, 128, 4), 1); // a full grid
   p.batch = 1;

@@ -15,8 +15,9 @@
 // The split-KV pair says what it is and the grid it is launched on.
 // CHECK: kernel name=attn_split_bf16_d64_kernel {{.*}} lse=1 program=split_kv grid=q_blocks*splits,heads_q,batch{{$}}
 // CHECK: kernel name=attn_split_bf16_d64_causal_kernel {{.*}} causal=1 {{.*}} program=split_kv grid=q_blocks*splits,heads_q,batch{{$}}
-// CHECK: kernel name=attn_merge_bf16_d64_kernel {{.*}} lse=1 program=merge_splits grid=q_blocks,heads_q,batch{{$}}
-// CHECK: kernel name=attn_merge_bf16_d64_nolse_kernel {{.*}} lse=0 program=merge_splits grid=q_blocks,heads_q,batch{{$}}
+// The merge counts its column blocks (16 columns of O each) in x.
+// CHECK: kernel name=attn_merge_bf16_d64_kernel {{.*}} lse=1 program=merge_splits grid=q_blocks*4,heads_q,batch{{$}}
+// CHECK: kernel name=attn_merge_bf16_d64_nolse_kernel {{.*}} lse=0 program=merge_splits grid=q_blocks*4,heads_q,batch{{$}}
 // On sm_90a the D = 128 kernels read Q, K and V with bulk tensor copies:
 // their lines name the tensor maps the launcher appends (argument:box rows).
 // They are persistent (launched as min(SMs, tiles) blocks looping over the

@@ -66,8 +66,10 @@ def AttnTileAttention : Pass<"attn-tile-attention"> {
     (clipped to the unmasked and masked segments), storing its partial O and
     LSE at split index s; the grid is tagged `attn.program = "split_kv"`.
     `attn.merge_splits` becomes a grid over (batch, head, query block of
-    64 rows, or `block-q`) that reads the S partial rows twice: their max,
-    then the weighted sum. Tagged `attn.program = "merge_splits"`.
+    64 rows, or `block-q`, times column blocks of 16 columns of O where Dv
+    is a multiple of 16) that reads the S partial rows once, sixteen
+    splits at a time, rescaling its sums as their running max grows.
+    Tagged `attn.program = "merge_splits"`, its grid "q_blocks*C".
 
     `attn.attention_grad` (the backward pass) becomes two grids, in this
     order: one over (batch, query head, query block) that writes Δ =
@@ -81,8 +83,8 @@ def AttnTileAttention : Pass<"attn-tile-attention"> {
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
-    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
-    "::mlir::attn::AttnDialect"
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect", "::mlir::attn::AttnDialect"
   ];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"cpu\"",

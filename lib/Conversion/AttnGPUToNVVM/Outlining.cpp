@@ -340,6 +340,14 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
   // per multiprocessor (.minnctapersm 1 with the block size).
   if (info.producerWarps)
     fn->setAttr("nvvm.minctasm", mb.getI32IntegerAttr(1));
+  // A merge is a chain of memory latencies through the splits: under
+  // ptxas's default register target (~80 at 128 threads) it interleaves an
+  // iteration's loads with their uses (about 5 in flight, the rest after
+  // the first returns); with one block per multiprocessor as its bound it
+  // issues all of them first (190 registers at 8 tiles of 64x32 f32).
+  if (auto p = grid->getAttrOfType<StringAttr>(kProgramAttrName);
+      p && p.getValue() == ::attn::programName(::attn::Program::MergeSplits))
+    fn->setAttr("nvvm.minctasm", mb.getI32IntegerAttr(1));
 
   // What a launcher needs (bundles, tools) and the block order: read off
   // the program. Every product has the block's query rows; each S = Q·Kᵀ
@@ -438,17 +446,20 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
     return failure();
   }
   // A program without products (attn.merge_splits): its 2-d output tile
-  // gives the rows, the value head dim and, from the memory it is stored
-  // to, the element type.
+  // gives the rows and, from the memory it is stored to (through a column
+  // window's view), the value head dim and the element type.
   if (!blockM)
     grid.getBody()->walk([&](StoreTileOp st) {
       auto t = cast<RankedTensorType>(st.getTile().getType());
       if (t.getRank() != 2)
         return;
       blockM = t.getDimSize(0);
-      headDimV = t.getDimSize(1);
-      Type et = cast<MemRefType>(st.getDest().getType()).getElementType();
-      dtype = dtypeName(et);
+      Value dest = st.getDest();
+      while (auto view = dest.getDefiningOp<memref::SubViewOp>())
+        dest = view.getSource();
+      auto mem = cast<MemRefType>(dest.getType());
+      headDimV = mem.getShape().back();
+      dtype = dtypeName(mem.getElementType());
     });
   // B fragments loaded ahead of their mma.sync (H100, bf16, two runs vs
   // none ahead): D = 128: 4 steps +2-5% (8: the same, and sm_80's kernel

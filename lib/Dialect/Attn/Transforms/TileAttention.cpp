@@ -134,16 +134,35 @@ struct ProgramContext {
   }
 };
 
-/// attn.grid of a (batch, query head, query block [· split]) grid, in the
-/// runtime's factor names (KernelABI.h).
-ArrayAttr gridAttr(Builder &b, bool splits) {
+/// attn.grid of a (batch, query head, query block [· split] [· constant])
+/// grid, in the runtime's factor names (KernelABI.h).
+ArrayAttr gridAttr(Builder &b, bool splits, int64_t constant = 1) {
   using ::attn::GridFactor;
   std::string x = ::attn::gridFactorName(GridFactor::QBlocks);
   if (splits)
     x += std::string("*") + ::attn::gridFactorName(GridFactor::Splits);
+  if (constant != 1)
+    x += "*" + std::to_string(constant);
   return b.getStrArrayAttr({::attn::gridFactorName(GridFactor::Batch),
                             ::attn::gridFactorName(GridFactor::HeadsQ), x});
 }
+
+/// Columns [col, col + width) of `mem`'s last dim (unit stride): a view
+/// whose tiles are `width` columns wide.
+Value columnWindow(OpBuilder &b, Location loc, Value mem, Value col,
+                   int64_t width) {
+  auto type = cast<MemRefType>(mem.getType());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)),
+      sizes = memref::getMixedSizes(b, loc, mem),
+      strides(rank, b.getIndexAttr(1));
+  offsets.back() = col;
+  sizes.back() = b.getIndexAttr(width);
+  return memref::SubViewOp::create(b, loc, mem, offsets, sizes, strides);
+}
+
+/// Columns of O a merge program combines (where Dv is a multiple).
+constexpr int64_t kMergeCols = 16;
 
 /// The score_mod region's values that differ from score to score: the
 /// score, the positions i and j (arguments 0, 3, 4) and what is computed
@@ -719,11 +738,12 @@ struct TileAttentionPass
     return success();
   }
 
-  /// attn.merge_splits ==> scf.forall over (batch, head, query block); each
-  /// program reads the S partial rows of its block twice (max, then the
-  /// weighted sum):
+  /// attn.merge_splits ==> scf.forall over (batch, head, query block ×
+  /// column block); each program reads the S partial rows of its block and
+  /// its kMergeCols columns of O once, rescaling as the running max grows
+  /// (the online softmax over splits); at the end, with the same sums as
   ///   M = max_s LSE_s;  M' = (M == -inf) ? 0 : M
-  ///   l = Σ_s exp(LSE_s − M');  A = Σ_s exp(LSE_s − M')·O_s
+  ///   l = Σ_s exp(LSE_s − M');  A = Σ_s exp(LSE_s − M')·O_s:
   ///   O = A / (l == 0 ? 1 : l);  LSE = (l == 0) ? -inf : M' + log l
   LogicalResult tileMerge(MergeSplitsOp op) {
     TargetAttr tgt = op.getTargetAttr();
@@ -742,21 +762,43 @@ struct TileAttentionPass
     Location loc = op.getLoc();
     IndexMath im{b, loc};
     Value po = op.getPartialOutput(), pl = op.getPartialLse();
-    int64_t dv = cast<MemRefType>(po.getType()).getDimSize(4);
+    Value out = op.getOutput();
+    const int64_t dvAll = cast<MemRefType>(po.getType()).getDimSize(4);
+    // Programs of kMergeCols columns of O: a decode step's merge has few
+    // rows (G packed query heads of one token) and many splits, and its
+    // time is the chain of memory latencies through the splits; narrower
+    // tiles take fewer registers, so more splits' loads are in flight at
+    // once (16 an iteration), and more programs share the rows.
+    const int64_t colBlocks = dvAll % kMergeCols == 0 ? dvAll / kMergeCols : 1;
+    const int64_t dv = dvAll / colBlocks;
     Value splits = im.dim(po, 0), batch = im.dim(po, 1), heads = im.dim(po, 2),
           n = im.dim(po, 3);
     Value brV = im.cst(br);
     auto forall = scf::ForallOp::create(
-        b, loc, ArrayRef<OpFoldResult>{batch, heads, im.ceilDiv(n, brV)},
+        b, loc,
+        ArrayRef<OpFoldResult>{batch, heads,
+                               im.mul(im.ceilDiv(n, brV), im.cst(colBlocks))},
         ValueRange{}, std::nullopt);
     forall->setAttr(kTargetAttrName, tgt);
     forall->setAttr(kProgramAttrName, b.getStringAttr(::attn::programName(
                                           ::attn::Program::MergeSplits)));
-    forall->setAttr(kGridAttrName, gridAttr(b, /*splits=*/false));
+    forall->setAttr(kGridAttrName,
+                    gridAttr(b, /*splits=*/false, /*constant=*/colBlocks));
     b.setInsertionPointToStart(forall.getBody());
     Value bIdx = forall.getInductionVar(0), hIdx = forall.getInductionVar(1);
-    Value qStart = im.mul(forall.getInductionVar(2), brV);
+    Value cBlocks = im.cst(colBlocks);
+    Value qStart = im.mul(
+        arith::DivUIOp::create(b, loc, forall.getInductionVar(2), cBlocks),
+        brV);
     Value rows = im.min(im.sub(n, qStart), brV);
+    if (colBlocks > 1) {
+      // This program's columns: views of O_s and O (static width, stride 1).
+      Value col = im.mul(
+          arith::RemUIOp::create(b, loc, forall.getInductionVar(2), cBlocks),
+          im.cst(dv));
+      po = columnWindow(b, loc, po, col, dv);
+      out = columnWindow(b, loc, out, col, dv);
+    }
     auto rowType = RankedTensorType::get({br}, b.getF32Type());
     auto tileType = RankedTensorType::get({br, dv}, b.getF32Type());
     Value c0 = im.cst(0), c1 = im.cst(1);
@@ -765,56 +807,58 @@ struct TileAttentionPass
                                 ValueRange{s, bIdx, hIdx, qStart}, rows);
     };
 
-    // Each loop reads U splits an iteration, all loads first: the splits'
-    // reads are independent, and one at a time the program would wait a
-    // memory latency per split. Split s0 + u past the last reads the last
-    // split again (its index clamped): harmless in a max, and weighted 0 in
-    // the sum.
+    // One pass over the splits, U an iteration, all loads first: the
+    // splits' reads are independent, and one at a time the program would
+    // wait a memory latency per split (a decode step's merge is that chain
+    // of latencies). Split s0 + u past the last reads the last split again
+    // (its index clamped): harmless in the max, weighted 0 in the sums.
+    // As many O tiles an iteration as 256 columns hold (their registers are
+    // live together): 16 of kMergeCols columns, so S <= 16 splits take one
+    // memory latency. Per iteration, with M the running max:
+    //   M_new = max(M, max_u LSE_u);  M' = (M_new == -inf) ? 0 : M_new
+    //   α = exp(M − M');  w_u = exp(LSE_u − M')·[s0 + u < S]
+    //   l = α·l + Σ_u w_u;  A = α·A + Σ_u w_u·O_u
     Value lastSplit = im.sub(splits, c1);
     auto splitAt = [&](OpBuilder &lb, Value s0, int64_t u) -> Value {
       IndexMath lm{lb, loc};
       return u ? lm.min(lm.add(s0, lm.cst(u)), lastSplit) : s0;
     };
-
-    // M = max_s LSE_s, eight splits an iteration.
-    constexpr int64_t kMaxUnroll = 8;
-    Value negInf = negInfSplat(b, loc, rowType);
-    auto maxLoop = scf::ForOp::create(
-        b, loc, c0, splits, im.cst(kMaxUnroll), ValueRange{negInf},
-        [&](OpBuilder &lb, Location l, Value s0, ValueRange args) {
-          SmallVector<Value> lses;
-          for (int64_t u = 0; u < kMaxUnroll; ++u)
-            lses.push_back(loadLse(lb, splitAt(lb, s0, u)));
-          Value m = args[0];
-          for (Value x : lses)
-            m = arith::MaximumFOp::create(lb, l, m, x);
-          scf::YieldOp::create(lb, l, m);
-        });
-    Value m = maxLoop.getResult(0);
-    Value zeroRow = splat(b, loc, rowType, 0.0);
-    Value noKey =
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m, negInf);
-    Value mSafe = arith::SelectOp::create(b, loc, noKey, zeroRow, m);
-
-    // l = Σ_s w_s, A = Σ_s w_s·O_s with w_s = exp(LSE_s − M')·[s < S]; as
-    // many O tiles an iteration as 256 columns hold (their registers are
-    // live together): 4 at Dv = 64, 2 at 128, 1 at 256.
-    const int64_t sumUnroll = std::clamp<int64_t>(256 / dv, 1, 4);
+    const int64_t unroll = std::clamp<int64_t>(256 / dv, 1, 16);
     Type f32 = b.getF32Type();
+    Value negInf = negInfSplat(b, loc, rowType);
+    Value zeroRow = splat(b, loc, rowType, 0.0);
+    auto safeMax = [&](OpBuilder &lb, Location l, Value m) -> Value {
+      Value none =
+          arith::CmpFOp::create(lb, l, arith::CmpFPredicate::OEQ, m, negInf);
+      return arith::SelectOp::create(lb, l, none, zeroRow, m);
+    };
     auto sumLoop = scf::ForOp::create(
-        b, loc, c0, splits, im.cst(sumUnroll),
-        ValueRange{zeroRow, splat(b, loc, tileType, 0.0)},
+        b, loc, c0, splits, im.cst(unroll),
+        ValueRange{negInf, zeroRow, splat(b, loc, tileType, 0.0)},
         [&](OpBuilder &lb, Location l, Value s0, ValueRange args) {
           IndexMath lm{lb, l};
-          SmallVector<Value> lses, tiles;
-          for (int64_t u = 0; u < sumUnroll; ++u) {
-            Value s = splitAt(lb, s0, u);
-            lses.push_back(loadLse(lb, s));
+          // The O tiles' loads first: ptxas then issues 20 of their 64
+          // before the max over the LSEs waits for those (7 with the LSEs
+          // first; sm_90a, Dv = 128); the rest follow a memory latency later.
+          SmallVector<Value> lses, tiles, idx;
+          for (int64_t u = 0; u < unroll; ++u) {
+            idx.push_back(splitAt(lb, s0, u));
             tiles.push_back(LoadTileOp::create(
-                lb, l, tileType, po, ValueRange{s, bIdx, hIdx, qStart}, rows));
+                lb, l, tileType, po, ValueRange{idx[u], bIdx, hIdx, qStart},
+                rows));
           }
-          Value lNew = args[0], acc = args[1];
-          for (int64_t u = 0; u < sumUnroll; ++u) {
+          for (int64_t u = 0; u < unroll; ++u)
+            lses.push_back(loadLse(lb, idx[u]));
+          Value mNew = args[0];
+          for (Value x : lses)
+            mNew = arith::MaximumFOp::create(lb, l, mNew, x);
+          Value mSafe = safeMax(lb, l, mNew);
+          Value alpha = math::ExpOp::create(
+              lb, l, arith::SubFOp::create(lb, l, args[0], mSafe));
+          Value lNew = arith::MulFOp::create(lb, l, alpha, args[1]);
+          Value acc = arith::MulFOp::create(
+              lb, l, BroadcastOp::create(lb, l, tileType, alpha), args[2]);
+          for (int64_t u = 0; u < unroll; ++u) {
             Value w = math::ExpOp::create(
                 lb, l, arith::SubFOp::create(lb, l, lses[u], mSafe));
             if (u) {
@@ -835,17 +879,19 @@ struct TileAttentionPass
             acc = arith::AddFOp::create(
                 lb, l, acc, arith::MulFOp::create(lb, l, wB, tiles[u]));
           }
-          scf::YieldOp::create(lb, l, ValueRange{lNew, acc});
+          scf::YieldOp::create(lb, l, ValueRange{mNew, lNew, acc});
         });
-    Value lSum = sumLoop.getResult(0), acc = sumLoop.getResult(1);
+    Value mSafe = safeMax(b, loc, sumLoop.getResult(0));
+    Value lSum = sumLoop.getResult(1), acc = sumLoop.getResult(2);
     Value lZero =
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, lSum, zeroRow);
     Value lSafe = arith::SelectOp::create(b, loc, lZero,
                                           splat(b, loc, rowType, 1.0), lSum);
-    Value out = arith::DivFOp::create(
+    Value o = arith::DivFOp::create(
         b, loc, acc, BroadcastOp::create(b, loc, tileType, lSafe));
-    StoreTileOp::create(b, loc, out, op.getOutput(),
-                        ValueRange{bIdx, hIdx, qStart}, rows);
+    StoreTileOp::create(b, loc, o, out, ValueRange{bIdx, hIdx, qStart}, rows);
+    // Every column block computes the same LSE row from the same loads and
+    // stores it: the values written are bit-identical.
     if (Value lse = op.getLse()) {
       Value rowLse = arith::AddFOp::create(b, loc, mSafe,
                                            math::LogOp::create(b, loc, lSafe));

@@ -638,8 +638,10 @@ inline const char *gridFactorName(GridFactor f) {
 }
 
 /// The launch grid a kernel describes (its attn.kernel grid, the
-/// manifest's grid=X,Y,Z with each of X, Y, Z a '*'-product of factors,
-/// e.g. "q_blocks*splits,heads_q,batch"). Empty: the kernel did not say (a
+/// manifest's grid=X,Y,Z with each of X, Y, Z a '*'-product of factors and
+/// constants, e.g. "q_blocks*splits,heads_q,batch" or "q_blocks*4,heads_q,
+/// batch": a constant is a count the kernel fixed at compile time, such as
+/// a merge's column blocks). Empty: the kernel did not say (a
 /// manifest written before the key); the launcher then assumes
 /// (q_blocks[*splits], heads_q, batch).
 ///
@@ -653,17 +655,24 @@ inline const char *gridFactorName(GridFactor f) {
 /// stream one after another, never two launches at once (TileCounter).
 struct LaunchGrid {
   std::vector<GridFactor> dims[3];
+  /// Each dim's product of constants (1: none).
+  int64_t constant[3] = {1, 1, 1};
   bool persistent = false;
   bool dynamic = false;
   bool empty() const {
-    return dims[0].empty() && dims[1].empty() && dims[2].empty();
+    return dims[0].empty() && dims[1].empty() && dims[2].empty() &&
+           constant[0] == 1 && constant[1] == 1 && constant[2] == 1;
   }
   bool operator==(const LaunchGrid &o) const {
     return dims[0] == o.dims[0] && dims[1] == o.dims[1] &&
-           dims[2] == o.dims[2] && persistent == o.persistent &&
-           dynamic == o.dynamic;
+           dims[2] == o.dims[2] && constant[0] == o.constant[0] &&
+           constant[1] == o.constant[1] && constant[2] == o.constant[2] &&
+           persistent == o.persistent && dynamic == o.dynamic;
   }
 };
+
+/// The largest constant a grid names (a launch dim's y/z limit).
+constexpr int64_t kMaxGridConstant = 65535;
 
 inline std::string formatLaunchGrid(const LaunchGrid &g) {
   std::string out;
@@ -671,6 +680,9 @@ inline std::string formatLaunchGrid(const LaunchGrid &g) {
     out += d ? "," : "";
     for (size_t i = 0; i < g.dims[d].size(); ++i)
       out += std::string(i ? "*" : "") + gridFactorName(g.dims[d][i]);
+    if (g.constant[d] != 1 || g.dims[d].empty())
+      out += std::string(g.dims[d].empty() ? "" : "*") +
+             std::to_string(g.constant[d]);
   }
   if (g.dynamic)
     return "dynamic(" + out + ")";
@@ -678,8 +690,9 @@ inline std::string formatLaunchGrid(const LaunchGrid &g) {
 }
 
 /// Parses formatLaunchGrid's text: three non-empty products of known
-/// factors, possibly inside `persistent(...)` or `dynamic(...)`. False,
-/// with `out` left empty, for anything else.
+/// factors and constants in [1, kMaxGridConstant] (decimal, no leading
+/// zero), possibly inside `persistent(...)` or `dynamic(...)`. False, with
+/// `out` left empty, for anything else.
 inline bool parseLaunchGrid(const std::string &whole, LaunchGrid &out) {
   out = LaunchGrid();
   auto wrapped = [&](const std::string &prefix) {
@@ -707,6 +720,12 @@ inline bool parseLaunchGrid(const std::string &whole, LaunchGrid &out) {
         out.dims[d].push_back(f);
         known = true;
       }
+    if (!known && !name.empty() && name.size() <= 5 && name[0] != '0' &&
+        name.find_first_not_of("0123456789") == std::string::npos) {
+      int64_t c = std::stoll(name);
+      known = c <= kMaxGridConstant && out.constant[d] <= kMaxGridConstant / c;
+      out.constant[d] *= c;
+    }
     if (!known)
       break;
     if (end == std::string::npos) {
@@ -746,7 +765,7 @@ inline bool launchGridDims(const LaunchGrid &g, const GridValues &v,
   const LaunchGrid &grid = g.empty() ? fallback : g;
   int64_t dims[3];
   for (int d = 0; d < 3; ++d) {
-    int64_t n = 1;
+    int64_t n = grid.constant[d];
     for (GridFactor f : grid.dims[d]) {
       int64_t x = f == GridFactor::Batch      ? v.batch
                   : f == GridFactor::HeadsQ   ? v.headsQ

@@ -167,7 +167,7 @@ ForwardProblem packQueryHeads(const ForwardProblem &p);
 /// tiles per multiprocessor (1: none). Splits pay only where the unsplit
 /// grid leaves multiprocessors idle (fewer thread blocks than 80% of
 /// them): then the fewest splits whose waves are at least 85% as full as
-/// the best count's, at most 128 and at least 4 key blocks each. `forced`
+/// the best count's, at most 128 and at least 256 keys each. `forced`
 /// > 0 (RuntimeOptions::kvSplits) replaces the choice for such grids,
 /// bounded the same way.
 int64_t chooseKVSplits(const ForwardProblem &p, int smCount, int blockM,

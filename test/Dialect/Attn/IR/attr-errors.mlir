@@ -200,8 +200,18 @@ func.func @softcap_attr() attributes {attn.softcap = 50.0 : f32} {
 
 // -----
 
-// expected-error @+1 {{'attn.grid' must be three products of batch, heads_q, heads_kv, q_blocks, splits and kv_blocks (e.g. "q_blocks*splits") on an scf.forall}}
+// expected-error @+1 {{'attn.grid' must be three products of batch, heads_q, heads_kv, q_blocks, splits, kv_blocks and constants in [1, 65535] (e.g. "q_blocks*splits") on an scf.forall}}
 func.func @grid_attr() attributes {attn.grid = ["batch", "heads_q", "rows"]} {
+  return
+}
+
+// -----
+
+// A constant factor is a positive count (a merge's column blocks).
+func.func @grid_zero_constant(%n: index) {
+  // expected-error @+1 {{'attn.grid' must be three products of batch, heads_q, heads_kv, q_blocks, splits, kv_blocks and constants in [1, 65535] (e.g. "q_blocks*splits") on an scf.forall}}
+  scf.forall (%b, %h, %q) in (%n, %n, %n) {
+  } {attn.grid = ["batch", "heads_q", "q_blocks*0"]}
   return
 }
 

@@ -44,43 +44,57 @@ func.func @split(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
 
 // -----
 
-// The merge: per (batch, head, 64-row block), the max of the S partial
-// LSE rows, then the weighted sum of the partial O tiles and their
-// weights; O = A / l, LSE = M' + log l (-inf where l = 0). Each loop reads
-// several splits an iteration, all loads first (8 LSE rows; 256 / Dv O
-// tiles, at most 4), the split index clamped to S - 1; in the sum a clamped
-// split weighs 0.
+// The merge: per (batch, head, 64-row block, block of 16 columns of O),
+// one pass over the S partials, 16 an iteration (the program's columns of
+// O_s and O through views), loads first, the split index clamped to S - 1
+// (a clamped split weighs 0): the running max M_new, M' = M_new or 0 where
+// it is -inf, α = exp(M − M') rescales l and A, w_u = exp(LSE_u − M').
+// After the loop O = A / l, LSE = M' + log l (-inf where l = 0). The
+// grid's x counts query blocks times the 4 column blocks.
 // CHECK-LABEL: func.func @merge
 // CHECK-SAME:    %[[PO:[^:]+]]: memref<?x?x?x?x64xf32>, %[[PL:[^:]+]]: memref<?x?x?x?xf32>, %[[O:[^:]+]]: memref<?x?x?x64xbf16>, %[[L:[^:]+]]: memref<?x?x?xf32>
 // CHECK:       %[[S:.+]] = memref.dim %[[PO]], %c0
-// CHECK:       scf.forall (%[[B:.+]], %[[H:.+]], %[[X:.+]]) in
-// CHECK:         %[[R0:.+]] = arith.muli %[[X]], %c64
+// CHECK:       %[[QB:.+]] = arith.ceildivsi
+// CHECK:       %[[X4:.+]] = arith.muli %[[QB]], %c4
+// CHECK:       scf.forall (%[[B:.+]], %[[H:.+]], %[[X:.+]]) in ({{.*}}, {{.*}}, %[[X4]])
+// CHECK:         %[[QBLK:.+]] = arith.divui %[[X]], %[[C4:.+]] : index
+// CHECK:         %[[R0:.+]] = arith.muli %[[QBLK]], %c64
+// CHECK:         %[[CB:.+]] = arith.remui %[[X]], %[[C4]] : index
+// CHECK:         %[[COL:.+]] = arith.muli %[[CB]], %c16
+// CHECK:         %[[POV:.+]] = memref.subview %[[PO]][0, 0, 0, 0, %[[COL]]] [{{.*}}, 16] [1, 1, 1, 1, 1] : memref<?x?x?x?x64xf32> to memref<?x?x?x?x16xf32, strided<[?, ?, ?, 64, 1], offset: ?>>
+// CHECK:         %[[OV:.+]] = memref.subview %[[O]][0, 0, 0, %[[COL]]] [{{.*}}, 16] [1, 1, 1, 1] : memref<?x?x?x64xbf16> to memref<?x?x?x16xbf16, strided<[?, ?, 64, 1], offset: ?>>
 // CHECK:         %[[LAST:.+]] = arith.subi %[[S]], %c1
-// CHECK:         %[[M:.+]] = scf.for %[[I:.+]] = %{{.*}} to %[[S]] step %c8 {{.*}} -> (tensor<64xf32>)
-// CHECK:           attn.load_tile %[[PL]][%[[I]], %[[B]], %[[H]], %[[R0]]] {{.*}} -> tensor<64xf32>
+// CHECK:         %[[R:.+]]:3 = scf.for %[[I:.+]] = %{{.*}} to %[[S]] step %c16{{.*}} iter_args(%[[M:.+]] = %{{.*}}, %[[LS:.+]] = %{{.*}}, %[[A:.+]] = %{{.*}}) -> (tensor<64xf32>, tensor<64xf32>, tensor<64x16xf32>)
+// CHECK:           attn.load_tile %[[POV]][%[[I]], %[[B]], %[[H]], %[[R0]]] {{.*}} -> tensor<64x16xf32>
 // CHECK:           %[[I1:.+]] = arith.addi %[[I]], %c1
 // CHECK:           %[[C1:.+]] = arith.minsi %[[I1]], %[[LAST]]
-// CHECK:           attn.load_tile %[[PL]][%[[C1]], %[[B]], %[[H]], %[[R0]]]
-// CHECK-COUNT-6:   attn.load_tile %[[PL]]
-// CHECK-COUNT-8:   arith.maximumf
-// CHECK:         %[[NOKEY:.+]] = arith.cmpf oeq, %[[M]]
-// CHECK:         %[[MS:.+]] = arith.select %[[NOKEY]]
-// CHECK:         %[[SUM:.+]]:2 = scf.for %[[J:.+]] = %{{.*}} to %[[S]] step %c4 {{.*}} -> (tensor<64xf32>, tensor<64x64xf32>)
-// CHECK:           %[[LJ:.+]] = attn.load_tile %[[PL]][%[[J]], %[[B]], %[[H]], %[[R0]]]
-// CHECK:           attn.load_tile %[[PO]][%[[J]], %[[B]], %[[H]], %[[R0]]] {{.*}} -> tensor<64x64xf32>
-// CHECK-COUNT-3:   attn.load_tile %[[PO]]
-// CHECK:           %[[D:.+]] = arith.subf %[[LJ]], %[[MS]]
+// CHECK:           attn.load_tile %[[POV]][%[[C1]], %[[B]], %[[H]], %[[R0]]]
+// CHECK-COUNT-14:  attn.load_tile %[[POV]]
+// CHECK:           %[[L0:.+]] = attn.load_tile %[[PL]][%[[I]], %[[B]], %[[H]], %[[R0]]] {{.*}} -> tensor<64xf32>
+// CHECK-COUNT-15:  attn.load_tile %[[PL]]
+// CHECK:           %[[MX:.+]] = arith.maximumf %[[M]], %[[L0]]
+// CHECK-COUNT-15:  arith.maximumf
+// CHECK:           %[[NONE:.+]] = arith.cmpf oeq, %[[MN:.+]], %{{.*}} : tensor<64xf32>
+// CHECK:           %[[MS:.+]] = arith.select %[[NONE]], %{{.*}}, %[[MN]]
+// CHECK:           %[[DA:.+]] = arith.subf %[[M]], %[[MS]]
+// CHECK:           %[[ALPHA:.+]] = math.exp %[[DA]]
+// CHECK:           arith.mulf %[[ALPHA]], %[[LS]]
+// CHECK:           %[[AB:.+]] = attn.broadcast %[[ALPHA]]
+// CHECK:           arith.mulf %[[AB]], %[[A]]
+// CHECK:           %[[D:.+]] = arith.subf %[[L0]], %[[MS]]
 // CHECK:           %[[W:.+]] = math.exp %[[D]]
 // CHECK:           attn.broadcast %[[W]]
-// CHECK:           %[[J1:.+]] = arith.addi %[[J]], %c1
+// CHECK:           %[[J1:.+]] = arith.addi %[[I]], %c1
 // CHECK:           %[[IN:.+]] = arith.cmpi slt, %[[J1]], %[[S]]
 // CHECK:           %[[KEEP:.+]] = arith.select %[[IN]], %{{.*}}, %{{.*}} : f32
 // CHECK:           tensor.splat %[[KEEP]] : tensor<64xf32>
-// CHECK:         arith.divf %[[SUM]]#1
-// CHECK:         attn.store_tile %{{.*}}, %[[O]][%[[B]], %[[H]], %[[R0]]]
+// CHECK:           scf.yield %[[MN]]
+// CHECK:         arith.cmpf oeq, %[[R]]#0
+// CHECK:         arith.divf %[[R]]#2
+// CHECK:         attn.store_tile %{{.*}}, %[[OV]][%[[B]], %[[H]], %[[R0]]]
 // CHECK:         math.log
 // CHECK:         attn.store_tile %{{.*}}, %[[L]][%[[B]], %[[H]], %[[R0]]]
-// CHECK:       } {attn.grid = ["batch", "heads_q", "q_blocks"], attn.program = "merge_splits"
+// CHECK:       } {attn.grid = ["batch", "heads_q", "q_blocks*4"], attn.program = "merge_splits"
 func.func @merge(%po: memref<?x?x?x?x64xf32>, %pl: memref<?x?x?x?xf32>,
                  %o: memref<?x?x?x64xbf16>, %l: memref<?x?x?xf32>) {
   attn.merge_splits %po, %pl into %o lse(%l : memref<?x?x?xf32>)
