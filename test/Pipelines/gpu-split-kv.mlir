@@ -30,13 +30,17 @@ func.func @split(%q: memref<?x?x?x128xbf16, strided<[?, ?, ?, 1]>>,
 // -----
 
 // The merge is a program without attn.dot: its register tiles take the
-// mma.sync layout on every chip (16 rows a warp, 4 warps for 64 rows), and
-// its output tile describes the kernel (rows, head dim, element type).
+// mma.sync layout on every chip (16 rows a warp: one warp for its 16 rows),
+// and its output tile and the memory under its column window describe the
+// kernel (rows, head dim, element type); 16 column blocks of 16 in x.
+// ptxas bounds it by one block per SM (it issues an iteration's loads
+// first then).
 // CHECK-LABEL: gpu.func @merge_kernel
-// CHECK-SAME:    attn.kernel = #attn.kernel_info<block_m = 64, block_n = 0,
-// CHECK-SAME:    threads = 128, smem_bytes = 0, head_dim = 0, head_dim_v = 256,
+// CHECK-SAME:    attn.kernel = #attn.kernel_info<block_m = 16, block_n = 0,
+// CHECK-SAME:    threads = 32, smem_bytes = 0, head_dim = 0, head_dim_v = 256,
 // CHECK-SAME:    dtype = "f16"
-// CHECK-SAME:    program = "merge_splits"
+// CHECK-SAME:    program = "merge_splits", grid = ["q_blocks*16", "heads_q", "batch"]
+// CHECK-SAME:    nvvm.minctasm = 1
 // CHECK-NOT:     nvvm.mma.sync
 // CHECK:         llvm.load {{.*}} -> vector<2xf32>
 // CHECK-NOT:     nvvm.mma.sync

@@ -751,9 +751,12 @@ struct TileAttentionPass
       tgt = p->getAttrOfType<TargetAttr>(kTargetAttrName);
     if (!tgt)
       tgt = defaultTarget;
-    // 64 rows: four warps of 16-row fragments on the GPU; a block option
-    // or attribute overrides it.
-    int64_t br = 64;
+    // 16 rows: one warp of 16-row fragments on the GPU. A decode step's
+    // rows are few (its G packed query heads), and 64-row programs left
+    // three of four warps without a row while their registers (one block
+    // per SM, as above) halved the programs that fit a multiprocessor. A
+    // block option or attribute overrides it.
+    int64_t br = 16;
     if (blockQ != 0)
       br = blockQ;
     if (auto a = op.getBlockQAttr())

@@ -44,7 +44,7 @@ func.func @split(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
 
 // -----
 
-// The merge: per (batch, head, 64-row block, block of 16 columns of O),
+// The merge: per (batch, head, 16-row block, block of 16 columns of O),
 // one pass over the S partials, 16 an iteration (the program's columns of
 // O_s and O through views), loads first, the split index clamped to S - 1
 // (a clamped split weighs 0): the running max M_new, M' = M_new or 0 where
@@ -58,23 +58,23 @@ func.func @split(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
 // CHECK:       %[[X4:.+]] = arith.muli %[[QB]], %c4
 // CHECK:       scf.forall (%[[B:.+]], %[[H:.+]], %[[X:.+]]) in ({{.*}}, {{.*}}, %[[X4]])
 // CHECK:         %[[QBLK:.+]] = arith.divui %[[X]], %[[C4:.+]] : index
-// CHECK:         %[[R0:.+]] = arith.muli %[[QBLK]], %c64
+// CHECK:         %[[R0:.+]] = arith.muli %[[QBLK]], %c16
 // CHECK:         %[[CB:.+]] = arith.remui %[[X]], %[[C4]] : index
 // CHECK:         %[[COL:.+]] = arith.muli %[[CB]], %c16
 // CHECK:         %[[POV:.+]] = memref.subview %[[PO]][0, 0, 0, 0, %[[COL]]] [{{.*}}, 16] [1, 1, 1, 1, 1] : memref<?x?x?x?x64xf32> to memref<?x?x?x?x16xf32, strided<[?, ?, ?, 64, 1], offset: ?>>
 // CHECK:         %[[OV:.+]] = memref.subview %[[O]][0, 0, 0, %[[COL]]] [{{.*}}, 16] [1, 1, 1, 1] : memref<?x?x?x64xbf16> to memref<?x?x?x16xbf16, strided<[?, ?, 64, 1], offset: ?>>
 // CHECK:         %[[LAST:.+]] = arith.subi %[[S]], %c1
-// CHECK:         %[[R:.+]]:3 = scf.for %[[I:.+]] = %{{.*}} to %[[S]] step %c16{{.*}} iter_args(%[[M:.+]] = %{{.*}}, %[[LS:.+]] = %{{.*}}, %[[A:.+]] = %{{.*}}) -> (tensor<64xf32>, tensor<64xf32>, tensor<64x16xf32>)
-// CHECK:           attn.load_tile %[[POV]][%[[I]], %[[B]], %[[H]], %[[R0]]] {{.*}} -> tensor<64x16xf32>
+// CHECK:         %[[R:.+]]:3 = scf.for %[[I:.+]] = %{{.*}} to %[[S]] step %c16{{.*}} iter_args(%[[M:.+]] = %{{.*}}, %[[LS:.+]] = %{{.*}}, %[[A:.+]] = %{{.*}}) -> (tensor<16xf32>, tensor<16xf32>, tensor<16x16xf32>)
+// CHECK:           attn.load_tile %[[POV]][%[[I]], %[[B]], %[[H]], %[[R0]]] {{.*}} -> tensor<16x16xf32>
 // CHECK:           %[[I1:.+]] = arith.addi %[[I]], %c1
 // CHECK:           %[[C1:.+]] = arith.minsi %[[I1]], %[[LAST]]
 // CHECK:           attn.load_tile %[[POV]][%[[C1]], %[[B]], %[[H]], %[[R0]]]
 // CHECK-COUNT-14:  attn.load_tile %[[POV]]
-// CHECK:           %[[L0:.+]] = attn.load_tile %[[PL]][%[[I]], %[[B]], %[[H]], %[[R0]]] {{.*}} -> tensor<64xf32>
+// CHECK:           %[[L0:.+]] = attn.load_tile %[[PL]][%[[I]], %[[B]], %[[H]], %[[R0]]] {{.*}} -> tensor<16xf32>
 // CHECK-COUNT-15:  attn.load_tile %[[PL]]
 // CHECK:           %[[MX:.+]] = arith.maximumf %[[M]], %[[L0]]
 // CHECK-COUNT-15:  arith.maximumf
-// CHECK:           %[[NONE:.+]] = arith.cmpf oeq, %[[MN:.+]], %{{.*}} : tensor<64xf32>
+// CHECK:           %[[NONE:.+]] = arith.cmpf oeq, %[[MN:.+]], %{{.*}} : tensor<16xf32>
 // CHECK:           %[[MS:.+]] = arith.select %[[NONE]], %{{.*}}, %[[MN]]
 // CHECK:           %[[DA:.+]] = arith.subf %[[M]], %[[MS]]
 // CHECK:           %[[ALPHA:.+]] = math.exp %[[DA]]
@@ -87,7 +87,7 @@ func.func @split(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
 // CHECK:           %[[J1:.+]] = arith.addi %[[I]], %c1
 // CHECK:           %[[IN:.+]] = arith.cmpi slt, %[[J1]], %[[S]]
 // CHECK:           %[[KEEP:.+]] = arith.select %[[IN]], %{{.*}}, %{{.*}} : f32
-// CHECK:           tensor.splat %[[KEEP]] : tensor<64xf32>
+// CHECK:           tensor.splat %[[KEEP]] : tensor<16xf32>
 // CHECK:           scf.yield %[[MN]]
 // CHECK:         arith.cmpf oeq, %[[R]]#0
 // CHECK:         arith.divf %[[R]]#2
