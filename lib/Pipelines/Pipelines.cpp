@@ -672,6 +672,9 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
     // layouts of what they differentiate, Δ contiguous f32 like the LSE.
     args = {vo, qk, kT, vT, vo, lseT, qk, kT, vT, lseT, f32};
     break;
+  case ::attn::Program::GradPrep:
+  case ::attn::Program::GradQueryOut:
+    llvm_unreachable("the dQ-workspace grids are refused above");
   }
   b.setInsertionPointToEnd(module->getBody());
   auto fn = func::FuncOp::create(b, loc, name, b.getFunctionType(args, {}));
