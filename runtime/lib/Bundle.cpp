@@ -340,7 +340,8 @@ private:
         return error("bad value '" + value +
                      "' for 'grid': expected X,Y,Z, each a '*'-product of "
                      "batch, heads_q, heads_kv, q_blocks, splits, kv_blocks "
-                     "and constants in [1, 65535]");
+                     "and constants in [1, " +
+                     std::to_string(kMaxGridConstant) + "]");
     } else if (key == "sass") {
       return parseSass(value, k.sass);
     } else if (key == "tensor_maps") {

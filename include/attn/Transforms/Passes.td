@@ -66,7 +66,7 @@ def AttnTileAttention : Pass<"attn-tile-attention"> {
     (clipped to the unmasked and masked segments), storing its partial O and
     LSE at split index s; the grid is tagged `attn.program = "split_kv"`.
     `attn.merge_splits` becomes a grid over (batch, head, query block of
-    64 rows, or `block-q`, times column blocks of 16 columns of O where Dv
+    16 rows, or `block-q`, times column blocks of 16 columns of O where Dv
     is a multiple of 16) that reads the S partial rows once, sixteen
     splits at a time, rescaling its sums as their running max grows.
     Tagged `attn.program = "merge_splits"`, its grid "q_blocks*C".

@@ -336,17 +336,18 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
     fn.setArgAttr(idx, "llvm.align", mb.getI64IntegerAttr(64));
   fn.setKnownBlockSizeAttr(
       mb.getDenseI32ArrayAttr({static_cast<int32_t>(info.threads()), 1, 1}));
-  // setmaxnreg takes effect only under a register cap at entry: one block
-  // per multiprocessor (.minnctapersm 1 with the block size).
-  if (info.producerWarps)
-    fn->setAttr("nvvm.minctasm", mb.getI32IntegerAttr(1));
-  // A merge is a chain of memory latencies through the splits: under
-  // ptxas's default register target (~80 at 128 threads) it interleaves an
-  // iteration's loads with their uses (about 5 in flight, the rest after
-  // the first returns); with one block per multiprocessor as its bound it
-  // issues all of them first (190 registers at 8 tiles of 64x32 f32).
-  if (auto p = grid->getAttrOfType<StringAttr>(kProgramAttrName);
-      p && p.getValue() == ::attn::programName(::attn::Program::MergeSplits))
+  // One block per multiprocessor as ptxas's register bound (.minnctapersm
+  // 1 with the block size):
+  // - setmaxnreg takes effect only under a register cap at entry;
+  // - a merge is a chain of memory latencies through the splits: under
+  //   ptxas's default register target (~80 at 128 threads) it interleaved
+  //   an iteration's loads with their uses (5-7 of 64 in flight, the rest
+  //   after the first returned); bounded so, it issues them first (176-195
+  //   registers at 16 tiles of 16x16 f32).
+  auto program = grid->getAttrOfType<StringAttr>(kProgramAttrName);
+  bool merge = program && program.getValue() ==
+                              ::attn::programName(::attn::Program::MergeSplits);
+  if (info.producerWarps || merge)
     fn->setAttr("nvvm.minctasm", mb.getI32IntegerAttr(1));
 
   // What a launcher needs (bundles, tools) and the block order: read off
@@ -522,7 +523,6 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
   SmallVector<int64_t> flatMaps;
   for (auto [arg, rows] : maps)
     flatMaps.append({int64_t(arg), rows});
-  auto program = grid->getAttrOfType<StringAttr>(kProgramAttrName);
   // What attn-gpu-module-to-binary needs to know of the register budget,
   // and whether a tile copy's row stride is a run-time value (then each
   // copy pass's address is a separate product that LSR may turn into an

@@ -223,8 +223,9 @@ LogicalResult AttnDialect::verifyOperationAttribute(Operation *op,
       return op->emitError()
              << "'" << kGridAttrName
              << "' must be three products of batch, heads_q, heads_kv, "
-                "q_blocks, splits, kv_blocks and constants in [1, 65535] "
-                "(e.g. \"q_blocks*splits\") on an scf.forall";
+                "q_blocks, splits, kv_blocks and constants in [1, "
+             << ::attn::kMaxGridConstant
+             << "] (e.g. \"q_blocks*splits\") on an scf.forall";
     return success();
   }
   if (name == kPersistentAttrName) {
