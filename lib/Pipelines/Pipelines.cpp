@@ -712,12 +712,14 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
         /*q_descale=*/fp8 ? arg(nargs - 3) : Value(),
         /*k_descale=*/fp8 ? arg(nargs - 2) : Value(),
         /*v_descale=*/fp8 ? arg(nargs - 1) : Value(),
-        /*alibi_slopes=*/alibi ? arg(nargs - 2) : Value(), FloatAttr(),
+        /*alibi_slopes=*/alibi ? arg(nargs - 2) : Value(),
+        /*block_counts=*/Value(), /*block_indices=*/Value(), FloatAttr(),
         UnitAttr(),
         /*window_left=*/IntegerAttr(), /*window_right=*/IntegerAttr(),
         IntegerAttr(), IntegerAttr(), TargetAttr(),
         split ? b.getUnitAttr() : UnitAttr(), /*softcap=*/FloatAttr(),
-        /*v_transposed=*/fp8 ? b.getUnitAttr() : UnitAttr());
+        /*v_transposed=*/fp8 ? b.getUnitAttr() : UnitAttr(),
+        /*mask_block=*/DenseI64ArrayAttr());
     op.setCausal(causal);
     if (softcap > 0)
       op.setSoftcapAttr(b.getF32FloatAttr(softcap));

@@ -210,6 +210,14 @@ static cl::list<int64_t>
     optVarlenK("varlen-k",
                cl::desc("With --varlen: the key length of each sequence"),
                cl::CommaSeparated, cl::cat(category));
+static cl::opt<double> optBlockMaskDrop(
+    "block-mask-drop",
+    cl::desc("With an input file whose attn.attention takes block_mask(...): "
+             "the fraction of its visible key blocks left out of the lists "
+             "attn-run builds (their keys are then masked, in the reference "
+             "too), and of its invisible ones listed; 0 lists exactly the "
+             "blocks that hold a visible key"),
+    cl::init(0.0), cl::cat(category));
 static cl::opt<bool> optCheck("check",
                               cl::desc("Compare with a float64 reference"),
                               cl::init(false), cl::cat(category));
@@ -441,13 +449,15 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
       /*k_descale=*/fp8 ? entry->getArgument(nargs - 2) : Value(),
       /*v_descale=*/fp8 ? entry->getArgument(nargs - 1) : Value(),
       /*alibi_slopes=*/optAlibi ? entry->getArgument(slopesArg) : Value(),
+      /*block_counts=*/Value(), /*block_indices=*/Value(),
       /*scale=*/FloatAttr(),
       /*causal=*/UnitAttr(), /*window_left=*/IntegerAttr(),
       /*window_right=*/IntegerAttr(), /*block_q=*/IntegerAttr(),
       /*block_kv=*/IntegerAttr(), /*target=*/mlir::attn::TargetAttr(),
       /*split_kv=*/split ? b.getUnitAttr() : UnitAttr(),
       /*softcap=*/FloatAttr(),
-      /*v_transposed=*/fp8 ? b.getUnitAttr() : UnitAttr());
+      /*v_transposed=*/fp8 ? b.getUnitAttr() : UnitAttr(),
+      /*mask_block=*/DenseI64ArrayAttr());
   if (p.causal)
     op.setCausal(true);
   if (p.windowLeft >= 0)
@@ -547,6 +557,141 @@ struct Capture {
   void *descPtr = nullptr;
 };
 std::vector<Capture> captures;
+/// A block_mask(counts, indices) operand pair: attn-run builds the lists
+/// (buildBlockLists) and hands the same buffers to the kernel and, through
+/// blockListed, to the reference.
+struct BlockMaskArgs {
+  bool present = false;
+  int64_t bq = 128, bk = 128;
+  /// The IR's static dims of the lists (kDynamic where dynamic): batch,
+  /// heads, query blocks, entries.
+  int64_t irB = ShapedType::kDynamic, irH = ShapedType::kDynamic,
+          irQB = ShapedType::kDynamic, irK = ShapedType::kDynamic;
+  /// The built lists' dims and contents.
+  int64_t nb = 0, nh = 0, nqb = 0, nk = 0;
+  std::vector<int32_t> counts, indices;
+  /// listed[((b' * nh + h') * nqb + qb) * kvBlocks + kb]
+  std::vector<uint8_t> listed;
+  int64_t kvBlocks = 0;
+  std::vector<int64_t> countsDesc, indicesDesc;
+  void *countsPtr = nullptr, *indicesPtr = nullptr;
+};
+BlockMaskArgs blockMask;
+
+/// Whether key j is in a block listed for query i of (b, h).
+bool blockListed(int64_t b, int64_t h, int64_t i, int64_t j) {
+  const BlockMaskArgs &m = blockMask;
+  int64_t bb = m.nb == 1 ? 0 : b, hh = m.nh == 1 ? 0 : h;
+  size_t at =
+      size_t(((bb * m.nh + hh) * m.nqb + i / m.bq) * m.kvBlocks + j / m.bk);
+  return m.listed[at] != 0;
+}
+
+/// The op's own score_mod (without the block lists), for buildBlockLists.
+std::function<double(double, int64_t, int64_t, int64_t, int64_t)> rawScoreMod;
+
+/// Builds the block lists of `p` on fresh choices: a key block is visible to
+/// a query block if any of its (b, h, i, j) is (causal, window, and the
+/// score_mod not -inf at a score of 0 or 1; over every b and h a list row
+/// covers); each visible block is listed unless dropped (probability
+/// --block-mask-drop), each invisible one listed with that probability; the
+/// order is shuffled and the entries past a row's count hold other valid
+/// block indices (a kernel that read them would see other keys). Fails with
+/// a message where the IR's static dims do not fit the problem.
+std::string buildBlockLists(const rt::Problem &p, uint64_t seed) {
+  BlockMaskArgs &m = blockMask;
+  int64_t qBlocks = (p.seqQ + m.bq - 1) / m.bq;
+  m.kvBlocks = (p.seqK + m.bk - 1) / m.bk;
+  auto dimOf = [](int64_t ir, int64_t full, const char *what,
+                  int64_t &out) -> std::string {
+    if (ShapedType::isDynamic(ir)) {
+      out = full;
+      return "";
+    }
+    if (ir != 1 && ir != full)
+      return llvm::formatv("block_mask's {0} dim is {1}, not 1 or the "
+                           "problem's {2}",
+                           what, ir, full)
+          .str();
+    out = ir;
+    return "";
+  };
+  if (std::string e = dimOf(m.irB, p.batch, "batch", m.nb); !e.empty())
+    return e;
+  if (std::string e = dimOf(m.irH, p.headsQ, "heads", m.nh); !e.empty())
+    return e;
+  if (!ShapedType::isDynamic(m.irQB) && m.irQB != qBlocks)
+    return llvm::formatv("block_mask has {0} query blocks; {1} query rows in "
+                         "blocks of {2} need {3}",
+                         m.irQB, p.seqQ, m.bq, qBlocks)
+        .str();
+  m.nqb = qBlocks;
+  m.nk = ShapedType::isDynamic(m.irK) ? m.kvBlocks : m.irK;
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> coin(0.0, 1.0);
+  const double drop = optBlockMaskDrop;
+  m.listed.assign(size_t(m.nb * m.nh * m.nqb * m.kvBlocks), 0);
+  m.counts.assign(size_t(m.nb * m.nh * m.nqb), 0);
+  m.indices.assign(size_t(m.nb * m.nh * m.nqb * m.nk), 0);
+  std::vector<uint8_t> visible(size_t(m.kvBlocks));
+  for (int64_t bb = 0; bb < m.nb; ++bb)
+    for (int64_t hh = 0; hh < m.nh; ++hh)
+      for (int64_t qb = 0; qb < m.nqb; ++qb) {
+        std::fill(visible.begin(), visible.end(), 0);
+        for (int64_t b = m.nb == 1 ? 0 : bb; b < (m.nb == 1 ? p.batch : bb + 1);
+             ++b)
+          for (int64_t h = m.nh == 1 ? 0 : hh;
+               h < (m.nh == 1 ? p.headsQ : hh + 1); ++h)
+            for (int64_t i = qb * m.bq; i < std::min(p.seqQ, (qb + 1) * m.bq);
+                 ++i) {
+              rt::KeyRange keys = rt::visibleKeys(i, p.seqQ, p.seqK, p.causal,
+                                                  p.windowLeft, p.windowRight);
+              for (int64_t j = keys.first; j < keys.end; ++j) {
+                if (visible[size_t(j / m.bk)])
+                  continue;
+                constexpr double ninf =
+                    -std::numeric_limits<double>::infinity();
+                if (!rawScoreMod || rawScoreMod(0.0, b, h, i, j) != ninf ||
+                    rawScoreMod(1.0, b, h, i, j) != ninf)
+                  visible[size_t(j / m.bk)] = 1;
+              }
+            }
+        std::vector<int32_t> row;
+        for (int64_t kb = 0; kb < m.kvBlocks; ++kb) {
+          bool take = visible[size_t(kb)] ? !(drop > 0 && coin(gen) < drop)
+                                          : (drop > 0 && coin(gen) < drop);
+          if (take && int64_t(row.size()) < m.nk)
+            row.push_back(int32_t(kb));
+        }
+        std::shuffle(row.begin(), row.end(), gen);
+        size_t r = size_t((bb * m.nh + hh) * m.nqb + qb);
+        m.counts[r] = int32_t(row.size());
+        std::uniform_int_distribution<int32_t> any(0, int32_t(m.kvBlocks - 1));
+        for (int64_t t = 0; t < m.nk; ++t)
+          m.indices[r * size_t(m.nk) + size_t(t)] =
+              t < int64_t(row.size()) ? row[size_t(t)] : any(gen);
+        for (int32_t kb : row)
+          m.listed[r * size_t(m.kvBlocks) + size_t(kb)] = 1;
+      }
+  auto desc = [](std::vector<int64_t> &d, int32_t *data,
+                 std::vector<int64_t> shape) {
+    int64_t rank = int64_t(shape.size());
+    d.assign(size_t(3 + 2 * rank), 0);
+    d[0] = d[1] = int64_t(reinterpret_cast<intptr_t>(data));
+    int64_t stride = 1;
+    for (int64_t x = rank - 1; x >= 0; --x) {
+      d[size_t(3 + x)] = shape[size_t(x)];
+      d[size_t(3 + rank + x)] = stride;
+      stride *= shape[size_t(x)];
+    }
+  };
+  desc(m.countsDesc, m.counts.data(), {m.nb, m.nh, m.nqb});
+  desc(m.indicesDesc, m.indices.data(), {m.nb, m.nh, m.nqb, m.nk});
+  m.countsPtr = m.countsDesc.data();
+  m.indicesPtr = m.indicesDesc.data();
+  return "";
+}
+
 /// Set by the reference's score_mod when a load leaves its capture.
 std::shared_ptr<std::string> scoreModFault = std::make_shared<std::string>();
 
@@ -888,6 +1033,30 @@ LogicalResult findEntry(ModuleOp module, func::FuncOp &fn,
                                  op.getOutput()};
   if (op.getLse())
     operands.push_back(op.getLse());
+  // Block sparsity: the lists attn-run builds.
+  blockMask = BlockMaskArgs();
+  if (op.hasBlockMask()) {
+    operands.push_back(op.getBlockCounts());
+    operands.push_back(op.getBlockIndices());
+    for (Value v : {op.getBlockCounts(), op.getBlockIndices()}) {
+      auto t = cast<MemRefType>(v.getType());
+      if (!t.getLayout().isIdentity() || t.getMemorySpace())
+        return op.emitError() << "unsupported: attn-run passes block_mask "
+                                 "lists of identity layout, not "
+                              << t;
+    }
+    auto c = cast<MemRefType>(op.getBlockCounts().getType());
+    auto x = cast<MemRefType>(op.getBlockIndices().getType());
+    auto pick = [](int64_t a, int64_t b) {
+      return ShapedType::isDynamic(a) ? b : a;
+    };
+    blockMask.present = true;
+    std::tie(blockMask.bq, blockMask.bk) = op.getMaskBlockSizes();
+    blockMask.irB = pick(c.getDimSize(0), x.getDimSize(0));
+    blockMask.irH = pick(c.getDimSize(1), x.getDimSize(1));
+    blockMask.irQB = pick(c.getDimSize(2), x.getDimSize(2));
+    blockMask.irK = x.getDimSize(3);
+  }
   // Then the memrefs the score_mod region reads (captures), then the scale.
   size_t numCaptures = 0;
   if (fn && fn.getNumArguments() > operands.size())
@@ -906,8 +1075,9 @@ LogicalResult findEntry(ModuleOp module, func::FuncOp &fn,
       fn.getNumResults() != 0)
     return op.emitError() << "unsupported: attn-run runs a function whose "
                              "arguments are exactly (q, k, v, o[, lse]), "
-                             "then the memrefs its score_mod reads, then the "
-                             "f32 scale if the op takes scale(...)";
+                             "then the block_mask lists if the op takes "
+                             "them, then the memrefs its score_mod reads, "
+                             "then the f32 scale if the op takes scale(...)";
   for (auto [i, v] : llvm::enumerate(operands)) {
     size_t argNo = i < firstCapture ? i : i + numCaptures;
     if (v != fn.getArgument(unsigned(argNo)))
@@ -1886,13 +2056,27 @@ int main(int argc, char **argv) {
     optLse.setValue(static_cast<bool>(op.getLse()));
     dynamicScale = static_cast<bool>(op.getDynamicScale());
   }
-  // The reference applies the op's score_mod (from the file or --softcap).
-  if (optCheck) {
+  // The reference applies the op's score_mod (from the file or --softcap);
+  // block lists are built from it too.
+  if (optCheck || blockMask.present) {
     mlir::attn::AttentionOp modOp;
     module->walk([&](mlir::attn::AttentionOp a) { modOp = a; });
     if (modOp && modOp.hasScoreMod() &&
         failed(scoreModFunction(modOp, p.scoreMod, scoreModFault)))
       return 1;
+  }
+  // Block sparsity: attn-run lists the blocks that hold a visible key (from
+  // the op's own masks, buildBlockLists) and the reference masks every key
+  // of an unlisted block.
+  if (blockMask.present) {
+    rawScoreMod = p.scoreMod;
+    p.scoreMod = [](double s, int64_t b, int64_t h, int64_t i, int64_t j) {
+      if (!blockListed(b, h, i, j))
+        return -std::numeric_limits<double>::infinity();
+      return rawScoreMod ? rawScoreMod(s, b, h, i, j) : s;
+    };
+  }
+  if (optCheck) {
     // --alibi: the reference applies ALiBi's own definition (not the region
     // the built-in became): S − slope[h]·|i + Nk − Nq − j|.
     if (alibiExpanded) {
@@ -1954,6 +2138,12 @@ int main(int argc, char **argv) {
        optBlockKV.getNumOccurrences()))
     return fail("unsupported: --alibi with --chip, --block-q or --block-kv on "
                 "the GPU (ALiBi runs through the runtime's kernels)");
+  if (blockMask.present && optTarget == "gpu")
+    return fail("unsupported: block_mask on --target gpu (the runtime's "
+                "kernel ABI takes no block lists): attn-run runs it on the "
+                "CPU path; tools/scripts/gpu_programs.py runs it on a GPU");
+  if (blockMask.present && optTarget == "auto")
+    optTarget.setValue("cpu");
   if ((positional || !captures.empty()) && optTarget == "gpu" && !alibiFlags)
     return fail("unsupported: a score_mod that reads b, h, q_idx, kv_idx or "
                 "captured memrefs (ALiBi's slopes too) on --target gpu (the "
@@ -2265,6 +2455,16 @@ int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
   // The score_mod's captures: fresh random values, the same buffers for the
   // reference.
   fillCaptures(seed + 4);
+  // The block lists (from the captures' values), before the captures in the
+  // function's arguments.
+  if (blockMask.present) {
+    if (std::string why = buildBlockLists(p, seed + 5); !why.empty()) {
+      llvm::errs() << "attn-run: error: " << why << "\n";
+      return 1;
+    }
+    args.push_back(&blockMask.countsPtr);
+    args.push_back(&blockMask.indicesPtr);
+  }
   for (Capture &c : captures)
     args.push_back(&c.descPtr);
   // The kernel evaluates the region at every (b, h, i, j) of the problem,

@@ -156,6 +156,42 @@ def document_ids(b, n, gen=None):
     return torch.cumsum(starts.int(), dim=1, dtype=torch.int32)
 
 
+def block_lists(docs, nq, nk, causal, mask_block, drop=0.0, gen=None):
+    """Block sparsity for packed documents (a program's block_mask(...)):
+    per sequence and BQ-row query block, the BK-key blocks that hold a key
+    of the same documents, causally visible (bottom-right), as counts
+    [B, 1, QB] and indices [B, 1, QB, KB] i32. With `drop`, each visible
+    block is left out and each invisible one listed with that probability
+    (the reference then masks by the lists); the order is shuffled and
+    entries past a count hold other valid blocks. Returns (counts, indices,
+    listed [B, QB, KB] bool)."""
+    bq, bk = mask_block
+    b = docs.shape[0]
+    qb, kb = -(-nq // bq), -(-nk // bk)
+    i = torch.arange(nq, device="cuda")
+    j = torch.arange(nk, device="cuda")
+    vis = docs[:, :nq, None] == docs[:, None, :nk]
+    if causal:
+        vis &= (j[None, :] <= i[:, None] + (nk - nq))[None]
+    pad = torch.zeros(b, qb * bq, kb * bk, dtype=torch.bool, device="cuda")
+    pad[:, :nq, :nk] = vis
+    listed = pad.view(b, qb, bq, kb, bk).any(dim=4).any(dim=2)
+    if drop > 0:
+        flip = torch.rand(listed.shape, device="cuda", generator=gen) < drop
+        listed = listed ^ flip
+    counts = listed.sum(dim=2).to(torch.int32)
+    # Listed blocks first in a random order, then random valid indices.
+    key = torch.rand(listed.shape, device="cuda", generator=gen)
+    key = torch.where(listed, key, key + 2)
+    order = key.argsort(dim=2).to(torch.int32)
+    filler = torch.randint(0, kb, listed.shape, device="cuda",
+                           generator=gen, dtype=torch.int32)
+    t = torch.arange(kb, device="cuda")[None, None, :]
+    indices = torch.where(t < counts[:, :, None], order, filler)
+    return (counts.view(b, 1, qb).contiguous(),
+            indices.view(b, 1, qb, kb).contiguous(), listed)
+
+
 def reference(q, k, v, causal, scale, variant, extra):
     """float64 O and LSE; Q [B,Hq,Nq,D], K/V [B,Hkv,Nk,D]."""
     q, k, v = q.double(), k.double(), v.double()
@@ -202,6 +238,13 @@ def reference(q, k, v, causal, scale, variant, extra):
         i = torch.arange(nq, device=q.device)[:, None]
         j = torch.arange(nk, device=q.device)[None, :]
         s = s.masked_fill(j > i + (nk - nq), float("-inf"))
+    if "listed" in extra:
+        # Block sparsity: keys of unlisted blocks are masked.
+        bq, bk = extra["mask_block"]
+        i = torch.arange(nq, device=q.device) // bq
+        j = torch.arange(nk, device=q.device) // bk
+        keep = extra["listed"][:, i][:, :, j]
+        s = s.masked_fill(~keep[:, None], float("-inf"))
     lse = torch.logsumexp(s, dim=-1)
     p = torch.exp(s - torch.where(torch.isinf(lse), 0, lse)[..., None])
     o = torch.matmul(p, v)
@@ -236,6 +279,16 @@ def run_case(prog, kern, shape, dtype, gen):
     scale = prog.get("scale") or 1.0 / math.sqrt(d)
     extra = {}
     args = []
+    if "counts" in prog["args"]:
+        # Block lists over fresh documents; in half the cases with a
+        # fraction of the blocks left out (or added).
+        extra["docs"] = document_ids(b, max(nq, nk), gen)
+        drop = prog.get("check_drop", 0.0) if bool(
+            torch.rand(1, device="cuda", generator=gen) < 0.5) else 0.0
+        extra["mask_block"] = prog["mask_block"]
+        extra["counts"], extra["indices"], extra["listed"] = block_lists(
+            extra["docs"], nq, nk, prog["causal"], prog["mask_block"], drop,
+            gen)
     for a in prog["args"]:
         args.append({"q": q, "k": k, "v": v, "o": o, "lse": lse}.get(a))
         if a == "bias":
@@ -253,8 +306,11 @@ def run_case(prog, kern, shape, dtype, gen):
                                          generator=gen)
             args[-1] = extra["table"]
         elif a == "docs":
-            extra["docs"] = document_ids(b, max(nq, nk), gen)
+            if "docs" not in extra:
+                extra["docs"] = document_ids(b, max(nq, nk), gen)
             args[-1] = extra["docs"]
+        elif a in ("counts", "indices"):
+            args[-1] = extra[a]
         elif a == "scale":
             args[-1] = scale
     if prog["variant"] == "softcap":
@@ -371,8 +427,10 @@ def time_fa4(prog, q, k, v, causal):
     softcap on the scaled scores); None where FA4 is missing or has no such
     variant."""
     mod = gpu_check.fa4_module()
+    # A document mask's peers (FA4 here, SDPA's in bench) run dense causal:
+    # what the mask costs without block sparsity.
     if mod is None or prog["variant"] not in ("plain", "softcap", "alibi",
-                                              "alibi_fa"):
+                                              "alibi_fa", "docmask"):
         return None
     kw = {"causal": causal}
     if prog["variant"] == "softcap":
@@ -420,6 +478,28 @@ def bench_fp8(prog, kern, n, own_bf16):
             for kname, t in res.items()}
 
 
+def time_flex(q, k, v, docs, causal, mask_block):
+    """FlexAttention (torch.compile'd flex_attention) with the document
+    mask as a mask_mod and its BlockMask of the same block size; None where
+    it cannot run."""
+    try:
+        from torch.nn.attention.flex_attention import (create_block_mask,
+                                                       flex_attention)
+
+        def mask_mod(b, h, i, j):
+            same = docs[b, i] == docs[b, j]
+            return same & (j <= i) if causal else same
+        n = q.shape[2]
+        bm = create_block_mask(mask_mod, q.shape[0], None, n, n,
+                               BLOCK_SIZE=tuple(mask_block))
+        flex = torch.compile(flex_attention)
+        qc, kc, vc = (x.contiguous() for x in (q, k, v))
+        return time_ms(lambda: flex(qc, kc, vc, block_mask=bm))
+    except Exception as ex:  # noqa: BLE001 - a peer that cannot run is a "-"
+        print(f"  FlexAttention: {type(ex).__name__}: {ex}"[:300])
+        return None
+
+
 def bf16_args(prog, b, h, n, d):
     mk = lambda: gpu_check.make_tensor((b, h, n, d), torch.bfloat16,
                                        layout(prog), None)
@@ -443,13 +523,25 @@ def bench(prog, kern, n, dtype, peers=("fa2", "cudnn", "fa4")):
     slopes = torch.rand(h, device="cuda")
     table = torch.randn(h, 2 * prog.get("max_distance", 0) + 1, device="cuda")
     docs = document_ids(b, n)
+    counts = indices = None
+    if "counts" in prog["args"]:
+        counts, indices, listed = block_lists(docs, n, n, prog["causal"],
+                                              prog["mask_block"])
     args = [{"q": q, "k": k, "v": v, "o": o, "lse": lse, "slopes": slopes,
-             "table": table, "docs": docs, "scale": scale}[a]
+             "table": table, "docs": docs, "scale": scale, "counts": counts,
+             "indices": indices}[a]
             for a in prog["args"]]
     grid = launch_grid(prog, n, h, b)
     causal = prog["causal"]
     flops = 4 * b * h * n * n * d / (2 if causal else 1)
     res = {"attn": time_ms(kern.prepare(grid, prog["threads"], args))}
+    if counts is not None:
+        # The fraction of the causal blocks the lists keep, and
+        # FlexAttention (torch.compile) on the same document mask and block
+        # lists: the peer with block sparsity.
+        qb = listed.shape[1]
+        res["kept"] = float(listed.sum()) / (b * qb * (qb + 1) / 2)
+        res["flex"] = time_flex(q, k, v, docs, causal, prog["mask_block"])
     res["fa4"] = time_fa4(prog, q, k, v, causal) if "fa4" in peers else None
     from torch.nn.attention import sdpa_kernel, SDPBackend
     for name, be in (("fa2", SDPBackend.FLASH_ATTENTION),
@@ -463,8 +555,12 @@ def bench(prog, kern, n, dtype, peers=("fa2", "cudnn", "fa4")):
                     q, k, v, is_causal=causal))
         except Exception as ex:  # backend unavailable for this shape
             res[name] = None
-    return {kname: (flops / (t * 1e-3) / 1e12 if t else None)
-            for kname, t in res.items()}
+    kept = res.pop("kept", None)
+    out = {kname: (flops / (t * 1e-3) / 1e12 if t else None)
+           for kname, t in res.items()}
+    if kept is not None:
+        out["kept"] = kept
+    return out
 
 
 def main():
@@ -563,6 +659,18 @@ def main():
             print(f"{name:40s} {n:6d} {f(r['attn'])} {f(r.get('fa2'))} "
                   f"{f(r.get('cudnn'))} {f(r.get('fa4'))} {x2:6.2f} "
                   f"{xc:6.2f} {x4:6.2f}")
+    sparse = [(name, n, r) for name, n, r in table if "kept" in r]
+    if sparse:
+        print(f"\n{'block-sparse kernel':40s} {'N':>6s} {'kept':>6s} "
+              f"{'attn':>7s} {'Flex':>7s} {'xFlex':>6s} {'xFA4':>6s}  "
+              f"(TFLOP/s at the dense causal count; kept: the fraction of "
+              f"causal blocks listed; xFA4: against FA4's dense causal)")
+        f = lambda x: f"{x:7.1f}" if x else "      -"
+        for name, n, r in sparse:
+            xf = r["attn"] / r["flex"] if r.get("flex") else 0
+            x4 = r["attn"] / r["fa4"] if r.get("fa4") else 0
+            print(f"{name:40s} {n:6d} {r['kept']:6.3f} {f(r['attn'])} "
+                  f"{f(r.get('flex'))} {xf:6.2f} {x4:6.2f}")
     if fp8_table:
         print(f"\n{'fp8 kernel':40s} {'N':>6s} {'fp8':>7s} {'bf16':>7s} "
               f"{'x bf16':>6s}  (TFLOP/s; attn's own bf16 kernel of the "

@@ -114,3 +114,12 @@
 // GQA: attn-run: error: heads (6) must be a multiple of kv-heads (4)
 // RUN: not attn-run %attn_src_root/examples/attention.mlir --seq-q 10000000000 2>&1 | FileCheck %s --check-prefix=HUGE
 // HUGE: attn-run: error: problem too large: a tensor would exceed 2^31-1 elements
+
+// Block lists: attn-run builds them for the CPU path; the runtime's kernel
+// ABI has none, so --target gpu is refused before anything is compiled, and
+// static list dims the problem does not fit are an error before the kernel
+// runs.
+// RUN: not attn-run %S/../../Numerics/Inputs/block-mask-window.mlir --target gpu 2>&1 | FileCheck %s --check-prefix=BMGPU
+// BMGPU: attn-run: error: unsupported: block_mask on --target gpu (the runtime's kernel ABI takes no block lists)
+// RUN: not attn-run %S/../../Numerics/Inputs/block-mask-docs.mlir --batch 3 --seq-q 300 2>&1 | FileCheck %s --check-prefix=BMDIMS
+// BMDIMS: attn-run: error: block_mask's batch dim is 2, not 1 or the problem's 3

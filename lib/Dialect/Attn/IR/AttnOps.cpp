@@ -29,6 +29,8 @@ static constexpr int64_t kMaxBlockSize = 1024;
 /// every target's on-chip memory, and the cap keeps size arithmetic such as
 /// blocks × head dim × bytes far from int64 overflow.
 static constexpr int64_t kMaxHeadDim = 1024;
+/// The mask block of a block_mask without `mask_block` (FlexAttention's).
+static constexpr int64_t kDefaultMaskBlock = 128;
 
 int64_t AttentionOp::getHeadDim() {
   return cast<MemRefType>(getQuery().getType()).getDimSize(3);
@@ -428,7 +430,86 @@ LogicalResult AttentionOp::verify() {
       return emitOpError() << "alibi slopes have " << t.getDimSize(0)
                            << " entries for " << hq << " query heads";
   }
+  if (failed(verifyBlockMask()))
+    return failure();
   return verifyScoreMod();
+}
+
+std::pair<int64_t, int64_t> AttentionOp::getMaskBlockSizes() {
+  if (auto a = getMaskBlockAttr(); a && a.size() == 2)
+    return {a[0], a[1]};
+  return {kDefaultMaskBlock, kDefaultMaskBlock};
+}
+
+/// Block sparsity: counts [1|B, 1|Hq, QB] and indices [1|B, 1|Hq, QB, K],
+/// i32, with QB = ceil(Nq / BQ) mask blocks of rows.
+LogicalResult AttentionOp::verifyBlockMask() {
+  if (!hasBlockMask()) {
+    if (getMaskBlockAttr())
+      return emitOpError() << "mask_block sizes the blocks of a block_mask "
+                              "operand, which this op has not";
+    return success();
+  }
+  if (auto a = getMaskBlockAttr()) {
+    if (a.size() != 2)
+      return emitOpError() << "mask_block must be [BQ, BK] (2 entries), got "
+                           << a.size();
+    for (int64_t x : a.asArrayRef())
+      if (x < 1 || x > kMaxBlockSize || !llvm::isPowerOf2_64(uint64_t(x)))
+        return emitOpError()
+               << "mask_block entries must be powers of two in [1, "
+               << kMaxBlockSize << "], got " << x;
+  }
+  const char *what = getSplitKv()  ? "split_kv"
+                     : getKvLens() ? "a KV cache (kv_lens)"
+                     : isVarlen()  ? "varlen"
+                     : isFp8()     ? "fp8 inputs"
+                                   : nullptr;
+  if (what)
+    return emitOpError() << "unsupported: block_mask with " << what
+                         << " (not implemented yet)";
+  SmallVector<Named> mask = {{"block counts", getBlockCounts(), 3, 0},
+                             {"block indices", getBlockIndices(), 4, 0}};
+  for (const Named &n : mask) {
+    auto t = cast<MemRefType>(n.value.getType());
+    if (t.getRank() != n.rank)
+      return emitOpError() << n.name << " must have rank " << n.rank
+                           << (n.rank == 3
+                                   ? " [1|batch, 1|heads, query blocks]"
+                                   : " [1|batch, 1|heads, query blocks, K]")
+                           << ", got rank " << t.getRank();
+    if (!t.getElementType().isSignlessInteger(32))
+      return emitOpError() << n.name << " element type must be i32, got "
+                           << t.getElementType();
+    if (failed(verifyStridedNonEmpty(*this, n)))
+      return failure();
+  }
+  auto c = cast<MemRefType>(getBlockCounts().getType());
+  auto x = cast<MemRefType>(getBlockIndices().getType());
+  auto q = cast<MemRefType>(getQuery().getType());
+  DimChecker dc{getOperation()};
+  for (auto [d, name] : {std::pair{0, "batch"}, std::pair{1, "heads"},
+                         std::pair{2, "query blocks"}})
+    if (failed(dc.same("block counts", c, d, "block indices", x, d, name)))
+      return failure();
+  // Batch and heads broadcast from 1.
+  for (auto [d, name] : {std::pair{0, "batch"}, std::pair{1, "heads"}}) {
+    int64_t m = c.isDynamicDim(d) ? x.getDimSize(d) : c.getDimSize(d);
+    int64_t n = q.getDimSize(d);
+    if (!ShapedType::isDynamic(m) && !ShapedType::isDynamic(n) && m != 1 &&
+        m != n)
+      return emitOpError() << "block_mask " << name << " (" << m
+                           << ") must be 1 or the query's (" << n << ")";
+  }
+  int64_t qb = c.isDynamicDim(2) ? x.getDimSize(2) : c.getDimSize(2);
+  int64_t nq = q.getDimSize(2);
+  int64_t bq = getMaskBlockSizes().first;
+  if (!ShapedType::isDynamic(qb) && !ShapedType::isDynamic(nq) &&
+      qb != (nq + bq - 1) / bq)
+    return emitOpError() << "block_mask has " << qb << " query blocks; " << nq
+                         << " query rows in blocks of " << bq << " need "
+                         << (nq + bq - 1) / bq;
+  return success();
 }
 
 /// The ops a score_mod body may hold: scalar code every backend lowers (the

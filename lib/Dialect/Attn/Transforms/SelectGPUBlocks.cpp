@@ -3,6 +3,8 @@
 #include "attn/Transforms/Passes.h"
 #include "attn/runtime/Chips.h"
 
+#include <numeric>
+
 namespace mlir::attn {
 #define GEN_PASS_DEF_ATTNSELECTGPUBLOCKS
 #include "attn/Transforms/Passes.h.inc"
@@ -172,6 +174,14 @@ struct SelectGPUBlocksPass
         // H100, pages of 16, bf16 D 128, 1.05-1.7x the 128-row blocks).
         if (warpgroups && smallPage)
           bq = 64;
+      }
+      // Block sparsity: a program's blocks lie inside the mask's (Br | BQ,
+      // Bc | BK: the 192-row block becomes 64 rows under 128-row mask
+      // blocks).
+      if (op.hasBlockMask()) {
+        auto [mq, mk] = op.getMaskBlockSizes();
+        bq = std::gcd(bq, mq);
+        bkv = std::gcd(bkv, mk);
       }
       if (blockQ)
         bq = blockQ;

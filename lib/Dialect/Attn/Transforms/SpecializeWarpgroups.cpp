@@ -76,7 +76,9 @@ bool copiesOnSlotBarriers(scf::ForallOp grid) {
 /// Whether `load` may be one bulk tensor copy per slab: a 16-bit tile of
 /// 128-byte slabs from a source of rank 2 to 5, and `rows` either the
 /// tile's rows (a whole block) or min(dim(source, row dim) − row, tile
-/// rows): a bulk copy reads as zero only the rows past the source's end.
+/// rows), possibly clamped by max(·, 0) (a block wholly past the end, as
+/// a block mask's last sub-blocks can be: the copy reads zeros only): a
+/// bulk copy reads as zero only the rows past the source's end.
 bool bulkCopyable(AsyncLoadTileOp load) {
   RankedTensorType tile = cast<RingType>(load.getRing().getType()).getTile();
   auto mem = cast<MemRefType>(load.getSource().getType());
@@ -96,6 +98,12 @@ bool bulkCopyable(AsyncLoadTileOp load) {
   std::optional<int64_t> whole = getConstantIntValue(extent);
   if (whole)
     return *whole == tileExtent;
+  if (auto clamp = extent.getDefiningOp<arith::MaxSIOp>()) {
+    std::optional<int64_t> lo = getConstantIntValue(clamp.getRhs());
+    if (!lo || *lo != 0)
+      return false;
+    extent = clamp.getLhs();
+  }
   auto min = extent.getDefiningOp<arith::MinSIOp>();
   if (!min)
     return false;

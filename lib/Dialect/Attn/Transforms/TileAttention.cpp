@@ -25,6 +25,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <limits>
+#include <numeric>
 #include <optional>
 
 namespace mlir::attn {
@@ -110,6 +111,30 @@ struct ProgramContext {
   std::optional<Scale> modScale;
   /// With a score_mod: its per-program scalars (emitScoreModScalars).
   IRMapping modScalars;
+  /// Block sparsity: this program's row of the block lists (indices
+  /// [maskB, maskH, maskRow, t]) and the key blocks of the tiling in one of
+  /// the mask's (R = BK / Bc).
+  Value maskB, maskH, maskRow;
+  int64_t subBlocks = 1;
+
+  /// The key block of step t of a listed segment:
+  ///   kb = indices[maskB, maskH, maskRow, t / R]·R + t mod R
+  /// (R is a power of two: a shift and a mask).
+  Value listedBlock(OpBuilder &builder, Location loc, Value t) const {
+    IndexMath im{builder, loc};
+    auto listed = [&](Value entryIdx) -> Value {
+      Value entry =
+          memref::LoadOp::create(builder, loc, op.getBlockIndices(),
+                                 ValueRange{maskB, maskH, maskRow, entryIdx});
+      return arith::IndexCastOp::create(builder, loc, builder.getIndexType(),
+                                        entry);
+    };
+    if (subBlocks == 1)
+      return listed(t);
+    Value r = im.cst(subBlocks);
+    Value kb = listed(arith::DivUIOp::create(builder, loc, t, r));
+    return im.add(im.mul(kb, r), arith::RemUIOp::create(builder, loc, t, r));
+  }
 
   /// The K/V indices of the key block starting at key `kvStart`:
   /// [b, kvHead, kvStart], or for a paged cache [page, kvHead, kvStart mod P]
@@ -298,7 +323,10 @@ std::tuple<Value, Value, Value> emitScores(OpBuilder &b, Location loc,
   Value kvStart = im.mul(kb, bc);
   // An unmasked segment holds whole blocks only (it ends at or before
   // floor(Nk / Bc)): Bc rows, a constant the backends need not bound-check.
+  // A listed mask block's later key blocks may lie past Nk: no rows.
   Value kvRows = masked ? im.min(im.sub(pc.nk, kvStart), bc) : bc;
+  if (pc.maskRow)
+    kvRows = im.max(kvRows, im.cst(0));
   int64_t d = pc.op.getHeadDim();
   auto kType =
       RankedTensorType::get({pc.blocks.blockKV, d}, pc.op.getElementType());
@@ -333,9 +361,12 @@ std::tuple<Value, Value, Value> emitScores(OpBuilder &b, Location loc,
 }
 
 /// One key/value segment [lo, hi) of the loops, and whether it is masked.
+/// A listed segment's steps count the block mask's entries (key block
+/// ProgramContext::listedBlock(t)), not key blocks.
 struct Segment {
   Value lo, hi;
   bool masked;
+  bool listed = false;
 };
 
 /// Emits one pass of the naive tiled softmax over all segments, chaining the
@@ -353,7 +384,8 @@ Value emitPass(
   for (const Segment &seg : segments) {
     auto loop = scf::ForOp::create(
         b, loc, seg.lo, seg.hi, one, ValueRange{carried},
-        [&](OpBuilder &lb, Location l, Value kb, ValueRange args) {
+        [&](OpBuilder &lb, Location l, Value iv, ValueRange args) {
+          Value kb = seg.listed ? pc.listedBlock(lb, l, iv) : iv;
           auto [s, kvStart, kvRows] = emitScores(lb, l, pc, kb, seg.masked);
           Value next = body(lb, s, kvStart, kvRows, args[0]);
           scf::YieldOp::create(lb, l, next);
@@ -445,6 +477,21 @@ struct TileAttentionPass
       blocks.blockQ = a.getInt();
     if (auto a = op.getBlockKvAttr())
       blocks.blockKV = a.getInt();
+    // Block sparsity: a program's blocks lie inside the mask's (Br | BQ,
+    // Bc | BK); derived sizes shrink, explicit ones must divide.
+    if (op.hasBlockMask()) {
+      auto [mq, mk] = op.getMaskBlockSizes();
+      if (blockQ == 0 && !op.getBlockQAttr())
+        blocks.blockQ = std::gcd(blocks.blockQ, mq);
+      if (blockKV == 0 && !op.getBlockKvAttr())
+        blocks.blockKV = std::gcd(blocks.blockKV, mk);
+      if (mq % blocks.blockQ || mk % blocks.blockKV)
+        return op.emitError()
+               << "unsupported: blocks Br=" << blocks.blockQ
+               << ", Bc=" << blocks.blockKV << " do not divide the block "
+               << "mask's [" << mq << ", " << mk << "]: a program's key "
+               << "blocks must lie inside the mask's blocks";
+    }
     if (!ShapedType::isDynamic(page) && page % blocks.blockKV != 0)
       return op.emitError()
              << "unsupported: page size " << page
@@ -623,6 +670,33 @@ struct TileAttentionPass
                   {fullBegin, fullEnd, false},
                   {fullEnd, nEnd, true}};
     }
+    if (op.hasBlockMask()) {
+      // Block sparsity: only the listed key blocks, each R = BK / Bc of the
+      // tiling's, all masked (a mask block may hold the diagonal, the
+      // window's edge or the keys' end):
+      //   steps = counts[b', h', qStart / BQ] · R
+      // (b' = 0 where the mask's batch dim is 1, else b; h' likewise).
+      auto [mq, mk] = op.getMaskBlockSizes();
+      pc.subBlocks = mk / blocks.blockKV;
+      Value counts = op.getBlockCounts();
+      auto bcast = [&](unsigned dim, Value idx) -> Value {
+        auto t = cast<MemRefType>(counts.getType());
+        if (!t.isDynamicDim(dim))
+          return t.getDimSize(dim) == 1 ? c0 : idx;
+        Value one = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          im.dim(counts, dim), im.cst(1));
+        return arith::SelectOp::create(b, loc, one, c0, idx);
+      };
+      pc.maskB = bcast(0, bIdx);
+      pc.maskH = bcast(1, hIdx);
+      pc.maskRow = arith::DivUIOp::create(b, loc, pc.qStart, im.cst(mq));
+      Value n = memref::LoadOp::create(
+          b, loc, counts, ValueRange{pc.maskB, pc.maskH, pc.maskRow});
+      Value steps = arith::IndexCastOp::create(b, loc, b.getIndexType(), n);
+      if (pc.subBlocks > 1)
+        steps = im.mul(steps, im.cst(pc.subBlocks));
+      segments = {{c0, steps, true, /*listed=*/true}};
+    }
     if (split) {
       // Split s takes key blocks [s·C, (s+1)·C) with C = ceil(ceil(Nk /
       // Bc) / S), clipped to [0, nEnd): [L, H). Its unmasked blocks are
@@ -697,6 +771,8 @@ struct TileAttentionPass
             vRows = im.min(
                 im.sub(im.dim(op.getValue(), op.getValueKeyDim()), kvStart),
                 im.cst(blocks.blockKV));
+            if (pc.maskRow)
+              vRows = im.max(vRows, im.cst(0));
           }
           if (vt) {
             // (No KV cache or packed batch with fp8: the verifier's rule.)

@@ -163,6 +163,32 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
         memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
     ```
 
+    * `block_mask(%counts, %indices)` (block sparsity, FlexAttention's
+      BlockMask and FlashAttention-4's block-sparse tensors): the (query,
+      key) plane is cut into mask blocks of `mask_block = [BQ, BK]` rows
+      and columns (default [128, 128]; powers of two), and query block qb of
+      batch b and head h sees the key blocks `indices[b', h', qb, t]` for
+      t < `counts[b', h', qb]` only (b' = 0 where the mask's batch dim is 1,
+      else b; h' likewise over the query heads): every key of an unlisted
+      block is masked (-inf), before the softmax, on top of causal, a window
+      and a score_mod. Key blocks that are not listed are never visited, so
+      a mask that empties most blocks (packed documents, local or strided
+      patterns) costs only the blocks it keeps. `%counts` is i32
+      `[1|B, 1|Hq, ceil(Nq / BQ)]`, `%indices` i32 `[1|B, 1|Hq,
+      ceil(Nq / BQ), K]` (K >= the largest count). Preconditions of the
+      compiled code (attn-run checks them): 0 <= counts <= K; the listed
+      indices of a row are distinct and in [0, ceil(Nk / BK)); their order
+      is free. The tiling's blocks divide the mask's (it shrinks them).
+      Not yet with split_kv, a KV cache, varlen or fp8.
+
+    ```mlir
+    attn.attention %q, %k, %v into %o
+        block_mask(%counts, %indices : memref<1x1x16xi32>,
+                   memref<1x1x16x16xi32>) {mask_block = array<i64: 128, 128>}
+        : memref<?x8x2048x64xbf16>, memref<?x8x2048x64xbf16>,
+          memref<?x8x2048x64xbf16>, memref<?x8x2048x64xbf16>
+    ```
+
     * `alibi(%slopes : memref<?xf32>)` is the built-in ALiBi (BLOOM, MPT;
       FlashAttention's `alibi_slopes`): with one f32 slope per query head,
       S'[i, j] = scale·S[i, j] − slopes[h]·|i + Nk − Nq − j| (bottom-right
@@ -235,6 +261,10 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     Arg<Optional<F32>, "fp8: dequantisation factor of K">:$k_descale,
     Arg<Optional<F32>, "fp8: dequantisation factor of V">:$v_descale,
     Arg<Optional<AnyMemRef>, "ALiBi slopes [Hq], f32", [MemRead]>:$alibi_slopes,
+    Arg<Optional<AnyMemRef>, "block sparsity: listed key blocks per query "
+        "block [1|B, 1|Hq, QB], i32", [MemRead]>:$block_counts,
+    Arg<Optional<AnyMemRef>, "block sparsity: the key blocks [1|B, 1|Hq, QB, "
+        "K], i32", [MemRead]>:$block_indices,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<I64Attr>:$window_left,
@@ -244,7 +274,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     OptionalAttr<Attn_TargetAttr>:$target,
     UnitAttr:$split_kv,
     OptionalAttr<F32Attr>:$softcap,
-    UnitAttr:$v_transposed
+    UnitAttr:$v_transposed,
+    OptionalAttr<DenseI64ArrayAttr>:$mask_block
   );
   let regions = (region AnyRegion:$score_mod);
   let assemblyFormat = [{
@@ -257,6 +288,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
         type($cu_seqlens_k) `)`)?
     (`descale` `(` $q_descale^ `,` $k_descale `,` $v_descale `)`)?
     (`alibi` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
+    (`block_mask` `(` $block_counts^ `,` $block_indices `:`
+        type($block_counts) `,` type($block_indices) `)`)?
     (`score_mod` $score_mod^)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `,`
     type($output)
@@ -271,6 +304,12 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     bool scoreModUsesPositions();
     /// The score_mod region's rules (AttentionOp::verify).
     ::llvm::LogicalResult verifyScoreMod();
+    /// The block_mask operands' rules (AttentionOp::verify).
+    ::llvm::LogicalResult verifyBlockMask();
+    /// Whether key blocks are listed per query block (`block_mask(...)`).
+    bool hasBlockMask() { return static_cast<bool>(getBlockCounts()); }
+    /// The mask's block [BQ, BK] (`mask_block`, default [128, 128]).
+    std::pair<int64_t, int64_t> getMaskBlockSizes();
     /// Whether the batch is packed sequences of different lengths
     /// (`varlen(...)`).
     bool isVarlen() { return static_cast<bool>(getCuSeqlensQ()); }

@@ -1,0 +1,76 @@
+// RUN: attn-opt %s -split-input-file --attn-tile-attention | FileCheck %s
+
+// Block sparsity: query block qb of (b, h) visits only the key blocks its
+// row of the block lists names. With 64x32 blocks inside [128, 64] mask
+// blocks, a program reads row qStart / 128 of the lists, broadcast over the
+// mask's batch dim of 1 (b' = 0) and the heads (h' = h), and steps
+//   t in [0, counts[0, h, qStart / 128] · 2)
+// over the key blocks kb = indices[0, h, qStart / 128, t / 2]·2 + t mod 2;
+// every listed block is masked (the keys' end; here the causal diagonal).
+// CHECK-LABEL: func.func @listed
+// CHECK-SAME:    %[[CNT:[^:]+]]: memref<1x?x?xi32>, %[[IDX:[^:]+]]: memref<1x?x?x?xi32>
+// CHECK:       scf.forall (%[[B:.+]], %[[H:.+]], %[[X:.+]]) in
+// CHECK:         %[[QSTART:.+]] = arith.muli %[[X]], %{{c64(_[0-9]+)?}}
+// CHECK:         %[[ONE:.+]] = arith.cmpi eq, %{{.*}}, %{{c1(_[0-9]+)?}}
+// CHECK:         %[[MH:.+]] = arith.select %[[ONE]], %{{c0(_[0-9]+)?}}, %[[H]]
+// CHECK:         %[[ROW:.+]] = arith.divui %[[QSTART]], %{{c128(_[0-9]+)?}}
+// CHECK:         %[[N:.+]] = memref.load %[[CNT]][%{{c0(_[0-9]+)?}}, %[[MH]], %[[ROW]]]
+// CHECK:         %[[NX:.+]] = arith.index_cast %[[N]]
+// CHECK:         %[[STEPS:.+]] = arith.muli %[[NX]], %{{c2(_[0-9]+)?}}
+// CHECK:         scf.for %[[T:.+]] = %{{c0(_[0-9]+)?}} to %[[STEPS]] step %{{c1(_[0-9]+)?}}
+// CHECK:           %[[T2:.+]] = arith.divui %[[T]], %{{c2(_[0-9]+)?}}
+// CHECK:           %[[E:.+]] = memref.load %[[IDX]][%{{c0(_[0-9]+)?}}, %[[MH]], %[[ROW]], %[[T2]]]
+// CHECK:           %[[EX:.+]] = arith.index_cast %[[E]]
+// CHECK:           %[[SUB:.+]] = arith.remui %[[T]], %{{c2(_[0-9]+)?}}
+// CHECK:           %[[KB2:.+]] = arith.muli %[[EX]], %{{c2(_[0-9]+)?}}
+// CHECK:           %[[KB:.+]] = arith.addi %[[KB2]], %[[SUB]]
+// CHECK:           %[[KVSTART:.+]] = arith.muli %[[KB]], %{{c32(_[0-9]+)?}}
+// CHECK:           %[[LEFT:.+]] = arith.subi %{{.*}}, %[[KVSTART]]
+// CHECK:           %[[ROWS:.+]] = arith.minsi %[[LEFT]], %{{c32(_[0-9]+)?}}
+// CHECK:           %[[KVROWS:.+]] = arith.maxsi %[[ROWS]], %{{c0(_[0-9]+)?}}
+// CHECK:           attn.load_tile %{{.*}}[%[[B]], %{{.*}}, %[[KVSTART]]] rows %[[KVROWS]]
+// CHECK:           attn.mask %{{.*}} q(%[[QSTART]], %{{.*}}) kv(%[[KVSTART]], %{{.*}}) {causal}
+// CHECK:         } {attn.softmax_pass = "max"
+// CHECK-NOT:     scf.for
+// CHECK:         scf.for %{{.*}} = %{{c0(_[0-9]+)?}} to %[[STEPS]] step %{{c1(_[0-9]+)?}}
+// CHECK:         } {attn.softmax_pass = "sum"
+// CHECK:         scf.for %{{.*}} = %{{c0(_[0-9]+)?}} to %[[STEPS]] step %{{c1(_[0-9]+)?}}
+// CHECK:         } {attn.softmax_pass = "pv"
+func.func @listed(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
+                  %o: memref<?x?x?x64xbf16>, %cnt: memref<1x?x?xi32>,
+                  %idx: memref<1x?x?x?xi32>) {
+  attn.attention %q, %k, %k into %o
+      block_mask(%cnt, %idx : memref<1x?x?xi32>, memref<1x?x?x?xi32>)
+      {causal, mask_block = array<i64: 128, 64>, block_q = 64 : i64,
+       block_kv = 32 : i64}
+      : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+        memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}
+
+// -----
+
+// Derived blocks shrink to divide the mask's: the CPU target's blocks
+// inside [32, 16] mask blocks are 32x16 at most, one key block a mask
+// block (no division of t), and a batch dim of B indexes the lists by b.
+// CHECK-LABEL: func.func @shrink
+// CHECK:       scf.forall (%[[B:.+]], %[[H:.+]], %[[X:.+]]) in
+// CHECK:         %[[QSTART:.+]] = arith.muli %[[X]], %{{c32(_[0-9]+)?}}
+// CHECK:         %[[ROW:.+]] = arith.divui %[[QSTART]], %{{c32(_[0-9]+)?}}
+// CHECK:         memref.load %{{.*}}[%[[B]], %{{.*}}, %[[ROW]]]
+// CHECK:         scf.for %[[T:.+]] = %{{c0(_[0-9]+)?}} to
+// CHECK-NEXT:      %[[E:.+]] = memref.load %{{.*}}[%[[B]], %{{.*}}, %[[ROW]], %[[T]]]
+// CHECK-NEXT:      %[[KB:.+]] = arith.index_cast %[[E]]
+// CHECK:           arith.muli %[[KB]], %{{c16(_[0-9]+)?}}
+// CHECK:           attn.load_tile {{.*}} -> tensor<16x64xf32>
+func.func @shrink(%q: memref<2x4x100x64xf32>, %k: memref<2x4x90x64xf32>,
+                  %o: memref<2x4x100x64xf32>, %cnt: memref<2x4x4xi32>,
+                  %idx: memref<2x4x4x6xi32>) {
+  attn.attention %q, %k, %k into %o
+      block_mask(%cnt, %idx : memref<2x4x4xi32>, memref<2x4x4x6xi32>)
+      {mask_block = array<i64: 32, 16>}
+      : memref<2x4x100x64xf32>, memref<2x4x90x64xf32>,
+        memref<2x4x90x64xf32>, memref<2x4x100x64xf32>
+  return
+}
+
