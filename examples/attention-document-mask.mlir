@@ -10,8 +10,8 @@
 //   build/bin/attn-run examples/attention-document-mask.mlir --batch 4 \
 //       --heads 8 --seq-q 2048 --check
 // (batch 4 and 2048 positions at most: the table's shape.) Every causal key
-// block is still computed: skipping the blocks a mask empties is not done
-// yet.
+// block is computed here; with block lists (block_mask(...), see
+// attention-block-sparse.mlir) a program visits only the blocks they name.
 func.func @attention(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
                      %v: memref<?x?x?x64xbf16>, %o: memref<?x?x?x64xbf16>,
                      %lse: memref<?x?x?xf32>, %docs: memref<4x2048xi32>) {

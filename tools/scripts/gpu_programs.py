@@ -149,10 +149,14 @@ class Kernel:
         return go
 
 
-def document_ids(b, n, gen=None):
+# The mean document length of the benchmark's packed sequences (--doc-len).
+DOC_LEN = 256
+
+
+def document_ids(b, n, gen=None, mean_len=256):
     """[b, n] int32 document ids of packed sequences: non-decreasing, a new
-    document starting at each position with probability 1/256."""
-    starts = torch.rand(b, n, device="cuda", generator=gen) < 1 / 256
+    document starting at each position with probability 1/mean_len."""
+    starts = torch.rand(b, n, device="cuda", generator=gen) < 1 / mean_len
     return torch.cumsum(starts.int(), dim=1, dtype=torch.int32)
 
 
@@ -522,7 +526,7 @@ def bench(prog, kern, n, dtype, peers=("fa2", "cudnn", "fa4")):
     scale = 1.0 / math.sqrt(d)
     slopes = torch.rand(h, device="cuda")
     table = torch.randn(h, 2 * prog.get("max_distance", 0) + 1, device="cuda")
-    docs = document_ids(b, n)
+    docs = document_ids(b, n, mean_len=DOC_LEN)
     counts = indices = None
     if "counts" in prog["args"]:
         counts, indices, listed = block_lists(docs, n, n, prog["causal"],
@@ -578,10 +582,14 @@ def main():
     ap.add_argument("--peers", default="fa2,cudnn,fa4",
                     help="implementations timed beside attn (comma list; "
                          "'none' for A/B runs of attn variants)")
+    ap.add_argument("--doc-len", type=int, default=256,
+                    help="mean document length of the benchmark's packed "
+                         "sequences (document-mask programs)")
     a = ap.parse_args()
     peers = tuple(x for x in a.peers.split(",") if x and x != "none")
-    global STORAGE
+    global STORAGE, DOC_LEN
     STORAGE = a.storage
+    DOC_LEN = a.doc_len
     start = time.time()
     seed = a.seed if a.seed is not None else random.randrange(1 << 30)
     print(f"seed {seed}")
