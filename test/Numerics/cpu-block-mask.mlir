@@ -10,7 +10,9 @@
 // from the position), causal, one list row for every batch and head,
 // 64x64 mask blocks; Inputs/: lists per batch and head of [32, 16] blocks
 // under a sliding window, and document ids gathered from a captured table
-// (the lists before the capture in the function's arguments).
+// (the lists before the capture in the function's arguments), full blocks
+// beside a mask_mod (with drop, some partial blocks listed as full: their
+// mask_mod skipped, in the reference too), and a mask_mod alone.
 //
 // RUN: attn-run %s --batch 2 --heads 3 --seq-q 300 --seq-k 300 --check | FileCheck %s
 // RUN: attn-run %s --batch 2 --heads 3 --seq-q 300 --seq-k 300 --block-mask-drop 0.3 --check | FileCheck %s
@@ -21,6 +23,11 @@
 // RUN: attn-run %S/Inputs/block-mask-window.mlir --batch 2 --heads 4 --kv-heads 2 --seq-q 150 --seq-k 170 --check | FileCheck %s
 // RUN: attn-run %S/Inputs/block-mask-window.mlir --batch 2 --heads 4 --kv-heads 1 --seq-q 150 --seq-k 170 --block-mask-drop 0.4 --check | FileCheck %s
 // RUN: attn-run %S/Inputs/block-mask-docs.mlir --batch 2 --heads 3 --seq-q 300 --block-mask-drop 0.1 --check | FileCheck %s
+// RUN: attn-run %S/Inputs/block-mask-full.mlir --batch 2 --heads 3 --seq-q 300 --seq-k 300 --check | FileCheck %s
+// RUN: attn-run %S/Inputs/block-mask-full.mlir --batch 2 --heads 2 --kv-heads 1 --seq-q 250 --seq-k 333 --block-mask-drop 0.3 --check | FileCheck %s
+// RUN: sed -e 's/64xf32/64xbf16/g' %S/Inputs/block-mask-full.mlir > %t.full.bf16.mlir
+// RUN: attn-run %t.full.bf16.mlir --batch 2 --heads 2 --seq-q 300 --seq-k 300 --block-q 32 --block-kv 16 --block-mask-drop 0.2 --check | FileCheck %s
+// RUN: attn-run %S/Inputs/mask-mod.mlir --batch 2 --heads 3 --seq-q 200 --seq-k 260 --check | FileCheck %s
 // CHECK: PASS
 func.func @attention(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
                      %v: memref<?x?x?x64xf32>, %o: memref<?x?x?x64xf32>,

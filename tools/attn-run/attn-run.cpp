@@ -450,6 +450,7 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
       /*v_descale=*/fp8 ? entry->getArgument(nargs - 1) : Value(),
       /*alibi_slopes=*/optAlibi ? entry->getArgument(slopesArg) : Value(),
       /*block_counts=*/Value(), /*block_indices=*/Value(),
+      /*full_counts=*/Value(), /*full_indices=*/Value(),
       /*scale=*/FloatAttr(),
       /*causal=*/UnitAttr(), /*window_left=*/IntegerAttr(),
       /*window_right=*/IntegerAttr(), /*block_q=*/IntegerAttr(),
@@ -557,47 +558,55 @@ struct Capture {
   void *descPtr = nullptr;
 };
 std::vector<Capture> captures;
-/// A block_mask(counts, indices) operand pair: attn-run builds the lists
-/// (buildBlockLists) and hands the same buffers to the kernel and, through
-/// blockListed, to the reference.
+/// A block_mask(counts, indices) operand pair, and full_blocks(...) where
+/// the op takes them: attn-run builds the lists (buildBlockLists) and hands
+/// the same buffers to the kernel and, through blockKind, to the reference.
 struct BlockMaskArgs {
-  bool present = false;
+  bool present = false, full = false;
   int64_t bq = 128, bk = 128;
   /// The IR's static dims of the lists (kDynamic where dynamic): batch,
   /// heads, query blocks, entries.
   int64_t irB = ShapedType::kDynamic, irH = ShapedType::kDynamic,
           irQB = ShapedType::kDynamic, irK = ShapedType::kDynamic;
-  /// The built lists' dims and contents.
-  int64_t nb = 0, nh = 0, nqb = 0, nk = 0;
-  std::vector<int32_t> counts, indices;
-  /// listed[((b' * nh + h') * nqb + qb) * kvBlocks + kb]
-  std::vector<uint8_t> listed;
-  int64_t kvBlocks = 0;
-  std::vector<int64_t> countsDesc, indicesDesc;
-  void *countsPtr = nullptr, *indicesPtr = nullptr;
+  /// The built lists' dims.
+  int64_t nb = 0, nh = 0, nqb = 0, nk = 0, kvBlocks = 0;
+  /// One list: its counts and indices, and their descriptors.
+  struct List {
+    std::vector<int32_t> counts, indices;
+    std::vector<int64_t> countsDesc, indicesDesc;
+    void *countsPtr = nullptr, *indicesPtr = nullptr;
+  } partial, fullList;
+  /// kind[((b' * nh + h') * nqb + qb) * kvBlocks + kb]: 0 unlisted, 1 in the
+  /// block_mask list, 2 in the full_blocks list.
+  std::vector<uint8_t> kind;
 };
 BlockMaskArgs blockMask;
 
-/// Whether key j is in a block listed for query i of (b, h).
-bool blockListed(int64_t b, int64_t h, int64_t i, int64_t j) {
+/// The list key j's block is in for query i of (b, h): 0 none, 1 the
+/// block_mask list, 2 the full_blocks list.
+int blockKind(int64_t b, int64_t h, int64_t i, int64_t j) {
   const BlockMaskArgs &m = blockMask;
   int64_t bb = m.nb == 1 ? 0 : b, hh = m.nh == 1 ? 0 : h;
   size_t at =
       size_t(((bb * m.nh + hh) * m.nqb + i / m.bq) * m.kvBlocks + j / m.bk);
-  return m.listed[at] != 0;
+  return m.kind[at];
 }
 
-/// The op's own score_mod (without the block lists), for buildBlockLists.
+/// The op's own score_mod and mask_mod (without the block lists), for
+/// buildBlockLists and the reference.
 std::function<double(double, int64_t, int64_t, int64_t, int64_t)> rawScoreMod;
+std::function<bool(int64_t, int64_t, int64_t, int64_t)> maskMod;
 
-/// Builds the block lists of `p` on fresh choices: a key block is visible to
-/// a query block if any of its (b, h, i, j) is (causal, window, and the
-/// score_mod not -inf at a score of 0 or 1; over every b and h a list row
-/// covers); each visible block is listed unless dropped (probability
-/// --block-mask-drop), each invisible one listed with that probability; the
-/// order is shuffled and the entries past a row's count hold other valid
-/// block indices (a kernel that read them would see other keys). Fails with
-/// a message where the IR's static dims do not fit the problem.
+/// Builds the block lists of `p` on fresh choices. A key block is visible to
+/// a query block if any of its (b, h, i, j) is (causal, window, the
+/// score_mod not -inf at a score of 0 or 1, the mask_mod true; over every b
+/// and h a list row covers), and full if the mask_mod holds for all of its
+/// keys (with full_blocks: those go to the full list). With --block-mask-drop
+/// P each visible block is left out, each invisible one listed, and each
+/// visible partial one listed as full (its mask_mod then skipped), each with
+/// probability P. The order is shuffled and the entries past a row's count
+/// hold other valid block indices (a kernel that read them would see other
+/// keys). Fails with a message where the IR's static dims do not fit.
 std::string buildBlockLists(const rt::Problem &p, uint64_t seed) {
   BlockMaskArgs &m = blockMask;
   int64_t qBlocks = (p.seqQ + m.bq - 1) / m.bq;
@@ -630,48 +639,65 @@ std::string buildBlockLists(const rt::Problem &p, uint64_t seed) {
   std::mt19937_64 gen(seed);
   std::uniform_real_distribution<double> coin(0.0, 1.0);
   const double drop = optBlockMaskDrop;
-  m.listed.assign(size_t(m.nb * m.nh * m.nqb * m.kvBlocks), 0);
-  m.counts.assign(size_t(m.nb * m.nh * m.nqb), 0);
-  m.indices.assign(size_t(m.nb * m.nh * m.nqb * m.nk), 0);
-  std::vector<uint8_t> visible(size_t(m.kvBlocks));
+  auto chance = [&] { return drop > 0 && coin(gen) < drop; };
+  size_t rows = size_t(m.nb * m.nh * m.nqb);
+  m.kind.assign(rows * size_t(m.kvBlocks), 0);
+  for (BlockMaskArgs::List *l : {&m.partial, &m.fullList}) {
+    l->counts.assign(rows, 0);
+    l->indices.assign(rows * size_t(m.nk), 0);
+  }
+  constexpr double ninf = -std::numeric_limits<double>::infinity();
+  // visible: some key seen; allKept: the mask_mod true for every key.
+  std::vector<uint8_t> visible(size_t(m.kvBlocks)), allKept(size_t(m.kvBlocks));
   for (int64_t bb = 0; bb < m.nb; ++bb)
     for (int64_t hh = 0; hh < m.nh; ++hh)
       for (int64_t qb = 0; qb < m.nqb; ++qb) {
         std::fill(visible.begin(), visible.end(), 0);
+        std::fill(allKept.begin(), allKept.end(), 1);
         for (int64_t b = m.nb == 1 ? 0 : bb; b < (m.nb == 1 ? p.batch : bb + 1);
              ++b)
           for (int64_t h = m.nh == 1 ? 0 : hh;
                h < (m.nh == 1 ? p.headsQ : hh + 1); ++h)
             for (int64_t i = qb * m.bq; i < std::min(p.seqQ, (qb + 1) * m.bq);
                  ++i) {
+              if (maskMod)
+                for (int64_t j = 0; j < p.seqK; ++j)
+                  if (allKept[size_t(j / m.bk)] && !maskMod(b, h, i, j))
+                    allKept[size_t(j / m.bk)] = 0;
               rt::KeyRange keys = rt::visibleKeys(i, p.seqQ, p.seqK, p.causal,
                                                   p.windowLeft, p.windowRight);
               for (int64_t j = keys.first; j < keys.end; ++j) {
                 if (visible[size_t(j / m.bk)])
                   continue;
-                constexpr double ninf =
-                    -std::numeric_limits<double>::infinity();
-                if (!rawScoreMod || rawScoreMod(0.0, b, h, i, j) != ninf ||
-                    rawScoreMod(1.0, b, h, i, j) != ninf)
+                if ((!maskMod || maskMod(b, h, i, j)) &&
+                    (!rawScoreMod || rawScoreMod(0.0, b, h, i, j) != ninf ||
+                     rawScoreMod(1.0, b, h, i, j) != ninf))
                   visible[size_t(j / m.bk)] = 1;
               }
             }
-        std::vector<int32_t> row;
+        std::vector<int32_t> part, full;
         for (int64_t kb = 0; kb < m.kvBlocks; ++kb) {
-          bool take = visible[size_t(kb)] ? !(drop > 0 && coin(gen) < drop)
-                                          : (drop > 0 && coin(gen) < drop);
-          if (take && int64_t(row.size()) < m.nk)
-            row.push_back(int32_t(kb));
+          int kind = 0;
+          if (visible[size_t(kb)] && !chance())
+            kind = m.full && (allKept[size_t(kb)] || chance()) ? 2 : 1;
+          else if (!visible[size_t(kb)] && chance())
+            kind = 1;
+          std::vector<int32_t> &to = kind == 2 ? full : part;
+          if (kind && int64_t(to.size()) < m.nk)
+            to.push_back(int32_t(kb));
         }
-        std::shuffle(row.begin(), row.end(), gen);
         size_t r = size_t((bb * m.nh + hh) * m.nqb + qb);
-        m.counts[r] = int32_t(row.size());
         std::uniform_int_distribution<int32_t> any(0, int32_t(m.kvBlocks - 1));
-        for (int64_t t = 0; t < m.nk; ++t)
-          m.indices[r * size_t(m.nk) + size_t(t)] =
-              t < int64_t(row.size()) ? row[size_t(t)] : any(gen);
-        for (int32_t kb : row)
-          m.listed[r * size_t(m.kvBlocks) + size_t(kb)] = 1;
+        for (auto [l, list, kind] : {std::tuple{&m.partial, &part, 1},
+                                     std::tuple{&m.fullList, &full, 2}}) {
+          std::shuffle(list->begin(), list->end(), gen);
+          l->counts[r] = int32_t(list->size());
+          for (int64_t t = 0; t < m.nk; ++t)
+            l->indices[r * size_t(m.nk) + size_t(t)] =
+                t < int64_t(list->size()) ? (*list)[size_t(t)] : any(gen);
+          for (int32_t kb : *list)
+            m.kind[r * size_t(m.kvBlocks) + size_t(kb)] = uint8_t(kind);
+        }
       }
   auto desc = [](std::vector<int64_t> &d, int32_t *data,
                  std::vector<int64_t> shape) {
@@ -685,10 +711,12 @@ std::string buildBlockLists(const rt::Problem &p, uint64_t seed) {
       stride *= shape[size_t(x)];
     }
   };
-  desc(m.countsDesc, m.counts.data(), {m.nb, m.nh, m.nqb});
-  desc(m.indicesDesc, m.indices.data(), {m.nb, m.nh, m.nqb, m.nk});
-  m.countsPtr = m.countsDesc.data();
-  m.indicesPtr = m.indicesDesc.data();
+  for (BlockMaskArgs::List *l : {&m.partial, &m.fullList}) {
+    desc(l->countsDesc, l->counts.data(), {m.nb, m.nh, m.nqb});
+    desc(l->indicesDesc, l->indices.data(), {m.nb, m.nh, m.nqb, m.nk});
+    l->countsPtr = l->countsDesc.data();
+    l->indicesPtr = l->indicesDesc.data();
+  }
   return "";
 }
 
@@ -736,18 +764,22 @@ void fillCaptures(uint64_t seed) {
 /// place before the reference runs); loads read the captures' buffers. Fails
 /// (with a diagnostic) on an op it does not know; attn-run then cannot
 /// check the problem. A load out of its capture's bounds sets `oob`.
-LogicalResult scoreModFunction(
-    mlir::attn::AttentionOp op,
-    std::function<double(double, int64_t, int64_t, int64_t, int64_t)> &out,
-    std::shared_ptr<std::string> oob) {
-  // A value: f for floats, i for integers (sign-extended from its width).
-  struct Val {
-    double f = 0;
-    int64_t i = 0;
-  };
+/// A value of the reference's evaluation of a region: f for floats, i for
+/// integers (sign-extended from its width).
+struct RegionVal {
+  double f = 0;
+  int64_t i = 0;
+};
+using RegionFn =
+    std::function<RegionVal(double, int64_t, int64_t, int64_t, int64_t)>;
+
+/// A score_mod or mask_mod body (`regionName`) as a function of (score, b, h,
+/// i, j) for the reference (a mask_mod ignores the score).
+LogicalResult regionFunction(Block &body, StringRef regionName, RegionFn &out,
+                             std::shared_ptr<std::string> oob) {
+  using Val = RegionVal;
   using Slots = std::vector<Val>;
   using Step = std::function<void(Slots &)>;
-  Block &body = op.getScoreMod().front();
   llvm::DenseMap<Value, unsigned> slot;
   for (BlockArgument a : body.getArguments())
     slot[a] = a.getArgNumber();
@@ -868,9 +900,10 @@ LogicalResult scoreModFunction(
         continue;
       auto it = slot.find(v);
       if (it == slot.end())
-        return o.emitError() << "unsupported: attn-run --check evaluates "
-                                "score_mod bodies whose scalar operands come "
-                                "from the region";
+        return o.emitError()
+               << "unsupported: attn-run --check evaluates " << regionName
+               << " bodies whose scalar operands come from the "
+                  "region";
       in.push_back(it->second);
     }
     unsigned res = next++;
@@ -945,8 +978,9 @@ LogicalResult scoreModFunction(
       auto c = llvm::find_if(captures,
                              [&](const Capture &x) { return x.arg == arg; });
       if (c == captures.end())
-        return o.emitError() << "unsupported: attn-run --check reads "
-                                "score_mod loads from function arguments only";
+        return o.emitError()
+               << "unsupported: attn-run --check reads " << regionName
+               << " loads from function arguments only";
       size_t ci = size_t(c - captures.begin());
       std::string what;
       llvm::raw_string_ostream(what) << load.getMemRef().getType();
@@ -957,8 +991,8 @@ LogicalResult scoreModFunction(
           int64_t x = v[in[d]].i;
           if (x < 0 || x >= cap.shape[d]) {
             if (oob->empty())
-              *oob = "score_mod reads index " + std::to_string(x) + " of dim " +
-                     std::to_string(d) + " of its " + what +
+              *oob = regionName.str() + " reads index " + std::to_string(x) +
+                     " of dim " + std::to_string(d) + " of its " + what +
                      " capture, outside the memref";
             v[res] = Val{};
             return;
@@ -972,25 +1006,56 @@ LogicalResult scoreModFunction(
       });
     } else {
       return o.emitError() << "unsupported: attn-run --check cannot evaluate '"
-                           << name << "' in a score_mod";
+                           << name << "' in a " << regionName;
     }
   }
   unsigned result = slot.lookup(body.getTerminator()->getOperand(0));
   unsigned nslots = next;
-  bool positions = body.getNumArguments() == 5;
-  out = [steps, result, nslots, positions](double s, int64_t b, int64_t h,
-                                           int64_t i, int64_t j) {
+  // Arguments: (score), (score, b, h, i, j) or a mask_mod's (b, h, i, j).
+  unsigned nargs = body.getNumArguments();
+  out = [steps, result, nslots, nargs](double s, int64_t b, int64_t h,
+                                       int64_t i, int64_t j) {
     std::vector<Val> v(nslots);
-    v[0].f = s;
-    if (positions) {
-      v[1].i = b;
-      v[2].i = h;
-      v[3].i = i;
-      v[4].i = j;
+    unsigned pos = nargs == 4 ? 0 : 1;
+    if (nargs != 4)
+      v[0].f = s;
+    if (nargs >= 4) {
+      v[pos].i = b;
+      v[pos + 1].i = h;
+      v[pos + 2].i = i;
+      v[pos + 3].i = j;
     }
     for (const Step &st : steps)
       st(v);
-    return v[result].f;
+    return v[result];
+  };
+  return success();
+}
+
+/// The op's score_mod as a float64 function for the reference.
+LogicalResult scoreModFunction(
+    mlir::attn::AttentionOp op,
+    std::function<double(double, int64_t, int64_t, int64_t, int64_t)> &out,
+    std::shared_ptr<std::string> oob) {
+  RegionFn fn;
+  if (failed(regionFunction(op.getScoreMod().front(), "score_mod", fn, oob)))
+    return failure();
+  out = [fn](double s, int64_t b, int64_t h, int64_t i, int64_t j) {
+    return fn(s, b, h, i, j).f;
+  };
+  return success();
+}
+
+/// The op's mask_mod for the reference: whether key j is visible to query i.
+LogicalResult
+maskModFunction(mlir::attn::AttentionOp op,
+                std::function<bool(int64_t, int64_t, int64_t, int64_t)> &out,
+                std::shared_ptr<std::string> oob) {
+  RegionFn fn;
+  if (failed(regionFunction(op.getMaskMod().front(), "mask_mod", fn, oob)))
+    return failure();
+  out = [fn](int64_t b, int64_t h, int64_t i, int64_t j) {
+    return fn(0.0, b, h, i, j).i != 0;
   };
   return success();
 }
@@ -1038,6 +1103,10 @@ LogicalResult findEntry(ModuleOp module, func::FuncOp &fn,
   if (op.hasBlockMask()) {
     operands.push_back(op.getBlockCounts());
     operands.push_back(op.getBlockIndices());
+    if (op.hasFullBlocks()) {
+      operands.push_back(op.getFullCounts());
+      operands.push_back(op.getFullIndices());
+    }
     for (Value v : {op.getBlockCounts(), op.getBlockIndices()}) {
       auto t = cast<MemRefType>(v.getType());
       if (!t.getLayout().isIdentity() || t.getMemorySpace())
@@ -1051,6 +1120,7 @@ LogicalResult findEntry(ModuleOp module, func::FuncOp &fn,
       return ShapedType::isDynamic(a) ? b : a;
     };
     blockMask.present = true;
+    blockMask.full = op.hasFullBlocks();
     std::tie(blockMask.bq, blockMask.bk) = op.getMaskBlockSizes();
     blockMask.irB = pick(c.getDimSize(0), x.getDimSize(0));
     blockMask.irH = pick(c.getDimSize(1), x.getDimSize(1));
@@ -1063,7 +1133,8 @@ LogicalResult findEntry(ModuleOp module, func::FuncOp &fn,
     for (BlockArgument a : fn.getArguments().drop_front(operands.size())) {
       if (!isa<MemRefType>(a.getType()) || a.use_empty() ||
           !llvm::all_of(a.getUsers(), [&](Operation *u) {
-            return op.getScoreMod().isAncestor(u->getParentRegion());
+            return op.getScoreMod().isAncestor(u->getParentRegion()) ||
+                   op.getMaskMod().isAncestor(u->getParentRegion());
           }))
         break;
       ++numCaptures;
@@ -2058,22 +2129,33 @@ int main(int argc, char **argv) {
   }
   // The reference applies the op's score_mod (from the file or --softcap);
   // block lists are built from it too.
-  if (optCheck || blockMask.present) {
+  bool hasMaskMod = false;
+  module->walk(
+      [&](mlir::attn::AttentionOp a) { hasMaskMod |= a.hasMaskMod(); });
+  if (optCheck || blockMask.present || hasMaskMod) {
     mlir::attn::AttentionOp modOp;
     module->walk([&](mlir::attn::AttentionOp a) { modOp = a; });
     if (modOp && modOp.hasScoreMod() &&
         failed(scoreModFunction(modOp, p.scoreMod, scoreModFault)))
       return 1;
+    maskMod = nullptr;
+    if (modOp && modOp.hasMaskMod() &&
+        failed(maskModFunction(modOp, maskMod, scoreModFault)))
+      return 1;
   }
-  // Block sparsity: attn-run lists the blocks that hold a visible key (from
-  // the op's own masks, buildBlockLists) and the reference masks every key
-  // of an unlisted block.
-  if (blockMask.present) {
+  // Block sparsity and mask_mod: attn-run lists the blocks that hold a
+  // visible key (from the op's own masks, buildBlockLists); the reference
+  // masks every key of an unlisted block, and where the mask_mod says so
+  // outside the full blocks.
+  if (blockMask.present || maskMod) {
     rawScoreMod = p.scoreMod;
-    p.scoreMod = [](double s, int64_t b, int64_t h, int64_t i, int64_t j) {
-      if (!blockListed(b, h, i, j))
+    const bool lists = blockMask.present;
+    p.scoreMod = [lists](double s, int64_t b, int64_t h, int64_t i, int64_t j) {
+      int kind = lists ? blockKind(b, h, i, j) : 1;
+      double x = rawScoreMod ? rawScoreMod(s, b, h, i, j) : s;
+      if (kind == 0 || (kind == 1 && maskMod && !maskMod(b, h, i, j)))
         return -std::numeric_limits<double>::infinity();
-      return rawScoreMod ? rawScoreMod(s, b, h, i, j) : s;
+      return x;
     };
   }
   if (optCheck) {
@@ -2128,7 +2210,7 @@ int main(int argc, char **argv) {
   // or positions runs on the CPU path.
   bool positional = false;
   module->walk([&](mlir::attn::AttentionOp a) {
-    positional |= a.scoreModUsesPositions();
+    positional |= a.scoreModUsesPositions() || a.hasMaskMod();
   });
   // --alibi from flags: the runtime takes ALiBi's slopes (its kernels are
   // built with them), not a general capture.
@@ -2462,8 +2544,12 @@ int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
       llvm::errs() << "attn-run: error: " << why << "\n";
       return 1;
     }
-    args.push_back(&blockMask.countsPtr);
-    args.push_back(&blockMask.indicesPtr);
+    args.push_back(&blockMask.partial.countsPtr);
+    args.push_back(&blockMask.partial.indicesPtr);
+    if (blockMask.full) {
+      args.push_back(&blockMask.fullList.countsPtr);
+      args.push_back(&blockMask.fullList.indicesPtr);
+    }
   }
   for (Capture &c : captures)
     args.push_back(&c.descPtr);

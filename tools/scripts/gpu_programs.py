@@ -160,40 +160,58 @@ def document_ids(b, n, gen=None, mean_len=256):
     return torch.cumsum(starts.int(), dim=1, dtype=torch.int32)
 
 
-def block_lists(docs, nq, nk, causal, mask_block, drop=0.0, gen=None):
+def block_lists(docs, nq, nk, causal, mask_block, drop=0.0, gen=None,
+                full=False):
     """Block sparsity for packed documents (a program's block_mask(...)):
     per sequence and BQ-row query block, the BK-key blocks that hold a key
     of the same documents, causally visible (bottom-right), as counts
-    [B, 1, QB] and indices [B, 1, QB, KB] i32. With `drop`, each visible
-    block is left out and each invisible one listed with that probability
-    (the reference then masks by the lists); the order is shuffled and
-    entries past a count hold other valid blocks. Returns (counts, indices,
-    listed [B, QB, KB] bool)."""
+    [B, 1, QB] and indices [B, 1, QB, KB] i32; with `full`, the blocks
+    whose keys are all of the query rows' document go to a second pair of
+    lists (full_blocks: no mask_mod there). With `drop`, each visible block
+    is left out, each invisible one listed and (with `full`) each partial
+    one listed as full with that probability (the reference then masks by
+    the lists); the order is shuffled and entries past a count hold other
+    valid blocks. Returns ((counts, indices), (full counts, full indices)
+    or None, kind [B, QB, KB]: 0 unlisted, 1 partial, 2 full)."""
     bq, bk = mask_block
     b = docs.shape[0]
     qb, kb = -(-nq // bq), -(-nk // bk)
     i = torch.arange(nq, device="cuda")
     j = torch.arange(nk, device="cuda")
-    vis = docs[:, :nq, None] == docs[:, None, :nk]
+    same = docs[:, :nq, None] == docs[:, None, :nk]
+    vis = same.clone()
     if causal:
         vis &= (j[None, :] <= i[:, None] + (nk - nq))[None]
-    pad = torch.zeros(b, qb * bq, kb * bk, dtype=torch.bool, device="cuda")
-    pad[:, :nq, :nk] = vis
-    listed = pad.view(b, qb, bq, kb, bk).any(dim=4).any(dim=2)
+
+    def blocks(x, fill, reduce):
+        pad = torch.full((b, qb * bq, kb * bk), fill, dtype=torch.bool,
+                         device="cuda")
+        pad[:, :nq, :nk] = x
+        return reduce(reduce(pad.view(b, qb, bq, kb, bk), 4), 2)
+    listed = blocks(vis, False, lambda t, d: t.any(dim=d))
+    whole = blocks(same, True, lambda t, d: t.all(dim=d)) & listed \
+        if full else torch.zeros_like(listed)
+    coin = lambda: (torch.rand(listed.shape, device="cuda", generator=gen)
+                    < drop) if drop > 0 else torch.zeros_like(listed)
     if drop > 0:
-        flip = torch.rand(listed.shape, device="cuda", generator=gen) < drop
-        listed = listed ^ flip
-    counts = listed.sum(dim=2).to(torch.int32)
-    # Listed blocks first in a random order, then random valid indices.
-    key = torch.rand(listed.shape, device="cuda", generator=gen)
-    key = torch.where(listed, key, key + 2)
-    order = key.argsort(dim=2).to(torch.int32)
-    filler = torch.randint(0, kb, listed.shape, device="cuda",
-                           generator=gen, dtype=torch.int32)
-    t = torch.arange(kb, device="cuda")[None, None, :]
-    indices = torch.where(t < counts[:, :, None], order, filler)
-    return (counts.view(b, 1, qb).contiguous(),
-            indices.view(b, 1, qb, kb).contiguous(), listed)
+        listed = listed ^ coin()
+        if full:
+            whole = (whole | coin()) & listed
+    kind = listed.to(torch.int8) + whole.to(torch.int8)
+
+    def pack(sel):
+        counts = sel.sum(dim=2).to(torch.int32)
+        # Listed blocks first in a random order, then random valid indices.
+        key = torch.rand(sel.shape, device="cuda", generator=gen)
+        key = torch.where(sel, key, key + 2)
+        order = key.argsort(dim=2).to(torch.int32)
+        filler = torch.randint(0, kb, sel.shape, device="cuda",
+                               generator=gen, dtype=torch.int32)
+        t = torch.arange(kb, device="cuda")[None, None, :]
+        indices = torch.where(t < counts[:, :, None], order, filler)
+        return (counts.view(b, 1, qb).contiguous(),
+                indices.view(b, 1, qb, kb).contiguous())
+    return pack(kind == 1), (pack(kind == 2) if full else None), kind
 
 
 def reference(q, k, v, causal, scale, variant, extra):
@@ -232,6 +250,12 @@ def reference(q, k, v, causal, scale, variant, extra):
     if variant == "docmask":
         docs = extra["docs"]
         same = docs[:, :nq, None] == docs[:, None, :nk]
+        if "kind" in extra:
+            # Block lists: a full block's keys skip the document mask.
+            bq, bk = extra["mask_block"]
+            kind = extra["kind"][:, torch.arange(nq, device=q.device) // bq]
+            kind = kind[:, :, torch.arange(nk, device=q.device) // bk]
+            same = (kind == 2) | ((kind == 1) & same)
         s = s.masked_fill(~same[:, None], float("-inf"))
     if variant == "chunked":
         c = extra["chunk"]
@@ -242,13 +266,6 @@ def reference(q, k, v, causal, scale, variant, extra):
         i = torch.arange(nq, device=q.device)[:, None]
         j = torch.arange(nk, device=q.device)[None, :]
         s = s.masked_fill(j > i + (nk - nq), float("-inf"))
-    if "listed" in extra:
-        # Block sparsity: keys of unlisted blocks are masked.
-        bq, bk = extra["mask_block"]
-        i = torch.arange(nq, device=q.device) // bq
-        j = torch.arange(nk, device=q.device) // bk
-        keep = extra["listed"][:, i][:, :, j]
-        s = s.masked_fill(~keep[:, None], float("-inf"))
     lse = torch.logsumexp(s, dim=-1)
     p = torch.exp(s - torch.where(torch.isinf(lse), 0, lse)[..., None])
     o = torch.matmul(p, v)
@@ -290,9 +307,12 @@ def run_case(prog, kern, shape, dtype, gen):
         drop = prog.get("check_drop", 0.0) if bool(
             torch.rand(1, device="cuda", generator=gen) < 0.5) else 0.0
         extra["mask_block"] = prog["mask_block"]
-        extra["counts"], extra["indices"], extra["listed"] = block_lists(
+        part, full, extra["kind"] = block_lists(
             extra["docs"], nq, nk, prog["causal"], prog["mask_block"], drop,
-            gen)
+            gen, full="full_counts" in prog["args"])
+        extra["counts"], extra["indices"] = part
+        if full:
+            extra["full_counts"], extra["full_indices"] = full
     for a in prog["args"]:
         args.append({"q": q, "k": k, "v": v, "o": o, "lse": lse}.get(a))
         if a == "bias":
@@ -313,7 +333,7 @@ def run_case(prog, kern, shape, dtype, gen):
             if "docs" not in extra:
                 extra["docs"] = document_ids(b, max(nq, nk), gen)
             args[-1] = extra["docs"]
-        elif a in ("counts", "indices"):
+        elif a in ("counts", "indices", "full_counts", "full_indices"):
             args[-1] = extra[a]
         elif a == "scale":
             args[-1] = scale
@@ -527,24 +547,29 @@ def bench(prog, kern, n, dtype, peers=("fa2", "cudnn", "fa4")):
     slopes = torch.rand(h, device="cuda")
     table = torch.randn(h, 2 * prog.get("max_distance", 0) + 1, device="cuda")
     docs = document_ids(b, n, mean_len=DOC_LEN)
-    counts = indices = None
+    lists = {}
     if "counts" in prog["args"]:
-        counts, indices, listed = block_lists(docs, n, n, prog["causal"],
-                                              prog["mask_block"])
+        part, full, kind = block_lists(docs, n, n, prog["causal"],
+                                       prog["mask_block"],
+                                       full="full_counts" in prog["args"])
+        lists = dict(zip(("counts", "indices"), part))
+        if full:
+            lists.update(zip(("full_counts", "full_indices"), full))
     args = [{"q": q, "k": k, "v": v, "o": o, "lse": lse, "slopes": slopes,
-             "table": table, "docs": docs, "scale": scale, "counts": counts,
-             "indices": indices}[a]
+             "table": table, "docs": docs, "scale": scale, **lists}[a]
             for a in prog["args"]]
     grid = launch_grid(prog, n, h, b)
     causal = prog["causal"]
     flops = 4 * b * h * n * n * d / (2 if causal else 1)
     res = {"attn": time_ms(kern.prepare(grid, prog["threads"], args))}
-    if counts is not None:
-        # The fraction of the causal blocks the lists keep, and
-        # FlexAttention (torch.compile) on the same document mask and block
-        # lists: the peer with block sparsity.
-        qb = listed.shape[1]
-        res["kept"] = float(listed.sum()) / (b * qb * (qb + 1) / 2)
+    if lists:
+        # The fraction of the causal blocks the lists keep (and of those
+        # full), and FlexAttention (torch.compile) on the same document mask
+        # and block lists: the peer with block sparsity.
+        qb = kind.shape[1]
+        res["kept"] = float((kind > 0).sum()) / (b * qb * (qb + 1) / 2)
+        res["full"] = float((kind == 2).sum()) / max(float((kind > 0).sum()),
+                                                     1.0)
         res["flex"] = time_flex(q, k, v, docs, causal, prog["mask_block"])
     res["fa4"] = time_fa4(prog, q, k, v, causal) if "fa4" in peers else None
     from torch.nn.attention import sdpa_kernel, SDPBackend
@@ -559,11 +584,11 @@ def bench(prog, kern, n, dtype, peers=("fa2", "cudnn", "fa4")):
                     q, k, v, is_causal=causal))
         except Exception as ex:  # backend unavailable for this shape
             res[name] = None
-    kept = res.pop("kept", None)
+    kept, full = res.pop("kept", None), res.pop("full", None)
     out = {kname: (flops / (t * 1e-3) / 1e12 if t else None)
            for kname, t in res.items()}
     if kept is not None:
-        out["kept"] = kept
+        out["kept"], out["full"] = kept, full
     return out
 
 
@@ -670,15 +695,16 @@ def main():
     sparse = [(name, n, r) for name, n, r in table if "kept" in r]
     if sparse:
         print(f"\n{'block-sparse kernel':40s} {'N':>6s} {'kept':>6s} "
-              f"{'attn':>7s} {'Flex':>7s} {'xFlex':>6s} {'xFA4':>6s}  "
-              f"(TFLOP/s at the dense causal count; kept: the fraction of "
-              f"causal blocks listed; xFA4: against FA4's dense causal)")
+              f"{'full':>6s} {'attn':>7s} {'Flex':>7s} {'xFlex':>6s} "
+              f"{'xFA4':>6s}  (TFLOP/s at the dense causal count; kept: the "
+              f"fraction of causal blocks listed, full: of those full; "
+              f"xFA4: against FA4's dense causal)")
         f = lambda x: f"{x:7.1f}" if x else "      -"
         for name, n, r in sparse:
             xf = r["attn"] / r["flex"] if r.get("flex") else 0
             x4 = r["attn"] / r["fa4"] if r.get("fa4") else 0
-            print(f"{name:40s} {n:6d} {r['kept']:6.3f} {f(r['attn'])} "
-                  f"{f(r.get('flex'))} {xf:6.2f} {x4:6.2f}")
+            print(f"{name:40s} {n:6d} {r['kept']:6.3f} {r['full']:6.3f} "
+                  f"{f(r['attn'])} {f(r.get('flex'))} {xf:6.2f} {x4:6.2f}")
     if fp8_table:
         print(f"\n{'fp8 kernel':40s} {'N':>6s} {'fp8':>7s} {'bf16':>7s} "
               f"{'x bf16':>6s}  (TFLOP/s; attn's own bf16 kernel of the "

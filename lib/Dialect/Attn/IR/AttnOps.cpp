@@ -85,6 +85,20 @@ LogicalResult verifyStridedNonEmpty(Operation *op, const Named &n) {
                                << " is zero: every dimension must be non-zero";
   return success();
 }
+
+/// An i32 operand of a problem-level op (sequence lengths, a page table,
+/// packed offsets, block lists): its rank (`shape` names its dims in the
+/// message), i32 elements, a strided layout and no zero dim.
+LogicalResult verifyI32Operand(Operation *op, const Named &n, StringRef shape) {
+  auto t = cast<MemRefType>(n.value.getType());
+  if (t.getRank() != n.rank)
+    return op->emitOpError() << n.name << " must have rank " << n.rank << " "
+                             << shape << ", got rank " << t.getRank();
+  if (!t.getElementType().isSignlessInteger(32))
+    return op->emitOpError()
+           << n.name << " element type must be i32, got " << t.getElementType();
+  return verifyStridedNonEmpty(op, n);
+}
 } // namespace
 
 /// The rules of a sliding window's bounds, shared by attn.attention and
@@ -280,18 +294,10 @@ LogicalResult AttentionOp::verify() {
     cache.push_back({"kv_lens", getKvLens(), 1, 0});
   if (paged)
     cache.push_back({"page table", getPageTable(), 2, 0});
-  for (const Named &n : cache) {
-    auto t = cast<MemRefType>(n.value.getType());
-    if (t.getRank() != n.rank)
-      return emitOpError() << n.name << " must have rank " << n.rank
-                           << (n.rank == 1 ? " [batch]" : " [batch, max_pages]")
-                           << ", got rank " << t.getRank();
-    if (!t.getElementType().isSignlessInteger(32))
-      return emitOpError() << n.name << " element type must be i32, got "
-                           << t.getElementType();
-    if (failed(verifyStridedNonEmpty(*this, n)))
+  for (const Named &n : cache)
+    if (failed(verifyI32Operand(
+            *this, n, n.rank == 1 ? "[batch]" : "[batch, max_pages]")))
       return failure();
-  }
 
   // A packed batch: offsets [B + 1] i32 for the queries and the keys, one
   // "batch" of packed rows in every tensor.
@@ -304,17 +310,9 @@ LogicalResult AttentionOp::verify() {
                            << " (the packed batch's sequences are tiled "
                               "whole)";
     for (Named n : {Named{"cu_seqlens_q", getCuSeqlensQ(), 1, 0},
-                    Named{"cu_seqlens_k", getCuSeqlensK(), 1, 0}}) {
-      auto t = cast<MemRefType>(n.value.getType());
-      if (t.getRank() != 1)
-        return emitOpError() << n.name << " must have rank 1 [batch + 1], got "
-                             << "rank " << t.getRank();
-      if (!t.getElementType().isSignlessInteger(32))
-        return emitOpError() << n.name << " element type must be i32, got "
-                             << t.getElementType();
-      if (failed(verifyStridedNonEmpty(*this, n)))
+                    Named{"cu_seqlens_k", getCuSeqlensK(), 1, 0}})
+      if (failed(verifyI32Operand(*this, n, "[batch + 1]")))
         return failure();
-    }
     auto cq = cast<MemRefType>(getCuSeqlensQ().getType());
     auto ck = cast<MemRefType>(getCuSeqlensK().getType());
     if (!cq.isDynamicDim(0) && !ck.isDynamicDim(0) &&
@@ -448,6 +446,9 @@ LogicalResult AttentionOp::verifyBlockMask() {
     if (getMaskBlockAttr())
       return emitOpError() << "mask_block sizes the blocks of a block_mask "
                               "operand, which this op has not";
+    if (hasFullBlocks())
+      return emitOpError() << "full_blocks needs block_mask (the partial "
+                              "blocks' lists)";
     return success();
   }
   if (auto a = getMaskBlockAttr()) {
@@ -470,28 +471,32 @@ LogicalResult AttentionOp::verifyBlockMask() {
                          << " (not implemented yet)";
   SmallVector<Named> mask = {{"block counts", getBlockCounts(), 3, 0},
                              {"block indices", getBlockIndices(), 4, 0}};
-  for (const Named &n : mask) {
-    auto t = cast<MemRefType>(n.value.getType());
-    if (t.getRank() != n.rank)
-      return emitOpError() << n.name << " must have rank " << n.rank
-                           << (n.rank == 3
-                                   ? " [1|batch, 1|heads, query blocks]"
-                                   : " [1|batch, 1|heads, query blocks, K]")
-                           << ", got rank " << t.getRank();
-    if (!t.getElementType().isSignlessInteger(32))
-      return emitOpError() << n.name << " element type must be i32, got "
-                           << t.getElementType();
-    if (failed(verifyStridedNonEmpty(*this, n)))
-      return failure();
+  if (hasFullBlocks()) {
+    mask.push_back({"full block counts", getFullCounts(), 3, 0});
+    mask.push_back({"full block indices", getFullIndices(), 4, 0});
   }
+  for (const Named &n : mask)
+    if (failed(verifyI32Operand(*this, n,
+                                n.rank == 3
+                                    ? "[1|batch, 1|heads, query blocks]"
+                                    : "[1|batch, 1|heads, query blocks, K]")))
+      return failure();
   auto c = cast<MemRefType>(getBlockCounts().getType());
   auto x = cast<MemRefType>(getBlockIndices().getType());
   auto q = cast<MemRefType>(getQuery().getType());
   DimChecker dc{getOperation()};
+  // The lists agree on batch, heads and query blocks (every pair, so a
+  // dynamic dim on one does not hide a mismatch of two others), and the two
+  // index lists on their entries.
   for (auto [d, name] : {std::pair{0, "batch"}, std::pair{1, "heads"},
                          std::pair{2, "query blocks"}})
-    if (failed(dc.same("block counts", c, d, "block indices", x, d, name)))
-      return failure();
+    for (size_t i = 0; i < mask.size(); ++i)
+      for (size_t j = i + 1; j < mask.size(); ++j)
+        if (failed(dc.same(mask[i].name,
+                           cast<MemRefType>(mask[i].value.getType()), d,
+                           mask[j].name,
+                           cast<MemRefType>(mask[j].value.getType()), d, name)))
+          return failure();
   // Batch and heads broadcast from 1.
   for (auto [d, name] : {std::pair{0, "batch"}, std::pair{1, "heads"}}) {
     int64_t m = c.isDynamicDim(d) ? x.getDimSize(d) : c.getDimSize(d);
@@ -541,30 +546,59 @@ bool AttentionOp::scoreModUsesPositions() {
 }
 
 LogicalResult AttentionOp::verifyScoreMod() {
-  Region &region = getScoreMod();
+  if (failed(verifyModRegion(getScoreMod(), /*isMask=*/false)) ||
+      failed(verifyModRegion(getMaskMod(), /*isMask=*/true)))
+    return failure();
+  if (hasFullBlocks() && !hasMaskMod())
+    return emitOpError() << "full_blocks lists the blocks where mask_mod is "
+                            "not evaluated; without a mask_mod give them in "
+                            "block_mask";
+  return success();
+}
+
+/// A score_mod region: (%score: f32[, %b, %h, %q_idx, %kv_idx: i32]) ->
+/// f32; a mask_mod region: (%b, %h, %q_idx, %kv_idx: i32) -> i1. Both take
+/// the same scalar code.
+LogicalResult AttentionOp::verifyModRegion(Region &region, bool isMask) {
+  const StringRef name = isMask ? "mask_mod" : "score_mod";
   if (region.empty())
     return success();
   if (!region.hasOneBlock())
-    return emitOpError() << "score_mod must have one block";
+    return emitOpError() << name << " must have one block";
   Block &block = region.front();
   MLIRContext *ctx = getContext();
   Type f32 = Float32Type::get(ctx), i32 = IntegerType::get(ctx, 32);
   SmallVector<Type> full = {f32, i32, i32, i32, i32};
   TypeRange args = block.getArgumentTypes();
-  if (!(args.size() == 1 && args[0] == f32) && TypeRange(full) != args)
+  if (isMask && TypeRange(ArrayRef(full).drop_front()) != args)
+    return emitOpError() << "mask_mod takes (%b: i32, %h: i32, %q_idx: i32, "
+                            "%kv_idx: i32)";
+  if (!isMask && !(args.size() == 1 && args[0] == f32) &&
+      TypeRange(full) != args)
     return emitOpError() << "score_mod takes (%score: f32) or (%score: f32, "
                             "%b: i32, %h: i32, %q_idx: i32, %kv_idx: i32)";
   if (block.empty() || !isa<YieldOp>(block.back()))
-    return emitOpError() << "score_mod must end with attn.yield";
+    return emitOpError() << name << " must end with attn.yield";
+  Type yielded = isMask ? Type(IntegerType::get(ctx, 1)) : f32;
+  if (block.back().getNumOperands() != 1 ||
+      block.back().getOperand(0).getType() != yielded)
+    return block.back().emitOpError()
+           << "in " << name << ": must yield one "
+           << (isMask ? "i1 (whether the key is visible)"
+                      : "f32 (the modified score)");
   // Values that differ from score to score: the score, the positions i and
-  // j, and whatever is computed from them. A load must not depend on them:
-  // each thread would read its own elements (a gather), which no backend
-  // lowers yet.
+  // j, and whatever is computed from them. A load that depends on them is
+  // a gather (each score reads its own element).
   llvm::SmallPtrSet<Value, 16> varying;
-  varying.insert(block.getArgument(0));
-  if (args.size() == 5) {
+  if (isMask) {
+    varying.insert(block.getArgument(2));
     varying.insert(block.getArgument(3));
-    varying.insert(block.getArgument(4));
+  } else {
+    varying.insert(block.getArgument(0));
+    if (args.size() == 5) {
+      varying.insert(block.getArgument(3));
+      varying.insert(block.getArgument(4));
+    }
   }
   // What attn.attention writes: reading it from the body would race with
   // the kernel's own stores.
@@ -578,17 +612,19 @@ LogicalResult AttentionOp::verifyScoreMod() {
       return success();
     if (isa<MemRefType>(v.getType())) {
       if (!memrefOk)
-        return op.emitOpError()
-               << "in score_mod: a captured memref may only be read by "
-                  "memref.load";
+        return op.emitOpError() << "in " << name
+                                << ": a captured memref may only be read by "
+                                   "memref.load";
       if (llvm::is_contained(written, v))
-        return op.emitOpError() << "in score_mod: reads the attention's "
+        return op.emitOpError() << "in " << name
+                                << ": reads the attention's "
                                    "output (O or LSE), which it writes";
       return success();
     }
     if (!v.getType().isIntOrIndexOrFloat())
       return op.emitOpError()
-             << "in score_mod: a value defined outside the region must be a "
+             << "in " << name
+             << ": a value defined outside the region must be a "
                 "scalar or a memref, got "
              << v.getType();
     return success();
@@ -596,28 +632,30 @@ LogicalResult AttentionOp::verifyScoreMod() {
   for (Value v : block.back().getOperands())
     if (v.getParentRegion() != &region)
       return block.back().emitOpError()
-             << "in score_mod: must yield a value computed in the region";
+             << "in " << name << ": must yield a value computed in the region";
   for (Operation &op : block.without_terminator()) {
     if (op.getNumRegions())
-      return op.emitOpError() << "in score_mod: ops with regions are not "
+      return op.emitOpError() << "in " << name
+                              << ": ops with regions are not "
                                  "supported";
     for (Type t : op.getResultTypes()) {
       if (!t.isIntOrIndexOrFloat())
         return op.emitOpError()
-               << "in score_mod: results must be scalars, got " << t;
+               << "in " << name << ": results must be scalars, got " << t;
       // What every backend (and attn-run's reference, in int64 and
       // double) computes exactly.
       if ((t.isInteger() && t.getIntOrFloatBitWidth() > 64) ||
           (isa<FloatType>(t) &&
            !(t.isF16() || t.isBF16() || t.isF32() || t.isF64())))
-        return op.emitOpError() << "in score_mod: integers of at most 64 "
+        return op.emitOpError() << "in " << name
+                                << ": integers of at most 64 "
                                    "bits and f16, bf16, f32 or f64 only, got "
                                 << t;
     }
     if (auto c = dyn_cast<arith::ConstantOp>(op)) {
       if (!isa<FloatAttr, IntegerAttr>(c.getValue()))
         return op.emitOpError()
-               << "in score_mod: only scalar constants are supported";
+               << "in " << name << ": only scalar constants are supported";
       continue;
     }
     // A size of a memref defined outside (a sequence length: ALiBi's
@@ -626,7 +664,8 @@ LogicalResult AttentionOp::verifyScoreMod() {
       if (dim.getSource().getParentRegion() == &region ||
           region.isProperAncestor(dim.getSource().getParentRegion()) ||
           !dim.getConstantIndex())
-        return op.emitOpError() << "in score_mod: memref.dim of a memref "
+        return op.emitOpError() << "in " << name
+                                << ": memref.dim of a memref "
                                    "defined outside the region, at a "
                                    "constant dim, only";
       continue;
@@ -635,13 +674,14 @@ LogicalResult AttentionOp::verifyScoreMod() {
       if (failed(checkCapture(op, load.getMemRef(), /*memrefOk=*/true)))
         return failure();
       if (load.getMemRef().getParentRegion() == &region)
-        return op.emitOpError()
-               << "in score_mod: loads from a memref defined outside the "
-                  "region only";
+        return op.emitOpError() << "in " << name
+                                << ": loads from a memref defined outside the "
+                                   "region only";
       Type et = load.getType();
       if (!(et.isF32() || et.isF16() || et.isBF16() || et.isInteger(32) ||
             et.isInteger(64)))
-        return op.emitOpError() << "in score_mod: loads f32, f16, bf16, i32 "
+        return op.emitOpError() << "in " << name
+                                << ": loads f32, f16, bf16, i32 "
                                    "or i64 elements, not "
                                 << et;
       bool gather = false;
@@ -656,7 +696,8 @@ LogicalResult AttentionOp::verifyScoreMod() {
     }
     if (!llvm::is_contained(kScoreModOps, op.getName().getStringRef()))
       return op.emitOpError()
-             << "in score_mod: unsupported op (supported: scalar constants; "
+             << "in " << name
+             << ": unsupported op (supported: scalar constants; "
                 "memref.load and memref.dim of a captured memref; arith "
                 "float and integer "
                 "arithmetic, cmpf, cmpi, select and casts; math tanh, exp, "
@@ -666,7 +707,8 @@ LogicalResult AttentionOp::verifyScoreMod() {
         return failure();
       if (!v.getType().isIntOrIndexOrFloat())
         return op.emitOpError()
-               << "in score_mod: operands must be scalars, got " << v.getType();
+               << "in " << name << ": operands must be scalars, got "
+               << v.getType();
       if (varying.contains(v))
         varying.insert(op.getResults().begin(), op.getResults().end());
     }
@@ -678,13 +720,15 @@ LogicalResult AttentionOp::verifyScoreMod() {
       if (!isa<arith::IndexCastOp>(op) ||
           !op.getOperand(0).getType().isInteger(32))
         return op.emitOpError()
-               << "unsupported: in score_mod, index arithmetic on the score "
+               << "unsupported: in " << name
+               << ", index arithmetic on the score "
                   "or the positions; compute in i32 and arith.index_cast "
                   "the result for memref.load";
       for (OpOperand &use : r.getUses())
         if (!isa<memref::LoadOp>(use.getOwner()) || use.getOperandNumber() == 0)
           return use.getOwner()->emitOpError()
-                 << "unsupported: in score_mod, a per-score index used other "
+                 << "unsupported: in " << name
+                 << ", a per-score index used other "
                     "than as a memref.load index";
     }
   }
@@ -692,9 +736,11 @@ LogicalResult AttentionOp::verifyScoreMod() {
 }
 
 LogicalResult YieldOp::verify() {
-  if (getValues().size() != 1 ||
-      getValues().front().getType() != Float32Type::get(getContext()))
-    return emitOpError() << "must yield one f32 (the modified score)";
+  // A score_mod yields one f32, a mask_mod one i1 (AttentionOp's verifier
+  // checks which).
+  if (getValues().size() != 1)
+    return emitOpError() << "must yield one value (the modified score, or "
+                            "whether the key is visible)";
   return success();
 }
 

@@ -111,21 +111,26 @@ struct ProgramContext {
   std::optional<Scale> modScale;
   /// With a score_mod: its per-program scalars (emitScoreModScalars).
   IRMapping modScalars;
+  /// With a mask_mod: its per-program scalars.
+  IRMapping maskScalars;
   /// Block sparsity: this program's row of the block lists (indices
   /// [maskB, maskH, maskRow, t]) and the key blocks of the tiling in one of
   /// the mask's (R = BK / Bc).
   Value maskB, maskH, maskRow;
   int64_t subBlocks = 1;
 
-  /// The key block of step t of a listed segment:
-  ///   kb = indices[maskB, maskH, maskRow, t / R]·R + t mod R
+  /// The key block of step t of a listed segment whose steps start at
+  /// `first`, u = t − first:
+  ///   kb = indices[maskB, maskH, maskRow, u / R]·R + u mod R
   /// (R is a power of two: a shift and a mask).
-  Value listedBlock(OpBuilder &builder, Location loc, Value t) const {
+  Value listedBlock(OpBuilder &builder, Location loc, Value indices,
+                    Value first, Value t) const {
     IndexMath im{builder, loc};
+    if (!isConstantIntValue(first, 0))
+      t = im.sub(t, first);
     auto listed = [&](Value entryIdx) -> Value {
-      Value entry =
-          memref::LoadOp::create(builder, loc, op.getBlockIndices(),
-                                 ValueRange{maskB, maskH, maskRow, entryIdx});
+      Value entry = memref::LoadOp::create(
+          builder, loc, indices, ValueRange{maskB, maskH, maskRow, entryIdx});
       return arith::IndexCastOp::create(builder, loc, builder.getIndexType(),
                                         entry);
     };
@@ -189,16 +194,33 @@ Value columnWindow(OpBuilder &b, Location loc, Value mem, Value col,
 /// Columns of O a merge program combines (where Dv is a multiple).
 constexpr int64_t kMergeCols = 16;
 
-/// The score_mod region's values that differ from score to score: the
-/// score, the positions i and j (arguments 0, 3, 4) and what is computed
-/// from them. The rest (b, h, captures, constants) is one value per program.
+/// The arguments of a score_mod body, (score[, b, h, i, j]), or of a
+/// mask_mod body, (b, h, i, j); null where absent.
+struct ModArgs {
+  BlockArgument score, b, h, i, j;
+  explicit ModArgs(Block &body) {
+    unsigned n = body.getNumArguments();
+    unsigned pos = n == 4 ? 0 : 1; // the first position argument
+    if (n != 4)
+      score = body.getArgument(0);
+    if (n >= 4) {
+      b = body.getArgument(pos);
+      h = body.getArgument(pos + 1);
+      i = body.getArgument(pos + 2);
+      j = body.getArgument(pos + 3);
+    }
+  }
+};
+
+/// A modifier region's values that differ from score to score: the score,
+/// the positions i and j and what is computed from them. The rest (b, h,
+/// captures, constants) is one value per program.
 llvm::SmallPtrSet<Operation *, 8> varyingOps(Block &body) {
   llvm::SmallPtrSet<Value, 16> varying;
-  varying.insert(body.getArgument(0));
-  if (body.getNumArguments() == 5) {
-    varying.insert(body.getArgument(3));
-    varying.insert(body.getArgument(4));
-  }
+  ModArgs args(body);
+  for (BlockArgument a : {args.score, args.i, args.j})
+    if (a)
+      varying.insert(a);
   llvm::SmallPtrSet<Operation *, 8> ops;
   for (Operation &op : body.without_terminator())
     if (llvm::any_of(op.getOperands(),
@@ -214,17 +236,14 @@ llvm::SmallPtrSet<Operation *, 8> varyingOps(Block &body) {
 /// point, before the key/value loops: b and h become i32 scalars, captured
 /// values are used as they are, and each op is cloned as the scalar op it
 /// is. Fills `map` for applyScoreMod.
-void emitScoreModScalars(OpBuilder &b, Location loc, AttentionOp op, Value bIdx,
+void emitScoreModScalars(OpBuilder &b, Location loc, Block &body, Value bIdx,
                          Value hIdx, IRMapping &map) {
-  Block &body = op.getScoreMod().front();
-  if (body.getNumArguments() == 5) {
-    // FlexAttention's (b, h) as i32: batch (the packed sequence of a
-    // varlen batch) and query head.
-    for (auto [arg, v] : {std::pair{body.getArgument(1), bIdx},
-                          std::pair{body.getArgument(2), hIdx}})
-      if (!arg.use_empty())
-        map.map(arg, arith::IndexCastOp::create(b, loc, b.getI32Type(), v));
-  }
+  ModArgs args(body);
+  // FlexAttention's (b, h) as i32: batch (the packed sequence of a varlen
+  // batch) and query head.
+  for (auto [arg, v] : {std::pair{args.b, bIdx}, std::pair{args.h, hIdx}})
+    if (arg && !arg.use_empty())
+      map.map(arg, arith::IndexCastOp::create(b, loc, b.getI32Type(), v));
   llvm::SmallPtrSet<Operation *, 8> varying = varyingOps(body);
   for (Operation &o : body.without_terminator())
     if (!varying.contains(&o))
@@ -255,17 +274,17 @@ Value applyScoreMod(OpBuilder &b, Location loc, Block &body,
   llvm::SmallPtrSet<Operation *, 8> varying = varyingOps(body);
   bool gathers = llvm::any_of(
       varying, [](Operation *op) { return isa<memref::LoadOp>(op); });
-  mapTile(body.getArgument(0), s);
-  if (body.getNumArguments() == 5) {
-    if (!body.getArgument(3).use_empty())
-      mapTile(body.getArgument(3),
-              IotaOp::create(b, loc, i32Tile, qStart, b.getI64IntegerAttr(0),
-                             gathers ? nq : Value()));
-    if (!body.getArgument(4).use_empty())
-      mapTile(body.getArgument(4),
-              IotaOp::create(b, loc, i32Tile, kvStart, b.getI64IntegerAttr(1),
-                             gathers && masked ? nk : Value()));
-  }
+  ModArgs args(body);
+  if (args.score)
+    mapTile(args.score, s);
+  if (args.i && !args.i.use_empty())
+    mapTile(args.i,
+            IotaOp::create(b, loc, i32Tile, qStart, b.getI64IntegerAttr(0),
+                           gathers ? nq : Value()));
+  if (args.j && !args.j.use_empty())
+    mapTile(args.j,
+            IotaOp::create(b, loc, i32Tile, kvStart, b.getI64IntegerAttr(1),
+                           gathers && masked ? nk : Value()));
   // A scalar operand of a tile op as a tile: a constant as a dense splat
   // constant (folds like the tiling's own constants), anything else as a
   // tensor.splat.
@@ -317,7 +336,7 @@ Value applyScoreMod(OpBuilder &b, Location loc, Block &body,
 /// and valid row count.
 std::tuple<Value, Value, Value> emitScores(OpBuilder &b, Location loc,
                                            const ProgramContext &pc, Value kb,
-                                           bool masked) {
+                                           bool masked, bool maskMod = true) {
   IndexMath im{b, loc};
   Value bc = im.cst(pc.blocks.blockKV);
   Value kvStart = im.mul(kb, bc);
@@ -353,6 +372,14 @@ std::tuple<Value, Value, Value> emitScores(OpBuilder &b, Location loc,
                         pc.qStart, kvStart, pc.nq, pc.nk, masked);
     }
   }
+  // mask_mod: S'' = keep(b, h, i, j) ? S' : -inf, except in a full block.
+  if (pc.op.hasMaskMod() && maskMod) {
+    Value keep =
+        applyScoreMod(b, loc, pc.op.getMaskMod().front(), pc.maskScalars, s,
+                      pc.qStart, kvStart, pc.nq, pc.nk, masked);
+    s = arith::SelectOp::create(b, loc, keep, s,
+                                negInfSplat(b, loc, pc.scoreType));
+  }
   if (masked)
     s = MaskOp::create(b, loc, pc.scoreType, s, pc.qStart, pc.nq, kvStart,
                        pc.nk, pc.op.getCausal(), pc.op.getWindowLeftAttr(),
@@ -366,7 +393,11 @@ std::tuple<Value, Value, Value> emitScores(OpBuilder &b, Location loc,
 struct Segment {
   Value lo, hi;
   bool masked;
-  bool listed = false;
+  /// The block list this segment's steps walk (block_mask's or
+  /// full_blocks' indices), null for a range of key blocks.
+  Value list;
+  /// Whether the mask_mod is evaluated (not in full blocks).
+  bool maskMod = true;
 };
 
 /// Emits one pass of the naive tiled softmax over all segments, chaining the
@@ -385,8 +416,10 @@ Value emitPass(
     auto loop = scf::ForOp::create(
         b, loc, seg.lo, seg.hi, one, ValueRange{carried},
         [&](OpBuilder &lb, Location l, Value iv, ValueRange args) {
-          Value kb = seg.listed ? pc.listedBlock(lb, l, iv) : iv;
-          auto [s, kvStart, kvRows] = emitScores(lb, l, pc, kb, seg.masked);
+          Value kb =
+              seg.list ? pc.listedBlock(lb, l, seg.list, seg.lo, iv) : iv;
+          auto [s, kvStart, kvRows] =
+              emitScores(lb, l, pc, kb, seg.masked, seg.maskMod);
           Value next = body(lb, s, kvStart, kvRows, args[0]);
           scf::YieldOp::create(lb, l, next);
         });
@@ -633,7 +666,11 @@ struct TileAttentionPass
         LoadTileOp::create(b, loc, RankedTensorType::get({br, d}, elemType), q,
                            ValueRange{pc.memB, hIdx, qRow}, pc.qRows);
     if (op.hasScoreMod())
-      emitScoreModScalars(b, loc, op, bIdx, hIdx, pc.modScalars);
+      emitScoreModScalars(b, loc, op.getScoreMod().front(), bIdx, hIdx,
+                          pc.modScalars);
+    if (op.hasMaskMod())
+      emitScoreModScalars(b, loc, op.getMaskMod().front(), bIdx, hIdx,
+                          pc.maskScalars);
 
     // Key/value blocks [0, nFull) are visible whole to every row of this
     // query block; [nFull, nEnd) need a mask; blocks from nEnd on are wholly
@@ -690,12 +727,25 @@ struct TileAttentionPass
       pc.maskB = bcast(0, bIdx);
       pc.maskH = bcast(1, hIdx);
       pc.maskRow = arith::DivUIOp::create(b, loc, pc.qStart, im.cst(mq));
-      Value n = memref::LoadOp::create(
-          b, loc, counts, ValueRange{pc.maskB, pc.maskH, pc.maskRow});
-      Value steps = arith::IndexCastOp::create(b, loc, b.getIndexType(), n);
-      if (pc.subBlocks > 1)
-        steps = im.mul(steps, im.cst(pc.subBlocks));
-      segments = {{c0, steps, true, /*listed=*/true}};
+      auto stepsOf = [&](Value listCounts) -> Value {
+        Value n = memref::LoadOp::create(
+            b, loc, listCounts, ValueRange{pc.maskB, pc.maskH, pc.maskRow});
+        Value steps = arith::IndexCastOp::create(b, loc, b.getIndexType(), n);
+        return pc.subBlocks > 1 ? im.mul(steps, im.cst(pc.subBlocks)) : steps;
+      };
+      // The full blocks first (no mask_mod), then the partial ones: steps
+      // [0, F) and [F, F + P), one ring sequence for the pipelining passes.
+      Value full = c0;
+      segments.clear();
+      if (op.hasFullBlocks()) {
+        full = stepsOf(op.getFullCounts());
+        segments.push_back({c0, full, true, op.getFullIndices(),
+                            /*maskMod=*/false});
+      }
+      Value partial = stepsOf(counts);
+      segments.push_back({full,
+                          op.hasFullBlocks() ? im.add(full, partial) : partial,
+                          true, op.getBlockIndices()});
     }
     if (split) {
       // Split s takes key blocks [s·C, (s+1)·C) with C = ceil(ceil(Nk /

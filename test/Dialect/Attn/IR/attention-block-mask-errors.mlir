@@ -98,3 +98,88 @@ func.func @split(%q: memref<?x?x?x64xbf16>, %po: memref<?x?x?x?x64xf32>,
         memref<?x?x?x64xbf16>, memref<?x?x?x?x64xf32>
   return
 }
+
+// -----
+
+func.func @full_without_lists(%q: memref<?x?x?x64xbf16>, %c: memref<1x1x?xi32>,
+                              %x: memref<1x1x?x?xi32>) {
+  // expected-error @+1 {{full_blocks needs block_mask (the partial blocks' lists)}}
+  attn.attention %q, %q, %q into %q
+      full_blocks(%c, %x : memref<1x1x?xi32>, memref<1x1x?x?xi32>)
+      : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+        memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}
+
+// -----
+
+func.func @full_without_mask_mod(%q: memref<?x?x?x64xbf16>,
+                                 %c: memref<1x1x?xi32>,
+                                 %x: memref<1x1x?x?xi32>) {
+  // expected-error @+1 {{full_blocks lists the blocks where mask_mod is not evaluated; without a mask_mod give them in block_mask}}
+  attn.attention %q, %q, %q into %q
+      block_mask(%c, %x : memref<1x1x?xi32>, memref<1x1x?x?xi32>)
+      full_blocks(%c, %x : memref<1x1x?xi32>, memref<1x1x?x?xi32>)
+      : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+        memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}
+
+// -----
+
+func.func @full_disagree(%q: memref<?x?x?x64xbf16>, %c: memref<1x1x?xi32>,
+                         %x: memref<1x1x?x?xi32>, %fc: memref<1x8x?xi32>,
+                         %fx: memref<1x8x?x?xi32>) {
+  // expected-error @+1 {{heads of block counts (dim 1 = 1) must equal heads of full block counts (dim 1 = 8)}}
+  attn.attention %q, %q, %q into %q
+      block_mask(%c, %x : memref<1x1x?xi32>, memref<1x1x?x?xi32>)
+      full_blocks(%fc, %fx : memref<1x8x?xi32>, memref<1x8x?x?xi32>)
+      mask_mod {
+  ^bb0(%b: i32, %h: i32, %i: i32, %j: i32):
+    %t = arith.cmpi sle, %j, %i : i32
+    attn.yield %t : i1
+  } : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+      memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}
+
+// -----
+
+func.func @mask_mod_args(%q: memref<?x?x?x64xbf16>) {
+  // expected-error @+1 {{mask_mod takes (%b: i32, %h: i32, %q_idx: i32, %kv_idx: i32)}}
+  attn.attention %q, %q, %q into %q mask_mod {
+  ^bb0(%s: f32, %b: i32, %h: i32, %i: i32, %j: i32):
+    %t = arith.cmpi sle, %j, %i : i32
+    attn.yield %t : i1
+  } : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+      memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}
+
+// -----
+
+func.func @mask_mod_yield(%q: memref<?x?x?x64xbf16>) {
+  attn.attention %q, %q, %q into %q mask_mod {
+  ^bb0(%b: i32, %h: i32, %i: i32, %j: i32):
+    %d = arith.subi %j, %i : i32
+    // expected-error @+1 {{'attn.yield' op in mask_mod: must yield one i1 (whether the key is visible)}}
+    attn.yield %d : i32
+  } : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+      memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}
+
+// -----
+
+func.func @mask_mod_op(%q: memref<?x?x?x64xbf16>) {
+  attn.attention %q, %q, %q into %q mask_mod {
+  ^bb0(%b: i32, %h: i32, %i: i32, %j: i32):
+    %f = arith.sitofp %b : i32 to f32
+    // expected-error @+1 {{'math.erf' op in mask_mod: unsupported op}}
+    %e = math.erf %f : f32
+    %t = arith.cmpi sle, %j, %i : i32
+    attn.yield %t : i1
+  } : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+      memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}

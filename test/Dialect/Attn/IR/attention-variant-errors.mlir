@@ -289,7 +289,7 @@ func.func @varlen_split(%q: memref<1x4x9x64xbf16>, %po: memref<2x1x4x9x64xf32>,
 func.func @varlen_both(%q: memref<1x4x9x64xbf16>, %c: memref<3xi32>) {
   // expected-error @+1 {{'attn.attention' op varlen needs both cu_seqlens_q and cu_seqlens_k}}
   "attn.attention"(%q, %q, %q, %q, %c)
-      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0>}> ({})
+      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> ({}, {})
       : (memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
          memref<1x4x9x64xbf16>, memref<3xi32>) -> ()
   return
@@ -413,12 +413,25 @@ func.func @score_mod_tensor_constant(%q: memref<1x4x9x64xbf16>) {
 
 // -----
 
-// attn.yield gives back one f32 score.
+// attn.yield gives back one f32 score in a score_mod.
 func.func @score_mod_yield(%q: memref<1x4x9x64xbf16>) {
   attn.attention %q, %q, %q into %q score_mod {
   ^bb0(%s: f32):
-    // expected-error @+1 {{'attn.yield' op must yield one f32 (the modified score)}}
+    // expected-error @+1 {{'attn.yield' op in score_mod: must yield one f32 (the modified score)}}
     attn.yield %s, %s : f32, f32
+  } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
+      memref<1x4x9x64xbf16>
+  return
+}
+
+// -----
+
+func.func @score_mod_yield_type(%q: memref<1x4x9x64xbf16>) {
+  attn.attention %q, %q, %q into %q score_mod {
+  ^bb0(%s: f32):
+    %t = arith.constant true
+    // expected-error @+1 {{'attn.yield' op in score_mod: must yield one f32 (the modified score)}}
+    attn.yield %t : i1
   } : memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
       memref<1x4x9x64xbf16>
   return

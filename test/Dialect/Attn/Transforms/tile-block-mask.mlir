@@ -74,3 +74,52 @@ func.func @shrink(%q: memref<2x4x100x64xf32>, %k: memref<2x4x90x64xf32>,
   return
 }
 
+
+// -----
+
+// Full blocks first, steps [0, F) over the full list without the mask_mod,
+// then the partial blocks, steps [F, F + P) over block_mask's list at entry
+// t − F, where the mask_mod selects -inf for the keys it hides (one gather
+// of each position's document id).
+// CHECK-LABEL: func.func @full
+// CHECK-SAME:    %[[CNT:[^:]+]]: memref<1x1x?xi32>, %[[IDX:[^:]+]]: memref<1x1x?x?xi32>, %[[FCNT:[^:]+]]: memref<1x1x?xi32>, %[[FIDX:[^:]+]]: memref<1x1x?x?xi32>
+// CHECK:         %[[F:.+]] = memref.load %[[FCNT]]
+// CHECK:         %[[FX:.+]] = arith.index_cast %[[F]]
+// CHECK:         %[[P:.+]] = memref.load %[[CNT]]
+// CHECK:         %[[PX:.+]] = arith.index_cast %[[P]]
+// CHECK:         %[[END:.+]] = arith.addi %[[FX]], %[[PX]]
+// CHECK:         scf.for %[[T:.+]] = %{{c0(_[0-9]+)?}} to %[[FX]]
+// CHECK:           memref.load %[[FIDX]][%{{.*}}, %{{.*}}, %{{.*}}, %[[T]]]
+// CHECK-NOT:       attn.gather
+// CHECK:           attn.mask
+// CHECK:         } {attn.softmax_pass = "max"
+// CHECK:         scf.for %[[T2:.+]] = %[[FX]] to %[[END]]
+// CHECK:           %[[U:.+]] = arith.subi %[[T2]], %[[FX]]
+// CHECK:           memref.load %[[IDX]][%{{.*}}, %{{.*}}, %{{.*}}, %[[U]]]
+// CHECK:           attn.gather
+// CHECK:           %[[SAME:.+]] = arith.cmpi eq
+// CHECK:           arith.select %[[SAME]], %{{.*}}, %{{.*}} : tensor<64x32xi1>, tensor<64x32xf32>
+// CHECK:           attn.mask
+// CHECK:         } {attn.softmax_pass = "max"
+func.func @full(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
+                %o: memref<?x?x?x64xbf16>, %cnt: memref<1x1x?xi32>,
+                %idx: memref<1x1x?x?xi32>, %fcnt: memref<1x1x?xi32>,
+                %fidx: memref<1x1x?x?xi32>, %docs: memref<?x?xi32>) {
+  attn.attention %q, %k, %k into %o
+      block_mask(%cnt, %idx : memref<1x1x?xi32>, memref<1x1x?x?xi32>)
+      full_blocks(%fcnt, %fidx : memref<1x1x?xi32>, memref<1x1x?x?xi32>)
+      mask_mod {
+  ^bb0(%b: i32, %h: i32, %i: i32, %j: i32):
+    %bx = arith.index_cast %b : i32 to index
+    %ix = arith.index_cast %i : i32 to index
+    %jx = arith.index_cast %j : i32 to index
+    %di = memref.load %docs[%bx, %ix] : memref<?x?xi32>
+    %dj = memref.load %docs[%bx, %jx] : memref<?x?xi32>
+    %same = arith.cmpi eq, %di, %dj : i32
+    attn.yield %same : i1
+  } {causal, mask_block = array<i64: 64, 32>, block_q = 64 : i64,
+     block_kv = 32 : i64}
+      : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+        memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}

@@ -180,6 +180,35 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
       indices of a row are distinct and in [0, ceil(Nk / BK)); their order
       is free. The tiling's blocks divide the mask's (it shrinks them).
       Not yet with split_kv, a KV cache, varlen or fp8.
+    * `full_blocks(%full_counts, %full_indices)` (with `block_mask`, of the
+      same shapes; FlexAttention's full_kv_num_blocks / full_kv_indices):
+      more listed key blocks, in which the `mask_mod` region is not
+      evaluated — every key of such a block is visible but for causal, a
+      window and the keys' end — so they carry no mask code. A block must
+      not be in both lists.
+    * `mask_mod { ^bb0(%b: i32, %h: i32, %q_idx: i32, %kv_idx: i32): ...
+      attn.yield %keep : i1 }` (FlexAttention's mask_mod): key j is masked
+      for query i where the body yields false, after the score_mod, on top
+      of causal and a window. Its body follows the score_mod's rules (the
+      same ops, captured scalars and memrefs, gathers). In the blocks of a
+      `full_blocks` list it is not evaluated.
+
+    ```mlir
+    attn.attention %q, %k, %v into %o
+        block_mask(%c, %x : memref<?x1x?xi32>, memref<?x1x?x?xi32>)
+        full_blocks(%fc, %fx : memref<?x1x?xi32>, memref<?x1x?x?xi32>)
+        mask_mod {
+    ^bb0(%b: i32, %h: i32, %i: i32, %j: i32):
+      %bx = arith.index_cast %b : i32 to index
+      %ix = arith.index_cast %i : i32 to index
+      %jx = arith.index_cast %j : i32 to index
+      %di = memref.load %docs[%bx, %ix] : memref<?x?xi32>
+      %dj = memref.load %docs[%bx, %jx] : memref<?x?xi32>
+      %same = arith.cmpi eq, %di, %dj : i32
+      attn.yield %same : i1
+    } {causal} : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+        memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>
+    ```
 
     ```mlir
     attn.attention %q, %k, %v into %o
@@ -265,6 +294,10 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
         "block [1|B, 1|Hq, QB], i32", [MemRead]>:$block_counts,
     Arg<Optional<AnyMemRef>, "block sparsity: the key blocks [1|B, 1|Hq, QB, "
         "K], i32", [MemRead]>:$block_indices,
+    Arg<Optional<AnyMemRef>, "block sparsity: listed full blocks per query "
+        "block [1|B, 1|Hq, QB], i32", [MemRead]>:$full_counts,
+    Arg<Optional<AnyMemRef>, "block sparsity: the full key blocks [1|B, 1|Hq, "
+        "QB, K], i32", [MemRead]>:$full_indices,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<I64Attr>:$window_left,
@@ -277,7 +310,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     UnitAttr:$v_transposed,
     OptionalAttr<DenseI64ArrayAttr>:$mask_block
   );
-  let regions = (region AnyRegion:$score_mod);
+  let regions = (region AnyRegion:$score_mod, AnyRegion:$mask_mod);
   let assemblyFormat = [{
     $query `,` $key `,` $value `into` $output
     (`lse` `(` $lse^ `:` type($lse) `)`)?
@@ -290,7 +323,10 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     (`alibi` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
     (`block_mask` `(` $block_counts^ `,` $block_indices `:`
         type($block_counts) `,` type($block_indices) `)`)?
+    (`full_blocks` `(` $full_counts^ `,` $full_indices `:`
+        type($full_counts) `,` type($full_indices) `)`)?
     (`score_mod` $score_mod^)?
+    (`mask_mod` $mask_mod^)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `,`
     type($output)
   }];
@@ -302,12 +338,18 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     bool hasScoreMod() { return !getScoreMod().empty(); }
     /// Whether the score_mod reads any of b, h, q_idx, kv_idx.
     bool scoreModUsesPositions();
-    /// The score_mod region's rules (AttentionOp::verify).
+    /// The score_mod and mask_mod regions' rules (AttentionOp::verify).
     ::llvm::LogicalResult verifyScoreMod();
+    ::llvm::LogicalResult verifyModRegion(::mlir::Region &region,
+                                          bool isMask);
     /// The block_mask operands' rules (AttentionOp::verify).
     ::llvm::LogicalResult verifyBlockMask();
     /// Whether key blocks are listed per query block (`block_mask(...)`).
     bool hasBlockMask() { return static_cast<bool>(getBlockCounts()); }
+    /// Whether full key blocks are listed too (`full_blocks(...)`).
+    bool hasFullBlocks() { return static_cast<bool>(getFullCounts()); }
+    /// Whether keys pass through a `mask_mod` region.
+    bool hasMaskMod() { return !getMaskMod().empty(); }
     /// The mask's block [BQ, BK] (`mask_block`, default [128, 128]).
     std::pair<int64_t, int64_t> getMaskBlockSizes();
     /// Whether the batch is packed sequences of different lengths
