@@ -210,6 +210,12 @@ static cl::list<int64_t>
     optVarlenK("varlen-k",
                cl::desc("With --varlen: the key length of each sequence"),
                cl::CommaSeparated, cl::cat(category));
+static cl::opt<bool> optBias(
+    "bias",
+    cl::desc("An additive score bias [B, Hq, Nq, Nk] (f32, fresh N(0, 1) "
+             "values): attn.attention bias(...) (CPU path; with an input "
+             "file the op's own bias operand is filled so)"),
+    cl::init(false), cl::cat(category));
 static cl::opt<double> optBlockMaskDrop(
     "block-mask-drop",
     cl::desc("With an input file whose attn.attention takes block_mask(...): "
@@ -399,6 +405,10 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
   auto lseType = MemRefType::get({dyn, dyn, dyn}, b.getF32Type());
   if (optLse)
     args.push_back(lseType);
+  // --bias: [B, Hq, Nq, Nk] f32.
+  unsigned biasIdx = args.size();
+  if (optBias)
+    args.push_back(MemRefType::get({dyn, dyn, dyn, dyn}, b.getF32Type()));
   // --alibi: the slopes [Hq] (f32), which attn-run fills as a capture of
   // the region the built-in becomes.
   unsigned slopesArg = args.size();
@@ -451,6 +461,7 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
       /*alibi_slopes=*/optAlibi ? entry->getArgument(slopesArg) : Value(),
       /*block_counts=*/Value(), /*block_indices=*/Value(),
       /*full_counts=*/Value(), /*full_indices=*/Value(),
+      /*bias=*/optBias ? entry->getArgument(biasIdx) : Value(),
       /*scale=*/FloatAttr(),
       /*causal=*/UnitAttr(), /*window_left=*/IntegerAttr(),
       /*window_right=*/IntegerAttr(), /*block_q=*/IntegerAttr(),
@@ -558,6 +569,25 @@ struct Capture {
   void *descPtr = nullptr;
 };
 std::vector<Capture> captures;
+/// A bias operand [1|B, 1|Hq, Nq, Nk] (f32): attn-run fills it with fresh
+/// N(0, 1) values and hands the same buffer to the kernel and, through
+/// biasAt, to the reference.
+struct BiasArg {
+  bool present = false;
+  int64_t irB = ShapedType::kDynamic, irH = ShapedType::kDynamic;
+  int64_t nb = 0, nh = 0, nq = 0, nk = 0;
+  std::vector<float> data;
+  std::vector<int64_t> desc;
+  void *ptr = nullptr;
+};
+BiasArg biasArg;
+
+double biasAt(int64_t b, int64_t h, int64_t i, int64_t j) {
+  const BiasArg &x = biasArg;
+  int64_t bb = x.nb == 1 ? 0 : b, hh = x.nh == 1 ? 0 : h;
+  return x.data[size_t(((bb * x.nh + hh) * x.nq + i) * x.nk + j)];
+}
+
 /// A block_mask(counts, indices) operand pair, and full_blocks(...) where
 /// the op takes them: attn-run builds the lists (buildBlockLists) and hands
 /// the same buffers to the kernel and, through blockKind, to the reference.
@@ -1098,6 +1128,19 @@ LogicalResult findEntry(ModuleOp module, func::FuncOp &fn,
                                  op.getOutput()};
   if (op.getLse())
     operands.push_back(op.getLse());
+  // A bias attn-run fills.
+  biasArg = BiasArg();
+  if (Value bias = op.getBias()) {
+    operands.push_back(bias);
+    auto t = cast<MemRefType>(bias.getType());
+    if (!t.getLayout().isIdentity() || t.getMemorySpace())
+      return op.emitError() << "unsupported: attn-run passes a bias of "
+                               "identity layout, not "
+                            << t;
+    biasArg.present = true;
+    biasArg.irB = t.getDimSize(0);
+    biasArg.irH = t.getDimSize(1);
+  }
   // Block sparsity: the lists attn-run builds.
   blockMask = BlockMaskArgs();
   if (op.hasBlockMask()) {
@@ -2068,9 +2111,14 @@ int main(int argc, char **argv) {
                     "--backward on the GPU (the runtime's kernels run it); "
                     "add --target cpu for the CPU path");
     }
+    if (optBias && optBackward)
+      return fail("unsupported: --bias with --backward (the gradient has no "
+                  "bias yet)");
     module = optBackward ? buildGradModule(ctx, p) : buildModule(ctx, p);
     if (failed(mlir::verify(module->getOperation())))
       return fail("the problem does not form a valid attn.attention");
+    biasArg = BiasArg();
+    biasArg.present = optBias;
     if (optAlibi) {
       if (failed(expandAlibi(*module)))
         return 1;
@@ -2078,7 +2126,7 @@ int main(int argc, char **argv) {
       // region, filled with fresh values in [0, 1).
       auto fn = *module->getOps<func::FuncOp>().begin();
       Capture c;
-      c.arg = fn.getArgument(optLse ? 5 : 4);
+      c.arg = fn.getArgument((optLse ? 5 : 4) + (optBias ? 1 : 0));
       c.isFloat = true;
       c.shape = {p.headsQ};
       captures.clear();
@@ -2113,6 +2161,9 @@ int main(int argc, char **argv) {
       return 1;
     if (optCausal.getNumOccurrences() && optCausal != p.causal)
       return fail("--causal disagrees with the IR");
+    if (optBias && !biasArg.present)
+      return fail("--bias disagrees with the IR, whose attn.attention has no "
+                  "bias operand");
     if (!optWindow.empty())
       return fail("--window needs the problem from flags, not an input file "
                   "(the IR's window_left / window_right say it)");
@@ -2143,6 +2194,23 @@ int main(int argc, char **argv) {
         failed(maskModFunction(modOp, maskMod, scoreModFault)))
       return 1;
   }
+  // --alibi: the reference applies ALiBi's own definition (not the region
+  // the built-in became): S − slope[h]·|i + Nk − Nq − j|.
+  if (optCheck && alibiExpanded) {
+    const int64_t offset = p.seqK - p.seqQ;
+    p.scoreMod = [offset](double s, int64_t, int64_t h, int64_t i, int64_t j) {
+      return s - double(captures[0].f[size_t(h)]) *
+                     double(std::llabs(i + offset - j));
+    };
+  }
+  // A bias: S' = scale·S + bias[b', h', i, j], then the score_mod.
+  if (biasArg.present) {
+    auto inner = p.scoreMod;
+    p.scoreMod = [inner](double s, int64_t b, int64_t h, int64_t i, int64_t j) {
+      double x = s + biasAt(b, h, i, j);
+      return inner ? inner(x, b, h, i, j) : x;
+    };
+  }
   // Block sparsity and mask_mod: attn-run lists the blocks that hold a
   // visible key (from the op's own masks, buildBlockLists); the reference
   // masks every key of an unlisted block, and where the mask_mod says so
@@ -2157,18 +2225,6 @@ int main(int argc, char **argv) {
         return -std::numeric_limits<double>::infinity();
       return x;
     };
-  }
-  if (optCheck) {
-    // --alibi: the reference applies ALiBi's own definition (not the region
-    // the built-in became): S − slope[h]·|i + Nk − Nq − j|.
-    if (alibiExpanded) {
-      const int64_t offset = p.seqK - p.seqQ;
-      p.scoreMod = [offset](double s, int64_t, int64_t h, int64_t i,
-                            int64_t j) {
-        return s - double(captures[0].f[size_t(h)]) *
-                       double(std::llabs(i + offset - j));
-      };
-    }
   }
 
   // Refuse, before compiling or allocating, a problem whose buffers would
@@ -2220,6 +2276,12 @@ int main(int argc, char **argv) {
        optBlockKV.getNumOccurrences()))
     return fail("unsupported: --alibi with --chip, --block-q or --block-kv on "
                 "the GPU (ALiBi runs through the runtime's kernels)");
+  if (biasArg.present && optTarget == "gpu")
+    return fail("unsupported: a bias on --target gpu (the runtime's kernel "
+                "ABI takes none): attn-run runs it on the CPU path; "
+                "tools/scripts/gpu_programs.py runs it on a GPU");
+  if (biasArg.present && optTarget == "auto")
+    optTarget.setValue("cpu");
   if (blockMask.present && optTarget == "gpu")
     return fail("unsupported: block_mask on --target gpu (the runtime's "
                 "kernel ABI takes no block lists): attn-run runs it on the "
@@ -2526,6 +2588,31 @@ int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
   SmallVector<void *> args = {&qp, &kp, &vp, &op};
   if (optLse)
     args.push_back(&lp);
+  if (biasArg.present) {
+    BiasArg &x = biasArg;
+    x.nb = ShapedType::isDynamic(x.irB) ? p.batch : x.irB;
+    x.nh = ShapedType::isDynamic(x.irH) ? p.headsQ : x.irH;
+    x.nq = p.seqQ;
+    x.nk = p.seqK;
+    std::mt19937_64 gen(seed + 6);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    x.data.resize(size_t(x.nb * x.nh * x.nq * x.nk));
+    for (float &v : x.data)
+      v = dist(gen);
+    x.desc = {int64_t(reinterpret_cast<intptr_t>(x.data.data())),
+              int64_t(reinterpret_cast<intptr_t>(x.data.data())),
+              0,
+              x.nb,
+              x.nh,
+              x.nq,
+              x.nk,
+              x.nh * x.nq * x.nk,
+              x.nq * x.nk,
+              x.nk,
+              1};
+    x.ptr = x.desc.data();
+    args.push_back(&x.ptr);
+  }
   if (cache)
     args.push_back(&lensp);
   if (page > 0)

@@ -428,9 +428,48 @@ LogicalResult AttentionOp::verify() {
       return emitOpError() << "alibi slopes have " << t.getDimSize(0)
                            << " entries for " << hq << " query heads";
   }
-  if (failed(verifyBlockMask()))
+  if (failed(verifyBlockMask()) || failed(verifyBias()))
     return failure();
   return verifyScoreMod();
+}
+
+/// An additive bias [1|B, 1|Hq, Nq, Nk] f32.
+LogicalResult AttentionOp::verifyBias() {
+  Value bias = getBias();
+  if (!bias)
+    return success();
+  const char *what = getSplitKv()  ? "split_kv"
+                     : getKvLens() ? "a KV cache (kv_lens)"
+                     : isVarlen()  ? "varlen"
+                     : isFp8()     ? "fp8 inputs"
+                                   : nullptr;
+  if (what)
+    return emitOpError() << "unsupported: bias with " << what
+                         << " (not implemented yet)";
+  auto t = cast<MemRefType>(bias.getType());
+  if (t.getRank() != 4)
+    return emitOpError() << "bias must have rank 4 [1|batch, 1|heads, "
+                            "seq_q, seq_k], got rank "
+                         << t.getRank();
+  if (!t.getElementType().isF32())
+    return emitOpError() << "unsupported: bias element type "
+                         << t.getElementType() << " (f32 only)";
+  if (failed(verifyStridedNonEmpty(*this, {"bias", bias, 4, 0})))
+    return failure();
+  auto q = cast<MemRefType>(getQuery().getType());
+  auto k = cast<MemRefType>(getKey().getType());
+  for (auto [d, name] : {std::pair{0, "batch"}, std::pair{1, "heads"}}) {
+    int64_t m = t.getDimSize(d), n = q.getDimSize(d);
+    if (!ShapedType::isDynamic(m) && !ShapedType::isDynamic(n) && m != 1 &&
+        m != n)
+      return emitOpError() << "bias " << name << " (" << m
+                           << ") must be 1 or the query's (" << n << ")";
+  }
+  DimChecker dc{getOperation()};
+  if (failed(dc.same("bias", t, 2, "query", q, 2, "sequence length")) ||
+      failed(dc.same("bias", t, 3, "key", k, 2, "sequence length")))
+    return failure();
+  return success();
 }
 
 std::pair<int64_t, int64_t> AttentionOp::getMaskBlockSizes() {

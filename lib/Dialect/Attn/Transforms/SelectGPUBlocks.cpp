@@ -175,6 +175,12 @@ struct SelectGPUBlocksPass
         if (warpgroups && smallPage)
           bq = 64;
       }
+      // An additive bias adds its [Br, Bc] window, one f32 register an
+      // element, beside the scores: on sm_90a at D = 128 (two score tiles
+      // under rotation) 128-key blocks spilled 620 bytes, 64-key 24, 32-key
+      // none.
+      if (warpgroups && op.getBias())
+        bkv = std::min<int64_t>(bkv, 32);
       // Block sparsity: a program's blocks lie inside the mask's (Br | BQ,
       // Bc | BK: the 192-row block becomes 64 rows under 128-row mask
       // blocks).

@@ -113,6 +113,8 @@ struct ProgramContext {
   IRMapping modScalars;
   /// With a mask_mod: its per-program scalars.
   IRMapping maskScalars;
+  /// With a bias: its batch and head indices (0 where it broadcasts).
+  Value biasB, biasH;
   /// Block sparsity: this program's row of the block lists (indices
   /// [maskB, maskH, maskRow, t]) and the key blocks of the tiling in one of
   /// the mask's (R = BK / Bc).
@@ -367,10 +369,18 @@ std::tuple<Value, Value, Value> emitScores(OpBuilder &b, Location loc,
                                       splat(b, loc, pc.scoreType, 1.0 / c));
       Value t = math::TanhOp::create(b, loc, x, arith::FastMathFlags::afn);
       s = arith::MulFOp::create(b, loc, t, splat(b, loc, pc.scoreType, c));
-    } else {
+    }
+    // S' += bias[b', h', i, j]: the block's [Br, Bc] window (zeros past
+    // the rows' and keys' ends, which are masked or never stored).
+    if (Value bias = pc.op.getBias()) {
+      Value window = LoadTileOp::create(
+          b, loc, pc.scoreType, bias,
+          ValueRange{pc.biasB, pc.biasH, pc.qStart, kvStart}, pc.qRows, kvRows);
+      s = arith::AddFOp::create(b, loc, s, window);
+    }
+    if (pc.op.hasScoreMod())
       s = applyScoreMod(b, loc, pc.op.getScoreMod().front(), pc.modScalars, s,
                         pc.qStart, kvStart, pc.nq, pc.nk, masked);
-    }
   }
   // mask_mod: S'' = keep(b, h, i, j) ? S' : -inf, except in a full block.
   if (pc.op.hasMaskMod() && maskMod) {
@@ -385,6 +395,19 @@ std::tuple<Value, Value, Value> emitScores(OpBuilder &b, Location loc,
                        pc.nk, pc.op.getCausal(), pc.op.getWindowLeftAttr(),
                        pc.op.getWindowRightAttr());
   return {s, kvStart, kvRows};
+}
+
+/// The index of `mem`'s dim `dim` for `idx`: 0 where the dim is 1 (it
+/// broadcasts), else idx; a run-time choice for a dynamic dim.
+Value broadcastIndex(OpBuilder &b, Location loc, Value mem, unsigned dim,
+                     Value idx) {
+  IndexMath im{b, loc};
+  auto t = cast<MemRefType>(mem.getType());
+  if (!t.isDynamicDim(dim))
+    return t.getDimSize(dim) == 1 ? im.cst(0) : idx;
+  Value one = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                    im.dim(mem, dim), im.cst(1));
+  return arith::SelectOp::create(b, loc, one, im.cst(0), idx);
 }
 
 /// One key/value segment [lo, hi) of the loops, and whether it is masked.
@@ -620,7 +643,7 @@ struct TileAttentionPass
     pc.op = op;
     // A score_mod (or the soft-cap) sees scale·S (emitScores); the softmax
     // then runs at 1.
-    if (op.hasScoreMod() || op.getSoftcapAttr()) {
+    if (op.hasScoreMod() || op.getSoftcapAttr() || op.getBias()) {
       pc.modScale = scale;
       scale = Scale{1.0f, Value()};
     }
@@ -671,6 +694,10 @@ struct TileAttentionPass
     if (op.hasMaskMod())
       emitScoreModScalars(b, loc, op.getMaskMod().front(), bIdx, hIdx,
                           pc.maskScalars);
+    if (Value bias = op.getBias()) {
+      pc.biasB = broadcastIndex(b, loc, bias, 0, bIdx);
+      pc.biasH = broadcastIndex(b, loc, bias, 1, hIdx);
+    }
 
     // Key/value blocks [0, nFull) are visible whole to every row of this
     // query block; [nFull, nEnd) need a mask; blocks from nEnd on are wholly
@@ -716,16 +743,8 @@ struct TileAttentionPass
       auto [mq, mk] = op.getMaskBlockSizes();
       pc.subBlocks = mk / blocks.blockKV;
       Value counts = op.getBlockCounts();
-      auto bcast = [&](unsigned dim, Value idx) -> Value {
-        auto t = cast<MemRefType>(counts.getType());
-        if (!t.isDynamicDim(dim))
-          return t.getDimSize(dim) == 1 ? c0 : idx;
-        Value one = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                          im.dim(counts, dim), im.cst(1));
-        return arith::SelectOp::create(b, loc, one, c0, idx);
-      };
-      pc.maskB = bcast(0, bIdx);
-      pc.maskH = bcast(1, hIdx);
+      pc.maskB = broadcastIndex(b, loc, counts, 0, bIdx);
+      pc.maskH = broadcastIndex(b, loc, counts, 1, hIdx);
       pc.maskRow = arith::DivUIOp::create(b, loc, pc.qStart, im.cst(mq));
       auto stepsOf = [&](Value listCounts) -> Value {
         Value n = memref::LoadOp::create(

@@ -218,6 +218,15 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
           memref<?x8x2048x64xbf16>, memref<?x8x2048x64xbf16>
     ```
 
+    * `bias(%bias : memref<?x?x?x?xf32>)` (an additive score bias: T5's
+      relative positions computed outside, key padding, FlashAttention's and
+      SDPA's attn_mask as floats): S' = scale·S + bias[b', h', i, j] with
+      bias `[1|B, 1|Hq, Nq, Nk]` f32 (b' = 0 where its batch dim is 1, else
+      b; h' likewise), after the soft-cap and before the score_mod, the
+      mask and the softmax (-inf entries mask). Each program reads its
+      [Br, Bc] windows of it. Not yet with split_kv, a KV cache, varlen or
+      fp8.
+
     * `alibi(%slopes : memref<?xf32>)` is the built-in ALiBi (BLOOM, MPT;
       FlashAttention's `alibi_slopes`): with one f32 slope per query head,
       S'[i, j] = scale·S[i, j] − slopes[h]·|i + Nk − Nq − j| (bottom-right
@@ -298,6 +307,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
         "block [1|B, 1|Hq, QB], i32", [MemRead]>:$full_counts,
     Arg<Optional<AnyMemRef>, "block sparsity: the full key blocks [1|B, 1|Hq, "
         "QB, K], i32", [MemRead]>:$full_indices,
+    Arg<Optional<AnyMemRef>, "additive score bias [1|B, 1|Hq, Nq, Nk], f32",
+        [MemRead]>:$bias,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<I64Attr>:$window_left,
@@ -320,6 +331,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     (`varlen` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `:` type($cu_seqlens_q) `,`
         type($cu_seqlens_k) `)`)?
     (`descale` `(` $q_descale^ `,` $k_descale `,` $v_descale `)`)?
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`alibi` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
     (`block_mask` `(` $block_counts^ `,` $block_indices `:`
         type($block_counts) `,` type($block_indices) `)`)?
@@ -344,6 +356,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
                                           bool isMask);
     /// The block_mask operands' rules (AttentionOp::verify).
     ::llvm::LogicalResult verifyBlockMask();
+    /// The bias operand's rules (AttentionOp::verify).
+    ::llvm::LogicalResult verifyBias();
     /// Whether key blocks are listed per query block (`block_mask(...)`).
     bool hasBlockMask() { return static_cast<bool>(getBlockCounts()); }
     /// Whether full key blocks are listed too (`full_blocks(...)`).

@@ -1,0 +1,29 @@
+// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" | FileCheck %s
+
+// Blocks for the operands that change them on sm_90a: an additive bias
+// (its window beside the scores) takes 32-key blocks; block lists shrink
+// the blocks to divide the mask's (the 192-row block of D = 64 from 2048
+// rows becomes 64 rows under 128-row mask blocks, 64-key blocks under 64).
+
+// CHECK-LABEL: func.func @bias
+// CHECK:         attn.attention {{.*}} {block_kv = 32 : i64, block_q = 128 : i64
+func.func @bias(%q: memref<?x?x?x128xbf16>, %b: memref<?x?x?x?xf32>) {
+  attn.attention %q, %q, %q into %q bias(%b : memref<?x?x?x?xf32>)
+      : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+        memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @tall_under_mask
+// CHECK:         attn.attention {{.*}} {block_kv = 64 : i64, block_q = 64 : i64
+func.func @tall_under_mask(%q: memref<1x16x4096x64xbf16>,
+                           %c: memref<1x1x32xi32>, %x: memref<1x1x32x64xi32>) {
+  attn.attention %q, %q, %q into %q
+      block_mask(%c, %x : memref<1x1x32xi32>, memref<1x1x32x64xi32>)
+      {mask_block = array<i64: 128, 64>}
+      : memref<1x16x4096x64xbf16>, memref<1x16x4096x64xbf16>,
+        memref<1x16x4096x64xbf16>, memref<1x16x4096x64xbf16>
+  return
+}
