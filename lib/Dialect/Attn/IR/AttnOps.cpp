@@ -433,17 +433,34 @@ LogicalResult AttentionOp::verify() {
   return verifyScoreMod();
 }
 
+/// What a variant indexed by the dense (batch, head, query, key) positions
+/// does not combine with yet: split_kv, a KV cache, varlen, fp8 (null if
+/// none).
+static const char *denseOnlyConflict(AttentionOp op) {
+  return op.getSplitKv()  ? "split_kv"
+         : op.getKvLens() ? "a KV cache (kv_lens)"
+         : op.isVarlen()  ? "varlen"
+         : op.isFp8()     ? "fp8 inputs"
+                          : nullptr;
+}
+
+/// Dim `d` (0 batch, 1 heads) of a broadcast operand `what`: 1 or Q's.
+static LogicalResult verifyBroadcastDim(AttentionOp op, StringRef what,
+                                        int64_t d, int64_t size, MemRefType q) {
+  int64_t n = q.getDimSize(d);
+  if (ShapedType::isDynamic(size) || ShapedType::isDynamic(n) || size == 1 ||
+      size == n)
+    return success();
+  return op.emitOpError() << what << " " << (d == 0 ? "batch" : "heads") << " ("
+                          << size << ") must be 1 or the query's (" << n << ")";
+}
+
 /// An additive bias [1|B, 1|Hq, Nq, Nk] f32.
 LogicalResult AttentionOp::verifyBias() {
   Value bias = getBias();
   if (!bias)
     return success();
-  const char *what = getSplitKv()  ? "split_kv"
-                     : getKvLens() ? "a KV cache (kv_lens)"
-                     : isVarlen()  ? "varlen"
-                     : isFp8()     ? "fp8 inputs"
-                                   : nullptr;
-  if (what)
+  if (const char *what = denseOnlyConflict(*this))
     return emitOpError() << "unsupported: bias with " << what
                          << " (not implemented yet)";
   auto t = cast<MemRefType>(bias.getType());
@@ -458,13 +475,9 @@ LogicalResult AttentionOp::verifyBias() {
     return failure();
   auto q = cast<MemRefType>(getQuery().getType());
   auto k = cast<MemRefType>(getKey().getType());
-  for (auto [d, name] : {std::pair{0, "batch"}, std::pair{1, "heads"}}) {
-    int64_t m = t.getDimSize(d), n = q.getDimSize(d);
-    if (!ShapedType::isDynamic(m) && !ShapedType::isDynamic(n) && m != 1 &&
-        m != n)
-      return emitOpError() << "bias " << name << " (" << m
-                           << ") must be 1 or the query's (" << n << ")";
-  }
+  for (int64_t d : {0, 1})
+    if (failed(verifyBroadcastDim(*this, "bias", d, t.getDimSize(d), q)))
+      return failure();
   DimChecker dc{getOperation()};
   if (failed(dc.same("bias", t, 2, "query", q, 2, "sequence length")) ||
       failed(dc.same("bias", t, 3, "key", k, 2, "sequence length")))
@@ -500,12 +513,7 @@ LogicalResult AttentionOp::verifyBlockMask() {
                << "mask_block entries must be powers of two in [1, "
                << kMaxBlockSize << "], got " << x;
   }
-  const char *what = getSplitKv()  ? "split_kv"
-                     : getKvLens() ? "a KV cache (kv_lens)"
-                     : isVarlen()  ? "varlen"
-                     : isFp8()     ? "fp8 inputs"
-                                   : nullptr;
-  if (what)
+  if (const char *what = denseOnlyConflict(*this))
     return emitOpError() << "unsupported: block_mask with " << what
                          << " (not implemented yet)";
   SmallVector<Named> mask = {{"block counts", getBlockCounts(), 3, 0},
@@ -537,14 +545,11 @@ LogicalResult AttentionOp::verifyBlockMask() {
                            cast<MemRefType>(mask[j].value.getType()), d, name)))
           return failure();
   // Batch and heads broadcast from 1.
-  for (auto [d, name] : {std::pair{0, "batch"}, std::pair{1, "heads"}}) {
-    int64_t m = c.isDynamicDim(d) ? x.getDimSize(d) : c.getDimSize(d);
-    int64_t n = q.getDimSize(d);
-    if (!ShapedType::isDynamic(m) && !ShapedType::isDynamic(n) && m != 1 &&
-        m != n)
-      return emitOpError() << "block_mask " << name << " (" << m
-                           << ") must be 1 or the query's (" << n << ")";
-  }
+  for (int64_t d : {0, 1})
+    if (failed(verifyBroadcastDim(
+            *this, "block_mask", d,
+            c.isDynamicDim(d) ? x.getDimSize(d) : c.getDimSize(d), q)))
+      return failure();
   int64_t qb = c.isDynamicDim(2) ? x.getDimSize(2) : c.getDimSize(2);
   int64_t nq = q.getDimSize(2);
   int64_t bq = getMaskBlockSizes().first;
