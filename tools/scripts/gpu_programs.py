@@ -555,8 +555,14 @@ def bench(prog, kern, n, dtype, peers=("fa2", "cudnn", "fa4")):
         lists = dict(zip(("counts", "indices"), part))
         if full:
             lists.update(zip(("full_counts", "full_indices"), full))
+    # An additive bias [B, H, N, N] f32 (the peers take it as SDPA's
+    # attn_mask in the inputs' dtype: FA2 has none, so "FA2" is SDPA's
+    # memory-efficient kernel there).
+    bias = (torch.randn(b, h, n, n, device="cuda")
+            if "bias" in prog["args"] else None)
     args = [{"q": q, "k": k, "v": v, "o": o, "lse": lse, "slopes": slopes,
-             "table": table, "docs": docs, "scale": scale, **lists}[a]
+             "table": table, "docs": docs, "scale": scale, "bias": bias,
+             **lists}[a]
             for a in prog["args"]]
     grid = launch_grid(prog, n, h, b)
     causal = prog["causal"]
@@ -573,7 +579,9 @@ def bench(prog, kern, n, dtype, peers=("fa2", "cudnn", "fa4")):
         res["flex"] = time_flex(q, k, v, docs, causal, prog["mask_block"])
     res["fa4"] = time_fa4(prog, q, k, v, causal) if "fa4" in peers else None
     from torch.nn.attention import sdpa_kernel, SDPBackend
-    for name, be in (("fa2", SDPBackend.FLASH_ATTENTION),
+    mask = bias.to(dt) if bias is not None else None
+    for name, be in (("fa2", SDPBackend.EFFICIENT_ATTENTION if mask is not None
+                      else SDPBackend.FLASH_ATTENTION),
                      ("cudnn", SDPBackend.CUDNN_ATTENTION)):
         if name not in peers:
             res[name] = None
@@ -581,7 +589,7 @@ def bench(prog, kern, n, dtype, peers=("fa2", "cudnn", "fa4")):
         try:
             with sdpa_kernel([be]):
                 res[name] = time_ms(lambda: F.scaled_dot_product_attention(
-                    q, k, v, is_causal=causal))
+                    q, k, v, attn_mask=mask, is_causal=causal))
         except Exception as ex:  # backend unavailable for this shape
             res[name] = None
     kept, full = res.pop("kept", None), res.pop("full", None)
