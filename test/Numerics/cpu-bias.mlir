@@ -4,7 +4,7 @@
 // (--bias: [B, Hq, Nq, Nk]) with causal, GQA, cross attention both ways, a
 // soft-cap (the bias after the cap) and bf16/f16; this file: a bias
 // broadcast over the batch ([1, Hq, Nq, Nk]) beside a score_mod that halves
-// the biased scores (the bias before the score_mod).
+// the biased scores (the bias before the score_mod), in f32 and bf16.
 //
 // RUN: attn-run --bias --batch 2 --heads 4 --kv-heads 2 --seq-q 130 --seq-k 200 --head-dim 64 --dtype f32 --check | FileCheck %s
 // RUN: attn-run --bias --causal --heads 3 --seq-q 300 --seq-k 100 --head-dim 64 --dtype bf16 --lse --check | FileCheck %s
@@ -12,6 +12,9 @@
 // RUN: attn-run %s --batch 3 --heads 4 --kv-heads 1 --seq-q 150 --seq-k 170 --check | FileCheck %s
 // RUN: sed -e 's/64xf32/64xbf16/g' %s > %t.bf16.mlir
 // RUN: attn-run %t.bf16.mlir --batch 2 --heads 2 --seq-q 257 --seq-k 31 --check | FileCheck %s
+// A bias of the inputs' element type (bf16, widened in the kernel):
+// RUN: sed -e 's/64xf32/64xbf16/g; s/1x?x?x?xf32/1x?x?x?xbf16/g' %s > %t.bf16bias.mlir
+// RUN: attn-run %t.bf16bias.mlir --batch 2 --heads 3 --seq-q 130 --seq-k 200 --check | FileCheck %s
 // A bias with --target gpu, and --bias against an IR without one, are
 // refused.
 // RUN: not attn-run --bias --target gpu --seq-q 64 2>&1 | FileCheck %s --check-prefix=GPU

@@ -574,9 +574,12 @@ std::vector<Capture> captures;
 /// biasAt, to the reference.
 struct BiasArg {
   bool present = false;
+  rt::DType dtype = rt::DType::F32;
   int64_t irB = ShapedType::kDynamic, irH = ShapedType::kDynamic;
   int64_t nb = 0, nh = 0, nq = 0, nk = 0;
-  std::vector<float> data;
+  /// The values (as the kernel reads them, in double) and their bytes.
+  std::vector<double> data;
+  std::vector<uint8_t> bytes;
   std::vector<int64_t> desc;
   void *ptr = nullptr;
 };
@@ -1138,6 +1141,10 @@ LogicalResult findEntry(ModuleOp module, func::FuncOp &fn,
                                "identity layout, not "
                             << t;
     biasArg.present = true;
+    Type bt = t.getElementType();
+    biasArg.dtype = bt.isF16()    ? rt::DType::F16
+                    : bt.isBF16() ? rt::DType::BF16
+                                  : rt::DType::F32;
     biasArg.irB = t.getDimSize(0);
     biasArg.irH = t.getDimSize(1);
   }
@@ -2594,13 +2601,10 @@ int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
     x.nh = ShapedType::isDynamic(x.irH) ? p.headsQ : x.irH;
     x.nq = p.seqQ;
     x.nk = p.seqK;
-    std::mt19937_64 gen(seed + 6);
-    std::normal_distribution<float> dist(0.0f, 1.0f);
-    x.data.resize(size_t(x.nb * x.nh * x.nq * x.nk));
-    for (float &v : x.data)
-      v = dist(gen);
-    x.desc = {int64_t(reinterpret_cast<intptr_t>(x.data.data())),
-              int64_t(reinterpret_cast<intptr_t>(x.data.data())),
+    rt::fillRandom(x.dtype, seed + 6, size_t(x.nb * x.nh * x.nq * x.nk), x.data,
+                   x.bytes);
+    x.desc = {int64_t(reinterpret_cast<intptr_t>(x.bytes.data())),
+              int64_t(reinterpret_cast<intptr_t>(x.bytes.data())),
               0,
               x.nb,
               x.nh,

@@ -319,6 +319,11 @@ def run_case(prog, kern, shape, dtype, gen):
             extra["bias"] = torch.randn(b, hq, nq, nk, device="cuda",
                                         generator=gen) * 2
             args[-1] = extra["bias"]
+            if prog.get("bias_dtype") == "bf16":
+                # A bias of the inputs' type: the reference adds the
+                # rounded values.
+                args[-1] = extra["bias"].to(torch.bfloat16)
+                extra["bias"] = args[-1].float()
         elif a == "slopes":
             # ALiBi's slopes are 2^(-8h/H); fresh ones in (0, 1) test more.
             extra["slopes"] = torch.rand(hq, device="cuda", generator=gen)
@@ -560,6 +565,8 @@ def bench(prog, kern, n, dtype, peers=("fa2", "cudnn", "fa4")):
     # memory-efficient kernel there).
     bias = (torch.randn(b, h, n, n, device="cuda")
             if "bias" in prog["args"] else None)
+    if bias is not None and prog.get("bias_dtype") == "bf16":
+        bias = bias.to(torch.bfloat16)
     args = [{"q": q, "k": k, "v": v, "o": o, "lse": lse, "slopes": slopes,
              "table": table, "docs": docs, "scale": scale, "bias": bias,
              **lists}[a]

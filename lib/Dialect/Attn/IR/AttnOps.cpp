@@ -468,9 +468,11 @@ LogicalResult AttentionOp::verifyBias() {
     return emitOpError() << "bias must have rank 4 [1|batch, 1|heads, "
                             "seq_q, seq_k], got rank "
                          << t.getRank();
-  if (!t.getElementType().isF32())
-    return emitOpError() << "unsupported: bias element type "
-                         << t.getElementType() << " (f32 only)";
+  Type bt = t.getElementType();
+  if (!bt.isF32() && bt != getElementType())
+    return emitOpError() << "bias element type " << bt
+                         << " must be f32 or the inputs' (" << getElementType()
+                         << ")";
   if (failed(verifyStridedNonEmpty(*this, {"bias", bias, 4, 0})))
     return failure();
   auto q = cast<MemRefType>(getQuery().getType());

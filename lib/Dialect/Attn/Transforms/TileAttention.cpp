@@ -373,9 +373,13 @@ std::tuple<Value, Value, Value> emitScores(OpBuilder &b, Location loc,
     // S' += bias[b', h', i, j]: the block's [Br, Bc] window (zeros past
     // the rows' and keys' ends, which are masked or never stored).
     if (Value bias = pc.op.getBias()) {
+      // A 16-bit bias is widened to f32 element by element.
+      Type bt = cast<MemRefType>(bias.getType()).getElementType();
       Value window = LoadTileOp::create(
-          b, loc, pc.scoreType, bias,
+          b, loc, RankedTensorType::get(pc.scoreType.getShape(), bt), bias,
           ValueRange{pc.biasB, pc.biasH, pc.qStart, kvStart}, pc.qRows, kvRows);
+      if (!bt.isF32())
+        window = arith::ExtFOp::create(b, loc, pc.scoreType, window);
       s = arith::AddFOp::create(b, loc, s, window);
     }
     if (pc.op.hasScoreMod())

@@ -14,9 +14,9 @@ func.func @rank(%q: memref<?x?x?x64xbf16>, %bias: memref<?x?x?xf32>) {
 
 // -----
 
-func.func @element(%q: memref<?x?x?x64xbf16>, %bias: memref<?x?x?x?xbf16>) {
-  // expected-error @+1 {{unsupported: bias element type 'bf16' (f32 only)}}
-  attn.attention %q, %q, %q into %q bias(%bias : memref<?x?x?x?xbf16>)
+func.func @element(%q: memref<?x?x?x64xbf16>, %bias: memref<?x?x?x?xf16>) {
+  // expected-error @+1 {{bias element type 'f16' must be f32 or the inputs' ('bf16')}}
+  attn.attention %q, %q, %q into %q bias(%bias : memref<?x?x?x?xf16>)
       : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
         memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
   return

@@ -17,6 +17,18 @@ func.func @bias(%q: memref<?x?x?x64xbf16>, %o: memref<?x?x?x64xbf16>,
 
 // -----
 
+// A bias of the inputs' element type.
+// CHECK-LABEL: func.func @bias_bf16
+// CHECK:       bias(%{{.*}} : memref<?x?x?x?xbf16>)
+func.func @bias_bf16(%q: memref<?x?x?x64xbf16>, %bias: memref<?x?x?x?xbf16>) {
+  attn.attention %q, %q, %q into %q bias(%bias : memref<?x?x?x?xbf16>)
+      : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+        memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}
+
+// -----
+
 // Broadcast over the batch and the heads (a [1, 1, Nq, Nk] bias).
 // CHECK-LABEL: func.func @broadcast
 // CHECK:       bias(%{{.*}} : memref<1x1x128x256xf32>) score_mod {

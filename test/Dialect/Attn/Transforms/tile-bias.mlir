@@ -25,3 +25,19 @@ func.func @bias(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
         memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
   return
 }
+
+// -----
+
+// A bf16 bias is loaded as bf16 and widened before the add.
+// CHECK-LABEL: func.func @bias_bf16
+// CHECK:         %[[W:.+]] = attn.load_tile {{.*}} : memref<?x?x?x?xbf16> -> tensor<64x32xbf16>
+// CHECK:         %[[WF:.+]] = arith.extf %[[W]] : tensor<64x32xbf16> to tensor<64x32xf32>
+// CHECK:         arith.addf %{{.*}}, %[[WF]] : tensor<64x32xf32>
+func.func @bias_bf16(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
+                     %o: memref<?x?x?x64xbf16>, %bias: memref<?x?x?x?xbf16>) {
+  attn.attention %q, %k, %k into %o bias(%bias : memref<?x?x?x?xbf16>)
+      {block_q = 64 : i64, block_kv = 32 : i64}
+      : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+        memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}

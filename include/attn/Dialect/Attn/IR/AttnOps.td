@@ -221,7 +221,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     * `bias(%bias : memref<?x?x?x?xf32>)` (an additive score bias: T5's
       relative positions computed outside, key padding, FlashAttention's and
       SDPA's attn_mask as floats): S' = scale·S + bias[b', h', i, j] with
-      bias `[1|B, 1|Hq, Nq, Nk]` f32 (b' = 0 where its batch dim is 1, else
+      bias `[1|B, 1|Hq, Nq, Nk]` f32 or of the inputs' element type
+      (widened to f32) (b' = 0 where its batch dim is 1, else
       b; h' likewise), after the soft-cap and before the score_mod, the
       mask and the softmax (-inf entries mask). Each program reads its
       [Br, Bc] windows of it. Not yet with split_kv, a KV cache, varlen or
