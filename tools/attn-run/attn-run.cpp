@@ -596,7 +596,8 @@ double biasAt(int64_t b, int64_t h, int64_t i, int64_t j) {
 /// the same buffers to the kernel and, through blockKind, to the reference.
 struct BlockMaskArgs {
   bool present = false, full = false;
-  int64_t bq = 128, bk = 128;
+  /// The mask block (the op's getMaskBlockSizes()).
+  int64_t bq = 0, bk = 0;
   /// The IR's static dims of the lists (kDynamic where dynamic): batch,
   /// heads, query blocks, entries.
   int64_t irB = ShapedType::kDynamic, irH = ShapedType::kDynamic,

@@ -255,6 +255,8 @@ LogicalResult AttentionOp::verify() {
                            ? "a sliding window"
                        : getSoftcapAttr() ? "a soft-cap"
                        : hasScoreMod()    ? "a score_mod region"
+                       : hasMaskMod()     ? "a mask_mod region"
+                       : getBias()        ? "a bias"
                                           : nullptr;
     if (what)
       return emitOpError() << "unsupported: fp8 inputs with " << what

@@ -415,8 +415,8 @@ Value broadcastIndex(OpBuilder &b, Location loc, Value mem, unsigned dim,
 }
 
 /// One key/value segment [lo, hi) of the loops, and whether it is masked.
-/// A listed segment's steps count the block mask's entries (key block
-/// ProgramContext::listedBlock(t)), not key blocks.
+/// A listed segment's steps count the entries of its list (key block
+/// ProgramContext::listedBlock(list, lo, t)), not key blocks.
 struct Segment {
   Value lo, hi;
   bool masked;
