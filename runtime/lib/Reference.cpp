@@ -1,5 +1,6 @@
 //===- Reference.cpp - float64 reference attention --------------*- C++ -*-===//
 #include "attn/runtime/Reference.h"
+#include "attn/runtime/Philox.h"
 
 #include <algorithm>
 #include <cmath>
@@ -295,6 +296,14 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
         }
         for (int64_t j = first; j < visible; ++j) {
           double pj = s[size_t(j)] / sum;
+          if (p.dropout.rate >= 0) {
+            // Dropout: kept with its factor 1/(1 − p), else 0.
+            const Problem::Dropout &dr = p.dropout;
+            uint32_t stream = uint32_t(sq.index * p.headsQ + h);
+            bool keep = dropoutValue(dr.seed, stream, dr.offset, i, j) >=
+                        dropoutThreshold(dr.rate);
+            pj = keep ? pj * double(dropoutScale(dr.rate)) : 0.0;
+          }
           for (int64_t d = 0; d < Dv; ++d)
             oi[d] += pj * p.vDescale * vb[j * Dv + d];
         }

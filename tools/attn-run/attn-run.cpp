@@ -216,6 +216,22 @@ static cl::opt<bool> optBias(
              "values): attn.attention bias(...) (CPU path; with an input "
              "file the op's own bias operand is filled so)"),
     cl::init(false), cl::cat(category));
+static cl::opt<double> optDropout(
+    "dropout",
+    cl::desc("Attention dropout of this rate in [0, 1) (attn.attention "
+             "dropout(p, seed, offset); CPU path). The reference drops "
+             "exactly the scores the op's Philox mask drops"),
+    cl::init(-1.0), cl::cat(category));
+static cl::opt<uint64_t> optDropoutSeed(
+    "dropout-seed",
+    cl::desc("With --dropout (or a file whose attn.attention takes "
+             "dropout(...)): the Philox key (default: a fresh one each run)"),
+    cl::cat(category));
+static cl::opt<uint32_t>
+    optDropoutOffset("dropout-offset",
+                     cl::desc("With --dropout: the Philox counter's last "
+                              "word (default 0)"),
+                     cl::init(0), cl::cat(category));
 static cl::opt<double> optBlockMaskDrop(
     "block-mask-drop",
     cl::desc("With an input file whose attn.attention takes block_mask(...): "
@@ -439,18 +455,25 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
   // fp8: q_descale, k_descale, v_descale (f32), last.
   if (fp8)
     args.append(3, b.getF32Type());
+  // --dropout: p (f32), seed (i64), offset (i32), last (never with fp8).
+  const bool dropout = optDropout >= 0;
+  if (dropout)
+    args.append({b.getF32Type(), b.getI64Type(), b.getI32Type()});
   b.setInsertionPointToEnd(module.getBody());
   auto fn =
       func::FuncOp::create(b, loc, "attention", b.getFunctionType(args, {}));
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToStart(entry);
   unsigned nargs = entry->getNumArguments();
+  // The split partials end the arguments but for dropout's three.
+  const unsigned splitEnd = nargs - (dropout ? 3 : 0);
   Value lse = optLse ? entry->getArgument(4) : Value();
   auto op = mlir::attn::AttentionOp::create(
       b, loc, entry->getArgument(0), entry->getArgument(1),
       entry->getArgument(2),
-      split ? entry->getArgument(nargs - 2) : entry->getArgument(3),
-      split ? entry->getArgument(nargs - 1) : lse, /*dynamic_scale=*/Value(),
+      split ? entry->getArgument(splitEnd - 2) : entry->getArgument(3),
+      split ? entry->getArgument(splitEnd - 1) : lse,
+      /*dynamic_scale=*/Value(),
       /*kv_lens=*/cache ? entry->getArgument(lensArg) : Value(),
       /*page_table=*/optPaged > 0 ? entry->getArgument(lensArg + 1) : Value(),
       /*cu_seqlens_q=*/varlen ? entry->getArgument(cuArg) : Value(),
@@ -462,6 +485,9 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
       /*block_counts=*/Value(), /*block_indices=*/Value(),
       /*full_counts=*/Value(), /*full_indices=*/Value(),
       /*bias=*/optBias ? entry->getArgument(biasIdx) : Value(),
+      /*dropout_rate=*/dropout ? entry->getArgument(nargs - 3) : Value(),
+      /*dropout_seed=*/dropout ? entry->getArgument(nargs - 2) : Value(),
+      /*dropout_offset=*/dropout ? entry->getArgument(nargs - 1) : Value(),
       /*scale=*/FloatAttr(),
       /*causal=*/UnitAttr(), /*window_left=*/IntegerAttr(),
       /*window_right=*/IntegerAttr(), /*block_q=*/IntegerAttr(),
@@ -482,10 +508,11 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
   if (p.softcap > 0)
     op.setSoftcapAttr(b.getF32FloatAttr(static_cast<float>(p.softcap)));
   if (split)
-    mlir::attn::MergeSplitsOp::create(
-        b, loc, entry->getArgument(nargs - 2), entry->getArgument(nargs - 1),
-        entry->getArgument(3), lse, /*block_q=*/IntegerAttr(),
-        /*target=*/mlir::attn::TargetAttr());
+    mlir::attn::MergeSplitsOp::create(b, loc, entry->getArgument(splitEnd - 2),
+                                      entry->getArgument(splitEnd - 1),
+                                      entry->getArgument(3), lse,
+                                      /*block_q=*/IntegerAttr(),
+                                      /*target=*/mlir::attn::TargetAttr());
   func::ReturnOp::create(b, loc);
   return module;
 }
@@ -584,6 +611,16 @@ struct BiasArg {
   void *ptr = nullptr;
 };
 BiasArg biasArg;
+
+/// dropout(p, seed, offset): the trailing function arguments (f32, i64,
+/// i32) attn-run passes, and the reference's copy (rt::Problem::dropout).
+struct DropoutArg {
+  bool present = false;
+  float rate = 0;
+  uint64_t seed = 0;
+  uint32_t offset = 0;
+};
+DropoutArg dropoutArg;
 
 double biasAt(int64_t b, int64_t h, int64_t i, int64_t j) {
   const BiasArg &x = biasArg;
@@ -1193,13 +1230,22 @@ LogicalResult findEntry(ModuleOp module, func::FuncOp &fn,
   size_t firstCapture = operands.size();
   if (op.getDynamicScale())
     operands.push_back(op.getDynamicScale());
+  dropoutArg = DropoutArg();
+  if (op.hasDropout()) {
+    operands.push_back(op.getDropoutRate());
+    operands.push_back(op.getDropoutSeed());
+    operands.push_back(op.getDropoutOffset());
+    dropoutArg.present = true;
+  }
   if (!fn || fn.getNumArguments() != operands.size() + numCaptures ||
       fn.getNumResults() != 0)
     return op.emitError() << "unsupported: attn-run runs a function whose "
                              "arguments are exactly (q, k, v, o[, lse]), "
                              "then the block_mask lists if the op takes "
                              "them, then the memrefs its score_mod reads, "
-                             "then the f32 scale if the op takes scale(...)";
+                             "then the f32 scale if the op takes scale(...), "
+                             "then dropout's rate, seed and offset if it "
+                             "takes dropout(...)";
   for (auto [i, v] : llvm::enumerate(operands)) {
     size_t argNo = i < firstCapture ? i : i + numCaptures;
     if (v != fn.getArgument(unsigned(argNo)))
@@ -2122,11 +2168,18 @@ int main(int argc, char **argv) {
     if (optBias && optBackward)
       return fail("unsupported: --bias with --backward (the gradient has no "
                   "bias yet)");
+    if (optDropout.getNumOccurrences() && optBackward)
+      return fail("unsupported: --dropout with --backward (the gradient has "
+                  "no dropout yet)");
+    if (optDropout.getNumOccurrences() && p.dtype == rt::DType::E4M3)
+      return fail("unsupported: --dropout with --dtype e4m3");
     module = optBackward ? buildGradModule(ctx, p) : buildModule(ctx, p);
     if (failed(mlir::verify(module->getOperation())))
       return fail("the problem does not form a valid attn.attention");
     biasArg = BiasArg();
     biasArg.present = optBias;
+    dropoutArg = DropoutArg();
+    dropoutArg.present = optDropout.getNumOccurrences() > 0;
     if (optAlibi) {
       if (failed(expandAlibi(*module)))
         return 1;
@@ -2172,6 +2225,12 @@ int main(int argc, char **argv) {
     if (optBias && !biasArg.present)
       return fail("--bias disagrees with the IR, whose attn.attention has no "
                   "bias operand");
+    if (optDropout.getNumOccurrences() && !dropoutArg.present)
+      return fail("--dropout disagrees with the IR, whose attn.attention has "
+                  "no dropout operands");
+    if (dropoutArg.present && !optDropout.getNumOccurrences())
+      return fail("the IR's attn.attention takes dropout(...): give its rate "
+                  "with --dropout P");
     if (!optWindow.empty())
       return fail("--window needs the problem from flags, not an input file "
                   "(the IR's window_left / window_right say it)");
@@ -2185,6 +2244,26 @@ int main(int argc, char **argv) {
     entryName = fn.getSymName().str();
     optLse.setValue(static_cast<bool>(op.getLse()));
     dynamicScale = static_cast<bool>(op.getDynamicScale());
+  }
+  // Dropout: the rate from --dropout, a fresh key unless --dropout-seed
+  // gives one; the reference drops what the kernel's mask drops.
+  if (dropoutArg.present) {
+    if (!(optDropout >= 0.0 && optDropout < 1.0))
+      return fail("--dropout must be in [0, 1), got " +
+                  formatDouble(optDropout));
+    dropoutArg.rate = static_cast<float>(optDropout);
+    dropoutArg.seed =
+        optDropoutSeed.getNumOccurrences()
+            ? uint64_t(optDropoutSeed)
+            : (uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
+    dropoutArg.offset = optDropoutOffset;
+    p.dropout = {dropoutArg.rate, dropoutArg.seed, dropoutArg.offset};
+    llvm::outs() << llvm::format(
+        "  dropout p=%g seed=%llu offset=%u\n", double(dropoutArg.rate),
+        (unsigned long long)dropoutArg.seed, unsigned(dropoutArg.offset));
+  } else if (optDropoutSeed.getNumOccurrences() ||
+             optDropoutOffset.getNumOccurrences()) {
+    return fail("--dropout-seed and --dropout-offset need --dropout");
   }
   // The reference applies the op's score_mod (from the file or --softcap);
   // block lists are built from it too.
@@ -2284,6 +2363,12 @@ int main(int argc, char **argv) {
        optBlockKV.getNumOccurrences()))
     return fail("unsupported: --alibi with --chip, --block-q or --block-kv on "
                 "the GPU (ALiBi runs through the runtime's kernels)");
+  if (dropoutArg.present && optTarget == "gpu")
+    return fail("unsupported: dropout on --target gpu (the runtime's kernel "
+                "ABI takes no dropout parameters): attn-run runs it on the "
+                "CPU path; tools/scripts/gpu_programs.py runs it on a GPU");
+  if (dropoutArg.present && optTarget == "auto")
+    optTarget.setValue("cpu");
   if (biasArg.present && optTarget == "gpu")
     return fail("unsupported: a bias on --target gpu (the runtime's kernel "
                 "ABI takes none): attn-run runs it on the CPU path; "
@@ -2688,6 +2773,15 @@ int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
   float scaleArg = static_cast<float>(p.effectiveScale());
   if (dynamicScale)
     args.push_back(&scaleArg);
+  // dropout(p, seed, offset): the trailing arguments.
+  float dropRate = p.dropout.rate;
+  int64_t dropSeed = int64_t(p.dropout.seed);
+  int32_t dropOffset = int32_t(p.dropout.offset);
+  if (p.dropout.rate >= 0) {
+    args.push_back(&dropRate);
+    args.push_back(&dropSeed);
+    args.push_back(&dropOffset);
+  }
 
   // The first call writes into the NaN-poisoned outputs (what --check
   // reads). With --repeat N > 1 it is the warm-up (OpenMP thread pool, page

@@ -15,6 +15,9 @@ computes:
             positions and a captured [Hq] f32 table)
   alibi_fa  S = scale·QKᵀ − slopes[h]·|i + Nk − Nq − j|   (the built-in
             alibi(...) operand, FlashAttention's alibi_slopes)
+  dropout   O = (softmax(S) ∘ keep / (1 − p))·V with the op's Philox mask
+            (fresh p, seed and offset per case; the reference computes the
+            mask in torch)
 
 Kernel parameters follow runtime/include/attn/runtime/KernelABI.h: the
 function's arguments in order, a memref as (allocated ptr, aligned ptr,
@@ -131,6 +134,11 @@ class Kernel:
                          ctypes.c_int64(0)]
                 keep += [ctypes.c_int64(s) for s in a.shape]
                 keep += [ctypes.c_int64(s) for s in a.stride()]
+            elif isinstance(a, tuple):
+                # An integer scalar: ("i64", v) or ("i32", v).
+                kind, val = a
+                keep.append(ctypes.c_int64(val) if kind == "i64"
+                            else ctypes.c_int32(val))
             else:
                 keep.append(ctypes.c_float(a))
         for arg, rows in self.tensor_maps:
@@ -214,6 +222,73 @@ def block_lists(docs, nq, nk, causal, mask_block, drop=0.0, gen=None,
     return pack(kind == 1), (pack(kind == 2) if full else None), kind
 
 
+PHILOX_M = (0xD2511F53, 0xCD9E8D57)
+PHILOX_W = (0x9E3779B9, 0xBB67AE85)
+U32 = 0xFFFFFFFF
+
+
+def philox4x32_10(c, k0, k1):
+    """Philox4x32-10 (runtime/include/attn/runtime/Philox.h) on int64
+    tensors holding u32 values; the 64-bit products are formed from 16-bit
+    halves so that nothing overflows int64."""
+    def mulhilo(m, x):
+        a = m * (x & 0xFFFF)            # < 2^48
+        b = m * (x >> 16)               # < 2^48
+        low = a + ((b & 0xFFFF) << 16)  # < 2^49
+        return ((b >> 16) + (low >> 32)) & U32, low & U32
+    c = list(c)
+    for _ in range(10):
+        hi0, lo0 = mulhilo(PHILOX_M[0], c[0])
+        hi1, lo1 = mulhilo(PHILOX_M[1], c[2])
+        c = [hi1 ^ c[1] ^ k0, lo1, hi0 ^ c[3] ^ k1, lo0]
+        k0, k1 = (k0 + PHILOX_W[0]) & U32, (k1 + PHILOX_W[1]) & U32
+    return c
+
+
+def _philox_self_test():
+    # Random123's known answer (its kat_vectors, the pi digits).
+    t = lambda x: torch.tensor([x], dtype=torch.int64)
+    got = philox4x32_10([t(0x243F6A88), t(0x85A308D3), t(0x13198A2E),
+                         t(0x03707344)], 0xA4093822, 0x299F31D0)
+    want = [0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1]
+    assert [int(x) for x in got] == want, "Philox self-test failed"
+
+
+def dropout_value(c0, c1, word, upper, stream, offset, seed):
+    """attn.random's values (int64 holding u32) for counters (c0, c1,
+    stream, offset), words `word` and halves `upper`."""
+    s = torch.full_like(c0, stream)
+    o = torch.full_like(c0, offset)
+    w = philox4x32_10([c0, c1, s, o], seed & U32, seed >> 32)
+    pick = torch.where(word == 0, w[0], torch.where(
+        word == 1, w[1], torch.where(word == 2, w[2], w[3])))
+    return torch.where(upper, pick, (pick << 16) & U32)
+
+
+def dropout_factor(b, hq, nq, nk, p, seed, offset):
+    """attn.attention dropout(p, seed, offset)'s factor per score, float64
+    [B, Hq, Nq, Nk]: 1/(1 − p) (f32) where the score's 16-bit number is
+    >= T = u32(min(p·2^16, 65535)), else 0. The op's description: counter
+    (4·(j >> 4) + ((j >> 1) & 3), 8·(i >> 4) + (i & 7), b·Hq + h, offset),
+    word 2·((i >> 3) & 1) + (j & 1), its upper half where (j >> 3) & 1."""
+    dev = "cuda"
+    i = torch.arange(nq, device=dev, dtype=torch.int64)[:, None]
+    j = torch.arange(nk, device=dev, dtype=torch.int64)[None, :]
+    pf = torch.tensor(p, dtype=torch.float32)
+    thr = int(min(float(pf * 65536.0), 65535.0)) << 16
+    scale = float(torch.tensor(1.0, dtype=torch.float32) / (1.0 - pf))
+    out = torch.empty(b, hq, nq, nk, device=dev, dtype=torch.float64)
+    c0 = (4 * (j >> 4) + ((j >> 1) & 3)).expand(nq, nk)
+    c1 = (8 * (i >> 4) + (i & 7)).expand(nq, nk)
+    word = (2 * ((i >> 3) & 1) + (j & 1)).expand(nq, nk)
+    upper = (((j >> 3) & 1) == 1).expand(nq, nk)
+    for bb in range(b):
+        for h in range(hq):
+            v = dropout_value(c0, c1, word, upper, bb * hq + h, offset, seed)
+            out[bb, h] = (v >= thr).double() * scale
+    return out
+
+
 def reference(q, k, v, causal, scale, variant, extra):
     """float64 O and LSE; Q [B,Hq,Nq,D], K/V [B,Hkv,Nk,D]."""
     q, k, v = q.double(), k.double(), v.double()
@@ -268,6 +343,9 @@ def reference(q, k, v, causal, scale, variant, extra):
         s = s.masked_fill(j > i + (nk - nq), float("-inf"))
     lse = torch.logsumexp(s, dim=-1)
     p = torch.exp(s - torch.where(torch.isinf(lse), 0, lse)[..., None])
+    if variant == "dropout":
+        # Dropout after the softmax (the LSE is the undropped one).
+        p = p * extra["dropout"]
     o = torch.matmul(p, v)
     return o, lse
 
@@ -342,6 +420,21 @@ def run_case(prog, kern, shape, dtype, gen):
             args[-1] = extra[a]
         elif a == "scale":
             args[-1] = scale
+        elif a == "dropout_p":
+            # A fresh rate, key and offset each case.
+            r = torch.rand(3, device="cuda", generator=gen).tolist()
+            extra["p"] = 0.05 + 0.85 * r[0]
+            extra["seed"] = int(r[1] * (1 << 53)) * 2048 + 1
+            extra["offset"] = int(r[2] * (1 << 31))
+            args[-1] = extra["p"]
+        elif a == "seed":
+            args[-1] = ("i64", extra["seed"] - (1 << 64)
+                        if extra["seed"] >= 1 << 63 else extra["seed"])
+        elif a == "offset":
+            args[-1] = ("i32", extra["offset"])
+    if prog["variant"] == "dropout":
+        extra["dropout"] = dropout_factor(b, hq, nq, nk, extra["p"],
+                                          extra["seed"], extra["offset"])
     if prog["variant"] == "softcap":
         extra["softcap"] = prog["softcap"]
     if prog["variant"] == "chunked":
@@ -567,10 +660,13 @@ def bench(prog, kern, n, dtype, peers=("fa2", "cudnn", "fa4")):
             if "bias" in prog["args"] else None)
     if bias is not None and prog.get("bias_dtype") == "bf16":
         bias = bias.to(torch.bfloat16)
+    drop_p = prog.get("bench_dropout", 0.1)
     args = [{"q": q, "k": k, "v": v, "o": o, "lse": lse, "slopes": slopes,
              "table": table, "docs": docs, "scale": scale, "bias": bias,
-             **lists}[a]
+             "dropout_p": drop_p, "seed": ("i64", 12345),
+             "offset": ("i32", 0), **lists}[a]
             for a in prog["args"]]
+    dropout = drop_p if "dropout_p" in prog["args"] else 0.0
     grid = launch_grid(prog, n, h, b)
     causal = prog["causal"]
     flops = 4 * b * h * n * n * d / (2 if causal else 1)
@@ -587,6 +683,11 @@ def bench(prog, kern, n, dtype, peers=("fa2", "cudnn", "fa4")):
     res["fa4"] = time_fa4(prog, q, k, v, causal) if "fa4" in peers else None
     from torch.nn.attention import sdpa_kernel, SDPBackend
     mask = bias.to(dt) if bias is not None else None
+    # With dropout the peers drop too (SDPA's dropout_p, their own RNG):
+    # FA2 is SDPA's FlashAttention-2 kernel, cuDNN its cuDNN one (FA4 has
+    # no dropout).
+    if dropout:
+        res["fa4"] = None
     for name, be in (("fa2", SDPBackend.EFFICIENT_ATTENTION if mask is not None
                       else SDPBackend.FLASH_ATTENTION),
                      ("cudnn", SDPBackend.CUDNN_ATTENTION)):
@@ -596,7 +697,8 @@ def bench(prog, kern, n, dtype, peers=("fa2", "cudnn", "fa4")):
         try:
             with sdpa_kernel([be]):
                 res[name] = time_ms(lambda: F.scaled_dot_product_attention(
-                    q, k, v, attn_mask=mask, is_causal=causal))
+                    q, k, v, attn_mask=mask, is_causal=causal,
+                    dropout_p=dropout))
         except Exception as ex:  # backend unavailable for this shape
             res[name] = None
     kept, full = res.pop("kept", None), res.pop("full", None)
@@ -631,6 +733,7 @@ def main():
     STORAGE = a.storage
     DOC_LEN = a.doc_len
     start = time.time()
+    _philox_self_test()
     seed = a.seed if a.seed is not None else random.randrange(1 << 30)
     print(f"seed {seed}")
     gen = torch.Generator(device="cuda")

@@ -30,6 +30,8 @@
 //===----------------------------------------------------------------------===//
 #include "PatternsCommon.h"
 
+#include "attn/Dialect/Attn/IR/Philox.h"
+
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -557,6 +559,67 @@ struct IotaLowering : public RegisterPattern<IotaOp> {
   }
 };
 
+/// attn.random on an mma/wgmma accumulator layout. The thread's eight
+/// elements of m-tile t and n-tiles 2·u + s (s = 0, 1) sit at rows i0,
+/// i0 + 8 and columns j0 + 8·s, j0 + 8·s + 1 with i0 = q_start + warp row +
+/// 16·t + g and j0 = kv_start + 16·u + 2·q: with q_start and kv_start
+/// ≡ 0 (mod 16) (the op's GPU precondition) they share the counter
+///   (4·(j0 >> 4) + ((j0 >> 1) & 3), 8·(i0 >> 4) + (i0 & 7), stream, offset)
+///   = ((kv_start >> 2) + q + 4·u, (q_start + warp row) / 2 + g + 8·t, ..)
+/// and element e of n-tile 2·u + s takes word e, s ? w : w << 16: one
+/// Philox call per eight elements.
+struct RandomLowering : public RegisterPattern<RandomOp> {
+  using RegisterPattern::RegisterPattern;
+  LogicalResult
+  matchAndRewrite(RandomOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto t = cast<RankedTensorType>(op.getType());
+    auto mma = dyn_cast_or_null<MmaLayoutAttr>(t.getEncoding());
+    if (!mma)
+      return op.emitError() << "unsupported: attn.random on " << t;
+    if (t.getDimSize(1) % 16)
+      return op.emitError()
+             << "unsupported: attn.random on " << t
+             << " (the GPU lowering pairs n-tiles: columns a multiple of 16)";
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    MmaCoords c = MmaCoords::get(e, mma, t.getDimSize(0));
+    int64_t NT = t.getDimSize(1) / 8;
+    int64_t n = mma.getElementsPerThread(t.getShape());
+    auto [k0, k1] = philoxKey(rewriter, loc, adaptor.getSeed());
+    // One statement per op: the IR's order must not depend on the host
+    // compiler's argument evaluation order.
+    Value qStart = e.to32(adaptor.getQStart());
+    Value rows = e.add(qStart, c.warpRow0);
+    Value rowHalf = arith::ShRUIOp::create(rewriter, loc, rows, e.c32(1));
+    Value c1Base = e.add(rowHalf, c.g);
+    Value kvStart = e.to32(adaptor.getKvStart());
+    Value kvQuarter = arith::ShRUIOp::create(rewriter, loc, kvStart, e.c32(2));
+    Value c0Base = e.add(kvQuarter, c.q);
+    Value sixteen = e.c32(16);
+    SmallVector<std::pair<Value, Value>> keys;
+    SmallVector<Value> elems(static_cast<size_t>(n));
+    for (int64_t mt = 0; mt < n / 4 / NT; ++mt)
+      for (int64_t u = 0; u < NT / 2; ++u) {
+        Value c0 = e.add(c0Base, e.c32(4 * u));
+        Value c1 = e.add(c1Base, e.c32(8 * mt));
+        std::array<Value, 4> w = emitPhilox(
+            rewriter, loc, {c0, c1, adaptor.getStream(), adaptor.getOffset()},
+            k0, k1, keys);
+        for (int64_t el = 0; el < 4; ++el) {
+          // Element el of n-tile 2u (lower half) and of 2u + 1 (upper).
+          int64_t lo = 4 * (mt * NT + 2 * u) + el, hi = lo + 4;
+          elems[size_t(lo)] =
+              arith::ShLIOp::create(rewriter, loc, w[size_t(el)], sixteen);
+          elems[size_t(hi)] = w[size_t(el)];
+        }
+      }
+    auto vt = VectorType::get({n}, e.i32());
+    rewriter.replaceOp(op, e.fromElements(vt, elems));
+    return success();
+  }
+};
+
 /// attn.gather: element i of the thread loads source[idx_0[i], ...]; the
 /// scalar indices' part of the address is computed once, each tile index
 /// adds idx[i]·stride (64-bit). Elements with equal indices (a row's
@@ -608,6 +671,7 @@ void mlir::attn::gpu_lowering::populateRegisterOpPatterns(
     TileTypeConverter &tc, const KernelInfo &, RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ElementwiseLowering, ReduceLowering, BroadcastLowering,
-               MaskLowering, IotaLowering, GatherLowering, RowScaleLowering,
-               FusedExponentLowering, TruncFToFp8Lowering>(tc, ctx);
+               MaskLowering, IotaLowering, GatherLowering, RandomLowering,
+               RowScaleLowering, FusedExponentLowering, TruncFToFp8Lowering>(
+      tc, ctx);
 }

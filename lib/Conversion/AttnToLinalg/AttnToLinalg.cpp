@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Conversion/Passes.h"
+#include "attn/Dialect/Attn/IR/Philox.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -328,6 +329,72 @@ struct IotaLowering : OpRewritePattern<IotaOp> {
   }
 };
 
+/// result[r, c] = the dropout value of query i = q_start + r, key
+/// j = kv_start + c: a linalg.generic whose body computes the element's
+/// own Philox4x32-10 call (the op's description) and picks its word and
+/// half.
+struct RandomLowering : OpRewritePattern<RandomOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RandomOp op,
+                                PatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    auto id = AffineMap::getMultiDimIdentityMap(2, rw.getContext());
+    Value init = tensor::EmptyOp::create(rw, loc, type.getShape(),
+                                         type.getElementType());
+    auto [k0, k1] = philoxKey(rw, loc, op.getSeed());
+    rw.replaceOpWithNewOp<linalg::GenericOp>(
+        op, type, ValueRange{}, ValueRange{init}, ArrayRef<AffineMap>{id},
+        iterators({false, false}), [&](OpBuilder &b, Location l, ValueRange) {
+          Type i32 = b.getI32Type();
+          auto c32 = [&](int32_t v) -> Value {
+            return arith::ConstantOp::create(b, l, b.getI32IntegerAttr(v));
+          };
+          auto pos = [&](Value start, unsigned dim) -> Value {
+            Value x = arith::AddIOp::create(b, l, start,
+                                            linalg::IndexOp::create(b, l, dim));
+            return arith::IndexCastOp::create(b, l, i32, x);
+          };
+          auto bit = [&](Value x, int32_t shift) -> Value {
+            Value s = arith::ShRUIOp::create(b, l, x, c32(shift));
+            return arith::AndIOp::create(b, l, s, c32(1));
+          };
+          Value i = pos(op.getQStart(), 0), j = pos(op.getKvStart(), 1);
+          // counter = (4·(j >> 4) + ((j >> 1) & 3), 8·(i >> 4) + (i & 7),
+          //            stream, offset)
+          Value jHi = arith::ShRUIOp::create(b, l, j, c32(4));
+          Value jHi4 = arith::ShLIOp::create(b, l, jHi, c32(2));
+          Value jMid = arith::ShRUIOp::create(b, l, j, c32(1));
+          Value jLane = arith::AndIOp::create(b, l, jMid, c32(3));
+          Value c0 = arith::OrIOp::create(b, l, jHi4, jLane);
+          Value iHi = arith::ShRUIOp::create(b, l, i, c32(4));
+          Value iHi8 = arith::ShLIOp::create(b, l, iHi, c32(3));
+          Value iLo = arith::AndIOp::create(b, l, i, c32(7));
+          Value c1 = arith::OrIOp::create(b, l, iHi8, iLo);
+          SmallVector<std::pair<Value, Value>> keys;
+          std::array<Value, 4> w = emitPhilox(
+              b, l, {c0, c1, op.getStream(), op.getOffset()}, k0, k1, keys);
+          // word 2·((i >> 3) & 1) + (j & 1); its upper half where
+          // (j >> 3) & 1, else word << 16.
+          Value one = c32(1);
+          auto isSet = [&](Value x) -> Value {
+            return arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, x,
+                                         one);
+          };
+          Value colOdd = isSet(arith::AndIOp::create(b, l, j, one));
+          Value lowerRows = isSet(bit(i, 3));
+          Value upperHalf = isSet(bit(j, 3));
+          Value top = arith::SelectOp::create(b, l, colOdd, w[1], w[0]);
+          Value bottom = arith::SelectOp::create(b, l, colOdd, w[3], w[2]);
+          Value word = arith::SelectOp::create(b, l, lowerRows, bottom, top);
+          Value shifted = arith::ShLIOp::create(b, l, word, c32(16));
+          Value value = arith::SelectOp::create(b, l, upperHalf, word, shifted);
+          linalg::YieldOp::create(b, l, value);
+        });
+    return success();
+  }
+};
+
 /// result[r, c] = source[idx_0, ...]: a linalg.generic over the index
 /// tiles whose body loads one element (scalar indices used as they are).
 struct GatherLowering : OpRewritePattern<GatherOp> {
@@ -443,7 +510,8 @@ struct ConvertAttnToLinalgPass
     RewritePatternSet patterns(&getContext());
     patterns.add<LoadTileLowering, StoreTileLowering, AccumulateTileLowering,
                  DotLowering, MaskLowering, IotaLowering, GatherLowering,
-                 ReduceLowering, BroadcastLowering>(&getContext());
+                 RandomLowering, ReduceLowering, BroadcastLowering>(
+        &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     WalkResult left = getOperation()->walk([](Operation *op) {

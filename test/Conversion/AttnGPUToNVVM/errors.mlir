@@ -317,3 +317,20 @@ func.func @transposed_lhs_mma_sync(%k: memref<?x64xbf16>, %o: memref<?x64xf32>, 
   }
   return
 }
+
+// -----
+
+// attn.random pairs n-tiles (one Philox call for eight elements): a tile of
+// 8 columns has half a pair.
+#mma = #attn.mma<warps = 1>
+func.func @random_half_pair(%o: memref<?x8xi32>, %seed: i64, %bh: i32, %off: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    // expected-error @+1 {{unsupported: attn.random on 'tensor<16x8xi32, #attn.mma<warps = 1>>' (the GPU lowering pairs n-tiles: columns a multiple of 16)}}
+    %u = attn.random key(%seed) counter(%bh, %off) q(%c0) kv(%c0) : tensor<16x8xi32, #mma>
+    attn.store_tile %u, %o[%c0] rows %c16 : tensor<16x8xi32, #mma>, memref<?x8xi32>
+  }
+  return
+}

@@ -382,3 +382,38 @@ func.func @key_major(%s: memref<?x16xf32>, %l: memref<?xf32>, %o: memref<?x16xf3
   }
   return
 }
+
+// -----
+
+#mma = #attn.mma<warps = 1>
+
+// attn.random (dropout's values): one Philox4x32-10 call (ten rounds of two
+// 32x32 -> 64-bit products) per eight elements, the thread's four of each
+// pair of n-tiles: a 16x32 tile is 2 calls a thread (40 products). Element
+// e of the even n-tile takes word e << 16, of the odd one word e itself
+// (n-tiles 2 and 3, from the second call, shown).
+// CHECK-LABEL: gpu.func @dropout_bits_kernel
+// CHECK-COUNT-40: arith.muli %{{.*}}, %{{c3528531795_i64|c3449720151_i64}} : i64
+// CHECK-NOT:     arith.muli %{{.*}}, %{{c3528531795_i64|c3449720151_i64}} : i64
+// CHECK:         %[[A0:.*]] = arith.shli %[[W0:.*]], %c16_i32 : i32
+// CHECK-NEXT:    %[[A1:.*]] = arith.shli %[[W1:.*]], %c16_i32 : i32
+// CHECK-NEXT:    %[[A2:.*]] = arith.shli %[[W2:.*]], %c16_i32 : i32
+// CHECK-NEXT:    %[[A3:.*]] = arith.shli %[[W3:.*]], %c16_i32 : i32
+// CHECK:         %[[V:.*]] = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[A0]], %[[A1]], %[[A2]], %[[A3]], %[[W0]], %[[W1]], %[[W2]], %[[W3]] : vector<16xi32>
+// CHECK:         arith.cmpi uge, %[[V]], %{{.*}} : vector<16xi32>
+func.func @dropout_bits(%s: memref<?x32xf32>, %o: memref<?x32xf32>, %seed: i64, %bh: i32, %off: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %row = arith.muli %i, %c16 : index
+    %t = attn.load_tile %s[%row] rows %c16 : memref<?x32xf32> -> tensor<16x32xf32, #mma>
+    %u = attn.random key(%seed) counter(%bh, %off) q(%row) kv(%c0) : tensor<16x32xi32, #mma>
+    %tt = arith.constant dense<1073741824> : tensor<16x32xi32, #mma>
+    %keep = arith.cmpi uge, %u, %tt : tensor<16x32xi32, #mma>
+    %z = arith.constant dense<0.0> : tensor<16x32xf32, #mma>
+    %r = arith.select %keep, %t, %z : tensor<16x32xi1, #mma>, tensor<16x32xf32, #mma>
+    attn.store_tile %r, %o[%row] rows %c16 : tensor<16x32xf32, #mma>, memref<?x32xf32>
+  }
+  return
+}

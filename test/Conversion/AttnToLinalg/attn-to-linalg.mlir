@@ -282,3 +282,29 @@ func.func @accumulate_and_transposed_lhs(
       : tensor<16x4xbf16>, tensor<16x8xbf16> -> tensor<4x8xf32>
   return %r : tensor<4x8xf32>
 }
+
+// -----
+
+// attn.random: a linalg.generic whose body computes its element's own
+// Philox4x32-10 call (ten rounds: 20 products of 32-bit values widened to
+// i64) from the counter (4·(j >> 4) + ((j >> 1) & 3), 8·(i >> 4) + (i & 7),
+// stream, offset), then picks the word 2·((i >> 3) & 1) + (j & 1) and its
+// half (j >> 3) & 1.
+// CHECK-LABEL: func.func @random
+// CHECK:         %[[K0:.*]] = arith.trunci %arg0 : i64 to i32
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<16x32xi32>)
+// CHECK:           %[[I:.*]] = arith.index_cast %{{.*}} : index to i32
+// CHECK:           %[[J:.*]] = arith.index_cast %{{.*}} : index to i32
+// CHECK-COUNT-20:  arith.muli %{{.*}}, %{{.*}} : i64
+// CHECK:           arith.select
+// CHECK-NEXT:      arith.select
+// CHECK-NEXT:      %[[W:.*]] = arith.select
+// CHECK-NEXT:      %[[LO:.*]] = arith.shli %[[W]], %{{.*}} : i32
+// CHECK:           %[[V:.*]] = arith.select %{{.*}}, %[[W]], %[[LO]] : i32
+// CHECK:           linalg.yield %[[V]] : i32
+func.func @random(%seed: i64, %bh: i32, %off: i32, %q0: index,
+                  %k0: index) -> tensor<16x32xi32> {
+  %u = attn.random key(%seed) counter(%bh, %off) q(%q0) kv(%k0)
+      : tensor<16x32xi32>
+  return %u : tensor<16x32xi32>
+}

@@ -5,9 +5,11 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 
 #include <cmath>
+#include <cstdio>
 
 using namespace mlir;
 using namespace mlir::attn;
@@ -430,9 +432,30 @@ LogicalResult AttentionOp::verify() {
       return emitOpError() << "alibi slopes have " << t.getDimSize(0)
                            << " entries for " << hq << " query heads";
   }
-  if (failed(verifyBlockMask()) || failed(verifyBias()))
+  if (failed(verifyBlockMask()) || failed(verifyBias()) ||
+      failed(verifyDropout()))
     return failure();
   return verifyScoreMod();
+}
+
+/// dropout(p, seed, offset): 0 <= p < 1 where p is a constant.
+LogicalResult AttentionOp::verifyDropout() {
+  Value rate = getDropoutRate();
+  if (!rate)
+    return success();
+  if (isFp8())
+    return emitOpError()
+           << "unsupported: dropout with fp8 inputs (not implemented yet)";
+  FloatAttr p;
+  if (matchPattern(rate, m_Constant(&p))) {
+    double v = p.getValueAsDouble();
+    if (!(v >= 0.0 && v < 1.0)) {
+      char text[32];
+      std::snprintf(text, sizeof(text), "%g", v);
+      return emitOpError() << "dropout rate must be in [0, 1), got " << text;
+    }
+  }
+  return success();
 }
 
 /// What a variant indexed by the dense (batch, head, query, key) positions
@@ -1168,6 +1191,14 @@ LogicalResult MaskOp::verify() {
           verifyWindow(*this, getCausal(), getWindowLeft(), getWindowRight())))
     return failure();
   return verifyNonEmpty(*this, "scores", t);
+}
+
+LogicalResult RandomOp::verify() {
+  auto t = cast<RankedTensorType>(getType());
+  if (t.getRank() != 2 || !t.hasStaticShape() ||
+      !t.getElementType().isInteger(32))
+    return emitOpError() << "result must be a static 2-d i32 tile, got " << t;
+  return verifyNonEmpty(*this, "result", t);
 }
 
 LogicalResult IotaOp::verify() {

@@ -30,8 +30,11 @@
 // but every body it replaces is checked to compute what the fused loop will
 // (the same S in all three passes, l = Σ exp(scale·(S − m)) from the max
 // pass's m, P = exp(scale·(S − m)) / l from the sum pass's l, the initial
-// values −inf, 0, 0, and nothing written to memory). Anything else is an
-// error at the loop that differs, never a silently different kernel.
+// values −inf, 0, 0, and nothing written to memory). Between P and the P·V
+// product the pv pass may scale P by ops linear in it (dropout's
+// select(keep, P·f, 0)); they commute with the deferred division, so the
+// fused loop applies them to its unnormalised P. Anything else is an error
+// at the loop that differs, never a silently different kernel.
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Transforms/Passes.h"
@@ -351,13 +354,69 @@ LogicalResult checkSumLoop(scf::ForOp sumLoop, scf::ForOp maxLoop, Value scores,
                         n.maxLoops.back().getResult(0), n);
 }
 
-/// In a "pv" loop, the dot's P: [truncf] (exp((S − m)·scale) / broadcast(l̂))
-/// with l̂ the sum pass's result (or its guarded form).
+/// Whether `v` is computed without `x` (no op of `loop`'s body between
+/// them).
+bool independentOf(scf::ForOp loop, Value v, Value x) {
+  SetVector<Operation *> slice;
+  BackwardSliceOptions opts;
+  opts.inclusive = true;
+  opts.filter = [&](Operation *op) {
+    return op->getParentRegion() == &loop.getRegion();
+  };
+  Operation *def = v.getDefiningOp();
+  if (!def || failed(getBackwardSlice(def, &slice, opts)))
+    return v != x;
+  Operation *xDef = x.getDefiningOp();
+  return v != x && !(xDef && slice.contains(xDef));
+}
+
+/// One op of a scalingChain and the operand number of its P.
+struct ChainOp {
+  Operation *op;
+  unsigned pOperand;
+};
+
+/// The ops that scale the normalised probabilities on their way to the
+/// P·V product (dropout's), innermost first, and the value they start
+/// from (`p` on return). Each is linear in its P operand X, so it commutes
+/// with the deferred normalisation (f(P / l) = f(P) / l):
+///   X·k or k·X                   (k computed without X)
+///   select(c, X, 0)              (c computed without X)
+/// The fused loop applies them to the unnormalised P.
+SmallVector<ChainOp> scalingChain(scf::ForOp loop, Value &p) {
+  SmallVector<ChainOp> chain;
+  while (Operation *def = p.getDefiningOp()) {
+    std::optional<unsigned> x;
+    if (auto mul = dyn_cast<arith::MulFOp>(def)) {
+      if (independentOf(loop, mul.getRhs(), mul.getLhs()))
+        x = 0;
+      else if (independentOf(loop, mul.getLhs(), mul.getRhs()))
+        x = 1;
+    } else if (auto sel = dyn_cast<arith::SelectOp>(def)) {
+      if (isSplatOf(sel.getFalseValue(), 0.0) &&
+          independentOf(loop, sel.getCondition(), sel.getTrueValue()))
+        x = 1;
+    }
+    // The scaled value must be a tile the chain alone consumes.
+    Value xv = x ? def->getOperand(*x) : Value();
+    if (!xv || !isa<RankedTensorType>(xv.getType()) || !xv.hasOneUse())
+      break;
+    chain.push_back({def, *x});
+    p = xv;
+  }
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+/// In a "pv" loop, the dot's P: [truncf] f(exp((S − m)·scale) /
+/// broadcast(l̂)) with l̂ the sum pass's result (or its guarded form) and f
+/// a scalingChain.
 LogicalResult checkPvLoop(scf::ForOp pvLoop, DotOp pvDot, scf::ForOp maxLoop,
                           Value scores, NaiveSoftmax &n) {
   Value p = pvDot.getLhs();
   if (auto t = p.getDefiningOp<arith::TruncFOp>())
     p = t.getIn();
+  (void)scalingChain(pvLoop, p);
   auto div = p.getDefiningOp<arith::DivFOp>();
   auto lB = div ? div.getRhs().getDefiningOp<BroadcastOp>() : BroadcastOp();
   if (!lB ||
@@ -636,9 +695,24 @@ LogicalResult fuse(NaiveSoftmax &n, DominanceInfo &dom, double tau) {
           // A' = α·A + P·V, with P in the element type the pv pass used.
           Value alphaB = BroadcastOp::create(lb, bl, accType, alpha);
           Value accScaled = arith::MulFOp::create(lb, bl, alphaB, accOld);
-          Value pCast = p;
+          // f(P) for the pv pass's scaling chain f (dropout): each op with
+          // its other operand computed as the pv pass did.
+          Value pv = pvDot->getLhs();
+          if (auto t = pv.getDefiningOp<arith::TruncFOp>())
+            pv = t.getIn();
+          Value pScaled = p;
+          for (ChainOp c : scalingChain(pvLoop, pv)) {
+            IRMapping cmap;
+            for (auto [i, operand] : llvm::enumerate(c.op->getOperands()))
+              if (i != c.pOperand && failed(cloneSlice(lb, pvLoop, operand, kb,
+                                                       firstLoop, dom, cmap)))
+                status = failure();
+            cmap.map(c.op->getOperand(c.pOperand), pScaled);
+            pScaled = lb.clone(*c.op, cmap)->getResult(0);
+          }
+          Value pCast = pScaled;
           if (pType.getElementType() != scoreType.getElementType())
-            pCast = arith::TruncFOp::create(lb, bl, pType, p);
+            pCast = arith::TruncFOp::create(lb, bl, pType, pScaled);
           IRMapping vmap;
           if (failed(cloneSlice(lb, pvLoop, pvDot->getRhs(), kb, firstLoop, dom,
                                 vmap)))

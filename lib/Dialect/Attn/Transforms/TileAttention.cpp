@@ -120,6 +120,10 @@ struct ProgramContext {
   /// the mask's (R = BK / Bc).
   Value maskB, maskH, maskRow;
   int64_t subBlocks = 1;
+  /// Dropout: the program's Philox stream b·Hq + h (i32), the keep
+  /// threshold T (i32, compared unsigned) and the kept scores' factor
+  /// 1/(1 − p) (f32).
+  Value dropStream, dropThreshold, dropScale;
 
   /// The key block of step t of a listed segment whose steps start at
   /// `first`, u = t − first:
@@ -139,8 +143,13 @@ struct ProgramContext {
     if (subBlocks == 1)
       return listed(t);
     Value r = im.cst(subBlocks);
+    // Each op is created in its own statement: the order of evaluation of a
+    // call's arguments is unspecified, and the IR must not depend on the
+    // host compiler.
     Value kb = listed(arith::DivUIOp::create(builder, loc, t, r));
-    return im.add(im.mul(kb, r), arith::RemUIOp::create(builder, loc, t, r));
+    Value sub = arith::RemUIOp::create(builder, loc, t, r);
+    Value base = im.mul(kb, r);
+    return im.add(base, sub);
   }
 
   /// The K/V indices of the key block starting at key `kvStart`:
@@ -703,6 +712,29 @@ struct TileAttentionPass
       pc.biasH = broadcastIndex(b, loc, bias, 1, hIdx);
     }
 
+    if (Value rate = op.getDropoutRate()) {
+      // Dropout's per-program scalars: the stream b·Hq + h, the threshold
+      // of the 16-bit numbers in the upper half of attn.random's values,
+      //   T = u32(min(p·2^16, 65535)) << 16   (f32; p·2^16 is exact)
+      // and the kept scores' factor f = 1 / (1 − p).
+      Value stream = im.add(im.mul(bIdx, hq), hIdx);
+      pc.dropStream =
+          arith::IndexCastOp::create(b, loc, b.getI32Type(), stream);
+      Value two16 =
+          arith::ConstantOp::create(b, loc, b.getF32FloatAttr(65536.0f));
+      Value top =
+          arith::ConstantOp::create(b, loc, b.getF32FloatAttr(65535.0f));
+      Value scaled = arith::MulFOp::create(b, loc, rate, two16);
+      Value capped = arith::MinimumFOp::create(b, loc, scaled, top);
+      Value t16 = arith::FPToUIOp::create(b, loc, b.getI32Type(), capped);
+      Value sixteen =
+          arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(16));
+      pc.dropThreshold = arith::ShLIOp::create(b, loc, t16, sixteen);
+      Value one = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f));
+      Value keepRate = arith::SubFOp::create(b, loc, one, rate);
+      pc.dropScale = arith::DivFOp::create(b, loc, one, keepRate);
+    }
+
     // Key/value blocks [0, nFull) are visible whole to every row of this
     // query block; [nFull, nEnd) need a mask; blocks from nEnd on are wholly
     // masked and skipped.
@@ -829,6 +861,24 @@ struct TileAttentionPass
           Value e = emitExpScaled(lb, loc, pc, s, mSafe, scale);
           Value lB = BroadcastOp::create(lb, loc, pc.scoreType, lSafe);
           Value p = arith::DivFOp::create(lb, loc, e, lB);
+          if (op.hasDropout()) {
+            // Dropout: P'[i, j] = value(i, j) >= T ? P[i, j]·(1/(1 − p)) : 0
+            // (unsigned; attn.random's description defines the values).
+            auto bitsType =
+                RankedTensorType::get(pc.scoreType.getShape(), lb.getI32Type());
+            Value bits = RandomOp::create(
+                lb, loc, bitsType, op.getDropoutSeed(), pc.dropStream,
+                op.getDropoutOffset(), pc.qStart, kvStart);
+            Value t =
+                tensor::SplatOp::create(lb, loc, bitsType, pc.dropThreshold);
+            Value keep = arith::CmpIOp::create(
+                lb, loc, arith::CmpIPredicate::uge, bits, t);
+            Value f =
+                tensor::SplatOp::create(lb, loc, pc.scoreType, pc.dropScale);
+            Value kept = arith::MulFOp::create(lb, loc, p, f);
+            Value zero = splat(lb, loc, pc.scoreType, 0.0);
+            p = arith::SelectOp::create(lb, loc, keep, kept, zero);
+          }
           if (!elemType.isF32())
             p = arith::TruncFOp::create(
                 lb, loc, RankedTensorType::get({br, blocks.blockKV}, elemType),

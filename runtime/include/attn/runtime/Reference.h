@@ -121,6 +121,16 @@ struct Problem : ProblemShape {
   std::function<double(double, int64_t, int64_t, int64_t, int64_t)> scoreMod;
   /// With `alibi`: the Hq slopes.
   std::vector<double> alibiSlopes;
+  /// Attention dropout (attn.attention's dropout(p, seed, offset)): the
+  /// probability P[i, j] of sequence b, head h counts as
+  /// P·dropoutScale(rate) where dropoutValue(seed, b·Hq + h, offset, i, j)
+  /// >= dropoutThreshold(rate), else 0 (attn/runtime/Philox.h); the LSE
+  /// is the undropped one. rate < 0: none.
+  struct Dropout {
+    float rate = -1;
+    uint64_t seed = 0;
+    uint32_t offset = 0;
+  } dropout;
 
   /// Keys of sequence b: kvLens[b], or seqK.
   int64_t keysOf(int64_t b) const {

@@ -606,7 +606,7 @@ func.func @attention_scale_f64(%q: memref<1x2x8x16xf32>) {
 func.func @attention_dynamic_scale_f64(%q: memref<1x2x8x16xf32>, %s: f64) {
   // expected-error @+1 {{'attn.attention' op operand #4 must be 32-bit float, but got 'f64'}}
   "attn.attention"(%q, %q, %q, %q, %s)
-      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> ({}, {})
+      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> ({}, {})
       : (memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
          memref<1x2x8x16xf32>, f64) -> ()
   return
@@ -638,7 +638,7 @@ func.func @unranked_query(%q: memref<*xf32>, %k: memref<?x?x?x64xf32>,
   // The generic form sizes the operand groups (q, k, v, o, lse, scale).
   // expected-error @below {{operand #0 must be memref of any type values, but got 'memref<*xf32>'}}
   "attn.attention"(%q, %k, %v, %o)
-      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> ({}, {})
+      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> ({}, {})
       : (memref<*xf32>, memref<?x?x?x64xf32>, memref<?x?x?x64xf32>,
          memref<?x?x?x64xf32>) -> ()
   return
@@ -682,7 +682,7 @@ func.func @extra_region(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
                         %v: memref<?x?x?x64xf32>, %o: memref<?x?x?x64xf32>) {
   // expected-error @below {{expected 2 regions}}
   "attn.attention"(%q, %k, %v, %o)
-      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> ({}, {}, { ^bb0: })
+      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> ({}, {}, { ^bb0: })
       : (memref<?x?x?x64xf32>, memref<?x?x?x64xf32>, memref<?x?x?x64xf32>,
          memref<?x?x?x64xf32>) -> ()
   return

@@ -289,7 +289,7 @@ func.func @varlen_split(%q: memref<1x4x9x64xbf16>, %po: memref<2x1x4x9x64xf32>,
 func.func @varlen_both(%q: memref<1x4x9x64xbf16>, %c: memref<3xi32>) {
   // expected-error @+1 {{'attn.attention' op varlen needs both cu_seqlens_q and cu_seqlens_k}}
   "attn.attention"(%q, %q, %q, %q, %c)
-      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> ({}, {})
+      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> ({}, {})
       : (memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>, memref<1x4x9x64xbf16>,
          memref<1x4x9x64xbf16>, memref<3xi32>) -> ()
   return

@@ -769,3 +769,57 @@ func.func @scalar_carried(%n: index, %x: f32) -> (f32, f32, f32) {
   } {attn.softmax_pass = "pv", attn.softmax_scale = 1.0 : f32}
   return %m, %l, %o : f32, f32, f32
 }
+
+// -----
+
+// Between the normalisation and the P·V product only ops linear in P may
+// stand (dropout's select(c, P·f, 0)): they commute with the deferred
+// division by l. A select whose other value is not 0 does not (f(P / l) ≠
+// f(P) / l), and is refused.
+func.func @pv_select_not_zero(%q: tensor<16x16xf32>, %key: memref<?x16xf32>, %value: memref<?x16xf32>, %n: index, %keep: tensor<16x16xi1>) -> tensor<16x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %ninf = arith.constant dense<0xFF800000> : tensor<16xf32>
+  %zr = arith.constant dense<0.0> : tensor<16xf32>
+  %z = arith.constant dense<0.0> : tensor<16x16xf32>
+  %half = arith.constant dense<0.5> : tensor<16x16xf32>
+  %sc = arith.constant dense<0.25> : tensor<16x16xf32>
+  %m = scf.for %kb = %c0 to %n step %c1 iter_args(%mi = %ninf) -> tensor<16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %r = attn.reduce max %s : tensor<16x16xf32> -> tensor<16xf32>
+    %mn = arith.maximumf %mi, %r : tensor<16xf32>
+    scf.yield %mn : tensor<16xf32>
+  } {attn.softmax_pass = "max", attn.softmax_scale = 0.25 : f32}
+  %l = scf.for %kb = %c0 to %n step %c1 iter_args(%li = %zr) -> tensor<16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %mb = attn.broadcast %m : tensor<16xf32> -> tensor<16x16xf32>
+    %d = arith.subf %s, %mb : tensor<16x16xf32>
+    %ds = arith.mulf %d, %sc : tensor<16x16xf32>
+    %e = math.exp %ds : tensor<16x16xf32>
+    %r = attn.reduce sum %e : tensor<16x16xf32> -> tensor<16xf32>
+    %ln = arith.addf %li, %r : tensor<16xf32>
+    scf.yield %ln : tensor<16xf32>
+  } {attn.softmax_pass = "sum", attn.softmax_scale = 0.25 : f32}
+  // expected-error @+1 {{cannot fuse the softmax: 'pv' loop must use P = exp((S - m)·scale) / broadcast(l) with l the sum pass's result}}
+  %acc = scf.for %kb = %c0 to %n step %c1 iter_args(%ai = %z) -> tensor<16x16xf32> {
+    %row = arith.muli %kb, %c16 : index
+    %k = attn.load_tile %key[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %s = attn.dot %q, %k, %z {rhs_transposed} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %mb = attn.broadcast %m : tensor<16xf32> -> tensor<16x16xf32>
+    %d = arith.subf %s, %mb : tensor<16x16xf32>
+    %ds = arith.mulf %d, %sc : tensor<16x16xf32>
+    %e = math.exp %ds : tensor<16x16xf32>
+    %lb = attn.broadcast %l : tensor<16xf32> -> tensor<16x16xf32>
+    %p = arith.divf %e, %lb : tensor<16x16xf32>
+    %pd = arith.select %keep, %p, %half : tensor<16x16xi1>, tensor<16x16xf32>
+    %v = attn.load_tile %value[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32>
+    %an = attn.dot %pd, %v, %ai : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    scf.yield %an : tensor<16x16xf32>
+  } {attn.softmax_pass = "pv", attn.softmax_scale = 0.25 : f32}
+  return %acc : tensor<16x16xf32>
+}

@@ -228,6 +228,35 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
       [Br, Bc] windows of it. Not yet with split_kv, a KV cache, varlen or
       fp8.
 
+    * `dropout(%p, %seed, %offset)` (f32, i64, i32; attention dropout as
+      in FlashAttention's dropout_p, for training): every probability is
+      kept with probability 1 − p and scaled by 1/(1 − p), or dropped (0),
+      after the softmax and before P·V:
+      O[i, :] = Σ_j keep(b, h, i, j) · softmax(S)[j] / (1 − p) · V[j, :];
+      the softmax's sum and the LSE are those without dropout. The mask is
+      Philox4x32-10 (Salmon et al., 2011) with key (lo32(seed),
+      hi32(seed)), one call for eight scores: score (i, j) of batch b,
+      query head h (positions from the sequence's start, as for score_mod)
+      takes the 16-bit half (j >> 3) & 1 (0 the lower) of word
+      w = 2·((i >> 3) & 1) + (j & 1) of
+      `Philox(counter = (4·(j >> 4) + ((j >> 1) & 3), 8·(i >> 4) + (i & 7),
+      b·Hq + h, offset))` (the eight scores a GPU thread holds of two
+      tensor-core n-tiles) and is kept iff that number is >= T (unsigned),
+      T = u32(min(p·2^16, 65535)) computed in f32: with probability
+      1 − T/2^16, within 2^-16 of 1 − p (FlashAttention-2 compares 8-bit
+      numbers). 1/(1 − p) is an f32 division. The same (seed, offset) give
+      the same mask on every backend and for every tiling;
+      a training step gives each call its own offset. 0 <= p < 1 is a
+      precondition of the compiled code (attn-run checks it; the verifier
+      checks a constant). Not with fp8 inputs yet.
+
+    ```mlir
+    attn.attention %q, %k, %v into %o lse(%lse : memref<?x?x?xf32>)
+        dropout(%p, %seed, %offset) {causal}
+        : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
+          memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+    ```
+
     * `alibi(%slopes : memref<?xf32>)` is the built-in ALiBi (BLOOM, MPT;
       FlashAttention's `alibi_slopes`): with one f32 slope per query head,
       S'[i, j] = scale·S[i, j] − slopes[h]·|i + Nk − Nq − j| (bottom-right
@@ -310,6 +339,11 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
         "QB, K], i32", [MemRead]>:$full_indices,
     Arg<Optional<AnyMemRef>, "additive score bias [1|B, 1|Hq, Nq, Nk], f32",
         [MemRead]>:$bias,
+    Arg<Optional<F32>, "dropout: the probability of dropping a score, in "
+        "[0, 1)">:$dropout_rate,
+    Arg<Optional<I64>, "dropout: the Philox key">:$dropout_seed,
+    Arg<Optional<I32>, "dropout: the Philox counter's last word (one per "
+        "call that needs its own mask)">:$dropout_offset,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<I64Attr>:$window_left,
@@ -333,6 +367,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
         type($cu_seqlens_k) `)`)?
     (`descale` `(` $q_descale^ `,` $k_descale `,` $v_descale `)`)?
     (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`dropout` `(` $dropout_rate^ `,` $dropout_seed `,` $dropout_offset `)`)?
     (`alibi` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
     (`block_mask` `(` $block_counts^ `,` $block_indices `:`
         type($block_counts) `,` type($block_indices) `)`)?
@@ -359,6 +394,10 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     ::llvm::LogicalResult verifyBlockMask();
     /// The bias operand's rules (AttentionOp::verify).
     ::llvm::LogicalResult verifyBias();
+    /// The dropout operands' rules (AttentionOp::verify).
+    ::llvm::LogicalResult verifyDropout();
+    /// Whether P is dropped out before P·V (`dropout(...)`).
+    bool hasDropout() { return static_cast<bool>(getDropoutRate()); }
     /// Whether key blocks are listed per query block (`block_mask(...)`).
     bool hasBlockMask() { return static_cast<bool>(getBlockCounts()); }
     /// Whether full key blocks are listed too (`full_blocks(...)`).
@@ -795,6 +834,42 @@ def Attn_IotaOp : Attn_Op<"iota", [Pure]> {
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $start `dim` $dim (`clamp` `(` $clamp^ `)`)? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Attn_RandomOp : Attn_Op<"random", [Pure]> {
+  let summary = "Philox4x32-10 random bits of a score tile (dropout's mask)";
+  let description = [{
+    `result[r, c]` (i32, read as unsigned) is the dropout value of query
+    i = q_start + r and key j = kv_start + c of attn.attention's dropout,
+    whose upper 16 bits are the score's random number: with w word
+    2·((i >> 3) & 1) + (j & 1) of Philox4x32-10 under key (lo32(seed),
+    hi32(seed)) and counter (4·(j >> 4) + ((j >> 1) & 3),
+    8·(i >> 4) + (i & 7), stream, offset), the value is w where
+    (j >> 3) & 1 = 1 and w << 16 otherwise (`stream` is the program's
+    b·Hq + h). A score is kept iff its value >= T·2^16 (unsigned): one
+    compare, whichever half. The eight scores of rows i, i + 8
+    (i ≡ 0..7 mod 16) and columns j, j + 1, j + 8, j + 9 (j ≡ 0, 2, 4, 6
+    mod 16) share one counter — the accumulators a GPU thread holds of two
+    mma/wgmma n-tiles: the GPU lowering computes one Philox call per eight
+    elements and requires q_start and kv_start ≡ 0 (mod 16) (the tiling's
+    blocks are multiples of 16); the CPU lowering computes any element on
+    its own.
+
+    Example:
+
+    ```mlir
+    %u = attn.random key(%seed) counter(%bh, %offset) q(%q0) kv(%k0)
+        : tensor<64x64xi32>
+    ```
+  }];
+  let arguments = (ins I64:$seed, I32:$stream, I32:$offset, Index:$q_start,
+                   Index:$kv_start);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    `key` `(` $seed `)` `counter` `(` $stream `,` $offset `)`
+    `q` `(` $q_start `)` `kv` `(` $kv_start `)` attr-dict `:` type($result)
   }];
   let hasVerifier = 1;
 }
