@@ -67,10 +67,12 @@ OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, const KernelRequest &r) {
   }
   if (r.alibi)
     name += "_alibi";
+  if (r.dropout)
+    name += "_dropout";
   return mlir::attn::buildKernelProblem(
       ctx, programName(r.program), et, r.headDim, r.headDimV, r.causal,
       r.withLse, kvLayoutName(r.kv), name, r.pageSize, r.windowLeft,
-      r.windowRight, r.softcap, r.alibi);
+      r.windowRight, r.softcap, r.alibi, r.dropout);
 }
 
 /// What no kernel can be: refused before a key is made or anything is built.
@@ -104,6 +106,13 @@ Status checkRequest(const KernelRequest &request) {
                          "unsupported: " + request.key() +
                              ": ALiBi has the dense forward only (no split-KV "
                              "pair, KV cache, fp8 or soft-cap)");
+  if (request.dropout &&
+      (request.program != Program::Attention || request.kv != KVLayout::Dense ||
+       request.dtype == DType::E4M3))
+    return Status::error(StatusCode::Unsupported,
+                         "unsupported: " + request.key() +
+                             ": dropout has the dense 16-bit forward only (no "
+                             "split-KV pair, KV cache or fp8)");
   if (request.program == Program::GradPrep ||
       request.program == Program::GradQueryOut)
     return Status::error(StatusCode::Unsupported,
@@ -116,7 +125,8 @@ Status checkRequest(const KernelRequest &request) {
   if (isBackwardProgram(request.program) &&
       (request.dtype == DType::E4M3 || request.kv != KVLayout::Dense ||
        request.windowLeft != -1 || request.windowRight != -1 ||
-       request.softcap != 0 || request.alibi || !request.withLse))
+       request.softcap != 0 || request.alibi || request.dropout ||
+       !request.withLse))
     return Status::error(StatusCode::Unsupported,
                          "unsupported: " + request.key() +
                              ": the backward is the dense problem of f16 or "

@@ -437,8 +437,8 @@ mlir::attn::compileGPUKernels(ModuleOp module,
   // The runtime's memref ABI ends every attention kernel's parameters with
   // the f32 softmax scale (KernelABI.h): a kernel built with a compile-time
   // scale would take its tensor maps one parameter early.
-  AttentionOp constantScale, misplacedSlopes;
-  bool alibi = false;
+  AttentionOp constantScale, misplacedSlopes, misplacedDropout;
+  bool alibi = false, dropout = false;
   module.walk([&](AttentionOp op) {
     if (!op.getDynamicScale())
       constantScale = op;
@@ -450,6 +450,19 @@ mlir::attn::compileGPUKernels(ModuleOp module,
       if (!arg || !scale || arg.getOwner() != scale.getOwner() ||
           arg.getArgNumber() + 1 != scale.getArgNumber())
         misplacedSlopes = op;
+    }
+    // Dropout's rate, key and offset: the three arguments after the scale.
+    if (op.hasDropout()) {
+      dropout = true;
+      auto scale = dyn_cast_or_null<BlockArgument>(op.getDynamicScale());
+      Value operands[3] = {op.getDropoutRate(), op.getDropoutSeed(),
+                           op.getDropoutOffset()};
+      for (auto [i, v] : llvm::enumerate(operands)) {
+        auto arg = dyn_cast<BlockArgument>(v);
+        if (!arg || !scale || arg.getOwner() != scale.getOwner() ||
+            arg.getArgNumber() != scale.getArgNumber() + 1 + i)
+          misplacedDropout = op;
+      }
     }
     withLse |= bool(op.getLse());
     if (op.isVarlen())
@@ -478,6 +491,11 @@ mlir::attn::compileGPUKernels(ModuleOp module,
     return misplacedSlopes.emitError()
            << "unsupported: a kernel for the runtime takes ALiBi's slopes as "
               "the function argument just before the scale (KernelABI.h)";
+  if (misplacedDropout && !constantScale)
+    return misplacedDropout.emitError()
+           << "unsupported: a kernel for the runtime takes dropout's rate, "
+              "key and offset as the three function arguments after the "
+              "scale (KernelABI.h)";
   if (constantScale)
     return constantScale.emitError()
            << "unsupported: a kernel for the runtime takes the softmax scale "
@@ -526,6 +544,7 @@ mlir::attn::compileGPUKernels(ModuleOp module,
       k.softcap = float(cap.getValueAsDouble());
     k.lse = withLse;
     k.alibi = alibi;
+    k.dropout = dropout;
     k.kv = ::attn::kvLayoutName(kv);
     k.pageSize = pageSize;
     k.program = info.getProgram().str();
@@ -583,12 +602,11 @@ mlir::attn::compileGPUKernels(ModuleOp module,
   return out;
 }
 
-OwningOpRef<ModuleOp>
-mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
-                               int64_t headDim, int64_t headDimV, bool causal,
-                               bool withLse, StringRef kvName, StringRef name,
-                               int64_t pageSize, int64_t windowLeft,
-                               int64_t windowRight, float softcap, bool alibi) {
+OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
+    MLIRContext &ctx, StringRef programName, Type et, int64_t headDim,
+    int64_t headDimV, bool causal, bool withLse, StringRef kvName,
+    StringRef name, int64_t pageSize, int64_t windowLeft, int64_t windowRight,
+    float softcap, bool alibi, bool dropout) {
   ::attn::Program program;
   ::attn::KVLayout kv;
   if (!::attn::parseProgram(programName.str(), program) ||
@@ -603,6 +621,10 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
       (program != ::attn::Program::Attention || kv != ::attn::KVLayout::Dense))
     return nullptr;
   if (fp8 && alibi)
+    return nullptr;
+  // Dropout: the dense 16-bit forward.
+  if (dropout && (fp8 || program != ::attn::Program::Attention ||
+                  kv != ::attn::KVLayout::Dense))
     return nullptr;
   // The dQ-workspace form's grids (grad_prep, grad_q_out) come from a
   // problem with a workspace argument, which no launcher builds yet.
@@ -655,6 +677,8 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
     args.push_back(f32);
     if (fp8) // q_descale, k_descale, v_descale
       args.append({f32, f32, f32});
+    if (dropout) // rate, Philox key, offset
+      args.append({f32, b.getI64Type(), b.getI32Type()});
     break;
   case ::attn::Program::SplitKV:
     args = {qk, kT, vT, partialO, partialLse};
@@ -702,9 +726,10 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
     Value lens =
         kv != ::attn::KVLayout::Dense && !varlen ? arg(next++) : Value();
     Value table = kv == ::attn::KVLayout::Paged ? arg(next++) : Value();
-    // The scale, then fp8's three descale factors, end the arguments.
+    // The scale, then fp8's three descale factors or dropout's three
+    // values, end the arguments.
     unsigned nargs = entry->getNumArguments();
-    Value scale = arg(fp8 ? nargs - 4 : nargs - 1);
+    Value scale = arg(fp8 || dropout ? nargs - 4 : nargs - 1);
     auto op = AttentionOp::create(
         b, loc, arg(0), arg(1), arg(2), arg(3), lse,
         /*dynamic_scale=*/scale, lens, table,
@@ -712,11 +737,13 @@ mlir::attn::buildKernelProblem(MLIRContext &ctx, StringRef programName, Type et,
         /*q_descale=*/fp8 ? arg(nargs - 3) : Value(),
         /*k_descale=*/fp8 ? arg(nargs - 2) : Value(),
         /*v_descale=*/fp8 ? arg(nargs - 1) : Value(),
-        /*alibi_slopes=*/alibi ? arg(nargs - 2) : Value(),
+        /*alibi_slopes=*/alibi ? arg(dropout ? nargs - 5 : nargs - 2) : Value(),
         /*block_counts=*/Value(), /*block_indices=*/Value(),
         /*full_counts=*/Value(), /*full_indices=*/Value(),
-        /*bias=*/Value(), /*dropout_rate=*/Value(), /*dropout_seed=*/Value(),
-        /*dropout_offset=*/Value(), FloatAttr(), UnitAttr(),
+        /*bias=*/Value(), /*dropout_rate=*/dropout ? arg(nargs - 3) : Value(),
+        /*dropout_seed=*/dropout ? arg(nargs - 2) : Value(),
+        /*dropout_offset=*/dropout ? arg(nargs - 1) : Value(), FloatAttr(),
+        UnitAttr(),
         /*window_left=*/IntegerAttr(), /*window_right=*/IntegerAttr(),
         IntegerAttr(), IntegerAttr(), TargetAttr(),
         split ? b.getUnitAttr() : UnitAttr(), /*softcap=*/FloatAttr(),
@@ -757,6 +784,7 @@ std::string mlir::attn::manifestLine(const CompiledKernel &k,
   e.windowRight = int(k.windowRight);
   e.softcap = k.softcap;
   e.alibi = k.alibi;
+  e.dropout = k.dropout;
   e.blockM = int(k.blockM);
   e.blockN = int(k.blockN);
   e.threads = int(k.threads);

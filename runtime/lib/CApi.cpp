@@ -308,6 +308,12 @@ attn_status variantProblem(const attn_problem *problem,
   p.softcap = variant.softcap;
   p.alibi = variant.alibi_slopes != nullptr;
   p.alibiSlopes = variant.alibi_slopes;
+  // A rate of 0 drops nothing: the kernel without dropout. NaN and
+  // negative rates reach checkProblem, which refuses them.
+  p.dropout = !(variant.dropout_p == 0.0f);
+  p.dropoutRate = variant.dropout_p;
+  p.dropoutSeed = variant.dropout_seed;
+  p.dropoutOffset = variant.dropout_offset;
   if (variant.reserved != 0)
     return report(attn::Status::error(
         attn::StatusCode::InvalidArgument,

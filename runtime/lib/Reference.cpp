@@ -296,13 +296,12 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
         }
         for (int64_t j = first; j < visible; ++j) {
           double pj = s[size_t(j)] / sum;
-          if (p.dropout.rate >= 0) {
+          if (p.dropout) {
             // Dropout: kept with its factor 1/(1 − p), else 0.
-            const Problem::Dropout &dr = p.dropout;
             uint32_t stream = uint32_t(sq.index * p.headsQ + h);
-            bool keep = dropoutValue(dr.seed, stream, dr.offset, i, j) >=
-                        dropoutThreshold(dr.rate);
-            pj = keep ? pj * double(dropoutScale(dr.rate)) : 0.0;
+            bool keep = dropoutValue(p.dropoutSeed, stream, p.dropoutOffset, i,
+                                     j) >= dropoutThreshold(p.dropoutRate);
+            pj = keep ? pj * double(dropoutScale(p.dropoutRate)) : 0.0;
           }
           for (int64_t d = 0; d < Dv; ++d)
             oi[d] += pj * p.vDescale * vb[j * Dv + d];

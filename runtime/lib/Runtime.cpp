@@ -472,7 +472,8 @@ Status Runtime::Impl::splitPlan(const ForwardProblem &p, const Device &dev,
   split = false;
   plan = SplitPlan();
   // fp8 and ALiBi have the dense forward only (no split-KV pair).
-  if (kvSplits == 1 || p.varlen() || p.dtype == DType::E4M3 || p.alibi)
+  if (kvSplits == 1 || p.varlen() || p.dtype == DType::E4M3 || p.alibi ||
+      p.dropout)
     return Status::success();
   const DeviceInfo &info = dev.info;
   std::vector<const KernelEntry *> splitCands, mergeCands;
@@ -820,6 +821,7 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
   request.windowRight = int(p.windowRight);
   request.softcap = float(p.softcap);
   request.alibi = p.alibi;
+  request.dropout = p.dropout;
   request.withLse = p.withLse;
   request.ccMajor = dev.info.ccMajor;
   request.ccMinor = dev.info.ccMinor;
@@ -841,6 +843,7 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
     request.windowLeft = request.windowRight = -1;
     request.softcap = 0;
     request.alibi = false;
+    request.dropout = false;
     request.headDim = request.headDimV;
   }
   std::shared_ptr<JitSlot> slot;
@@ -864,9 +867,9 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
         e.headDimV != request.headDimV || e.causal != request.causal ||
         e.windowLeft != request.windowLeft ||
         e.windowRight != request.windowRight || e.softcap != request.softcap ||
-        e.alibi != request.alibi || e.lse != request.withLse ||
-        e.program != request.program || e.kv != request.kv ||
-        (program == Program::SplitKV && e.blockN <= 0) ||
+        e.alibi != request.alibi || e.dropout != request.dropout ||
+        e.lse != request.withLse || e.program != request.program ||
+        e.kv != request.kv || (program == Program::SplitKV && e.blockN <= 0) ||
         (p.paged() && program != Program::MergeSplits &&
          (e.blockN <= 0 || p.pageSize % e.blockN != 0 ||
           (e.pageSize && e.pageSize != p.pageSize))) ||
@@ -1488,15 +1491,19 @@ Status Runtime::forward(const ForwardProblem &problem, const KVCacheArgs &cache,
   const float descale[3] = {float(p.qDescale), float(p.kDescale),
                             float(p.vDescale)};
   if ((kernel->dtype == DType::E4M3) != (p.dtype == DType::E4M3) ||
-      kernel->alibi != p.alibi)
+      kernel->alibi != p.alibi || kernel->dropout != p.dropout)
     return Status::error(
         StatusCode::Internal,
         "kernel " + kernel->name + " (dtype=" + dtypeName(kernel->dtype) +
-            (kernel->alibi ? ", alibi" : "") + ") chosen for a " +
-            dtypeName(p.dtype) + (p.alibi ? " ALiBi" : "") + " forward");
-  KernelParams params = memrefAttentionParams(
-      shape, q, k, v, o, lse, float(p.effectiveScale()), &cache,
-      p.dtype == DType::E4M3 ? descale : nullptr, p.alibiSlopes);
+            (kernel->alibi ? ", alibi" : "") +
+            (kernel->dropout ? ", dropout" : "") + ") chosen for a " +
+            dtypeName(p.dtype) + (p.alibi ? " ALiBi" : "") +
+            (p.dropout ? " dropout" : "") + " forward");
+  DropoutArgs dropout{p.dropoutRate, p.dropoutSeed, p.dropoutOffset};
+  KernelParams params =
+      memrefAttentionParams(shape, q, k, v, o, lse, float(p.effectiveScale()),
+                            &cache, p.dtype == DType::E4M3 ? descale : nullptr,
+                            p.alibiSlopes, p.dropout ? &dropout : nullptr);
   if (Status s = appendTensorMaps(drv, *kernel, shape, {q, k, v, o}, params);
       !s.ok())
     return s;

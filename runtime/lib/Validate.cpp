@@ -279,6 +279,20 @@ Status checkProblem(const ForwardProblem &p) {
          : p.dtype == DType::E4M3
              ? "e4m3 (fp8) inputs"
              : std::string("a ") + kvLayoutName(p.kvLayout) + " KV layout"));
+  // Dropout: a rate in [0, 1) (a run-time argument of the kernel); the
+  // dense 16-bit forward (the runtime's kernels: no KV cache, packed batch
+  // or fp8 yet).
+  if (p.dropout) {
+    if (!(p.dropoutRate >= 0.0f && p.dropoutRate < 1.0f))
+      return invalid("dropout rate must be in [0, 1), got " +
+                     std::to_string(p.dropoutRate));
+    if (p.kvLayout != KVLayout::Dense || p.dtype == DType::E4M3)
+      return unsupported(
+          std::string("dropout with ") +
+          (p.dtype == DType::E4M3
+               ? "e4m3 (fp8) inputs"
+               : std::string("a ") + kvLayoutName(p.kvLayout) + " KV layout"));
+  }
   if (p.dtype == DType::E4M3) {
     if (p.kvLayout != KVLayout::Dense)
       return unsupported(std::string("e4m3 (fp8) with a ") +
@@ -434,7 +448,8 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
   std::set<std::string> dtypes;
   std::set<int> headDims, headDimsV;
   std::set<bool> masks;
-  bool otherWindows = false, otherCaps = false, otherAlibi = false;
+  bool otherWindows = false, otherCaps = false, otherAlibi = false,
+       otherDropout = false;
   std::vector<const KernelEntry *> matched; // all but the LSE agree
   for (const KernelEntry &k : bundle.kernels) {
     if (k.program != Program::Attention || !servesKV(k, p))
@@ -463,6 +478,10 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
       otherAlibi = true;
       continue;
     }
+    if (k.dropout != p.dropout) {
+      otherDropout = true;
+      continue;
+    }
     matched.push_back(&k);
     if (servesLse(k, p.withLse))
       candidates.push_back(&k);
@@ -471,6 +490,13 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
     keepTunedForLength(candidates, p.qRows());
     return Status::success();
   }
+  if (matched.empty() && otherDropout)
+    return notInBundle(
+        std::string(p.causal ? "causal" : "non-causal") + " attention for " +
+        dtypeName(p.dtype) + " head dim " + std::to_string(p.headDim) +
+        (p.dropout ? " with dropout (this bundle's kernels for it have none)"
+                   : " without dropout (this bundle's kernels for it have "
+                     "it)"));
   if (matched.empty() && otherAlibi)
     return notInBundle(
         std::string(p.causal ? "causal" : "non-causal") + " attention for " +
@@ -536,7 +562,7 @@ Status findSplitKernels(const Manifest &bundle, const ForwardProblem &p,
     if (k.program == Program::SplitKV && k.headDim == p.headDim &&
         k.causal == p.causal && k.windowLeft == p.windowLeft &&
         k.windowRight == p.windowRight && k.softcap == float(p.softcap) &&
-        k.alibi == p.alibi && servesKV(k, p))
+        k.alibi == p.alibi && k.dropout == p.dropout && servesKV(k, p))
       split.push_back(&k);
     else if (k.program == Program::MergeSplits && k.lse == p.withLse)
       merge.push_back(&k);
@@ -554,7 +580,7 @@ ForwardProblem packQueryHeads(const ForwardProblem &p) {
   // window is placed by the row's position, which packed rows lose, and
   // ALiBi's slope by the query head.)
   if (p.varlen() || p.seqQ != 1 || p.headsKV <= 0 || p.headsQ <= p.headsKV ||
-      p.headsQ % p.headsKV || p.hasWindow() || p.alibi)
+      p.headsQ % p.headsKV || p.hasWindow() || p.alibi || p.dropout)
     return p;
   const int64_t g = p.headsQ / p.headsKV;
   ForwardProblem out = p;
@@ -829,11 +855,12 @@ Status checkBackwardProblem(const BackwardProblem &p) {
     return unsupported("an f32 backward on the GPU (the tensor cores take "
                        "f16 and bf16; attn-run --backward runs f32 on the "
                        "CPU path)");
-  if (p.hasWindow() || p.softcap != 0 || p.alibi)
+  if (p.hasWindow() || p.softcap != 0 || p.alibi || p.dropout)
     return unsupported(std::string("the backward of a forward with ") +
                        (p.hasWindow()    ? "a sliding window"
                         : p.softcap != 0 ? "a soft-cap"
-                                         : "ALiBi") +
+                        : p.alibi        ? "ALiBi"
+                                         : "dropout") +
                        " (the backward has the plain and causal masks)");
   if (Status s = checkProblem(p.forward()); !s.ok())
     return s;

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdlib>
 #include <string>
@@ -26,7 +27,10 @@ TEST(CApi, LayoutMatchesTheDocumentedStructs) {
   EXPECT_EQ(sizeof(attn_varlen), 40u);
   EXPECT_EQ(sizeof(attn_window), 16u);
   EXPECT_EQ(offsetof(attn_variant, alibi_slopes), 24u);
-  EXPECT_EQ(sizeof(attn_variant), 32u);
+  EXPECT_EQ(offsetof(attn_variant, dropout_p), 32u);
+  EXPECT_EQ(offsetof(attn_variant, dropout_offset), 36u);
+  EXPECT_EQ(offsetof(attn_variant, dropout_seed), 40u);
+  EXPECT_EQ(sizeof(attn_variant), 48u);
   EXPECT_EQ(attn_c_api_version(), ATTN_C_API_VERSION);
 }
 
@@ -200,6 +204,28 @@ TEST(CApi, VariantArguments) {
       std::string(attn_last_error_message()).find("attn_variant.reserved is 1"),
       std::string::npos);
   v.reserved = 0;
+  // Dropout: a rate in [0, 1) (NaN is not), the dense forward only.
+  for (float bad : {1.0f, -0.25f, std::nanf("")}) {
+    v.dropout_p = bad;
+    EXPECT_EQ(call(&v), ATTN_ERROR_INVALID_ARGUMENT) << bad;
+    EXPECT_NE(std::string(attn_last_error_message())
+                  .find("dropout rate must be in [0, 1)"),
+              std::string::npos)
+        << attn_last_error_message();
+  }
+  v.dropout_p = 0.1f;
+  v.dropout_seed = 0xfedcba9876543210ull;
+  v.dropout_offset = 7;
+  p.dtype = ATTN_DTYPE_E4M3;
+  EXPECT_EQ(call(&v), ATTN_ERROR_UNSUPPORTED);
+  EXPECT_NE(std::string(attn_last_error_message())
+                .find("dropout with e4m3 (fp8) inputs"),
+            std::string::npos)
+      << attn_last_error_message();
+  p.dtype = ATTN_DTYPE_BF16;
+  EXPECT_EQ(call(&v), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attn_last_error_message(), "runtime is null");
+  v.dropout_p = 0;
   // A good variant (and none at all) reaches the runtime check.
   EXPECT_EQ(call(&v), ATTN_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(attn_last_error_message(), "runtime is null");

@@ -66,3 +66,17 @@
 // ALIBIPTX: .param .u64 .ptr .align 1 attn_fwd_bf16_d128_causal_alibi_kernel_param_53,
 // ALIBIPTX: .param .u64 attn_fwd_bf16_d128_causal_alibi_kernel_param_57,
 // ALIBIPTX: .param .f32 attn_fwd_bf16_d128_causal_alibi_kernel_param_58,
+
+// A problem written as IR with dropout (examples/attention-dropout.mlir):
+// its line says dropout=1, and the kernel takes, after q, k, v, o (44), the
+// LSE (9) and the scale (53), the rate (54, f32), the Philox key (55, 64-bit)
+// and the offset (56, 32-bit), then its tensor maps.
+// RUN: rm -rf %tdr && attn-bundle --out-dir %tdr --chips sm_90a %attn_src_root/examples/attention-dropout.mlir
+// RUN: FileCheck %s --check-prefix=DROPOUT < %tdr/manifest.txt
+// RUN: FileCheck %s --check-prefix=DROPOUTPTX < %tdr/attn_fwd_bf16_d128_dropout_kernel.sm_90a.ptx
+// DROPOUT: kernel name=attn_fwd_bf16_d128_dropout_kernel {{.*}} causal=0 {{.*}} lse=1 {{.*}} dropout=1{{$}}
+// DROPOUTPTX: .param .f32 attn_fwd_bf16_d128_dropout_kernel_param_53,
+// DROPOUTPTX: .param .f32 attn_fwd_bf16_d128_dropout_kernel_param_54,
+// DROPOUTPTX: .param .u64 attn_fwd_bf16_d128_dropout_kernel_param_55,
+// DROPOUTPTX: .param .u32 attn_fwd_bf16_d128_dropout_kernel_param_56,
+// DROPOUTPTX: .param .align 64 .b8 attn_fwd_bf16_d128_dropout_kernel_param_57[128]

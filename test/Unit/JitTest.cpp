@@ -557,6 +557,34 @@ TEST(Jit, CompilesAnAlibiKernel) {
       << s.message();
 }
 
+TEST(Jit, CompilesADropoutKernel) {
+  auto c = makeCompiler("", CacheMode::Off);
+  KernelRequest r = request(64, /*causal=*/true, 9, 0);
+  r.dropout = true;
+  EXPECT_EQ(r.key(), "dtype=bf16 head_dim=64 head_dim_v=64 causal=1 lse=0 "
+                     "chip=sm_90a dropout=1");
+  CompiledImage img;
+  Status s = c->compiler->compile(r, img);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE(img.entry.dropout);
+  EXPECT_FALSE(img.entry.alibi);
+  EXPECT_NE(img.entry.name.find("_dropout"), std::string::npos)
+      << img.entry.name;
+  // The dense 16-bit forward only: a split-KV pair or a KV cache with
+  // dropout is refused.
+  r.program = Program::SplitKV;
+  r.withLse = true;
+  s = c->compiler->compile(r, img);
+  EXPECT_EQ(s.code(), StatusCode::Unsupported) << s.message();
+  EXPECT_NE(s.message().find("dropout has the dense 16-bit forward only"),
+            std::string::npos)
+      << s.message();
+  r.program = Program::Attention;
+  r.kv = KVLayout::Paged;
+  s = c->compiler->compile(r, img);
+  EXPECT_EQ(s.code(), StatusCode::Unsupported) << s.message();
+}
+
 TEST(Jit, UnsupportedRequestsSaySo) {
   auto c = makeCompiler("", CacheMode::Off);
   KernelRequest r = request(64);

@@ -2257,7 +2257,10 @@ int main(int argc, char **argv) {
             ? uint64_t(optDropoutSeed)
             : (uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
     dropoutArg.offset = optDropoutOffset;
-    p.dropout = {dropoutArg.rate, dropoutArg.seed, dropoutArg.offset};
+    p.dropout = true;
+    p.dropoutRate = dropoutArg.rate;
+    p.dropoutSeed = dropoutArg.seed;
+    p.dropoutOffset = dropoutArg.offset;
     llvm::outs() << llvm::format(
         "  dropout p=%g seed=%llu offset=%u\n", double(dropoutArg.rate),
         (unsigned long long)dropoutArg.seed, unsigned(dropoutArg.offset));
@@ -2363,11 +2366,21 @@ int main(int argc, char **argv) {
        optBlockKV.getNumOccurrences()))
     return fail("unsupported: --alibi with --chip, --block-q or --block-kv on "
                 "the GPU (ALiBi runs through the runtime's kernels)");
-  if (dropoutArg.present && optTarget == "gpu")
-    return fail("unsupported: dropout on --target gpu (the runtime's kernel "
-                "ABI takes no dropout parameters): attn-run runs it on the "
-                "CPU path; tools/scripts/gpu_programs.py runs it on a GPU");
-  if (dropoutArg.present && optTarget == "auto")
+  // --dropout from flags: the runtime's dropout kernels (the bundle's, else
+  // libattn_jit's) take rate, key and offset; a file's op runs on the CPU
+  // path.
+  const bool dropoutFlags = dropoutArg.present && inputFile.empty();
+  if (dropoutArg.present && !dropoutFlags && optTarget == "gpu")
+    return fail("unsupported: a file's dropout on --target gpu (the runtime "
+                "runs dropout from flags, --dropout P): attn-run runs it on "
+                "the CPU path; tools/scripts/gpu_programs.py runs it on a "
+                "GPU");
+  if (dropoutFlags && optTarget != "cpu" &&
+      (optChip.getNumOccurrences() || optBlockQ.getNumOccurrences() ||
+       optBlockKV.getNumOccurrences()))
+    return fail("unsupported: --dropout with --chip, --block-q or --block-kv "
+                "on the GPU (dropout runs through the runtime's kernels)");
+  if (dropoutArg.present && !dropoutFlags && optTarget == "auto")
     optTarget.setValue("cpu");
   if (biasArg.present && optTarget == "gpu")
     return fail("unsupported: a bias on --target gpu (the runtime's kernel "
@@ -2774,10 +2787,10 @@ int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
   if (dynamicScale)
     args.push_back(&scaleArg);
   // dropout(p, seed, offset): the trailing arguments.
-  float dropRate = p.dropout.rate;
-  int64_t dropSeed = int64_t(p.dropout.seed);
-  int32_t dropOffset = int32_t(p.dropout.offset);
-  if (p.dropout.rate >= 0) {
+  float dropRate = p.dropoutRate;
+  int64_t dropSeed = int64_t(p.dropoutSeed);
+  int32_t dropOffset = int32_t(p.dropoutOffset);
+  if (p.dropout) {
     args.push_back(&dropRate);
     args.push_back(&dropSeed);
     args.push_back(&dropOffset);

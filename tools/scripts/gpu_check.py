@@ -74,7 +74,10 @@ class Window(ctypes.Structure):
 class Variant(ctypes.Structure):
     _fields_ = [("window_left", ctypes.c_int64),
                 ("window_right", ctypes.c_int64), ("softcap", ctypes.c_float),
-                ("reserved", ctypes.c_int32), ("alibi_slopes", ctypes.c_void_p)]
+                ("reserved", ctypes.c_int32), ("alibi_slopes", ctypes.c_void_p),
+                ("dropout_p", ctypes.c_float),
+                ("dropout_offset", ctypes.c_uint32),
+                ("dropout_seed", ctypes.c_uint64)]
 
 
 class KVCache(ctypes.Structure):
@@ -194,11 +197,14 @@ class AttnRuntime:
         return p
 
     def forward(self, q, k, v, o, lse=None, causal=False, scale=0.0,
-                stream=None, window=None, softcap=None, alibi=None):
+                stream=None, window=None, softcap=None, alibi=None,
+                dropout=None):
         p = self.problem(q, k, v, o, causal, lse is not None, scale)
-        if softcap is not None or alibi is not None:
+        if softcap is not None or alibi is not None or dropout is not None:
+            rate, seed, offset = dropout or (0.0, 0, 0)
             var = Variant(*(window or (-1, -1)), softcap or 0.0, 0,
-                          alibi.data_ptr() if alibi is not None else None)
+                          alibi.data_ptr() if alibi is not None else None,
+                          rate, offset, seed)
             self._check(self.lib.attn_forward_variant(
                 self.handle, ctypes.byref(p), ctypes.byref(var), q.data_ptr(),
                 k.data_ptr(), v.data_ptr(), o.data_ptr(),
@@ -316,14 +322,14 @@ def correctness_cases(quick):
 
     def add(dtype="bf16", D=128, causal=False, B=1, Hq=1, Hkv=None, Nq=1,
             Nk=None, layout="bhnd", lse=True, scale=None, Dv=None,
-            window=None, softcap=None, alibi=False):
+            window=None, softcap=None, alibi=False, dropout=False):
         cases.append(dict(kind="correctness", dtype=dtype, D=D,
                           Dv=D if Dv is None else Dv,
                           causal=causal, B=B, Hq=Hq,
                           Hkv=Hq if Hkv is None else Hkv, Nq=Nq,
                           Nk=Nq if Nk is None else Nk, layout=layout,
                           lse=lse, scale=scale, window=window,
-                          softcap=softcap, alibi=alibi))
+                          softcap=softcap, alibi=alibi, dropout=dropout))
 
     sizes = (1, 17, 130, 1000, 4096) if quick else SIZES
     # Every sequence length, both dtypes, head dims and masks.
@@ -397,6 +403,15 @@ def correctness_cases(quick):
     add("bf16", 128, True, 1, 8, 2, Nq=300, Nk=2000, layout="bnhd",
         alibi=True)
     add("bf16", 128, True, 1, 2, Nq=1000, Nk=130, alibi=True)
+    # Dropout through attn_forward_variant (dropout_p, seed, offset: fresh
+    # each case): the bundle's kernel of examples/attention-dropout.mlir
+    # (not causal, D = 128, bf16, LSE), Nq != Nk both ways, GQA,
+    # [B, N, H, D] storage.
+    for N in ((130, 1000) if quick else (1, 17, 130, 1000, 4096)):
+        add("bf16", 128, False, 2, 4, 2, Nq=N, dropout=True)
+    add("bf16", 128, False, 1, 8, 2, Nq=300, Nk=2000, layout="bnhd",
+        dropout=True)
+    add("bf16", 128, False, 1, 2, Nq=1000, Nk=130, dropout=True)
     # fp8 (e4m3, attn_forward_fp8; the bundle's sm_90a kernels at D = 128
     # and 256): every length, Nq != Nk (key counts that are not whole
     # 16-byte rows of the transposed V), GQA, [B, N, H, D] storage, no LSE.
@@ -582,7 +597,8 @@ def describe(job):
             f"{' scale=%g' % job['scale'] if job.get('scale') else ''}"
             f"{' window=%d,%d' % job['window'] if job.get('window') else ''}"
             f"{' softcap=%g' % job['softcap'] if job.get('softcap') else ''}"
-            f"{' alibi' if job.get('alibi') else ''}")
+            f"{' alibi' if job.get('alibi') else ''}"
+            f"{' dropout' if job.get('dropout') else ''}")
 
 
 # --------------------------------------------------------------------------
@@ -618,12 +634,75 @@ def near_tied_rows(q, k, causal):
     return out
 
 
-def reference(q, k, v, causal, scale, window=None, softcap=None, alibi=None):
+PHILOX_M = (0xD2511F53, 0xCD9E8D57)
+PHILOX_W = (0x9E3779B9, 0xBB67AE85)
+U32 = 0xFFFFFFFF
+
+
+def philox4x32_10(c, k0, k1):
+    """Philox4x32-10 (runtime/include/attn/runtime/Philox.h) on int64
+    tensors (or ints) holding u32 values; the 64-bit products are formed
+    from 16-bit halves so that nothing overflows int64."""
+    def mulhilo(m, x):
+        a = m * (x & 0xFFFF)            # < 2^48
+        b = m * (x >> 16)               # < 2^48
+        low = a + ((b & 0xFFFF) << 16)  # < 2^49
+        return ((b >> 16) + (low >> 32)) & U32, low & U32
+    c = list(c)
+    for _ in range(10):
+        hi0, lo0 = mulhilo(PHILOX_M[0], c[0])
+        hi1, lo1 = mulhilo(PHILOX_M[1], c[2])
+        c = [hi1 ^ c[1] ^ k0, lo1, hi0 ^ c[3] ^ k1, lo0]
+        k0, k1 = (k0 + PHILOX_W[0]) & U32, (k1 + PHILOX_W[1]) & U32
+    return c
+
+
+def philox_self_test():
+    # Random123's known answer (its kat_vectors, the pi digits).
+    got = philox4x32_10([0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344],
+                        0xA4093822, 0x299F31D0)
+    want = [0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1]
+    assert list(got) == want, "Philox self-test failed"
+
+
+def dropout_rows(b, hq, i, j, p, seed, offset):
+    """attn.attention dropout(p, seed, offset)'s factor for batch b, every
+    query head, query positions i and key positions j (int64 vectors):
+    float64 [Hq, len(i), len(j)], 1/(1 − p) (f32) where the score's 16-bit
+    number is >= T = u32(min(p·2^16, 65535)), else 0. The op's description:
+    counter (4·(j >> 4) + ((j >> 1) & 3), 8·(i >> 4) + (i & 7), b·Hq + h,
+    offset), word 2·((i >> 3) & 1) + (j & 1), its upper half where
+    (j >> 3) & 1, else the word << 16."""
+    import torch
+    i, j = i[:, None], j[None, :]
+    pf = torch.tensor(p, dtype=torch.float32)
+    thr = int(min(float(pf * 65536.0), 65535.0)) << 16
+    scale = float(torch.tensor(1.0, dtype=torch.float32) / (1.0 - pf))
+    shape = (i.shape[0], j.shape[1])
+    c0 = (4 * (j >> 4) + ((j >> 1) & 3)).expand(shape)
+    c1 = (8 * (i >> 4) + (i & 7)).expand(shape)
+    word = (2 * ((i >> 3) & 1) + (j & 1)).expand(shape)
+    upper = (((j >> 3) & 1) == 1).expand(shape)
+    out = torch.empty((hq,) + shape, device=i.device, dtype=torch.float64)
+    for h in range(hq):
+        s = torch.full_like(c0, b * hq + h)
+        o = torch.full_like(c0, offset)
+        w = philox4x32_10([c0, c1, s, o], seed & U32, seed >> 32)
+        pick = torch.where(word == 0, w[0], torch.where(
+            word == 1, w[1], torch.where(word == 2, w[2], w[3])))
+        value = torch.where(upper, pick, (pick << 16) & U32)
+        out[h] = (value >= thr).double() * scale
+    return out
+
+
+def reference(q, k, v, causal, scale, window=None, softcap=None, alibi=None,
+              dropout=None):
     """float64 attention on the GPU; bottom-right causal; a sliding window
     (left, right; -1 for no bound) on the same alignment; a soft-cap C
     (scaled scores S -> C·tanh(S / C)) before the mask; ALiBi (slopes [Hq]:
-    S − slope[h]·|i + Nk − Nq − j|); empty rows give O = 0 and LSE = -inf.
-    Query rows are done in chunks to bound memory."""
+    S − slope[h]·|i + Nk − Nq − j|); dropout ((p, seed, offset): P times
+    dropout_rows' factor before P·V, the LSE undropped); empty rows give
+    O = 0 and LSE = -inf. Query rows are done in chunks to bound memory."""
     import torch
     B, Hq, Nq, D = q.shape
     Hkv, Nk, Dv = k.shape[1], k.shape[2], v.shape[3]
@@ -663,6 +742,10 @@ def reference(q, k, v, causal, scale, window=None, softcap=None, alibi=None):
             m = torch.where(torch.isinf(m), torch.zeros_like(m), m)
             p = torch.exp(s - m)
             l = p.sum(dim=-1, keepdim=True)
+            if dropout is not None:
+                p = p * dropout_rows(b, Hq, torch.arange(i0, i1,
+                                                         device=q.device),
+                                     keys, *dropout)
             ob = torch.matmul(p, vb) / l
             o[b, :, i0:i1] = torch.where(l > 0, ob, torch.zeros_like(ob))
             lse[b, :, i0:i1] = (torch.log(l) + m).squeeze(-1)
@@ -834,13 +917,20 @@ def run_correctness(rt, job, seed):
     # ALiBi's slopes: fresh values in (0, 1] a head (BLOOM's are 2^(-8h/H)).
     alibi = (torch.rand(Hq, device="cuda", generator=gen) + 1e-3
              if job.get("alibi") else None)
+    # Dropout: a fresh rate, key and offset.
+    dropout = None
+    if job.get("dropout"):
+        r = torch.rand(3, device="cuda", generator=gen).tolist()
+        dropout = (0.05 + 0.85 * r[0], int(r[1] * (1 << 53)) * 2048 + 1,
+                   int(r[2] * (1 << 32)))
     rt.forward(q, k, v, o, lse, causal=job["causal"], scale=scale,
                stream=torch.cuda.current_stream().cuda_stream or None,
-               window=window, softcap=job.get("softcap"), alibi=alibi)
+               window=window, softcap=job.get("softcap"), alibi=alibi,
+               dropout=dropout)
     torch.cuda.synchronize()
     kernel = rt.last_kernel()
     ref_o, ref_lse = reference(q, k, v, job["causal"], scale, window,
-                               job.get("softcap"), alibi)
+                               job.get("softcap"), alibi, dropout)
 
     res = dict(kernel=kernel)
     od = o.double()
@@ -853,7 +943,7 @@ def run_correctness(rt, job, seed):
     # comparison (and counted); every other row still must match.
     tied = None
     if scale > 1e6 and window is None and not job.get("softcap") and \
-            alibi is None:
+            alibi is None and dropout is None:
         tied = near_tied_rows(q, k, job["causal"])
         res["o_tied_rows"] = int(tied.sum())
     cmp_o, cmp_ref = od, ref_o
@@ -1835,11 +1925,11 @@ def main():
                     help="fewer cases and timing points")
     ap.add_argument("--only",
                     choices=("correctness", "timing", "decode", "large",
-                             "kvcache", "varlen", "fp8"),
+                             "kvcache", "varlen", "fp8", "dropout"),
                     help="one part: the correctness sweep, the forward "
                     "timing, decoding (its correctness cases and timing), "
-                    "the 2^31-element problem, or fp8 (its correctness "
-                    "cases and timing)")
+                    "the 2^31-element problem, fp8 (its correctness "
+                    "cases and timing), or dropout (its correctness cases)")
     ap.add_argument("--timing-n", type=int, nargs="+",
                     help="sequence lengths to time (default: 512..16k)")
     ap.add_argument("--timing-d", type=int, nargs="+",
@@ -1866,6 +1956,8 @@ def main():
     if args.only == "fp8":
         jobs += [c for c in correctness_cases(args.quick)
                  if c["dtype"] == "e4m3"]
+    if args.only == "dropout":
+        jobs += [c for c in correctness_cases(args.quick) if c.get("dropout")]
     if args.only in (None, "correctness", "decode"):
         jobs += decode_cases(args.quick)
     if args.only in (None, "correctness", "decode", "kvcache"):

@@ -222,71 +222,13 @@ def block_lists(docs, nq, nk, causal, mask_block, drop=0.0, gen=None,
     return pack(kind == 1), (pack(kind == 2) if full else None), kind
 
 
-PHILOX_M = (0xD2511F53, 0xCD9E8D57)
-PHILOX_W = (0x9E3779B9, 0xBB67AE85)
-U32 = 0xFFFFFFFF
-
-
-def philox4x32_10(c, k0, k1):
-    """Philox4x32-10 (runtime/include/attn/runtime/Philox.h) on int64
-    tensors holding u32 values; the 64-bit products are formed from 16-bit
-    halves so that nothing overflows int64."""
-    def mulhilo(m, x):
-        a = m * (x & 0xFFFF)            # < 2^48
-        b = m * (x >> 16)               # < 2^48
-        low = a + ((b & 0xFFFF) << 16)  # < 2^49
-        return ((b >> 16) + (low >> 32)) & U32, low & U32
-    c = list(c)
-    for _ in range(10):
-        hi0, lo0 = mulhilo(PHILOX_M[0], c[0])
-        hi1, lo1 = mulhilo(PHILOX_M[1], c[2])
-        c = [hi1 ^ c[1] ^ k0, lo1, hi0 ^ c[3] ^ k1, lo0]
-        k0, k1 = (k0 + PHILOX_W[0]) & U32, (k1 + PHILOX_W[1]) & U32
-    return c
-
-
-def _philox_self_test():
-    # Random123's known answer (its kat_vectors, the pi digits).
-    t = lambda x: torch.tensor([x], dtype=torch.int64)
-    got = philox4x32_10([t(0x243F6A88), t(0x85A308D3), t(0x13198A2E),
-                         t(0x03707344)], 0xA4093822, 0x299F31D0)
-    want = [0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1]
-    assert [int(x) for x in got] == want, "Philox self-test failed"
-
-
-def dropout_value(c0, c1, word, upper, stream, offset, seed):
-    """attn.random's values (int64 holding u32) for counters (c0, c1,
-    stream, offset), words `word` and halves `upper`."""
-    s = torch.full_like(c0, stream)
-    o = torch.full_like(c0, offset)
-    w = philox4x32_10([c0, c1, s, o], seed & U32, seed >> 32)
-    pick = torch.where(word == 0, w[0], torch.where(
-        word == 1, w[1], torch.where(word == 2, w[2], w[3])))
-    return torch.where(upper, pick, (pick << 16) & U32)
-
-
 def dropout_factor(b, hq, nq, nk, p, seed, offset):
     """attn.attention dropout(p, seed, offset)'s factor per score, float64
-    [B, Hq, Nq, Nk]: 1/(1 − p) (f32) where the score's 16-bit number is
-    >= T = u32(min(p·2^16, 65535)), else 0. The op's description: counter
-    (4·(j >> 4) + ((j >> 1) & 3), 8·(i >> 4) + (i & 7), b·Hq + h, offset),
-    word 2·((i >> 3) & 1) + (j & 1), its upper half where (j >> 3) & 1."""
-    dev = "cuda"
-    i = torch.arange(nq, device=dev, dtype=torch.int64)[:, None]
-    j = torch.arange(nk, device=dev, dtype=torch.int64)[None, :]
-    pf = torch.tensor(p, dtype=torch.float32)
-    thr = int(min(float(pf * 65536.0), 65535.0)) << 16
-    scale = float(torch.tensor(1.0, dtype=torch.float32) / (1.0 - pf))
-    out = torch.empty(b, hq, nq, nk, device=dev, dtype=torch.float64)
-    c0 = (4 * (j >> 4) + ((j >> 1) & 3)).expand(nq, nk)
-    c1 = (8 * (i >> 4) + (i & 7)).expand(nq, nk)
-    word = (2 * ((i >> 3) & 1) + (j & 1)).expand(nq, nk)
-    upper = (((j >> 3) & 1) == 1).expand(nq, nk)
-    for bb in range(b):
-        for h in range(hq):
-            v = dropout_value(c0, c1, word, upper, bb * hq + h, offset, seed)
-            out[bb, h] = (v >= thr).double() * scale
-    return out
+    [B, Hq, Nq, Nk] (gpu_check.dropout_rows for each batch)."""
+    i = torch.arange(nq, device="cuda", dtype=torch.int64)
+    j = torch.arange(nk, device="cuda", dtype=torch.int64)
+    return torch.stack([gpu_check.dropout_rows(bb, hq, i, j, p, seed, offset)
+                        for bb in range(b)])
 
 
 def reference(q, k, v, causal, scale, variant, extra):
@@ -733,7 +675,7 @@ def main():
     STORAGE = a.storage
     DOC_LEN = a.doc_len
     start = time.time()
-    _philox_self_test()
+    gpu_check.philox_self_test()
     seed = a.seed if a.seed is not None else random.randrange(1 << 30)
     print(f"seed {seed}")
     gen = torch.Generator(device="cuda")

@@ -269,6 +269,9 @@ struct CompiledKernel {
   /// Whether it adds ALiBi's bias and takes the slopes (the manifest's
   /// alibi=1; the attention's alibi operand, before the pipeline expands it).
   bool alibi = false;
+  /// dropout=1; the attention's dropout operands (the function's last
+  /// three arguments, after the scale).
+  bool dropout = false;
   /// Whether the kernel writes the LSE (it does when it has the operand).
   bool lse = true;
   /// The tensor maps it takes after its memrefs (bulk copies), as the
@@ -339,7 +342,9 @@ compileGPUKernels(ModuleOp module, const CodegenPipelineOptions &opts,
 /// fit). `windowLeft`/`windowRight` (>= 0) and `softcap` (> 0) set the
 /// attention's window and soft-cap; `alibi` adds the slopes memref<?xf32>
 /// argument just before the scale and the attention's alibi operand (the
-/// dense forward only). An f8E4M3FN `elementType` is fp8
+/// dense forward only); `dropout` adds the rate (f32), Philox key (i64) and
+/// offset (i32) arguments after the scale and the attention's dropout
+/// operands (the dense forward only). An f8E4M3FN `elementType` is fp8
 /// (the dense forward only): O in bf16, V transposed [B, Hkv, Dv, Nk], and
 /// after the scale q_descale, k_descale, v_descale (f32). The one builder
 /// of these problems: the bundle and libattn_jit both call it.
@@ -349,7 +354,7 @@ buildKernelProblem(MLIRContext &ctx, llvm::StringRef program, Type elementType,
                    llvm::StringRef kv, llvm::StringRef name,
                    int64_t pageSize = 0, int64_t windowLeft = -1,
                    int64_t windowRight = -1, float softcap = 0,
-                   bool alibi = false);
+                   bool alibi = false, bool dropout = false);
 
 /// The runtime's manifest.txt line for `k`, whose PTX is in file `ptxFile`.
 std::string manifestLine(const CompiledKernel &k, llvm::StringRef ptxFile);

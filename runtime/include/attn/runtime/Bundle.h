@@ -115,6 +115,9 @@ struct KernelEntry {
   /// takes the slopes (KernelABI.h); absent: none. A kernel serves only
   /// problems that agree.
   bool alibi = false;
+  /// dropout=1: the kernel drops P out (attn.attention's dropout) and takes
+  /// the rate (f32), Philox key (i64) and offset (i32) after the scale.
+  bool dropout = false;
   int blockM = 0, blockN = 0, threads = 0;
   int smem = 0; ///< dynamic shared memory in bytes
   /// How the kernel takes its parameters (KernelABI.h); required, so that

@@ -30,7 +30,9 @@
 //   v [B, Hkv, Dv, Nk] (keys contiguous), and after the scale three more
 //   f32: q_descale, k_descale, v_descale (57 / 48 parameters). An ALiBi
 //   kernel (alibi=1) takes its slopes [Hq] (memref<f32>, 5 parameters)
-//   between the KV cache's arrays and the scale. The
+//   between the KV cache's arrays and the scale; a dropout kernel
+//   (dropout=1) takes, after the scale, its rate (f32), Philox key (i64)
+//   and offset (i32). The
 //   runtime passes each device pointer as both the allocated and the aligned
 //   pointer, offset 0, the problem's sizes and its element strides
 //   (innermost 1; see AttentionShape for the others). Such a kernel always
@@ -420,12 +422,20 @@ inline bool addKVCacheParams(KernelParams &p, const AttentionShape &s,
 /// 54; a KV cache's arrays follow (addKVCacheParams), then the scale and,
 /// for an fp8 kernel (`descale` non-null), its three descale factors q, k,
 /// v (f32 each). An ALiBi kernel (alibi=1, `alibi` non-null) takes its
-/// slopes [Hq] f32 (5 parameters) just before the scale. Tensor maps
-/// (tensor_maps=) are the launcher's to append.
+/// slopes [Hq] f32 (5 parameters) just before the scale. A dropout kernel
+/// (dropout=1, `dropout` non-null) takes its rate (f32), Philox key (i64)
+/// and offset (i32) after the scale. Tensor maps (tensor_maps=) are the
+/// launcher's to append.
+struct DropoutArgs {
+  float rate = 0;
+  uint64_t seed = 0;
+  uint32_t offset = 0;
+};
 inline KernelParams memrefAttentionParams(
     const AttentionShape &s, const void *q, const void *k, const void *v,
     void *o, float *lse, float scale, const KVCacheArgs *cache = nullptr,
-    const float *descale = nullptr, const float *alibi = nullptr) {
+    const float *descale = nullptr, const float *alibi = nullptr,
+    const DropoutArgs *dropout = nullptr) {
   KernelParams p;
   // The lengths below always agree; the results are for [[nodiscard]].
   bool ok = true;
@@ -444,6 +454,11 @@ inline KernelParams memrefAttentionParams(
   if (descale)
     for (int i = 0; i < 3; ++i)
       p.addF32(descale[i]);
+  if (dropout) {
+    p.addF32(dropout->rate);
+    p.addI64(int64_t(dropout->seed));
+    p.addI32(int32_t(dropout->offset));
+  }
   return p;
 }
 

@@ -40,6 +40,8 @@ struct KernelRequest {
   float softcap = 0;
   /// ALiBi (ForwardProblem's): the kernel takes the slopes.
   bool alibi = false;
+  /// Dropout (ForwardProblem's): the kernel takes rate, key and offset.
+  bool dropout = false;
   bool withLse = false;
   /// What the kernel computes (KernelABI.h): the forward, or the split-KV
   /// pair of a decoding forward (a split_kv kernel always has its partial

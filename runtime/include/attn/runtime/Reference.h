@@ -79,6 +79,17 @@ struct ProblemShape {
   /// reference's Problem::alibiSlopes). Kernels are built with or without
   /// it; the slopes are a run-time argument.
   bool alibi = false;
+  /// Attention dropout (attn.attention's dropout(p, seed, offset),
+  /// FlashAttention's dropout_p): the probability P[i, j] of sequence b,
+  /// query head h counts as P·dropoutScale(rate) where
+  /// dropoutValue(seed, b·Hq + h, offset, i, j) >= dropoutThreshold(rate),
+  /// else 0 (attn/runtime/Philox.h); the LSE is the undropped one. Kernels
+  /// are built with or without it; rate (in [0, 1)), seed and offset are
+  /// run-time arguments.
+  bool dropout = false;
+  float dropoutRate = 0;
+  uint64_t dropoutSeed = 0;
+  uint32_t dropoutOffset = 0;
 
   /// scale, or 1/sqrt(headDim) when it is 0.
   double effectiveScale() const;
@@ -121,16 +132,6 @@ struct Problem : ProblemShape {
   std::function<double(double, int64_t, int64_t, int64_t, int64_t)> scoreMod;
   /// With `alibi`: the Hq slopes.
   std::vector<double> alibiSlopes;
-  /// Attention dropout (attn.attention's dropout(p, seed, offset)): the
-  /// probability P[i, j] of sequence b, head h counts as
-  /// P·dropoutScale(rate) where dropoutValue(seed, b·Hq + h, offset, i, j)
-  /// >= dropoutThreshold(rate), else 0 (attn/runtime/Philox.h); the LSE
-  /// is the undropped one. rate < 0: none.
-  struct Dropout {
-    float rate = -1;
-    uint64_t seed = 0;
-    uint32_t offset = 0;
-  } dropout;
 
   /// Keys of sequence b: kvLens[b], or seqK.
   int64_t keysOf(int64_t b) const {

@@ -237,8 +237,21 @@ typedef struct attn_variant {
   float softcap;
   int32_t reserved; /* must be 0 */
   const float *alibi_slopes;
+  /* Attention dropout (FlashAttention's dropout_p, for training): every
+   * probability is kept with probability 1 - dropout_p and scaled by
+   * 1/(1 - dropout_p), or dropped (0), after the softmax and before P·V
+   * (the LSE is the undropped one). The mask is attn.attention's: Philox
+   * 4x32-10 keyed by dropout_seed, its counter's last word dropout_offset
+   * (give each call that needs its own mask its own offset); the same
+   * (seed, offset) give the same mask on every GPU and on the CPU path.
+   * dropout_p in [0, 1); 0: none. The dense forward of f16/bf16 inputs:
+   * the bundle's kernel (bf16, head dim 128, not causal, with the LSE:
+   * examples/attention-dropout.mlir), else one libattn_jit compiles. */
+  float dropout_p;
+  uint32_t dropout_offset;
+  uint64_t dropout_seed;
 } attn_variant;
-/* No window, no soft-cap. */
+/* No window, no soft-cap, no ALiBi, no dropout. */
 ATTN_API void attn_variant_init(attn_variant *variant);
 
 /* attn_forward with the variant's window and soft-cap; not over a KV cache
