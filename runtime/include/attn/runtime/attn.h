@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 /* Bumped when a struct below changes layout. */
-#define ATTN_C_API_VERSION 2
+#define ATTN_C_API_VERSION 3
 
 typedef enum attn_status {
   ATTN_OK = 0,
