@@ -14,7 +14,7 @@ reads them in place through their strides, nothing is copied. Kernels run on
 torch's current stream.
 
 No compiled extension: the C API through ctypes (the structs below mirror
-runtime/include/attn/runtime/attn.h, C API version 2).
+runtime/include/attn/runtime/attn.h, C API version 3).
 """
 
 import ctypes
@@ -22,7 +22,7 @@ import os
 
 import torch
 
-C_API_VERSION = 2
+C_API_VERSION = 3
 _DTYPES = {torch.float16: 1, torch.bfloat16: 2}
 
 

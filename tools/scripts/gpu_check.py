@@ -39,10 +39,10 @@ import time
 import traceback
 
 # --------------------------------------------------------------------------
-# ctypes mirror of runtime/include/attn/runtime/attn.h (C API version 1)
+# ctypes mirror of runtime/include/attn/runtime/attn.h (C API version 3)
 # --------------------------------------------------------------------------
 
-C_API_VERSION = 2
+C_API_VERSION = 3
 ATTN_DTYPE = {"f32": 0, "f16": 1, "bf16": 2, "e4m3": 3}
 
 
