@@ -726,24 +726,25 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
     Value lens =
         kv != ::attn::KVLayout::Dense && !varlen ? arg(next++) : Value();
     Value table = kv == ::attn::KVLayout::Paged ? arg(next++) : Value();
-    // The scale, then fp8's three descale factors or dropout's three
-    // values, end the arguments.
-    unsigned nargs = entry->getNumArguments();
-    Value scale = arg(fp8 || dropout ? nargs - 4 : nargs - 1);
+    // ALiBi's slopes, the scale, then fp8's three descale factors or
+    // dropout's three values.
+    Value slopes = alibi ? arg(next++) : Value();
+    const unsigned s = next;
+    Value scale = arg(s);
+    auto after = [&](bool has, unsigned i) {
+      return has ? arg(s + i) : Value();
+    };
     auto op = AttentionOp::create(
         b, loc, arg(0), arg(1), arg(2), arg(3), lse,
         /*dynamic_scale=*/scale, lens, table,
         /*cu_seqlens_q=*/cuQ, /*cu_seqlens_k=*/cuK,
-        /*q_descale=*/fp8 ? arg(nargs - 3) : Value(),
-        /*k_descale=*/fp8 ? arg(nargs - 2) : Value(),
-        /*v_descale=*/fp8 ? arg(nargs - 1) : Value(),
-        /*alibi_slopes=*/alibi ? arg(dropout ? nargs - 5 : nargs - 2) : Value(),
+        /*q_descale=*/after(fp8, 1), /*k_descale=*/after(fp8, 2),
+        /*v_descale=*/after(fp8, 3), /*alibi_slopes=*/slopes,
         /*block_counts=*/Value(), /*block_indices=*/Value(),
         /*full_counts=*/Value(), /*full_indices=*/Value(),
-        /*bias=*/Value(), /*dropout_rate=*/dropout ? arg(nargs - 3) : Value(),
-        /*dropout_seed=*/dropout ? arg(nargs - 2) : Value(),
-        /*dropout_offset=*/dropout ? arg(nargs - 1) : Value(), FloatAttr(),
-        UnitAttr(),
+        /*bias=*/Value(), /*dropout_rate=*/after(dropout, 1),
+        /*dropout_seed=*/after(dropout, 2),
+        /*dropout_offset=*/after(dropout, 3), FloatAttr(), UnitAttr(),
         /*window_left=*/IntegerAttr(), /*window_right=*/IntegerAttr(),
         IntegerAttr(), IntegerAttr(), TargetAttr(),
         split ? b.getUnitAttr() : UnitAttr(), /*softcap=*/FloatAttr(),

@@ -612,15 +612,10 @@ struct BiasArg {
 };
 BiasArg biasArg;
 
-/// dropout(p, seed, offset): the trailing function arguments (f32, i64,
-/// i32) attn-run passes, and the reference's copy (rt::Problem::dropout).
-struct DropoutArg {
-  bool present = false;
-  float rate = 0;
-  uint64_t seed = 0;
-  uint32_t offset = 0;
-};
-DropoutArg dropoutArg;
+/// Whether the op takes dropout(p, seed, offset): the trailing function
+/// arguments (f32, i64, i32); their values are the problem's (dropoutRate,
+/// dropoutSeed, dropoutOffset), which the reference applies too.
+bool dropoutPresent = false;
 
 double biasAt(int64_t b, int64_t h, int64_t i, int64_t j) {
   const BiasArg &x = biasArg;
@@ -1230,12 +1225,12 @@ LogicalResult findEntry(ModuleOp module, func::FuncOp &fn,
   size_t firstCapture = operands.size();
   if (op.getDynamicScale())
     operands.push_back(op.getDynamicScale());
-  dropoutArg = DropoutArg();
+  dropoutPresent = false;
   if (op.hasDropout()) {
     operands.push_back(op.getDropoutRate());
     operands.push_back(op.getDropoutSeed());
     operands.push_back(op.getDropoutOffset());
-    dropoutArg.present = true;
+    dropoutPresent = true;
   }
   if (!fn || fn.getNumArguments() != operands.size() + numCaptures ||
       fn.getNumResults() != 0)
@@ -2178,8 +2173,7 @@ int main(int argc, char **argv) {
       return fail("the problem does not form a valid attn.attention");
     biasArg = BiasArg();
     biasArg.present = optBias;
-    dropoutArg = DropoutArg();
-    dropoutArg.present = optDropout.getNumOccurrences() > 0;
+    dropoutPresent = optDropout.getNumOccurrences() > 0;
     if (optAlibi) {
       if (failed(expandAlibi(*module)))
         return 1;
@@ -2225,10 +2219,10 @@ int main(int argc, char **argv) {
     if (optBias && !biasArg.present)
       return fail("--bias disagrees with the IR, whose attn.attention has no "
                   "bias operand");
-    if (optDropout.getNumOccurrences() && !dropoutArg.present)
+    if (optDropout.getNumOccurrences() && !dropoutPresent)
       return fail("--dropout disagrees with the IR, whose attn.attention has "
                   "no dropout operands");
-    if (dropoutArg.present && !optDropout.getNumOccurrences())
+    if (dropoutPresent && !optDropout.getNumOccurrences())
       return fail("the IR's attn.attention takes dropout(...): give its rate "
                   "with --dropout P");
     if (!optWindow.empty())
@@ -2247,23 +2241,20 @@ int main(int argc, char **argv) {
   }
   // Dropout: the rate from --dropout, a fresh key unless --dropout-seed
   // gives one; the reference drops what the kernel's mask drops.
-  if (dropoutArg.present) {
+  if (dropoutPresent) {
     if (!(optDropout >= 0.0 && optDropout < 1.0))
       return fail("--dropout must be in [0, 1), got " +
                   formatDouble(optDropout));
-    dropoutArg.rate = static_cast<float>(optDropout);
-    dropoutArg.seed =
+    p.dropout = true;
+    p.dropoutRate = static_cast<float>(optDropout);
+    p.dropoutSeed =
         optDropoutSeed.getNumOccurrences()
             ? uint64_t(optDropoutSeed)
             : (uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
-    dropoutArg.offset = optDropoutOffset;
-    p.dropout = true;
-    p.dropoutRate = dropoutArg.rate;
-    p.dropoutSeed = dropoutArg.seed;
-    p.dropoutOffset = dropoutArg.offset;
+    p.dropoutOffset = optDropoutOffset;
     llvm::outs() << llvm::format(
-        "  dropout p=%g seed=%llu offset=%u\n", double(dropoutArg.rate),
-        (unsigned long long)dropoutArg.seed, unsigned(dropoutArg.offset));
+        "  dropout p=%g seed=%llu offset=%u\n", double(p.dropoutRate),
+        (unsigned long long)p.dropoutSeed, unsigned(p.dropoutOffset));
   } else if (optDropoutSeed.getNumOccurrences() ||
              optDropoutOffset.getNumOccurrences()) {
     return fail("--dropout-seed and --dropout-offset need --dropout");
@@ -2369,8 +2360,8 @@ int main(int argc, char **argv) {
   // --dropout from flags: the runtime's dropout kernels (the bundle's, else
   // libattn_jit's) take rate, key and offset; a file's op runs on the CPU
   // path.
-  const bool dropoutFlags = dropoutArg.present && inputFile.empty();
-  if (dropoutArg.present && !dropoutFlags && optTarget == "gpu")
+  const bool dropoutFlags = dropoutPresent && inputFile.empty();
+  if (dropoutPresent && !dropoutFlags && optTarget == "gpu")
     return fail("unsupported: a file's dropout on --target gpu (the runtime "
                 "runs dropout from flags, --dropout P): attn-run runs it on "
                 "the CPU path; tools/scripts/gpu_programs.py runs it on a "
@@ -2380,7 +2371,7 @@ int main(int argc, char **argv) {
        optBlockKV.getNumOccurrences()))
     return fail("unsupported: --dropout with --chip, --block-q or --block-kv "
                 "on the GPU (dropout runs through the runtime's kernels)");
-  if (dropoutArg.present && !dropoutFlags && optTarget == "auto")
+  if (dropoutPresent && !dropoutFlags && optTarget == "auto")
     optTarget.setValue("cpu");
   if (biasArg.present && optTarget == "gpu")
     return fail("unsupported: a bias on --target gpu (the runtime's kernel "

@@ -31,6 +31,7 @@
 #include "PatternsCommon.h"
 
 #include "attn/Dialect/Attn/IR/Philox.h"
+#include "attn/runtime/Philox.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -596,7 +597,7 @@ struct RandomLowering : public RegisterPattern<RandomOp> {
     Value kvStart = e.to32(adaptor.getKvStart());
     Value kvQuarter = arith::ShRUIOp::create(rewriter, loc, kvStart, e.c32(2));
     Value c0Base = e.add(kvQuarter, c.q);
-    Value sixteen = e.c32(16);
+    Value half = e.c32(::attn::kDropoutBits);
     SmallVector<std::pair<Value, Value>> keys;
     SmallVector<Value> elems(static_cast<size_t>(n));
     for (int64_t mt = 0; mt < n / 4 / NT; ++mt)
@@ -610,7 +611,7 @@ struct RandomLowering : public RegisterPattern<RandomOp> {
           // Element el of n-tile 2u (lower half) and of 2u + 1 (upper).
           int64_t lo = 4 * (mt * NT + 2 * u) + el, hi = lo + 4;
           elems[size_t(lo)] =
-              arith::ShLIOp::create(rewriter, loc, w[size_t(el)], sixteen);
+              arith::ShLIOp::create(rewriter, loc, w[size_t(el)], half);
           elems[size_t(hi)] = w[size_t(el)];
         }
       }

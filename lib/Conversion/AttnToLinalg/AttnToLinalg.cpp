@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "attn/Conversion/Passes.h"
 #include "attn/Dialect/Attn/IR/Philox.h"
+#include "attn/runtime/Philox.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -387,7 +388,8 @@ struct RandomLowering : OpRewritePattern<RandomOp> {
           Value top = arith::SelectOp::create(b, l, colOdd, w[1], w[0]);
           Value bottom = arith::SelectOp::create(b, l, colOdd, w[3], w[2]);
           Value word = arith::SelectOp::create(b, l, lowerRows, bottom, top);
-          Value shifted = arith::ShLIOp::create(b, l, word, c32(16));
+          Value shifted =
+              arith::ShLIOp::create(b, l, word, c32(::attn::kDropoutBits));
           Value value = arith::SelectOp::create(b, l, upperHalf, word, shifted);
           linalg::YieldOp::create(b, l, value);
         });
@@ -498,7 +500,8 @@ struct BroadcastLowering : OpRewritePattern<BroadcastOp> {
 };
 
 struct ConvertAttnToLinalgPass
-    : public attn::impl::ConvertAttnToLinalgBase<ConvertAttnToLinalgPass> {
+    : public mlir::attn::impl::ConvertAttnToLinalgBase<
+          ConvertAttnToLinalgPass> {
   void runOnOperation() override {
     WalkResult leftover = getOperation()->walk([](AttentionOp op) {
       op.emitError() << "attn.attention must be tiled before "

@@ -14,6 +14,7 @@
 #include "attn/Transforms/Passes.h"
 #include "attn/runtime/Chips.h"
 #include "attn/runtime/KernelABI.h"
+#include "attn/runtime/Philox.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -720,16 +721,17 @@ struct TileAttentionPass
       Value stream = im.add(im.mul(bIdx, hq), hIdx);
       pc.dropStream =
           arith::IndexCastOp::create(b, loc, b.getI32Type(), stream);
-      Value two16 =
-          arith::ConstantOp::create(b, loc, b.getF32FloatAttr(65536.0f));
-      Value top =
-          arith::ConstantOp::create(b, loc, b.getF32FloatAttr(65535.0f));
+      constexpr int bits = ::attn::kDropoutBits;
+      Value two16 = arith::ConstantOp::create(
+          b, loc, b.getF32FloatAttr(float(1u << bits)));
+      Value top = arith::ConstantOp::create(
+          b, loc, b.getF32FloatAttr(float((1u << bits) - 1)));
       Value scaled = arith::MulFOp::create(b, loc, rate, two16);
       Value capped = arith::MinimumFOp::create(b, loc, scaled, top);
       Value t16 = arith::FPToUIOp::create(b, loc, b.getI32Type(), capped);
-      Value sixteen =
-          arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(16));
-      pc.dropThreshold = arith::ShLIOp::create(b, loc, t16, sixteen);
+      Value shift =
+          arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(bits));
+      pc.dropThreshold = arith::ShLIOp::create(b, loc, t16, shift);
       Value one = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f));
       Value keepRate = arith::SubFOp::create(b, loc, one, rate);
       pc.dropScale = arith::DivFOp::create(b, loc, one, keepRate);

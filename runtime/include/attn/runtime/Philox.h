@@ -18,6 +18,9 @@
 
 namespace attn {
 
+/// The bits of a score's dropout number: two numbers a Philox word.
+constexpr int kDropoutBits = 16;
+
 /// Philox4x32's round multipliers and key increments (Weyl constants).
 constexpr uint32_t kPhiloxM0 = 0xD2511F53u, kPhiloxM1 = 0xCD9E8D57u;
 constexpr uint32_t kPhiloxW0 = 0x9E3779B9u, kPhiloxW1 = 0xBB67AE85u;
@@ -56,7 +59,7 @@ inline uint32_t dropoutValue(uint64_t seed, uint32_t stream, uint32_t offset,
   std::array<uint32_t, 4> w =
       philox4x32_10(c, uint32_t(seed), uint32_t(seed >> 32));
   uint32_t word = w[std::size_t(2 * ((i >> 3) & 1) + (j & 1))];
-  return ((j >> 3) & 1) ? word : word << 16;
+  return ((j >> 3) & 1) ? word : word << kDropoutBits;
 }
 
 /// The keep threshold of rate p, compared with dropoutValue (unsigned): a
@@ -64,10 +67,11 @@ inline uint32_t dropoutValue(uint64_t seed, uint32_t stream, uint32_t offset,
 /// (f32; p·2^16 is exact), i.e. iff dropoutValue >= T·2^16. A score is
 /// kept with probability 1 − T/2^16, within 2^-16 of 1 − p.
 inline uint32_t dropoutThreshold(float p) {
-  float t = p * 65536.0f;
-  if (t > 65535.0f)
-    t = 65535.0f;
-  return (t > 0 ? uint32_t(t) : 0u) << 16;
+  const float top = float((1u << kDropoutBits) - 1);
+  float t = p * float(1u << kDropoutBits);
+  if (t > top)
+    t = top;
+  return (t > 0 ? uint32_t(t) : 0u) << kDropoutBits;
 }
 
 /// The factor a kept probability is multiplied by: 1/(1 − p) in f32.
