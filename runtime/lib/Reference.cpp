@@ -316,13 +316,19 @@ void referenceAttentionGrad(const Problem &p, const std::vector<double> &q,
                             const std::vector<double> &v,
                             const std::vector<double> &dO,
                             std::vector<double> &dq, std::vector<double> &dk,
-                            std::vector<double> &dv) {
+                            std::vector<double> &dv,
+                            std::vector<double> *dqMagnitude,
+                            std::vector<double> *dkMagnitude) {
   const int64_t D = p.headDim, Dv = p.headDimV, Nq = p.seqQ, Nk = p.seqK;
   const int64_t group = p.headsQ / p.headsKV;
   const double scale = p.effectiveScale();
   dq.assign(p.numQ(), 0.0);
   dk.assign(p.numK(), 0.0);
   dv.assign(p.numV(), 0.0);
+  if (dqMagnitude)
+    dqMagnitude->assign(p.numQ(), 0.0);
+  if (dkMagnitude)
+    dkMagnitude->assign(p.numK(), 0.0);
   std::vector<double> prob(static_cast<size_t>(Nk)),
       dp(static_cast<size_t>(Nk));
   for (int64_t b = 0; b < p.batch; ++b)
@@ -361,6 +367,17 @@ void referenceAttentionGrad(const Problem &p, const std::vector<double> &q,
           dp[size_t(j)] = acc;
           delta += prob[size_t(j)] * acc;
         }
+        // |Δ|_i = Σ_c |dO_ic·O_ic|: the size of the terms Δ sums, which is
+        // what rounding O (or Δ) to a narrow type errs in proportion to.
+        double deltaTerms = 0;
+        if (dqMagnitude || dkMagnitude) {
+          for (int64_t c = 0; c < Dv; ++c) {
+            double oc = 0;
+            for (int64_t j = keys.first; j < keys.end; ++j)
+              oc += prob[size_t(j)] * v[(kvRow0 + size_t(j)) * size_t(Dv) + c];
+            deltaTerms += std::fabs(doi[c] * oc);
+          }
+        }
         double *dqi = &dq[row * D];
         for (int64_t j = keys.first; j < keys.end; ++j) {
           const size_t kvRow = kvRow0 + size_t(j);
@@ -377,6 +394,16 @@ void referenceAttentionGrad(const Problem &p, const std::vector<double> &q,
           double *dvj = &dv[kvRow * size_t(Dv)];
           for (int64_t c = 0; c < Dv; ++c)
             dvj[c] += pij * doi[c];
+          // The same sums over the terms' sizes:
+          // |dS|_ij = P_ij·(|dP_ij| + |Δ|_i)·scale.
+          const double dsTerms =
+              pij * (std::fabs(dp[size_t(j)]) + deltaTerms) * std::fabs(scale);
+          for (int64_t d = 0; dqMagnitude && d < D; ++d)
+            (*dqMagnitude)[row * size_t(D) + size_t(d)] +=
+                dsTerms * std::fabs(kj[d]);
+          for (int64_t d = 0; dkMagnitude && d < D; ++d)
+            (*dkMagnitude)[kvRow * size_t(D) + size_t(d)] +=
+                dsTerms * std::fabs(qi[d]);
         }
       }
     }

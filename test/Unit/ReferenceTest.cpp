@@ -219,6 +219,46 @@ TEST(Reference, GradientsMatchFiniteDifferences) {
       EXPECT_EQ(dq[size_t(hIdx * p.seqQ * p.headDim + d)], 0.0);
 }
 
+// The terms' sizes bound the gradients (|Σ t| <= Σ |t|) and are the same
+// computation with every sign dropped: a row that sees one key has dQ = 0
+// but terms of the size P·(|dP| + |Δ|)·|K| = 2·|dO·V|·|K|·scale.
+TEST(ReferenceAttentionGrad, TermSizesBoundTheGradients) {
+  Problem p;
+  p.batch = 1;
+  p.headsQ = p.headsKV = 1;
+  p.seqQ = p.seqK = 5;
+  p.headDim = 4;
+  p.headDimV = 3;
+  p.causal = true;
+  p.scale = 0.5;
+  std::vector<double> q, k, v, dO;
+  std::vector<uint8_t> storage;
+  fillRandom(DType::F32, 21, p.numQ(), q, storage);
+  fillRandom(DType::F32, 22, p.numK(), k, storage);
+  fillRandom(DType::F32, 23, p.numV(), v, storage);
+  fillRandom(DType::F32, 24, p.numO(), dO, storage);
+  std::vector<double> dq, dk, dv, termsDq, termsDk;
+  referenceAttentionGrad(p, q, k, v, dO, dq, dk, dv, &termsDq, &termsDk);
+  ASSERT_EQ(termsDq.size(), dq.size());
+  ASSERT_EQ(termsDk.size(), dk.size());
+  for (size_t i = 0; i < dq.size(); ++i)
+    EXPECT_LE(std::fabs(dq[i]), termsDq[i] * (1 + 1e-12)) << "dQ " << i;
+  for (size_t i = 0; i < dk.size(); ++i)
+    EXPECT_LE(std::fabs(dk[i]), termsDk[i] * (1 + 1e-12)) << "dK " << i;
+  // Row 0 sees key 0 only: P = 1, O = V_0, dP = Δ = dO_0·V_0.
+  double dov = 0, doAbsV = 0;
+  for (int64_t c = 0; c < p.headDimV; ++c) {
+    dov += dO[size_t(c)] * v[size_t(c)];
+    doAbsV += std::fabs(dO[size_t(c)] * v[size_t(c)]);
+  }
+  for (int64_t d = 0; d < p.headDim; ++d) {
+    EXPECT_NEAR(dq[size_t(d)], 0.0, 1e-15);
+    EXPECT_NEAR(termsDq[size_t(d)],
+                (std::fabs(dov) + doAbsV) * 0.5 * std::fabs(k[size_t(d)]),
+                1e-12);
+  }
+}
+
 TEST(Compare, NaNNeverPassesAndInfinitiesMustMatch) {
   ErrorStats e = compare({1, NAN, -kInf, kInf}, {1, 2, -kInf, -kInf});
   EXPECT_EQ(e.nonFinite, 2u); // the NaN, and +inf against -inf

@@ -166,12 +166,18 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
 /// Causal and sliding windows as in the forward; a row that sees no key
 /// contributes nothing. Dense problems only: `p` has no KV cache, packed
 /// batch, score_mod, soft-cap, ALiBi or fp8 (the caller's precondition).
+/// `dqMagnitude` and `dkMagnitude`, when given, get dQ and dK summed over
+/// the sizes of their terms, |dS|_ij = P_ij·(|dP_ij| + Σ_c|dO_ic·O_ic|):
+/// each row of dS sums to 0, so dQ and dK can be far smaller than the terms
+/// whose rounding (P, dS and O in a 16-bit type) makes a kernel's error.
 void referenceAttentionGrad(const Problem &p, const std::vector<double> &q,
                             const std::vector<double> &k,
                             const std::vector<double> &v,
                             const std::vector<double> &dO,
                             std::vector<double> &dq, std::vector<double> &dk,
-                            std::vector<double> &dv);
+                            std::vector<double> &dv,
+                            std::vector<double> *dqMagnitude = nullptr,
+                            std::vector<double> *dkMagnitude = nullptr);
 
 /// How far `got` is from `want`.
 struct ErrorStats {
