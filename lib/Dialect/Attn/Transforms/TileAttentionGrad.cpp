@@ -420,20 +420,29 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
     //   g = t / (hi − lo),  qb = lo + t mod (hi − lo)
     // (every head sees the same blocks of the key block): a pipelined
     // loop's copies then run on from one head to the next, and the rings
-    // are not drained and refilled per head.
+    // are not drained and refilled per head. The ranges' loops count on
+    // from one another (the masked loop over [0, G·m), the unmasked one
+    // over [G·m, G·m + G·u), t − base its pair): a loop that starts where
+    // the previous one on its rings ended continues its fills, so the
+    // rings may take per-slot barriers and a producer.
+    Value base = c0;
     for (const BlockRange &r : ranges) {
       Value len = im.sub(r.hi, r.lo);
+      Value end = im.add(base, im.mul(group, len));
       auto loop = scf::ForOp::create(
-          b, loc, c0, im.mul(group, len), one, acc,
+          b, loc, base, end, one, acc,
           [&](OpBuilder &lb, Location ll, Value t, ValueRange args) {
             IndexMath lm{lb, ll};
-            Value g = arith::DivUIOp::create(lb, ll, t, len);
-            Value qb = lm.add(r.lo, arith::RemUIOp::create(lb, ll, t, len));
+            Value pair = lm.sub(t, base);
+            Value g = arith::DivUIOp::create(lb, ll, pair, len);
+            Value rem = arith::RemUIOp::create(lb, ll, pair, len);
+            Value qb = lm.add(r.lo, rem);
             Value hIdx = lm.add(lm.mul(kvHead, group), g);
             scf::YieldOp::create(lb, ll,
                                  step(lb, ll, hIdx, qb, r.masked, args));
           });
       acc.assign(loop.getResults().begin(), loop.getResults().end());
+      base = end;
     }
   } else {
     // Σ over the G query heads of the group, then over their query blocks.
@@ -527,16 +536,21 @@ LogicalResult mlir::attn::tiling::tileAttentionGrad(AttentionGradOp op,
     bool wgmma = headDimsTakeWgmma(target, gc.d, gc.dv);
     brKV = wide && gc.causal && !wgmma ? 16 : 32;
     bcKV = wide && (!gc.causal || wgmma) ? 128 : 64;
-    // One flat loop where its rings may then take per-slot barriers and a
-    // producer warpgroup (two warpgroups of 64 keys, no masked loop), whose
-    // bulk copies leave the consumers 240 registers: enough for 64 queries
-    // a step. grad_kv D = 128 at 4k / 16k (H200, bf16, A B B A): nested
-    // loops 3.59 / 14.5 ms; flat with a cp.async producer 3.46 / 13.6; with
-    // bulk copies 3.38 / 13.3; and 64 queries a step 2.66 / 10.5 (the
-    // backward 294 -> 348 TFLOP/s at 16k). Elsewhere the flat loop's
-    // division and remainder a step cost more than it gains: D = 64
-    // -10..-15%, D = 128 causal -7..-9%.
-    gc.flatKeyLoop = wgmma && wide && !gc.causal;
+    // Flat loops (one per range, each continuing the previous one's
+    // count) where the rings may then take per-slot barriers and a
+    // producer warpgroup (two warpgroups of 64 keys), whose bulk copies
+    // leave the consumers 240 registers: enough for 64 queries a step.
+    // grad_kv D = 128 at 4k / 16k (H200, bf16, A B B A): nested loops
+    // 3.59 / 14.5 ms; flat with a cp.async producer 3.46 / 13.6; with bulk
+    // copies 3.38 / 13.3; and 64 queries a step 2.66 / 10.5 (the backward
+    // 294 -> 348 TFLOP/s at 16k). Causal, with the masked loop pipelined
+    // as well and under the same producer: 1.99 / 6.93 -> 1.53 / 5.41 ms
+    // (the backward 254 / 288 -> 302 / 334). At D = 64 the flat loop's
+    // division and remainder a step cost more than it gains (one
+    // warpgroup: -10..-15%), and 128 keys behind a producer lose too
+    // (grad_kv 3.34 / 12.2 -> 4.28 / 15.9 ms, causal 1.96 / 7.20 -> 2.31 /
+    // 8.11).
+    gc.flatKeyLoop = wgmma && wide;
     if (gc.flatKeyLoop)
       brKV = 64;
     // dQ summed in grid 2 where a workspace is given and that grid runs on
