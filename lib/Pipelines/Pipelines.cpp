@@ -361,7 +361,7 @@ void mlir::attn::buildGPUSerializePipeline(OpPassManager &pm,
   // PTX 8.0: the widest ISA the CUDA 13 driver JIT and ptxas both take,
   // and the first with sm_90a.
   target.features = "+ptx80";
-  target.optLevel = 3;
+  target.optLevel = opts.llvmOptLevel;
   pm.addPass(createGpuNVVMAttachTarget(target));
   AttnGPUModuleToBinaryOptions bin;
   bin.format = "isa";
@@ -709,7 +709,8 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
     auto op = AttentionGradOp::create(
         b, loc, arg(0), arg(1), arg(2), arg(3), arg(4), arg(5), arg(6), arg(7),
         arg(8), arg(9), /*dq_accum=*/Value(), /*dynamic_scale=*/arg(10),
-        FloatAttr(), UnitAttr(), IntegerAttr(), IntegerAttr(), TargetAttr());
+        /*dropout=*/Value(), Value(), Value(), FloatAttr(), UnitAttr(),
+        IntegerAttr(), IntegerAttr(), TargetAttr());
     op.setCausal(causal);
   } else if (program == ::attn::Program::MergeSplits) {
     MergeSplitsOp::create(b, loc, arg(0), arg(1), arg(2),

@@ -330,7 +330,7 @@ void referenceAttentionGrad(const Problem &p, const std::vector<double> &q,
   if (dkMagnitude)
     dkMagnitude->assign(p.numK(), 0.0);
   std::vector<double> prob(static_cast<size_t>(Nk)),
-      dp(static_cast<size_t>(Nk));
+      dp(static_cast<size_t>(Nk)), zf(static_cast<size_t>(Nk));
   for (int64_t b = 0; b < p.batch; ++b)
     for (int64_t h = 0; h < p.headsQ; ++h) {
       const size_t kvRow0 = size_t((b * p.headsKV + h / group) * Nk);
@@ -356,7 +356,18 @@ void referenceAttentionGrad(const Problem &p, const std::vector<double> &q,
           prob[size_t(j)] = std::exp(prob[size_t(j)] - m);
           sum += prob[size_t(j)];
         }
-        // Δ_i = Σ_j P_ij·dP_ij (= dO_i·O_i).
+        // Dropout's factor z_ij: 1/(1 − p) where the forward kept the score,
+        // 0 where it dropped it (1 without dropout). O = Σ_j P_ij·z_ij·V_j,
+        // so the loss sees z_ij·dP_ij: dP'_ij = z_ij·(dO_i·V_j).
+        // Δ_i = Σ_j P_ij·dP'_ij (= dO_i·O_i).
+        const uint32_t stream = uint32_t(b * p.headsQ + h);
+        auto factor = [&](int64_t j) {
+          if (!p.dropout)
+            return 1.0;
+          bool keep = dropoutValue(p.dropoutSeed, stream, p.dropoutOffset, i,
+                                   j) >= dropoutThreshold(p.dropoutRate);
+          return keep ? double(dropoutScale(p.dropoutRate)) : 0.0;
+        };
         double delta = 0;
         for (int64_t j = keys.first; j < keys.end; ++j) {
           prob[size_t(j)] /= sum;
@@ -364,8 +375,9 @@ void referenceAttentionGrad(const Problem &p, const std::vector<double> &q,
           double acc = 0;
           for (int64_t c = 0; c < Dv; ++c)
             acc += doi[c] * vj[c];
-          dp[size_t(j)] = acc;
-          delta += prob[size_t(j)] * acc;
+          zf[size_t(j)] = factor(j);
+          dp[size_t(j)] = zf[size_t(j)] * acc;
+          delta += prob[size_t(j)] * dp[size_t(j)];
         }
         // |Δ|_i = Σ_c |dO_ic·O_ic|: the size of the terms Δ sums, which is
         // what rounding O (or Δ) to a narrow type errs in proportion to.
@@ -374,15 +386,16 @@ void referenceAttentionGrad(const Problem &p, const std::vector<double> &q,
           for (int64_t c = 0; c < Dv; ++c) {
             double oc = 0;
             for (int64_t j = keys.first; j < keys.end; ++j)
-              oc += prob[size_t(j)] * v[(kvRow0 + size_t(j)) * size_t(Dv) + c];
+              oc += prob[size_t(j)] * zf[size_t(j)] *
+                    v[(kvRow0 + size_t(j)) * size_t(Dv) + c];
             deltaTerms += std::fabs(doi[c] * oc);
           }
         }
         double *dqi = &dq[row * D];
         for (int64_t j = keys.first; j < keys.end; ++j) {
           const size_t kvRow = kvRow0 + size_t(j);
-          // dS_ij = P_ij·(dP_ij − Δ_i); dQ_i += scale·dS_ij·K_j,
-          // dK_j += scale·dS_ij·Q_i, dV_j += P_ij·dO_i.
+          // dS_ij = P_ij·(dP'_ij − Δ_i); dQ_i += scale·dS_ij·K_j,
+          // dK_j += scale·dS_ij·Q_i, dV_j += P_ij·z_ij·dO_i.
           const double pij = prob[size_t(j)];
           const double ds = pij * (dp[size_t(j)] - delta) * scale;
           const double *kj = &k[kvRow * size_t(D)];
@@ -392,8 +405,9 @@ void referenceAttentionGrad(const Problem &p, const std::vector<double> &q,
             dkj[d] += ds * qi[d];
           }
           double *dvj = &dv[kvRow * size_t(Dv)];
+          const double pz = pij * zf[size_t(j)];
           for (int64_t c = 0; c < Dv; ++c)
-            dvj[c] += pij * doi[c];
+            dvj[c] += pz * doi[c];
           // The same sums over the terms' sizes:
           // |dS|_ij = P_ij·(|dP_ij| + |Δ|_i)·scale.
           const double dsTerms =

@@ -517,8 +517,9 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
   return module;
 }
 
-/// --backward: func @attention(dO, Q, K, V, O, LSE, dQ, dK, dV, delta) with
-/// one attn.attention_grad; every dim but the head dims dynamic.
+/// --backward: func @attention(dO, Q, K, V, O, LSE, dQ, dK, dV, delta
+/// [, dropout's p, seed, offset]) with one attn.attention_grad; every dim but
+/// the head dims dynamic.
 OwningOpRef<ModuleOp> buildGradModule(MLIRContext &ctx, const rt::Problem &p) {
   OpBuilder b(&ctx);
   Location loc = FileLineColLoc::get(&ctx, "<command line>", 1, 1);
@@ -530,15 +531,24 @@ OwningOpRef<ModuleOp> buildGradModule(MLIRContext &ctx, const rt::Problem &p) {
   auto rowType = MemRefType::get({dyn, dyn, dyn}, b.getF32Type());
   SmallVector<Type> args = {dvType,  dType, dType, dvType, dvType,
                             rowType, dType, dType, dvType, rowType};
+  // --dropout: the forward's p (f32), seed (i64), offset (i32), last.
+  const bool withDropout = optDropout.getNumOccurrences() > 0;
+  if (withDropout)
+    args.append({b.getF32Type(), b.getI64Type(), b.getI32Type()});
   b.setInsertionPointToEnd(module.getBody());
   auto fn =
       func::FuncOp::create(b, loc, "attention", b.getFunctionType(args, {}));
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToStart(entry);
   auto a = [&](unsigned i) { return entry->getArgument(i); };
+  Value dropout[3];
+  if (withDropout)
+    for (unsigned i = 0; i < 3; ++i)
+      dropout[i] = a(10 + i);
   auto op = mlir::attn::AttentionGradOp::create(
       b, loc, a(0), a(1), a(2), a(3), a(4), a(5), a(6), a(7), a(8), a(9),
-      /*dq_accum=*/Value(), /*dynamic_scale=*/Value(), /*scale=*/FloatAttr(),
+      /*dq_accum=*/Value(), /*dynamic_scale=*/Value(), dropout[0], dropout[1],
+      dropout[2], /*scale=*/FloatAttr(),
       /*causal=*/UnitAttr(),
       /*block_q=*/IntegerAttr(), /*block_kv=*/IntegerAttr(),
       /*target=*/mlir::attn::TargetAttr());
@@ -1976,6 +1986,26 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
 #endif
 }
 
+/// dropout(p, seed, offset)'s values as the compiled function takes them
+/// (f32, i64, i32), kept alive for the packed call's argument pointers.
+struct DropoutValues {
+  explicit DropoutValues(const rt::Problem &p)
+      : present(p.dropout), rate(p.dropoutRate), seed(int64_t(p.dropoutSeed)),
+        offset(int32_t(p.dropoutOffset)) {}
+  /// The three trailing arguments, where the problem has dropout.
+  void append(SmallVectorImpl<void *> &args) {
+    if (!present)
+      return;
+    args.push_back(&rate);
+    args.push_back(&seed);
+    args.push_back(&offset);
+  }
+  bool present;
+  float rate;
+  int64_t seed;
+  int32_t offset;
+};
+
 /// One call of the compiled function: its wall time in ms, or -1 (the
 /// error printed).
 double invokeTimed(ExecutionEngine &engine, const std::string &symbol,
@@ -2163,9 +2193,11 @@ int main(int argc, char **argv) {
     if (optBias && optBackward)
       return fail("unsupported: --bias with --backward (the gradient has no "
                   "bias yet)");
-    if (optDropout.getNumOccurrences() && optBackward)
-      return fail("unsupported: --dropout with --backward (the gradient has "
-                  "no dropout yet)");
+    if (optDropout.getNumOccurrences() && optBackward && optTarget == "gpu")
+      return fail("unsupported: --dropout with --backward on the GPU (the "
+                  "runtime's backward takes no dropout yet; the compiler's "
+                  "kernels do: tools/scripts/gpu_backward.py build "
+                  "--dropout); --target cpu runs it");
     if (optDropout.getNumOccurrences() && p.dtype == rt::DType::E4M3)
       return fail("unsupported: --dropout with --dtype e4m3");
     module = optBackward ? buildGradModule(ctx, p) : buildModule(ctx, p);
@@ -2372,6 +2404,9 @@ int main(int argc, char **argv) {
     return fail("unsupported: --dropout with --chip, --block-q or --block-kv "
                 "on the GPU (dropout runs through the runtime's kernels)");
   if (dropoutPresent && !dropoutFlags && optTarget == "auto")
+    optTarget.setValue("cpu");
+  // The gradient's dropout: the CPU path (the runtime's backward has none).
+  if (dropoutPresent && optBackward && optTarget == "auto")
     optTarget.setValue("cpu");
   if (biasArg.present && optTarget == "gpu")
     return fail("unsupported: a bias on --target gpu (the runtime's kernel "
@@ -2778,14 +2813,8 @@ int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
   if (dynamicScale)
     args.push_back(&scaleArg);
   // dropout(p, seed, offset): the trailing arguments.
-  float dropRate = p.dropoutRate;
-  int64_t dropSeed = int64_t(p.dropoutSeed);
-  int32_t dropOffset = int32_t(p.dropoutOffset);
-  if (p.dropout) {
-    args.push_back(&dropRate);
-    args.push_back(&dropSeed);
-    args.push_back(&dropOffset);
-  }
+  DropoutValues dropout(p);
+  dropout.append(args);
 
   // The first call writes into the NaN-poisoned outputs (what --check
   // reads). With --repeat N > 1 it is the warm-up (OpenMP thread pool, page
@@ -2927,6 +2956,9 @@ int runBackwardAndCheck(const rt::Problem &p, ExecutionEngine &engine,
   SmallVector<void *> args;
   for (void *&ptr : ptrs)
     args.push_back(&ptr);
+  // Dropout's operands: the forward's (the reference dropped O with them).
+  DropoutValues dropout(p);
+  dropout.append(args);
 
   auto call = [&] { return invokeTimed(engine, symbol, args); };
   double runMs = call();

@@ -4,9 +4,13 @@ kernels here, run them on the device machine.
 
   python3 tools/scripts/gpu_backward.py build OUT [--chip sm_90a]
       [--dtypes bf16,f16] [--head-dims 64,128] [--opt PATH] [--codegen K=V]
-      [--dq-accum]
+      [--dq-accum] [--dropout]
           compiles attn.attention_grad problems (tensors with run-time
-          strides, the scale a parameter) with attn-opt --attn-codegen into
+          strides, the scale a parameter; --dropout: dropout(p, seed,
+          offset) as three more parameters, names ending in _dropout, each
+          correctness case drawing its own and the reference applying the
+          op's Philox mask; timed at p = 0.1 beside the peers' own dropout
+          at that rate, FA4 left out) with attn-opt --attn-codegen into
           OUT/<name>.ptx, each with its two kernels (grad_q: Δ and dQ per
           query block; grad_kv: dK and dV per key block) or, with
           --dq-accum (an f32 dQ workspace) where the tiling sums dQ with
@@ -49,9 +53,9 @@ PROBLEM = """
 !w = memref<?x?x?x{d}xf32>
 func.func @attention_grad(%do: !t, %q: !t, %k: !t, %v: !t, %o: !t, %lse: !r,
                           %dq: !t, %dk: !t, %dv: !t, %delta: !r,{ws_arg}
-                          %scale: f32) {{
+                          %scale: f32{drop_arg}) {{
   attn.attention_grad %do, %q, %k, %v, %o, %lse into %dq, %dk, %dv
-      delta(%delta){ws_use} scale(%scale) {attrs}
+      delta(%delta){ws_use} scale(%scale){drop_use} {attrs}
       : !t, !t, !t, !t, !t, !r, !t, !t, !t, !r
   return
 }}
@@ -60,6 +64,8 @@ func.func @attention_grad(%do: !t, %q: !t, %k: !t, %v: !t, %o: !t, %lse: !r,
 ARGS = ["do", "q", "k", "v", "o", "lse", "dq", "dk", "dv", "delta", "scale"]
 # With a dQ workspace (--dq-accum): [B, Hq, Nq, D] f32, contiguous.
 ARGS_WS = ARGS[:-1] + ["ws", "scale"]
+# With dropout (--dropout): the forward's rate, Philox key and offset last.
+DROPOUT_ARGS = ["dropout_p", "seed", "offset"]
 # The grids of each form, in launch order.
 PROGRAMS = (["grad_q", "grad_kv"], ["grad_prep", "grad_kv", "grad_q_out"])
 
@@ -95,14 +101,19 @@ def build(a):
     for t in a.dtypes.split(","):
         for d in map(int, a.head_dims.split(",")):
             for causal in (False, True):
-                name = f"grad_{t}_d{d}{'_causal' if causal else ''}"
+                name = (f"grad_{t}_d{d}{'_causal' if causal else ''}"
+                        f"{'_dropout' if a.dropout else ''}")
                 attrs = (["causal"] if causal else []) + \
                     ([a.attrs] if a.attrs else [])
                 src = PROBLEM.format(
                     d=d, t=t, attrs="{" + ", ".join(attrs) + "}"
                     if attrs else "",
                     ws_arg=" %ws: !w," if a.dq_accum else "",
-                    ws_use=" dq_accum(%ws : !w)" if a.dq_accum else "")
+                    ws_use=" dq_accum(%ws : !w)" if a.dq_accum else "",
+                    drop_arg=(",\n    %dp: f32, %dseed: i64, %doff: i32"
+                              if a.dropout else ""),
+                    drop_use=(" dropout(%dp, %dseed, %doff)"
+                              if a.dropout else ""))
                 src_file = os.path.join(a.out, name + ".mlir")
                 open(src_file, "w").write(src)
                 ptx = os.path.join(a.out, name + ".ptx")
@@ -121,7 +132,8 @@ def build(a):
                 entries.append({"name": name, "ptx": name + ".ptx",
                                 "dtype": t, "head_dim": d, "causal": causal,
                                 "kernels": kernels,
-                                "dq_accum": bool(a.dq_accum)})
+                                "dq_accum": bool(a.dq_accum),
+                                "dropout": bool(a.dropout)})
                 print(name, [(k["kernel"], k["threads"], k["smem"])
                              for k in kernels])
     json.dump(entries, open(os.path.join(a.out, "backward.json"), "w"),
@@ -131,13 +143,19 @@ def build(a):
 # --- on the device -------------------------------------------------------
 
 
-def reference(q, k, v, do, causal, scale):
+def reference(q, k, v, do, causal, scale, dropout=None):
     """O, LSE (gpu_programs.reference: float64, GQA by repeated K and V, a
-    row that sees no key O = 0) and their float64 gradients by autograd."""
+    row that sees no key O = 0; `dropout`: the mask's factor per score,
+    [B, Hq, Nq, Nk]) and their float64 gradients by autograd."""
     import torch
     import gpu_programs
     q64, k64, v64 = (x.detach().double().requires_grad_() for x in (q, k, v))
-    o, lse = gpu_programs.reference(q64, k64, v64, causal, scale, "plain", {})
+    if dropout is None:
+        o, lse = gpu_programs.reference(q64, k64, v64, causal, scale, "plain",
+                                        {})
+    else:
+        o, lse = gpu_programs.reference(q64, k64, v64, causal, scale,
+                                        "dropout", {"dropout": dropout})
     dq, dk, dv = torch.autograd.grad(o, (q64, k64, v64), do.double())
     return o.detach(), lse.detach(), dq, dk, dv
 
@@ -173,8 +191,10 @@ class Prepared:
         workspace "ws" only where the entry was built with one)."""
         b, hq, hkv, nq, nk = shape
         grids = grids_of(self.entry, b, hq, hkv, nq, nk)
-        args = [vals[x] for x in
-                (ARGS_WS if self.entry.get("dq_accum") else ARGS)]
+        names = ARGS_WS if self.entry.get("dq_accum") else ARGS
+        if self.entry.get("dropout"):
+            names = names + DROPOUT_ARGS
+        args = [vals[x] for x in names]
         return [kern.prepare(g, kern.threads, args)
                 for kern, g in zip(self.kernels, grids)]
 
@@ -214,7 +234,21 @@ def check_case(prep, shape, gen):
     q, k, v, do = mk(b, hq, nq, d), mk(b, hkv, nk, d), mk(b, hkv, nk, d), \
         mk(b, hq, nq, d)
     scale = 1.0 / math.sqrt(d)
-    ro, rlse, rdq, rdk, rdv = reference(q, k, v, do, e["causal"], scale)
+    drop = {}
+    if e.get("dropout"):
+        # A fresh rate, key and offset each case (gpu_programs' draws).
+        import gpu_programs
+        r = torch.rand(3, device="cuda", generator=gen).tolist()
+        p = 0.05 + 0.85 * r[0]
+        seed = int(r[1] * (1 << 53)) * 2048 + 1
+        offset = int(r[2] * (1 << 31))
+        drop = {"dropout_p": p,
+                "seed": ("i64", seed - (1 << 64) if seed >= 1 << 63 else seed),
+                "offset": ("i32", offset),
+                "factor": gpu_programs.dropout_factor(b, hq, nq, nk, p, seed,
+                                                      offset)}
+    ro, rlse, rdq, rdk, rdv = reference(q, k, v, do, e["causal"], scale,
+                                        drop.get("factor"))
     o = gpu_check.make_tensor((b, hq, nq, d), dt, "bnhd", gen,
                               fill=float("nan"))
     o.copy_(ro.to(dt))
@@ -224,6 +258,7 @@ def check_case(prep, shape, gen):
     ws = torch.full((b, hq, nq, d), float("nan"), device="cuda")
     vals = {"do": do, "q": q, "k": k, "v": v, "o": o, "lse": lse, "dq": dq,
             "dk": dk, "dv": dv, "delta": delta, "ws": ws, "scale": scale}
+    vals.update(drop)
     go = prep.launchers(shape, vals)
     for g in go:
         g()
@@ -251,7 +286,8 @@ def check_case(prep, shape, gen):
     # flash backend; GQA through repeated K and V, their gradients summed
     # back), where its mask is ours: not causal, or Nq = Nk (SDPA's causal
     # is top-left aligned). Ours must stay within 2x its error.
-    if not e["causal"] or nq == nk:
+    # (Not with dropout: FlashAttention-2's mask is its own.)
+    if (not e["causal"] or nq == nk) and not e.get("dropout"):
         fa2 = fa2_grads(q, k, v, do, e["causal"])
         if fa2 is not None:
             for name, got, want in zip(("dQ", "dK", "dV"), fa2,
@@ -290,6 +326,11 @@ def time_case(prep, n, d, causal, fa4, peers=True):
     ws = torch.empty(B, H, n, d, device="cuda")
     vals = {"do": do, "q": q, "k": k, "v": v, "o": o, "lse": lse, "dq": dq,
             "dk": dk, "dv": dv, "delta": delta, "ws": ws, "scale": scale}
+    # Dropout at FlashAttention's usual training rate; the peers run their
+    # own dropout at the same rate.
+    drop_p = 0.1 if e.get("dropout") else 0.0
+    vals.update({"dropout_p": drop_p, "seed": ("i64", 12345),
+                 "offset": ("i32", 0)})
     go = prep.launchers((B, H, H, n, n), vals)
 
     def ours():
@@ -309,13 +350,14 @@ def time_case(prep, n, d, causal, fa4, peers=True):
         try:
             with sdpa_kernel([be]):
                 ot = F.scaled_dot_product_attention(qt, kt, vt,
-                                                    is_causal=causal)
+                                                    is_causal=causal,
+                                                    dropout_p=drop_p)
                 r[name] = flops / time_ms(lambda: torch.autograd.grad(
                     ot, (qt, kt, vt), do, retain_graph=True)) / 1e9
         except Exception as ex:  # noqa: BLE001 - a missing peer is noted
             r[name] = None
             r[name + "_err"] = repr(ex)[:120]
-    if fa4 is not None:
+    if fa4 is not None and not drop_p:
         try:
             qf, kf, vf = (x.detach().transpose(1, 2).clone().requires_grad_()
                           for x in (q, k, v))
@@ -398,6 +440,10 @@ def main():
     b.add_argument("--opt", default=os.path.join(ROOT, "build/bin/attn-opt"))
     b.add_argument("--attrs", default="",
                    help="more attributes of the op (e.g. 'block_q = 64')")
+    b.add_argument("--dropout", action="store_true",
+                   help="the op with dropout(p, seed, offset) (run-time "
+                   "arguments; each case draws its own, the reference "
+                   "applies the op's Philox mask)")
     b.add_argument("--dq-accum", action="store_true",
                    help="give the op an f32 dQ workspace: dQ summed with "
                    "atomic adds in the key-block grid where the tiling can")

@@ -236,6 +236,11 @@ struct CodegenPipelineOptions
                      "before the mma.sync that reads it (-1: the backend's "
                      "default)"),
       llvm::cl::init(ConvertAttnGPUToNVVMOptions().fragmentPrefetch)};
+  Option<int64_t> llvmOptLevel{
+      *this, "llvm-opt-level",
+      llvm::cl::desc("LLVM's optimisation level (0-3) for the NVVM module "
+                     "before PTX (ptxas optimises the PTX in any case)"),
+      llvm::cl::init(3)};
 };
 
 /// The GPU chips the code generator accepts.

@@ -600,6 +600,12 @@ struct RandomLowering : public RegisterPattern<RandomOp> {
     Value half = e.c32(::attn::kDropoutBits);
     SmallVector<std::pair<Value, Value>> keys;
     SmallVector<Value> elems(static_cast<size_t>(n));
+    if (op.getTransposed()) {
+      lowerTransposed(op, adaptor, rewriter, e, c, NT, n, k0, k1, elems);
+      auto vt = VectorType::get({n}, e.i32());
+      rewriter.replaceOp(op, e.fromElements(vt, elems));
+      return success();
+    }
     for (int64_t mt = 0; mt < n / 4 / NT; ++mt)
       for (int64_t u = 0; u < NT / 2; ++u) {
         Value c0 = e.add(c0Base, e.c32(4 * u));
@@ -618,6 +624,83 @@ struct RandomLowering : public RegisterPattern<RandomOp> {
     auto vt = VectorType::get({n}, e.i32());
     rewriter.replaceOp(op, e.fromElements(vt, elems));
     return success();
+  }
+
+  /// Transposed (rows are keys j, columns queries i: the backward's
+  /// key-major tiles). Element el = 2·hr + cb of n-tile nt = 2·u + s in
+  /// m-tile mt is key j = kv_start + warp row + 16·mt + g + 8·hr and query
+  /// i = q_start + 8·nt + 2·q + cb; with both starts ≡ 0 (mod 16) its
+  /// counter is
+  ///   (4·(j >> 4) + ((j >> 1) & 3), 8·(i >> 4) + (i & 7), stream, offset)
+  ///   = ((kv_start + warp row) / 4 + 4·mt + g / 2,
+  ///      q_start / 2 + 8·u + 2·q + cb, ..),
+  /// its word 2·s + (g & 1) and its half hr ? w : w << 16. A thread holds
+  /// the keys of one parity (g & 1) and needs the calls of both columns cb;
+  /// the lane of the other parity (lane ^ 4: same q, same g / 2, so the
+  /// same calls) needs the other words of the same two calls. So each lane
+  /// makes the call of column cb = g & 1, keeps its words 2·s + (g & 1)
+  /// and swaps the words 2·s + 1 − (g & 1) with its partner (one shuffle
+  /// per word kept): one call per eight elements, as query-major tiles.
+  static void lowerTransposed(RandomOp op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter, Emitter &e,
+                              const MmaCoords &c, int64_t NT, int64_t n,
+                              Value k0, Value k1,
+                              SmallVectorImpl<Value> &elems) {
+    Location loc = op.getLoc();
+    Value kvStart = e.to32(adaptor.getKvStart());
+    Value keyRows = e.add(kvStart, c.warpRow0);
+    Value keyQuarter = arith::ShRUIOp::create(rewriter, loc, keyRows, e.c32(2));
+    Value gHalf = arith::ShRUIOp::create(rewriter, loc, c.g, e.c32(1));
+    Value c0Base = e.add(keyQuarter, gHalf);
+    Value qStart = e.to32(adaptor.getQStart());
+    Value qHalf = arith::ShRUIOp::create(rewriter, loc, qStart, e.c32(1));
+    Value q2 = arith::ShLIOp::create(rewriter, loc, c.q, e.c32(1));
+    Value gBit = arith::AndIOp::create(rewriter, loc, c.g, e.c32(1));
+    Value gOdd = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
+                                       gBit, e.c32(0));
+    // The call of this lane's column cb = g & 1.
+    Value c1Cols = e.add(qHalf, q2);
+    Value c1Base = e.add(c1Cols, gBit);
+    Value half = e.c32(::attn::kDropoutBits);
+    // (One op a statement: the IR's order must not depend on the host
+    // compiler's argument evaluation order.)
+    Value allLanes = e.c32(-1);
+    Value partnerLane = e.c32(4);
+    Value clamp = e.c32(0x1f);
+    SmallVector<std::pair<Value, Value>> keys;
+    for (int64_t mt = 0; mt < n / 4 / NT; ++mt)
+      for (int64_t u = 0; u < NT / 2; ++u) {
+        Value c0 = e.add(c0Base, e.c32(4 * mt));
+        Value c1 = e.add(c1Base, e.c32(8 * u));
+        std::array<Value, 4> w = emitPhilox(
+            rewriter, loc, {c0, c1, adaptor.getStream(), adaptor.getOffset()},
+            k0, k1, keys);
+        for (int64_t s = 0; s < 2; ++s) {
+          Value even = w[size_t(2 * s)], odd = w[size_t(2 * s + 1)];
+          // Mine: word 2·s + (g & 1); the partner's: 2·s + 1 − (g & 1).
+          Value mine = arith::SelectOp::create(rewriter, loc, gOdd, odd, even);
+          Value theirs =
+              arith::SelectOp::create(rewriter, loc, gOdd, even, odd);
+          // The partner's call is this lane's other column's: it sends
+          // this lane's parity of it.
+          Value other = NVVM::ShflOp::create(rewriter, loc, e.i32(), allLanes,
+                                             theirs, partnerLane, clamp,
+                                             NVVM::ShflKind::bfly, UnitAttr());
+          // Column 0 is this lane's call where g is even, else the
+          // partner's.
+          Value col0 =
+              arith::SelectOp::create(rewriter, loc, gOdd, other, mine);
+          Value col1 =
+              arith::SelectOp::create(rewriter, loc, gOdd, mine, other);
+          int64_t base = 4 * (mt * NT + 2 * u + s);
+          for (auto [cb, word] : {std::pair<int64_t, Value>{0, col0},
+                                  std::pair<int64_t, Value>{1, col1}}) {
+            elems[size_t(base + cb)] =
+                arith::ShLIOp::create(rewriter, loc, word, half);
+            elems[size_t(base + cb + 2)] = word;
+          }
+        }
+      }
   }
 };
 

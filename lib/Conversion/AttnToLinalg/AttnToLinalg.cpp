@@ -360,7 +360,10 @@ struct RandomLowering : OpRewritePattern<RandomOp> {
             Value s = arith::ShRUIOp::create(b, l, x, c32(shift));
             return arith::AndIOp::create(b, l, s, c32(1));
           };
-          Value i = pos(op.getQStart(), 0), j = pos(op.getKvStart(), 1);
+          // (transposed: rows are keys, columns queries)
+          const unsigned qDim = op.getTransposed() ? 1 : 0;
+          Value i = pos(op.getQStart(), qDim),
+                j = pos(op.getKvStart(), 1 - qDim);
           // counter = (4·(j >> 4) + ((j >> 1) & 3), 8·(i >> 4) + (i & 7),
           //            stream, offset)
           Value jHi = arith::ShRUIOp::create(b, l, j, c32(4));

@@ -417,3 +417,47 @@ func.func @dropout_bits(%s: memref<?x32xf32>, %o: memref<?x32xf32>, %seed: i64, 
   }
   return
 }
+
+// -----
+
+#mma = #attn.mma<warps = 1>
+
+// A transposed attn.random (the backward's key-major tiles: rows are keys):
+// a thread holds keys of one parity (its row g), the lane of the other
+// parity (lane ^ 4) the same calls' other words. Each lane makes the call of
+// its column cb = g & 1 (one per eight elements: two for a 16x32 tile, 40
+// products), keeps the words 2·s + (g & 1) and swaps the others with its
+// partner (shfl.bfly 4); element 2·hr + cb of n-tile 2·u + s is the word's
+// upper half where hr (key row g + 8), else the word << 16.
+// CHECK-LABEL: gpu.func @dropout_bits_transposed_kernel
+// CHECK:         %[[GBIT:.*]] = arith.andi %{{.*}}, %c1_i32 : i32
+// CHECK:         %[[ODD:.*]] = arith.cmpi ne, %[[GBIT]], %c0_i32 : i32
+// CHECK-COUNT-20: arith.muli %{{.*}}, %{{c3528531795_i64|c3449720151_i64}} : i64
+// (The canonicalizer folds "mine" into the columns' selects: column 0 is
+// w0 where g is even, column 1 w1 where g is odd.)
+// CHECK:         %[[THEIRS:.*]] = arith.select %[[ODD]], %[[W0:.*]], %[[W1:.*]] : i32
+// CHECK-NEXT:    %[[OTHER:.*]] = nvvm.shfl.sync  bfly %{{.*}}, %[[THEIRS]], %c4_i32, %c31_i32 : i32 -> i32
+// CHECK-NEXT:    %[[COL0:.*]] = arith.select %[[ODD]], %[[OTHER]], %[[W0]] : i32
+// CHECK-NEXT:    %[[COL1:.*]] = arith.select %[[ODD]], %[[W1]], %[[OTHER]] : i32
+// CHECK-NEXT:    arith.shli %[[COL0]], %c16_i32 : i32
+// CHECK-NEXT:    arith.shli %[[COL1]], %c16_i32 : i32
+// CHECK-COUNT-20: arith.muli %{{.*}}, %{{c3528531795_i64|c3449720151_i64}} : i64
+// CHECK-NOT:     arith.muli %{{.*}}, %{{c3528531795_i64|c3449720151_i64}} : i64
+// CHECK-COUNT-2: nvvm.shfl.sync  bfly
+// CHECK:         vector.from_elements {{.*}} : vector<16xi32>
+func.func @dropout_bits_transposed(%s: memref<?x32xf32>, %o: memref<?x32xf32>, %seed: i64, %bh: i32, %off: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %row = arith.muli %i, %c16 : index
+    %t = attn.load_tile %s[%row] rows %c16 : memref<?x32xf32> -> tensor<16x32xf32, #mma>
+    %u = attn.random key(%seed) counter(%bh, %off) q(%c0) kv(%row) {transposed} : tensor<16x32xi32, #mma>
+    %tt = arith.constant dense<1073741824> : tensor<16x32xi32, #mma>
+    %keep = arith.cmpi uge, %u, %tt : tensor<16x32xi32, #mma>
+    %z = arith.constant dense<0.0> : tensor<16x32xf32, #mma>
+    %r = arith.select %keep, %t, %z : tensor<16x32xi1, #mma>, tensor<16x32xf32, #mma>
+    attn.store_tile %r, %o[%row] rows %c16 : tensor<16x32xf32, #mma>, memref<?x32xf32>
+  }
+  return
+}

@@ -308,3 +308,22 @@ func.func @random(%seed: i64, %bh: i32, %off: i32, %q0: index,
       : tensor<16x32xi32>
   return %u : tensor<16x32xi32>
 }
+
+// -----
+
+// A transposed attn.random (rows are keys): the query position i comes
+// from the columns (linalg.index 1), the key position j from the rows.
+// CHECK-LABEL: func.func @random_transposed
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<32x16xi32>)
+// CHECK:           %[[C:.*]] = linalg.index 1 : index
+// CHECK:           %[[QI:.*]] = arith.addi %arg3, %[[C]] : index
+// CHECK:           arith.index_cast %[[QI]] : index to i32
+// CHECK:           %[[R:.*]] = linalg.index 0 : index
+// CHECK:           %[[KJ:.*]] = arith.addi %arg4, %[[R]] : index
+// CHECK:           arith.index_cast %[[KJ]] : index to i32
+func.func @random_transposed(%seed: i64, %bh: i32, %off: i32, %q0: index,
+                             %k0: index) -> tensor<32x16xi32> {
+  %u = attn.random key(%seed) counter(%bh, %off) q(%q0) kv(%k0) {transposed}
+      : tensor<32x16xi32>
+  return %u : tensor<32x16xi32>
+}

@@ -438,6 +438,21 @@ LogicalResult AttentionOp::verify() {
   return verifyScoreMod();
 }
 
+/// A dropout rate that is a constant lies in [0, 1).
+static LogicalResult verifyDropoutRate(Operation *op, Value rate) {
+  FloatAttr p;
+  if (rate && matchPattern(rate, m_Constant(&p))) {
+    double v = p.getValueAsDouble();
+    if (!(v >= 0.0 && v < 1.0)) {
+      char text[32];
+      std::snprintf(text, sizeof(text), "%g", v);
+      return op->emitOpError()
+             << "dropout rate must be in [0, 1), got " << text;
+    }
+  }
+  return success();
+}
+
 /// dropout(p, seed, offset): 0 <= p < 1 where p is a constant.
 LogicalResult AttentionOp::verifyDropout() {
   Value rate = getDropoutRate();
@@ -446,16 +461,7 @@ LogicalResult AttentionOp::verifyDropout() {
   if (isFp8())
     return emitOpError()
            << "unsupported: dropout with fp8 inputs (not implemented yet)";
-  FloatAttr p;
-  if (matchPattern(rate, m_Constant(&p))) {
-    double v = p.getValueAsDouble();
-    if (!(v >= 0.0 && v < 1.0)) {
-      char text[32];
-      std::snprintf(text, sizeof(text), "%g", v);
-      return emitOpError() << "dropout rate must be in [0, 1), got " << text;
-    }
-  }
-  return success();
+  return verifyDropoutRate(*this, rate);
 }
 
 /// What a variant indexed by the dense (batch, head, query, key) positions
@@ -987,6 +993,8 @@ LogicalResult AttentionGradOp::verify() {
         return cast<MemRefType>(r.n.value.getType()).getDimSize(dim);
     return ShapedType::kDynamic;
   };
+  if (failed(verifyDropoutRate(*this, getDropoutRate())))
+    return failure();
   return verifyHeadsScaleBlocks(
       *this, staticDim(QueryRows, 1), staticDim(KeyRows, 1), getScaleAttr(),
       bool(getDynamicScale()), getBlockQAttr(), getBlockKvAttr());

@@ -164,8 +164,11 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
 ///   Δ_i = Σ_j P_ij·dP_ij, dS = P∘(dP − Δ),
 ///   dQ = scale·dS·K, dK = scale·dSᵀ·Q, dV = Pᵀ·dO.
 /// Causal and sliding windows as in the forward; a row that sees no key
-/// contributes nothing. Dense problems only: `p` has no KV cache, packed
-/// batch, score_mod, soft-cap, ALiBi or fp8 (the caller's precondition).
+/// contributes nothing. With dropout, the forward's mask (referenceAttention's)
+/// and z = 1/(1 − p) where kept, 0 where dropped: dP' = z∘dP, Δ = Σ_j P·dP',
+/// dS = P∘(dP' − Δ), dV = (P∘z)ᵀ·dO. Dense problems only: `p` has no KV
+/// cache, packed batch, score_mod, soft-cap, ALiBi or fp8 (the caller's
+/// precondition).
 /// `dqMagnitude` and `dkMagnitude`, when given, get dQ and dK summed over
 /// the sizes of their terms, |dS|_ij = P_ij·(|dP_ij| + Σ_c|dO_ic·O_ic|):
 /// each row of dS sums to 0, so dQ and dK can be far smaller than the terms

@@ -225,3 +225,18 @@ func.func @grad_workspace_rows(%t: memref<1x2x8x16xbf16>, %r: memref<1x2x8xf32>,
         memref<1x2x8xf32>
   return
 }
+
+// -----
+
+func.func @grad_dropout_rate_one(%t: memref<?x?x?x64xf32>, %r: memref<?x?x?xf32>,
+                                 %seed: i64, %off: i32) {
+  %p = arith.constant 1.0 : f32
+  // expected-error @+1 {{'attn.attention_grad' op dropout rate must be in [0, 1), got 1}}
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%r)
+      dropout(%p, %seed, %off)
+      : memref<?x?x?x64xf32>, memref<?x?x?x64xf32>, memref<?x?x?x64xf32>,
+        memref<?x?x?x64xf32>, memref<?x?x?x64xf32>, memref<?x?x?xf32>,
+        memref<?x?x?x64xf32>, memref<?x?x?x64xf32>, memref<?x?x?x64xf32>,
+        memref<?x?x?xf32>
+  return
+}

@@ -94,3 +94,25 @@ func.func @accumulate_and_transposed_lhs(%k: tensor<128x128xbf16>,
       : tensor<64x128xf32>, memref<?x?x?x128xf32>
   return
 }
+
+// -----
+
+// Dropout: the forward's rate, Philox key and offset (the same mask), and
+// the transposed attn.random of the key-major tiles.
+
+// CHECK-LABEL: func.func @grad_dropout
+// CHECK: attn.attention_grad {{.*}} delta(%{{.*}}) dropout(%{{.*}}, %{{.*}}, %{{.*}}) {causal}
+// CHECK: attn.random key(%{{.*}}) counter(%{{.*}}, %{{.*}}) q(%{{.*}}) kv(%{{.*}}) {transposed} : tensor<64x32xi32>
+func.func @grad_dropout(%t: memref<?x?x?x64xf32>, %r: memref<?x?x?xf32>,
+                        %p: f32, %seed: i64, %off: i32, %stream: i32,
+                        %i: index) {
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%r)
+      dropout(%p, %seed, %off) {causal}
+      : memref<?x?x?x64xf32>, memref<?x?x?x64xf32>, memref<?x?x?x64xf32>,
+        memref<?x?x?x64xf32>, memref<?x?x?x64xf32>, memref<?x?x?xf32>,
+        memref<?x?x?x64xf32>, memref<?x?x?x64xf32>, memref<?x?x?x64xf32>,
+        memref<?x?x?xf32>
+  %u = attn.random key(%seed) counter(%stream, %off) q(%i) kv(%i) {transposed}
+      : tensor<64x32xi32>
+  return
+}

@@ -97,3 +97,44 @@ func.func @grad_full_dynamic_scale(%t: memref<?x?x?x16xf32>,
         memref<?x?x?xf32>
   return
 }
+
+// -----
+
+// Dropout: both grids draw the forward's mask for their tiles (attn.random
+// with the program's stream b·Hq + h; key-major tiles {transposed}) and
+// keep z = 1/(1 − p) where the value passes the threshold, else 0. Grid 1:
+// dP' = z∘dP before dS; grid 2: dV += (Pᵀ∘zᵀ)·dO and dPᵀ' = zᵀ∘dPᵀ.
+// CHECK-LABEL: func.func @grad_dropout
+// CHECK:       scf.forall
+// CHECK:         scf.for
+// CHECK:           %[[S:.*]] = attn.dot {{.*}} -> tensor<64x32xf32>
+// CHECK:           %[[DP:.*]] = attn.dot {{.*}} -> tensor<64x32xf32>
+// CHECK:           %[[U:.*]] = attn.random key(%arg11) counter(%{{.*}}, %arg12) q(%{{.*}}) kv(%{{.*}}) : tensor<64x32xi32>
+// CHECK:           %[[KEEP:.*]] = arith.cmpi uge, %[[U]], %{{.*}} : tensor<64x32xi32>
+// CHECK:           %[[Z:.*]] = arith.select %[[KEEP]], %{{.*}}, %{{.*}} : tensor<64x32xi1>, tensor<64x32xf32>
+// CHECK:           arith.mulf %[[DP]], %[[Z]] : tensor<64x32xf32>
+// CHECK:       attn.program = "grad_q"
+// CHECK:       scf.forall
+// CHECK:           %[[UT:.*]] = attn.random key(%arg11) counter(%{{.*}}, %arg12) q(%{{.*}}) kv(%{{.*}}) {transposed} : tensor<32x64xi32>
+// CHECK:           %[[KEEPT:.*]] = arith.cmpi uge, %[[UT]], %{{.*}} : tensor<32x64xi32>
+// CHECK:           %[[ZT:.*]] = arith.select %[[KEEPT]], %{{.*}}, %{{.*}} : tensor<32x64xi1>, tensor<32x64xf32>
+// CHECK:           %[[PZ:.*]] = arith.mulf %{{.*}}, %[[ZT]] : tensor<32x64xf32>
+// CHECK:           attn.dot %[[PZ]], %{{.*}}, %{{.*}} : tensor<32x64xf32>, tensor<64x32xf32> -> tensor<32x32xf32>
+// CHECK:           %[[DPT:.*]] = attn.dot {{.*}} {rhs_transposed} : tensor<32x32xf32>, tensor<64x32xf32> -> tensor<32x64xf32>
+// CHECK:           arith.mulf %[[DPT]], %[[ZT]] : tensor<32x64xf32>
+// CHECK:       attn.program = "grad_kv"
+func.func @grad_dropout(%do: memref<1x2x100x32xf32>, %q: memref<1x2x100x64xf32>,
+                        %k: memref<1x2x100x64xf32>, %v: memref<1x2x100x32xf32>,
+                        %o: memref<1x2x100x32xf32>, %lse: memref<1x2x100xf32>,
+                        %dq: memref<1x2x100x64xf32>, %dk: memref<1x2x100x64xf32>,
+                        %dv: memref<1x2x100x32xf32>, %delta: memref<1x2x100xf32>,
+                        %p: f32, %seed: i64, %off: i32) {
+  attn.attention_grad %do, %q, %k, %v, %o, %lse into %dq, %dk, %dv
+      delta(%delta) dropout(%p, %seed, %off) {block_q = 64, block_kv = 32}
+      : memref<1x2x100x32xf32>, memref<1x2x100x64xf32>,
+        memref<1x2x100x64xf32>, memref<1x2x100x32xf32>,
+        memref<1x2x100x32xf32>, memref<1x2x100xf32>,
+        memref<1x2x100x64xf32>, memref<1x2x100x64xf32>,
+        memref<1x2x100x32xf32>, memref<1x2x100xf32>
+  return
+}

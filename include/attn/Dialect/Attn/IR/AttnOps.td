@@ -543,6 +543,14 @@ def Attn_AttentionGradOp : Attn_Op<"attention_grad",
       where the key-block grid takes warpgroup MMA with one 64-row block of
       D per warpgroup (D = key block); elsewhere it is left untouched and the
       deterministic grids run.
+    * `dropout(%p, %seed, %offset)`: the gradients of `attn.attention` with
+      the same dropout (the same rate, Philox key and offset, so the same
+      mask; O is the dropped forward's output). With z[i,j] = 1/(1 − p)
+      where the score was kept and 0 where it was dropped:
+      dV[j] = Σ_i P[i,j]·z[i,j] · dO[i] and
+      dS[i,j] = P[i,j] · (z[i,j]·dP[i,j] − Δ[i]) (Δ from the dropped O
+      equals Σ_j P·z·dP). Both grids draw the mask for their own tiles
+      (attn.random; the key-major grid's {transposed}).
 
     Example:
 
@@ -574,6 +582,11 @@ def Attn_AttentionGradOp : Attn_Op<"attention_grad",
         "[B, Hq, Nq, D]", [MemRead, MemWrite]>:$dq_accum,
     Arg<Optional<F32>, "softmax scale known at run time (excludes the "
         "`scale` attribute)">:$dynamic_scale,
+    Arg<Optional<F32>, "dropout: the forward's probability of dropping a "
+        "score, in [0, 1)">:$dropout_rate,
+    Arg<Optional<I64>, "dropout: the forward's Philox key">:$dropout_seed,
+    Arg<Optional<I32>, "dropout: the forward's Philox offset">:
+        $dropout_offset,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<I64Attr>:$block_q,
@@ -585,6 +598,7 @@ def Attn_AttentionGradOp : Attn_Op<"attention_grad",
     $grad_query `,` $grad_key `,` $grad_value `delta` `(` $delta `)`
     (`dq_accum` `(` $dq_accum^ `:` type($dq_accum) `)`)?
     (`scale` `(` $dynamic_scale^ `)`)?
+    (`dropout` `(` $dropout_rate^ `,` $dropout_seed `,` $dropout_offset `)`)?
     attr-dict `:` type($grad_output) `,` type($query) `,` type($key) `,`
     type($value) `,` type($output) `,` type($lse) `,` type($grad_query) `,`
     type($grad_key) `,` type($grad_value) `,` type($delta)
@@ -855,7 +869,11 @@ def Attn_RandomOp : Attn_Op<"random", [Pure]> {
     mma/wgmma n-tiles: the GPU lowering computes one Philox call per eight
     elements and requires q_start and kv_start ≡ 0 (mod 16) (the tiling's
     blocks are multiples of 16); the CPU lowering computes any element on
-    its own.
+    its own. `transposed`: rows are keys and columns queries
+    (`result[r, c]` is the value of query q_start + c and key
+    kv_start + r), as the backward's key-major tiles hold them: a GPU
+    thread then holds the keys of one parity only, so each Philox call
+    serves four of its elements (two calls per eight).
 
     Example:
 
@@ -865,7 +883,7 @@ def Attn_RandomOp : Attn_Op<"random", [Pure]> {
     ```
   }];
   let arguments = (ins I64:$seed, I32:$stream, I32:$offset, Index:$q_start,
-                   Index:$kv_start);
+                   Index:$kv_start, UnitAttr:$transposed);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     `key` `(` $seed `)` `counter` `(` $stream `,` $offset `)`
