@@ -27,8 +27,9 @@
 //
 // What is refused: a rate outside [0, 1), a file without dropout given
 // --dropout, a file with it run without a rate or on the GPU (the runtime
-// takes dropout from flags), with the backward, and the seed without
-// --dropout.
+// takes dropout from flags), the backward's dropout on the GPU (the
+// runtime's backward takes none; the CPU path runs it:
+// cpu-backward-dropout.mlir), and the seed without --dropout.
 // RUN: not attn-run --dropout 1 --seq-q 8 2>&1 | FileCheck %s --check-prefix=RATE
 // RATE: attn-run: error: --dropout must be in [0, 1), got 1
 // RUN: not attn-run %S/Inputs/block-mask-window.mlir --dropout 0.1 2>&1 | FileCheck %s --check-prefix=NODROP
@@ -37,8 +38,8 @@
 // NORATE: attn-run: error: the IR's attn.attention takes dropout(...): give its rate with --dropout P
 // RUN: not attn-run %s --dropout 0.1 --target gpu --seq-q 64 2>&1 | FileCheck %s --check-prefix=GPU
 // GPU: attn-run: error: unsupported: a file's dropout on --target gpu
-// RUN: not attn-run --dropout 0.1 --backward --seq-q 64 2>&1 | FileCheck %s --check-prefix=BWD
-// BWD: attn-run: error: unsupported: --dropout with --backward
+// RUN: not attn-run --dropout 0.1 --backward --target gpu --seq-q 64 2>&1 | FileCheck %s --check-prefix=BWD
+// BWD: attn-run: error: unsupported: --dropout with --backward on the GPU (the runtime's backward takes no dropout yet
 // RUN: not attn-run --dropout-seed 3 --seq-q 64 2>&1 | FileCheck %s --check-prefix=SEED
 // SEED: attn-run: error: --dropout-seed and --dropout-offset need --dropout
 func.func @attention(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
