@@ -223,6 +223,17 @@ std::string Problem::validate() const {
   return "";
 }
 
+/// Dropout's factor for score (i, j) of program stream `stream`: 1/(1 − p)
+/// where the op's Philox mask keeps it, else 0; 1 without dropout.
+static double dropoutFactor(const Problem &p, uint32_t stream, int64_t i,
+                            int64_t j) {
+  if (!p.dropout)
+    return 1.0;
+  bool keep = dropoutValue(p.dropoutSeed, stream, p.dropoutOffset, i, j) >=
+              dropoutThreshold(p.dropoutRate);
+  return keep ? double(dropoutScale(p.dropoutRate)) : 0.0;
+}
+
 void referenceAttention(const Problem &p, const std::vector<double> &q,
                         const std::vector<double> &k,
                         const std::vector<double> &v, std::vector<double> &o,
@@ -296,13 +307,8 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
         }
         for (int64_t j = first; j < visible; ++j) {
           double pj = s[size_t(j)] / sum;
-          if (p.dropout) {
-            // Dropout: kept with its factor 1/(1 − p), else 0.
-            uint32_t stream = uint32_t(sq.index * p.headsQ + h);
-            bool keep = dropoutValue(p.dropoutSeed, stream, p.dropoutOffset, i,
-                                     j) >= dropoutThreshold(p.dropoutRate);
-            pj = keep ? pj * double(dropoutScale(p.dropoutRate)) : 0.0;
-          }
+          if (p.dropout)
+            pj *= dropoutFactor(p, uint32_t(sq.index * p.headsQ + h), i, j);
           for (int64_t d = 0; d < Dv; ++d)
             oi[d] += pj * p.vDescale * vb[j * Dv + d];
         }
@@ -361,13 +367,6 @@ void referenceAttentionGrad(const Problem &p, const std::vector<double> &q,
         // so the loss sees z_ij·dP_ij: dP'_ij = z_ij·(dO_i·V_j).
         // Δ_i = Σ_j P_ij·dP'_ij (= dO_i·O_i).
         const uint32_t stream = uint32_t(b * p.headsQ + h);
-        auto factor = [&](int64_t j) {
-          if (!p.dropout)
-            return 1.0;
-          bool keep = dropoutValue(p.dropoutSeed, stream, p.dropoutOffset, i,
-                                   j) >= dropoutThreshold(p.dropoutRate);
-          return keep ? double(dropoutScale(p.dropoutRate)) : 0.0;
-        };
         double delta = 0;
         for (int64_t j = keys.first; j < keys.end; ++j) {
           prob[size_t(j)] /= sum;
@@ -375,7 +374,7 @@ void referenceAttentionGrad(const Problem &p, const std::vector<double> &q,
           double acc = 0;
           for (int64_t c = 0; c < Dv; ++c)
             acc += doi[c] * vj[c];
-          zf[size_t(j)] = factor(j);
+          zf[size_t(j)] = dropoutFactor(p, stream, i, j);
           dp[size_t(j)] = zf[size_t(j)] * acc;
           delta += prob[size_t(j)] * dp[size_t(j)];
         }

@@ -714,27 +714,14 @@ struct TileAttentionPass
     }
 
     if (Value rate = op.getDropoutRate()) {
-      // Dropout's per-program scalars: the stream b·Hq + h, the threshold
-      // of the 16-bit numbers in the upper half of attn.random's values,
-      //   T = u32(min(p·2^16, 65535)) << 16   (f32; p·2^16 is exact)
-      // and the kept scores' factor f = 1 / (1 − p).
+      // Dropout's per-program scalars: the stream b·Hq + h, the threshold T
+      // and the kept scores' factor f (dropoutScalars).
       Value stream = im.add(im.mul(bIdx, hq), hIdx);
       pc.dropStream =
           arith::IndexCastOp::create(b, loc, b.getI32Type(), stream);
-      constexpr int bits = ::attn::kDropoutBits;
-      Value two16 = arith::ConstantOp::create(
-          b, loc, b.getF32FloatAttr(float(1u << bits)));
-      Value top = arith::ConstantOp::create(
-          b, loc, b.getF32FloatAttr(float((1u << bits) - 1)));
-      Value scaled = arith::MulFOp::create(b, loc, rate, two16);
-      Value capped = arith::MinimumFOp::create(b, loc, scaled, top);
-      Value t16 = arith::FPToUIOp::create(b, loc, b.getI32Type(), capped);
-      Value shift =
-          arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(bits));
-      pc.dropThreshold = arith::ShLIOp::create(b, loc, t16, shift);
-      Value one = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f));
-      Value keepRate = arith::SubFOp::create(b, loc, one, rate);
-      pc.dropScale = arith::DivFOp::create(b, loc, one, keepRate);
+      DropoutScalars d = dropoutScalars(b, loc, rate);
+      pc.dropThreshold = d.threshold;
+      pc.dropScale = d.scale;
     }
 
     // Key/value blocks [0, nFull) are visible whole to every row of this
@@ -871,10 +858,7 @@ struct TileAttentionPass
             Value bits = RandomOp::create(
                 lb, loc, bitsType, op.getDropoutSeed(), pc.dropStream,
                 op.getDropoutOffset(), pc.qStart, kvStart);
-            Value t =
-                tensor::SplatOp::create(lb, loc, bitsType, pc.dropThreshold);
-            Value keep = arith::CmpIOp::create(
-                lb, loc, arith::CmpIPredicate::uge, bits, t);
+            Value keep = dropoutKeep(lb, loc, bits, pc.dropThreshold);
             Value f =
                 tensor::SplatOp::create(lb, loc, pc.scoreType, pc.dropScale);
             Value kept = arith::MulFOp::create(lb, loc, p, f);

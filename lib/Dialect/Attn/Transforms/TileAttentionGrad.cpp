@@ -30,7 +30,6 @@
 #include "WarpgroupTiling.h"
 #include "attn/Transforms/Passes.h"
 #include "attn/runtime/KernelABI.h"
-#include "attn/runtime/Philox.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -127,40 +126,24 @@ struct GradContext {
   }
 
   /// Dropout's factor for the scores of tile type `t` (f32), the forward's
-  /// mask (attn.random's values, `keyMajor`: rows are keys):
-  ///   z = value >= T ? 1/(1 − p) : 0,  T = u32(min(p·2^16, 65535)) << 16
-  /// for program stream b·Hq + h, as attn.attention's tiling keeps them.
-  Value dropFactor(OpBuilder &b, Location loc, RankedTensorType t, Value bIdx,
-                   Value hIdx, Value qStart, Value kvStart,
-                   bool keyMajor) const {
+  /// mask (attn.random's values, `keyMajor`: rows are keys) for program
+  /// stream b·Hq + h: z = value >= T ? f : 0 with the program's scalars `d`
+  /// (dropoutScalars), as attn.attention's tiling keeps them.
+  Value dropFactor(OpBuilder &b, Location loc, RankedTensorType t,
+                   const DropoutScalars &d, Value bIdx, Value hIdx,
+                   Value qStart, Value kvStart, bool keyMajor) const {
     AttentionGradOp op = this->op;
     IndexMath im{b, loc};
     Value hq = im.dim(op.getQuery(), 1);
     Value streamIdx = im.add(im.mul(bIdx, hq), hIdx);
     Value stream =
         arith::IndexCastOp::create(b, loc, b.getI32Type(), streamIdx);
-    constexpr int bits = ::attn::kDropoutBits;
-    Value rate = op.getDropoutRate();
-    Value two16 =
-        arith::ConstantOp::create(b, loc, b.getF32FloatAttr(float(1u << bits)));
-    Value top = arith::ConstantOp::create(
-        b, loc, b.getF32FloatAttr(float((1u << bits) - 1)));
-    Value scaledRate = arith::MulFOp::create(b, loc, rate, two16);
-    Value capped = arith::MinimumFOp::create(b, loc, scaledRate, top);
-    Value t16 = arith::FPToUIOp::create(b, loc, b.getI32Type(), capped);
-    Value shift = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(bits));
-    Value threshold = arith::ShLIOp::create(b, loc, t16, shift);
-    Value one = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f));
-    Value keepRate = arith::SubFOp::create(b, loc, one, rate);
-    Value f = arith::DivFOp::create(b, loc, one, keepRate);
     auto bitsType = RankedTensorType::get(t.getShape(), b.getI32Type());
     Value values =
         RandomOp::create(b, loc, bitsType, op.getDropoutSeed(), stream,
                          op.getDropoutOffset(), qStart, kvStart, keyMajor);
-    Value thresholds = tensor::SplatOp::create(b, loc, bitsType, threshold);
-    Value keep = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                       values, thresholds);
-    Value fTile = tensor::SplatOp::create(b, loc, t, f);
+    Value keep = dropoutKeep(b, loc, values, d.threshold);
+    Value fTile = tensor::SplatOp::create(b, loc, t, d.scale);
     return arith::SelectOp::create(b, loc, keep, fTile, splat(b, loc, t, 0.0));
   }
 
@@ -290,6 +273,9 @@ void emitQueryGrid(OpBuilder &b, Location loc, const GradContext &gc) {
   Value lse =
       LoadTileOp::create(b, loc, rowType, op.getLse(), rowIndices, qRows);
   Value lseSafe = gc.safeLse(b, loc, lse);
+  DropoutScalars drop;
+  if (Value rate = op.getDropoutRate())
+    drop = dropoutScalars(b, loc, rate);
 
   // Key blocks [0, nFull) are seen whole by every row of the block;
   // [nFull, nEnd) need the mask (the causal diagonal, the end of the keys);
@@ -329,8 +315,8 @@ void emitQueryGrid(OpBuilder &b, Location loc, const GradContext &gc) {
                                  /*rhs_transposed=*/true);
         // Dropout: the loss sees z∘dP (O = Σ_j P·z·V_j), dP' = z∘dP.
         if (op.getDropoutRate()) {
-          Value z = gc.dropFactor(lb, loc, scoreType, bIdx, qb.hIdx, qStart,
-                                  kvStart, /*keyMajor=*/false);
+          Value z = gc.dropFactor(lb, loc, scoreType, drop, bIdx, qb.hIdx,
+                                  qStart, kvStart, /*keyMajor=*/false);
           dp = arith::MulFOp::create(lb, loc, dp, z);
         }
         // dS = P∘(dP − Δ);  dQ += dS·K
@@ -404,6 +390,9 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
   auto dkType = gc.f32Tile(b, gc.bcKV, gc.d),
        dvType = gc.f32Tile(b, gc.bcKV, gc.dv);
   auto scoreType = gc.f32Tile(b, gc.bcKV, gc.brKV);
+  DropoutScalars drop;
+  if (Value rate = op.getDropoutRate())
+    drop = dropoutScalars(b, loc, rate);
   // One step: query block qb of query head hIdx against the key block;
   // args = (dK, dV) so far.
   auto step = [&](OpBuilder &lb, Location ll, Value hIdx, Value qb, bool masked,
@@ -438,7 +427,7 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
                                 /*keyMajor=*/true);
     Value zt;
     if (op.getDropoutRate())
-      zt = gc.dropFactor(lb, ll, scoreType, bIdx, hIdx, qStart, kvStart,
+      zt = gc.dropFactor(lb, ll, scoreType, drop, bIdx, hIdx, qStart, kvStart,
                          /*keyMajor=*/true);
     Value ptKept = zt ? arith::MulFOp::create(lb, ll, pt, zt) : pt;
     Value dv = DotOp::create(lb, ll, dvType, gc.toElem(lb, ll, ptKept), doTile,

@@ -8,6 +8,7 @@
 #define ATTN_LIB_DIALECT_ATTN_TRANSFORMS_TILEUTILS_H
 
 #include "attn/Dialect/Attn/IR/AttnOps.h"
+#include "attn/runtime/Philox.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -38,6 +39,40 @@ struct IndexMath {
     return memref::DimOp::create(b, loc, memref, d);
   }
 };
+
+/// Dropout's per-program scalars from its rate p (f32), as attn.random's
+/// description defines the mask: the threshold of the 16-bit numbers in
+/// the upper half of the values and the kept scores' factor,
+///   T = u32(min(p·2^16, 65535)) << 16   (p·2^16 is exact in f32)
+///   f = 1 / (1 − p).
+struct DropoutScalars {
+  Value threshold, scale;
+};
+inline DropoutScalars dropoutScalars(OpBuilder &b, Location loc, Value rate) {
+  constexpr int bits = ::attn::kDropoutBits;
+  Value two16 =
+      arith::ConstantOp::create(b, loc, b.getF32FloatAttr(float(1u << bits)));
+  Value top = arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(float((1u << bits) - 1)));
+  Value scaled = arith::MulFOp::create(b, loc, rate, two16);
+  Value capped = arith::MinimumFOp::create(b, loc, scaled, top);
+  Value t16 = arith::FPToUIOp::create(b, loc, b.getI32Type(), capped);
+  Value shift = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(bits));
+  DropoutScalars d;
+  d.threshold = arith::ShLIOp::create(b, loc, t16, shift);
+  Value one = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f));
+  Value keepRate = arith::SubFOp::create(b, loc, one, rate);
+  d.scale = arith::DivFOp::create(b, loc, one, keepRate);
+  return d;
+}
+
+/// Which scores of a tile are kept: attn.random's `values` >= T (unsigned),
+/// an i1 tile of their shape.
+inline Value dropoutKeep(OpBuilder &b, Location loc, Value values,
+                         Value threshold) {
+  Value t = tensor::SplatOp::create(b, loc, values.getType(), threshold);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, values, t);
+}
 
 /// The softmax scale: a compile-time constant, or an f32 value known only at
 /// run time (the op's scale(...) operand).
