@@ -201,6 +201,8 @@ CPUFeatures mlir::attn::hostCPUFeatures() {
   llvm::StringMap<bool> f = llvm::sys::getHostCPUFeatures();
   if (f.lookup("amx-tile") && f.lookup("amx-bf16") && f.lookup("avx512bf16"))
     return CPUFeatures::AMX;
+  if (f.lookup("avx512f") && f.lookup("avx512bf16"))
+    return CPUFeatures::AVX512BF16;
   if (f.lookup("avx512f"))
     return CPUFeatures::AVX512;
   return CPUFeatures::AVX2;

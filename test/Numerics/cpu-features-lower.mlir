@@ -3,7 +3,8 @@
 // (the default CPU numerics tests run the host's own level): avx512 (8×32
 // FMA register tiles, exp2 through vscalefps) and avx2 (4×16, the generic
 // exp2; the code uses no AVX-512 register) on f32, bf16 and f16; where the
-// host has AVX512-BF16, the opt-in avx512bf16 level (vdpbf16ps tiles).
+// host has AVX512-BF16, the avx512bf16 level (vdpbf16ps tiles; the default
+// there unless the host has AMX).
 //
 // RUN: attn-run --cpu-features avx512 --dtype f32 --head-dim 128 --seq-q 1 --more-seq 17,130,1000 --batch 2 --heads 3 --causal --check | FileCheck %s --check-prefix=AVX512 --implicit-check-not=FAIL
 // RUN: attn-run --cpu-features avx512 --dtype bf16 --head-dim 64 --seq-q 1 --more-seq 17,130,1000 --batch 2 --heads 3 --check | FileCheck %s --check-prefix=AVX512 --implicit-check-not=FAIL

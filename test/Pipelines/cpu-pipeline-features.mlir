@@ -24,9 +24,9 @@
 // AMX:         llvm.call_intrinsic "llvm.x86.avx512.mask.scalef.ps.512"
 // AMX-NOT:     llvm.x86.t
 
-// avx512bf16 (opt-in): the bf16 products as vdpbf16ps register tiles on
-// the same packed operands, no tile instruction, P rounded by fptrunc; f32
-// keeps the FMA tiles.
+// avx512bf16 (attn-run's default on hosts with AVX512-BF16 and no AMX): the
+// bf16 products as vdpbf16ps register tiles on the same packed operands, no
+// tile instruction, P rounded by fptrunc; f32 keeps the FMA tiles.
 // DOT-LABEL: llvm.func @bf16
 // DOT-NOT:     llvm.x86.t
 // DOT:         llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"

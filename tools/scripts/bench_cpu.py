@@ -19,7 +19,7 @@ FLOPs: 4*B*H*Nq*Nk*D, half of that for causal. "attn/torch" is torch's time
 over attn's (above 1: attn is faster; with --rounds R the median of R
 paired rounds); "goal" is issue 31's bar, >= 1.0 for f32 and bf16 (on an
 AMX host, bf16 against torch's AMX path). attn-run compiles for the host's
-highest level (avx2, avx512, amx; the "cpu-features" of each row's detail);
+highest level (avx2, avx512, avx512bf16, amx; the "cpu-features" of each row's detail);
 --attn-arg=--cpu-features=avx512 forces a lower one.
 
 The first run creates .dev/venv-cpu with numpy and torch, then re-runs

@@ -39,9 +39,11 @@ llvm::StringRef cpuFeaturesName(CPUFeatures level);
 std::optional<CPUFeatures> parseCPUFeatures(llvm::StringRef name);
 /// The level attn-run compiles for on this host by default
 /// (llvm::sys::getHostCPUFeatures): amx where the host has amx-tile,
-/// amx-bf16 and avx512bf16, else avx512 where it has avx512f, else avx2.
-/// Never avx512bf16: its vdpbf16ps tiles measured slower than avx512's f32
-/// FMA tiles (one issue port against two on Sapphire Rapids).
+/// amx-bf16 and avx512bf16, else avx512bf16 where it has avx512bf16 (two
+/// bf16 multiply-adds a lane per instruction: 1.8-2.0x avx512's f32 FMA
+/// tiles on Zen 5), else avx512 where it has avx512f, else avx2. (On
+/// Sapphire Rapids vdpbf16ps issues on one port where FMAs use two and
+/// measured 0.77x avx512, but that host has AMX.)
 CPUFeatures hostCPUFeatures();
 /// The LLVM feature names `level` needs that this host lacks (comma-
 /// separated; empty when the host runs it).
