@@ -4,12 +4,15 @@
 // The split-KV kernel takes the forward's schedule: on sm_90a the TMA
 // producer warpgroup and its tensor maps (its two key segments form one
 // ring sequence), on sm_80 mma.sync; its description says program =
-// "split_kv" for launchers.
+// "split_kv" for launchers. At D = 128 on sm_90a it has 64 query rows (the
+// few packed rows of a decoding step): one consumer warpgroup behind the
+// producer, on per-slot barriers.
 // CHECK-LABEL: gpu.func @split_kernel
 // CHECK-SAME:    attn.kernel = #attn.kernel_info<
-// SM90-SAME:     threads = 384,
+// SM90-SAME:     block_m = 64, block_n = 128, threads = 256,
 // CHECK-SAME:    program = "split_kv"
-// SM90-SAME:     tensor_maps = [0, 128, 1, 128, 2, 128]
+// SM90-SAME:     tensor_maps = [0, 64, 1, 128, 2, 128]
+// SM90:          nvvm.mbarrier.init
 // SM90-DAG:      nvvm.cp.async.bulk.tensor.shared.cluster.global
 // SM90-DAG:      nvvm.wgmma.mma_async
 // SM80:          nvvm.mma.sync
@@ -24,6 +27,26 @@ func.func @split(%q: memref<?x?x?x128xbf16, strided<[?, ?, ?, 1]>>,
         memref<?x?x?x128xbf16, strided<[?, ?, ?, 1]>>,
         memref<?x?x?x128xbf16, strided<[?, ?, ?, 1]>>,
         memref<?x?x?x?x128xf32>
+  return
+}
+
+// -----
+
+// At D = 64 (64 query rows, one warpgroup, as the forward) the split
+// program still takes per-slot barriers and the producer: its loop is a
+// few blocks long, and the producer issues their copies from the start.
+// CHECK-LABEL: gpu.func @split64_kernel
+// SM90-SAME:     block_m = 64, block_n = 128, threads = 256,
+// SM90:          nvvm.mbarrier.init
+// SM90:          nvvm.cp.async.bulk.tensor.shared.cluster.global
+func.func @split64(%q: memref<?x?x?x64xbf16, strided<[?, ?, ?, 1]>>,
+                   %k: memref<?x?x?x64xbf16, strided<[?, ?, ?, 1]>>,
+                   %po: memref<?x?x?x?x64xf32>, %pl: memref<?x?x?x?xf32>) {
+  attn.attention %q, %k, %k into %po lse(%pl : memref<?x?x?x?xf32>) {split_kv}
+      : memref<?x?x?x64xbf16, strided<[?, ?, ?, 1]>>,
+        memref<?x?x?x64xbf16, strided<[?, ?, ?, 1]>>,
+        memref<?x?x?x64xbf16, strided<[?, ?, ?, 1]>>,
+        memref<?x?x?x?x64xf32>
   return
 }
 

@@ -518,10 +518,10 @@ DECODE_POINTS = ((1, 4096), (1, 16384), (1, 65536), (8, 4096), (8, 65536),
 PREFILL_POINTS = ((512, 8192), (4096, 4096))
 
 
-def decode_configs(quick):
+def decode_configs(quick, head_dims=(128,)):
     points = DECODE_POINTS[1:3] if quick else DECODE_POINTS
-    out = [dict(kind="decode", dtype="bf16", D=128, B=B, Nq=1, Nk=Nk, Hq=32,
-                Hkv=8, causal=False) for B, Nk in points]
+    out = [dict(kind="decode", dtype="bf16", D=D, B=B, Nq=1, Nk=Nk, Hq=32,
+                Hkv=8, causal=False) for D in head_dims for B, Nk in points]
     out += [dict(kind="decode", dtype="bf16", D=128, B=1, Nq=Nq, Nk=Nk,
                  Hq=32, Hkv=8, causal=True) for Nq, Nk in PREFILL_POINTS]
     return out
@@ -1797,6 +1797,7 @@ def run_jobs(args, jobs, results_path):
             cmd += ["--timing-dtypes"] + args.timing_dtypes
         if args.timing_lse:
             cmd.append("--timing-lse")
+        cmd += ["--decode-d"] + [str(d) for d in args.decode_d]
         proc = subprocess.Popen(cmd)
         current, last_event = None, time.time()
         fatal = None
@@ -1936,6 +1937,8 @@ def main():
                     help="head dims to time (default: 64 128 256)")
     ap.add_argument("--timing-dtypes", nargs="+", choices=("bf16", "f16"),
                     help="dtypes to time (default: bf16)")
+    ap.add_argument("--decode-d", type=int, nargs="+", default=[128],
+                    help="head dims of the timed decode steps (default 128)")
     ap.add_argument("--timing-lse", action="store_true",
                     help="time attn writing the log-sum-exp too (SDPA's "
                     "forward computes it either way)")
@@ -1970,7 +1973,7 @@ def main():
         jobs += timing_configs(args.quick, args.timing_n, args.timing_d,
                                args.timing_dtypes, args.timing_lse)
     if args.only in (None, "decode"):
-        jobs += decode_configs(args.quick)
+        jobs += decode_configs(args.quick, args.decode_d)
     if args.only in (None, "timing", "fp8"):
         jobs += fp8_timing_configs(args.quick, args.timing_n)
     if args.worker:
@@ -2116,10 +2119,10 @@ def main():
     decode = [r for r in decode if r["Nq"] == 1]
     if decode:
         print()
-        print(f"decode, bf16, GQA 32:8, D 128, one query row, [B, N, H, D] "
+        print(f"decode, bf16, GQA 32:8, one query row, [B, N, H, D] "
               f"storage, {dev} (GB/s of K, V, Q and O; calls back to back, "
               f"then in a CUDA graph of 20 calls)")
-        hdr = (f"{'B':>3} {'Nk':>6}" + " |".join(
+        hdr = (f"{'D':>3} {'B':>3} {'Nk':>6}" + " |".join(
             f" {'ours':>6} {'FA2':>6} {'cuDNN':>6} {'FA4':>6} {'/best':>6}"
             for _ in range(2)) + "  kernel")
         print(hdr)
@@ -2137,7 +2140,8 @@ def main():
                 f"{fmt(r, f'cudnn_{k}gbs', '6.0f'):>6} "
                 f"{fmt(r, f'fa4_{k}gbs', '6.0f'):>6} {ratio(r, k):>6}"
                 for k in ("", "graph_"))
-            print(f"{r['B']:>3} {r['Nk']:>6} {cols}  {r.get('kernel', '')}")
+            print(f"{r['D']:>3} {r['B']:>3} {r['Nk']:>6} {cols}  "
+                  f"{r.get('kernel', '')}")
     if prefill:
         print()
         print(f"serving prefill, bf16, GQA 32:8, D 128, causal (bottom-right), "

@@ -517,7 +517,12 @@ struct PipelineKVLoopPass
     // They pay where a program has several warpgroups (measured on an H100,
     // N = 4k / 16k: +4–10% at D = 128 and 256 with two); a program of one
     // warpgroup (D = 64) has no other warpgroup to drift from and loses
-    // 2–6% to the barrier waits.
+    // 2–6% to the barrier waits. A split-KV program of one warpgroup takes
+    // them too: its loop is a few blocks long, and the barriers bring the
+    // producer warpgroup that issues every block's copies from the start
+    // (decoding, bf16, H200: D = 128 on 64 query rows +3..7% back to back
+    // and +4..19% in CUDA graphs at B = 1, KV caches +7..24% at B = 8;
+    // D = 64 0 / +6 / +13% at B = 1, Nk = 4k / 16k / 64k, +10..11% at B = 8).
     bool slabs = llvm::any_of(kept, [](const LoopPlan &p) {
       return llvm::any_of(p.loads, [](LoadTileOp l) {
         auto enc = cast<SharedLayoutAttr>(l.getType().getEncoding());
@@ -532,8 +537,16 @@ struct PipelineKVLoopPass
             if (auto m = dyn_cast_or_null<MmaLayoutAttr>(rt.getEncoding()))
               warps = std::max(warps, m.getWarps());
       });
+    bool splitProgram = llvm::any_of(kept, [](const LoopPlan &p) {
+      auto grid = p.loop->getParentOfType<scf::ForallOp>();
+      auto program =
+          grid ? grid->getAttrOfType<StringAttr>(kProgramAttrName) : nullptr;
+      return program && program.getValue() ==
+                            ::attn::programName(::attn::Program::SplitKV);
+    });
     useBarriers = numStages >= 2 &&
-                  (mbarriers == 1 || (mbarriers == -1 && slabs && warps > 4));
+                  (mbarriers == 1 ||
+                   (mbarriers == -1 && slabs && (warps > 4 || splitProgram)));
     if (useBarriers &&
         llvm::any_of(kept, [](const LoopPlan &p) { return p.leadingWait; })) {
       if (mbarriers == 1)

@@ -127,6 +127,17 @@ struct SelectGPUBlocksPass
             !op.getSplitKv() && !op.getWindowLeft() && !op.getWindowRight() &&
             op.getScoreMod().empty())
           bq = 128;
+        // A split-KV program at D = 128 (decoding: the G query heads of a
+        // key/value head packed as 4-8 rows) takes 64 query rows, one
+        // consumer warpgroup behind the producer (per-slot barriers:
+        // attn-pipeline-kv-loop): 128 rows spend two warpgroups' products
+        // and exponentials per block on padding, each block's compute
+        // about its copy's time. bf16 GQA 32:8, H200, 64 against 128 rows:
+        // B = 1, Nk = 4k / 16k / 64k +7 / +5 / +3% back to back (+19 / +10
+        // / +4% in CUDA graphs), B = 8 4k +2%, 64k -2..+3%; KV caches
+        // (64-key blocks) B = 8 64k +17..18%, pages of 16 +19..24%.
+        if (op.getSplitKv() && d == 128)
+          bq = 64;
         // fp8 tiles arrive by bulk copies only: 128 rows, two consumer
         // warpgroups behind the copying producer; V's transposed block
         // has rows of Bc bytes, a whole 128-byte slab at Bc = 128.

@@ -27,3 +27,29 @@ func.func @tall_under_mask(%q: memref<1x16x4096x64xbf16>,
         memref<1x16x4096x64xbf16>, memref<1x16x4096x64xbf16>
   return
 }
+
+// -----
+
+// A split-KV program (decoding's few packed rows) takes 64 query rows at
+// D = 128, one consumer warpgroup; at D = 256 it keeps the forward's 128
+// rows and 64-key blocks.
+
+// CHECK-LABEL: func.func @split_d128
+// CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 64 : i64
+func.func @split_d128(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
+                      %po: memref<?x?x?x?x128xf32>, %pl: memref<?x?x?x?xf32>) {
+  attn.attention %q, %k, %k into %po lse(%pl : memref<?x?x?x?xf32>) {split_kv}
+      : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+        memref<?x?x?x128xbf16>, memref<?x?x?x?x128xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @split_d256
+// CHECK:         attn.attention {{.*}} {block_kv = 64 : i64, block_q = 128 : i64
+func.func @split_d256(%q: memref<?x?x?x256xbf16>, %k: memref<?x?x?x256xbf16>,
+                      %po: memref<?x?x?x?x256xf32>, %pl: memref<?x?x?x?xf32>) {
+  attn.attention %q, %k, %k into %po lse(%pl : memref<?x?x?x?xf32>) {split_kv}
+      : memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>,
+        memref<?x?x?x256xbf16>, memref<?x?x?x?x256xf32>
+  return
+}
