@@ -1821,7 +1821,7 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
   std::string name;
   double compileMs = 0;
   SmallString<128> dir;
-  auto cleanup = llvm::make_scope_exit([&] {
+  llvm::scope_exit cleanup([&] {
     if (!dir.empty())
       (void)llvm::sys::fs::remove_directories(dir);
   });

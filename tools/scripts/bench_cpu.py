@@ -34,6 +34,12 @@ index instead, e.g. one serving the CPU-only wheel, where it can be reached.
   tools/scripts/bench_cpu.py --no-attn        # the references only
   tools/scripts/bench_cpu.py --json out.json  # also write the rows as JSON
   tools/scripts/bench_cpu.py --rounds 5       # paired rounds on a noisy host
+  tools/scripts/bench_cpu.py --batch 1 --heads 32 --kv-heads 8 --seq 4096 \
+      --seq-q 1 --masks none                  # a GQA decode step
+
+With --seq-q below --seq (a decode step) torch gets enable_gqa and the
+rows count 4*B*H*Nq*Nk*D FLOPs; the mask must be none there (torch's
+is_causal aligns the top-left corner, attn's the bottom-right).
 """
 
 import argparse
@@ -62,6 +68,11 @@ def parse_args(argv):
     ap.add_argument("--heads", type=int, default=8)
     ap.add_argument("--seq", type=int, default=2048,
                     help="Nq = Nk (default 2048)")
+    ap.add_argument("--seq-q", type=int, default=None,
+                    help="Nq when it differs from Nk = --seq (decoding)")
+    ap.add_argument("--kv-heads", type=int, default=None,
+                    help="Hkv (GQA: --heads a multiple of it; default "
+                    "--heads)")
     ap.add_argument("--head-dim", type=int, default=128)
     ap.add_argument("--quick", action="store_true",
                     help="a small shape, B=1 H=2 N=512 (flags given "
@@ -120,6 +131,12 @@ def parse_args(argv):
             args.heads = 2
         if "--seq" not in given:
             args.seq = 512
+    if args.seq_q is None:
+        args.seq_q = args.seq
+    if args.kv_heads is None:
+        args.kv_heads = args.heads
+    if args.kv_heads < 1 or args.heads % args.kv_heads:
+        ap.error("--heads must be a multiple of --kv-heads")
     args.dtypes = [d for d in args.dtypes.split(",") if d]
     args.masks = [m for m in args.masks.split(",") if m]
     for d in args.dtypes:
@@ -128,7 +145,11 @@ def parse_args(argv):
     for m in args.masks:
         if m not in ("none", "causal"):
             ap.error(f"unknown mask '{m}' (none or causal)")
-    for name in ("batch", "heads", "seq", "head_dim", "threads", "repeat",
+    if args.seq_q != args.seq and "causal" in args.masks:
+        ap.error("--masks causal needs --seq-q = --seq (torch's is_causal "
+                 "aligns the top-left corner, attn's the bottom-right)")
+    for name in ("batch", "heads", "seq", "seq_q", "head_dim", "threads",
+                 "repeat",
                  "attn_procs", "attn_repeat"):
         if getattr(args, name) < 1:
             ap.error(f"--{name.replace('_', '-')} must be at least 1")
@@ -186,7 +207,7 @@ def reexec_in_venv(args, argv):
 # Timing.
 
 def flops(args, causal):
-    f = 4.0 * args.batch * args.heads * args.seq * args.seq * args.head_dim
+    f = 4.0 * args.batch * args.heads * args.seq_q * args.seq * args.head_dim
     return f * (0.5 if causal else 1.0)
 
 
@@ -203,9 +224,10 @@ def median_ms(fn, warmup, repeat):
 
 def make_inputs(torch, args):
     g = torch.Generator().manual_seed(1)
-    shape = (args.batch, args.heads, args.seq, args.head_dim)
+    q = (args.batch, args.heads, args.seq_q, args.head_dim)
+    kv = (args.batch, args.kv_heads, args.seq, args.head_dim)
     return [torch.randn(shape, generator=g, dtype=torch.float32)
-            for _ in range(3)]
+            for shape in (q, kv, kv)]
 
 
 def time_torch(torch, args, qkv32, dtype, causal):
@@ -213,9 +235,12 @@ def time_torch(torch, args, qkv32, dtype, causal):
     tdt = {"f32": torch.float32, "bf16": torch.bfloat16}[dtype]
     q, k, v = (t.to(tdt).contiguous() for t in qkv32)
 
+    gqa = {"enable_gqa": True} if args.kv_heads != args.heads else {}
+
     def call():
         with torch.inference_mode():
-            return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+            return F.scaled_dot_product_attention(q, k, v, is_causal=causal,
+                                                  **gqa)
 
     ms, times = median_ms(call, args.warmup, args.repeat)
     return ms, times, call()
@@ -224,20 +249,21 @@ def time_torch(torch, args, qkv32, dtype, causal):
 def numpy_attention(np, q, k, v, causal, scale):
     """softmax(q k^T scale) v per (batch, head), f32, BLAS matmuls."""
     B, H, N, D = q.shape
+    G = H // k.shape[1]
     out = np.empty_like(q)
     mask = None
     if causal:
         mask = np.triu(np.full((N, N), -np.inf, dtype=np.float32), k=1)
     for b in range(B):
         for h in range(H):
-            s = q[b, h] @ k[b, h].T
+            s = q[b, h] @ k[b, h // G].T
             s *= scale
             if mask is not None:
                 s += mask
             s -= s.max(axis=1, keepdims=True)
             np.exp(s, out=s)
             l = s.sum(axis=1, keepdims=True)
-            o = s @ v[b, h]
+            o = s @ v[b, h // G]
             o /= l
             out[b, h] = o
     return out
@@ -260,7 +286,8 @@ COMPILE_RE = re.compile(r"compile=([0-9.]+) ms")
 def attn_command(args, dtype, causal):
     cmd = [args.attn_run, "--target", "cpu", "--dtype", dtype,
            "--batch", str(args.batch), "--heads", str(args.heads),
-           "--seq-q", str(args.seq), "--head-dim", str(args.head_dim),
+           "--kv-heads", str(args.kv_heads), "--seq-q", str(args.seq_q),
+           "--seq-k", str(args.seq), "--head-dim", str(args.head_dim),
            "--lse=false", "--seed", "1", "--repeat", str(args.attn_repeat),
            "--threads", str(args.threads)]
     if causal:
@@ -369,7 +396,11 @@ def main():
                  "the project first, or pass --no-attn)")
 
     load0 = load_average()
-    print(f"bench_cpu: B={args.batch} H={args.heads} N={args.seq} "
+    shape = (f"N={args.seq}" if args.seq_q == args.seq else
+             f"Nq={args.seq_q} Nk={args.seq}")
+    heads = (f"H={args.heads}" if args.kv_heads == args.heads else
+             f"Hq={args.heads} Hkv={args.kv_heads}")
+    print(f"bench_cpu: B={args.batch} {heads} {shape} "
           f"D={args.head_dim}; {args.threads} thread(s); {cpu_model()}, "
           f"{os.cpu_count()} cores")
     print(f"  host flags: {cpu_flags()}")
@@ -476,7 +507,7 @@ def main():
     for t in table:
         print("  ".join(c.rjust(w) for c, w in zip(t, widths)))
     print()
-    print("FLOPs 4*B*H*N*N*D, half for causal. attn/torch = torch ms / attn "
+    print("FLOPs 4*B*H*Nq*Nk*D, half for causal. attn/torch = torch ms / attn "
           "ms (above 1: attn is faster).")
     if any(r["numpy_note"] for r in rows):
         print("numpy (f32): NumPy computes in f32 only; bf16 rows show the "
@@ -489,8 +520,10 @@ def main():
               "work shared the machine)")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(dict(batch=args.batch, heads=args.heads, seq=args.seq,
-                           head_dim=args.head_dim, threads=args.threads,
+            json.dump(dict(batch=args.batch, heads=args.heads,
+                           kv_heads=args.kv_heads, seq=args.seq,
+                           seq_q=args.seq_q, head_dim=args.head_dim,
+                           threads=args.threads,
                            torch=torch.__version__, numpy=np.__version__,
                            cpu=cpu_model(), load_start=load0, load_end=load1,
                            rows=rows), f, indent=1)
