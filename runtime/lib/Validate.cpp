@@ -610,14 +610,21 @@ ForwardProblem packQueryHeads(const ForwardProblem &p) {
 constexpr int64_t kMinSplitKeys = 256;
 
 int64_t chooseKVSplits(const ForwardProblem &p, int smCount, int blockM,
-                       int blockN, int64_t forced) {
+                       int blockN, int64_t forced, int unsplitBlockM) {
   // A packed batch's sequences are tiled whole, and a sliding window's
   // keys too (neither has a split_kv form yet).
   if (smCount <= 0 || blockM <= 0 || blockN <= 0 || p.varlen() || p.hasWindow())
     return 1;
+  if (unsplitBlockM <= 0)
+    unsplitBlockM = blockM;
+  // Thread blocks of the split kernel (per split) and of the forward that
+  // runs unsplit: their query blocks may differ (sm_90a's split kernel has
+  // 64 rows at D = 128, the forward 128).
   const int64_t blocks = (p.seqQ + blockM - 1) / blockM * p.headsQ * p.batch;
+  const int64_t unsplitBlocks =
+      (p.seqQ + unsplitBlockM - 1) / unsplitBlockM * p.headsQ * p.batch;
   // A grid of most of a wave already keeps the device busy.
-  if (double(blocks) >= 0.8 * smCount)
+  if (double(unsplitBlocks) >= 0.8 * smCount)
     return 1;
   const int64_t kvBlocks = (p.seqK + blockN - 1) / blockN;
   // At least 256 keys a split: a split's fixed costs (its prologue, the
@@ -634,9 +641,10 @@ int64_t chooseKVSplits(const ForwardProblem &p, int smCount, int blockM,
   // A count whose chunk equals the next smaller count's runs the same
   // number of key blocks per split with more partials to merge.
   auto useful = [&](int64_t s) { return s == 1 || chunk(s) != chunk(s - 1); };
-  // Wave efficiency: thread blocks over the slots of the waves they fill.
+  // Wave efficiency: thread blocks over the slots of the waves they fill
+  // (one split: the unsplit forward's grid).
   auto efficiency = [&](int64_t s) {
-    double waves = double(blocks * s) / smCount;
+    double waves = double(s == 1 ? unsplitBlocks : blocks * s) / smCount;
     return waves / std::ceil(waves);
   };
   double best = 0;

@@ -523,6 +523,39 @@ TEST(SplitKV, FindsThePairAndNeverServesAPlainForward) {
   EXPECT_TRUE(split.empty() && merge.empty());
 }
 
+TEST(SplitKV, TheUnsplitForwardsGridDecides) {
+  // Chunked prefill, Hq = 32, 200 query rows: the forward (128 rows) runs
+  // 2 x 32 = 64 thread blocks on 132 SMs, while a split kernel of 64 rows
+  // has 4 x 32 = 128 a split. Counted by the split kernel's rows alone the
+  // grid looks full (no split, and the unsplit forward fills 48%).
+  ForwardProblem p;
+  p.batch = 1;
+  p.headsQ = 32;
+  p.headsKV = 8;
+  p.seqQ = 200;
+  p.seqK = 8192;
+  p.headDim = p.headDimV = 128;
+  EXPECT_EQ(chooseKVSplits(p, 132, 64, 128), 1);
+  // With the forward's 128 rows deciding: 2 splits (256 split blocks,
+  // 97% of two waves; one split is the forward's 48%).
+  EXPECT_EQ(chooseKVSplits(p, 132, 64, 128, 0, 128), 2);
+  // The same query block either way: as before.
+  EXPECT_EQ(chooseKVSplits(p, 132, 128, 128, 0, 128),
+            chooseKVSplits(p, 132, 128, 128));
+  // A decode step's packed rows (4) are one block in either kernel.
+  p.seqQ = 4;
+  p.headsQ = 8;
+  p.seqK = 4096;
+  EXPECT_EQ(chooseKVSplits(p, 132, 64, 128, 0, 128),
+            chooseKVSplits(p, 132, 128, 128));
+  // A grid the forward fills does not split, whatever the split kernel's
+  // rows: 1 x 32 x 4 = 128 blocks of 128 rows.
+  p.seqQ = 128;
+  p.headsQ = 32;
+  p.batch = 4;
+  EXPECT_EQ(chooseKVSplits(p, 132, 64, 128, 0, 128), 1);
+}
+
 TEST(SplitKV, ChoosesSplitsOnlyForGridsSmallerThanTheDevice) {
   ForwardProblem p;
   p.batch = 1;

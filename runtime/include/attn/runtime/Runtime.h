@@ -169,9 +169,11 @@ ForwardProblem packQueryHeads(const ForwardProblem &p);
 /// them): then the fewest splits whose waves are at least 85% as full as
 /// the best count's, at most 128 and at least 256 keys each. `forced`
 /// > 0 (RuntimeOptions::kvSplits) replaces the choice for such grids,
-/// bounded the same way.
+/// bounded the same way. `unsplitBlockM` (0: `blockM`) is the query block
+/// of the forward that runs when the keys are not split: its grid decides
+/// whether to split and is the one-split count's wave.
 int64_t chooseKVSplits(const ForwardProblem &p, int smCount, int blockM,
-                       int blockN, int64_t forced = 0);
+                       int blockN, int64_t forced = 0, int unsplitBlockM = 0);
 
 /// checkProblem, findKernels, then the variant for a device of compute
 /// capability ccMajor.ccMinor.
