@@ -518,7 +518,7 @@ DECODE_POINTS = ((1, 4096), (1, 16384), (1, 65536), (8, 4096), (8, 65536),
 PREFILL_POINTS = ((512, 8192), (4096, 4096))
 
 
-def decode_configs(quick, head_dims=(128,)):
+def decode_configs(quick, head_dims=(64, 128)):
     points = DECODE_POINTS[1:3] if quick else DECODE_POINTS
     out = [dict(kind="decode", dtype="bf16", D=D, B=B, Nq=1, Nk=Nk, Hq=32,
                 Hkv=8, causal=False) for D in head_dims for B, Nk in points]
@@ -1937,8 +1937,9 @@ def main():
                     help="head dims to time (default: 64 128 256)")
     ap.add_argument("--timing-dtypes", nargs="+", choices=("bf16", "f16"),
                     help="dtypes to time (default: bf16)")
-    ap.add_argument("--decode-d", type=int, nargs="+", default=[128],
-                    help="head dims of the timed decode steps (default 128)")
+    ap.add_argument("--decode-d", type=int, nargs="+", default=[64, 128],
+                    help="head dims of the timed decode steps (default 64 "
+                    "128)")
     ap.add_argument("--timing-lse", action="store_true",
                     help="time attn writing the log-sum-exp too (SDPA's "
                     "forward computes it either way)")
