@@ -476,19 +476,22 @@ Status Runtime::Impl::splitPlan(const ForwardProblem &p, const Device &dev,
       p.dropout)
     return Status::success();
   const DeviceInfo &info = dev.info;
-  // The query block of the forward that runs unsplit (the bundle's kernel
-  // for p; else the split kernel's own): its grid decides whether to split.
-  // sm_90a's split kernel has 64 rows at D = 128 where the forward has 128,
-  // and counting the split kernel's blocks would call a grid the forward
-  // leaves half empty full (Hq = 32, Nq = 129-256). Rows that fit one split
-  // block (a decode step's) are one block of either kernel: no lookup (its
-  // manifest scan is ~3 us of host time a call).
+  // The query block of the forward that runs unsplit: its grid decides
+  // whether to split. sm_90a's split kernel has 64 rows at D = 128 where
+  // the forward has 128, and counting the split kernel's blocks would call
+  // a grid the forward leaves half empty full (Hq = 32, Nq = 129-256). The
+  // bundle's forward for p says; one the compiler would make is taken to
+  // have 128 rows (the gate below assumes the same), at least the split
+  // kernel's. Rows that fit one split block (a decode step's) are one
+  // block of either kernel: no lookup (its manifest scan is ~3 us of host
+  // time a call).
   auto unsplitBlockM = [&](const KernelEntry *split) {
     const KernelEntry *fwd = nullptr;
-    if (p.seqQ > split->blockM &&
-        attn::selectKernel(bundle, p, info.ccMajor, info.ccMinor, fwd).ok())
+    if (p.seqQ <= split->blockM)
+      return 0;
+    if (attn::selectKernel(bundle, p, info.ccMajor, info.ccMinor, fwd).ok())
       return fwd->blockM;
-    return 0;
+    return compiler ? std::max(split->blockM, 128) : 0;
   };
   std::vector<const KernelEntry *> splitCands, mergeCands;
   if (findSplitKernels(bundle, p, splitCands, mergeCands).ok() &&

@@ -539,21 +539,25 @@ TEST(SplitKV, TheUnsplitForwardsGridDecides) {
   // With the forward's 128 rows deciding: 2 splits (256 split blocks,
   // 97% of two waves; one split is the forward's 48%).
   EXPECT_EQ(chooseKVSplits(p, 132, 64, 128, 0, 128), 2);
-  // The same query block either way: as before.
-  EXPECT_EQ(chooseKVSplits(p, 132, 128, 128, 0, 128),
-            chooseKVSplits(p, 132, 128, 128));
-  // A decode step's packed rows (4) are one block in either kernel.
+  // 128-row split blocks: 64 a split, 2 splits fill 97% of one wave.
+  EXPECT_EQ(chooseKVSplits(p, 132, 128, 128, 0, 128), 2);
+  // A decode step's packed rows (4) are one block in either kernel: 8
+  // blocks on 132 SMs, 32 key blocks, 16 splits (97%) either way.
   p.seqQ = 4;
   p.headsQ = 8;
   p.seqK = 4096;
-  EXPECT_EQ(chooseKVSplits(p, 132, 64, 128, 0, 128),
-            chooseKVSplits(p, 132, 128, 128));
-  // A grid the forward fills does not split, whatever the split kernel's
-  // rows: 1 x 32 x 4 = 128 blocks of 128 rows.
-  p.seqQ = 128;
+  EXPECT_EQ(chooseKVSplits(p, 132, 64, 128, 0, 128), 16);
+  EXPECT_EQ(chooseKVSplits(p, 132, 64, 128), 16);
+  // The forward's grid decides the other way too: 256 rows, Hq = 32,
+  // B = 2 are 2 x 32 x 2 = 128 forward blocks of 128 rows, which fill the
+  // device (no split), while a split kernel of 256 rows counted alone (64
+  // blocks) would split in 2.
+  p.seqQ = 256;
   p.headsQ = 32;
-  p.batch = 4;
-  EXPECT_EQ(chooseKVSplits(p, 132, 64, 128, 0, 128), 1);
+  p.batch = 2;
+  p.seqK = 8192;
+  EXPECT_EQ(chooseKVSplits(p, 132, 256, 128), 2);
+  EXPECT_EQ(chooseKVSplits(p, 132, 256, 128, 0, 128), 1);
 }
 
 TEST(SplitKV, ChoosesSplitsOnlyForGridsSmallerThanTheDevice) {

@@ -19,6 +19,9 @@
 // RUN: attn-run --target cpu --dtype bf16 --head-dim 64 --heads 8 --kv-heads 2 --seq-q 1 --seq-k 300 --window 64,0 --check | FileCheck %s --check-prefixes=CHECK,ONE --implicit-check-not=gqa-packed
 // RUN: attn-run --target cpu --dtype bf16 --head-dim 64 --heads 8 --kv-heads 2 --seq-q 40 --seq-k 300 --causal --lse --check | FileCheck %s --check-prefixes=CHECK,FORTY --implicit-check-not=gqa-packed
 // RUN: attn-run --target cpu --dtype bf16 --head-dim 64 --heads 8 --kv-heads 2 --seq-q 130 --seq-k 300 --causal --check | FileCheck %s --check-prefixes=CHECK,LONG --implicit-check-not=gqa-packed
+// A file's op keeps its own blocks (a block mask's rows must divide the
+// mask's 32-row blocks: a 64-row query block would not compile).
+// RUN: attn-run %S/Inputs/block-mask-window.mlir --heads 2 --seq-q 40 --seq-k 100 --check | FileCheck %s --check-prefixes=CHECK,LONG --implicit-check-not=gqa-packed
 
 // PACKED:   gqa-packed=4 rows a head block-q=16
 // PACKED8:  gqa-packed=8 rows a head block-q=16

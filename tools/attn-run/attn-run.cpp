@@ -2460,14 +2460,19 @@ int main(int argc, char **argv) {
                     "attn.attention");
     }
   }
-  // A short query takes a query block that fits it (the tiles' rows are
-  // computed whether valid or not): 16, 32 or 64 rows for up to that many
-  // (bf16, D = 128, Nk = 8k, 2 threads, Zen 5: Nq = 16 / 32 / 64 1.28 /
-  // 1.92 / 3.51 ms against 6.1-6.3 with 128-row blocks; Nq = 100 keeps
-  // 128); --more-seq's kernel serves other lengths and keeps the default.
+  // A short query from flags takes a query block that fits it (the tiles'
+  // rows are computed whether valid or not): 16, 32 or 64 rows for up to
+  // that many (bf16, D = 128, Nk = 8k, 2 threads, Zen 5: Nq = 16 / 32 / 64
+  // 1.28 / 1.92 / 3.51 ms against 6.1-6.3 with 128-row blocks; Nq = 100
+  // keeps 128; the backward at Nq = 16 / 48 / 64, Nk = 4k: 6.9 / 12.2 /
+  // 12.5 ms against 17.1 / 16.4 / 21.1). Not for --more-seq (its kernel
+  // serves other lengths), --kv-splits (the merge keeps its own rows) or a
+  // file (the option would override its op's blocks, and a block mask's
+  // rows must divide the mask's).
   int64_t blockQ = optBlockQ;
   if (!optBlockQ.getNumOccurrences() && !optMoreSeq.getNumOccurrences() &&
-      kernelShape.varlenQ.empty() && kernelShape.seqQ <= 64)
+      inputFile.empty() && optKVSplits <= 0 && kernelShape.varlenQ.empty() &&
+      kernelShape.seqQ <= 64)
     blockQ = std::max<int64_t>(16, llvm::PowerOf2Ceil(kernelShape.seqQ));
 
   // Expose the C interface (_mlir_ciface_<name>) for the JIT call.
