@@ -135,7 +135,9 @@ def parse_args(argv):
         args.seq_q = args.seq
     if args.kv_heads is None:
         args.kv_heads = args.heads
-    if args.kv_heads < 1 or args.heads % args.kv_heads:
+    if args.kv_heads < 1:
+        ap.error("--kv-heads must be at least 1")
+    if args.heads % args.kv_heads:
         ap.error("--heads must be a multiple of --kv-heads")
     args.dtypes = [d for d in args.dtypes.split(",") if d]
     args.masks = [m for m in args.masks.split(",") if m]
