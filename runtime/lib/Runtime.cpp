@@ -467,6 +467,10 @@ Status Runtime::Impl::tileCounter(const Device &dev, CUstream stream,
   return Status::success();
 }
 
+/// The largest query block and the smallest key block of the compiler's
+/// kernels: what the split decision assumes of kernels not yet compiled.
+constexpr int kCompilerMaxBlockM = 128, kCompilerMinBlockN = 64;
+
 Status Runtime::Impl::splitPlan(const ForwardProblem &p, const Device &dev,
                                 SplitPlan &plan, bool &split) {
   split = false;
@@ -481,7 +485,7 @@ Status Runtime::Impl::splitPlan(const ForwardProblem &p, const Device &dev,
   // the forward has 128, and counting the split kernel's blocks would call
   // a grid the forward leaves half empty full (Hq = 32, Nq = 129-256). The
   // bundle's forward for p says; one the compiler would make is taken to
-  // have 128 rows (the gate below assumes the same), at least the split
+  // have kCompilerMaxBlockM rows (as the gate below), at least the split
   // kernel's. Rows that fit one split block (a decode step's) are one
   // block of either kernel: no lookup (its manifest scan is ~3 us of host
   // time a call).
@@ -491,7 +495,7 @@ Status Runtime::Impl::splitPlan(const ForwardProblem &p, const Device &dev,
       return 0;
     if (attn::selectKernel(bundle, p, info.ccMajor, info.ccMinor, fwd).ok())
       return fwd->blockM;
-    return compiler ? std::max(split->blockM, 128) : 0;
+    return compiler ? std::max(split->blockM, kCompilerMaxBlockM) : 0;
   };
   std::vector<const KernelEntry *> splitCands, mergeCands;
   if (findSplitKernels(bundle, p, splitCands, mergeCands).ok() &&
@@ -506,7 +510,8 @@ Status Runtime::Impl::splitPlan(const ForwardProblem &p, const Device &dev,
   // The compiler's pair, compiled only where a split is possible at all
   // (with the largest query block and smallest key block a kernel has).
   plan.split = plan.merge = nullptr;
-  if (!compiler || chooseKVSplits(p, info.smCount, 128, 64, kvSplits) <= 1)
+  if (!compiler || chooseKVSplits(p, info.smCount, kCompilerMaxBlockM,
+                                  kCompilerMinBlockN, kvSplits) <= 1)
     return Status::success();
   // A compiler that cannot make the pair (Unsupported) leaves the problem
   // to the unsplit kernel; any other failure is reported.

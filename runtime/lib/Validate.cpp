@@ -620,9 +620,11 @@ int64_t chooseKVSplits(const ForwardProblem &p, int smCount, int blockM,
   // Thread blocks of the split kernel (per split) and of the forward that
   // runs unsplit: their query blocks may differ (sm_90a's split kernel has
   // 64 rows at D = 128, the forward 128).
-  const int64_t blocks = (p.seqQ + blockM - 1) / blockM * p.headsQ * p.batch;
-  const int64_t unsplitBlocks =
-      (p.seqQ + unsplitBlockM - 1) / unsplitBlockM * p.headsQ * p.batch;
+  auto gridBlocks = [&](int64_t rows) {
+    return (p.seqQ + rows - 1) / rows * p.headsQ * p.batch;
+  };
+  const int64_t blocks = gridBlocks(blockM);
+  const int64_t unsplitBlocks = gridBlocks(unsplitBlockM);
   // A grid of most of a wave already keeps the device busy.
   if (double(unsplitBlocks) >= 0.8 * smCount)
     return 1;

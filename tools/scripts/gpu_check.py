@@ -518,7 +518,7 @@ DECODE_POINTS = ((1, 4096), (1, 16384), (1, 65536), (8, 4096), (8, 65536),
 PREFILL_POINTS = ((512, 8192), (4096, 4096))
 
 
-def decode_configs(quick, head_dims=(64, 128)):
+def decode_configs(quick, head_dims):
     points = DECODE_POINTS[1:3] if quick else DECODE_POINTS
     out = [dict(kind="decode", dtype="bf16", D=D, B=B, Nq=1, Nk=Nk, Hq=32,
                 Hkv=8, causal=False) for D in head_dims for B, Nk in points]
