@@ -337,6 +337,10 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
       pm.addPass(createAttnPersistTiles(persist));
     }
   }
+  // A decode step's split and merge grids started under the tail of the
+  // grid before them (programmatic dependent launch).
+  if (opts.chainGrids)
+    pm.addPass(createAttnChainGrids());
   ConvertAttnGPUToNVVMOptions convert;
   convert.groupBlocks = opts.groupBlocks;
   convert.fragmentPrefetch = opts.fragmentPrefetch;
@@ -547,6 +551,7 @@ mlir::attn::compileGPUKernels(ModuleOp module,
     k.lse = withLse;
     k.alibi = alibi;
     k.dropout = dropout;
+    k.dependentLaunch = info.getDependentLaunch();
     k.kv = ::attn::kvLayoutName(kv);
     k.pageSize = pageSize;
     k.program = info.getProgram().str();
@@ -789,6 +794,7 @@ std::string mlir::attn::manifestLine(const CompiledKernel &k,
   e.softcap = k.softcap;
   e.alibi = k.alibi;
   e.dropout = k.dropout;
+  e.dependentLaunch = k.dependentLaunch;
   e.blockM = int(k.blockM);
   e.blockN = int(k.blockN);
   e.threads = int(k.threads);

@@ -303,6 +303,10 @@ private:
       if (value != "0" && value != "1")
         return error("bad dropout '" + value + "': expected 0 or 1");
       k.dropout = value == "1";
+    } else if (key == "pdl") {
+      if (value != "0" && value != "1")
+        return error("bad pdl '" + value + "': expected 0 or 1");
+      k.dependentLaunch = value == "1";
     } else if (key == "block_m") {
       return intKey(1, 1024, k.blockM);
     } else if (key == "block_n") {
@@ -496,6 +500,8 @@ std::string formatManifestLine(const KernelEntry &k) {
     line += " alibi=1";
   if (k.dropout)
     line += " dropout=1";
+  if (k.dependentLaunch)
+    line += " pdl=1";
   std::string sass;
   for (const SassImage &img : k.sass)
     sass += (sass.empty() ? "" : ",") + img.chip.str() + ":" + img.file;

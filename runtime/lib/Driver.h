@@ -44,6 +44,7 @@ namespace detail {
   X(funcGetAttribute, cuFuncGetAttribute)                                      \
   X(funcSetAttribute, cuFuncSetAttribute)                                      \
   X(launchKernel, cuLaunchKernel)                                              \
+  X(launchKernelEx, cuLaunchKernelEx)                                          \
   X(tensorMapEncodeTiled, cuTensorMapEncodeTiled)                              \
   X(pointerGetAttributes, cuPointerGetAttributes)                              \
   X(streamGetCtx, cuStreamGetCtx)                                              \

@@ -9,6 +9,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -230,6 +231,37 @@ struct Runtime::Impl {
   std::shared_ptr<KernelCompiler> compiler;
   /// RuntimeOptions::kvSplits (or ATTN_KV_SPLITS): 0 choose, 1 never.
   int64_t kvSplits = 0;
+  /// RuntimeOptions::dependentLaunch (and ATTN_DEPENDENT_LAUNCH).
+  bool dependentLaunch = true;
+
+  /// Launches `k` (loaded as `fn`) on `stream`: a kernel that waits for the
+  /// grids before it (pdl=1) with programmatic stream serialization where
+  /// the device has it (sm_90 and later), so that its blocks start under
+  /// the previous grid's tail; every other kernel as cuLaunchKernel does.
+  CUresult launch(const KernelEntry &k, const Device &dev, CUfunction fn,
+                  const unsigned grid[3], CUstream stream,
+                  void **params) const {
+    if (!dependentLaunch || !k.dependentLaunch || dev.info.ccMajor < 9)
+      return drv->launchKernel(fn, grid[0], grid[1], grid[2],
+                               unsigned(k.threads), 1, 1, unsigned(k.smem),
+                               stream, params, nullptr);
+    CUlaunchAttribute attr;
+    std::memset(&attr, 0, sizeof(attr));
+    attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig config;
+    std::memset(&config, 0, sizeof(config));
+    config.gridDimX = grid[0];
+    config.gridDimY = grid[1];
+    config.gridDimZ = grid[2];
+    config.blockDimX = unsigned(k.threads);
+    config.blockDimY = config.blockDimZ = 1;
+    config.sharedMemBytes = unsigned(k.smem);
+    config.hStream = stream;
+    config.attrs = &attr;
+    config.numAttrs = 1;
+    return drv->launchKernelEx(&config, fn, params, nullptr);
+  }
 
   mutable std::mutex mu; // guards everything below
   // std::map: elements never move, so pointers to them stay valid after the
@@ -580,9 +612,7 @@ Status Runtime::Impl::launchSplit(const ForwardProblem &p, const Device &dev,
                       gridValues(p, *split, splits, dev.info.smCount), grid))
     result = gridError(*split);
   if (result.ok()) {
-    if (CUresult r = drv->launchKernel(
-            splitFn->fn, grid[0], grid[1], grid[2], unsigned(split->threads), 1,
-            1, unsigned(split->smem), stream, sp.data(), nullptr);
+    if (CUresult r = launch(*split, dev, splitFn->fn, grid, stream, sp.data());
         r != CUDA_SUCCESS)
       result = drv->fail(
           "launching " + split->name + " (" + split->chip.str() + ")", r);
@@ -593,9 +623,7 @@ Status Runtime::Impl::launchSplit(const ForwardProblem &p, const Device &dev,
     result = gridError(*merge);
   if (result.ok()) {
     KernelParams mp = memrefMergeParams(shape, parts, workspace, o, lse);
-    if (CUresult r = drv->launchKernel(
-            mergeFn->fn, grid[0], grid[1], grid[2], unsigned(merge->threads), 1,
-            1, unsigned(merge->smem), stream, mp.data(), nullptr);
+    if (CUresult r = launch(*merge, dev, mergeFn->fn, grid, stream, mp.data());
         r != CUDA_SUCCESS)
       result = drv->fail(
           "launching " + merge->name + " (" + merge->chip.str() + ")", r);
@@ -1188,6 +1216,16 @@ Status Runtime::create(const RuntimeOptions &options,
                                "never split)");
     impl->kvSplits = n;
   }
+  impl->dependentLaunch = options.dependentLaunch;
+  if (const char *env = std::getenv("ATTN_DEPENDENT_LAUNCH");
+      env && *env && options.dependentLaunch) {
+    if (std::strcmp(env, "0") && std::strcmp(env, "1"))
+      return Status::error(StatusCode::InvalidArgument,
+                           std::string("ATTN_DEPENDENT_LAUNCH='") + env +
+                               "': expected 0 (launch every kernel after the "
+                               "one before it) or 1");
+    impl->dependentLaunch = env[0] == '1';
+  }
   if (impl->kvSplits < 0)
     return Status::error(StatusCode::InvalidArgument,
                          "RuntimeOptions::kvSplits must be >= 0, got " +
@@ -1543,9 +1581,8 @@ Status Runtime::forward(const ForwardProblem &problem, const KVCacheArgs &cache,
       return s;
     params.addPtr(reinterpret_cast<const void *>(uintptr_t(counter)));
   }
-  CUresult launched = drv.launchKernel(
-      fn, grid[0], grid[1], grid[2], unsigned(kernel->threads), 1, 1,
-      unsigned(kernel->smem), cuStream, params.data(), nullptr);
+  CUresult launched =
+      im.launch(*kernel, *dev, fn, grid, cuStream, params.data());
   if (ownCounter)
     if (CUresult r = drv.memFreeAsync(counter, cuStream);
         r != CUDA_SUCCESS && launched == CUDA_SUCCESS)
@@ -1669,10 +1706,8 @@ Status Runtime::backward(const BackwardProblem &problem, const void *dO,
   }
   for (int i = 0; i < 2 && result.ok(); ++i) {
     const KernelEntry &kernel = *grids[i].first;
-    if (CUresult r = drv.launchKernel(
-            grids[i].second->fn, dims[i][0], dims[i][1], dims[i][2],
-            unsigned(kernel.threads), 1, 1, unsigned(kernel.smem), cuStream,
-            own[i].data(), nullptr);
+    if (CUresult r = im.launch(kernel, *dev, grids[i].second->fn, dims[i],
+                               cuStream, own[i].data());
         r != CUDA_SUCCESS)
       result = drv.fail(
           "launching " + kernel.name + " (" + kernel.chip.str() + ")", r);

@@ -428,6 +428,33 @@ TEST(Manifest, GridKey) {
                 "bad value '" + std::string(bad) + "' for 'grid'");
 }
 
+TEST(Manifest, DependentLaunchKey) {
+  Manifest m;
+  Status s = parse(
+      "kernel name=m ptx=m.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=0 "
+      "block_m=16 threads=32 smem=0 abi=memref program=merge_splits "
+      "grid=q_blocks*8,heads_q,batch pdl=1\n"
+      "kernel name=a ptx=a.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=0 "
+      "block_m=128 threads=384 smem=0 abi=memref pdl=0\n",
+      m);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE(m.kernels[0].dependentLaunch);
+  EXPECT_FALSE(m.kernels[1].dependentLaunch);
+  // Written back only where set, so that the line round-trips.
+  EXPECT_NE(formatManifestLine(m.kernels[0]).find(" pdl=1"), std::string::npos);
+  EXPECT_EQ(formatManifestLine(m.kernels[1]).find("pdl"), std::string::npos);
+  Manifest again;
+  ASSERT_TRUE(parse(formatManifestLine(m.kernels[0]) + "\n", again).ok());
+  EXPECT_TRUE(again.kernels[0].dependentLaunch);
+  const std::string head = "kernel name=a ptx=a.ptx chip=sm_90a dtype=bf16 "
+                           "head_dim=128 causal=0 block_m=128 threads=384 "
+                           "smem=0 abi=memref pdl=";
+  for (const char *bad : {"2", "yes", "01"})
+    expectError(head + bad + "\n",
+                "bad pdl '" + std::string(bad) + "': expected 0 or 1");
+  expectError(head + "\n", "empty value for 'pdl'");
+}
+
 TEST(Manifest, BadSassKeys) {
   const std::string head = "kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 "
                            "head_dim=64 causal=0 block_m=64 threads=128 "

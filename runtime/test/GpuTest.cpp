@@ -768,6 +768,115 @@ TEST_F(Gpu, CausalOnlyBundleStillRunsGqaDecoding) {
   EXPECT_LT(r.lse.relative, 1e-3);
 }
 
+TEST_F(Gpu, DependentLaunchesKeepStreamOrder) {
+  // Decode steps back to back on one stream: each step's split kernel
+  // writes a workspace the pool hands out again to the next step while the
+  // previous merge may still read it, and with dependent launches (pdl=1,
+  // sm_90+) the next grid's blocks start before the previous one is done.
+  // Two problems alternate, 24 steps each, without synchronising; every
+  // output must equal bit for bit the one a runtime that launches each
+  // kernel after the previous one computes.
+  ForwardProblem p;
+  const KernelEntry *split = nullptr;
+  for (const KernelEntry &k : rt->bundle().kernels)
+    if (k.program == Program::SplitKV && !k.causal && k.kv == KVLayout::Dense &&
+        (!split || k.dependentLaunch > split->dependentLaunch))
+      split = &k;
+  if (!split)
+    GTEST_SKIP() << "the bundle has no split-KV kernel";
+  p.dtype = split->dtype;
+  p.headDim = split->headDim;
+  p.headDimV = split->headDimV;
+  p.causal = false;
+  p.batch = 1;
+  p.headsQ = 8;
+  p.headsKV = 2;
+  p.seqQ = 1;
+  p.seqK = 4096;
+  p.withLse = true;
+  KernelChoice c;
+  ASSERT_TRUE(rt->selectKernel(p, 0, c).ok());
+  if (c.kvSplits < 2)
+    GTEST_SKIP() << "the decode step does not split its keys here";
+  RuntimeOptions serialOptions;
+  serialOptions.dependentLaunch = false;
+  std::unique_ptr<Runtime> serial;
+  Status created = Runtime::create(serialOptions, serial);
+  ASSERT_TRUE(created.ok()) << created.message();
+
+  const size_t es = dtypeSize(p.dtype);
+  struct Step {
+    Tensor q, k, v, o;
+    DeviceBuffer lse;
+    std::vector<uint8_t> want, wantLse;
+  } steps[2];
+  for (int i = 0; i < 2; ++i) {
+    Step &st = steps[i];
+    std::vector<double> values;
+    std::vector<uint8_t> bytes;
+    auto load = [&](uint64_t seed, int64_t H, int64_t N, int64_t D, Tensor &t) {
+      fillRandom(p.dtype, seed, size_t(p.batch * H * N * D), values, bytes);
+      ASSERT_TRUE(
+          upload(*rt, bytes, p.batch, H, N, D, Layout::BNHD, es, t).ok());
+    };
+    load(900 + 10 * i, p.headsQ, p.seqQ, p.headDim, st.q);
+    load(901 + 10 * i, p.headsKV, p.seqK, p.headDim, st.k);
+    load(902 + 10 * i, p.headsKV, p.seqK, p.headDimV, st.v);
+    std::vector<uint8_t> poison(size_t(p.headsQ * p.headDimV) * es, 0xFF);
+    ASSERT_TRUE(upload(*rt, poison, p.batch, p.headsQ, p.seqQ, p.headDimV,
+                       Layout::BNHD, es, st.o)
+                    .ok());
+    ASSERT_TRUE(
+        DeviceBuffer::allocate(*rt, 0, size_t(p.headsQ) * 4, st.lse).ok());
+    ForwardProblem pi = p;
+    pi.q = st.q.strides;
+    pi.k = st.k.strides;
+    pi.v = st.v.strides;
+    pi.o = st.o.strides;
+    Status s = serial->forward(pi, st.q.buf.get(), st.k.buf.get(),
+                               st.v.buf.get(), st.o.buf.get(),
+                               static_cast<float *>(st.lse.get()), nullptr);
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_TRUE(serial->synchronize(0).ok());
+    st.want.resize(poison.size());
+    st.wantLse.resize(st.lse.size());
+    ASSERT_TRUE(
+        rt->copyToHost(st.want.data(), st.o.buf.get(), st.want.size()).ok());
+    ASSERT_TRUE(
+        rt->copyToHost(st.wantLse.data(), st.lse.get(), st.lse.size()).ok());
+    std::vector<double> o =
+        decode(p.dtype, st.want.data(), st.want.size() / es);
+    for (double x : o)
+      ASSERT_TRUE(std::isfinite(x)) << "the serial run left O unwritten";
+    ASSERT_TRUE(rt->fill(st.o.buf.get(), 0xFF, st.want.size()).ok());
+    ASSERT_TRUE(rt->fill(st.lse.get(), 0xFF, st.lse.size()).ok());
+  }
+  for (int round = 0; round < 24; ++round)
+    for (Step &st : steps) {
+      ForwardProblem pi = p;
+      pi.q = st.q.strides;
+      pi.k = st.k.strides;
+      pi.v = st.v.strides;
+      pi.o = st.o.strides;
+      Status s = rt->forward(pi, st.q.buf.get(), st.k.buf.get(), st.v.buf.get(),
+                             st.o.buf.get(), static_cast<float *>(st.lse.get()),
+                             nullptr);
+      ASSERT_TRUE(s.ok()) << s.message();
+    }
+  ASSERT_TRUE(rt->synchronize(0).ok());
+  KernelChoice last;
+  ASSERT_TRUE(rt->lastKernel(last));
+  EXPECT_GT(last.kvSplits, 1);
+  for (Step &st : steps) {
+    std::vector<uint8_t> got(st.want.size()), gotLse(st.wantLse.size());
+    ASSERT_TRUE(rt->copyToHost(got.data(), st.o.buf.get(), got.size()).ok());
+    ASSERT_TRUE(
+        rt->copyToHost(gotLse.data(), st.lse.get(), gotLse.size()).ok());
+    EXPECT_EQ(got, st.want) << last.kernel.name;
+    EXPECT_EQ(gotLse, st.wantLse) << last.kernel.name;
+  }
+}
+
 TEST_F(Gpu, PrepareCompilesAheadAndNamesTheFailingProblem) {
   ForwardProblem p;
   if (!firstRunnable(*rt, p))

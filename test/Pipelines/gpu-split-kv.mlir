@@ -6,12 +6,19 @@
 // ring sequence), on sm_80 mma.sync; its description says program =
 // "split_kv" for launchers. At D = 128 on sm_90a it has 64 query rows (the
 // few packed rows of a decoding step): one consumer warpgroup behind the
-// producer, on per-slot barriers.
+// producer, on per-slot barriers. On sm_90a it waits for the grid before it
+// first thing (attn-chain-grids), so the runtime may launch it under that
+// grid's tail (dependent_launch).
 // CHECK-LABEL: gpu.func @split_kernel
 // CHECK-SAME:    attn.kernel = #attn.kernel_info<
 // SM90-SAME:     block_m = 64, block_n = 128, threads = 256,
 // CHECK-SAME:    program = "split_kv"
 // SM90-SAME:     tensor_maps = [0, 64, 1, 128, 2, 128]
+// SM90-SAME:     dependent_launch = true
+// SM80-NOT:      dependent_launch
+// SM90:          nvvm.griddepcontrol wait
+// SM90-NEXT:     nvvm.griddepcontrol launch_dependents
+// SM80-NOT:      nvvm.griddepcontrol
 // SM90:          nvvm.mbarrier.init
 // SM90-DAG:      nvvm.cp.async.bulk.tensor.shared.cluster.global
 // SM90-DAG:      nvvm.wgmma.mma_async
@@ -63,7 +70,11 @@ func.func @split64(%q: memref<?x?x?x64xbf16, strided<[?, ?, ?, 1]>>,
 // CHECK-SAME:    threads = 32, smem_bytes = 0, head_dim = 0, head_dim_v = 256,
 // CHECK-SAME:    dtype = "f16"
 // CHECK-SAME:    program = "merge_splits", grid = ["q_blocks*16", "heads_q", "batch"]
+// SM90-SAME:     dependent_launch = true
+// SM80-NOT:      dependent_launch
 // CHECK-SAME:    nvvm.minctasm = 1
+// SM90:          nvvm.griddepcontrol wait
+// SM80-NOT:      nvvm.griddepcontrol
 // CHECK-NOT:     nvvm.mma.sync
 // CHECK:         llvm.load {{.*}} -> vector<2xf32>
 // CHECK-NOT:     nvvm.mma.sync

@@ -28,6 +28,10 @@
 // SM90: kernel name=attn_fwd_bf16_d128_kernel {{.*}} chip=sm_90a {{.*}} threads=384 {{.*}} abi=memref lse=1 tensor_maps=0:128,1:128,2:128 grid=persistent(q_blocks,heads_q,batch){{$}}
 // SM90: kernel name=attn_fwd_bf16_d128_nolse_kernel {{.*}} lse=0 tensor_maps=0:128,1:128,2:128 grid=persistent(q_blocks,heads_q,batch){{$}}
 // SM90: kernel name=attn_fwd_bf16_d128_causal_kernel {{.*}} grid=dynamic(q_blocks,heads_q,batch){{$}}
+// The split-KV pair waits for the grid before it (launched under its tail:
+// pdl=1); sm_80's pair above has no such key.
+// SM90: kernel name=attn_split_bf16_d128_kernel {{.*}} program=split_kv grid=q_blocks*splits,heads_q,batch pdl=1{{$}}
+// SM90: kernel name=attn_merge_bf16_d128_kernel {{.*}} program=merge_splits grid=q_blocks*8,heads_q,batch pdl=1{{$}}
 // The kernel without LSE takes q, k, v, o (4 x 11 descriptor fields) and
 // the scale: 45 parameters.
 // PTX: .entry attn_fwd_bf16_d64_nolse_kernel(

@@ -177,6 +177,12 @@ struct CodegenPipelineOptions
                      "started as soon as its operands exist, waited for "
                      "where its value is read)"),
       llvm::cl::init(true)};
+  Option<bool> chainGrids{
+      *this, "chain-grids",
+      llvm::cl::desc("Run attn-chain-grids (split_kv and merge_splits "
+                     "programs wait for the grid before them and may be "
+                     "launched under its tail; sm_90 and later)"),
+      llvm::cl::init(true)};
   Option<int64_t> producer{
       *this, "producer",
       llvm::cl::desc("Run attn-specialize-warpgroups (producer warpgroups "
@@ -281,6 +287,9 @@ struct CompiledKernel {
   bool dropout = false;
   /// Whether the kernel writes the LSE (it does when it has the operand).
   bool lse = true;
+  /// Whether it waits for the grids before it on the stream before it
+  /// touches memory (attn.wait_prior_grids; the manifest's pdl=1).
+  bool dependentLaunch = false;
   /// The tensor maps it takes after its memrefs (bulk copies), as the
   /// manifest's tensor_maps= value (runtime KernelABI.h's
   /// formatTensorMaps); empty for none.

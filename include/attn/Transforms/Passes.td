@@ -470,6 +470,41 @@ def AttnOverlapProducts : Pass<"attn-overlap-products"> {
   let dependentDialects = ["::mlir::attn::AttnDialect"];
 }
 
+def AttnChainGrids : Pass<"attn-chain-grids"> {
+  let summary = "Let a program that follows another on the stream start "
+                "under its tail (programmatic dependent launch)";
+  let description = [{
+    Each GPU program of the named kinds (its grid's `attn.program`; by
+    default `split_kv` and `merge_splits`, the two grids of a decode step)
+    whose target has grid dependency control (sm_90 and later) starts with
+    `attn.wait_prior_grids` then `attn.launch_dependents`, before anything
+    else in its grid's body: it touches no global memory before the grids
+    before it on the stream complete, and lets the next grid start as soon
+    as all its own blocks run. The outlined kernel's `dependent_launch`
+    then tells the launcher it may start the kernel before its predecessor
+    completes (programmatic stream serialization), so a merge's launch,
+    block scheduling and prologue run under the split kernel's last
+    blocks instead of after them. Grids already chained are left alone.
+
+    Example (a merge program, after):
+
+    ```mlir
+    scf.forall (%h, %b, %x) in (%heads, %batch, %cols) {
+      attn.wait_prior_grids
+      attn.launch_dependents
+      ...
+    } {attn.program = "merge_splits", ...}
+    ```
+  }];
+  let options = [
+    ListOption<"programs", "programs", "std::string",
+               "The programs to chain (their attn.program: attention, "
+               "split_kv, merge_splits, grad_q, grad_kv); none: split_kv "
+               "and merge_splits">,
+  ];
+  let dependentDialects = ["::mlir::attn::AttnDialect"];
+}
+
 def AttnSpecializeWarpgroups : Pass<"attn-specialize-warpgroups"> {
   let summary = "Give a wgmma program's copies into its rings to one more "
                 "warpgroup (a producer)";

@@ -1004,19 +1004,37 @@ struct NumProgramsLowering : public TilePattern<NumProgramsOp> {
   }
 };
 
+/// Grid dependency control: griddepcontrol.wait / .launch_dependents.
+template <typename OpTy, NVVM::GridDepActionKind kind>
+struct GridDependencyLowering : public TilePattern<OpTy> {
+  using TilePattern<OpTy>::TilePattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::GriddepcontrolOp>(
+        op, NVVM::GridDepActionKindAttr::get(op.getContext(), kind));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::attn::gpu_lowering::populateMemoryOpPatterns(
     TileTypeConverter &tc, const KernelInfo &info,
     RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<LoadTileToShared, LoadTileToRegisters, StoreTileFromRegisters,
-               AllocRingLowering, AsyncLoadTileLowering, AsyncCommitLowering,
-               AsyncWaitLowering, RingSlotLowering, AsyncArriveLowering,
-               RingWaitLowering, RingReleaseLowering, RingAcquireLowering,
-               TurnLowering<StartTurnsOp>, TurnLowering<AwaitTurnOp>,
-               TurnLowering<PassTurnOp>, TurnLowering<EndTurnsOp>,
-               WarpSpecializeLowering, RingFillsLowering, NumProgramsLowering,
-               PostTileLowering, ClaimTileLowering, TakeTileLowering,
-               StoreSlotLowering, AccumulateTileLowering>(tc, info, ctx);
+  patterns.add<
+      LoadTileToShared, LoadTileToRegisters, StoreTileFromRegisters,
+      AllocRingLowering, AsyncLoadTileLowering, AsyncCommitLowering,
+      AsyncWaitLowering, RingSlotLowering, AsyncArriveLowering,
+      RingWaitLowering, RingReleaseLowering, RingAcquireLowering,
+      TurnLowering<StartTurnsOp>, TurnLowering<AwaitTurnOp>,
+      TurnLowering<PassTurnOp>, TurnLowering<EndTurnsOp>,
+      WarpSpecializeLowering, RingFillsLowering, NumProgramsLowering,
+      PostTileLowering, ClaimTileLowering, TakeTileLowering, StoreSlotLowering,
+      AccumulateTileLowering,
+      GridDependencyLowering<WaitPriorGridsOp, NVVM::GridDepActionKind::wait>,
+      GridDependencyLowering<LaunchDependentsOp,
+                             NVVM::GridDepActionKind::launch_dependents>>(
+      tc, info, ctx);
 }

@@ -315,6 +315,10 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
     info.tensorMaps[arg] = argTypes.size();
     argTypes.push_back(ptrType);
   }
+  // A grid that waits for the grids before it on the stream may be
+  // launched before they complete (the launcher's part of the contract).
+  bool waitsForPriorGrids = false;
+  grid.getBody()->walk([&](WaitPriorGridsOp) { waitsForPriorGrids = true; });
   // Tiles claimed at run time: the launch's counter, last.
   bool claims = false;
   grid.getBody()->walk([&](ClaimTileOp) { claims = true; });
@@ -534,7 +538,8 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
       program ? program.getValue() : StringRef("attention"), launchGrid,
       ArrayRef<int64_t>(flatMaps), regs ? regs.getInt() : int64_t(0),
       hasDynamicRowStride(grid), windowLeft, windowRight,
-      grid->getAttrOfType<FloatAttr>(kSoftcapAttrName), persistent, claims);
+      grid->getAttrOfType<FloatAttr>(kSoftcapAttrName), persistent, claims,
+      waitsForPriorGrids);
   if (!kernelInfo)
     return failure();
   fn->setAttr(kKernelInfoAttrName, kernelInfo);

@@ -55,7 +55,8 @@ LogicalResult KernelInfoAttr::verify(
     int64_t headDimV, StringRef dtype, bool causal, StringRef program,
     ArrayAttr grid, ArrayRef<int64_t> tensorMaps, int64_t registerEstimate,
     bool dynamicRowStride, int64_t windowLeft, int64_t windowRight,
-    FloatAttr softcap, bool persistent, bool tileCounter) {
+    FloatAttr softcap, bool persistent, bool tileCounter,
+    bool dependentLaunch) {
   if (persistent && !grid)
     return emitError() << "a persistent kernel needs its grid of tiles (grid)";
   if (tileCounter && !persistent)
@@ -125,6 +126,11 @@ bool TargetAttr::hasWarpgroupMma() const {
 bool TargetAttr::hasBulkCopies() const {
   const ::attn::ChipInfo *chip = ::attn::findChip(getArch());
   return chip && chip->bulkCopies;
+}
+
+bool TargetAttr::hasGridDependencyControl() const {
+  const ::attn::ChipInfo *chip = ::attn::findChip(getArch());
+  return chip && chip->ccMajor >= 9;
 }
 
 LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,

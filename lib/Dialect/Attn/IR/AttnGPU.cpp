@@ -3,6 +3,7 @@
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 
 using namespace mlir;
@@ -374,4 +375,21 @@ LogicalResult TensorMapOp::verify() {
     return emitOpError("box dimensions are at most 256, got [")
            << getBoxRows() << ", " << getBoxCols() << "]";
   return success();
+}
+
+/// Grid dependency control is per thread and per block: it runs in every
+/// thread of the program, once, directly in the body of its grid (before
+/// any role split or loop could leave a thread out).
+static LogicalResult verifyGridDependency(Operation *op) {
+  if (!isa_and_nonnull<scf::ForallOp>(op->getParentOp()))
+    return op->emitOpError("must be directly in the body of a grid "
+                           "(scf.forall), where every thread of the program "
+                           "runs it once");
+  return success();
+}
+
+LogicalResult WaitPriorGridsOp::verify() { return verifyGridDependency(*this); }
+
+LogicalResult LaunchDependentsOp::verify() {
+  return verifyGridDependency(*this);
 }

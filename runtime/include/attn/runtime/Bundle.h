@@ -118,6 +118,11 @@ struct KernelEntry {
   /// dropout=1: the kernel drops P out (attn.attention's dropout) and takes
   /// the rate (f32), Philox key (i64) and offset (i32) after the scale.
   bool dropout = false;
+  /// pdl=1: the kernel waits for the grids before it on the stream before
+  /// it touches global memory (griddepcontrol.wait), so the launcher may
+  /// start it while they still run (programmatic stream serialization,
+  /// sm_90 and later); absent: launch it after them.
+  bool dependentLaunch = false;
   int blockM = 0, blockN = 0, threads = 0;
   int smem = 0; ///< dynamic shared memory in bytes
   /// How the kernel takes its parameters (KernelABI.h); required, so that

@@ -263,6 +263,13 @@ struct RuntimeOptions {
   /// 1 never splits, N > 1 splits such grids N ways (at most one split per
   /// 4 key blocks).
   int64_t kvSplits = 0;
+  /// Kernels that wait for the grids before them (the manifest's pdl=1: a
+  /// decode step's split and merge kernels) are launched with programmatic
+  /// stream serialization on sm_90 and later, so their launch and prologue
+  /// run under the previous grid's tail. false launches every kernel after
+  /// the one before it (the environment variable ATTN_DEPENDENT_LAUNCH=0
+  /// does the same where this is true: what the C API and tools get).
+  bool dependentLaunch = true;
 };
 
 /// The bundle directory used when RuntimeOptions::bundleDir is empty, the

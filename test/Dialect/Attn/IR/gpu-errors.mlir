@@ -313,3 +313,27 @@ func.func @store_slot_not_registers(%t: tensor<128x64xbf16>, %i: index) {
   attn.store_slot %t, %s[%i] : tensor<128x64xbf16>, !attn.ring<1, tensor<128x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
   return
 }
+
+// -----
+
+// Outside a grid no program's threads run it.
+func.func @wait_outside_grid() {
+  // expected-error @+1 {{'attn.wait_prior_grids' op must be directly in the body of a grid (scf.forall), where every thread of the program runs it once}}
+  attn.wait_prior_grids
+  return
+}
+
+// -----
+
+// In a loop of the program (or one role of it) a thread could skip it.
+func.func @launch_in_loop(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.forall (%i) in (%n) {
+    scf.for %j = %c0 to %n step %c1 {
+      // expected-error @+1 {{'attn.launch_dependents' op must be directly in the body of a grid}}
+      attn.launch_dependents
+    }
+  }
+  return
+}

@@ -207,3 +207,18 @@ func.func @staging(%ds: tensor<128x64xbf16, #attn.mma<warps = 8, version = 3>>,
       : tensor<128x64xf32, #attn.mma<warps = 8, version = 3>>, memref<?x?x?x128xf32>
   return
 }
+
+// -----
+
+// Grid dependency control, first in a program's grid.
+// CHECK-LABEL: func.func @chained
+// CHECK:         scf.forall
+// CHECK-NEXT:      attn.wait_prior_grids
+// CHECK-NEXT:      attn.launch_dependents
+func.func @chained(%n: index) {
+  scf.forall (%i) in (%n) {
+    attn.wait_prior_grids
+    attn.launch_dependents
+  }
+  return
+}

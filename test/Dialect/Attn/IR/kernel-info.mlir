@@ -84,3 +84,18 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// -----
+
+// A kernel that waits for the grids before it may be launched under their
+// tail (the manifest's pdl=1).
+// CHECK-LABEL: gpu.func @chained_kernel
+// CHECK-SAME:    program = "merge_splits", dependent_launch = true>
+gpu.module @kernels {
+  gpu.func @chained_kernel() kernel attributes {attn.kernel = #attn.kernel_info<
+      block_m = 16, block_n = 0, threads = 32, smem_bytes = 0, head_dim = 0,
+      head_dim_v = 128, dtype = "bf16", causal = false,
+      program = "merge_splits", dependent_launch = true>} {
+    gpu.return
+  }
+}

@@ -47,6 +47,8 @@ def Attn_TargetAttr : AttrDef<Attn_Dialect, "Target"> {
     bool hasWarpgroupMma() const;
     /// Bulk tensor copies (TMA): sm_90 and later (Chips.h).
     bool hasBulkCopies() const;
+    /// Programmatic dependent launch (griddepcontrol): sm_90 and later.
+    bool hasGridDependencyControl() const;
     /// A known target by name ("cpu", "sm_80", ...), or null.
     static TargetAttr getKnown(::mlir::MLIRContext *ctx, ::llvm::StringRef name);
   }];
@@ -105,6 +107,10 @@ def Attn_KernelInfoAttr : AttrDef<Attn_Dialect, "KernelInfo"> {
       32-bit zero in global memory as the last parameter, after the tensor
       maps, and the kernel leaves it zero; one counter per stream (the
       manifest's `grid=dynamic(X,Y,Z)`). Needs `persistent`.
+    - `dependent_launch`: the kernel waits for the grids before it on the
+      stream (attn.wait_prior_grids) before it touches global memory, so
+      the launcher may start it while they still run (programmatic stream
+      serialization; the manifest's `pdl=1`).
     - `program`: `attention`, `split_kv` or `merge_splits`.
     - `grid`: the launch grid (x, y, z) as the runtime's grid factors
       (`q_blocks`, `heads_q`, `batch`, `q_blocks*splits`, ...); absent: the
@@ -145,7 +151,8 @@ def Attn_KernelInfoAttr : AttrDef<Attn_Dialect, "KernelInfo"> {
     DefaultValuedParameter<"int64_t", "-1">:$window_right,
     OptionalParameter<"::mlir::FloatAttr", "soft-cap (none when absent)">:$softcap,
     DefaultValuedParameter<"bool", "false">:$persistent,
-    DefaultValuedParameter<"bool", "false">:$tile_counter
+    DefaultValuedParameter<"bool", "false">:$tile_counter,
+    DefaultValuedParameter<"bool", "false">:$dependent_launch
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

@@ -405,6 +405,50 @@ def Attn_NumProgramsOp : Attn_Op<"num_programs", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Grids that follow one another on a stream (programmatic dependent launch)
+//===----------------------------------------------------------------------===//
+//
+// A decode step is two grids back to back (split_kv, then merge_splits):
+// without help the second is launched only once the first has drained.
+// Launched with programmatic stream serialization (sm_90+), a grid's
+// blocks may start while the grid before it on the stream still runs; one
+// that waits (attn.wait_prior_grids) before it touches global memory is
+// then exactly as ordered as before, and its launch, block scheduling and
+// prologue overlap the previous grid's tail.
+
+def Attn_WaitPriorGridsOp : Attn_Op<"wait_prior_grids"> {
+  let summary = "Wait until the grids this launch depends on are complete";
+  let description = [{
+    Blocks the thread until every grid that precedes this one on its stream
+    has completed and its memory writes are visible
+    (`griddepcontrol.wait`). In a program that may be launched before its
+    predecessor completes (the kernel's `dependent_launch`), no global
+    memory is read or written before it. Without such a launch it returns
+    at once.
+
+    Example: `attn.wait_prior_grids`
+  }];
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Attn_LaunchDependentsOp : Attn_Op<"launch_dependents"> {
+  let summary = "Let the next grid on the stream start its blocks";
+  let description = [{
+    Once every block of this grid has run it (or exited), the grid launched
+    after it on the stream with programmatic stream serialization may start
+    (`griddepcontrol.launch_dependents`); that grid still waits for this
+    one's completion (attn.wait_prior_grids) before it touches the memory
+    this one writes, so the op only lets its launch and prologue start
+    early.
+
+    Example: `attn.launch_dependents`
+  }];
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Warpgroups taking turns (ping-pong)
 //===----------------------------------------------------------------------===//
 //
