@@ -372,19 +372,37 @@ struct PipelineKVLoopPass
   /// The ring's slots: the option, or with stages=0 the automatic choice.
   int64_t numStages = 2;
 
-  /// stages=0: two slots, or eight where every ring tile is at most 4 KiB
-  /// (16-row key blocks of a paged cache with pages of 16 rows): a slot that
-  /// small keeps too few bytes in flight per SM with two (H100, decoding
-  /// from pages of 16 rows, with 64-row query blocks: 1.1-1.7x the
-  /// throughput of two slots).
+  /// stages=0: two slots, or more where the tiles are small and the
+  /// program streams keys and values (decoding): a split_kv program's time
+  /// is its bytes in flight per SM. Every ring tile at most 4 KiB (16-row
+  /// key blocks of a paged cache with pages of 16 rows): eight slots (H100,
+  /// with 64-row query blocks: 1.1-1.7x the throughput of two). A split_kv
+  /// program's tiles at most 16 KiB (64-key blocks at D = 128 over a KV
+  /// cache, 128-key blocks at D = 64): three, 96 KiB of K and V in flight
+  /// at D = 128 instead of 64 (H200, bf16 D = 128, B = 8, Nk = 64k: +2% /
+  /// +4% over per-sequence lengths / pages of 128, B = 1 16k +2..4%, the
+  /// rest within 1%); the dense split kernel's 32 KiB tiles lose 1-5% with
+  /// three.
   static int64_t autoStages(const std::vector<LoopPlan> &plans) {
-    bool small = !plans.empty();
-    for (const LoopPlan &p : plans)
+    int64_t largest = 0;
+    bool split = !plans.empty();
+    for (const LoopPlan &p : plans) {
+      auto grid = p.loop->getParentOfType<scf::ForallOp>();
+      auto program =
+          grid ? grid->getAttrOfType<StringAttr>(kProgramAttrName) : nullptr;
+      split &= program && program.getValue() ==
+                              ::attn::programName(::attn::Program::SplitKV);
       for (LoadTileOp load : p.loads) {
         auto t = cast<RankedTensorType>(load.getType());
-        small &= t.getNumElements() * t.getElementTypeBitWidth() / 8 <= 4096;
+        largest = std::max<int64_t>(
+            largest, t.getNumElements() * t.getElementTypeBitWidth() / 8);
       }
-    return small ? 8 : 2;
+    }
+    if (plans.empty())
+      return 2;
+    if (largest <= 4096)
+      return 8;
+    return split && largest <= 16384 ? 3 : 2;
   }
 
   LogicalResult initialize(MLIRContext *ctx) override {
