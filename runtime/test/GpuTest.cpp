@@ -877,6 +877,53 @@ TEST_F(Gpu, DependentLaunchesKeepStreamOrder) {
   }
 }
 
+/// Sets an environment variable for the life of the object, then puts
+/// back what was there.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const char *value) : name_(name) {
+    if (const char *was = std::getenv(name))
+      saved_ = was;
+    had_ = std::getenv(name) != nullptr;
+    ::setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had_)
+      ::setenv(name_, saved_.c_str(), 1);
+    else
+      ::unsetenv(name_);
+  }
+
+private:
+  const char *name_;
+  std::string saved_;
+  bool had_ = false;
+};
+
+TEST_F(Gpu, LaunchEnvironmentIsChecked) {
+  // The environment's knobs are read once, when a runtime is created: a
+  // value they do not take is an error then, not a silent default.
+  struct Var {
+    const char *name, *bad, *message;
+  } vars[] = {
+      {"ATTN_DEPENDENT_LAUNCH", "yes",
+       "ATTN_DEPENDENT_LAUNCH='yes': expected 0"},
+      {"ATTN_KV_SPLITS", "-3", "ATTN_KV_SPLITS='-3': expected a count"}};
+  for (const Var &v : vars) {
+    ScopedEnv env(v.name, v.bad);
+    std::unique_ptr<Runtime> r;
+    Status s = Runtime::create({}, r);
+    EXPECT_EQ(s.code(), StatusCode::InvalidArgument) << v.name;
+    EXPECT_NE(s.message().find(v.message), std::string::npos) << s.message();
+    EXPECT_FALSE(r);
+  }
+  // Set to 0, the runtime launches every kernel after the one before it.
+  ScopedEnv serial("ATTN_DEPENDENT_LAUNCH", "0");
+  std::unique_ptr<Runtime> r;
+  Status s = Runtime::create({}, r);
+  EXPECT_TRUE(s.ok()) << s.message();
+}
+
 TEST_F(Gpu, PrepareCompilesAheadAndNamesTheFailingProblem) {
   ForwardProblem p;
   if (!firstRunnable(*rt, p))

@@ -382,7 +382,7 @@ struct PipelineKVLoopPass
   /// at D = 128 instead of 64 (H200, bf16 D = 128, B = 8, Nk = 64k: +2% /
   /// +4% over per-sequence lengths / pages of 128, B = 1 16k +2..4%, the
   /// rest within 1%); the dense split kernel's 32 KiB tiles lose 1-5% with
-  /// three.
+  /// three. wgmma programs only.
   static int64_t autoStages(const std::vector<LoopPlan> &plans) {
     int64_t largest = 0;
     bool split = !plans.empty();
@@ -392,6 +392,17 @@ struct PipelineKVLoopPass
           grid ? grid->getAttrOfType<StringAttr>(kProgramAttrName) : nullptr;
       split &= program && program.getValue() ==
                               ::attn::programName(::attn::Program::SplitKV);
+      // Measured on wgmma programs only: mma.sync split programs (sm_80,
+      // 32-key blocks at D = 128) spill the third slot's addresses (24
+      // bytes over a paged cache).
+      bool wgmma = false;
+      if (grid)
+        grid.getBody()->walk([&](DotOp dot) {
+          auto mma = dyn_cast_or_null<MmaLayoutAttr>(
+              cast<RankedTensorType>(dot.getType()).getEncoding());
+          wgmma |= mma && mma.isWarpgroup();
+        });
+      split &= wgmma;
       for (LoadTileOp load : p.loads) {
         auto t = cast<RankedTensorType>(load.getType());
         largest = std::max<int64_t>(
