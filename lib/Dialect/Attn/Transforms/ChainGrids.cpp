@@ -12,6 +12,8 @@
 // stream-ordered workspace reused from the previous step).
 //
 //===----------------------------------------------------------------------===//
+#include "Programs.h"
+
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 #include "attn/Transforms/Passes.h"
 #include "attn/runtime/KernelABI.h"
@@ -33,13 +35,8 @@ struct ChainGridsPass
   using Base::Base;
 
   LogicalResult initialize(MLIRContext *ctx) override {
-    for (const std::string &name : programs) {
-      ::attn::Program p;
-      if (!::attn::parseProgram(name, p))
-        return emitError(UnknownLoc::get(ctx))
-               << "pass option programs: unknown program '" << name
-               << "' (expected " << ::attn::programNamesText() << ")";
-    }
+    if (failed(checkProgramsOption(ctx, programs)))
+      return failure();
     chained.assign(programs.begin(), programs.end());
     if (chained.empty())
       chained = {::attn::programName(::attn::Program::SplitKV),
@@ -55,12 +52,7 @@ struct ChainGridsPass
       auto target = grid->getAttrOfType<TargetAttr>(kTargetAttrName);
       if (!target || !target.hasGridDependencyControl())
         return;
-      // A grid without attn.program is the forward's.
-      auto attr = grid->getAttrOfType<StringAttr>(kProgramAttrName);
-      std::string program =
-          attr ? attr.getValue().str()
-               : ::attn::programName(::attn::Program::Attention);
-      if (!llvm::is_contained(chained, program))
+      if (!llvm::is_contained(chained, gridProgram(grid)))
         return;
       Block *body = grid.getBody();
       if (!body->getOps<WaitPriorGridsOp>().empty())

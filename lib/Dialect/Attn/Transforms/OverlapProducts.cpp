@@ -30,6 +30,8 @@
 // above, the key-major grid, measured slower: Pipelines.cpp).
 //
 //===----------------------------------------------------------------------===//
+#include "Programs.h"
+
 #include "attn/Transforms/Passes.h"
 #include "attn/runtime/KernelABI.h"
 
@@ -144,14 +146,7 @@ struct OverlapProductsPass
       return emitError(UnknownLoc::get(ctx))
              << "pass option min-products must be at least 1, got "
              << int64_t(minProducts);
-    for (const std::string &name : programs) {
-      ::attn::Program p;
-      if (!::attn::parseProgram(name, p))
-        return emitError(UnknownLoc::get(ctx))
-               << "pass option programs: unknown program '" << name
-               << "' (expected " << ::attn::programNamesText() << ")";
-    }
-    return success();
+    return checkProgramsOption(ctx, programs);
   }
 
   void runOnOperation() override {
@@ -160,12 +155,7 @@ struct OverlapProductsPass
       auto grid = loop->getParentOfType<scf::ForallOp>();
       if (!grid)
         return;
-      // A grid without attn.program is the forward's.
-      auto attr = grid->getAttrOfType<StringAttr>(kProgramAttrName);
-      std::string program =
-          attr ? attr.getValue().str()
-               : ::attn::programName(::attn::Program::Attention);
-      if (!programs.empty() && !llvm::is_contained(programs, program))
+      if (!programs.empty() && !llvm::is_contained(programs, gridProgram(grid)))
         return;
       bodies.push_back(loop.getBody());
     });

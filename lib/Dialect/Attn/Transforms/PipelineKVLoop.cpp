@@ -57,6 +57,7 @@
 #include "attn/runtime/KernelABI.h"
 
 #include "LoopUtils.h"
+#include "Programs.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -388,10 +389,8 @@ struct PipelineKVLoopPass
     bool split = !plans.empty();
     for (const LoopPlan &p : plans) {
       auto grid = p.loop->getParentOfType<scf::ForallOp>();
-      auto program =
-          grid ? grid->getAttrOfType<StringAttr>(kProgramAttrName) : nullptr;
-      split &= program && program.getValue() ==
-                              ::attn::programName(::attn::Program::SplitKV);
+      split &= grid && gridProgram(grid) ==
+                           ::attn::programName(::attn::Program::SplitKV);
       // Measured on wgmma programs only: mma.sync split programs (sm_80,
       // 32-key blocks at D = 128) spill the third slot's addresses (24
       // bytes over a paged cache).
