@@ -152,15 +152,15 @@ Status appendGradTensorMaps(const Driver &drv, const KernelEntry &kernel,
 /// the bundle without a kernel that the problem as given has (a bundle of
 /// causal kernels only: a packed decode step is non-causal). A compiler
 /// makes whatever the packed problem needs.
-ForwardProblem kernelProblem(const Manifest &bundle, bool haveCompiler,
-                             const ForwardProblem &p) {
+ForwardProblem kernelProblem(const Manifest &bundle, const KernelIndex &index,
+                             bool haveCompiler, const ForwardProblem &p) {
   ForwardProblem packed = packQueryHeads(p);
   if (haveCompiler || packed.seqQ == p.seqQ)
     return packed;
   std::vector<const KernelEntry *> a, b;
-  if (findKernels(bundle, packed, a).ok() ||
-      findSplitKernels(bundle, packed, a, b).ok() ||
-      !findKernels(bundle, p, a).ok())
+  if (findKernels(bundle, packed, a, &index).ok() ||
+      findSplitKernels(bundle, packed, a, b, &index).ok() ||
+      !findKernels(bundle, p, a, &index).ok())
     return packed;
   return p;
 }
@@ -200,6 +200,9 @@ struct PointerInfo {
 struct Runtime::Impl {
   const Driver *drv = nullptr;
   Manifest bundle;
+  /// `bundle` grouped for lookups (built once it is loaded; it never
+  /// changes after).
+  KernelIndex index;
   int deviceCount = 0;
 
   struct Device {
@@ -525,12 +528,13 @@ Status Runtime::Impl::splitPlan(const ForwardProblem &p, const Device &dev,
     const KernelEntry *fwd = nullptr;
     if (p.seqQ <= split->blockM)
       return 0;
-    if (attn::selectKernel(bundle, p, info.ccMajor, info.ccMinor, fwd).ok())
+    if (attn::selectKernel(bundle, p, info.ccMajor, info.ccMinor, fwd, &index)
+            .ok())
       return fwd->blockM;
     return compiler ? std::max(split->blockM, kCompilerMaxBlockM) : 0;
   };
   std::vector<const KernelEntry *> splitCands, mergeCands;
-  if (findSplitKernels(bundle, p, splitCands, mergeCands).ok() &&
+  if (findSplitKernels(bundle, p, splitCands, mergeCands, &index).ok() &&
       selectVariant(splitCands, info.ccMajor, info.ccMinor, plan.split).ok() &&
       selectVariant(mergeCands, info.ccMajor, info.ccMinor, plan.merge).ok()) {
     plan.splits =
@@ -1203,6 +1207,7 @@ Status Runtime::create(const RuntimeOptions &options,
     if (Status s = loadBundle(dir, impl->bundle); !s.ok())
       return s;
   }
+  impl->index = KernelIndex(impl->bundle);
   impl->compiler = options.compiler;
   impl->kvSplits = options.kvSplits;
   if (const char *env = std::getenv("ATTN_KV_SPLITS");
@@ -1243,8 +1248,8 @@ Status Runtime::deviceInfo(int ordinal, DeviceInfo &out) {
 
 Status Runtime::selectKernel(const ForwardProblem &problem, int device,
                              KernelChoice &out) {
-  const ForwardProblem p =
-      kernelProblem(impl_->bundle, bool(impl_->compiler), problem);
+  const ForwardProblem p = kernelProblem(impl_->bundle, impl_->index,
+                                         bool(impl_->compiler), problem);
   DeviceInfo info;
   if (Status s = impl_->queryInfo(device, info); !s.ok())
     return s;
@@ -1270,7 +1275,7 @@ Status Runtime::selectKernel(const ForwardProblem &problem, int device,
     out.kvSplits = plan.splits;
     out.mergeKernel = plan.merge->name;
   } else if (Status s = attn::selectKernel(impl_->bundle, p, info.ccMajor,
-                                           info.ccMinor, k);
+                                           info.ccMinor, k, &impl_->index);
              !s.ok()) {
     if (s.code() != StatusCode::NotInBundle || !impl_->compiler)
       return s;
@@ -1316,8 +1321,8 @@ Status Runtime::prepare(const std::vector<ForwardProblem> &problems,
   if (Status s = impl_->getDevice(device, dev); !s.ok())
     return s;
   for (size_t i = 0; i < problems.size(); ++i) {
-    const ForwardProblem p =
-        kernelProblem(impl_->bundle, bool(impl_->compiler), problems[i]);
+    const ForwardProblem p = kernelProblem(impl_->bundle, impl_->index,
+                                           bool(impl_->compiler), problems[i]);
     std::vector<const KernelEntry *> candidates;
     Status s = checkProblem(problems[i]);
     if (s.ok()) {
@@ -1332,7 +1337,7 @@ Status Runtime::prepare(const std::vector<ForwardProblem> &problems,
         if (s.ok())
           s = impl_->getKernel(*plan.merge, *dev, loaded);
       } else if (s.ok() && !split) {
-        Status found = findKernels(impl_->bundle, p, candidates);
+        Status found = findKernels(impl_->bundle, p, candidates, &impl_->index);
         const KernelEntry *entry = nullptr;
         s = impl_->kernelFor(p, *dev, candidates, found, entry, loaded);
       }
@@ -1462,11 +1467,12 @@ Status Runtime::forward(const ForwardProblem &problem, const KVCacheArgs &cache,
                      "aligned");
   // The kernels see GQA decoding with the query heads of a group packed
   // into rows (the same bytes).
-  const ForwardProblem p = kernelProblem(im.bundle, bool(im.compiler), problem);
+  const ForwardProblem p =
+      kernelProblem(im.bundle, im.index, bool(im.compiler), problem);
   // What the bundle lacks may still come from the compiler; anything else
   // is final before a driver call.
   std::vector<const KernelEntry *> candidates;
-  Status found = findKernels(im.bundle, p, candidates);
+  Status found = findKernels(im.bundle, p, candidates, &im.index);
   if (!found.ok() && found.code() != StatusCode::NotInBundle)
     return found;
 

@@ -429,8 +429,36 @@ static void keepTunedForLength(std::vector<const KernelEntry *> &candidates,
   candidates = std::move(kept);
 }
 
+KernelIndex::KernelIndex(const Manifest &bundle) {
+  for (const KernelEntry &k : bundle.kernels)
+    groups_[{int(k.program), int(k.dtype), k.headDimV}].push_back(&k);
+}
+
+const std::vector<const KernelEntry *> &
+KernelIndex::group(Program program, DType dtype, int64_t headDimV) const {
+  auto it = groups_.find({int(program), int(dtype), headDimV});
+  return it == groups_.end() ? none_ : it->second;
+}
+
+/// Calls f on every kernel of `program` for p's dtype and head dim v: those
+/// of its group where there is an index, else every line (f tests the
+/// rest).
+template <typename F>
+static void forGroup(const Manifest &bundle, const KernelIndex *index,
+                     Program program, const ForwardProblem &p, F f) {
+  if (index) {
+    for (const KernelEntry *k : index->group(program, p.dtype, p.headDimV))
+      f(*k);
+    return;
+  }
+  for (const KernelEntry &k : bundle.kernels)
+    if (k.program == program && k.dtype == p.dtype && k.headDimV == p.headDimV)
+      f(k);
+}
+
 Status findKernels(const Manifest &bundle, const ForwardProblem &p,
-                   std::vector<const KernelEntry *> &candidates) {
+                   std::vector<const KernelEntry *> &candidates,
+                   const KernelIndex *index) {
   candidates.clear();
   if (p.kvLayout != KVLayout::Dense &&
       std::none_of(bundle.kernels.begin(), bundle.kernels.end(),
@@ -448,14 +476,13 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
   // The common case in one pass that only collects the kernels serving
   // `p`: the diagnostics below build sets of what the bundle has instead,
   // which cost ~10 us of a decode step's host time (H200 host, 160 kernels).
-  for (const KernelEntry &k : bundle.kernels)
-    if (k.program == Program::Attention && servesKV(k, p) &&
-        k.dtype == p.dtype && k.headDim == p.headDim &&
-        k.headDimV == p.headDimV && k.causal == p.causal &&
+  forGroup(bundle, index, Program::Attention, p, [&](const KernelEntry &k) {
+    if (servesKV(k, p) && k.headDim == p.headDim && k.causal == p.causal &&
         k.windowLeft == p.windowLeft && k.windowRight == p.windowRight &&
         k.softcap == float(p.softcap) && k.alibi == p.alibi &&
         k.dropout == p.dropout && servesLse(k, p.withLse))
       candidates.push_back(&k);
+  });
   if (!candidates.empty()) {
     keepTunedForLength(candidates, p.qRows());
     return Status::success();
@@ -563,20 +590,21 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
 
 Status findSplitKernels(const Manifest &bundle, const ForwardProblem &p,
                         std::vector<const KernelEntry *> &split,
-                        std::vector<const KernelEntry *> &merge) {
+                        std::vector<const KernelEntry *> &merge,
+                        const KernelIndex *index) {
   split.clear();
   merge.clear();
-  for (const KernelEntry &k : bundle.kernels) {
-    if (k.dtype != p.dtype || k.headDimV != p.headDimV)
-      continue;
-    if (k.program == Program::SplitKV && k.headDim == p.headDim &&
-        k.causal == p.causal && k.windowLeft == p.windowLeft &&
-        k.windowRight == p.windowRight && k.softcap == float(p.softcap) &&
-        k.alibi == p.alibi && k.dropout == p.dropout && servesKV(k, p))
+  forGroup(bundle, index, Program::SplitKV, p, [&](const KernelEntry &k) {
+    if (k.headDim == p.headDim && k.causal == p.causal &&
+        k.windowLeft == p.windowLeft && k.windowRight == p.windowRight &&
+        k.softcap == float(p.softcap) && k.alibi == p.alibi &&
+        k.dropout == p.dropout && servesKV(k, p))
       split.push_back(&k);
-    else if (k.program == Program::MergeSplits && k.lse == p.withLse)
+  });
+  forGroup(bundle, index, Program::MergeSplits, p, [&](const KernelEntry &k) {
+    if (k.lse == p.withLse)
       merge.push_back(&k);
-  }
+  });
   if (split.empty() || merge.empty()) {
     split.clear();
     merge.clear();
@@ -692,12 +720,13 @@ Status selectVariant(const std::vector<const KernelEntry *> &candidates,
 }
 
 Status selectKernel(const Manifest &bundle, const ForwardProblem &p,
-                    int ccMajor, int ccMinor, const KernelEntry *&out) {
+                    int ccMajor, int ccMinor, const KernelEntry *&out,
+                    const KernelIndex *index) {
   out = nullptr;
   if (Status s = checkProblem(p); !s.ok())
     return s;
   std::vector<const KernelEntry *> candidates;
-  if (Status s = findKernels(bundle, p, candidates); !s.ok())
+  if (Status s = findKernels(bundle, p, candidates, index); !s.ok())
     return s;
   return selectVariant(candidates, ccMajor, ccMinor, out);
 }

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 #include <tuple>
 
 using namespace attn;
@@ -1330,4 +1331,92 @@ TEST(Backward, KernelParameters) {
   EXPECT_EQ(params.pointer(97), &delta);         // Δ
   EXPECT_EQ(params.value<int64_t>(97 + 7), 100); // Δ's head stride: Nq
   EXPECT_EQ(params.value<float>(106), 0.125f);
+}
+
+// The runtime's lookups through a KernelIndex find exactly what a scan of
+// every manifest line finds (the same kernels in the same order, the same
+// status and message), over a bundle of many variants and random problems.
+TEST(KernelIndex, LookupsMatchTheWholeScan) {
+  std::string text;
+  int n = 0;
+  auto line = [&](const std::string &rest) {
+    text += "kernel name=k" + std::to_string(n) + " ptx=k" + std::to_string(n) +
+            ".ptx " + rest + " abi=memref\n";
+    ++n;
+  };
+  for (const char *chip : {"sm_80", "sm_90a"})
+    for (const char *dt : {"f16", "bf16"})
+      for (auto [d, dv] :
+           {std::pair{64, 64}, {128, 128}, {256, 256}, {192, 128}})
+        for (int causal : {0, 1})
+          for (int lse : {0, 1}) {
+            std::string head = std::string("chip=") + chip + " dtype=" + dt +
+                               " head_dim=" + std::to_string(d) +
+                               " head_dim_v=" + std::to_string(dv) +
+                               " causal=" + std::to_string(causal) +
+                               " block_m=128 block_n=64 threads=256 smem=1" +
+                               " lse=" + std::to_string(lse);
+            line(head);
+            if (d == 64 && !causal)
+              line(head + " min_seq_q=2048");
+            if (d == 128) {
+              line(head + " window=128,-1");
+              line(head + " kv=seqlens");
+              line(head + " kv=paged");
+              line(head + " kv=paged page=16");
+            }
+            if (lse)
+              line(head + " program=split_kv");
+            if (!causal)
+              line(head + " program=merge_splits");
+          }
+  Manifest m;
+  ASSERT_TRUE(parseManifest(text, "m.txt", m).ok());
+  const KernelIndex index(m);
+  std::mt19937 rng(7);
+  auto pick = [&](auto... options) {
+    const int64_t values[] = {int64_t(options)...};
+    return values[rng() % sizeof...(options)];
+  };
+  int found = 0, splits = 0;
+  for (int i = 0; i < 3000; ++i) {
+    ForwardProblem p;
+    p.dtype = rng() % 2 ? DType::BF16 : DType::F16;
+    if (rng() % 10 == 0)
+      p.dtype = DType::F32;
+    p.headDim = pick(64, 128, 192, 256, 96);
+    p.headDimV = rng() % 4 ? (p.headDim == 192 ? 128 : p.headDim) : 64;
+    p.causal = rng() % 2;
+    p.withLse = rng() % 2;
+    p.batch = 2;
+    p.headsQ = p.headsKV = 2;
+    p.seqQ = pick(1, 64, 2048, 4096);
+    p.seqK = 4096;
+    p.kvLayout = static_cast<KVLayout>(pick(0, 0, 1, 2));
+    p.pageSize = p.paged() ? pick(16, 64, 128) : 0;
+    p.maxPages = p.paged() ? p.seqK / p.pageSize : 0;
+    if (rng() % 8 == 0)
+      p.windowLeft = 128;
+    std::vector<const KernelEntry *> a, b, sa, ma, sb, mb;
+    Status sa1 = findKernels(m, p, a), sb1 = findKernels(m, p, b, &index);
+    EXPECT_EQ(sa1.code(), sb1.code());
+    EXPECT_EQ(sa1.message(), sb1.message());
+    EXPECT_EQ(a, b);
+    found += !a.empty();
+    Status sa2 = findSplitKernels(m, p, sa, ma),
+           sb2 = findSplitKernels(m, p, sb, mb, &index);
+    EXPECT_EQ(sa2.code(), sb2.code());
+    EXPECT_EQ(sa, sb);
+    EXPECT_EQ(ma, mb);
+    splits += !sa.empty();
+    const KernelEntry *ka = nullptr, *kb = nullptr;
+    Status sa3 = selectKernel(m, p, 9, 0, ka),
+           sb3 = selectKernel(m, p, 9, 0, kb, &index);
+    EXPECT_EQ(sa3.message(), sb3.message());
+    EXPECT_EQ(ka, kb);
+  }
+  // The sweep reaches both outcomes of each lookup.
+  EXPECT_GT(found, 300);
+  EXPECT_LT(found, 2700);
+  EXPECT_GT(splits, 100);
 }

@@ -31,8 +31,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace attn {
@@ -138,20 +140,43 @@ struct BackwardProblem : ProblemShape {
 /// may span 2^31 elements or more).
 Status checkProblem(const ForwardProblem &p);
 
+/// A bundle's kernels grouped by program, dtype and value head dim (what
+/// every lookup below matches first), in manifest order, so that a lookup
+/// reads its own group instead of every line: on a decode step's host path
+/// the scans over a whole bundle cost microseconds a call. It points into
+/// `bundle`, which must outlive it unchanged (the runtime's own manifest).
+class KernelIndex {
+public:
+  KernelIndex() = default;
+  explicit KernelIndex(const Manifest &bundle);
+  /// The kernels of `program` for `dtype` whose head_dim_v is `headDimV`.
+  const std::vector<const KernelEntry *> &group(Program program, DType dtype,
+                                                int64_t headDimV) const;
+
+private:
+  std::map<std::tuple<int, int, int64_t>, std::vector<const KernelEntry *>>
+      groups_;
+  std::vector<const KernelEntry *> none_;
+};
+
 /// Checks that `bundle` has a kernel for the problem's dtype, head dims,
 /// mask and LSE, and returns every chip variant of it in `candidates`. With
 /// LSE only lse=1 kernels serve, without only lse=0 ones (a kernel writes
-/// the LSE it has an argument for).
+/// the LSE it has an argument for). With `index` (of `bundle`) the serving
+/// kernels are looked for in their group only; the result is the same.
 Status findKernels(const Manifest &bundle, const ForwardProblem &p,
-                   std::vector<const KernelEntry *> &candidates);
+                   std::vector<const KernelEntry *> &candidates,
+                   const KernelIndex *index = nullptr);
 
 /// The split-KV (flash-decoding) kernels of `bundle` for `p`: every chip
 /// variant of the split_kv kernel (dtype, head dims and mask of `p`) and of
 /// the merge_splits kernel (dtype, head dim v and LSE of `p`). NotInBundle
-/// if either is missing: the forward then runs unsplit.
+/// if either is missing: the forward then runs unsplit. `index` as for
+/// findKernels.
 Status findSplitKernels(const Manifest &bundle, const ForwardProblem &p,
                         std::vector<const KernelEntry *> &split,
-                        std::vector<const KernelEntry *> &merge);
+                        std::vector<const KernelEntry *> &merge,
+                        const KernelIndex *index = nullptr);
 
 /// `p` with the query heads that share a key/value head packed into the
 /// rows of one head (GQA decoding): for Nq = 1 and Hq = G·Hkv, G > 1, the
@@ -178,7 +203,8 @@ int64_t chooseKVSplits(const ForwardProblem &p, int smCount, int blockM,
 /// checkProblem, findKernels, then the variant for a device of compute
 /// capability ccMajor.ccMinor.
 Status selectKernel(const Manifest &bundle, const ForwardProblem &p,
-                    int ccMajor, int ccMinor, const KernelEntry *&out);
+                    int ccMajor, int ccMinor, const KernelEntry *&out,
+                    const KernelIndex *index = nullptr);
 
 /// The variant of `candidates` (one kernel's chip variants, from
 /// findKernels) for a device of compute capability ccMajor.ccMinor: the
