@@ -146,6 +146,8 @@ TEST(Jit, CompilesAHeadDimTheBundleLacksToSass) {
   EXPECT_FALSE(img.entry.lse);
   EXPECT_EQ(img.entry.abi, KernelABI::Memref);
   EXPECT_EQ(img.entry.chip.str(), "sm_80");
+  // A forward is launched after the grid before it (no pdl=1).
+  EXPECT_FALSE(img.entry.dependentLaunch);
   EXPECT_GT(img.entry.threads, 0);
   EXPECT_GT(img.entry.blockM, 0);
   EXPECT_NE(img.entry.name.find("d80"), std::string::npos) << img.entry.name;
@@ -243,6 +245,10 @@ TEST(Jit, CompilesTheSplitKVPairOfAHeadDimTheBundleLacks) {
   EXPECT_EQ(m.entry.program, Program::MergeSplits);
   EXPECT_EQ(m.entry.headDimV, 80);
   EXPECT_FALSE(m.entry.lse);
+  // On sm_90a both wait for the grid before them and may be launched
+  // under its tail (attn-chain-grids; the manifest's pdl=1).
+  EXPECT_TRUE(s.entry.dependentLaunch);
+  EXPECT_TRUE(m.entry.dependentLaunch);
   EXPECT_EQ(countEntries(dir.path), 2u);
   // Requests the pair cannot be: refused, nothing compiled.
   split.withLse = false;
