@@ -263,7 +263,15 @@ struct Runtime::Impl {
     config.hStream = stream;
     config.attrs = &attr;
     config.numAttrs = 1;
-    return drv->launchKernelEx(&config, fn, params, nullptr);
+    CUresult r = drv->launchKernelEx(&config, fn, params, nullptr);
+    // Where the attribute is refused (a driver or capture that lacks
+    // programmatic serialization), the kernel is still correct launched
+    // after its predecessor: its wait returns at once.
+    if (r == CUDA_ERROR_NOT_SUPPORTED)
+      return drv->launchKernel(fn, grid[0], grid[1], grid[2],
+                               unsigned(k.threads), 1, 1, unsigned(k.smem),
+                               stream, params, nullptr);
+    return r;
   }
 
   mutable std::mutex mu; // guards everything below
@@ -1221,15 +1229,16 @@ Status Runtime::create(const RuntimeOptions &options,
                                "never split)");
     impl->kvSplits = n;
   }
+  // The variable is checked whatever the options say; it only turns on
+  // what the options allow.
   impl->dependentLaunch = options.dependentLaunch;
-  if (const char *env = std::getenv("ATTN_DEPENDENT_LAUNCH");
-      env && *env && options.dependentLaunch) {
+  if (const char *env = std::getenv("ATTN_DEPENDENT_LAUNCH"); env && *env) {
     if (std::strcmp(env, "0") && std::strcmp(env, "1"))
       return Status::error(StatusCode::InvalidArgument,
                            std::string("ATTN_DEPENDENT_LAUNCH='") + env +
                                "': expected 0 (launch every kernel after the "
                                "one before it) or 1");
-    impl->dependentLaunch = env[0] == '1';
+    impl->dependentLaunch = options.dependentLaunch && env[0] == '1';
   }
   if (impl->kvSplits < 0)
     return Status::error(StatusCode::InvalidArgument,

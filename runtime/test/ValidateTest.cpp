@@ -1378,7 +1378,7 @@ TEST(KernelIndex, LookupsMatchTheWholeScan) {
     const int64_t values[] = {int64_t(options)...};
     return values[rng() % sizeof...(options)];
   };
-  int found = 0, splits = 0;
+  int found = 0, splits = 0, selected = 0;
   for (int i = 0; i < 3000; ++i) {
     ForwardProblem p;
     p.dtype = rng() % 2 ? DType::BF16 : DType::F16;
@@ -1395,6 +1395,7 @@ TEST(KernelIndex, LookupsMatchTheWholeScan) {
     p.kvLayout = static_cast<KVLayout>(pick(0, 0, 1, 2));
     p.pageSize = p.paged() ? pick(16, 64, 128) : 0;
     p.maxPages = p.paged() ? p.seqK / p.pageSize : 0;
+    p.numPages = p.maxPages * p.batch;
     if (rng() % 8 == 0)
       p.windowLeft = 128;
     std::vector<const KernelEntry *> a, b, sa, ma, sb, mb;
@@ -1414,9 +1415,24 @@ TEST(KernelIndex, LookupsMatchTheWholeScan) {
            sb3 = selectKernel(m, p, 9, 0, kb, &index);
     EXPECT_EQ(sa3.message(), sb3.message());
     EXPECT_EQ(ka, kb);
+    selected += ka != nullptr;
   }
+  // An index of another manifest is not used for this one.
+  Manifest other = m;
+  other.kernels.resize(1);
+  ForwardProblem q;
+  q.dtype = DType::BF16;
+  q.headDim = q.headDimV = 128;
+  q.batch = q.headsQ = q.headsKV = 1;
+  q.seqQ = q.seqK = 64;
+  std::vector<const KernelEntry *> none;
+  EXPECT_EQ(findKernels(other, q, none, &index).code(),
+            findKernels(other, q, none).code());
+  for (const KernelEntry *k : none)
+    EXPECT_EQ(k, &other.kernels[0]);
   // The sweep reaches both outcomes of each lookup.
   EXPECT_GT(found, 300);
   EXPECT_LT(found, 2700);
   EXPECT_GT(splits, 100);
+  EXPECT_GT(selected, 300);
 }

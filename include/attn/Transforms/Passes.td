@@ -329,7 +329,9 @@ def AttnPipelineKVLoop : Pass<"attn-pipeline-kv-loop"> {
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"0",
            "Ring slots per loaded tile (1: one slot, phases; >= 2: ring; "
-           "0: 2, or 8 where every ring tile is at most 4 KiB)">,
+           "0: 2, or 8 where every ring tile is at most 4 KiB, or 3 where "
+           "every loop is in a split_kv wgmma program with tiles of at "
+           "most 16 KiB)">,
     Option<"mbarriers", "mbarriers", "int64_t", /*default=*/"-1",
            "Per-slot barriers instead of copy groups: 1, 0 (-1: for rings of "
            "128-byte slab tiles in programs of several warpgroups)">

@@ -316,9 +316,31 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
     argTypes.push_back(ptrType);
   }
   // A grid that waits for the grids before it on the stream may be
-  // launched before they complete (the launcher's part of the contract).
+  // launched before they complete (the launcher's part of the contract):
+  // only if its wait comes before anything that may touch memory, on a
+  // chip that has the instruction.
   bool waitsForPriorGrids = false;
-  grid.getBody()->walk([&](WaitPriorGridsOp) { waitsForPriorGrids = true; });
+  for (Operation &op : grid.getBody()->without_terminator()) {
+    if (isa<WaitPriorGridsOp>(op)) {
+      waitsForPriorGrids = true;
+      break;
+    }
+    if (!isa<LaunchDependentsOp>(op) && !isMemoryEffectFree(&op))
+      break;
+  }
+  bool anyWait = false;
+  grid.getBody()->walk([&](WaitPriorGridsOp) { anyWait = true; });
+  if (anyWait && !waitsForPriorGrids)
+    return grid.emitError("unsupported: attn.wait_prior_grids after an op "
+                          "that may touch memory (the grid could then be "
+                          "launched before its predecessor's writes are "
+                          "visible): put it first in the grid's body");
+  if (auto t = grid->getAttrOfType<TargetAttr>(kTargetAttrName);
+      (anyWait || !grid.getBody()->getOps<LaunchDependentsOp>().empty()) && t &&
+      t.isGPU() && !t.hasGridDependencyControl())
+    return grid.emitError("unsupported: grid dependency control "
+                          "(griddepcontrol) on ")
+           << t.getArch() << "; it needs sm_90 or later";
   // Tiles claimed at run time: the launch's counter, last.
   bool claims = false;
   grid.getBody()->walk([&](ClaimTileOp) { claims = true; });

@@ -334,3 +334,36 @@ func.func @random_half_pair(%o: memref<?x8xi32>, %seed: i64, %bh: i32, %off: i32
   }
   return
 }
+
+// -----
+
+// A wait after a load: the kernel could start before the grid it reads
+// from completed. Refused, not launched as dependent.
+#mma = #attn.mma<warps = 1>
+func.func @wait_after_load(%p: memref<?x16xf32>, %o: memref<?x16xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{unsupported: attn.wait_prior_grids after an op that may touch memory}}
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %t = attn.load_tile %p[%c0] rows %n : memref<?x16xf32> -> tensor<16x16xf32, #mma>
+    attn.wait_prior_grids
+    attn.store_tile %t, %o[%c0] rows %n : tensor<16x16xf32, #mma>, memref<?x16xf32>
+  }
+  return
+}
+
+// -----
+
+// sm_80 has no griddepcontrol.
+#mma = #attn.mma<warps = 1>
+func.func @wait_on_ampere(%p: memref<?x16xf32>, %o: memref<?x16xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{unsupported: grid dependency control (griddepcontrol) on sm_80; it needs sm_90 or later}}
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    attn.wait_prior_grids
+    %t = attn.load_tile %p[%c0] rows %n : memref<?x16xf32> -> tensor<16x16xf32, #mma>
+    attn.store_tile %t, %o[%c0] rows %n : tensor<16x16xf32, #mma>, memref<?x16xf32>
+  } {attn.target = #attn.target<arch = "sm_80", smem_per_block = 166912, num_sms = 108>}
+  return
+}

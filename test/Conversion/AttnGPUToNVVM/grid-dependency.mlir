@@ -7,6 +7,9 @@
 // CHECK-LABEL: gpu.func @chained_kernel
 // CHECK-SAME:    program = "merge_splits"
 // CHECK-SAME:    dependent_launch = true
+// CHECK-NOT:     llvm.load
+// CHECK-NOT:     llvm.store
+// CHECK-NOT:     nvvm.cp.async
 // CHECK:         nvvm.griddepcontrol wait
 // CHECK-NEXT:    nvvm.griddepcontrol launch_dependents
 // CHECK:         llvm.load

@@ -381,10 +381,13 @@ LogicalResult TensorMapOp::verify() {
 /// thread of the program, once, directly in the body of its grid (before
 /// any role split or loop could leave a thread out).
 static LogicalResult verifyGridDependency(Operation *op) {
-  if (!isa_and_nonnull<scf::ForallOp>(op->getParentOp()))
+  Operation *parent = op->getParentOp();
+  if (!isa_and_nonnull<scf::ForallOp>(parent) ||
+      parent->getParentOfType<scf::ForallOp>())
     return op->emitOpError("must be directly in the body of a grid "
                            "(scf.forall), where every thread of the program "
-                           "runs it once");
+                           "runs it once, and that grid must be the "
+                           "program's (not nested in another)");
   return success();
 }
 

@@ -377,18 +377,24 @@ struct PipelineKVLoopPass
   /// program streams keys and values (decoding): a split_kv program's time
   /// is its bytes in flight per SM. Every ring tile at most 4 KiB (16-row
   /// key blocks of a paged cache with pages of 16 rows): eight slots (H100,
-  /// with 64-row query blocks: 1.1-1.7x the throughput of two). A split_kv
-  /// program's tiles at most 16 KiB (64-key blocks at D = 128 over a KV
-  /// cache, 128-key blocks at D = 64): three, 96 KiB of K and V in flight
-  /// at D = 128 instead of 64 (H200, bf16 D = 128, B = 8, Nk = 64k: +2% /
-  /// +4% over per-sequence lengths / pages of 128, B = 1 16k +2..4%, the
-  /// rest within 1%); the dense split kernel's 32 KiB tiles lose 1-5% with
-  /// three. wgmma programs only.
+  /// with 64-row query blocks: 1.1-1.7x the throughput of two). Every
+  /// plan in split_kv wgmma programs with tiles of at most 16 KiB: three
+  /// (H200, bf16, against two, mirrored in one lease: D = 64's 128-key
+  /// tiles in CUDA graphs B = 1 64k +6%, B = 8 4k +4%, 64k +6%, B = 1 4k /
+  /// 16k -2%; D = 128's 64-key KV-cache tiles B = 8 64k +2% / +4% with
+  /// per-sequence lengths / pages of 128; 8 KiB tiles, e.g. pages of 32,
+  /// unmeasured). The dense D = 128 split kernel's 32 KiB tiles lose 1-5%
+  /// with three; on mma.sync the paged D = 128 split kernel spilled 24
+  /// bytes with three. The count is the module's: a module that also holds
+  /// other programs keeps two.
   static int64_t autoStages(const std::vector<LoopPlan> &plans) {
     int64_t largest = 0;
     bool split = !plans.empty();
     for (const LoopPlan &p : plans) {
+      // The program's grid: the outermost forall.
       auto grid = p.loop->getParentOfType<scf::ForallOp>();
+      while (grid && grid->getParentOfType<scf::ForallOp>())
+        grid = grid->getParentOfType<scf::ForallOp>();
       split &= grid && gridProgram(grid) ==
                            ::attn::programName(::attn::Program::SplitKV);
       // Measured on wgmma programs only: mma.sync split programs (sm_80,

@@ -149,6 +149,10 @@ class KernelIndex {
 public:
   KernelIndex() = default;
   explicit KernelIndex(const Manifest &bundle);
+  KernelIndex(Manifest &&) = delete; // it would point into a temporary
+  /// The manifest it indexes (null: none; lookups given another manifest
+  /// scan that one).
+  const Manifest *manifest() const { return manifest_; }
   /// The kernels of `program` for `dtype` whose head_dim_v is `headDimV`.
   const std::vector<const KernelEntry *> &group(Program program, DType dtype,
                                                 int64_t headDimV) const;
@@ -157,6 +161,7 @@ private:
   std::map<std::tuple<int, int, int64_t>, std::vector<const KernelEntry *>>
       groups_;
   std::vector<const KernelEntry *> none_;
+  const Manifest *manifest_ = nullptr;
 };
 
 /// Checks that `bundle` has a kernel for the problem's dtype, head dims,

@@ -318,7 +318,7 @@ func.func @store_slot_not_registers(%t: tensor<128x64xbf16>, %i: index) {
 
 // Outside a grid no program's threads run it.
 func.func @wait_outside_grid() {
-  // expected-error @+1 {{'attn.wait_prior_grids' op must be directly in the body of a grid (scf.forall), where every thread of the program runs it once}}
+  // expected-error @+1 {{'attn.wait_prior_grids' op must be directly in the body of a grid (scf.forall), where every thread of the program runs it once, and that grid must be the program's (not nested in another)}}
   attn.wait_prior_grids
   return
 }
@@ -333,6 +333,19 @@ func.func @launch_in_loop(%n: index) {
     scf.for %j = %c0 to %n step %c1 {
       // expected-error @+1 {{'attn.launch_dependents' op must be directly in the body of a grid}}
       attn.launch_dependents
+    }
+  }
+  return
+}
+
+// -----
+
+// A forall nested in a program's grid is one of its loops.
+func.func @wait_in_nested_forall(%n: index) {
+  scf.forall (%i) in (%n) {
+    scf.forall (%j) in (%n) {
+      // expected-error @+1 {{'attn.wait_prior_grids' op must be directly in the body of a grid}}
+      attn.wait_prior_grids
     }
   }
   return

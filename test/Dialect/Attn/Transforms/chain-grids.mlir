@@ -19,6 +19,7 @@
 // CHECK-NOT:       attn.wait_prior_grids
 // CHECK:         } {attn.target
 // FWD-LABEL:   func.func @decode_step
+// FWD-NOT:       attn.wait_prior_grids
 // FWD:           } {attn.program = "split_kv"
 // FWD-NOT:       attn.wait_prior_grids
 // FWD:           } {attn.program = "merge_splits"

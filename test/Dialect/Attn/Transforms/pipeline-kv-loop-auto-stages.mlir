@@ -282,13 +282,13 @@ func.func @split_mma_sync(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>
 
 // -----
 
-// The same tiles in a forward program: two.
+// The same tiles on wgmma in a forward program: two.
 // CHECK-LABEL: func.func @forward_tiles
 // CHECK:         attn.alloc_ring : !attn.ring<2, tensor<64x128xbf16
 // CHECK:         attn.alloc_ring : !attn.ring<2, tensor<64x128xbf16
 
-#mma = #attn.mma<warps = 4>
-#row = #attn.slice<#attn.mma<warps = 4>>
+#mma = #attn.mma<warps = 8, version = 3>
+#row = #attn.slice<#attn.mma<warps = 8, version = 3>>
 #smem = #attn.shared<swizzle = 8, pad = 0>
 func.func @forward_tiles(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
                     %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
