@@ -2,6 +2,7 @@
 #include "attn/runtime/Runtime.h"
 
 #include "Driver.h"
+#include "attn/runtime/Chips.h"
 
 #include <array>
 #include <chrono>
@@ -244,7 +245,8 @@ struct Runtime::Impl {
   CUresult launch(const KernelEntry &k, const Device &dev, CUfunction fn,
                   const unsigned grid[3], CUstream stream,
                   void **params) const {
-    if (!dependentLaunch || !k.dependentLaunch || dev.info.ccMajor < 9)
+    if (!dependentLaunch || !k.dependentLaunch ||
+        !hasGridDependencyControl(dev.info.ccMajor))
       return drv->launchKernel(fn, grid[0], grid[1], grid[2],
                                unsigned(k.threads), 1, 1, unsigned(k.smem),
                                stream, params, nullptr);

@@ -441,12 +441,12 @@ KernelIndex::group(Program program, DType dtype, int64_t headDimV) const {
 }
 
 /// Calls f on every kernel of `program` for p's dtype and head dim v: those
-/// of its group where there is an index, else every line (f tests the
-/// rest).
+/// of its group where there is an index of `bundle`, else every line (f
+/// tests the rest).
 template <typename F>
 static void forGroup(const Manifest &bundle, const KernelIndex *index,
                      Program program, const ForwardProblem &p, F f) {
-  if (index) {
+  if (index && index->manifest() == &bundle) {
     for (const KernelEntry *k : index->group(program, p.dtype, p.headDimV))
       f(*k);
     return;
@@ -460,8 +460,6 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
                    std::vector<const KernelEntry *> &candidates,
                    const KernelIndex *index) {
   candidates.clear();
-  if (index && index->manifest() != &bundle)
-    index = nullptr; // another manifest's: scan this one
   bool cacheServed = p.kvLayout == KVLayout::Dense;
   if (!cacheServed)
     forGroup(bundle, index, Program::Attention, p, [&](const KernelEntry &k) {
@@ -596,8 +594,6 @@ Status findSplitKernels(const Manifest &bundle, const ForwardProblem &p,
                         const KernelIndex *index) {
   split.clear();
   merge.clear();
-  if (index && index->manifest() != &bundle)
-    index = nullptr;
   forGroup(bundle, index, Program::SplitKV, p, [&](const KernelEntry &k) {
     if (k.headDim == p.headDim && k.causal == p.causal &&
         k.windowLeft == p.windowLeft && k.windowRight == p.windowRight &&

@@ -130,7 +130,7 @@ bool TargetAttr::hasBulkCopies() const {
 
 bool TargetAttr::hasGridDependencyControl() const {
   const ::attn::ChipInfo *chip = ::attn::findChip(getArch());
-  return chip && chip->ccMajor >= 9;
+  return chip && ::attn::hasGridDependencyControl(chip->ccMajor);
 }
 
 LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,

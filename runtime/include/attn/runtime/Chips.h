@@ -60,6 +60,11 @@ inline const ChipInfo *findChip(std::string_view name) {
   return nullptr;
 }
 
+/// Whether a device of compute capability ccMajor.x has grid dependency
+/// control (griddepcontrol; programmatic dependent launch): sm_90 and
+/// later. The compiler emits it and the runtime launches for it by this.
+inline bool hasGridDependencyControl(int ccMajor) { return ccMajor >= 9; }
+
 /// The chips as a message lists them: "sm_80, sm_86, sm_89, sm_90 or
 /// sm_90a" (with `first` before them: "cpu, sm_80, ...").
 inline std::string chipList(std::string_view first = {}) {
