@@ -314,13 +314,15 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   // A producer warpgroup: with bulk copies (TMA) it is +3..14% at D = 128
   // and +6..9% at D = 256 causal over cp.async in every thread, and the
   // rotated loops above gain with it (H100). By default every wgmma
-  // program on per-slot barriers, rotated or not.
+  // program on per-slot barriers, rotated or not, but split_kv programs
+  // whose ring slots exceed 16 KiB (see attn-specialize-warpgroups).
   if (opts.producer != 0) {
     AttnSpecializeWarpgroupsOptions specialize;
     if (opts.producer > 0)
       specialize.warpgroups = opts.producer;
     specialize.bulkCopies = opts.bulkCopies;
     specialize.producerRegisters = opts.producerRegisters;
+    specialize.splitKvMaxTileBytes = opts.splitKvProducerBytes;
     pm.addPass(createAttnSpecializeWarpgroups(specialize));
     // Persistent grids (one program a multiprocessor looping over the
     // tiles; H100, bf16, against a block per tile): without a causal mask
@@ -805,6 +807,7 @@ std::string mlir::attn::manifestLine(const CompiledKernel &k,
   e.lse = k.lse;
   e.pageSize = int(k.pageSize);
   e.minSeqQ = int(k.minSeqQ);
+  e.maxSeqQ = int(k.maxSeqQ);
   return ::attn::formatManifestLine(e) + "\n";
 }
 

@@ -218,6 +218,9 @@ public:
       k.blockN = 0;
     if (k.pageSize && k.kv != KVLayout::Paged)
       return error("'page' is for kv=paged kernels");
+    if (k.maxSeqQ && k.maxSeqQ < k.minSeqQ)
+      return error("'max_seq_q' " + std::to_string(k.maxSeqQ) +
+                   " is below 'min_seq_q' " + std::to_string(k.minSeqQ));
     if (k.kv != KVLayout::Dense && k.program == Program::MergeSplits)
       return error(std::string("kv=") + kvLayoutName(k.kv) +
                    " needs a program that reads keys");
@@ -339,6 +342,8 @@ private:
       return intKey(1, 1 << 30, k.pageSize);
     } else if (key == "min_seq_q") {
       return intKey(0, 1 << 30, k.minSeqQ);
+    } else if (key == "max_seq_q") {
+      return intKey(0, 1 << 30, k.maxSeqQ);
     } else if (key == "kv") {
       if (!parseKVLayout(value, k.kv))
         return error("bad value '" + value +
@@ -492,6 +497,8 @@ std::string formatManifestLine(const KernelEntry &k) {
     line += " grid=" + formatLaunchGrid(k.grid);
   if (k.minSeqQ)
     line += " min_seq_q=" + std::to_string(k.minSeqQ);
+  if (k.maxSeqQ)
+    line += " max_seq_q=" + std::to_string(k.maxSeqQ);
   if (std::string w = formatWindow(k.windowLeft, k.windowRight); !w.empty())
     line += " window=" + w;
   if (std::string c = formatSoftcap(k.softcap); !c.empty())

@@ -403,18 +403,26 @@ static bool servesKV(const KernelEntry &k, const ForwardProblem &p) {
   return k.blockN > 0 && p.pageSize % k.blockN == 0;
 }
 
-// Kernels of one chip and LSE form may differ only in the sequence length
-// they are tuned for (min_seq_q=, a taller query block): of each such group
-// keep the one with the largest threshold that `rows` reaches, or, where
-// none is reached, the one with the smallest (every one is correct at any
-// length).
+// Kernels of one chip and LSE form may differ only in the sequence lengths
+// they are tuned for (min_seq_q= / max_seq_q=: a taller or shorter query
+// block): of each such group keep one whose range holds `rows`, the
+// narrowest (the largest minimum, then the smallest maximum), or, where
+// none does, the widest (every one is correct at any length).
 static void keepTunedForLength(std::vector<const KernelEntry *> &candidates,
                                int64_t rows) {
+  auto maxRows = [](const KernelEntry *k) {
+    return k->maxSeqQ ? int64_t(k->maxSeqQ)
+                      : std::numeric_limits<int64_t>::max();
+  };
+  auto fits = [&](const KernelEntry *k) {
+    return k->minSeqQ <= rows && rows <= maxRows(k);
+  };
   auto better = [&](const KernelEntry *a, const KernelEntry *b) {
-    bool aFits = a->minSeqQ <= rows, bFits = b->minSeqQ <= rows;
-    if (aFits != bFits)
-      return aFits;
-    return aFits ? a->minSeqQ > b->minSeqQ : a->minSeqQ < b->minSeqQ;
+    if (fits(a) != fits(b))
+      return fits(a);
+    if (a->minSeqQ != b->minSeqQ)
+      return fits(a) ? a->minSeqQ > b->minSeqQ : a->minSeqQ < b->minSeqQ;
+    return fits(a) ? maxRows(a) < maxRows(b) : maxRows(a) > maxRows(b);
   };
   std::vector<const KernelEntry *> kept;
   for (const KernelEntry *k : candidates) {

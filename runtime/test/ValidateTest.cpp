@@ -215,6 +215,59 @@ kernel name=h ptx=h.ptx chip=sm_90a dtype=bf16 head_dim=64 causal=0 block_m=64 t
   }
 }
 
+// A kernel tuned for a few rows (max_seq_q=: a decode step's packed query
+// heads) is taken up to that many rows, beside a tall one from its length
+// and the plain one between; a range below its minimum is refused.
+TEST(ValidateTall, MaxSeqQPicksTheShortBlockUpToItsLength) {
+  Manifest m;
+  Status s = parseManifest(R"(
+kernel name=d ptx=d.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=0 block_m=128 threads=384 smem=1 abi=memref lse=1
+kernel name=s ptx=s.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=0 block_m=64 threads=128 smem=1 abi=memref lse=1 max_seq_q=64
+kernel name=t ptx=t.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=0 block_m=192 threads=512 smem=1 abi=memref lse=1 min_seq_q=4096
+kernel name=a ptx=a.ptx chip=sm_80 dtype=bf16 head_dim=128 causal=0 block_m=128 threads=128 smem=1 abi=memref lse=1
+)",
+                           "manifest.txt", m);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(m.kernels[1].maxSeqQ, 64);
+  EXPECT_EQ(m.kernels[0].maxSeqQ, 0);
+  EXPECT_NE(formatManifestLine(m.kernels[1]).find(" max_seq_q=64"),
+            std::string::npos);
+  EXPECT_EQ(formatManifestLine(m.kernels[0]).find("max_seq_q"),
+            std::string::npos);
+  ForwardProblem p;
+  p.dtype = DType::BF16;
+  p.batch = 1;
+  p.headsQ = p.headsKV = 4;
+  p.headDim = p.headDimV = 128;
+  p.withLse = true;
+  const KernelEntry *k = nullptr;
+  for (auto [rows, cc, want] : {std::tuple{1, 9, "s"},
+                                {64, 9, "s"},
+                                {65, 9, "d"},
+                                {4095, 9, "d"},
+                                {4096, 9, "t"},
+                                {4, 8, "a"}}) {
+    p.seqQ = p.seqK = rows;
+    ASSERT_TRUE(selectKernel(m, p, cc, 0, k).ok()) << rows;
+    EXPECT_EQ(k->name, want) << rows << " rows, sm_" << cc << "0";
+  }
+  // Without the plain kernel, rows in no kernel's range take the one with
+  // the smallest minimum.
+  m.kernels.erase(m.kernels.begin());
+  p.seqQ = p.seqK = 1000;
+  ASSERT_TRUE(selectKernel(m, p, 9, 0, k).ok());
+  EXPECT_EQ(k->name, "s");
+  Manifest bad;
+  s = parseManifest("kernel name=s ptx=s.ptx chip=sm_90a dtype=bf16 "
+                    "head_dim=128 causal=0 block_m=64 threads=128 smem=1 "
+                    "abi=memref lse=1 min_seq_q=128 max_seq_q=64\n",
+                    "manifest.txt", bad);
+  EXPECT_EQ(s.code(), StatusCode::BundleError);
+  EXPECT_NE(s.message().find("'max_seq_q' 64 is below 'min_seq_q' 128"),
+            std::string::npos)
+      << s.message();
+}
+
 TEST_F(Validate, OldComputeCapability) {
   const KernelEntry *k = nullptr;
   Status s = selectKernel(bundle, p, 7, 5, k);

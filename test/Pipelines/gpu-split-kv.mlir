@@ -1,26 +1,28 @@
 // RUN: attn-opt %s -split-input-file --attn-gpu-kernel-pipeline="chip=sm_90a" | FileCheck %s --check-prefixes=CHECK,SM90
 // RUN: attn-opt %s -split-input-file --attn-gpu-kernel-pipeline="chip=sm_80" | FileCheck %s --check-prefixes=CHECK,SM80
 
-// The split-KV kernel takes the forward's schedule: on sm_90a the TMA
-// producer warpgroup and its tensor maps (its two key segments form one
-// ring sequence), on sm_80 mma.sync; its description says program =
-// "split_kv" for launchers. At D = 128 on sm_90a it has 64 query rows (the
-// few packed rows of a decoding step): one consumer warpgroup behind the
-// producer, on per-slot barriers. On sm_90a it waits for the grid before it
-// first thing (attn-chain-grids), so the runtime may launch it under that
-// grid's tail (dependent_launch).
+// The split-KV kernel takes the forward's schedule; its description says
+// program = "split_kv" for launchers. At D = 128 on sm_90a it has 64 query
+// rows (the few packed rows of a decoding step): one warpgroup that issues
+// its own cp.async copies of the 32 KiB K and V tiles into rings on
+// per-slot barriers (no producer, no tensor maps: streaming K and V, that
+// keeps the memory busier); on sm_80 mma.sync. On sm_90a it waits for the
+// grid before it first thing (attn-chain-grids), so the runtime may launch
+// it under that grid's tail (dependent_launch).
 // CHECK-LABEL: gpu.func @split_kernel
 // CHECK-SAME:    attn.kernel = #attn.kernel_info<
-// SM90-SAME:     block_m = 64, block_n = 128, threads = 256,
+// SM90-SAME:     block_m = 64, block_n = 128, threads = 128,
 // CHECK-SAME:    program = "split_kv"
-// SM90-SAME:     tensor_maps = [0, 64, 1, 128, 2, 128]
+// SM90-NOT:      tensor_maps
 // SM90-SAME:     dependent_launch = true
 // SM80-NOT:      dependent_launch
 // SM90:          nvvm.griddepcontrol wait
 // SM90-NEXT:     nvvm.griddepcontrol launch_dependents
 // SM80-NOT:      nvvm.griddepcontrol
 // SM90:          nvvm.mbarrier.init
-// SM90-DAG:      nvvm.cp.async.bulk.tensor.shared.cluster.global
+// SM90-NOT:      nvvm.cp.async.bulk.tensor
+// SM90-DAG:      nvvm.cp.async.shared.global
+// SM90-DAG:      nvvm.cp.async.mbarrier.arrive
 // SM90-DAG:      nvvm.wgmma.mma_async
 // SM80:          nvvm.mma.sync
 func.func @split(%q: memref<?x?x?x128xbf16, strided<[?, ?, ?, 1]>>,

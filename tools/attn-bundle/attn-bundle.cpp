@@ -514,18 +514,23 @@ int main(int argc, char **argv) {
                       : isSplit ? *splitKnobs
                                 : *knobs;
                   opts.chip = chip;
-                  // A dense forward gets a second kernel with a taller query
-                  // block where one pays on long sequences (tallQueryBlock);
-                  // min_seq_q= tells the runtime from which length.
-                  mlir::attn::TallQueryBlock tall;
-                  if (kind == 0 && !opts.blockQ && !isa<Float8E4M3FNType>(et))
-                    tall = mlir::attn::tallQueryBlock(
-                        mlir::attn::TargetAttr::getKnown(&ctx, chip), d, d,
-                        causal);
-                  SmallVector<int64_t, 2> variants = {0};
-                  if (tall.rows)
-                    variants.push_back(tall.rows);
-                  for (int64_t tallRows : variants) {
+                  // A forward gets more kernels with other query blocks
+                  // where one pays for some lengths (queryBlockTwins:
+                  // taller for long sequences, shorter for a few rows);
+                  // min_seq_q= and max_seq_q= tell the runtime which. Over
+                  // a KV cache only the short one (a decode step's packed
+                  // heads), and not beside a static small page's kernel
+                  // (already 64 rows).
+                  SmallVector<mlir::attn::QueryBlockTwin, 3> variants = {{}};
+                  if ((kind == 0 || ((kind == 3 || kind == 5) && !page)) &&
+                      !opts.blockQ && !isa<Float8E4M3FNType>(et))
+                    for (const mlir::attn::QueryBlockTwin &twin :
+                         mlir::attn::queryBlockTwins(
+                             mlir::attn::TargetAttr::getKnown(&ctx, chip), d, d,
+                             causal))
+                      if (kind == 0 || twin.maxSeqQ)
+                        variants.push_back(twin);
+                  for (const mlir::attn::QueryBlockTwin &twin : variants) {
                     OwningOpRef<ModuleOp> module =
                         mlir::attn::buildKernelProblem(
                             ctx, ::attn::programName(program), et, d, d, causal,
@@ -534,20 +539,20 @@ int main(int argc, char **argv) {
                                 (cache ? std::string("_") + kv
                                        : std::string()) +
                                 (page ? std::to_string(page) : std::string()) +
-                                (tallRows ? "_q" + std::to_string(tallRows)
-                                          : std::string()),
+                                (twin.rows ? "_q" + std::to_string(twin.rows)
+                                           : std::string()),
                             page);
                     int64_t forcedQ = opts.blockQ;
-                    if (tallRows)
-                      opts.blockQ = tallRows;
+                    if (twin.rows)
+                      opts.blockQ = twin.rows;
                     FailureOr<mlir::attn::CompiledKernel> k =
                         mlir::attn::compileGPUKernel(*module, opts);
                     opts.blockQ = forcedQ;
                     if (failed(k))
                       return fail("kernel generation failed for " + dt + " d" +
                                   llvm::Twine(d));
-                    if (tallRows)
-                      k->minSeqQ = tall.minSeqQ;
+                    k->minSeqQ = twin.minSeqQ;
+                    k->maxSeqQ = twin.maxSeqQ;
                     if (!emit(*k, chip))
                       return 1;
                   }

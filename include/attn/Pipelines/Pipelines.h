@@ -210,6 +210,12 @@ struct CodegenPipelineOptions
       llvm::cl::desc("Registers per producer thread (setmaxnreg; 0: leave; "
                      "-1: attn-specialize-warpgroups' default)"),
       llvm::cl::init(AttnSpecializeWarpgroupsOptions().producerRegisters)};
+  Option<int64_t> splitKvProducerBytes{
+      *this, "split-kv-max-tile-bytes",
+      llvm::cl::desc("attn-specialize-warpgroups' split-kv-max-tile-bytes "
+                     "(split_kv programs with larger ring slots keep their "
+                     "copies; 0: any size gets a producer)"),
+      llvm::cl::init(AttnSpecializeWarpgroupsOptions().splitKvMaxTileBytes)};
   Option<int64_t> bulkCopies{
       *this, "bulk-copies",
       llvm::cl::desc("The producer's copies as bulk tensor copies (TMA): 1, "
@@ -302,10 +308,12 @@ struct CompiledKernel {
   std::string kv = "dense";
   /// A paged kernel's static page size (the manifest's page=); 0: any.
   int64_t pageSize = 0;
-  /// The query rows from which the kernel is meant to be picked (the
-  /// manifest's min_seq_q=; set by whoever builds a length-tuned twin, e.g.
-  /// attn-bundle's tallQueryBlock kernels); 0: any length.
+  /// The query rows from which / up to which the kernel is meant to be
+  /// picked (the manifest's min_seq_q= and max_seq_q=; set by whoever builds
+  /// a length-tuned twin, e.g. attn-bundle's queryBlockTwins kernels); 0: no
+  /// bound.
   int64_t minSeqQ = 0;
+  int64_t maxSeqQ = 0;
   /// The launch grid (x, y, z) it describes, as the manifest's grid= value
   /// (runtime KernelABI.h's formatLaunchGrid); empty if the program did not
   /// say.

@@ -35,16 +35,26 @@ struct BlockSizes {
 BlockSizes deriveBlockSizes(TargetAttr target, int64_t d, int64_t dv,
                             int64_t elemBytes);
 
-/// A query block taller than attn-select-gpu-blocks' default that pays only
-/// on long sequences: `rows` query rows from `minSeqQ` query rows on (a
-/// static sequence length; the bundle builds it beside the default kernel
-/// and the runtime picks it from that length). {0, 0}: none for this shape.
-struct TallQueryBlock {
+/// A query block other than attn-select-gpu-blocks' default that pays only
+/// for some sequence lengths: `rows` query rows for problems of `minSeqQ`
+/// to `maxSeqQ` query rows (0: no bound). A static sequence length in that
+/// range takes it; the bundle builds it beside the default kernel and the
+/// runtime picks it from the length.
+struct QueryBlockTwin {
   int64_t rows = 0;
   int64_t minSeqQ = 0;
+  int64_t maxSeqQ = 0;
+  bool covers(int64_t seqQ) const {
+    return seqQ >= minSeqQ && (!maxSeqQ || seqQ <= maxSeqQ);
+  }
 };
-TallQueryBlock tallQueryBlock(TargetAttr target, int64_t headDim,
-                              int64_t headDimV, bool causal);
+/// The twins of the dense forward's default query block on `target` (none
+/// off wgmma): a taller block for long sequences at D = 64, a 64-row one
+/// for at most 64 rows (a decode step's packed query heads) where the
+/// default has 128.
+SmallVector<QueryBlockTwin, 2> queryBlockTwins(TargetAttr target,
+                                               int64_t headDim,
+                                               int64_t headDimV, bool causal);
 
 /// Bytes of on-chip memory a (Br, Bc) tiling needs: one Q block and one K
 /// and one V block.

@@ -526,7 +526,11 @@ def AttnSpecializeWarpgroups : Pass<"attn-specialize-warpgroups"> {
     `consumer-registers=-1`, floor8((65536 − 128·P) / consumer threads), at
     most 256. Runs last before convert-attn-gpu-to-nvvm; other programs
     (copy groups, mma.sync, and with `overlapped-programs=0` programs with
-    asynchronous products) are left alone.
+    asynchronous products) are left alone, as are `split_kv` programs of
+    one warpgroup without a causal or window mask with a ring slot above
+    `split-kv-max-tile-bytes` (a
+    decode step streams K and V: there the warpgroup's own copies of 32 KiB
+    tiles keep the memory busier than a producer's bulk copies).
 
     Example (the loop, after):
 
@@ -569,7 +573,12 @@ def AttnSpecializeWarpgroups : Pass<"attn-specialize-warpgroups"> {
     Option<"consumerRegisters", "consumer-registers", "int64_t",
            /*default=*/"-1",
            "Registers per consumer thread (setmaxnreg; -1: what the "
-           "producer leaves; 0: leave)">
+           "producer leaves; 0: leave)">,
+    Option<"splitKvMaxTileBytes", "split-kv-max-tile-bytes", "int64_t",
+           /*default=*/"16384",
+           "split_kv programs of one consumer warpgroup get a producer "
+           "only where every ring slot holds at most this many bytes (0: "
+           "any); larger tiles stay with the consumers' own copies">
   ];
 }
 

@@ -122,7 +122,7 @@ struct SelectGPUBlocksPass
         // with tiles claimed at run time (attn-persist-tiles), against the
         // 64-row program's 163 / 238 / 308 / 324 / 369 / 389 TFLOP/s: 164 /
         // 251 / 344 / 383 / 421 / 433 at N = 512 / 1k / 2k / 4k / 8k / 16k
-        // (H100, bf16, two runs); 192 rows from 8k (tallQueryBlock).
+        // (H100, bf16, two runs); 192 rows from 8k (queryBlockTwins).
         if (d == 64 && op.getCausal() && !op.getKvLens() && !op.isVarlen() &&
             !op.getSplitKv() && !op.getWindowLeft() && !op.getWindowRight() &&
             op.getScoreMod().empty())
@@ -145,14 +145,17 @@ struct SelectGPUBlocksPass
           bq = 128;
           bkv = 128;
         }
-        // A long static sequence takes the tall block (tallQueryBlock).
+        // A static sequence length that a twin covers takes its block
+        // (queryBlockTwins; over a KV cache only the short one, as in the
+        // bundle).
         int64_t nq = cast<MemRefType>(op.getQuery().getType()).getDimSize(2);
-        TallQueryBlock tall = tallQueryBlock(
-            target, op.getHeadDim(), op.getValueHeadDim(), op.getCausal());
-        if (tall.rows && !op.getKvLens() && !op.isVarlen() &&
-            !op.getSplitKv() && !ShapedType::isDynamic(nq) &&
-            nq >= tall.minSeqQ)
-          bq = tall.rows;
+        if (!op.isVarlen() && !op.getSplitKv() && !op.isFp8() &&
+            !ShapedType::isDynamic(nq))
+          for (QueryBlockTwin twin :
+               queryBlockTwins(target, op.getHeadDim(), op.getValueHeadDim(),
+                               op.getCausal()))
+            if (twin.covers(nq) && (twin.maxSeqQ || !op.getKvLens()))
+              bq = twin.rows;
       }
       const int64_t elemBytes = op.isFp8() ? 1 : 2;
       if ((bq * d + 4 * bkv * d) * elemBytes > target.getSmemPerBlock()) {
@@ -216,8 +219,12 @@ struct SelectGPUBlocksPass
 };
 } // namespace
 
-TallQueryBlock mlir::attn::tallQueryBlock(TargetAttr target, int64_t headDim,
-                                          int64_t headDimV, bool causal) {
+SmallVector<QueryBlockTwin, 2> mlir::attn::queryBlockTwins(TargetAttr target,
+                                                           int64_t headDim,
+                                                           int64_t headDimV,
+                                                           bool causal) {
+  if (!target || !target.hasWarpgroupMma() || headDim % 64 || headDimV % 64)
+    return {};
   // At D = 64 a 64-row program (one warpgroup, no producer, three per SM)
   // is the default; 192 rows make three consumer warpgroups share each K/V
   // tile behind a bulk-copy producer, one program per SM, taking turns
@@ -228,7 +235,15 @@ TallQueryBlock mlir::attn::tallQueryBlock(TargetAttr target, int64_t headDim,
   // the tall block wins. Causal grids of 128 rows claim their tiles at run
   // time: against them 192 rows ties at 8k (423 vs 421) and wins at 16k
   // (463 vs 433), loses at 4k (364 vs 383).
-  if (!target || !target.hasWarpgroupMma() || headDim != 64 || headDimV != 64)
-    return {};
-  return {192, causal ? 8192 : 2048};
+  if (headDim == 64 && headDimV == 64)
+    return {{192, causal ? 8192 : 2048, 0}};
+  // At D = 128 the default has 128 rows: two consumer warpgroups behind a
+  // producer, one program an SM. A problem of at most 64 rows (a decode
+  // step's G query heads packed as rows) leaves the second warpgroup only
+  // padding; 64 rows (one warpgroup on its own cp.async copies) stream K
+  // and V faster: H200, bf16, GQA 32:8, B = 32, Nk = 16k, CUDA graphs:
+  // 3925-4051 -> 4458-4621 GB/s (cuDNN 4450-4518).
+  if (!causal && headDim >= 128 && headDimV >= 128)
+    return {{64, 0, 64}};
+  return {};
 }

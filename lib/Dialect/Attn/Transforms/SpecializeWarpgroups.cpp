@@ -31,6 +31,7 @@
 #include "attn/Transforms/Passes.h"
 
 #include "LoopUtils.h"
+#include "Programs.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -225,7 +226,7 @@ struct Specializer {
 };
 
 struct SpecializeWarpgroupsPass
-    : public attn::impl::AttnSpecializeWarpgroupsBase<
+    : public mlir::attn::impl::AttnSpecializeWarpgroupsBase<
           SpecializeWarpgroupsPass> {
   using Base::Base;
 
@@ -238,6 +239,10 @@ struct SpecializeWarpgroupsPass
       return emitError(UnknownLoc::get(ctx))
              << "pass option bulk-copies must be -1, 0 or 1, got "
              << int64_t(bulkCopies);
+    if (splitKvMaxTileBytes < 0)
+      return emitError(UnknownLoc::get(ctx))
+             << "pass option split-kv-max-tile-bytes must be >= 0, got "
+             << int64_t(splitKvMaxTileBytes);
     if (warpgroups != 1)
       return emitError(UnknownLoc::get(ctx))
              << "unsupported: " << int64_t(warpgroups)
@@ -359,11 +364,37 @@ struct SpecializeWarpgroupsPass
     return success();
   }
 
+  /// A split_kv program of one warpgroup (a decode step: 64 rows streaming
+  /// K and V) whose ring slots exceed splitKvMaxTileBytes keeps its copies:
+  /// H200, bf16, GQA 32:8, CUDA graphs, against the producer's bulk copies,
+  /// the D = 128 split kernel's 32 KiB tiles (two slots) on cp.async in the
+  /// consumers run B = 8 Nk = 64k 4143-4149 -> 4508-4568 GB/s (+9-10%),
+  /// B = 1 64k +8-9%, B = 8 4k +4%, B = 1 16k +1%, B = 1 4k -5-6%. D = 64's
+  /// 16 KiB tiles (three slots) lose 8-15% without the producer, and
+  /// D = 256's two consumer warpgroups (32 KiB tiles) 0-5%. A causal or
+  /// windowed split program (a chunk of queries) keeps its producer: the
+  /// D = 128 one spilled 12 bytes without it (its masked loop beside the
+  /// unmasked one, ptxas, sm_90a).
+  bool keepsOwnCopies(scf::ForallOp grid, int64_t warps) {
+    if (splitKvMaxTileBytes <= 0 || warps != 4 ||
+        gridProgram(grid) != ::attn::programName(::attn::Program::SplitKV))
+      return false;
+    bool large = false, positional = false;
+    grid.getBody()->walk([&](Operation *op) {
+      if (auto ring = dyn_cast<AllocRingOp>(op))
+        large |= ring.getType().getSlotBytes() > splitKvMaxTileBytes;
+      if (auto mask = dyn_cast<MaskOp>(op))
+        positional |=
+            mask.getCausal() || mask.getWindowLeft() || mask.getWindowRight();
+    });
+    return large && !positional;
+  }
+
   void runOnOperation() override {
     SmallVector<std::pair<scf::ForallOp, int64_t>> grids;
     getOperation()->walk([&](scf::ForallOp grid) {
       int64_t warps = wgmmaWarps(grid);
-      if (!warps || !copiesOnSlotBarriers(grid))
+      if (!warps || !copiesOnSlotBarriers(grid) || keepsOwnCopies(grid, warps))
         return;
       bool overlapped = false;
       grid.getBody()->walk([&](DotOp dot) { overlapped |= dot.getAsync(); });

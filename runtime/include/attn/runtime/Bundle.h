@@ -148,11 +148,14 @@ struct KernelEntry {
   /// grid=: the launch grid the kernel describes (KernelABI.h); empty when
   /// the manifest does not say.
   LaunchGrid grid;
-  /// min_seq_q=: the kernel is tuned for problems of at least this many
-  /// query rows (a taller query block that pays only there; correct at any
-  /// length). Of the kernels that differ only in it, findKernels keeps the
-  /// one with the largest value a problem reaches; 0 (absent): any length.
+  /// min_seq_q= / max_seq_q=: the kernel is tuned for problems of at least
+  /// / at most this many query rows (a taller or shorter query block that
+  /// pays only there; correct at any length); 0 (absent): no bound. Of the
+  /// kernels that differ only in them, findKernels keeps one whose range
+  /// holds the problem's rows, the narrowest (largest minimum, then
+  /// smallest maximum).
   int minSeqQ = 0;
+  int maxSeqQ = 0;
   int line = 0; ///< line in manifest.txt, for messages
 };
 

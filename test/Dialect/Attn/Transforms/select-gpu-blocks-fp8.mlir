@@ -12,3 +12,17 @@ func.func @fp8_d256(%q: memref<?x?x?x256xf8E4M3FN>,
         memref<?x?x256x?xf8E4M3FN>, memref<?x?x?x256xbf16>
   return
 }
+
+// fp8 keeps 128 rows for a few static rows too (its tiles arrive by bulk
+// copies behind a producer; no 64-row twin).
+// CHECK-LABEL: func.func @fp8_few_rows
+// CHECK: block_kv = 128 : i64, block_q = 128 : i64
+func.func @fp8_few_rows(%q: memref<32x8x4x128xf8E4M3FN>,
+                        %k: memref<32x8x16384x128xf8E4M3FN>,
+                        %v: memref<32x8x128x16384xf8E4M3FN>,
+                        %o: memref<32x8x4x128xbf16>) {
+  attn.attention %q, %k, %v into %o {v_transposed}
+      : memref<32x8x4x128xf8E4M3FN>, memref<32x8x16384x128xf8E4M3FN>,
+        memref<32x8x128x16384xf8E4M3FN>, memref<32x8x4x128xbf16>
+  return
+}

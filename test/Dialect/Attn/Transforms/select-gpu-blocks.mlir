@@ -184,3 +184,40 @@ func.func @d64_long(%q2k: memref<1x8x2048x64xbf16>, %q1k: memref<1x8x1024x64xbf1
   return
 }
 
+
+// -----
+
+// A static sequence of at most 64 rows (a decode step's query heads packed
+// as rows) takes 64-row blocks on sm_90a where the default has 128 (not
+// causal, D = 128 and 256; over a KV cache too); 65 rows, a causal mask
+// and other chips keep theirs (fp8: select-gpu-blocks-fp8.mlir).
+// CHECK-LABEL: func.func @few_rows
+// CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 64 : i64, target
+// CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 128 : i64, target
+// CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 128 : i64, causal, target
+// CHECK:         attn.attention {{.*}} kv_lens({{.*}}) {block_kv = 64 : i64, block_q = 64 : i64, target
+// CHECK:         attn.attention {{.*}} {block_kv = 64 : i64, block_q = 64 : i64, target
+// AMPERE-LABEL: func.func @few_rows
+// AMPERE-COUNT-4: attn.attention {{.*}}block_q = 128 : i64
+func.func @few_rows(%q4: memref<32x8x4x128xbf16>, %q65: memref<32x8x65x128xbf16>,
+                    %k: memref<32x8x16384x128xbf16>,
+                    %lens: memref<32xi32>,
+                    %q4w: memref<32x8x4x256xbf16>,
+                    %kw: memref<32x8x16384x256xbf16>) {
+  attn.attention %q4, %k, %k into %q4
+      : memref<32x8x4x128xbf16>, memref<32x8x16384x128xbf16>,
+        memref<32x8x16384x128xbf16>, memref<32x8x4x128xbf16>
+  attn.attention %q65, %k, %k into %q65
+      : memref<32x8x65x128xbf16>, memref<32x8x16384x128xbf16>,
+        memref<32x8x16384x128xbf16>, memref<32x8x65x128xbf16>
+  attn.attention %q4, %k, %k into %q4 {causal}
+      : memref<32x8x4x128xbf16>, memref<32x8x16384x128xbf16>,
+        memref<32x8x16384x128xbf16>, memref<32x8x4x128xbf16>
+  attn.attention %q4, %k, %k into %q4 kv_lens(%lens : memref<32xi32>)
+      : memref<32x8x4x128xbf16>, memref<32x8x16384x128xbf16>,
+        memref<32x8x16384x128xbf16>, memref<32x8x4x128xbf16>
+  attn.attention %q4w, %kw, %kw into %q4w
+      : memref<32x8x4x256xbf16>, memref<32x8x16384x256xbf16>,
+        memref<32x8x16384x256xbf16>, memref<32x8x4x256xbf16>
+  return
+}
