@@ -320,7 +320,8 @@ TEST(Jit, CompilesTheBackwardsTwoKernels) {
 TEST(Jit, CompilesKVCacheAndPackedBatchKernelsTheBundleLacks) {
   // The bundle holds cache kernels for D 64 and 128 and pages of 16 or a
   // multiple of 64: a page of 32, D 256 or a packed batch at D 96 come from
-  // here, and describe themselves (kv=, page=, a key block within the page).
+  // here, and describe themselves (kv=, page=, and on sm_90a a key block of
+  // whole pages, its rows gathered through the block table).
   TempDir dir;
   auto c = makeCompiler(dir.path);
   KernelRequest paged = request(128, false, 9, 0);
@@ -333,7 +334,7 @@ TEST(Jit, CompilesKVCacheAndPackedBatchKernelsTheBundleLacks) {
   ASSERT_TRUE(st.ok()) << st.message();
   EXPECT_EQ(img.entry.kv, KVLayout::Paged);
   EXPECT_EQ(img.entry.pageSize, 32);
-  EXPECT_EQ(img.entry.blockN, 32);
+  EXPECT_EQ(img.entry.blockN, 64);
   KernelRequest split = request(256, true, 9, 0);
   split.program = Program::SplitKV;
   split.withLse = true;

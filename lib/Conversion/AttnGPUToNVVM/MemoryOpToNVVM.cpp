@@ -46,6 +46,21 @@ void fenceForWarpgroupMma(OpBuilder &b, Location loc, const KernelInfo &info) {
                                    NVVM::SharedSpace::shared_cta));
 }
 
+/// Where a copy into shared memory reads its rows: consecutive rows of
+/// `source` at `indices`, or, with a block table (`pages`), rows gathered
+/// from its pages.
+struct CopySource {
+  GlobalRows rows;
+  std::optional<PagedRows> paged;
+  CopySource(Emitter &e, Value source, Value pages, ValueRange indices) {
+    if (pages)
+      paged.emplace(e, source, pages, indices);
+    else
+      rows = globalRows(e, source, indices);
+  }
+  const PagedRows *pagedRows() const { return paged ? &*paged : nullptr; }
+};
+
 int64_t smemOffset(Operation *op) {
   auto a = op->getAttrOfType<IntegerAttr>(kSmemOffsetAttr);
   assert(a && "shared memory was not allocated");
@@ -71,9 +86,11 @@ struct LoadTileToShared : public TilePattern<LoadTileOp> {
     Value sTile = e.smemAt(op, smemOffset(op));
     // Earlier readers of this buffer (a previous loop iteration) are done.
     NVVM::Barrier0Op::create(rewriter, op.getLoc());
-    GlobalRows g = globalRows(e, adaptor.getSource(), adaptor.getIndices());
-    emitTileCopy(e, info, SharedTile(t), t.getElementType(), g.base, g.stride,
-                 g.row0, e.to32(adaptor.getRows()), sTile);
+    CopySource src(e, adaptor.getSource(), adaptor.getPages(),
+                   adaptor.getIndices());
+    emitTileCopy(e, info, SharedTile(t), t.getElementType(), src.rows.base,
+                 src.rows.stride, src.rows.row0, e.to32(adaptor.getRows()),
+                 sTile, src.pagedRows());
     NVVM::CpAsyncCommitGroupOp::create(rewriter, op.getLoc());
     NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), 0);
     fenceForWarpgroupMma(rewriter, op.getLoc(), info);
@@ -130,6 +147,9 @@ struct LoadTileToRegisters : public TilePattern<LoadTileOp> {
   matchAndRewrite(LoadTileOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto t = cast<RankedTensorType>(op.getType());
+    if (op.getPages())
+      return op.emitError("unsupported: rows gathered from pages into "
+                          "registers (paged blocks load into shared memory)");
     if (!isa_and_nonnull<MmaLayoutAttr, SliceLayoutAttr>(t.getEncoding()))
       return failure();
     Emitter e(rewriter, op.getLoc());
@@ -530,10 +550,12 @@ struct AsyncLoadTileLowering : public TilePattern<AsyncLoadTileOp> {
       return op.emitError("unsupported: a copy of a column window or of "
                           "8-bit elements that is not a bulk copy (cp.async "
                           "copies whole rows of 16-bit tiles)");
-    GlobalRows g = globalRows(e, adaptor.getSource(), adaptor.getIndices());
+    CopySource src(e, adaptor.getSource(), adaptor.getPages(),
+                   adaptor.getIndices());
     emitTileCopy(e, info, SharedTile(rt.getTile()),
-                 rt.getTile().getElementType(), g.base, g.stride, g.row0,
-                 e.to32(adaptor.getRows()), dst);
+                 rt.getTile().getElementType(), src.rows.base, src.rows.stride,
+                 src.rows.row0, e.to32(adaptor.getRows()), dst,
+                 src.pagedRows());
     rewriter.eraseOp(op);
     return success();
   }

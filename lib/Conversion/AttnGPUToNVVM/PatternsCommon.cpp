@@ -151,9 +151,36 @@ GlobalMemref mlir::attn::gpu_lowering::globalMemref(Emitter &e, Value source) {
   GlobalMemref m;
   m.ptr = LLVM::IntToPtrOp::create(b, e.loc, e.gptr(), a64);
   m.offset = e.to64(meta.getOffset());
+  for (Value s : meta.getSizes())
+    m.sizes.push_back(e.to64(s));
   for (Value s : meta.getStrides())
     m.strides.push_back(e.to64(s));
   return m;
+}
+
+PagedRows::PagedRows(Emitter &e, Value src, Value tbl, ValueRange indices)
+    : source(globalMemref(e, src)), table(globalMemref(e, tbl)),
+      b(e.to64(indices[0])), h(e.to64(indices[1])), pos(e.to64(indices[2])),
+      elemTy(cast<MemRefType>(src.getType()).getElementType()) {}
+
+Value PagedRows::rowAddress(Emitter &e, Value r) const {
+  OpBuilder &bld = e.b;
+  // k = pos + r; slot = k / P, row = k mod P (P = the source's dim 2).
+  Value r64 = arith::ExtUIOp::create(bld, e.loc, bld.getI64Type(), r);
+  Value k = e.add(pos, r64);
+  Value slot = e.udiv(k, source.sizes[2]);
+  Value row = e.urem(k, source.sizes[2]);
+  // page = table[b, slot]
+  Value tOff = e.add(table.offset, e.mul(b, table.strides[0]));
+  tOff = e.add(tOff, e.mul(slot, table.strides[1]));
+  Value tPtr = e.gep(e.gptr(), e.i32(), table.ptr, tOff);
+  Value page32 = LLVM::LoadOp::create(bld, e.loc, e.i32(), tPtr);
+  Value page = arith::ExtUIOp::create(bld, e.loc, bld.getI64Type(), page32);
+  // source[page, h, row, 0]
+  Value off = e.add(source.offset, e.mul(page, source.strides[0]));
+  off = e.add(off, e.mul(h, source.strides[1]));
+  off = e.add(off, e.mul(row, source.strides[2]));
+  return e.gep(e.gptr(), elemTy, source.ptr, off);
 }
 
 GlobalRows mlir::attn::gpu_lowering::globalRows(Emitter &e, Value source,
@@ -180,7 +207,8 @@ void mlir::attn::gpu_lowering::emitTileCopy(Emitter &e, const KernelInfo &info,
                                             const SharedTile &st, Type elemTy,
                                             Value gBase, Value stride,
                                             Value row0, Value valid,
-                                            Value sTile) {
+                                            Value sTile,
+                                            const PagedRows *paged) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
   // In a warp-specialised program only the producer copies: its threads
@@ -201,6 +229,20 @@ void mlir::attn::gpu_lowering::emitTileCopy(Emitter &e, const KernelInfo &info,
   std::optional<int64_t> constRows = getConstantIntValue(v);
   bool whole = constRows && *constRows >= st.rows;
   auto copyChunk = [&](Value r, Value chunk, Value dst) {
+    if (paged) {
+      // A row past the valid ones reads none of its bytes (zero-fill) and
+      // looks up row 0's page instead (the block's first row is below the
+      // sequence's end, so the table holds its page).
+      Value inRange =
+          whole ? Value() : e.cmp(arith::CmpIPredicate::slt, r, valid);
+      Value rowPtr =
+          paged->rowAddress(e, whole ? r : e.select(inRange, r, e.c32(0)));
+      Value src = e.gep(e.gptr(), elemTy, rowPtr, e.mul(chunk, e.c32(8)));
+      NVVM::CpAsyncOp::create(
+          b, loc, dst, src, 16, NVVM::LoadCacheModifierKind::CG,
+          whole ? Value() : e.select(inRange, e.c32(16), e.c32(0)));
+      return;
+    }
     Value gOff = e.add(e.mul(e.add(row0, r), stride), e.mul(chunk, e.c32(8)));
     if (whole) {
       NVVM::CpAsyncOp::create(b, loc, dst, e.gep(e.gptr(), elemTy, gBase, gOff),

@@ -211,13 +211,21 @@ struct SharedTile {
 /// ldmatrix.x4 (optionally .trans) at a shared address: four i32 registers.
 SmallVector<Value, 4> ldmatrix4(Emitter &e, Value ptr, bool trans);
 
+/// The rows of a block gathered from a paged cache (`pages` of
+/// attn.load_tile / attn.async_load_tile): row r of the block at [b, h, pos]
+/// of a [num_pages, H, P, D] source is source[table[b, (pos + r) / P], h,
+/// (pos + r) mod P].
+struct PagedRows;
+
 /// Emits cp.async copies of `tileRows` rows of a [rows][cols] 16-bit tile
 /// from global memory (`gBase`, row stride `stride` elements, first row
 /// `row0`, `valid` rows readable; rows past it are zero-filled) into shared
 /// memory at `sTile`, spread over all threads of the kernel. No commit.
+/// With `paged`, each row's address comes from it instead (gBase, stride and
+/// row0 unused).
 void emitTileCopy(Emitter &e, const KernelInfo &info, const SharedTile &st,
                   Type elemTy, Value gBase, Value stride, Value row0,
-                  Value valid, Value sTile);
+                  Value valid, Value sTile, const PagedRows *paged = nullptr);
 
 /// The global address of the tile row 0 of `source` at `indices` (the last
 /// one the row) and the row stride, in elements, as i32. `source` is the
@@ -236,9 +244,18 @@ GlobalRows globalRows(Emitter &e, Value source, ValueRange indices);
 /// (!llvm.ptr<1>) and its offset and strides (i64, in elements).
 struct GlobalMemref {
   Value ptr, offset;
-  SmallVector<Value, 4> strides;
+  SmallVector<Value, 4> sizes, strides;
 };
 GlobalMemref globalMemref(Emitter &e, Value source);
+
+struct PagedRows {
+  GlobalMemref source, table;
+  Value b, h, pos; // i64: the block's batch, head and first position
+  Type elemTy;
+  PagedRows(Emitter &e, Value source, Value table, ValueRange indices);
+  /// Row r's (i32, below the block's valid rows) first element.
+  Value rowAddress(Emitter &e, Value r) const;
+};
 
 /// Whether a ring (attn.alloc_ring) is synchronised per slot: some op
 /// waits for, releases or signs one of its slots (then it carries two

@@ -77,6 +77,12 @@ struct LoadTileLowering : OpRewritePattern<LoadTileOp> {
                                 PatternRewriter &rw) const override {
     Location loc = op.getLoc();
     auto tile = cast<RankedTensorType>(op.getType());
+    // The CPU path's key blocks lie in one page (attn-tile-attention
+    // shrinks its derived blocks to the page).
+    if (op.getPages())
+      return op.emitError("unsupported: a key block gathered from several "
+                          "pages on the CPU path (its blocks lie in one "
+                          "page)");
     Value view;
     SmallVector<OpFoldResult> valid = validSizes(rw, op.getRows(), tile);
     if (Value cols = op.getCols()) {

@@ -184,3 +184,39 @@ func.func @strided(%k: memref<?x64xbf16, strided<[?, 1], offset: ?>>, %s: memref
   }
   return
 }
+
+// -----
+
+#sh = #attn.shared<swizzle = 8, pad = 0>
+#mma = #attn.mma<warps = 1>
+
+// Rows gathered from pages (`pages`): 16 rows of 64 bf16 (8 chunks a row)
+// over 32 threads, 4 rows a pass: each pass looks its row's page up in the
+// block table, table[b, (pos + r) / P] with P the source's dim 2 (16), and
+// copies from that page's row (pos + r) mod P; rows past `rows` read row
+// 0's page and copy 0 bytes (zero-fill).
+// CHECK-LABEL: gpu.func @ring_pages_kernel
+// CHECK:         %[[SLOT:.*]] = arith.divui %{{.*}}, %c16_i64 : i64
+// CHECK:         %[[ROW:.*]] = arith.remui %{{.*}}, %c16_i64 : i64
+// CHECK:         %[[PAGE:.*]] = llvm.load %{{.*}} : !llvm.ptr<1> -> i32
+// CHECK:         %[[SIZE:.*]] = arith.select %{{.*}}, %c16_i32, %c0_i32 : i32
+// CHECK-NEXT:    nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = {{.*}}cg, %[[SIZE]]
+// CHECK-COUNT-3: llvm.load %{{.*}} : !llvm.ptr<1> -> i32
+// CHECK-NOT:     llvm.load
+// CHECK:         nvvm.cp.async.commit.group
+func.func @ring_pages(%k: memref<?x4x16x64xbf16>, %t: memref<?x?xi32>,
+                      %o: memref<?x64xbf16>, %slot: index, %pos: index,
+                      %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %r = attn.alloc_ring : !attn.ring<2, tensor<16x64xbf16, #sh>>
+    attn.async_load_tile %k[%b, %h, %pos] rows %n pages(%t : memref<?x?xi32>), %r[%slot] : memref<?x4x16x64xbf16>, !attn.ring<2, tensor<16x64xbf16, #sh>>
+    attn.async_commit
+    attn.async_wait 0
+    %s = attn.ring_slot %r[%slot] : !attn.ring<2, tensor<16x64xbf16, #sh>>
+    %sr = attn.convert_layout %s : tensor<16x64xbf16, #sh> -> tensor<16x64xbf16, #mma>
+    attn.store_tile %sr, %o[%c0] rows %n : tensor<16x64xbf16, #mma>, memref<?x64xbf16>
+  }
+  return
+}

@@ -24,3 +24,16 @@ func.func @via_on_cpu(%t: tensor<64x128xf32>, %m: memref<?x?x?x128xf32>, %i: ind
       : tensor<64x128xf32>, memref<?x?x?x128xf32>
   return
 }
+
+// -----
+
+// A key block gathered from several pages is a GPU schedule (the CPU path's
+// blocks lie in one page).
+func.func @pages_on_cpu(%k: memref<?x?x16x64xf32>, %t: memref<?x?xi32>,
+                        %i: index) -> tensor<64x64xf32> {
+  // expected-error @below {{unsupported: a key block gathered from several pages on the CPU path (its blocks lie in one page)}}
+  // expected-error @below {{could not lower to linalg}}
+  %0 = attn.load_tile %k[%i, %i, %i] rows %i pages(%t : memref<?x?xi32>)
+      : memref<?x?x16x64xf32> -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}

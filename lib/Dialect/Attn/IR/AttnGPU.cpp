@@ -224,6 +224,13 @@ LogicalResult AsyncLoadTileOp::verify() {
                          << mem.getElementType();
   // A column window names every dim's index (the last the first column).
   bool window = static_cast<bool>(getCols());
+  if (getPages()) {
+    if (failed(verifyPagedRows(*this, mem, tile, window)))
+      return failure();
+    if (getBulk())
+      return emitOpError() << "a bulk copy cannot gather the rows of pages "
+                              "(pages: per-row addresses; cp.async only)";
+  }
   size_t expected = mem.getRank() - (window ? 0 : 1);
   if (mem.getRank() < 2 || getIndices().size() != expected)
     return emitOpError() << "expected " << expected

@@ -370,16 +370,17 @@ LogicalResult AttentionOp::verify() {
   if (paged && failed(dc.same("key", k, 0, "value", v, 0, "pages")))
     return failure();
   if (paged) {
-    // A key block must not straddle two pages: the page size is a multiple
-    // of an explicit block_kv.
+    // A key block must not straddle part of a page: the page size is a
+    // multiple of an explicit block_kv, or block_kv a multiple of the page
+    // size (the block gathers whole pages).
     int64_t page = k.isDynamicDim(2) ? v.getDimSize(2) : k.getDimSize(2);
     if (auto bkv = getBlockKvAttr(); bkv && bkv.getInt() > 0 &&
                                      !ShapedType::isDynamic(page) &&
-                                     page % bkv.getInt())
+                                     page % bkv.getInt() && bkv.getInt() % page)
       return emitOpError() << "page size " << page
-                           << " must be a multiple of block_kv ("
+                           << " must be a multiple or a divisor of block_kv ("
                            << bkv.getInt() << "): a key block is read "
-                           << "from one page";
+                           << "from one page or from whole pages";
   }
   // LSE has the Hq heads and Nq rows of Q and O (its batch is checked above)
   // and, with split_kv, O's splits.
@@ -1050,9 +1051,24 @@ static LogicalResult verifyTileAccess(Operation *op, MemRefType mem,
   return success();
 }
 
+LogicalResult mlir::attn::verifyPagedRows(Operation *op, MemRefType mem,
+                                          RankedTensorType tile, bool window) {
+  if (window)
+    return op->emitOpError() << "pages and cols do not combine (a paged "
+                                "block gathers whole rows)";
+  if (mem.getRank() != 4 || tile.getRank() != 2)
+    return op->emitOpError()
+           << "with pages, expected a [num_pages, heads, page rows, cols] "
+              "source and a 2-d tile, got "
+           << mem << " and " << tile;
+  return success();
+}
+
 LogicalResult LoadTileOp::verify() {
   auto mem = cast<MemRefType>(getSource().getType());
   auto tile = cast<RankedTensorType>(getResult().getType());
+  if (getPages() && failed(verifyPagedRows(*this, mem, tile, bool(getCols()))))
+    return failure();
   if (getCols()) {
     // A window of rows and columns: one index per source dim.
     if (tile.getRank() != 2 || !tile.hasStaticShape())

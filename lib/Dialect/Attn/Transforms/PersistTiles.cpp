@@ -159,6 +159,19 @@ struct PersistTilesPass
       grid.getBody()->walk([&](AsyncLoadTileOp l) { bulk &= l.getBulk(); });
       if (!bulk)
         return;
+      // Scores that read memory per element (a score_mod's attn.gather)
+      // or, with the causal loop beside the unmasked one, draw random
+      // numbers (dropout) need the 240 registers a block-per-tile producer
+      // leaves the consumers: at the 232 a looping producer leaves, ptxas
+      // spilled 56 B (relative bias, D = 128) and 16 B (dropout, causal,
+      // D = 64), and none without persistence (sm_90a).
+      bool gathers = false, draws = false;
+      grid.getBody()->walk([&](Operation *op) {
+        gathers |= isa<GatherOp>(op);
+        draws |= isa<RandomOp>(op);
+      });
+      if (gathers || (draws && isCausal))
+        return;
       // Tiles claimed at run time where the one-thread producer gets its
       // registers (claimsFit); a causal grid that would claim but cannot
       // keeps a block per tile (static schedules of its tiles lose).

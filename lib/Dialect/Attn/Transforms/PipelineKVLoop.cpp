@@ -637,8 +637,8 @@ struct PipelineKVLoopPass
       Value ring = AllocRingOp::create(b, loc, type);
       Value slot = arith::ConstantIndexOp::create(b, loc, 0);
       AsyncLoadTileOp::create(b, loc, load.getSource(), load.getIndices(),
-                              load.getRows(), load.getCols(), ring, slot,
-                              /*bulk=*/nullptr);
+                              load.getRows(), load.getCols(), load.getPages(),
+                              ring, slot, /*bulk=*/nullptr);
       if (!useBarriers) {
         AsyncCommitOp::create(b, loc);
       } else {
@@ -737,10 +737,11 @@ private:
       if (useBarriers)
         RingAcquireOp::create(b, load.getLoc(), ringOf[i], slot,
                               fillOf(b, loc, ringOf[i], block, numSlots));
-      Value cols = load.getCols();
+      Value cols = load.getCols(), pages = load.getPages();
       AsyncLoadTileOp::create(b, load.getLoc(), load.getSource(), indices,
                               map.lookupOrDefault(load.getRows()),
                               cols ? map.lookupOrDefault(cols) : Value(),
+                              pages ? map.lookupOrDefault(pages) : Value(),
                               ringOf[i], slot, /*bulk=*/nullptr);
       if (useBarriers)
         AsyncArriveOp::create(b, load.getLoc(), ringOf[i], slot);

@@ -81,6 +81,9 @@ bool copiesOnSlotBarriers(scf::ForallOp grid) {
 /// a block mask's last sub-blocks can be: the copy reads zeros only): a
 /// bulk copy reads as zero only the rows past the source's end.
 bool bulkCopyable(AsyncLoadTileOp load) {
+  // A gathered (paged) block has an address per row.
+  if (load.getPages())
+    return false;
   RankedTensorType tile = cast<RingType>(load.getRing().getType()).getTile();
   auto mem = cast<MemRefType>(load.getSource().getType());
   if (!AsyncLoadTileOp::bulkCopyRefusal(tile, mem).empty())

@@ -125,6 +125,12 @@ struct ProgramContext {
   /// threshold T (i32, compared unsigned) and the kept scores' factor
   /// 1/(1 − p) (f32).
   Value dropStream, dropThreshold, dropScale;
+  /// A paged cache whose static pages are shorter than the key block: each
+  /// block gathers its rows from Bc / P pages (the loads' `pages`).
+  bool gatherPages = false;
+
+  /// The block table the K/V loads gather their rows through, or null.
+  Value kvPages() const { return gatherPages ? op.getPageTable() : Value(); }
 
   /// The key block of step t of a listed segment whose steps start at
   /// `first`, u = t − first:
@@ -154,16 +160,17 @@ struct ProgramContext {
   }
 
   /// The K/V indices of the key block starting at key `kvStart`:
-  /// [b, kvHead, kvStart], or for a paged cache [page, kvHead, kvStart mod P]
-  /// with page = table[b, kvStart / P] (P the page size, a multiple of Bc:
-  /// the block lies in one page).
+  /// [b, kvHead, kvStart] (a gathered paged block too: kvPages), or for a
+  /// paged cache [page, kvHead, kvStart mod P] with page = table[b,
+  /// kvStart / P] (P the page size, a multiple of Bc: the block lies in one
+  /// page).
   SmallVector<Value, 3> kvIndices(OpBuilder &builder, Location loc,
                                   Value kvStart) const {
     Value table = op.getPageTable();
     if (kvBase)
       return {memB, kvHead,
               arith::AddIOp::create(builder, loc, kvBase, kvStart)};
-    if (!table)
+    if (!table || gatherPages)
       return {b, kvHead, kvStart};
     Value page = memref::DimOp::create(builder, loc, op.getKey(), 2);
     Value slot = arith::DivUIOp::create(builder, loc, kvStart, page);
@@ -362,7 +369,8 @@ std::tuple<Value, Value, Value> emitScores(OpBuilder &b, Location loc,
   auto kType =
       RankedTensorType::get({pc.blocks.blockKV, d}, pc.op.getElementType());
   Value kTile = LoadTileOp::create(b, loc, kType, pc.op.getKey(),
-                                   pc.kvIndices(b, loc, kvStart), kvRows);
+                                   pc.kvIndices(b, loc, kvStart), kvRows,
+                                   /*cols=*/Value(), pc.kvPages());
   Value zero = splat(b, loc, pc.scoreType, 0.0);
   Value s = DotOp::create(b, loc, pc.scoreType, pc.qTile, kTile, zero,
                           /*rhs_transposed=*/true);
@@ -562,11 +570,17 @@ struct TileAttentionPass
                << "mask's [" << mq << ", " << mk << "]: a program's key "
                << "blocks must lie inside the mask's blocks";
     }
-    if (!ShapedType::isDynamic(page) && page % blocks.blockKV != 0)
+    // A key block lies in one page, or, on the GPU, spans whole static
+    // pages (its rows gathered through the block table).
+    bool gather = tgt.isGPU() && !ShapedType::isDynamic(page) &&
+                  page < blocks.blockKV && blocks.blockKV % page == 0;
+    if (!ShapedType::isDynamic(page) && page % blocks.blockKV != 0 && !gather)
       return op.emitError()
              << "unsupported: page size " << page
              << " is not a multiple of the key block (Bc=" << blocks.blockKV
-             << "): a key block is read from one page";
+             << ")" << (tgt.isGPU() ? " nor a divisor of it" : "")
+             << ": a key block is read from one page"
+             << (tgt.isGPU() ? " or from whole pages" : " on the CPU path");
     int64_t need = tileFootprintBytes(blocks, d, dv, elemBytes);
     if (need > tgt.getSmemPerBlock())
       return op.emitError()
@@ -662,6 +676,13 @@ struct TileAttentionPass
       scale = Scale{1.0f, Value()};
     }
     pc.blocks = blocks;
+    if (op.isPaged()) {
+      // (chooseBlocks allowed a block of whole pages on the GPU only.)
+      int64_t page = cast<MemRefType>(op.getKey().getType()).getDimSize(2);
+      if (ShapedType::isDynamic(page))
+        page = cast<MemRefType>(op.getValue().getType()).getDimSize(2);
+      pc.gatherPages = !ShapedType::isDynamic(page) && page < blocks.blockKV;
+    }
     pc.b = bIdx;
     pc.h = hIdx;
     pc.kvHead = arith::DivUIOp::create(b, loc, hIdx, group);
@@ -893,9 +914,9 @@ struct TileAttentionPass
             return DotOp::create(lb, loc, accType, p, vTile, accOld,
                                  /*rhs_transposed=*/true);
           }
-          Value vTile =
-              LoadTileOp::create(lb, loc, vType, op.getValue(),
-                                 pc.kvIndices(lb, loc, kvStart), vRows);
+          Value vTile = LoadTileOp::create(
+              lb, loc, vType, op.getValue(), pc.kvIndices(lb, loc, kvStart),
+              vRows, /*cols=*/Value(), pc.kvPages());
           return DotOp::create(lb, loc, accType, p, vTile, accOld,
                                /*rhs_transposed=*/false);
         });

@@ -216,13 +216,13 @@ func.func @pages_agree(%q: memref<2x4x1x64xbf16>, %k: memref<9x4x16x64xbf16>,
 
 // -----
 
-func.func @page_block(%q: memref<2x4x1x64xbf16>, %k: memref<9x4x16x64xbf16>,
+func.func @page_block(%q: memref<2x4x1x64xbf16>, %k: memref<9x4x48x64xbf16>,
                       %l: memref<2xi32>, %t: memref<2x8xi32>) {
-  // expected-error @+1 {{'attn.attention' op page size 16 must be a multiple of block_kv (32): a key block is read from one page}}
+  // expected-error @+1 {{'attn.attention' op page size 48 must be a multiple or a divisor of block_kv (32): a key block is read from one page or from whole pages}}
   attn.attention %q, %k, %k into %q kv_lens(%l : memref<2xi32>)
       pages(%t : memref<2x8xi32>) {block_kv = 32 : i64}
-      : memref<2x4x1x64xbf16>, memref<9x4x16x64xbf16>,
-        memref<9x4x16x64xbf16>, memref<2x4x1x64xbf16>
+      : memref<2x4x1x64xbf16>, memref<9x4x48x64xbf16>,
+        memref<9x4x48x64xbf16>, memref<2x4x1x64xbf16>
   return
 }
 

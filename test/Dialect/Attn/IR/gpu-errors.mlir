@@ -350,3 +350,22 @@ func.func @wait_in_nested_forall(%n: index) {
   }
   return
 }
+
+// -----
+
+// Rows gathered from pages have an address each: cp.async, not a bulk copy.
+func.func @pages_bulk(%k: memref<?x?x16x64xbf16>, %t: memref<?x?xi32>, %i: index,
+                      %r: !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>) {
+  // expected-error @+1 {{a bulk copy cannot gather the rows of pages (pages: per-row addresses; cp.async only)}}
+  attn.async_load_tile %k[%i, %i, %i] rows %i pages(%t : memref<?x?xi32>), %r[%i] {bulk} : memref<?x?x16x64xbf16>, !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  return
+}
+
+// -----
+
+func.func @pages_rank(%k: memref<?x16x64xbf16>, %t: memref<?x?xi32>, %i: index,
+                      %r: !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>>) {
+  // expected-error @+1 {{with pages, expected a [num_pages, heads, page rows, cols] source and a 2-d tile, got 'memref<?x16x64xbf16>' and 'tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>'}}
+  attn.async_load_tile %k[%i, %i] rows %i pages(%t : memref<?x?xi32>), %r[%i] : memref<?x16x64xbf16>, !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>>
+  return
+}

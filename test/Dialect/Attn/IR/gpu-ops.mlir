@@ -2,6 +2,18 @@
 
 // Layouts and the ring type round-trip; the ops print as they parse.
 
+// CHECK-LABEL: func.func @ring_pages
+// CHECK:         attn.async_load_tile %arg0[%arg2, %arg2, %arg3] rows %arg3 pages(%arg1 : memref<?x?xi32>), %{{.*}}[%arg2] : memref<?x8x16x128xbf16>, !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0>>>
+func.func @ring_pages(%k: memref<?x8x16x128xbf16>, %t: memref<?x?xi32>,
+                      %i: index, %n: index) {
+  %r = attn.alloc_ring : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0>>>
+  attn.async_load_tile %k[%i, %i, %n] rows %n pages(%t : memref<?x?xi32>), %r[%i]
+      : memref<?x8x16x128xbf16>, !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0>>>
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @ring
 // CHECK:         %[[R:.*]] = attn.alloc_ring : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0>>>
 // CHECK:         attn.async_load_tile %arg0[%arg1, %arg1, %arg2] rows %arg2, %[[R]][%arg1] : memref<?x?x?x128xbf16>, !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0>>>

@@ -235,6 +235,18 @@ func.func @load_tile(%kb: memref<?x?x?x128xbf16>, %kh: memref<2x8x1024x64xf16>,
 
 // -----
 
+// A block gathered from a paged cache: [b, h, pos] through the block table.
+// CHECK-LABEL: func.func @load_tile_pages
+// CHECK-NEXT: attn.load_tile %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] rows %{{.*}} pages(%{{.*}} : memref<?x?xi32>) : memref<?x8x16x128xbf16> -> tensor<64x128xbf16>
+func.func @load_tile_pages(%k: memref<?x8x16x128xbf16>, %t: memref<?x?xi32>,
+                           %b: index, %h: index, %pos: index, %n: index) {
+  %0 = attn.load_tile %k[%b, %h, %pos] rows %n pages(%t : memref<?x?xi32>)
+      : memref<?x8x16x128xbf16> -> tensor<64x128xbf16>
+  return
+}
+
+// -----
+
 // A rank-1 tile (a block of LSE values): the last index is the row.
 // CHECK-LABEL: func.func @load_tile_rank1
 // CHECK-NEXT: attn.load_tile %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] rows %{{.*}} : memref<?x?x?xf32> -> tensor<64xf32>

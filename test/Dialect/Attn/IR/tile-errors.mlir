@@ -472,3 +472,32 @@ func.func @dot_lhs_transposed_shape(%a: tensor<64x128xbf16>,
       : tensor<64x128xbf16>, tensor<128x64xbf16> -> tensor<64x64xf32>
   return
 }
+
+// -----
+
+// A paged block gathers whole rows of a [pages, heads, page rows, cols]
+// source.
+func.func @pages_cols(%m: memref<?x?x?x?xf32>, %t: memref<?x?xi32>, %i: index) {
+  // expected-error @+1 {{'attn.load_tile' op pages and cols do not combine (a paged block gathers whole rows)}}
+  %0 = attn.load_tile %m[%i, %i, %i, %i] rows %i cols %i pages(%t : memref<?x?xi32>)
+      : memref<?x?x?x?xf32> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @pages_rank(%m: memref<?x?x16xbf16>, %t: memref<?x?xi32>, %i: index) {
+  // expected-error @+1 {{'attn.load_tile' op with pages, expected a [num_pages, heads, page rows, cols] source and a 2-d tile, got 'memref<?x?x16xbf16>' and 'tensor<16x16xbf16>'}}
+  %0 = attn.load_tile %m[%i, %i] rows %i pages(%t : memref<?x?xi32>)
+      : memref<?x?x16xbf16> -> tensor<16x16xbf16>
+  return
+}
+
+// -----
+
+func.func @pages_table(%m: memref<?x?x16x16xbf16>, %t: memref<?xi32>, %i: index) {
+  // expected-error @+1 {{operand #5 must be 2D memref of 32-bit signless integer values, but got 'memref<?xi32>'}}
+  %0 = attn.load_tile %m[%i, %i, %i] rows %i pages(%t : memref<?xi32>)
+      : memref<?x?x16x16xbf16> -> tensor<16x16xbf16>
+  return
+}

@@ -88,12 +88,13 @@ func.func @given(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
 
 // -----
 
-// A paged cache reads a key block from one page: a static page smaller
-// than the block shrinks it, and blocks under 64 keys take one warpgroup of
-// 64 query rows on sm_90a (128 rows off Hopper, where the mma.sync blocks
-// stand). A page of 64 keeps the D = 128 blocks but the key block (64).
+// A paged cache: on sm_90a a static page smaller than the key block keeps
+// the block (its rows gathered from whole pages), and pages under 64 keys
+// take one warpgroup of 64 query rows; off Hopper the block shrinks to the
+// page (128 rows, where the mma.sync blocks stand). A page of 64 keeps the
+// D = 128 blocks but the key block (64).
 // CHECK-LABEL: func.func @pages_of_16
-// CHECK:         attn.attention {{.*}} {block_kv = 16 : i64, block_q = 64 : i64, target = #attn.target<arch = "sm_90a"
+// CHECK:         attn.attention {{.*}} {block_kv = 64 : i64, block_q = 64 : i64, target = #attn.target<arch = "sm_90a"
 // CHECK:         attn.attention {{.*}} {block_kv = 64 : i64, block_q = 128 : i64, target = #attn.target<arch = "sm_90a"
 // AMPERE-LABEL: func.func @pages_of_16
 // AMPERE:         attn.attention {{.*}} {block_kv = 16 : i64, block_q = 128 : i64, target = #attn.target<arch = "sm_86"

@@ -39,6 +39,33 @@ func.func @paged(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x16x64xbf16>,
 
 // -----
 
+// A GPU key block of whole pages (block_kv = 64 over pages of 16, as
+// attn-select-gpu-blocks gives sm_90a): K and V are read at [b, kvHead,
+// kvStart] and gather their rows through the block table (`pages`), with
+// no scalar table load of the program's own.
+// CHECK-LABEL: func.func @paged_gather
+// CHECK-SAME:    %[[K:[^:]+]]: memref<?x?x16x64xbf16>, %{{[^:]+}}: memref<?x?x?x64xbf16>, %[[LENS:[^:]+]]: memref<?xi32>, %[[TABLE:[^:]+]]: memref<?x?xi32>
+// CHECK:       scf.forall (%[[B:.+]], %[[H:.+]], %{{.+}}) in
+// CHECK:         %[[KVH:.+]] = arith.divui %[[H]],
+// CHECK-NOT:     memref.load %[[TABLE]]
+// CHECK:         scf.for %[[J:[^ ]+]] =
+// CHECK:           %[[START:.+]] = arith.muli %[[J]], %c64{{(_[0-9]+)?}}
+// CHECK:           attn.load_tile %[[K]][%[[B]], %[[KVH]], %[[START]]] rows %c64{{(_[0-9]+)?}} pages(%[[TABLE]] : memref<?x?xi32>) : memref<?x?x16x64xbf16> -> tensor<64x64xbf16>
+// CHECK:         } {attn.softmax_pass = "max"
+// CHECK:         scf.for
+// CHECK:           attn.load_tile %[[K]][%[[B]], %[[KVH]], %{{.*}}] rows %{{.*}} pages(%[[TABLE]] : memref<?x?xi32>)
+func.func @paged_gather(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x16x64xbf16>,
+                        %o: memref<?x?x?x64xbf16>, %lens: memref<?xi32>,
+                        %table: memref<?x?xi32>) {
+  attn.attention %q, %k, %k into %o kv_lens(%lens : memref<?xi32>)
+      pages(%table : memref<?x?xi32>) {block_q = 64 : i64, block_kv = 64 : i64}
+      : memref<?x?x?x64xbf16>, memref<?x?x16x64xbf16>,
+        memref<?x?x16x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}
+
+// -----
+
 // Sequence lengths over a contiguous cache: V's rows in a masked block are
 // bounded by the sequence's key count, not by V's length (rows past a
 // sequence's end are stale and may hold anything, NaN included).

@@ -78,6 +78,9 @@ def Attn_AsyncLoadTileOp : Attn_Op<"async_load_tile",
     is what remains of the source from the column index or the tile's
     columns.
 
+    With `pages` the rows are gathered from a paged cache through a block
+    table, as `attn.load_tile ... pages` reads them (not a bulk copy).
+
     Example:
 
     ```mlir
@@ -89,10 +92,12 @@ def Attn_AsyncLoadTileOp : Attn_Op<"async_load_tile",
   let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$source,
                    Variadic<Index>:$indices, Index:$rows,
                    Optional<Index>:$cols,
+                   Arg<Optional<MemRefRankOf<[I32], [2]>>, "", [MemRead]>:$pages,
                    Arg<Attn_RingType, "", [MemWrite]>:$ring, Index:$slot,
                    UnitAttr:$bulk);
   let assemblyFormat = [{
-    $source `[` $indices `]` `rows` $rows (`cols` $cols^)? `,` $ring `[` $slot
+    $source `[` $indices `]` `rows` $rows (`cols` $cols^)?
+    (`pages` `(` $pages^ `:` type($pages) `)`)? `,` $ring `[` $slot
     `]` attr-dict `:` type($source) `,` qualified(type($ring))
   }];
   let builders = [
@@ -100,7 +105,7 @@ def Attn_AsyncLoadTileOp : Attn_Op<"async_load_tile",
                    "::mlir::Value":$rows, "::mlir::Value":$ring,
                    "::mlir::Value":$slot), [{
       build($_builder, $_state, source, indices, rows, /*cols=*/::mlir::Value(),
-            ring, slot, /*bulk=*/nullptr);
+            /*pages=*/::mlir::Value(), ring, slot, /*bulk=*/nullptr);
     }]>
   ];
   let extraClassDeclaration = [{

@@ -29,6 +29,12 @@ inline bool isValidBlockRows(int64_t rows, int64_t max, bool queryBlock) {
   return rows >= 1 && rows <= max &&
          ((rows & (rows - 1)) == 0 || (queryBlock && rows % 64 == 0));
 }
+
+/// The rule of a tile copy whose rows are gathered from pages (`pages` of
+/// attn.load_tile and attn.async_load_tile): a 2-d tile of whole rows (no
+/// column window) from a [num_pages, heads, page rows, cols] source.
+LogicalResult verifyPagedRows(Operation *op, MemRefType source,
+                              RankedTensorType tile, bool window);
 } // namespace mlir::attn
 
 #endif // ATTN_DIALECT_ATTN_IR_ATTNOPS_H

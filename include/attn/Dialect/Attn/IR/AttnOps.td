@@ -638,6 +638,12 @@ def Attn_LoadTileOp : Attn_Op<"load_tile", [AttrSizedOperandSegments]> {
     and tile columns at or past `cols` are zero too (e.g. a [Br, Bc] block
     of a [B, H, Nq, Nk] score bias).
 
+    With `pages` (a block table [B, max_pages] of i32 page numbers) the
+    source is a paged cache [num_pages, H, P, D] and the rows are gathered
+    from its pages: with indices [b, h, pos], tile row r is source[table[b,
+    (pos + r) / P], h, (pos + r) mod P] (a block of keys may span pages).
+    Only rows below `rows` read the table.
+
     Example (a 64-row block of K for batch %b, kv head %h):
 
     ```mlir
@@ -645,14 +651,18 @@ def Attn_LoadTileOp : Attn_Op<"load_tile", [AttrSizedOperandSegments]> {
         : memref<?x?x?x128xbf16> -> tensor<64x128xbf16>
     %bias = attn.load_tile %bias[%b, %h, %row, %col] rows %n cols %m
         : memref<?x?x?x?xf32> -> tensor<128x32xf32>
+    %kp = attn.load_tile %pages[%b, %h, %pos] rows %n pages(%table : memref<?x?xi32>)
+        : memref<?x?x16x128xbf16> -> tensor<64x128xbf16>
     ```
   }];
   let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$source,
                    Variadic<Index>:$indices, Index:$rows,
-                   Optional<Index>:$cols);
+                   Optional<Index>:$cols,
+                   Arg<Optional<MemRefRankOf<[I32], [2]>>, "", [MemRead]>:$pages);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $source `[` $indices `]` `rows` $rows (`cols` $cols^)? attr-dict `:`
+    $source `[` $indices `]` `rows` $rows (`cols` $cols^)?
+    (`pages` `(` $pages^ `:` type($pages) `)`)? attr-dict `:`
     type($source) `->` type($result)
   }];
   let hasVerifier = 1;
@@ -660,7 +670,13 @@ def Attn_LoadTileOp : Attn_Op<"load_tile", [AttrSizedOperandSegments]> {
     OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$source,
                    "::mlir::ValueRange":$indices, "::mlir::Value":$rows), [{
       build($_builder, $_state, result, source, indices, rows,
-            /*cols=*/::mlir::Value());
+            /*cols=*/::mlir::Value(), /*pages=*/::mlir::Value());
+    }]>,
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$source,
+                   "::mlir::ValueRange":$indices, "::mlir::Value":$rows,
+                   "::mlir::Value":$cols), [{
+      build($_builder, $_state, result, source, indices, rows, cols,
+            /*pages=*/::mlir::Value());
     }]>
   ];
 }
