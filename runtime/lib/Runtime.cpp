@@ -492,6 +492,12 @@ Status Runtime::Impl::tileCounter(const Device &dev, CUstream stream,
     owned = true;
     return Status::success();
   }
+  // A graph captured later takes its counter from the workspace pool, and
+  // creating the pool is not allowed while a stream is being captured: it
+  // is made now, by the uncaptured launch (a warm-up before the capture).
+  CUmemoryPool pool = nullptr;
+  if (Status s = workspacePool(dev, pool); !s.ok())
+    return s;
   std::lock_guard<std::mutex> lock(mu);
   auto key = std::make_pair(dev.info.ordinal, stream);
   if (auto it = tileCounters.find(key); it != tileCounters.end()) {

@@ -26,12 +26,14 @@
 // RUN: rm -rf %t90 && attn-bundle --out-dir %t90 --chips sm_90a --dtypes bf16 --head-dims 128
 // RUN: FileCheck %s --check-prefix=SM90 < %t90/manifest.txt
 // SM90: kernel name=attn_fwd_bf16_d128_kernel {{.*}} chip=sm_90a {{.*}} threads=384 {{.*}} abi=memref lse=1 tensor_maps=0:128,1:128,2:128 grid=persistent(q_blocks,heads_q,batch){{$}}
-// Beside each forward without a mask its twin for at most 64 query rows (a
-// decode step's packed heads): 64 rows, one warpgroup on its own copies.
+// Beside each forward its twin for at most 64 query rows (a decode step's
+// packed heads, a few speculated tokens): 64 rows, one warpgroup on its own
+// copies.
 // SM90-NEXT: kernel name=attn_fwd_bf16_d128_q64_kernel {{.*}} block_m=64 block_n=128 threads=128 {{.*}} lse=1 grid=q_blocks,heads_q,batch max_seq_q=64{{$}}
 // SM90-NEXT: kernel name=attn_fwd_bf16_d128_nolse_kernel {{.*}} lse=0 tensor_maps=0:128,1:128,2:128 grid=persistent(q_blocks,heads_q,batch){{$}}
 // SM90-NEXT: kernel name=attn_fwd_bf16_d128_nolse_q64_kernel {{.*}} block_m=64 {{.*}} lse=0 {{.*}} max_seq_q=64{{$}}
 // SM90-NEXT: kernel name=attn_fwd_bf16_d128_causal_kernel {{.*}} grid=dynamic(q_blocks,heads_q,batch){{$}}
+// SM90-NEXT: kernel name=attn_fwd_bf16_d128_causal_q64_kernel {{.*}} causal=1 block_m=64 {{.*}} max_seq_q=64{{$}}
 // The split-KV pair waits for the grid before it (launched under its tail:
 // pdl=1); sm_80's pair above has no such key. Without the causal mask the
 // split kernel's one warpgroup (64 rows) issues its own copies of 32 KiB

@@ -1,7 +1,7 @@
 // Every kernel the build's bundle holds (f16/bf16 × D 64, 96, 128, 256 ×
 // the forward (causal or not × with or without LSE; at D = 64 on sm_90a
 // also with 192-row query blocks for long sequences, at D = 128 and 256
-// not causal with 64-row blocks for at most 64 rows), the split-KV kernel
+// with 64-row blocks for at most 64 rows), the split-KV kernel
 // (causal or not) and the merge (with or without LSE), and for D 64 and 128
 // the forward and split kernel over a KV cache (per-sequence key counts,
 // contiguous or paged: pages of any multiple of the key block, and of 16
@@ -16,7 +16,7 @@
 // sm_89 from the sm_80 PTX, sm_90a from the sm_90a PTX) was assembled
 // by ptxas -v when attn-bundle made the bundle (the attn-kernel-bundle
 // target, a dependency of check-attn); its register and spill counts are in
-// ptxas-report.txt, and the table is in the test log. None of the 756
+// ptxas-report.txt, and the table is in the test log. None of the 772
 // cubins spills; any spill fails. The sm_90a kernels with head dims of a multiple of 64 are
 // wgmma kernels (256 threads, up to 255 registers: D = 256 holds O in 128
 // of them); D = 96 stays on mma.sync.
@@ -24,7 +24,7 @@
 // RUN: bash %attn_src_root/tools/scripts/ptxas_check.sh --allow-spill 0 --report %attn_bundle_dir | FileCheck %s
 // CHECK:     kernel arch regs spill status
 // CHECK-NOT: FAIL
-// CHECK:     kernels: 756, spill-free: 756, small spills (<= 0 bytes): 0, failed: 0
+// CHECK:     kernels: 772, spill-free: 772, small spills (<= 0 bytes): 0, failed: 0
 
 // The report is ptxas's own: one line per cubin of the manifest.
 // RUN: FileCheck %s --check-prefix=REPORT < %attn_bundle_dir/ptxas-report.txt
@@ -34,6 +34,7 @@
 // REPORT-NEXT: attn_fwd_f16_d64_kernel sm_86 {{[0-9]+}} 0 0
 // REPORT-NEXT: attn_fwd_f16_d64_kernel sm_89 {{[0-9]+}} 0 0
 // REPORT:      attn_fwd_bf16_d128_causal_nolse_kernel sm_90a {{[0-9]+}} 0 0
+// REPORT-NEXT: attn_fwd_bf16_d128_causal_nolse_q64_kernel sm_90a {{[0-9]+}} 0 0
 // REPORT-NEXT: attn_split_bf16_d128_kernel sm_90a {{[0-9]+}} 0 0
 // REPORT-NEXT: attn_split_bf16_d128_causal_kernel sm_90a {{[0-9]+}} 0 0
 // REPORT-NEXT: attn_merge_bf16_d128_kernel sm_90a {{[0-9]+}} 0 0

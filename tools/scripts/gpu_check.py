@@ -119,6 +119,7 @@ class AttnRuntime:
     """The runtime's C API over ctypes."""
 
     def __init__(self, lib_path, bundle_dir=None):
+        self.lib_path = lib_path
         self.lib = ctypes.CDLL(lib_path)
         L = self.lib
         vp, cp = ctypes.c_void_p, ctypes.c_char_p
@@ -531,7 +532,7 @@ def api_checks():
     """Errors through the C API: a clear message, nothing written."""
     return [dict(kind="api", check=c) for c in
             ("host_tensor", "head_dim_80", "output_aliases_input",
-             "misaligned", "too_small", "host_overhead")]
+             "misaligned", "too_small", "host_overhead", "graph_capture")]
 
 
 def fp8_timing_configs(quick, ns=None):
@@ -1003,6 +1004,34 @@ def run_api(rt, job, seed):
                for _ in range(3))
     o = torch.full_like(q, float("nan"))
     c = job["check"]
+    if c == "graph_capture":
+        # A fresh runtime whose first launch is a causal forward (a grid
+        # that claims its tiles from a counter: 2 x 16 x 8 blocks, too many
+        # to split), run once, then captured into a CUDA graph (whose
+        # counter comes from the workspace pool) and replayed: the replay
+        # must equal the uncaptured run.
+        fresh = AttnRuntime(rt.lib_path, rt.bundle_dir)
+        qc, kc, vc = (make_tensor((2, 16, 1024, 128), torch.bfloat16, "bnhd",
+                                  gen) for _ in range(3))
+        oc = torch.full_like(qc, float("nan"))
+        fresh.forward(qc, kc, vc, oc, causal=True)
+        torch.cuda.synchronize()
+        want = oc.clone()
+        oc.fill_(float("nan"))
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        g = torch.cuda.CUDAGraph()
+        try:
+            with torch.cuda.graph(g, stream=side):
+                fresh.forward(qc, kc, vc, oc, causal=True,
+                              stream=side.cuda_stream)
+            g.replay()
+            torch.cuda.synchronize()
+        except Exception as e:  # noqa: BLE001 - the check's verdict
+            return dict(ok=False, error=f"{type(e).__name__}: {e}")
+        ok = bool(torch.equal(oc, want)) and bool(torch.isfinite(oc).all())
+        return dict(ok=ok, note=fresh.last_kernel(), error="" if ok else
+                    "the graph's replay differs from the uncaptured run")
     if c == "host_overhead":
         # Host time of one forward call through ctypes (validation, pointer
         # queries, launch), on a problem too small for the GPU to matter.

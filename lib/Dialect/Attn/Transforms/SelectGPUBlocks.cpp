@@ -245,11 +245,13 @@ SmallVector<QueryBlockTwin, 2> mlir::attn::queryBlockTwins(TargetAttr target,
     return {{192, causal ? 8192 : 2048, 0}};
   // At D = 128 the default has 128 rows: two consumer warpgroups behind a
   // producer, one program an SM. A problem of at most 64 rows (a decode
-  // step's G query heads packed as rows) leaves the second warpgroup only
-  // padding; 64 rows (one warpgroup on its own cp.async copies) stream K
-  // and V faster: H200, bf16, GQA 32:8, B = 32, Nk = 16k, CUDA graphs:
-  // 3925-4051 -> 4458-4621 GB/s (cuDNN 4450-4518).
-  if (!causal && headDim >= 128 && headDimV >= 128)
+  // step's G query heads packed as rows, a few speculated tokens) leaves
+  // the second warpgroup only padding; 64 rows (one warpgroup on its own
+  // cp.async copies) stream K and V faster: H200, bf16, GQA 32:8, CUDA
+  // graphs, B = 32, Nk = 16k, one row packed: 3925-4051 -> 4458-4621 GB/s
+  // (cuDNN 4450-4518); causal, unpacked: B = 8, Nq = 4, 64k 1261 -> 1394,
+  // B = 4, Nq = 8, 16k 1272 -> 1362, B = 16, Nq = 16, 8k 1237 -> 1354.
+  if (headDim >= 128 && headDimV >= 128)
     return {{64, 0, 64}};
   return {};
 }

@@ -189,13 +189,13 @@ func.func @d64_long(%q2k: memref<1x8x2048x64xbf16>, %q1k: memref<1x8x1024x64xbf1
 // -----
 
 // A static sequence of at most 64 rows (a decode step's query heads packed
-// as rows) takes 64-row blocks on sm_90a where the default has 128 (not
-// causal, D = 128 and 256; over a KV cache too); 65 rows, a causal mask
-// and other chips keep theirs (fp8: select-gpu-blocks-fp8.mlir).
+// as rows, a few speculated tokens) takes 64-row blocks on sm_90a where the
+// default has 128 (D = 128 and 256, causal or not; over a KV cache too);
+// 65 rows and other chips keep theirs (fp8: select-gpu-blocks-fp8.mlir).
 // CHECK-LABEL: func.func @few_rows
 // CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 64 : i64, target
 // CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 128 : i64, target
-// CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 128 : i64, causal, target
+// CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 64 : i64, causal, target
 // CHECK:         attn.attention {{.*}} kv_lens({{.*}}) {block_kv = 64 : i64, block_q = 64 : i64, target
 // CHECK:         attn.attention {{.*}} {block_kv = 64 : i64, block_q = 64 : i64, target
 // AMPERE-LABEL: func.func @few_rows
