@@ -495,9 +495,10 @@ Status Runtime::Impl::tileCounter(const Device &dev, CUstream stream,
   // A graph captured later takes its counter from the workspace pool, and
   // creating the pool is not allowed while a stream is being captured: it
   // is made now, by the uncaptured launch (a warm-up before the capture).
+  // Best effort: this launch does not need it, and a failure is reported
+  // by the capture that does.
   CUmemoryPool pool = nullptr;
-  if (Status s = workspacePool(dev, pool); !s.ok())
-    return s;
+  (void)workspacePool(dev, pool);
   std::lock_guard<std::mutex> lock(mu);
   auto key = std::make_pair(dev.info.ordinal, stream);
   if (auto it = tileCounters.find(key); it != tileCounters.end()) {
@@ -899,8 +900,9 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
   request.ccMinor = dev.info.ccMinor;
   request.program = program;
   // A KV cache: the layout, and a page size below the largest key block
-  // (128) compiled in (the block shrinks to it); larger powers of two are
-  // multiples of any block, and one kernel serves them all.
+  // (128) compiled in (the block shrinks to it, or on sm_90a gathers whole
+  // pages); larger powers of two are multiples of any block, and one kernel
+  // serves them all.
   if (program != Program::MergeSplits) {
     request.kv = p.kvLayout;
     if (p.paged() && p.pageSize < 128)
@@ -942,9 +944,11 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
         e.alibi != request.alibi || e.dropout != request.dropout ||
         e.lse != request.withLse || e.program != request.program ||
         e.kv != request.kv || (program == Program::SplitKV && e.blockN <= 0) ||
+        // A kernel of a static page serves that page (its key block may
+        // gather several); one of any page, the multiples of its block.
         (p.paged() && program != Program::MergeSplits &&
-         (e.blockN <= 0 || p.pageSize % e.blockN != 0 ||
-          (e.pageSize && e.pageSize != p.pageSize))) ||
+         (e.blockN <= 0 || (e.pageSize ? e.pageSize != p.pageSize
+                                       : p.pageSize % e.blockN != 0))) ||
         e.threads <= 0 || e.blockM <= 0)
       return Status::error(StatusCode::Internal,
                            compiler->describe() + " returned a kernel (" +

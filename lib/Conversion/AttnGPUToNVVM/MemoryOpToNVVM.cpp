@@ -147,11 +147,11 @@ struct LoadTileToRegisters : public TilePattern<LoadTileOp> {
   matchAndRewrite(LoadTileOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto t = cast<RankedTensorType>(op.getType());
+    if (!isa_and_nonnull<MmaLayoutAttr, SliceLayoutAttr>(t.getEncoding()))
+      return failure();
     if (op.getPages())
       return op.emitError("unsupported: rows gathered from pages into "
                           "registers (paged blocks load into shared memory)");
-    if (!isa_and_nonnull<MmaLayoutAttr, SliceLayoutAttr>(t.getEncoding()))
-      return failure();
     Emitter e(rewriter, op.getLoc());
     Type et = t.getElementType();
     bool pairs = isa<MmaLayoutAttr>(t.getEncoding());

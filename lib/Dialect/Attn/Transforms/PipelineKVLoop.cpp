@@ -239,7 +239,9 @@ std::optional<LoopPlan> planLoop(scf::ForOp loop, bool singleSlot) {
     auto load = dyn_cast<LoadTileOp>(op);
     if (!load ||
         !isa_and_nonnull<SharedLayoutAttr>(load.getType().getEncoding()) ||
-        !loop.isDefinedOutsideOfLoop(load.getSource()) || !fitsRing(load))
+        !loop.isDefinedOutsideOfLoop(load.getSource()) ||
+        (load.getPages() && !loop.isDefinedOutsideOfLoop(load.getPages())) ||
+        !fitsRing(load))
       continue;
 
     // The backward slice of the indices and rows inside the body.
