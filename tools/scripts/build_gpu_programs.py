@@ -105,6 +105,10 @@ def main():
                     help="only the generated problems, not test/GPU/programs")
     ap.add_argument("--programs-only", action="store_true",
                     help="only the hand-written programs of test/GPU/programs")
+    ap.add_argument("--only", default="",
+                    help="only the programs whose name contains this (as "
+                         "gpu_programs.py --only; e.g. the ones that compile "
+                         "for --chip sm_80)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     progs = []
@@ -142,6 +146,8 @@ def main():
             continue
         meta = json.loads(m.group(1))
         name = os.path.splitext(f)[0]
+        if a.only and a.only not in name:
+            continue
         info = compile_one(a.bundler, src, a.chip, a.extra,
                            os.path.join(a.out, name + ".ptx"))
         progs.append({"name": name, "ptx": name + ".ptx", **meta, **info})
