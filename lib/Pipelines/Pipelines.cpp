@@ -322,7 +322,7 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
       specialize.warpgroups = opts.producer;
     specialize.bulkCopies = opts.bulkCopies;
     specialize.producerRegisters = opts.producerRegisters;
-    specialize.splitKvMaxTileBytes = opts.splitKvProducerBytes;
+    specialize.splitKvMaxTileBytes = opts.splitKvMaxTileBytes;
     pm.addPass(createAttnSpecializeWarpgroups(specialize));
     // Persistent grids (one program a multiprocessor looping over the
     // tiles; H100, bf16, against a block per tile): without a causal mask

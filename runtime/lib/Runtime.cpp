@@ -492,15 +492,23 @@ Status Runtime::Impl::tileCounter(const Device &dev, CUstream stream,
     owned = true;
     return Status::success();
   }
+  auto key = std::make_pair(dev.info.ordinal, stream);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = tileCounters.find(key); it != tileCounters.end()) {
+      out = it->second;
+      return Status::success();
+    }
+  }
   // A graph captured later takes its counter from the workspace pool, and
   // creating the pool is not allowed while a stream is being captured: it
-  // is made now, by the uncaptured launch (a warm-up before the capture).
-  // Best effort: this launch does not need it, and a failure is reported
-  // by the capture that does.
+  // is made with the stream's first counter, by an uncaptured launch (a
+  // warm-up before the capture). Best effort: this launch does not need
+  // it, and a failure is reported by the capture that does.
   CUmemoryPool pool = nullptr;
   (void)workspacePool(dev, pool);
   std::lock_guard<std::mutex> lock(mu);
-  auto key = std::make_pair(dev.info.ordinal, stream);
+  // Another thread may have made the stream's counter meanwhile.
   if (auto it = tileCounters.find(key); it != tileCounters.end()) {
     out = it->second;
     return Status::success();

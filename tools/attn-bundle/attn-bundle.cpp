@@ -524,12 +524,11 @@ int main(int argc, char **argv) {
                   SmallVector<mlir::attn::QueryBlockTwin, 3> variants = {{}};
                   if ((kind == 0 || ((kind == 3 || kind == 5) && !page)) &&
                       !opts.blockQ && !isa<Float8E4M3FNType>(et))
-                    for (const mlir::attn::QueryBlockTwin &twin :
-                         mlir::attn::queryBlockTwins(
-                             mlir::attn::TargetAttr::getKnown(&ctx, chip), d, d,
-                             causal))
-                      if (kind == 0 || twin.maxSeqQ)
-                        variants.push_back(twin);
+                    llvm::append_range(
+                        variants,
+                        mlir::attn::queryBlockTwins(
+                            mlir::attn::TargetAttr::getKnown(&ctx, chip), d, d,
+                            causal, cache));
                   for (const mlir::attn::QueryBlockTwin &twin : variants) {
                     OwningOpRef<ModuleOp> module =
                         mlir::attn::buildKernelProblem(

@@ -210,7 +210,7 @@ struct CodegenPipelineOptions
       llvm::cl::desc("Registers per producer thread (setmaxnreg; 0: leave; "
                      "-1: attn-specialize-warpgroups' default)"),
       llvm::cl::init(AttnSpecializeWarpgroupsOptions().producerRegisters)};
-  Option<int64_t> splitKvProducerBytes{
+  Option<int64_t> splitKvMaxTileBytes{
       *this, "split-kv-max-tile-bytes",
       llvm::cl::desc("attn-specialize-warpgroups' split-kv-max-tile-bytes "
                      "(split_kv programs with larger ring slots keep their "

@@ -48,13 +48,14 @@ struct QueryBlockTwin {
     return seqQ >= minSeqQ && (!maxSeqQ || seqQ <= maxSeqQ);
   }
 };
-/// The twins of the dense forward's default query block on `target` (none
-/// off wgmma): a taller block for long sequences at D = 64, a 64-row one
-/// for at most 64 rows (a decode step's packed query heads) where the
-/// default has 128.
+/// The twins of the forward's default query block on `target` (none off
+/// wgmma): a taller block for long sequences at D = 64, a 64-row one for at
+/// most 64 rows (a decode step's packed query heads) where the default has
+/// 128. Over a KV cache (`kvCache`) only the short one.
 SmallVector<QueryBlockTwin, 2> queryBlockTwins(TargetAttr target,
                                                int64_t headDim,
-                                               int64_t headDimV, bool causal);
+                                               int64_t headDimV, bool causal,
+                                               bool kvCache);
 
 /// Bytes of on-chip memory a (Br, Bc) tiling needs: one Q block and one K
 /// and one V block.

@@ -373,7 +373,7 @@ LogicalResult AttentionOp::verify() {
     // A key block must not straddle part of a page: the page size is a
     // multiple of an explicit block_kv, or block_kv a multiple of the page
     // size (the block gathers whole pages).
-    int64_t page = k.isDynamicDim(2) ? v.getDimSize(2) : k.getDimSize(2);
+    int64_t page = getStaticPageSize();
     if (auto bkv = getBlockKvAttr(); bkv && bkv.getInt() > 0 &&
                                      !ShapedType::isDynamic(page) &&
                                      page % bkv.getInt() && bkv.getInt() % page)

@@ -146,15 +146,14 @@ struct SelectGPUBlocksPass
           bkv = 128;
         }
         // A static sequence length that a twin covers takes its block
-        // (queryBlockTwins; over a KV cache only the short one, as in the
-        // bundle).
+        // (queryBlockTwins, as the bundle builds them).
         int64_t nq = cast<MemRefType>(op.getQuery().getType()).getDimSize(2);
         if (!op.isVarlen() && !op.getSplitKv() && !op.isFp8() &&
             !ShapedType::isDynamic(nq))
-          for (QueryBlockTwin twin :
-               queryBlockTwins(target, op.getHeadDim(), op.getValueHeadDim(),
-                               op.getCausal()))
-            if (twin.covers(nq) && (twin.maxSeqQ || !op.getKvLens()))
+          for (QueryBlockTwin twin : queryBlockTwins(
+                   target, op.getHeadDim(), op.getValueHeadDim(),
+                   op.getCausal(), static_cast<bool>(op.getKvLens())))
+            if (twin.covers(nq))
               bq = twin.rows;
       }
       const int64_t elemBytes = op.isFp8() ? 1 : 2;
@@ -225,10 +224,9 @@ struct SelectGPUBlocksPass
 };
 } // namespace
 
-SmallVector<QueryBlockTwin, 2> mlir::attn::queryBlockTwins(TargetAttr target,
-                                                           int64_t headDim,
-                                                           int64_t headDimV,
-                                                           bool causal) {
+SmallVector<QueryBlockTwin, 2>
+mlir::attn::queryBlockTwins(TargetAttr target, int64_t headDim,
+                            int64_t headDimV, bool causal, bool kvCache) {
   if (!target || !target.hasWarpgroupMma() || headDim % 64 || headDimV % 64)
     return {};
   // At D = 64 a 64-row program (one warpgroup, no producer, three per SM)
@@ -242,7 +240,9 @@ SmallVector<QueryBlockTwin, 2> mlir::attn::queryBlockTwins(TargetAttr target,
   // time: against them 192 rows ties at 8k (423 vs 421) and wins at 16k
   // (463 vs 433), loses at 4k (364 vs 383).
   if (headDim == 64 && headDimV == 64)
-    return {{192, causal ? 8192 : 2048, 0}};
+    return kvCache
+               ? SmallVector<QueryBlockTwin, 2>()
+               : SmallVector<QueryBlockTwin, 2>{{192, causal ? 8192 : 2048, 0}};
   // At D = 128 the default has 128 rows: two consumer warpgroups behind a
   // producer, one program an SM. A problem of at most 64 rows (a decode
   // step's G query heads packed as rows, a few speculated tokens) leaves

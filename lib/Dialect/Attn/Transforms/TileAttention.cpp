@@ -537,14 +537,9 @@ struct TileAttentionPass
       blocks.blockKV = 256;
     // A key block is read from one page: a derived block shrinks to a
     // static page size (a power-of-two block divides a power-of-two page).
-    int64_t page = ShapedType::kDynamic;
-    if (op.isPaged()) {
-      page = cast<MemRefType>(op.getKey().getType()).getDimSize(2);
-      if (ShapedType::isDynamic(page))
-        page = cast<MemRefType>(op.getValue().getType()).getDimSize(2);
-      if (!ShapedType::isDynamic(page) && llvm::isPowerOf2_64(page))
-        blocks.blockKV = std::min(blocks.blockKV, page);
-    }
+    int64_t page = op.isPaged() ? op.getStaticPageSize() : ShapedType::kDynamic;
+    if (!ShapedType::isDynamic(page) && llvm::isPowerOf2_64(page))
+      blocks.blockKV = std::min(blocks.blockKV, page);
     // Options (checked in initialize) override the derived sizes; the op's
     // own attributes override the options.
     if (blockQ != 0)
@@ -676,11 +671,9 @@ struct TileAttentionPass
       scale = Scale{1.0f, Value()};
     }
     pc.blocks = blocks;
+    // (chooseBlocks allowed a block of whole pages on the GPU only.)
     if (op.isPaged()) {
-      // (chooseBlocks allowed a block of whole pages on the GPU only.)
-      int64_t page = cast<MemRefType>(op.getKey().getType()).getDimSize(2);
-      if (ShapedType::isDynamic(page))
-        page = cast<MemRefType>(op.getValue().getType()).getDimSize(2);
+      int64_t page = op.getStaticPageSize();
       pc.gatherPages = !ShapedType::isDynamic(page) && page < blocks.blockKV;
     }
     pc.b = bIdx;

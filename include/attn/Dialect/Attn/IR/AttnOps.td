@@ -382,6 +382,13 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
   let extraClassDeclaration = [{
     /// Whether K and V are pages of a paged KV cache (`pages(...)`).
     bool isPaged() { return static_cast<bool>(getPageTable()); }
+    /// A paged cache's page size (K's dim 2, or V's where K's is dynamic),
+    /// or ShapedType::kDynamic where neither is static.
+    int64_t getStaticPageSize() {
+      auto k = ::llvm::cast<::mlir::MemRefType>(getKey().getType());
+      auto v = ::llvm::cast<::mlir::MemRefType>(getValue().getType());
+      return k.isDynamicDim(2) ? v.getDimSize(2) : k.getDimSize(2);
+    }
     /// Whether the scores pass through a `score_mod` region.
     bool hasScoreMod() { return !getScoreMod().empty(); }
     /// Whether the score_mod reads any of b, h, q_idx, kv_idx.
