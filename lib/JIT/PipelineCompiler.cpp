@@ -69,10 +69,12 @@ OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, const KernelRequest &r) {
     name += "_alibi";
   if (r.dropout)
     name += "_dropout";
+  if (r.packHeads)
+    name += "_gqa";
   return mlir::attn::buildKernelProblem(
       ctx, programName(r.program), et, r.headDim, r.headDimV, r.causal,
       r.withLse, kvLayoutName(r.kv), name, r.pageSize, r.windowLeft,
-      r.windowRight, r.softcap, r.alibi, r.dropout);
+      r.windowRight, r.softcap, r.alibi, r.dropout, r.packHeads);
 }
 
 /// What no kernel can be: refused before a key is made or anything is built.
@@ -113,6 +115,17 @@ Status checkRequest(const KernelRequest &request) {
                          "unsupported: " + request.key() +
                              ": dropout has the dense 16-bit forward only (no "
                              "split-KV pair, KV cache or fp8)");
+  if (request.packHeads &&
+      ((request.program != Program::Attention &&
+        request.program != Program::SplitKV) ||
+       request.kv == KVLayout::Varlen || request.dtype == DType::E4M3 ||
+       request.alibi || request.dropout || request.windowLeft != -1 ||
+       request.windowRight != -1))
+    return Status::error(StatusCode::Unsupported,
+                         "unsupported: " + request.key() +
+                             ": packed query heads are for the forward and "
+                             "split-KV of 16-bit tensors with no window, "
+                             "ALiBi or dropout, and no packed batch");
   if (request.program == Program::GradPrep ||
       request.program == Program::GradQueryOut)
     return Status::error(StatusCode::Unsupported,
@@ -297,7 +310,8 @@ Status PipelineCompiler::compile(const KernelRequest &request,
       e.headDimV != request.headDimV || e.causal != request.causal ||
       e.windowLeft != request.windowLeft ||
       e.windowRight != request.windowRight || e.softcap != request.softcap ||
-      e.lse != request.withLse || e.program != request.program)
+      e.lse != request.withLse || e.program != request.program ||
+      e.packsQueryHeads() != request.packHeads)
     return Status::error(StatusCode::Internal,
                          "attn-jit: the kernel compiled for " + request.key() +
                              " describes itself as " + formatManifestLine(e));

@@ -618,7 +618,7 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
     MLIRContext &ctx, StringRef programName, Type et, int64_t headDim,
     int64_t headDimV, bool causal, bool withLse, StringRef kvName,
     StringRef name, int64_t pageSize, int64_t windowLeft, int64_t windowRight,
-    float softcap, bool alibi, bool dropout) {
+    float softcap, bool alibi, bool dropout, bool packHeads) {
   ::attn::Program program;
   ::attn::KVLayout kv;
   if (!::attn::parseProgram(programName.str(), program) ||
@@ -633,6 +633,13 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
       (program != ::attn::Program::Attention || kv != ::attn::KVLayout::Dense))
     return nullptr;
   if (fp8 && alibi)
+    return nullptr;
+  // GQA packing: the forward and split_kv, no score variant (the verifier's
+  // rule) and no packed batch.
+  if (packHeads && (fp8 || alibi || dropout || windowLeft >= 0 ||
+                    windowRight >= 0 || kv == ::attn::KVLayout::Varlen ||
+                    (program != ::attn::Program::Attention &&
+                     program != ::attn::Program::SplitKV)))
     return nullptr;
   // Dropout: the dense 16-bit forward.
   if (dropout && (fp8 || program != ::attn::Program::Attention ||
@@ -762,7 +769,8 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
         IntegerAttr(), IntegerAttr(), TargetAttr(),
         split ? b.getUnitAttr() : UnitAttr(), /*softcap=*/FloatAttr(),
         /*v_transposed=*/fp8 ? b.getUnitAttr() : UnitAttr(),
-        /*mask_block=*/DenseI64ArrayAttr());
+        /*mask_block=*/DenseI64ArrayAttr(),
+        /*pack_query_heads=*/packHeads ? b.getUnitAttr() : UnitAttr());
     op.setCausal(causal);
     if (softcap > 0)
       op.setSoftcapAttr(b.getF32FloatAttr(softcap));

@@ -154,11 +154,21 @@ Status appendGradTensorMaps(const Driver &drv, const KernelEntry &kernel,
 /// causal kernels only: a packed decode step is non-causal). A compiler
 /// makes whatever the packed problem needs.
 ForwardProblem kernelProblem(const Manifest &bundle, const KernelIndex &index,
-                             bool haveCompiler, const ForwardProblem &p) {
+                             bool haveCompiler, const ForwardProblem &given) {
+  // (The caller's packHeads is not the runtime's decision.)
+  ForwardProblem p = given;
+  p.packHeads = false;
   ForwardProblem packed = packQueryHeads(p);
-  if (haveCompiler || packed.seqQ == p.seqQ)
+  if (haveCompiler || (packed.seqQ == p.seqQ && !packed.packHeads))
     return packed;
   std::vector<const KernelEntry *> a, b;
+  // Kernels that pack the heads themselves: only where the bundle has them
+  // (else the problem as given, and its own lookup's message).
+  if (packed.packHeads)
+    return findKernels(bundle, packed, a, &index).ok() ||
+                   findSplitKernels(bundle, packed, a, b, &index).ok()
+               ? packed
+               : p;
   if (findKernels(bundle, packed, a, &index).ok() ||
       findSplitKernels(bundle, packed, a, b, &index).ok() ||
       !findKernels(bundle, p, a, &index).ok())
@@ -175,6 +185,10 @@ GridValues gridValues(const ForwardProblem &p, const KernelEntry &k,
   v.headsQ = p.headsQ;
   v.headsKV = p.headsKV;
   v.qBlocks = (p.seqQ + k.blockM - 1) / k.blockM;
+  // A kernel that packs the G query heads of a key/value head tiles G·Nq
+  // rows.
+  const int64_t g = p.headsKV > 0 ? p.headsQ / p.headsKV : 1;
+  v.groupQBlocks = (p.seqQ * g + k.blockM - 1) / k.blockM;
   v.splits = splits;
   return v;
 }
@@ -551,7 +565,7 @@ Status Runtime::Impl::splitPlan(const ForwardProblem &p, const Device &dev,
   // time a call).
   auto unsplitBlockM = [&](const KernelEntry *split) {
     const KernelEntry *fwd = nullptr;
-    if (p.seqQ <= split->blockM)
+    if (p.kernelRows() <= split->blockM)
       return 0;
     if (attn::selectKernel(bundle, p, info.ccMajor, info.ccMinor, fwd, &index)
             .ok())
@@ -903,6 +917,7 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
   request.softcap = float(p.softcap);
   request.alibi = p.alibi;
   request.dropout = p.dropout;
+  request.packHeads = p.packHeads;
   request.withLse = p.withLse;
   request.ccMajor = dev.info.ccMajor;
   request.ccMinor = dev.info.ccMinor;
@@ -926,6 +941,7 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
     request.softcap = 0;
     request.alibi = false;
     request.dropout = false;
+    request.packHeads = false;
     request.headDim = request.headDimV;
   }
   std::shared_ptr<JitSlot> slot;
@@ -950,8 +966,9 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
         e.windowLeft != request.windowLeft ||
         e.windowRight != request.windowRight || e.softcap != request.softcap ||
         e.alibi != request.alibi || e.dropout != request.dropout ||
-        e.lse != request.withLse || e.program != request.program ||
-        e.kv != request.kv || (program == Program::SplitKV && e.blockN <= 0) ||
+        e.packsQueryHeads() != request.packHeads || e.lse != request.withLse ||
+        e.program != request.program || e.kv != request.kv ||
+        (program == Program::SplitKV && e.blockN <= 0) ||
         // A kernel of a static page serves that page (its key block may
         // gather several); one of any page, the multiples of its block.
         (p.paged() && program != Program::MergeSplits &&

@@ -28,6 +28,11 @@ constexpr int64_t kAlignBytes = 16;
 // The most rows a kernel's tile has (the op's block sizes are at most 1024).
 constexpr int64_t kMaxTileRows = 1024;
 
+/// The most packed rows (G query heads × positions) for which a GQA
+/// problem of several query rows runs on kernels that pack the heads
+/// (packQueryHeads): two 64-row programs.
+constexpr int64_t kMaxPackedRows = 128;
+
 Status invalid(const std::string &msg) {
   return Status::error(StatusCode::InvalidArgument, msg);
 }
@@ -488,13 +493,19 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
     if (servesKV(k, p) && k.headDim == p.headDim && k.causal == p.causal &&
         k.windowLeft == p.windowLeft && k.windowRight == p.windowRight &&
         k.softcap == float(p.softcap) && k.alibi == p.alibi &&
-        k.dropout == p.dropout && servesLse(k, p.withLse))
+        k.dropout == p.dropout && servesLse(k, p.withLse) &&
+        k.packsQueryHeads() == p.packHeads)
       candidates.push_back(&k);
   });
   if (!candidates.empty()) {
-    keepTunedForLength(candidates, p.qRows());
+    keepTunedForLength(candidates, p.kernelRows());
     return Status::success();
   }
+  if (p.packHeads)
+    return notInBundle(std::string(p.causal ? "causal" : "non-causal") +
+                       " attention for " + dtypeName(p.dtype) + " head dim " +
+                       std::to_string(p.headDim) +
+                       " with the query heads of a group packed into rows");
   // None: the same tests one at a time, to say which one fails.
   std::set<std::string> dtypes;
   std::set<int> headDims, headDimsV;
@@ -606,7 +617,8 @@ Status findSplitKernels(const Manifest &bundle, const ForwardProblem &p,
     if (k.headDim == p.headDim && k.causal == p.causal &&
         k.windowLeft == p.windowLeft && k.windowRight == p.windowRight &&
         k.softcap == float(p.softcap) && k.alibi == p.alibi &&
-        k.dropout == p.dropout && servesKV(k, p))
+        k.dropout == p.dropout && servesKV(k, p) &&
+        k.packsQueryHeads() == p.packHeads)
       split.push_back(&k);
   });
   forGroup(bundle, index, Program::MergeSplits, p, [&](const KernelEntry &k) {
@@ -621,14 +633,27 @@ Status findSplitKernels(const Manifest &bundle, const ForwardProblem &p,
   return Status::success();
 }
 
-ForwardProblem packQueryHeads(const ForwardProblem &p) {
+ForwardProblem packQueryHeads(const ForwardProblem &given) {
+  ForwardProblem p = given;
+  p.packHeads = false;
   // (A packed batch's rows are sequences: no room for heads. A sliding
   // window is placed by the row's position, which packed rows lose, and
   // ALiBi's slope by the query head.)
-  if (p.varlen() || p.seqQ != 1 || p.headsKV <= 0 || p.headsQ <= p.headsKV ||
-      p.headsQ % p.headsKV || p.hasWindow() || p.alibi || p.dropout)
+  if (p.varlen() || p.headsKV <= 0 || p.headsQ <= p.headsKV ||
+      p.headsQ % p.headsKV || p.hasWindow() || p.alibi || p.dropout ||
+      p.dtype == DType::E4M3)
     return p;
   const int64_t g = p.headsQ / p.headsKV;
+  if (p.seqQ != 1) {
+    // A few query rows (speculated tokens): the kernel packs the heads
+    // itself (pack_query_heads; the rows of one position are G heads
+    // apart, not one stride), up to two 64-row programs' worth. Longer
+    // queries keep one program per query head, whose kernels are the
+    // faster ones there (bulk copies of Q, a persistent grid).
+    if (p.seqQ * g <= kMaxPackedRows)
+      p.packHeads = true;
+    return p;
+  }
   ForwardProblem out = p;
   // Query head h = j·G + i of row 0 becomes row i of head j: rows step by
   // the old head stride, heads by G of them.
@@ -667,7 +692,7 @@ int64_t chooseKVSplits(const ForwardProblem &p, int smCount, int blockM,
   // runs unsplit: their query blocks may differ (sm_90a's split kernel has
   // 64 rows at D = 128, the forward 128).
   auto gridBlocks = [&](int64_t rows) {
-    return (p.seqQ + rows - 1) / rows * p.headsQ * p.batch;
+    return (p.kernelRows() + rows - 1) / rows * p.kernelHeads() * p.batch;
   };
   const int64_t blocks = gridBlocks(blockM);
   const int64_t unsplitBlocks = gridBlocks(unsplitBlockM);

@@ -410,6 +410,17 @@ TEST(LaunchGrid, FromTheKernelsDescription) {
   EXPECT_FALSE(launchGridDims(g, v, out));
   EXPECT_FALSE(parseLaunchGrid("q_blocks,heads", g));
   EXPECT_TRUE(g.empty());
+  // A kernel that packs the query heads of a group: ceil(G·Nq / block_m)
+  // blocks per key/value head.
+  ASSERT_TRUE(parseLaunchGrid("group_q_blocks*splits,heads_kv,batch", g));
+  EXPECT_EQ(formatLaunchGrid(g), "group_q_blocks*splits,heads_kv,batch");
+  v.batch = 3;
+  v.splits = 4;
+  v.groupQBlocks = 2;
+  ASSERT_TRUE(launchGridDims(g, v, out));
+  EXPECT_EQ(out[0], 8u);
+  EXPECT_EQ(out[1], 2u);
+  EXPECT_EQ(out[2], 3u);
 }
 
 TEST(LaunchGrid, ConstantsMultiplyTheirDim) {

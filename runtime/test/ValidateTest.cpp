@@ -683,13 +683,102 @@ TEST(SplitKV, PacksTheQueryHeadsOfAGroupForOneQueryRow) {
   EXPECT_EQ(t.q.head, 4 * 128);
   EXPECT_EQ(t.q.seq, 128);
   EXPECT_EQ(t.k.seq, 128); // K and V keep theirs, made explicit
-  // Nothing to pack: MHA, or more than one query row.
+  // Nothing to pack by strides: MHA, or more than one query row.
   p.headsKV = 32;
   EXPECT_EQ(packQueryHeads(p).headsQ, 32);
+  EXPECT_FALSE(packQueryHeads(p).packHeads);
   p.headsKV = 8;
   p.seqQ = 2;
   EXPECT_EQ(packQueryHeads(p).seqQ, 2);
   EXPECT_TRUE(packQueryHeads(p).causal);
+}
+
+TEST(SplitKV, AFewQueryRowsGoToKernelsThatPackTheHeads) {
+  ForwardProblem p;
+  p.batch = 2;
+  p.headsQ = 28;
+  p.headsKV = 4; // G = 7
+  p.seqQ = 9;
+  p.seqK = 4096;
+  p.headDim = p.headDimV = 128;
+  p.causal = true;
+  // [B, N, H, D]: the rows of a position are one head apart, not a stride.
+  p.q = {9 * 28 * 128, 128, 28 * 128, 1};
+  p.o = p.q;
+  ForwardProblem t = packQueryHeads(p);
+  EXPECT_TRUE(t.packHeads);
+  // The tensors as given; the kernel's rows and heads are G·Nq and Hkv.
+  EXPECT_EQ(t.seqQ, 9);
+  EXPECT_EQ(t.headsQ, 28);
+  EXPECT_EQ(t.q.head, 128);
+  EXPECT_TRUE(t.causal);
+  EXPECT_EQ(t.kernelRows(), 63);
+  EXPECT_EQ(t.kernelHeads(), 4);
+  EXPECT_EQ(p.kernelRows(), 9);
+  // The split count sees the packed grid: 1 block of 64 rows a key/value
+  // head (8 blocks, not 28) on 132 multiprocessors.
+  EXPECT_EQ(chooseKVSplits(t, 132, 64, 64, 0), chooseKVSplits(
+                                                   [&] {
+                                                     ForwardProblem u = p;
+                                                     u.headsQ = 4;
+                                                     u.seqQ = 63;
+                                                     return u;
+                                                   }(),
+                                                   132, 64, 64, 0));
+  // More than 128 packed rows, a window, ALiBi, dropout or a packed batch:
+  // one program per query head, as given (a caller's packHeads ignored).
+  for (int c = 0; c < 5; ++c) {
+    ForwardProblem u = p;
+    u.packHeads = true;
+    if (c == 0)
+      u.seqQ = 19; // 133 rows
+    if (c == 1)
+      u.windowLeft = 64;
+    if (c == 2)
+      u.alibi = true;
+    if (c == 3)
+      u.dropout = true;
+    if (c == 4) {
+      u.kvLayout = KVLayout::Varlen;
+      u.totalQ = 9;
+      u.totalK = 4096;
+    }
+    EXPECT_FALSE(packQueryHeads(u).packHeads) << c;
+  }
+}
+
+TEST(SplitKV, PackedKernelsServeOnlyPackedProblems) {
+  Manifest m;
+  Status s = parseManifest(R"(
+kernel name=plain ptx=a.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=1 block_m=64 threads=128 smem=1 abi=memref lse=1 grid=q_blocks,heads_q,batch
+kernel name=packed ptx=b.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=1 block_m=64 threads=128 smem=1 abi=memref lse=1 grid=group_q_blocks,heads_kv,batch
+)",
+                           "manifest.txt", m);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_FALSE(m.kernels[0].packsQueryHeads());
+  EXPECT_TRUE(m.kernels[1].packsQueryHeads());
+  ForwardProblem p;
+  p.dtype = DType::BF16;
+  p.batch = 1;
+  p.headsQ = 32;
+  p.headsKV = 8;
+  p.seqQ = 4;
+  p.seqK = 1000;
+  p.headDim = p.headDimV = 128;
+  p.causal = true;
+  p.withLse = true;
+  const KernelEntry *k = nullptr;
+  ASSERT_TRUE(selectKernel(m, p, 9, 0, k).ok());
+  EXPECT_EQ(k->name, "plain");
+  ASSERT_TRUE(selectKernel(m, packQueryHeads(p), 9, 0, k).ok());
+  EXPECT_EQ(k->name, "packed");
+  // Without its packed kernel, a packed problem is not in the bundle.
+  m.kernels.pop_back();
+  Status none = selectKernel(m, packQueryHeads(p), 9, 0, k);
+  EXPECT_EQ(none.code(), StatusCode::NotInBundle);
+  EXPECT_NE(none.message().find("query heads of a group packed"),
+            std::string::npos)
+      << none.message();
 }
 
 } // namespace

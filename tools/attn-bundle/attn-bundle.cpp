@@ -462,100 +462,115 @@ int main(int argc, char **argv) {
           // per-sequence key counts, 5 and 6 paged (a run-time page size,
           // any multiple of the kernel's key block); 7, the forward over a
           // packed batch (varlen).
+          // Each causal forward and split kernel (but varlen's and a
+          // static small page's) again with the query heads of a group
+          // packed into its rows (pack_query_heads, "_gqa"): the runtime's
+          // kernels for a few speculated tokens under GQA.
           for (int kind = 0; kind < 8; ++kind)
             for (int64_t page : kind == 5 || kind == 6 ? pagedSizes : noPage)
               for (bool causal : {false, true})
-                for (bool withLse : {true, false}) {
-                  if (sassFailed)
-                    break; // reported below, with ptxas's message
-                  // The split kernel always writes its partial LSE; the merge
-                  // has no mask.
-                  if (((kind == 1 || kind == 4 || kind == 6) && !withLse) ||
-                      (kind == 2 && causal))
-                    continue;
-                  const char *kv = kind == 7   ? "varlen"
-                                   : kind >= 5 ? "paged"
-                                   : kind >= 3 ? "seqlens"
-                                               : "dense";
-                  bool cache = kind >= 3;
-                  // KV-cache kernels for the decoding head dims whose kernels
-                  // fit the registers (sm_90a: 96 and 256 spill); the
-                  // runtime's compiler makes the others.
-                  if (cache && d != 64 && d != 128)
-                    continue;
-                  Type et;
-                  if (dt == "f16")
-                    et = Float16Type::get(&ctx);
-                  else if (dt == "bf16")
-                    et = BFloat16Type::get(&ctx);
-                  else if (dt == "e4m3")
-                    et = Float8E4M3FNType::get(&ctx);
-                  else
-                    return fail("unsupported dtype '" + dt +
-                                "' (f16, bf16, e4m3)");
-                  // fp8 is the dense forward of the chips with warpgroup
-                  // products, at head dims of whole 128-byte rows (the
-                  // pipeline refuses the others): the set skips the rest.
-                  if (isa<Float8E4M3FNType>(et) &&
-                      (kind != 0 || d % 128 ||
-                       !::attn::findChip(chip)->warpgroupMma))
-                    continue;
-                  auto program = kind == 2 ? ::attn::Program::MergeSplits
-                                 : kind == 1 || kind == 4 || kind == 6
-                                     ? ::attn::Program::SplitKV
-                                     : ::attn::Program::Attention;
-                  // A static page takes the pipeline's own blocks (shrunk to
-                  // the page), not the cache knobs' 64-row ones.
-                  bool isSplit = program == ::attn::Program::SplitKV;
-                  mlir::attn::CodegenPipelineOptions &opts =
-                      !::attn::findChip(chip)->warpgroupMma ? *knobs
-                      : page    ? *smallPageKnobs[isSplit]
-                      : cache   ? *cacheKnobs[isSplit]
-                      : isSplit ? *splitKnobs
-                                : *knobs;
-                  opts.chip = chip;
-                  // A forward gets more kernels with other query blocks
-                  // where one pays for some lengths (queryBlockTwins:
-                  // taller for long sequences, shorter for a few rows);
-                  // min_seq_q= and max_seq_q= tell the runtime which. Over
-                  // a KV cache only the short one (a decode step's packed
-                  // heads), and not beside a static small page's kernel
-                  // (already 64 rows).
-                  SmallVector<mlir::attn::QueryBlockTwin, 3> variants = {{}};
-                  if ((kind == 0 || ((kind == 3 || kind == 5) && !page)) &&
-                      !opts.blockQ && !isa<Float8E4M3FNType>(et))
-                    llvm::append_range(
-                        variants,
-                        mlir::attn::queryBlockTwins(
-                            mlir::attn::TargetAttr::getKnown(&ctx, chip), d, d,
-                            causal, cache));
-                  for (const mlir::attn::QueryBlockTwin &twin : variants) {
-                    OwningOpRef<ModuleOp> module =
-                        mlir::attn::buildKernelProblem(
-                            ctx, ::attn::programName(program), et, d, d, causal,
-                            withLse, kv,
-                            kernelName(program, et, d, causal, withLse) +
-                                (cache ? std::string("_") + kv
-                                       : std::string()) +
-                                (page ? std::to_string(page) : std::string()) +
-                                (twin.rows ? "_q" + std::to_string(twin.rows)
-                                           : std::string()),
-                            page);
-                    int64_t forcedQ = opts.blockQ;
-                    if (twin.rows)
-                      opts.blockQ = twin.rows;
-                    FailureOr<mlir::attn::CompiledKernel> k =
-                        mlir::attn::compileGPUKernel(*module, opts);
-                    opts.blockQ = forcedQ;
-                    if (failed(k))
-                      return fail("kernel generation failed for " + dt + " d" +
-                                  llvm::Twine(d));
-                    k->minSeqQ = twin.minSeqQ;
-                    k->maxSeqQ = twin.maxSeqQ;
-                    if (!emit(*k, chip))
-                      return 1;
+                for (bool withLse : {true, false})
+                  for (bool packed : {false, true}) {
+                    if (sassFailed)
+                      break; // reported below, with ptxas's message
+                    if (packed && (!causal || page || kind == 2 || kind == 7 ||
+                                   dt == "e4m3"))
+                      continue;
+                    // The split kernel always writes its partial LSE; the merge
+                    // has no mask.
+                    if (((kind == 1 || kind == 4 || kind == 6) && !withLse) ||
+                        (kind == 2 && causal))
+                      continue;
+                    const char *kv = kind == 7   ? "varlen"
+                                     : kind >= 5 ? "paged"
+                                     : kind >= 3 ? "seqlens"
+                                                 : "dense";
+                    bool cache = kind >= 3;
+                    // KV-cache kernels for the decoding head dims whose kernels
+                    // fit the registers (sm_90a: 96 and 256 spill); the
+                    // runtime's compiler makes the others.
+                    if (cache && d != 64 && d != 128)
+                      continue;
+                    Type et;
+                    if (dt == "f16")
+                      et = Float16Type::get(&ctx);
+                    else if (dt == "bf16")
+                      et = BFloat16Type::get(&ctx);
+                    else if (dt == "e4m3")
+                      et = Float8E4M3FNType::get(&ctx);
+                    else
+                      return fail("unsupported dtype '" + dt +
+                                  "' (f16, bf16, e4m3)");
+                    // fp8 is the dense forward of the chips with warpgroup
+                    // products, at head dims of whole 128-byte rows (the
+                    // pipeline refuses the others): the set skips the rest.
+                    if (isa<Float8E4M3FNType>(et) &&
+                        (kind != 0 || d % 128 ||
+                         !::attn::findChip(chip)->warpgroupMma))
+                      continue;
+                    auto program = kind == 2 ? ::attn::Program::MergeSplits
+                                   : kind == 1 || kind == 4 || kind == 6
+                                       ? ::attn::Program::SplitKV
+                                       : ::attn::Program::Attention;
+                    // A static page takes the pipeline's own blocks (shrunk to
+                    // the page), not the cache knobs' 64-row ones.
+                    bool isSplit = program == ::attn::Program::SplitKV;
+                    mlir::attn::CodegenPipelineOptions &opts =
+                        !::attn::findChip(chip)->warpgroupMma ? *knobs
+                        : page    ? *smallPageKnobs[isSplit]
+                        : cache   ? *cacheKnobs[isSplit]
+                        : isSplit ? *splitKnobs
+                                  : *knobs;
+                    opts.chip = chip;
+                    // A forward gets more kernels with other query blocks
+                    // where one pays for some lengths (queryBlockTwins:
+                    // taller for long sequences, shorter for a few rows);
+                    // min_seq_q= and max_seq_q= tell the runtime which. Over
+                    // a KV cache only the short one (a decode step's packed
+                    // heads), and not beside a static small page's kernel
+                    // (already 64 rows).
+                    // Packed heads are at most 128 rows (the runtime's
+                    // bound): only the shorter twins.
+                    SmallVector<mlir::attn::QueryBlockTwin, 3> variants = {{}};
+                    if ((kind == 0 || ((kind == 3 || kind == 5) && !page)) &&
+                        !opts.blockQ && !isa<Float8E4M3FNType>(et))
+                      for (const mlir::attn::QueryBlockTwin &twin :
+                           mlir::attn::queryBlockTwins(
+                               mlir::attn::TargetAttr::getKnown(&ctx, chip), d,
+                               d, causal, cache))
+                        if (!packed || twin.maxSeqQ)
+                          variants.push_back(twin);
+                    for (const mlir::attn::QueryBlockTwin &twin : variants) {
+                      OwningOpRef<ModuleOp> module =
+                          mlir::attn::buildKernelProblem(
+                              ctx, ::attn::programName(program), et, d, d,
+                              causal, withLse, kv,
+                              kernelName(program, et, d, causal, withLse) +
+                                  (cache ? std::string("_") + kv
+                                         : std::string()) +
+                                  (page ? std::to_string(page)
+                                        : std::string()) +
+                                  (packed ? "_gqa" : "") +
+                                  (twin.rows ? "_q" + std::to_string(twin.rows)
+                                             : std::string()),
+                              page, /*windowLeft=*/-1, /*windowRight=*/-1,
+                              /*softcap=*/0, /*alibi=*/false, /*dropout=*/false,
+                              packed);
+                      int64_t forcedQ = opts.blockQ;
+                      if (twin.rows)
+                        opts.blockQ = twin.rows;
+                      FailureOr<mlir::attn::CompiledKernel> k =
+                          mlir::attn::compileGPUKernel(*module, opts);
+                      opts.blockQ = forcedQ;
+                      if (failed(k))
+                        return fail("kernel generation failed for " + dt +
+                                    " d" + llvm::Twine(d));
+                      k->minSeqQ = twin.minSeqQ;
+                      k->maxSeqQ = twin.maxSeqQ;
+                      if (!emit(*k, chip))
+                        return 1;
+                    }
                   }
-                }
   // The backward (attn.attention_grad: a grad_q and a grad_kv kernel) per
   // 16-bit dtype, head dim up to 128 (above, the key-block grid spills: the
   // pipeline refuses it) and mask.

@@ -495,7 +495,8 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const rt::Problem &p) {
       /*split_kv=*/split ? b.getUnitAttr() : UnitAttr(),
       /*softcap=*/FloatAttr(),
       /*v_transposed=*/fp8 ? b.getUnitAttr() : UnitAttr(),
-      /*mask_block=*/DenseI64ArrayAttr());
+      /*mask_block=*/DenseI64ArrayAttr(),
+      /*pack_query_heads=*/UnitAttr());
   if (p.causal)
     op.setCausal(true);
   if (p.windowLeft >= 0)

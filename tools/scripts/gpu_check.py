@@ -450,6 +450,15 @@ def decode_cases(quick):
             cases.append(dict(kind="correctness", dtype=dtype, D=128,
                               causal=True, B=3, Hq=Hq, Hkv=Hkv, Nq=3,
                               Nk=8191, layout="bhnd", lse=True, scale=None))
+    # A few query rows under GQA (speculated tokens): the kernels pack the
+    # G query heads of a key/value head into their rows, (position, head)
+    # pairs of G = 2-8 heads (3 and 7: not powers of two), up to 128 rows.
+    for Hq, Hkv, Nq, D in ((8, 2, 2, 64), (12, 4, 5, 128), (28, 4, 9, 128),
+                           (64, 8, 16, 128), (16, 2, 7, 256)):
+        for causal in (False, True):
+            cases.append(dict(kind="correctness", dtype="bf16", D=D,
+                              causal=causal, B=2, Hq=Hq, Hkv=Hkv, Nq=Nq,
+                              Nk=5001, layout="bnhd", lse=True, scale=None))
     return cases
 
 
@@ -468,6 +477,13 @@ def kvcache_cases(quick):
     cases.append(dict(kind="kvcache", dtype="f16", D=128, B=3, Hq=8, Hkv=8,
                       Nq=16, cap=1024, page=64,
                       causal=True, time=False))
+    # Speculated tokens under GQA (the query heads packed into rows).
+    for dtype, D, Hq, Hkv, Nq, page in (("f16", 128, 32, 8, 16, 64),
+                                        ("bf16", 64, 28, 4, 9, 128),
+                                        ("bf16", 128, 12, 4, 5, 0)):
+        cases.append(dict(kind="kvcache", dtype=dtype, D=D, B=3, Hq=Hq,
+                          Hkv=Hkv, Nq=Nq, cap=4096, page=page, causal=True,
+                          time=False))
     if not quick:
         for B, cap in ((1, 16384), (8, 4096), (8, 65536), (32, 16384)):
             for page in (0, 16, 128):

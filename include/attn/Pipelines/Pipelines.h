@@ -370,15 +370,16 @@ compileGPUKernels(ModuleOp module, const CodegenPipelineOptions &opts,
 /// offset (i32) arguments after the scale and the attention's dropout
 /// operands (the dense forward only). An f8E4M3FN `elementType` is fp8
 /// (the dense forward only): O in bf16, V transposed [B, Hkv, Dv, Nk], and
-/// after the scale q_descale, k_descale, v_descale (f32). The one builder
+/// after the scale q_descale, k_descale, v_descale (f32). `packHeads` sets
+/// the attention's pack_query_heads (the forward and split_kv, dense or a
+/// KV cache, no window, soft-cap, ALiBi, dropout or fp8). The one builder
 /// of these problems: the bundle and libattn_jit both call it.
-OwningOpRef<ModuleOp>
-buildKernelProblem(MLIRContext &ctx, llvm::StringRef program, Type elementType,
-                   int64_t headDim, int64_t headDimV, bool causal, bool withLse,
-                   llvm::StringRef kv, llvm::StringRef name,
-                   int64_t pageSize = 0, int64_t windowLeft = -1,
-                   int64_t windowRight = -1, float softcap = 0,
-                   bool alibi = false, bool dropout = false);
+OwningOpRef<ModuleOp> buildKernelProblem(
+    MLIRContext &ctx, llvm::StringRef program, Type elementType,
+    int64_t headDim, int64_t headDimV, bool causal, bool withLse,
+    llvm::StringRef kv, llvm::StringRef name, int64_t pageSize = 0,
+    int64_t windowLeft = -1, int64_t windowRight = -1, float softcap = 0,
+    bool alibi = false, bool dropout = false, bool packHeads = false);
 
 /// The runtime's manifest.txt line for `k`, whose PTX is in file `ptxFile`.
 std::string manifestLine(const CompiledKernel &k, llvm::StringRef ptxFile);

@@ -52,11 +52,12 @@ void fenceForWarpgroupMma(OpBuilder &b, Location loc, const KernelInfo &info) {
 struct CopySource {
   GlobalRows rows;
   std::optional<PagedRows> paged;
-  CopySource(Emitter &e, Value source, Value pages, ValueRange indices) {
+  CopySource(Emitter &e, Value source, Value pages, ValueRange indices,
+             Value group) {
     if (pages)
       paged.emplace(e, source, pages, indices);
     else
-      rows = globalRows(e, source, indices);
+      rows = globalRows(e, source, indices, group);
   }
   const PagedRows *pagedRows() const { return paged ? &*paged : nullptr; }
 };
@@ -87,10 +88,9 @@ struct LoadTileToShared : public TilePattern<LoadTileOp> {
     // Earlier readers of this buffer (a previous loop iteration) are done.
     NVVM::Barrier0Op::create(rewriter, op.getLoc());
     CopySource src(e, adaptor.getSource(), adaptor.getPages(),
-                   adaptor.getIndices());
-    emitTileCopy(e, info, SharedTile(t), t.getElementType(), src.rows.base,
-                 src.rows.stride, src.rows.row0, e.to32(adaptor.getRows()),
-                 sTile, src.pagedRows());
+                   adaptor.getIndices(), adaptor.getGroup());
+    emitTileCopy(e, info, SharedTile(t), t.getElementType(), src.rows,
+                 e.to32(adaptor.getRows()), sTile, src.pagedRows());
     NVVM::CpAsyncCommitGroupOp::create(rewriter, op.getLoc());
     NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), 0);
     fenceForWarpgroupMma(rewriter, op.getLoc(), info);
@@ -162,9 +162,9 @@ struct LoadTileToRegisters : public TilePattern<LoadTileOp> {
       // 8·n + 2·q + w of the vector (the same in every row group and warp);
       // entries at or past `rows` read as zero. One load an element: the
       // vector may start at any entry.
-      if (adaptor.getCols())
-        return op.emitError("unsupported: a column window into a per-column "
-                            "vector");
+      if (adaptor.getCols() || adaptor.getGroup())
+        return op.emitError("unsupported: a column window or grouped rows "
+                            "into a per-column vector");
       GlobalRows g = globalRows(e, adaptor.getSource(), adaptor.getIndices());
       Value valid = e.to32(adaptor.getRows());
       Value col0 = e.mul(e.urem(e.lane(), e.c32(4)), e.c32(2));
@@ -188,8 +188,9 @@ struct LoadTileToRegisters : public TilePattern<LoadTileOp> {
     // may start at any column, so pairs need not be aligned).
     Value window = adaptor.getCols();
     ValueRange indices = adaptor.getIndices();
-    GlobalRows g = globalRows(e, adaptor.getSource(),
-                              window ? indices.drop_back() : indices);
+    GlobalRows g =
+        globalRows(e, adaptor.getSource(),
+                   window ? indices.drop_back() : indices, adaptor.getGroup());
     if (window)
       g.base = e.gep(e.gptr(), et, g.base, e.to32(indices.back()));
     Value valid = e.to32(adaptor.getRows());
@@ -233,7 +234,7 @@ struct LoadTileToRegisters : public TilePattern<LoadTileOp> {
       Value ok = e.cmp(arith::CmpIPredicate::slt, r, valid);
       // A row past `rows` reads row 0 of the tile (always there) and is
       // replaced by zeros.
-      Value rowOff = e.mul(e.add(g.row0, e.select(ok, r, e.c32(0))), g.stride);
+      Value rowOff = g.rowOffset(e, e.select(ok, r, e.c32(0)));
       for (size_t k = 0; k < rg.first.size(); ++k) {
         Value off = rowOff;
         if (pairs)
@@ -267,7 +268,8 @@ struct StoreTileFromRegisters : public TilePattern<StoreTileOp> {
     Type memElem = cast<MemRefType>(op.getDest().getType()).getElementType();
     bool pairs = isa<MmaLayoutAttr>(t.getEncoding());
     MmaCoords c = MmaCoords::get(e, parentMma(t), t.getDimSize(0));
-    GlobalRows g = globalRows(e, adaptor.getDest(), adaptor.getIndices());
+    GlobalRows g = globalRows(e, adaptor.getDest(), adaptor.getIndices(),
+                              adaptor.getGroup());
     Value valid = e.to32(adaptor.getRows());
     Value rowBase = e.add(c.warpRow0, c.g);
     Value col0 = e.mul(c.q, e.c32(2));
@@ -286,7 +288,7 @@ struct StoreTileFromRegisters : public TilePattern<StoreTileOp> {
       auto ifRow = scf::IfOp::create(rewriter, loc, ok, false);
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(ifRow.thenBlock());
-      Value rowOff = e.mul(e.add(g.row0, r), g.stride);
+      Value rowOff = g.rowOffset(e, r);
       for (size_t k = 0; k < rg.first.size(); ++k) {
         SmallVector<int64_t, 2> pos;
         for (int64_t w = 0; w < width; ++w)
@@ -551,11 +553,10 @@ struct AsyncLoadTileLowering : public TilePattern<AsyncLoadTileOp> {
                           "8-bit elements that is not a bulk copy (cp.async "
                           "copies whole rows of 16-bit tiles)");
     CopySource src(e, adaptor.getSource(), adaptor.getPages(),
-                   adaptor.getIndices());
+                   adaptor.getIndices(), adaptor.getGroup());
     emitTileCopy(e, info, SharedTile(rt.getTile()),
-                 rt.getTile().getElementType(), src.rows.base, src.rows.stride,
-                 src.rows.row0, e.to32(adaptor.getRows()), dst,
-                 src.pagedRows());
+                 rt.getTile().getElementType(), src.rows,
+                 e.to32(adaptor.getRows()), dst, src.pagedRows());
     rewriter.eraseOp(op);
     return success();
   }

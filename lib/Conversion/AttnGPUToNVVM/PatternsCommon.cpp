@@ -184,31 +184,51 @@ Value PagedRows::rowAddress(Emitter &e, Value r) const {
 }
 
 GlobalRows mlir::attn::gpu_lowering::globalRows(Emitter &e, Value source,
-                                                ValueRange indices) {
+                                                ValueRange indices,
+                                                Value group) {
   GlobalMemref m = globalMemref(e, source);
   Type elemTy = cast<MemRefType>(source.getType()).getElementType();
+  const size_t last = indices.size() - 1;
+  GlobalRows g;
+  // Grouped rows: the block's first position p / G is the base's row.
+  Value rowIndex;
+  if (group) {
+    g.group = e.to32(group);
+    g.headStride = e.to32(m.strides[last - 1]);
+    g.packed0 = e.to32(indices[last]);
+    g.pos0 = e.udiv(g.packed0, g.group);
+    rowIndex = arith::ExtUIOp::create(e.b, e.loc, e.b.getI64Type(), g.pos0);
+  }
   // Element offset of [indices..., 0], in 64 bits: the memref's offset plus
   // every index (the row's too) times its stride.
   Value off = m.offset;
   for (size_t i = 0; i < indices.size(); ++i) {
     // One statement each: the order of the ops must not depend on the
     // compiler's order of evaluating arguments.
-    Value index = e.to64(indices[i]);
+    Value index = i == last && rowIndex ? rowIndex : e.to64(indices[i]);
     off = e.add(off, e.mul(index, m.strides[i]));
   }
-  GlobalRows g;
   g.base = e.gep(e.gptr(), elemTy, m.ptr, off);
   g.row0 = e.c32(0);
-  g.stride = e.to32(m.strides[indices.size() - 1]);
+  g.stride = e.to32(m.strides[last]);
   return g;
+}
+
+Value GlobalRows::rowOffset(Emitter &e, Value r) const {
+  if (!group)
+    return e.mul(e.add(row0, r), stride);
+  // k = p + r: position k / G (from the base's p / G), head k mod G.
+  Value k = e.add(packed0, r);
+  Value pos = e.sub(e.udiv(k, group), pos0);
+  return e.add(e.mul(pos, stride), e.mul(e.urem(k, group), headStride));
 }
 
 void mlir::attn::gpu_lowering::emitTileCopy(Emitter &e, const KernelInfo &info,
                                             const SharedTile &st, Type elemTy,
-                                            Value gBase, Value stride,
-                                            Value row0, Value valid,
+                                            const GlobalRows &rows, Value valid,
                                             Value sTile,
                                             const PagedRows *paged) {
+  Value gBase = rows.base;
   OpBuilder &b = e.b;
   Location loc = e.loc;
   // In a warp-specialised program only the producer copies: its threads
@@ -243,7 +263,7 @@ void mlir::attn::gpu_lowering::emitTileCopy(Emitter &e, const KernelInfo &info,
           whole ? Value() : e.select(inRange, e.c32(16), e.c32(0)));
       return;
     }
-    Value gOff = e.add(e.mul(e.add(row0, r), stride), e.mul(chunk, e.c32(8)));
+    Value gOff = e.add(rows.rowOffset(e, r), e.mul(chunk, e.c32(8)));
     if (whole) {
       NVVM::CpAsyncOp::create(b, loc, dst, e.gep(e.gptr(), elemTy, gBase, gOff),
                               16, NVVM::LoadCacheModifierKind::CG, Value());

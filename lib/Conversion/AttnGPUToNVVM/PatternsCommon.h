@@ -217,15 +217,15 @@ SmallVector<Value, 4> ldmatrix4(Emitter &e, Value ptr, bool trans);
 /// (pos + r) mod P].
 struct PagedRows;
 
-/// Emits cp.async copies of `tileRows` rows of a [rows][cols] 16-bit tile
-/// from global memory (`gBase`, row stride `stride` elements, first row
-/// `row0`, `valid` rows readable; rows past it are zero-filled) into shared
-/// memory at `sTile`, spread over all threads of the kernel. No commit.
-/// With `paged`, each row's address comes from it instead (gBase, stride and
-/// row0 unused).
+/// Emits cp.async copies of a [rows][cols] 16-bit tile from global memory
+/// (the rows of `rows`, `valid` of them readable; rows past it are
+/// zero-filled) into shared memory at `sTile`, spread over all threads of
+/// the kernel. No commit. With `paged`, each row's address comes from it
+/// instead (`rows` unused).
+struct GlobalRows;
 void emitTileCopy(Emitter &e, const KernelInfo &info, const SharedTile &st,
-                  Type elemTy, Value gBase, Value stride, Value row0,
-                  Value valid, Value sTile, const PagedRows *paged = nullptr);
+                  Type elemTy, const GlobalRows &rows, Value valid, Value sTile,
+                  const PagedRows *paged = nullptr);
 
 /// The global address of the tile row 0 of `source` at `indices` (the last
 /// one the row) and the row stride, in elements, as i32. `source` is the
@@ -233,12 +233,22 @@ void emitTileCopy(Emitter &e, const KernelInfo &info, const SharedTile &st,
 /// 2^31 elements or more); the offsets of a tile's rows and columns from it,
 /// (row0 + r)·stride + c with row0 = 0, stay 32-bit: r is below the tile's
 /// rows (at most 1024) and the runtime bounds the row stride (Validate.cpp).
+///
+/// With `group` (packed (position, head) rows, attn.load_tile's `group`:
+/// indices [..., h, p], tile row r at [..., h + (p + r) mod G, (p + r) / G])
+/// `base` is element [..., h, p / G, 0] and a row's offset from it is
+/// ((p + r) / G − p / G)·stride + ((p + r) mod G)·headStride.
 struct GlobalRows {
   Value base;   // !llvm.ptr<1> to element [indices..., 0]
   Value stride; // elements from one row to the next (i32)
   Value row0;   // 0 (i32): the row is in `base`
+  // Grouped rows only (null otherwise), i32: G, the head stride, p, p / G.
+  Value group, headStride, packed0, pos0;
+  /// Elements from `base` to tile row r's first element (i32).
+  Value rowOffset(Emitter &e, Value r) const;
 };
-GlobalRows globalRows(Emitter &e, Value source, ValueRange indices);
+GlobalRows globalRows(Emitter &e, Value source, ValueRange indices,
+                      Value group = Value());
 
 /// A memref in global memory as a kernel addresses it: its aligned pointer
 /// (!llvm.ptr<1>) and its offset and strides (i64, in elements).

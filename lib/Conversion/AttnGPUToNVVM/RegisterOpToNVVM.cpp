@@ -482,7 +482,45 @@ struct MaskLowering : public RegisterPattern<MaskOp> {
     // The window's bounds, -1 for none (causal: R = 0).
     int64_t left = op.getWindowLeft().value_or(-1);
     int64_t right = op.getCausal() ? 0 : op.getWindowRight().value_or(-1);
-    if (left >= 0 || right >= 0) {
+    if ((left >= 0 || right >= 0) && adaptor.getGroup()) {
+      if (tr)
+        return op.emitError("unsupported: attn.mask with group on a "
+                            "transposed tile");
+      // Packed (position, head) rows: row r's position is (q_start + r) / G,
+      // one scalar per distinct row of the thread (its m-tiles' two rows
+      // each). Key kj is visible iff pos − L <= kj − (kv_len − q_len) <=
+      // pos + R, i.e. with a_r = pos_r + (kv_len − q_len) − kBase hidden iff
+      //   kOff[i] > a_r + R  or  kOff[i] < a_r − L.
+      Value group = e.to32(adaptor.getGroup());
+      Value diag = e.sub(kvLen, e.to32(adaptor.getQLen()));
+      DenseMap<int32_t, Value> aOfRow;
+      SmallVector<Value> upper, lower;
+      for (int64_t i = 0; i < n; ++i) {
+        Value &a = aOfRow[qOff[i]];
+        if (!a) {
+          Value row = e.add(qBase, e.c32(qOff[i]));
+          Value pos = e.udiv(row, group);
+          a = e.sub(e.add(pos, diag), kBase);
+        }
+        if (right >= 0)
+          upper.push_back(right ? e.add(a, e.c32(int32_t(right))) : a);
+        if (left >= 0)
+          lower.push_back(e.sub(a, e.c32(int32_t(left))));
+      }
+      Value colConstK = constVec(kOff);
+      if (right >= 0) {
+        Value bound = vector::FromElementsOp::create(rewriter, loc, vi, upper);
+        Value future = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::sgt, colConstK, bound);
+        hidden = arith::OrIOp::create(rewriter, loc, hidden, future);
+      }
+      if (left >= 0) {
+        Value bound = vector::FromElementsOp::create(rewriter, loc, vi, lower);
+        Value past = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::slt, colConstK, bound);
+        hidden = arith::OrIOp::create(rewriter, loc, hidden, past);
+      }
+    } else if (left >= 0 || right >= 0) {
       // Bottom-right aligned: key kj is visible to query qi iff
       //   qi + (kv_len − q_len) − L <= kj <= qi + (kv_len − q_len) + R,
       // i.e. with a = qBase + (kv_len − q_len) − kBase hidden iff

@@ -71,6 +71,12 @@ Value filled(OpBuilder &b, Location loc, RankedTensorType type,
   return linalg::FillOp::create(b, loc, v, empty).getResult(0);
 }
 
+/// GQA packing is a GPU schedule: the CPU path's tiling runs the heads one
+/// by one and never emits packed rows.
+constexpr const char *kGroupedRowsOnCpu =
+    "unsupported: packed (position, head) rows (group) on the CPU path "
+    "(its tiling does not pack query heads)";
+
 struct LoadTileLowering : OpRewritePattern<LoadTileOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(LoadTileOp op,
@@ -83,6 +89,8 @@ struct LoadTileLowering : OpRewritePattern<LoadTileOp> {
       return op.emitError("unsupported: a key block gathered from several "
                           "pages on the CPU path (its blocks lie in one "
                           "page)");
+    if (op.getGroup())
+      return op.emitError(kGroupedRowsOnCpu);
     Value view;
     SmallVector<OpFoldResult> valid = validSizes(rw, op.getRows(), tile);
     if (Value cols = op.getCols()) {
@@ -125,6 +133,8 @@ struct StoreTileLowering : OpRewritePattern<StoreTileOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(StoreTileOp op,
                                 PatternRewriter &rw) const override {
+    if (op.getGroup())
+      return op.emitError(kGroupedRowsOnCpu);
     Location loc = op.getLoc();
     auto tile = cast<RankedTensorType>(op.getTile().getType());
     auto memType = cast<MemRefType>(op.getDest().getType());
@@ -247,6 +257,8 @@ struct DotLowering : OpRewritePattern<DotOp> {
 struct MaskLowering : OpRewritePattern<MaskOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MaskOp op, PatternRewriter &rw) const override {
+    if (op.getGroup())
+      return op.emitError(kGroupedRowsOnCpu);
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(op.getType());
     MLIRContext *ctx = rw.getContext();

@@ -220,3 +220,39 @@ func.func @ring_pages(%k: memref<?x4x16x64xbf16>, %t: memref<?x?xi32>,
   }
   return
 }
+
+// -----
+
+#sh = #attn.shared<swizzle = 8, pad = 0>
+#mma = #attn.mma<warps = 1>
+
+// Packed (position, head) rows (`group`): the base is row p / G of head h,
+// and tile row r, k = p + r, is (k / G − p / G) rows and k mod G heads on
+// from it; rows past `rows` copy 0 bytes from the base.
+// CHECK-LABEL: gpu.func @ring_group_kernel
+// CHECK:         %[[G:.*]] = arith.index_cast %arg5 : index to i32
+// CHECK:         %[[HS:.*]] = arith.trunci %{{.*}} : i64 to i32
+// CHECK:         %[[P:.*]] = arith.index_cast %arg3 : index to i32
+// CHECK:         %[[P0:.*]] = arith.divui %[[P]], %[[G]] : i32
+// CHECK:         %[[K:.*]] = arith.addi %[[P]], %{{.*}} : i32
+// CHECK:         %[[POS:.*]] = arith.divui %[[K]], %[[G]] : i32
+// CHECK:         arith.subi %[[POS]], %[[P0]] : i32
+// CHECK:         %[[HEAD:.*]] = arith.remui %[[K]], %[[G]] : i32
+// CHECK:         arith.muli %[[HEAD]], %[[HS]] : i32
+// CHECK:         nvvm.cp.async.shared.global
+// CHECK:         nvvm.cp.async.commit.group
+func.func @ring_group(%q: memref<?x?x?x64xbf16>, %o: memref<?x64xbf16>,
+                      %slot: index, %p: index, %n: index, %g: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %r = attn.alloc_ring : !attn.ring<2, tensor<16x64xbf16, #sh>>
+    attn.async_load_tile %q[%b, %h, %p] rows %n group(%g), %r[%slot] : memref<?x?x?x64xbf16>, !attn.ring<2, tensor<16x64xbf16, #sh>>
+    attn.async_commit
+    attn.async_wait 0
+    %s = attn.ring_slot %r[%slot] : !attn.ring<2, tensor<16x64xbf16, #sh>>
+    %sr = attn.convert_layout %s : tensor<16x64xbf16, #sh> -> tensor<16x64xbf16, #mma>
+    attn.store_tile %sr, %o[%c0] rows %n : tensor<16x64xbf16, #mma>, memref<?x64xbf16>
+  }
+  return
+}

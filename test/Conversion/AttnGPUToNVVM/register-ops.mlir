@@ -461,3 +461,34 @@ func.func @dropout_bits_transposed(%s: memref<?x32xf32>, %o: memref<?x32xf32>, %
   }
   return
 }
+
+// -----
+
+#mma = #attn.mma<warps = 1>
+
+// Packed (position, head) rows (`group`): row r's position is (q_start +
+// r) / G, one division per distinct row of the thread (rows g and g + 8 of
+// a 16-row m-tile), each element compared with its row's bound: hidden iff
+// col > pos_r + (kv_len − q_len) − kBase (causal).
+// CHECK-LABEL: gpu.func @group_mask_kernel
+// CHECK:         %[[G:.*]] = arith.index_cast %arg2 : index to i32
+// CHECK:         %[[R0:.*]] = arith.divui %{{.*}}, %[[G]] : i32
+// CHECK:         %[[R8:.*]] = arith.divui %{{.*}}, %[[G]] : i32
+// CHECK:         %[[B:.*]] = vector.from_elements %[[A0:.*]], %[[A0]], %[[A8:.*]], %[[A8]], %[[A0]], %[[A0]], %[[A8]], %[[A8]] : vector<8xi32>
+// CHECK:         arith.cmpi slt, %[[B]], %{{.*}} : vector<8xi32>
+// CHECK:         arith.select %{{.*}} : vector<8xi1>, vector<8xf32>
+// With rows stored as (position, head) pairs: position k / G and head
+// k mod G of each row, k = p + r.
+// CHECK:         arith.remui %{{.*}}, %[[G2:.*]] : i32
+func.func @group_mask(%s: memref<?x?x?x16xf32>, %o: memref<?x?x?x16xf32>,
+                      %g: index, %nq: index, %nk: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %t = attn.load_tile %s[%c0, %c0, %c0] rows %c16 : memref<?x?x?x16xf32> -> tensor<16x16xf32, #mma>
+    %m = attn.mask %t q(%c0, %nq) kv(%c0, %nk) group(%g) {causal} : tensor<16x16xf32, #mma>
+    attn.store_tile %m, %o[%c0, %c0, %c0] rows %c16 group(%g) : tensor<16x16xf32, #mma>, memref<?x?x?x16xf32>
+  }
+  return
+}

@@ -37,3 +37,15 @@ func.func @pages_on_cpu(%k: memref<?x?x16x64xf32>, %t: memref<?x?xi32>,
       : memref<?x?x16x64xf32> -> tensor<64x64xf32>
   return %0 : tensor<64x64xf32>
 }
+
+// -----
+
+// Packed (position, head) rows are a GPU schedule (the CPU path's tiling
+// runs the heads one by one).
+func.func @group_on_cpu(%q: memref<?x?x?x64xf32>, %i: index) -> tensor<64x64xf32> {
+  // expected-error @below {{unsupported: packed (position, head) rows (group) on the CPU path (its tiling does not pack query heads)}}
+  // expected-error @below {{could not lower to linalg}}
+  %0 = attn.load_tile %q[%i, %i, %i] rows %i group(%i)
+      : memref<?x?x?x64xf32> -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}

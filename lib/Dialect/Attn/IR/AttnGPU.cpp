@@ -231,6 +231,14 @@ LogicalResult AsyncLoadTileOp::verify() {
       return emitOpError() << "a bulk copy cannot gather the rows of pages "
                               "(pages: per-row addresses; cp.async only)";
   }
+  if (getGroup()) {
+    if (failed(verifyGroupedRows(*this, getIndices().size(), window,
+                                 bool(getPages()))))
+      return failure();
+    if (getBulk())
+      return emitOpError() << "a bulk copy cannot take grouped rows (group: "
+                              "per-row addresses; cp.async only)";
+  }
   size_t expected = mem.getRank() - (window ? 0 : 1);
   if (mem.getRank() < 2 || getIndices().size() != expected)
     return emitOpError() << "expected " << expected

@@ -180,6 +180,24 @@ LogicalResult AttentionOp::verify() {
                          << " (not implemented yet)";
   if (getLse())
     operands.push_back({"lse", getLse(), 3 + lead, lead});
+  if (getPackQueryHeads()) {
+    // Packed rows are (position, head) pairs: whatever else reads a row's
+    // head or position per row is not lowered for them.
+    const char *other = hasScoreMod()  ? "a score_mod region"
+                        : hasMaskMod() ? "a mask_mod region"
+                        : (getWindowLeft() || getWindowRight())
+                            ? "a sliding window"
+                        : getAlibiSlopes()                    ? "ALiBi"
+                        : getBias()                           ? "a bias"
+                        : hasDropout()                        ? "dropout"
+                        : hasBlockMask()                      ? "block_mask"
+                        : isVarlen()                          ? "varlen"
+                        : (getQDescale() || getVTransposed()) ? "fp8"
+                                                              : nullptr;
+    if (other)
+      return emitOpError() << "unsupported: pack_query_heads with " << other
+                           << " (packed rows are (position, head) pairs)";
+  }
 
   for (const Named &n : operands) {
     auto t = cast<MemRefType>(n.value.getType());
@@ -1064,10 +1082,27 @@ LogicalResult mlir::attn::verifyPagedRows(Operation *op, MemRefType mem,
   return success();
 }
 
+LogicalResult mlir::attn::verifyGroupedRows(Operation *op, size_t numIndices,
+                                            bool window, bool paged) {
+  if (window || paged)
+    return op->emitOpError()
+           << "group does not combine with " << (window ? "cols" : "pages")
+           << " (packed rows are (position, head) pairs of whole rows)";
+  if (numIndices < 2)
+    return op->emitOpError() << "with group, expected a head index and a row "
+                                "index last, got "
+                             << numIndices << " indices";
+  return success();
+}
+
 LogicalResult LoadTileOp::verify() {
   auto mem = cast<MemRefType>(getSource().getType());
   auto tile = cast<RankedTensorType>(getResult().getType());
   if (getPages() && failed(verifyPagedRows(*this, mem, tile, bool(getCols()))))
+    return failure();
+  if (getGroup() &&
+      failed(verifyGroupedRows(*this, getIndices().size(), bool(getCols()),
+                               bool(getPages()))))
     return failure();
   if (getCols()) {
     // A window of rows and columns: one index per source dim.
@@ -1098,6 +1133,10 @@ LogicalResult StoreTileOp::verify() {
   auto mem = cast<MemRefType>(getDest().getType());
   auto tile = cast<RankedTensorType>(getTile().getType());
   if (failed(verifyTileAccess(*this, mem, getIndices().size(), tile, "dest")))
+    return failure();
+  if (getGroup() && failed(verifyGroupedRows(*this, getIndices().size(),
+                                             /*window=*/false,
+                                             /*paged=*/false)))
     return failure();
   Type te = tile.getElementType(), me = mem.getElementType();
   if (te == me)

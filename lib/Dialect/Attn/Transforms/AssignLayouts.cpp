@@ -97,10 +97,18 @@ struct AssignLayoutsPass
     // Sᵀ, dPᵀ), which this estimate does not count: one m-tile a warp, the
     // left operands read from shared memory.
     const bool backward = isBackwardGrid(grid);
+    // Packed query heads (Q loaded with `group`) keep a position per row for
+    // the mask beside the estimate: one m-tile a warp (with two, ptxas
+    // spilled the D = 128 paged causal programs 24-72 bytes on sm_80).
+    const bool packed = grid->walk([](LoadTileOp load) {
+                              return load.getGroup() ? WalkResult::interrupt()
+                                                     : WalkResult::advance();
+                            })
+                            .wasInterrupted();
     for (int64_t mt : {2, 1}) {
       if (mTiles && mt != mTiles)
         continue;
-      if (backward && !mTiles && mt != 1)
+      if ((backward || packed) && !mTiles && mt != 1)
         continue;
       if (rows % (16 * mt))
         continue;

@@ -241,6 +241,7 @@ std::optional<LoopPlan> planLoop(scf::ForOp loop, bool singleSlot) {
         !isa_and_nonnull<SharedLayoutAttr>(load.getType().getEncoding()) ||
         !loop.isDefinedOutsideOfLoop(load.getSource()) ||
         (load.getPages() && !loop.isDefinedOutsideOfLoop(load.getPages())) ||
+        (load.getGroup() && !loop.isDefinedOutsideOfLoop(load.getGroup())) ||
         !fitsRing(load))
       continue;
 
@@ -640,7 +641,7 @@ struct PipelineKVLoopPass
       Value slot = arith::ConstantIndexOp::create(b, loc, 0);
       AsyncLoadTileOp::create(b, loc, load.getSource(), load.getIndices(),
                               load.getRows(), load.getCols(), load.getPages(),
-                              ring, slot, /*bulk=*/nullptr);
+                              load.getGroup(), ring, slot, /*bulk=*/nullptr);
       if (!useBarriers) {
         AsyncCommitOp::create(b, loc);
       } else {
@@ -739,11 +740,13 @@ private:
       if (useBarriers)
         RingAcquireOp::create(b, load.getLoc(), ringOf[i], slot,
                               fillOf(b, loc, ringOf[i], block, numSlots));
-      Value cols = load.getCols(), pages = load.getPages();
+      Value cols = load.getCols(), pages = load.getPages(),
+            group = load.getGroup();
       AsyncLoadTileOp::create(b, load.getLoc(), load.getSource(), indices,
                               map.lookupOrDefault(load.getRows()),
                               cols ? map.lookupOrDefault(cols) : Value(),
                               pages ? map.lookupOrDefault(pages) : Value(),
+                              group ? map.lookupOrDefault(group) : Value(),
                               ringOf[i], slot, /*bulk=*/nullptr);
       if (useBarriers)
         AsyncArriveOp::create(b, load.getLoc(), ringOf[i], slot);

@@ -200,6 +200,18 @@ struct SelectGPUBlocksPass
       // none.
       if (warpgroups && op.getBias())
         bkv = std::min<int64_t>(bkv, 32);
+      // Packed query heads (pack_query_heads: at most 128 rows, a few
+      // positions of G heads) copy their own tiles (no producer: Q's rows
+      // have an address each) and keep a position per row for the mask:
+      // on wgmma 64-key blocks (the D = 128 causal split program spilled 8
+      // bytes with 128), on mma.sync 64 query rows (one m-tile a warp: the
+      // D = 128 paged causal programs spilled 24-36 bytes with two).
+      if (op.getPackQueryHeads()) {
+        if (warpgroups)
+          bkv = std::min<int64_t>(bkv, 64);
+        else
+          bq = 64;
+      }
       // Block sparsity: a program's blocks lie inside the mask's (Br | BQ,
       // Bc | BK: the 192-row block becomes 64 rows under 128-row mask
       // blocks).

@@ -81,8 +81,9 @@ bool copiesOnSlotBarriers(scf::ForallOp grid) {
 /// a block mask's last sub-blocks can be: the copy reads zeros only): a
 /// bulk copy reads as zero only the rows past the source's end.
 bool bulkCopyable(AsyncLoadTileOp load) {
-  // A gathered (paged) block has an address per row.
-  if (load.getPages())
+  // A gathered (paged) block, or packed (position, head) rows, have an
+  // address per row.
+  if (load.getPages() || load.getGroup())
     return false;
   RankedTensorType tile = cast<RingType>(load.getRing().getType()).getTile();
   auto mem = cast<MemRefType>(load.getSource().getType());
@@ -393,11 +394,28 @@ struct SpecializeWarpgroupsPass
     return large && !positional;
   }
 
+  /// A program of packed (position, head) rows (GQA packing: Q loaded with
+  /// `group`) keeps its copies: its Q tile is no bulk copy (an address per
+  /// row), and a producer of cp.async copies spilled where the consumers
+  /// keep their own spill-free (sm_90a, D = 128: the causal forward's 48
+  /// bytes, the split program's 68).
+  static bool packsRows(scf::ForallOp grid) {
+    WalkResult r = grid.getBody()->walk([](Operation *op) {
+      auto load = dyn_cast<AsyncLoadTileOp>(op);
+      auto sync = dyn_cast<LoadTileOp>(op);
+      return (load && load.getGroup()) || (sync && sync.getGroup())
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
+    });
+    return r.wasInterrupted();
+  }
+
   void runOnOperation() override {
     SmallVector<std::pair<scf::ForallOp, int64_t>> grids;
     getOperation()->walk([&](scf::ForallOp grid) {
       int64_t warps = wgmmaWarps(grid);
-      if (!warps || !copiesOnSlotBarriers(grid) || keepsOwnCopies(grid, warps))
+      if (!warps || !copiesOnSlotBarriers(grid) ||
+          keepsOwnCopies(grid, warps) || packsRows(grid))
         return;
       bool overlapped = false;
       grid.getBody()->walk([&](DotOp dot) { overlapped |= dot.getAsync(); });

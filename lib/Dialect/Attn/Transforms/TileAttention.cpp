@@ -103,6 +103,7 @@ struct ProgramContext {
   Value memB;                 // the tensors' batch index (0 when packed)
   Value qBase, kvBase;        // a packed sequence's first row (varlen)
   Value qStart, qRows;        // first query row of the block, valid rows
+  Value group;                // packed query heads: G (rows i·G + g), or null
   Value nq, nk;               // sequence lengths
   Value qTile;                // tensor<Br x D x T>
   RankedTensorType scoreType; // tensor<Br x Bc x f32>
@@ -185,15 +186,20 @@ struct ProgramContext {
 
 /// attn.grid of a (batch, query head, query block [· split] [· constant])
 /// grid, in the runtime's factor names (KernelABI.h).
-ArrayAttr gridAttr(Builder &b, bool splits, int64_t constant = 1) {
+ArrayAttr gridAttr(Builder &b, bool splits, int64_t constant = 1,
+                   bool packedHeads = false) {
   using ::attn::GridFactor;
-  std::string x = ::attn::gridFactorName(GridFactor::QBlocks);
+  std::string x = ::attn::gridFactorName(packedHeads ? GridFactor::GroupQBlocks
+                                                     : GridFactor::QBlocks);
   if (splits)
     x += std::string("*") + ::attn::gridFactorName(GridFactor::Splits);
   if (constant != 1)
     x += "*" + std::to_string(constant);
-  return b.getStrArrayAttr({::attn::gridFactorName(GridFactor::Batch),
-                            ::attn::gridFactorName(GridFactor::HeadsQ), x});
+  return b.getStrArrayAttr(
+      {::attn::gridFactorName(GridFactor::Batch),
+       ::attn::gridFactorName(packedHeads ? GridFactor::HeadsKV
+                                          : GridFactor::HeadsQ),
+       x});
 }
 
 /// Columns [col, col + width) of `mem`'s last dim (unit stride): a view
@@ -414,8 +420,8 @@ std::tuple<Value, Value, Value> emitScores(OpBuilder &b, Location loc,
   }
   if (masked)
     s = MaskOp::create(b, loc, pc.scoreType, s, pc.qStart, pc.nq, kvStart,
-                       pc.nk, pc.op.getCausal(), pc.op.getWindowLeftAttr(),
-                       pc.op.getWindowRightAttr());
+                       pc.nk, pc.group, pc.op.getCausal(),
+                       pc.op.getWindowLeftAttr(), pc.op.getWindowRightAttr());
   return {s, kvStart, kvRows};
 }
 
@@ -633,8 +639,13 @@ struct TileAttentionPass
     Value hkv = im.dim(k, 1), nk = im.dim(k, 2);
     // G query heads share one key/value head (GQA/MQA; G = 1 for MHA).
     Value group = arith::DivUIOp::create(b, loc, hq, hkv);
+    // GQA packing (a GPU schedule): a program per key/value head, whose
+    // rows are the packed (position i, head g) pairs i·G + g of its G query
+    // heads, so that each K/V block is read once for all of them.
+    const bool pack = op.getPackQueryHeads() && target.isGPU();
     Value brV = im.cst(br), bcV = im.cst(blocks.blockKV);
-    Value numQBlocks = im.ceilDiv(nq, brV);
+    Value qRowsAll = pack ? im.mul(nq, group) : nq;
+    Value numQBlocks = im.ceilDiv(qRowsAll, brV);
     // split_kv: S splits of each query block side by side in the grid's
     // last dim, x = qBlock·S + split (a split's programs start together and
     // share its query block).
@@ -642,16 +653,16 @@ struct TileAttentionPass
     Value numSplits = split ? im.dim(op.getOutput(), 0) : Value();
     Value gridX = split ? im.mul(numQBlocks, numSplits) : numQBlocks;
 
-    auto forall =
-        scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{batch, hq, gridX},
-                              ValueRange{}, std::nullopt);
+    auto forall = scf::ForallOp::create(
+        b, loc, ArrayRef<OpFoldResult>{batch, pack ? hkv : hq, gridX},
+        ValueRange{}, std::nullopt);
     // The target the blocks were sized for travels with the program, for the
     // code generators' own checks.
     forall->setAttr(kTargetAttrName, target);
     if (split)
       forall->setAttr(kProgramAttrName, b.getStringAttr(::attn::programName(
                                             ::attn::Program::SplitKV)));
-    forall->setAttr(kGridAttrName, gridAttr(b, split));
+    forall->setAttr(kGridAttrName, gridAttr(b, split, 1, pack));
     if (FloatAttr cap = op.getSoftcapAttr())
       forall->setAttr(kSoftcapAttrName, cap);
     b.setInsertionPointToStart(forall.getBody());
@@ -677,8 +688,12 @@ struct TileAttentionPass
       pc.gatherPages = !ShapedType::isDynamic(page) && page < blocks.blockKV;
     }
     pc.b = bIdx;
-    pc.h = hIdx;
-    pc.kvHead = arith::DivUIOp::create(b, loc, hIdx, group);
+    // Packed: the grid's head is the key/value head, and the program's
+    // query heads are G·h .. G·h + G − 1 (its rows' heads, per row).
+    pc.h = pack ? im.mul(hIdx, group) : hIdx;
+    pc.kvHead = pack ? hIdx : arith::DivUIOp::create(b, loc, hIdx, group);
+    if (pack)
+      pc.group = group;
     pc.memB = bIdx;
     if (varlen) {
       // Sequence b: queries [cu_q[b], cu_q[b+1]), keys [cu_k[b], cu_k[b+1]);
@@ -695,7 +710,9 @@ struct TileAttentionPass
       nk = im.sub(offset(op.getCuSeqlensK(), next), pc.kvBase);
     }
     pc.qStart = im.mul(qBlock, brV);
-    pc.qRows = im.min(im.sub(nq, pc.qStart), brV);
+    // (nq is the sequence's own length in a packed batch.)
+    Value progRows = pack ? im.mul(nq, group) : nq;
+    pc.qRows = im.min(im.sub(progRows, pc.qStart), brV);
     // A program past its packed sequence's end has no rows (not fewer).
     if (varlen)
       pc.qRows = im.max(pc.qRows, im.cst(0));
@@ -713,9 +730,10 @@ struct TileAttentionPass
     // The first query row in the tensors: the block's, after its packed
     // sequence's first row.
     Value qRow = varlen ? im.add(pc.qBase, pc.qStart) : pc.qStart;
-    pc.qTile =
-        LoadTileOp::create(b, loc, RankedTensorType::get({br, d}, elemType), q,
-                           ValueRange{pc.memB, hIdx, qRow}, pc.qRows);
+    pc.qTile = LoadTileOp::create(
+        b, loc, RankedTensorType::get({br, d}, elemType), q,
+        ValueRange{pc.memB, pc.h, qRow}, pc.qRows, /*cols=*/Value(),
+        /*pages=*/Value(), pc.group);
     if (op.hasScoreMod())
       emitScoreModScalars(b, loc, op.getScoreMod().front(), bIdx, hIdx,
                           pc.modScalars);
@@ -744,7 +762,16 @@ struct TileAttentionPass
     Value c0 = im.cst(0);
     // The window's right bound, -1 for none: causal is R = 0.
     int64_t right = causal ? 0 : op.getWindowRight().value_or(-1);
-    KeyBlocks kb = keyBlocks(im, pc.qStart, pc.qRows, nq, nk, bcV, c0, right);
+    // Packed rows: the key blocks of the rows' positions, from the first
+    // row's, (qStart / G), to the last row's, ((qStart + qRows − 1) / G).
+    Value posStart = pc.qStart, posRows = pc.qRows;
+    if (pack) {
+      posStart = arith::DivUIOp::create(b, loc, pc.qStart, group);
+      Value last = arith::DivUIOp::create(
+          b, loc, im.sub(im.add(pc.qStart, pc.qRows), im.cst(1)), group);
+      posRows = im.add(im.sub(last, posStart), im.cst(1));
+    }
+    KeyBlocks kb = keyBlocks(im, posStart, posRows, nq, nk, bcV, c0, right);
     Value nFull = kb.nFull, nEnd = kb.nEnd;
     if (varlen) {
       // A program without rows visits no key block.
@@ -919,10 +946,11 @@ struct TileAttentionPass
       acc = arith::MulFOp::create(b, loc, acc,
                                   tensor::SplatOp::create(b, loc, accType, vd));
     // Split partials carry the split index first.
-    SmallVector<Value> outIdx = {pc.memB, hIdx, qRow};
+    SmallVector<Value> outIdx = {pc.memB, pc.h, qRow};
     if (split)
       outIdx.insert(outIdx.begin(), splitIdx);
-    StoreTileOp::create(b, loc, acc, op.getOutput(), outIdx, pc.qRows);
+    StoreTileOp::create(b, loc, acc, op.getOutput(), outIdx, pc.qRows,
+                        pc.group);
     if (Value lse = op.getLse()) {
       // LSE = scale·m + log(l) in natural-log units; -inf for a row that
       // sees no key.
@@ -931,7 +959,7 @@ struct TileAttentionPass
       Value logL = math::LogOp::create(b, loc, lSafe);
       Value rowLse = arith::AddFOp::create(b, loc, scaledM, logL);
       rowLse = arith::SelectOp::create(b, loc, lZero, negInf, rowLse);
-      StoreTileOp::create(b, loc, rowLse, lse, outIdx, pc.qRows);
+      StoreTileOp::create(b, loc, rowLse, lse, outIdx, pc.qRows, pc.group);
     }
     op.erase();
     return success();

@@ -307,7 +307,8 @@ void emitQueryGrid(OpBuilder &b, Location loc, const GradContext &gc) {
                                 /*rhs_transposed=*/true);
         if (masked)
           s = MaskOp::create(lb, loc, scoreType, s, qStart, nq, kvStart, nk,
-                             gc.causal, IntegerAttr(), IntegerAttr());
+                             /*group=*/Value(), gc.causal, IntegerAttr(),
+                             IntegerAttr());
         // P = exp(scale·S − LSE)
         Value p = gc.probabilities(lb, loc, s, lseSafe, /*keyMajor=*/false);
         // dP = dO·Vᵀ
@@ -419,8 +420,8 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
                              /*rhs_transposed=*/true);
     if (masked)
       st = MaskOp::create(lb, ll, scoreType, st, qStart, nq, kvStart, nk,
-                          gc.causal, IntegerAttr(), IntegerAttr(),
-                          /*transposed=*/true);
+                          /*group=*/Value(), gc.causal, IntegerAttr(),
+                          IntegerAttr(), /*transposed=*/true);
     // Pᵀ = exp(scale·Sᵀ − LSE) with LSE per column;  dV += (Pᵀ∘zᵀ)·dO
     // (zᵀ: dropout's factor, 1 without dropout)
     Value pt = gc.probabilities(lb, ll, st, gc.safeLse(lb, ll, lse),

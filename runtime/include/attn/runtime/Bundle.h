@@ -157,6 +157,18 @@ struct KernelEntry {
   int minSeqQ = 0;
   int maxSeqQ = 0;
   int line = 0; ///< line in manifest.txt, for messages
+
+  /// Whether the kernel packs the G query heads of a key/value head into
+  /// the rows of its programs (attn.attention's pack_query_heads): its grid
+  /// counts group_q_blocks. It serves only problems the runtime packs so
+  /// (ForwardProblem::packHeads).
+  bool packsQueryHeads() const {
+    for (const auto &dim : grid.dims)
+      for (GridFactor f : dim)
+        if (f == GridFactor::GroupQBlocks)
+          return true;
+    return false;
+  }
 };
 
 /// `k` as one manifest line (no newline): every key parseManifest reads,

@@ -632,8 +632,19 @@ inline bool parseKVLayout(const std::string &text, KVLayout &out) {
 /// What one dim of a launch grid counts a factor of (the manifest's grid=
 /// key): batch, heads_q, heads_kv, q_blocks = ceil(Nq / block_m), splits,
 /// kv_blocks = ceil(Nk / block_m) (the backward's key-block grid: a grad_kv
-/// kernel's rows, its block_m, are keys).
-enum class GridFactor { Batch, HeadsQ, HeadsKV, QBlocks, Splits, KVBlocks };
+/// kernel's rows, its block_m, are keys), group_q_blocks = ceil(G·Nq /
+/// block_m) with G = heads_q / heads_kv (a kernel that packs the G query
+/// heads of a key/value head into its rows: attn.attention's
+/// pack_query_heads).
+enum class GridFactor {
+  Batch,
+  HeadsQ,
+  HeadsKV,
+  QBlocks,
+  Splits,
+  KVBlocks,
+  GroupQBlocks
+};
 
 inline const char *gridFactorName(GridFactor f) {
   switch (f) {
@@ -647,6 +658,8 @@ inline const char *gridFactorName(GridFactor f) {
     return "q_blocks";
   case GridFactor::KVBlocks:
     return "kv_blocks";
+  case GridFactor::GroupQBlocks:
+    return "group_q_blocks";
   default:
     return "splits";
   }
@@ -730,7 +743,8 @@ inline bool parseLaunchGrid(const std::string &whole, LaunchGrid &out) {
     bool known = false;
     for (GridFactor f :
          {GridFactor::Batch, GridFactor::HeadsQ, GridFactor::HeadsKV,
-          GridFactor::QBlocks, GridFactor::Splits, GridFactor::KVBlocks})
+          GridFactor::QBlocks, GridFactor::Splits, GridFactor::KVBlocks,
+          GridFactor::GroupQBlocks})
       if (name == gridFactorName(f)) {
         out.dims[d].push_back(f);
         known = true;
@@ -760,7 +774,7 @@ inline bool parseLaunchGrid(const std::string &whole, LaunchGrid &out) {
 /// (a persistent grid's programs).
 struct GridValues {
   int64_t batch = 1, headsQ = 1, headsKV = 1, qBlocks = 1, splits = 1;
-  int64_t kvBlocks = 1;
+  int64_t kvBlocks = 1, groupQBlocks = 1;
   int64_t smCount = 0;
 };
 
@@ -782,12 +796,13 @@ inline bool launchGridDims(const LaunchGrid &g, const GridValues &v,
   for (int d = 0; d < 3; ++d) {
     int64_t n = grid.constant[d];
     for (GridFactor f : grid.dims[d]) {
-      int64_t x = f == GridFactor::Batch      ? v.batch
-                  : f == GridFactor::HeadsQ   ? v.headsQ
-                  : f == GridFactor::HeadsKV  ? v.headsKV
-                  : f == GridFactor::QBlocks  ? v.qBlocks
-                  : f == GridFactor::KVBlocks ? v.kvBlocks
-                                              : v.splits;
+      int64_t x = f == GridFactor::Batch          ? v.batch
+                  : f == GridFactor::HeadsQ       ? v.headsQ
+                  : f == GridFactor::HeadsKV      ? v.headsKV
+                  : f == GridFactor::QBlocks      ? v.qBlocks
+                  : f == GridFactor::KVBlocks     ? v.kvBlocks
+                  : f == GridFactor::GroupQBlocks ? v.groupQBlocks
+                                                  : v.splits;
       if (x < 1 || n > (int64_t(1) << 31) / x)
         return false;
       n *= x;

@@ -42,6 +42,9 @@ struct KernelRequest {
   bool alibi = false;
   /// Dropout (ForwardProblem's): the kernel takes rate, key and offset.
   bool dropout = false;
+  /// GQA packing (ForwardProblem's packHeads): the kernel packs the query
+  /// heads of a key/value head into its rows (the forward and split_kv).
+  bool packHeads = false;
   bool withLse = false;
   /// What the kernel computes (KernelABI.h): the forward, or the split-KV
   /// pair of a decoding forward (a split_kv kernel always has its partial

@@ -89,6 +89,12 @@ struct ForwardProblem : ProblemShape {
   /// (and cannot run inside a CUDA graph capture): a serving loop that
   /// builds its tables itself turns it off, and the kernels then trust them.
   bool checkKVCache = true;
+  /// The kernel packs the G = Hq / Hkv query heads of each key/value head
+  /// into the rows of its programs, (position i, head g) as row i·G + g, so
+  /// that K and V are read once per group (a kernel with pack_query_heads;
+  /// the tensors as given). The runtime sets it for GQA problems of more
+  /// than one query row (packQueryHeads); a caller's value is ignored.
+  bool packHeads = false;
 
   bool paged() const { return kvLayout == KVLayout::Paged; }
   bool varlen() const { return kvLayout == KVLayout::Varlen; }
@@ -97,6 +103,13 @@ struct ForwardProblem : ProblemShape {
   /// batch and seqK).
   int64_t qBatch() const { return varlen() ? 1 : batch; }
   int64_t qRows() const { return varlen() ? totalQ : seqQ; }
+  /// The query rows a kernel's programs tile: qRows(), times G when the
+  /// kernel packs the query heads (packHeads).
+  int64_t kernelRows() const {
+    return packHeads && headsKV > 0 ? qRows() * (headsQ / headsKV) : qRows();
+  }
+  /// The heads a kernel's grid counts: Hq, or Hkv when packHeads.
+  int64_t kernelHeads() const { return packHeads ? headsKV : headsQ; }
   int64_t kvBlocks() const { return paged() ? numPages : varlen() ? 1 : batch; }
   int64_t kvRows() const {
     return paged() ? pageSize : varlen() ? totalK : seqK;

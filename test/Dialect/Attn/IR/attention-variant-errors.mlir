@@ -663,3 +663,39 @@ func.func @score_mod_dim_not_constant(%q: memref<1x4x8x16xbf16>, %d: index) {
       memref<1x4x8x16xbf16>, memref<1x4x8x16xbf16>
   return
 }
+
+// -----
+
+// Packed rows are (position, head) pairs: nothing that reads a row's own
+// position or head per element.
+func.func @pack_window(%q: memref<1x8x4x16xbf16>, %k: memref<1x2x64x16xbf16>) {
+  // expected-error @+1 {{'attn.attention' op unsupported: pack_query_heads with a sliding window (packed rows are (position, head) pairs)}}
+  attn.attention %q, %k, %k into %q {causal, pack_query_heads, window_left = 16}
+      : memref<1x8x4x16xbf16>, memref<1x2x64x16xbf16>,
+        memref<1x2x64x16xbf16>, memref<1x8x4x16xbf16>
+  return
+}
+
+// -----
+
+func.func @pack_alibi(%q: memref<1x8x4x16xbf16>, %k: memref<1x2x64x16xbf16>,
+                      %s: memref<8xf32>) {
+  // expected-error @+1 {{'attn.attention' op unsupported: pack_query_heads with ALiBi (packed rows are (position, head) pairs)}}
+  attn.attention %q, %k, %k into %q alibi(%s : memref<8xf32>)
+      {pack_query_heads}
+      : memref<1x8x4x16xbf16>, memref<1x2x64x16xbf16>,
+        memref<1x2x64x16xbf16>, memref<1x8x4x16xbf16>
+  return
+}
+
+// -----
+
+func.func @pack_varlen(%q: memref<1x8x?x16xbf16>, %k: memref<1x2x?x16xbf16>,
+                       %cu: memref<?xi32>) {
+  // expected-error @+1 {{'attn.attention' op unsupported: pack_query_heads with varlen (packed rows are (position, head) pairs)}}
+  attn.attention %q, %k, %k into %q varlen(%cu, %cu : memref<?xi32>, memref<?xi32>)
+      {pack_query_heads}
+      : memref<1x8x?x16xbf16>, memref<1x2x?x16xbf16>,
+        memref<1x2x?x16xbf16>, memref<1x8x?x16xbf16>
+  return
+}

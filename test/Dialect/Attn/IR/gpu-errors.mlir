@@ -369,3 +369,13 @@ func.func @pages_rank(%k: memref<?x16x64xbf16>, %t: memref<?x?xi32>, %i: index,
   attn.async_load_tile %k[%i, %i] rows %i pages(%t : memref<?x?xi32>), %r[%i] : memref<?x16x64xbf16>, !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>>
   return
 }
+
+// -----
+
+// Packed (position, head) rows have an address each: cp.async only.
+func.func @group_bulk(%q: memref<?x?x?x64xbf16>, %i: index,
+                      %r: !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>) {
+  // expected-error @+1 {{a bulk copy cannot take grouped rows (group: per-row addresses; cp.async only)}}
+  attn.async_load_tile %q[%i, %i, %i] rows %i group(%i), %r[%i] {bulk} : memref<?x?x?x64xbf16>, !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  return
+}

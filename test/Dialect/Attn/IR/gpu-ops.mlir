@@ -14,6 +14,18 @@ func.func @ring_pages(%k: memref<?x8x16x128xbf16>, %t: memref<?x?xi32>,
 
 // -----
 
+// CHECK-LABEL: func.func @ring_group
+// CHECK:         attn.async_load_tile %arg0[%arg1, %arg1, %arg2] rows %arg2 group(%arg3), %{{.*}}[%arg1] : memref<?x?x?x128xbf16>, !attn.ring<1, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0>>>
+func.func @ring_group(%q: memref<?x?x?x128xbf16>, %i: index, %n: index,
+                      %g: index) {
+  %r = attn.alloc_ring : !attn.ring<1, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0>>>
+  attn.async_load_tile %q[%i, %i, %n] rows %n group(%g), %r[%i]
+      : memref<?x?x?x128xbf16>, !attn.ring<1, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0>>>
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @ring
 // CHECK:         %[[R:.*]] = attn.alloc_ring : !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0>>>
 // CHECK:         attn.async_load_tile %arg0[%arg1, %arg1, %arg2] rows %arg2, %[[R]][%arg1] : memref<?x?x?x128xbf16>, !attn.ring<2, tensor<64x128xbf16, #attn.shared<swizzle = 8, pad = 0>>>

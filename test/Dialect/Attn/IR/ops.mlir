@@ -247,6 +247,44 @@ func.func @load_tile_pages(%k: memref<?x8x16x128xbf16>, %t: memref<?x?xi32>,
 
 // -----
 
+// Packed (position, head) rows of a GQA group: Q's rows loaded and O's and
+// the LSE's stored with group(G), the mask's positions (q_start + i) / G.
+// CHECK-LABEL: func.func @grouped_rows
+// CHECK-NEXT: %[[Q:.+]] = attn.load_tile %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] rows %{{.*}} group(%{{.*}}) : memref<?x?x?x128xbf16> -> tensor<64x128xbf16>
+// CHECK-NEXT: attn.mask %{{.*}} q(%{{.*}}, %{{.*}}) kv(%{{.*}}, %{{.*}}) group(%{{.*}}) {causal} : tensor<64x64xf32>
+// CHECK-NEXT: attn.store_tile %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] rows %{{.*}} group(%{{.*}}) : tensor<64x128xf32>, memref<?x?x?x128xbf16>
+// CHECK-NEXT: attn.store_tile %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] rows %{{.*}} group(%{{.*}}) : tensor<64xf32>, memref<?x?x?xf32>
+func.func @grouped_rows(%q: memref<?x?x?x128xbf16>, %lse: memref<?x?x?xf32>,
+                        %s: tensor<64x64xf32>, %o: tensor<64x128xf32>,
+                        %l: tensor<64xf32>, %b: index, %h: index, %p: index,
+                        %n: index, %g: index) {
+  %0 = attn.load_tile %q[%b, %h, %p] rows %n group(%g)
+      : memref<?x?x?x128xbf16> -> tensor<64x128xbf16>
+  %1 = attn.mask %s q(%p, %n) kv(%p, %n) group(%g) {causal} : tensor<64x64xf32>
+  attn.store_tile %o, %q[%b, %h, %p] rows %n group(%g)
+      : tensor<64x128xf32>, memref<?x?x?x128xbf16>
+  attn.store_tile %l, %lse[%b, %h, %p] rows %n group(%g)
+      : tensor<64xf32>, memref<?x?x?xf32>
+  return
+}
+
+// -----
+
+// GQA packing of a decode step's few query rows (a GPU schedule).
+// CHECK-LABEL: func.func @attention_pack_query_heads
+// CHECK: attn.attention %{{.*}}, %{{.*}}, %{{.*}} into %{{.*}} kv_lens(%{{.*}} : memref<?xi32>) {causal, pack_query_heads} :
+func.func @attention_pack_query_heads(%q: memref<?x32x4x128xbf16>,
+                                      %k: memref<?x8x?x128xbf16>,
+                                      %lens: memref<?xi32>) {
+  attn.attention %q, %k, %k into %q kv_lens(%lens : memref<?xi32>)
+      {causal, pack_query_heads}
+      : memref<?x32x4x128xbf16>, memref<?x8x?x128xbf16>,
+        memref<?x8x?x128xbf16>, memref<?x32x4x128xbf16>
+  return
+}
+
+// -----
+
 // A rank-1 tile (a block of LSE values): the last index is the row.
 // CHECK-LABEL: func.func @load_tile_rank1
 // CHECK-NEXT: attn.load_tile %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] rows %{{.*}} : memref<?x?x?xf32> -> tensor<64xf32>

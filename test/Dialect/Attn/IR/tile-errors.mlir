@@ -501,3 +501,31 @@ func.func @pages_table(%m: memref<?x?x16x16xbf16>, %t: memref<?xi32>, %i: index)
       : memref<?x?x16x16xbf16> -> tensor<16x16xbf16>
   return
 }
+
+// -----
+
+// Packed (position, head) rows are whole rows of one source.
+func.func @group_pages(%m: memref<?x?x16x16xbf16>, %t: memref<?x?xi32>, %i: index) {
+  // expected-error @+1 {{'attn.load_tile' op group does not combine with pages (packed rows are (position, head) pairs of whole rows)}}
+  %0 = attn.load_tile %m[%i, %i, %i] rows %i pages(%t : memref<?x?xi32>) group(%i)
+      : memref<?x?x16x16xbf16> -> tensor<16x16xbf16>
+  return
+}
+
+// -----
+
+func.func @group_cols(%m: memref<?x?x?x?xf32>, %i: index) {
+  // expected-error @+1 {{'attn.load_tile' op group does not combine with cols (packed rows are (position, head) pairs of whole rows)}}
+  %0 = attn.load_tile %m[%i, %i, %i, %i] rows %i cols %i group(%i)
+      : memref<?x?x?x?xf32> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+// A head index comes before the row index.
+func.func @group_one_index(%m: memref<?x16xbf16>, %t: tensor<16x16xbf16>, %i: index) {
+  // expected-error @+1 {{'attn.store_tile' op with group, expected a head index and a row index last, got 1 indices}}
+  attn.store_tile %t, %m[%i] rows %i group(%i) : tensor<16x16xbf16>, memref<?x16xbf16>
+  return
+}

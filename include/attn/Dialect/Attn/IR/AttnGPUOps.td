@@ -80,6 +80,8 @@ def Attn_AsyncLoadTileOp : Attn_Op<"async_load_tile",
 
     With `pages` the rows are gathered from a paged cache through a block
     table, as `attn.load_tile ... pages` reads them (not a bulk copy).
+    With `group` the rows are packed (position, head) pairs, as
+    `attn.load_tile ... group` reads them (not a bulk copy).
 
     Example:
 
@@ -93,19 +95,22 @@ def Attn_AsyncLoadTileOp : Attn_Op<"async_load_tile",
                    Variadic<Index>:$indices, Index:$rows,
                    Optional<Index>:$cols,
                    Arg<Optional<MemRefRankOf<[I32], [2]>>, "", [MemRead]>:$pages,
+                   Optional<Index>:$group,
                    Arg<Attn_RingType, "", [MemWrite]>:$ring, Index:$slot,
                    UnitAttr:$bulk);
   let assemblyFormat = [{
     $source `[` $indices `]` `rows` $rows (`cols` $cols^)?
-    (`pages` `(` $pages^ `:` type($pages) `)`)? `,` $ring `[` $slot
-    `]` attr-dict `:` type($source) `,` qualified(type($ring))
+    (`pages` `(` $pages^ `:` type($pages) `)`)? (`group` `(` $group^ `)`)?
+    `,` $ring `[` $slot `]` attr-dict `:` type($source) `,`
+    qualified(type($ring))
   }];
   let builders = [
     OpBuilder<(ins "::mlir::Value":$source, "::mlir::ValueRange":$indices,
                    "::mlir::Value":$rows, "::mlir::Value":$ring,
                    "::mlir::Value":$slot), [{
       build($_builder, $_state, source, indices, rows, /*cols=*/::mlir::Value(),
-            /*pages=*/::mlir::Value(), ring, slot, /*bulk=*/nullptr);
+            /*pages=*/::mlir::Value(), /*group=*/::mlir::Value(), ring, slot,
+            /*bulk=*/nullptr);
     }]>
   ];
   let extraClassDeclaration = [{

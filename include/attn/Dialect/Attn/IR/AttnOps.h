@@ -35,6 +35,12 @@ inline bool isValidBlockRows(int64_t rows, int64_t max, bool queryBlock) {
 /// column window) from a [num_pages, heads, page rows, cols] source.
 LogicalResult verifyPagedRows(Operation *op, MemRefType source,
                               RankedTensorType tile, bool window);
+
+/// The rule of a tile access whose rows are packed (position, head) pairs
+/// (`group` of attn.load_tile, attn.async_load_tile, attn.store_tile): whole
+/// rows (no column window, no pages) and a head index before the row index.
+LogicalResult verifyGroupedRows(Operation *op, size_t numIndices, bool window,
+                                bool paged);
 } // namespace mlir::attn
 
 #endif // ATTN_DIALECT_ATTN_IR_ATTNOPS_H

@@ -68,6 +68,14 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
       The verifier checks it for static head counts; with dynamic ones it is
       a precondition of the compiled code (attn-run and the runtime check
       it before a launch).
+    * `pack_query_heads` (GQA packing, a GPU schedule; the result is the
+      same): the G = Hq / Hkv query heads that read one key/value head are
+      rows of the same programs, (position i, head g) as packed row i·G + g,
+      so each key/value block is read once for all G heads (decoding a few
+      speculated tokens, chunked prefill). The GPU grid is then (batch,
+      Hkv, ceil(G·Nq / Br)); the CPU path runs the heads one by one. Not
+      with a score_mod or mask_mod region, a sliding window, ALiBi, a bias,
+      dropout, block sparsity, varlen or fp8.
     * `block_q`, `block_kv` override the tiling pass's block sizes;
       `target` overrides the target description the tiling pass reads.
     * `split_kv` (flash-decoding): the keys are split into S contiguous
@@ -354,7 +362,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
     UnitAttr:$split_kv,
     OptionalAttr<F32Attr>:$softcap,
     UnitAttr:$v_transposed,
-    OptionalAttr<DenseI64ArrayAttr>:$mask_block
+    OptionalAttr<DenseI64ArrayAttr>:$mask_block,
+    UnitAttr:$pack_query_heads
   );
   let regions = (region AnyRegion:$score_mod, AnyRegion:$mask_mod);
   let assemblyFormat = [{
@@ -651,6 +660,12 @@ def Attn_LoadTileOp : Attn_Op<"load_tile", [AttrSizedOperandSegments]> {
     (pos + r) / P], h, (pos + r) mod P] (a block of keys may span pages).
     Only rows below `rows` read the table.
 
+    With `group(%g)` (GQA packing: the G = %g query heads that share a
+    key/value head as rows of one tile) the last two indices are a head h
+    and a packed row p, and tile row r is source[..., h + (p + r) mod G,
+    (p + r) / G, :]: rows (position i, head g) in the order i·G + g. `rows`
+    counts packed rows. Not with `cols` or `pages`.
+
     Example (a 64-row block of K for batch %b, kv head %h):
 
     ```mlir
@@ -660,55 +675,79 @@ def Attn_LoadTileOp : Attn_Op<"load_tile", [AttrSizedOperandSegments]> {
         : memref<?x?x?x?xf32> -> tensor<128x32xf32>
     %kp = attn.load_tile %pages[%b, %h, %pos] rows %n pages(%table : memref<?x?xi32>)
         : memref<?x?x16x128xbf16> -> tensor<64x128xbf16>
+    %qp = attn.load_tile %q[%b, %h0, %p] rows %n group(%g)
+        : memref<?x?x?x128xbf16> -> tensor<64x128xbf16>
     ```
   }];
   let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$source,
                    Variadic<Index>:$indices, Index:$rows,
                    Optional<Index>:$cols,
-                   Arg<Optional<MemRefRankOf<[I32], [2]>>, "", [MemRead]>:$pages);
+                   Arg<Optional<MemRefRankOf<[I32], [2]>>, "", [MemRead]>:$pages,
+                   Optional<Index>:$group);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $source `[` $indices `]` `rows` $rows (`cols` $cols^)?
-    (`pages` `(` $pages^ `:` type($pages) `)`)? attr-dict `:`
-    type($source) `->` type($result)
+    (`pages` `(` $pages^ `:` type($pages) `)`)? (`group` `(` $group^ `)`)?
+    attr-dict `:` type($source) `->` type($result)
   }];
   let hasVerifier = 1;
   let builders = [
     OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$source,
                    "::mlir::ValueRange":$indices, "::mlir::Value":$rows), [{
       build($_builder, $_state, result, source, indices, rows,
-            /*cols=*/::mlir::Value(), /*pages=*/::mlir::Value());
+            /*cols=*/::mlir::Value(), /*pages=*/::mlir::Value(),
+            /*group=*/::mlir::Value());
     }]>,
     OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$source,
                    "::mlir::ValueRange":$indices, "::mlir::Value":$rows,
                    "::mlir::Value":$cols), [{
       build($_builder, $_state, result, source, indices, rows, cols,
-            /*pages=*/::mlir::Value());
+            /*pages=*/::mlir::Value(), /*group=*/::mlir::Value());
+    }]>,
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$source,
+                   "::mlir::ValueRange":$indices, "::mlir::Value":$rows,
+                   "::mlir::Value":$cols, "::mlir::Value":$pages), [{
+      build($_builder, $_state, result, source, indices, rows, cols, pages,
+            /*group=*/::mlir::Value());
     }]>
   ];
 }
 
-def Attn_StoreTileOp : Attn_Op<"store_tile"> {
+def Attn_StoreTileOp : Attn_Op<"store_tile", [AttrSizedOperandSegments]> {
   let summary = "Store the first rows of a tile into a memref";
   let description = [{
     Writes the first `rows` rows of `tile` into `dest` at the position
     `indices` names (the last index is the row). An f32 tile stored into a
     f16/bf16 memref is rounded to nearest even.
 
+    With `group(%g)` the rows are packed (position, head) pairs as
+    `attn.load_tile ... group` reads them: tile row r goes to dest[..., h +
+    (p + r) mod G, (p + r) / G] for the last two indices h, p.
+
     Example:
 
     ```mlir
     attn.store_tile %o, %out[%b, %h, %row] rows %n
         : tensor<64x128xf32>, memref<?x?x?x128xbf16>
+    attn.store_tile %o, %out[%b, %h0, %p] rows %n group(%g)
+        : tensor<64x128xf32>, memref<?x?x?x128xbf16>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$tile,
                    Arg<AnyMemRef, "", [MemWrite]>:$dest,
-                   Variadic<Index>:$indices, Index:$rows);
+                   Variadic<Index>:$indices, Index:$rows,
+                   Optional<Index>:$group);
   let assemblyFormat = [{
-    $tile `,` $dest `[` $indices `]` `rows` $rows attr-dict `:` type($tile)
-    `,` type($dest)
+    $tile `,` $dest `[` $indices `]` `rows` $rows
+    (`group` `(` $group^ `)`)? attr-dict `:` type($tile) `,` type($dest)
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$tile, "::mlir::Value":$dest,
+                   "::mlir::ValueRange":$indices, "::mlir::Value":$rows), [{
+      build($_builder, $_state, tile, dest, indices, rows,
+            /*group=*/::mlir::Value());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
@@ -827,6 +866,10 @@ def Attn_MaskOp : Attn_Op<"mask", [Pure, AllTypesMatch<["scores", "result"]>]> {
     query q_start + j (the backward pass's key-major tiles), with the same
     rules.
 
+    With `group(%g)` the rows are packed (position, head) pairs (GQA
+    packing, `attn.load_tile ... group`): row i's query position is
+    (q_start + i) / G, q_start a packed row and q_len the positions.
+
     Example:
 
     ```mlir
@@ -836,14 +879,15 @@ def Attn_MaskOp : Attn_Op<"mask", [Pure, AllTypesMatch<["scores", "result"]>]> {
     ```
   }];
   let arguments = (ins AnyRankedTensor:$scores, Index:$q_start, Index:$q_len,
-                   Index:$kv_start, Index:$kv_len, UnitAttr:$causal,
+                   Index:$kv_start, Index:$kv_len, Optional<Index>:$group,
+                   UnitAttr:$causal,
                    OptionalAttr<I64Attr>:$window_left,
                    OptionalAttr<I64Attr>:$window_right,
                    UnitAttr:$transposed);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $scores `q` `(` $q_start `,` $q_len `)` `kv` `(` $kv_start `,` $kv_len `)`
-    attr-dict `:` type($scores)
+    (`group` `(` $group^ `)`)? attr-dict `:` type($scores)
   }];
   let hasVerifier = 1;
 }
