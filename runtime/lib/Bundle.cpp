@@ -352,8 +352,8 @@ private:
       if (!parseLaunchGrid(value, k.grid))
         return error("bad value '" + value +
                      "' for 'grid': expected X,Y,Z, each a '*'-product of "
-                     "batch, heads_q, heads_kv, q_blocks, splits, kv_blocks "
-                     "and constants in [1, " +
+                     "batch, heads_q, heads_kv, q_blocks, splits, kv_blocks, "
+                     "group_q_blocks and constants in [1, " +
                      std::to_string(kMaxGridConstant) + "]");
     } else if (key == "sass") {
       return parseSass(value, k.sass);

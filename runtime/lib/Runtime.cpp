@@ -162,13 +162,11 @@ ForwardProblem kernelProblem(const Manifest &bundle, const KernelIndex &index,
   if (haveCompiler || (packed.seqQ == p.seqQ && !packed.packHeads))
     return packed;
   std::vector<const KernelEntry *> a, b;
-  // Kernels that pack the heads themselves: only where the bundle has them
-  // (else the problem as given, and its own lookup's message).
+  // Kernels that pack the heads themselves: only where the bundle has the
+  // forward (the split pair is used where splits pay, the forward
+  // otherwise), else the problem as given, and its own lookup's message.
   if (packed.packHeads)
-    return findKernels(bundle, packed, a, &index).ok() ||
-                   findSplitKernels(bundle, packed, a, b, &index).ok()
-               ? packed
-               : p;
+    return findKernels(bundle, packed, a, &index).ok() ? packed : p;
   if (findKernels(bundle, packed, a, &index).ok() ||
       findSplitKernels(bundle, packed, a, b, &index).ok() ||
       !findKernels(bundle, p, a, &index).ok())

@@ -640,8 +640,7 @@ ForwardProblem packQueryHeads(const ForwardProblem &given) {
   // window is placed by the row's position, which packed rows lose, and
   // ALiBi's slope by the query head.)
   if (p.varlen() || p.headsKV <= 0 || p.headsQ <= p.headsKV ||
-      p.headsQ % p.headsKV || p.hasWindow() || p.alibi || p.dropout ||
-      p.dtype == DType::E4M3)
+      p.headsQ % p.headsKV || p.hasWindow() || p.alibi || p.dropout)
     return p;
   const int64_t g = p.headsQ / p.headsKV;
   if (p.seqQ != 1) {
@@ -649,8 +648,13 @@ ForwardProblem packQueryHeads(const ForwardProblem &given) {
     // itself (pack_query_heads; the rows of one position are G heads
     // apart, not one stride), up to two 64-row programs' worth. Longer
     // queries keep one program per query head, whose kernels are the
-    // faster ones there (bulk copies of Q, a persistent grid).
-    if (p.seqQ * g <= kMaxPackedRows)
+    // faster ones there (bulk copies of Q, a persistent grid). A packed
+    // row's head is (G − 1) head strides at most from its block's first:
+    // a 32-bit offset in the kernel, as a row's.
+    const int64_t headSpan =
+        (g - 1) * std::max(p.stridesQ().head, p.stridesO().head);
+    if (p.dtype != DType::E4M3 && p.seqQ * g <= kMaxPackedRows &&
+        headSpan < (int64_t(1) << 31))
       p.packHeads = true;
     return p;
   }

@@ -727,9 +727,13 @@ TEST(SplitKV, AFewQueryRowsGoToKernelsThatPackTheHeads) {
                                                    132, 64, 64, 0));
   // More than 128 packed rows, a window, ALiBi, dropout or a packed batch:
   // one program per query head, as given (a caller's packHeads ignored).
-  for (int c = 0; c < 5; ++c) {
+  for (int c = 0; c < 7; ++c) {
     ForwardProblem u = p;
     u.packHeads = true;
+    if (c == 5) // a head stride the kernel's 32-bit row offsets cannot span
+      u.q.head = int64_t(1) << 29;
+    if (c == 6)
+      u.dtype = DType::E4M3;
     if (c == 0)
       u.seqQ = 19; // 133 rows
     if (c == 1)
@@ -745,6 +749,12 @@ TEST(SplitKV, AFewQueryRowsGoToKernelsThatPackTheHeads) {
     }
     EXPECT_FALSE(packQueryHeads(u).packHeads) << c;
   }
+  // fp8 with one query row still packs by strides.
+  ForwardProblem f = p;
+  f.dtype = DType::E4M3;
+  f.seqQ = 1;
+  f.q = f.o = Strides();
+  EXPECT_EQ(packQueryHeads(f).seqQ, 7);
 }
 
 TEST(SplitKV, PackedKernelsServeOnlyPackedProblems) {

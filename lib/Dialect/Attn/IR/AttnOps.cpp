@@ -1253,6 +1253,9 @@ LogicalResult MaskOp::verify() {
   if (failed(
           verifyWindow(*this, getCausal(), getWindowLeft(), getWindowRight())))
     return failure();
+  if (getGroup() && getTransposed())
+    return emitOpError() << "group and transposed do not combine (packed "
+                            "query rows are the rows of a query-major tile)";
   return verifyNonEmpty(*this, "scores", t);
 }
 

@@ -146,8 +146,15 @@ struct SelectGPUBlocksPass
           bkv = 128;
         }
         // A static sequence length that a twin covers takes its block
-        // (queryBlockTwins, as the bundle builds them).
-        int64_t nq = cast<MemRefType>(op.getQuery().getType()).getDimSize(2);
+        // (queryBlockTwins, as the bundle builds them): the packed rows
+        // G·Nq where the query heads are packed (static head counts).
+        auto qType = cast<MemRefType>(op.getQuery().getType());
+        auto kType = cast<MemRefType>(op.getKey().getType());
+        int64_t nq = qType.getDimSize(2);
+        if (op.getPackQueryHeads() && !ShapedType::isDynamic(nq))
+          nq = qType.isDynamicDim(1) || kType.isDynamicDim(1)
+                   ? ShapedType::kDynamic
+                   : nq * (qType.getDimSize(1) / kType.getDimSize(1));
         if (!op.isVarlen() && !op.getSplitKv() && !op.isFp8() &&
             !ShapedType::isDynamic(nq))
           for (QueryBlockTwin twin : queryBlockTwins(

@@ -75,7 +75,10 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
       speculated tokens, chunked prefill). The GPU grid is then (batch,
       Hkv, ceil(G·Nq / Br)); the CPU path runs the heads one by one. Not
       with a score_mod or mask_mod region, a sliding window, ALiBi, a bias,
-      dropout, block sparsity, varlen or fp8.
+      dropout, block sparsity, varlen or fp8. A packed row is addressed
+      from its block's first in 32 bits: (G − 1) times Q's and O's head
+      strides must be below 2^31 elements (a precondition the runtime
+      checks before it packs).
     * `block_q`, `block_kv` override the tiling pass's block sizes;
       `target` overrides the target description the tiling pass reads.
     * `split_kv` (flash-decoding): the keys are split into S contiguous
