@@ -630,6 +630,8 @@ Status findSplitKernels(const Manifest &bundle, const ForwardProblem &p,
     merge.clear();
     return notInBundle("split-KV kernels for this problem");
   }
+  // (A packed split kernel may have a taller twin for more packed rows.)
+  keepTunedForLength(split, p.kernelRows());
   return Status::success();
 }
 

@@ -782,6 +782,29 @@ kernel name=packed ptx=b.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=1 block_
   EXPECT_EQ(k->name, "plain");
   ASSERT_TRUE(selectKernel(m, packQueryHeads(p), 9, 0, k).ok());
   EXPECT_EQ(k->name, "packed");
+  // Split kernels: the 128-row twin of the packed one from 65 packed rows.
+  Manifest sm;
+  ASSERT_TRUE(parseManifest(R"(
+kernel name=s ptx=a.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=1 block_m=64 threads=128 smem=1 abi=memref lse=1 program=split_kv grid=q_blocks*splits,heads_q,batch
+kernel name=sp ptx=b.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=1 block_m=64 threads=128 smem=1 abi=memref lse=1 program=split_kv grid=group_q_blocks*splits,heads_kv,batch
+kernel name=sp128 ptx=c.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=1 block_m=128 threads=256 smem=1 abi=memref lse=1 program=split_kv grid=group_q_blocks*splits,heads_kv,batch min_seq_q=65
+kernel name=m ptx=d.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=0 block_m=16 threads=32 smem=1 abi=memref lse=1 program=merge_splits
+)",
+                            "manifest.txt", sm)
+                  .ok());
+  std::vector<const KernelEntry *> split, merge;
+  ASSERT_TRUE(findSplitKernels(sm, packQueryHeads(p), split, merge).ok());
+  ASSERT_EQ(split.size(), 1u);
+  EXPECT_EQ(split[0]->name, "sp"); // 16 packed rows
+  p.seqQ = 16;                     // 64 packed rows
+  ASSERT_TRUE(findSplitKernels(sm, packQueryHeads(p), split, merge).ok());
+  EXPECT_EQ(split[0]->name, "sp");
+  p.seqQ = 17; // 68
+  ASSERT_TRUE(findSplitKernels(sm, packQueryHeads(p), split, merge).ok());
+  EXPECT_EQ(split[0]->name, "sp128");
+  ASSERT_TRUE(findSplitKernels(sm, p, split, merge).ok());
+  EXPECT_EQ(split[0]->name, "s");
+  p.seqQ = 4;
   // Without its packed kernel, a packed problem is not in the bundle.
   m.kernels.pop_back();
   Status none = selectKernel(m, packQueryHeads(p), 9, 0, k);

@@ -24,7 +24,7 @@
 // RUN: bash %attn_src_root/tools/scripts/ptxas_check.sh --allow-spill 0 --report %attn_bundle_dir | FileCheck %s
 // CHECK:     kernel arch regs spill status
 // CHECK-NOT: FAIL
-// CHECK:     kernels: 956, spill-free: 956, small spills (<= 0 bytes): 0, failed: 0
+// CHECK:     kernels: 962, spill-free: 962, small spills (<= 0 bytes): 0, failed: 0
 
 // The report is ptxas's own: one line per cubin of the manifest.
 // RUN: FileCheck %s --check-prefix=REPORT < %attn_bundle_dir/ptxas-report.txt
@@ -40,6 +40,7 @@
 // REPORT-NEXT: attn_split_bf16_d128_kernel sm_90a {{[0-9]+}} 0 0
 // REPORT-NEXT: attn_split_bf16_d128_causal_kernel sm_90a {{[0-9]+}} 0 0
 // REPORT-NEXT: attn_split_bf16_d128_causal_gqa_kernel sm_90a {{[0-9]+}} 0 0
+// REPORT-NEXT: attn_split_bf16_d128_causal_gqa_q128_kernel sm_90a {{[0-9]+}} 0 0
 // REPORT-NEXT: attn_merge_bf16_d128_kernel sm_90a {{[0-9]+}} 0 0
 // REPORT-NEXT: attn_merge_bf16_d128_nolse_kernel sm_90a {{[0-9]+}} 0 0
 // The problems of examples/ last.

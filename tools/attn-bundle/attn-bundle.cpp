@@ -542,6 +542,17 @@ int main(int argc, char **argv) {
                                d, causal, cache))
                         if (!packed || twin.maxSeqQ)
                           variants.push_back(twin);
+                    // The packed split kernel of 64 rows at D = 128 on
+                    // wgmma reads each key block twice for 65-128 packed
+                    // rows (two programs a key/value head): a 128-row twin
+                    // (two consumer warpgroups) from 65. H200, bf16,
+                    // causal, CUDA graphs, GB/s: 64:8 Nq = 16 B = 8 16k
+                    // 1956 -> 2871, 32:8 Nq = 32 B = 4 16k 2033 -> 2718,
+                    // Nq = 20 B = 1 64k 1896 -> 2712; at D = 64 (64:8,
+                    // Nq = 12) 1879 -> 1863: not there.
+                    if (packed && isSplit && !opts.blockQ && d == 128 &&
+                        ::attn::findChip(chip)->warpgroupMma)
+                      variants.push_back({128, 65, 0});
                     for (const mlir::attn::QueryBlockTwin &twin : variants) {
                       OwningOpRef<ModuleOp> module =
                           mlir::attn::buildKernelProblem(
