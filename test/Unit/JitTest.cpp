@@ -22,6 +22,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <tuple>
 #include <unistd.h>
 #include <vector>
 
@@ -591,6 +592,44 @@ TEST(Jit, CompilesADropoutKernel) {
   r.kv = KVLayout::Paged;
   s = c->compiler->compile(r, img);
   EXPECT_EQ(s.code(), StatusCode::Unsupported) << s.message();
+}
+
+TEST(Jit, CompilesKernelsThatPackTheQueryHeads) {
+  auto c = makeCompiler("", CacheMode::Off);
+  // A causal split kernel over a paged cache and a non-causal forward (the
+  // bundle has causal packed kernels only), each for mma.sync and wgmma.
+  for (auto [program, causal, kv] :
+       {std::tuple{Program::SplitKV, true, KVLayout::Paged},
+        std::tuple{Program::Attention, false, KVLayout::Dense}})
+    for (int major : {8, 9}) {
+      KernelRequest r = request(128, causal, major, 0);
+      r.program = program;
+      r.kv = kv;
+      r.withLse = program == Program::SplitKV;
+      r.packHeads = true;
+      EXPECT_NE(r.key().find(" pack_heads=1"), std::string::npos) << r.key();
+      KernelRequest plain = r;
+      plain.packHeads = false;
+      EXPECT_NE(r.key(), plain.key());
+      CompiledImage img;
+      Status s = c->compiler->compile(r, img);
+      ASSERT_TRUE(s.ok()) << r.key() << ": " << s.message();
+      EXPECT_TRUE(img.entry.packsQueryHeads()) << formatManifestLine(img.entry);
+      EXPECT_NE(img.entry.name.find("_gqa"), std::string::npos)
+          << img.entry.name;
+      // Q's rows have an address each: no tensor map for it (no producer).
+      EXPECT_TRUE(img.entry.tensorMaps.empty())
+          << formatManifestLine(img.entry);
+    }
+  // Not for what reads a row's own head or position per element.
+  KernelRequest w = request(128, true, 9, 0);
+  w.packHeads = true;
+  w.windowLeft = 64;
+  CompiledImage img;
+  Status s = c->compiler->compile(w, img);
+  EXPECT_EQ(s.code(), StatusCode::Unsupported) << s.message();
+  EXPECT_NE(s.message().find("packed query heads"), std::string::npos)
+      << s.message();
 }
 
 TEST(Jit, UnsupportedRequestsSaySo) {
