@@ -185,7 +185,9 @@ struct ProgramContext {
 };
 
 /// attn.grid of a (batch, query head, query block [· split] [· constant])
-/// grid, in the runtime's factor names (KernelABI.h).
+/// grid, in the runtime's factor names (KernelABI.h); with `packedHeads`
+/// (pack_query_heads) a (batch, key/value head, block of packed rows ...)
+/// one.
 ArrayAttr gridAttr(Builder &b, bool splits, int64_t constant = 1,
                    bool packedHeads = false) {
   using ::attn::GridFactor;
@@ -644,8 +646,9 @@ struct TileAttentionPass
     // heads, so that each K/V block is read once for all of them.
     const bool pack = op.getPackQueryHeads() && target.isGPU();
     Value brV = im.cst(br), bcV = im.cst(blocks.blockKV);
-    Value qRowsAll = pack ? im.mul(nq, group) : nq;
-    Value numQBlocks = im.ceilDiv(qRowsAll, brV);
+    // (All of Q's rows: a packed batch's grid covers its longest sequence.)
+    Value gridRows = pack ? im.mul(nq, group) : nq;
+    Value numQBlocks = im.ceilDiv(gridRows, brV);
     // split_kv: S splits of each query block side by side in the grid's
     // last dim, x = qBlock·S + split (a split's programs start together and
     // share its query block).
