@@ -535,12 +535,22 @@ DECODE_POINTS = ((1, 4096), (1, 16384), (1, 65536), (8, 4096), (8, 65536),
 PREFILL_POINTS = ((512, 8192), (4096, 4096))
 
 
+# Speculative decoding (GQA 32:8, D 128, causal, bottom-right): a few query
+# rows a sequence, (B, Nq, Nk); the runtime packs the query heads of a group
+# into the rows of one program.
+SPEC_POINTS = ((8, 4, 65536), (1, 8, 65536), (4, 8, 16384), (16, 16, 8192),
+               (32, 2, 4096))
+
+
 def decode_configs(quick, head_dims):
     points = DECODE_POINTS[1:3] if quick else DECODE_POINTS
     out = [dict(kind="decode", dtype="bf16", D=D, B=B, Nq=1, Nk=Nk, Hq=32,
                 Hkv=8, causal=False) for D in head_dims for B, Nk in points]
     out += [dict(kind="decode", dtype="bf16", D=128, B=1, Nq=Nq, Nk=Nk,
                  Hq=32, Hkv=8, causal=True) for Nq, Nk in PREFILL_POINTS]
+    out += [dict(kind="decode", dtype="bf16", D=128, B=B, Nq=Nq, Nk=Nk,
+                 Hq=32, Hkv=8, causal=True)
+            for B, Nq, Nk in (SPEC_POINTS[:2] if quick else SPEC_POINTS)]
     return out
 
 
@@ -2166,8 +2176,15 @@ def main():
                   f"{r['N']:>6} {r['fp8_tflops']:>7.1f} "
                   f"{r['bf16_tflops']:>7.1f} {r['fp8_over_bf16']:>9.2f}  "
                   f"{r.get('kernel', '')}")
-    prefill = [r for r in decode if r["Nq"] > 1]
+    prefill = [r for r in decode if r["Nq"] > 16]
+    spec = [r for r in decode if 1 < r["Nq"] <= 16]
     decode = [r for r in decode if r["Nq"] == 1]
+
+    def ratio(r, kind):
+        best = best_peer(r, f"{kind}gbs")
+        if not best or f"ours_{kind}gbs" not in r:
+            return "-"
+        return format(r[f"ours_{kind}gbs"] / best, "6.2f")
     if decode:
         print()
         print(f"decode, bf16, GQA 32:8, one query row, [B, N, H, D] "
@@ -2178,12 +2195,6 @@ def main():
             for _ in range(2)) + "  kernel")
         print(hdr)
         print("-" * len(hdr))
-
-        def ratio(r, kind):
-            best = best_peer(r, f"{kind}gbs")
-            if not best or f"ours_{kind}gbs" not in r:
-                return "-"
-            return format(r[f"ours_{kind}gbs"] / best, "6.2f")
         for r in decode:
             cols = " | ".join(
                 f"{fmt(r, f'ours_{k}gbs', '6.0f'):>6} "
@@ -2192,6 +2203,25 @@ def main():
                 f"{fmt(r, f'fa4_{k}gbs', '6.0f'):>6} {ratio(r, k):>6}"
                 for k in ("", "graph_"))
             print(f"{r['D']:>3} {r['B']:>3} {r['Nk']:>6} {cols}  "
+                  f"{r.get('kernel', '')}")
+    if spec:
+        print()
+        print(f"speculative decoding, bf16, GQA 32:8, D 128, causal "
+              f"(bottom-right), [B, N, H, D] storage, {dev} (GB/s of K, V, Q "
+              f"and O; back to back, then in a CUDA graph of 20 calls)")
+        hdr = (f"{'B':>3} {'Nq':>3} {'Nk':>6}" + " |".join(
+            f" {'ours':>6} {'FA2':>6} {'cuDNN':>6} {'FA4':>6} {'/best':>6}"
+            for _ in range(2)) + "  kernel")
+        print(hdr)
+        print("-" * len(hdr))
+        for r in spec:
+            cols = " | ".join(
+                f"{fmt(r, f'ours_{k}gbs', '6.0f'):>6} "
+                f"{fmt(r, f'fa2_{k}gbs', '6.0f'):>6} "
+                f"{fmt(r, f'cudnn_{k}gbs', '6.0f'):>6} "
+                f"{fmt(r, f'fa4_{k}gbs', '6.0f'):>6} {ratio(r, k):>6}"
+                for k in ("", "graph_"))
+            print(f"{r['B']:>3} {r['Nq']:>3} {r['Nk']:>6} {cols}  "
                   f"{r.get('kernel', '')}")
     if prefill:
         print()
