@@ -529,3 +529,12 @@ func.func @group_one_index(%m: memref<?x16xbf16>, %t: tensor<16x16xbf16>, %i: in
   attn.store_tile %t, %m[%i] rows %i group(%i) : tensor<16x16xbf16>, memref<?x16xbf16>
   return
 }
+
+// -----
+
+// Packed query rows are the rows of a query-major tile.
+func.func @group_mask_transposed(%s: tensor<64x64xf32>, %i: index) {
+  // expected-error @+1 {{'attn.mask' op group and transposed do not combine (packed query rows are the rows of a query-major tile)}}
+  %0 = attn.mask %s q(%i, %i) kv(%i, %i) group(%i) {causal, transposed} : tensor<64x64xf32>
+  return
+}

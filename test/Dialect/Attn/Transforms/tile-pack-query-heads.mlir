@@ -3,6 +3,7 @@
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" | FileCheck %s --check-prefix=BLOCKS
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_80" | FileCheck %s --check-prefix=BLOCKS80
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-specialize-warpgroups | FileCheck %s --check-prefix=SPEC
+// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_80" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts | FileCheck %s --check-prefix=MTILES
 
 // GQA packing (pack_query_heads): one program per key/value head, whose
 // rows are the (position i, head g) pairs i·G + g of its G = Hq / Hkv query
@@ -38,6 +39,12 @@
 // BLOCKS:         block_kv = 64
 // BLOCKS80-LABEL: func.func @causal
 // BLOCKS80:       block_q = 64
+// ... of one m-tile a warp (four warps; two m-tiles would make it two).
+// MTILES-LABEL:  func.func @causal
+// MTILES-NOT:      #attn.mma<warps = 2>
+// MTILES:          #attn.mma<warps = 4>
+// MTILES-NOT:      #attn.mma<warps = 2>
+// MTILES-LABEL:  func.func @split
 // Q's rows have an address each (no bulk copy): the program keeps its own
 // copies, no producer.
 // SPEC-LABEL:  func.func @causal
