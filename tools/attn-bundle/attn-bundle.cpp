@@ -524,35 +524,21 @@ int main(int argc, char **argv) {
                         : isSplit ? *splitKnobs
                                   : *knobs;
                     opts.chip = chip;
-                    // A forward gets more kernels with other query blocks
+                    // A kernel gets more kernels with other query blocks
                     // where one pays for some lengths (queryBlockTwins:
-                    // taller for long sequences, shorter for a few rows);
-                    // min_seq_q= and max_seq_q= tell the runtime which. Over
-                    // a KV cache only the short one (a decode step's packed
-                    // heads), and not beside a static small page's kernel
-                    // (already 64 rows).
-                    // Packed heads are at most 128 rows (the runtime's
-                    // bound): only the shorter twins.
+                    // taller for long sequences, shorter for a few rows,
+                    // taller for a packed split kernel's many rows);
+                    // min_seq_q= and max_seq_q= tell the runtime which. Not
+                    // beside a static small page's kernel (already 64
+                    // rows) nor for a packed batch.
                     SmallVector<mlir::attn::QueryBlockTwin, 3> variants = {{}};
-                    if ((kind == 0 || ((kind == 3 || kind == 5) && !page)) &&
-                        !opts.blockQ && !isa<Float8E4M3FNType>(et))
-                      for (const mlir::attn::QueryBlockTwin &twin :
-                           mlir::attn::queryBlockTwins(
-                               mlir::attn::TargetAttr::getKnown(&ctx, chip), d,
-                               d, causal, cache))
-                        if (!packed || twin.maxSeqQ)
-                          variants.push_back(twin);
-                    // The packed split kernel of 64 rows at D = 128 on
-                    // wgmma reads each key block twice for 65-128 packed
-                    // rows (two programs a key/value head): a 128-row twin
-                    // (two consumer warpgroups) from 65. H200, bf16,
-                    // causal, CUDA graphs, GB/s: 64:8 Nq = 16 B = 8 16k
-                    // 1956 -> 2871, 32:8 Nq = 32 B = 4 16k 2033 -> 2718,
-                    // Nq = 20 B = 1 64k 1896 -> 2712; at D = 64 (64:8,
-                    // Nq = 12) 1879 -> 1863: not there.
-                    if (packed && isSplit && !opts.blockQ && d == 128 &&
-                        ::attn::findChip(chip)->warpgroupMma)
-                      variants.push_back({128, 65, 0});
+                    if (kind != 2 && kind != 7 && !page && !opts.blockQ &&
+                        !isa<Float8E4M3FNType>(et))
+                      llvm::append_range(
+                          variants,
+                          mlir::attn::queryBlockTwins(
+                              mlir::attn::TargetAttr::getKnown(&ctx, chip), d,
+                              d, causal, cache, packed, isSplit));
                     for (const mlir::attn::QueryBlockTwin &twin : variants) {
                       OwningOpRef<ModuleOp> module =
                           mlir::attn::buildKernelProblem(

@@ -2185,44 +2185,36 @@ def main():
         if not best or f"ours_{kind}gbs" not in r:
             return "-"
         return format(r[f"ours_{kind}gbs"] / best, "6.2f")
+
+    def gbs_table(title, keys, rows):
+        """GB/s back to back and in graphs, beside the peers; `keys` the
+        leading columns (name, width)."""
+        print()
+        print(title)
+        hdr = (" ".join(f"{k:>{w}}" for k, w in keys) + " |".join(
+            f" {'ours':>6} {'FA2':>6} {'cuDNN':>6} {'FA4':>6} {'/best':>6}"
+            for _ in range(2)) + "  kernel")
+        print(hdr)
+        print("-" * len(hdr))
+        for r in rows:
+            cols = " | ".join(
+                f"{fmt(r, f'ours_{k}gbs', '6.0f'):>6} "
+                f"{fmt(r, f'fa2_{k}gbs', '6.0f'):>6} "
+                f"{fmt(r, f'cudnn_{k}gbs', '6.0f'):>6} "
+                f"{fmt(r, f'fa4_{k}gbs', '6.0f'):>6} {ratio(r, k):>6}"
+                for k in ("", "graph_"))
+            lead = " ".join(f"{r[k]:>{w}}" for k, w in keys)
+            print(f"{lead} {cols}  {r.get('kernel', '')}")
     if decode:
-        print()
-        print(f"decode, bf16, GQA 32:8, one query row, [B, N, H, D] "
-              f"storage, {dev} (GB/s of K, V, Q and O; calls back to back, "
-              f"then in a CUDA graph of 20 calls)")
-        hdr = (f"{'D':>3} {'B':>3} {'Nk':>6}" + " |".join(
-            f" {'ours':>6} {'FA2':>6} {'cuDNN':>6} {'FA4':>6} {'/best':>6}"
-            for _ in range(2)) + "  kernel")
-        print(hdr)
-        print("-" * len(hdr))
-        for r in decode:
-            cols = " | ".join(
-                f"{fmt(r, f'ours_{k}gbs', '6.0f'):>6} "
-                f"{fmt(r, f'fa2_{k}gbs', '6.0f'):>6} "
-                f"{fmt(r, f'cudnn_{k}gbs', '6.0f'):>6} "
-                f"{fmt(r, f'fa4_{k}gbs', '6.0f'):>6} {ratio(r, k):>6}"
-                for k in ("", "graph_"))
-            print(f"{r['D']:>3} {r['B']:>3} {r['Nk']:>6} {cols}  "
-                  f"{r.get('kernel', '')}")
+        gbs_table(f"decode, bf16, GQA 32:8, one query row, [B, N, H, D] "
+                  f"storage, {dev} (GB/s of K, V, Q and O; calls back to "
+                  f"back, then in a CUDA graph of 20 calls)",
+                  (("D", 3), ("B", 3), ("Nk", 6)), decode)
     if spec:
-        print()
-        print(f"speculative decoding, bf16, GQA 32:8, D 128, causal "
-              f"(bottom-right), [B, N, H, D] storage, {dev} (GB/s of K, V, Q "
-              f"and O; back to back, then in a CUDA graph of 20 calls)")
-        hdr = (f"{'B':>3} {'Nq':>3} {'Nk':>6}" + " |".join(
-            f" {'ours':>6} {'FA2':>6} {'cuDNN':>6} {'FA4':>6} {'/best':>6}"
-            for _ in range(2)) + "  kernel")
-        print(hdr)
-        print("-" * len(hdr))
-        for r in spec:
-            cols = " | ".join(
-                f"{fmt(r, f'ours_{k}gbs', '6.0f'):>6} "
-                f"{fmt(r, f'fa2_{k}gbs', '6.0f'):>6} "
-                f"{fmt(r, f'cudnn_{k}gbs', '6.0f'):>6} "
-                f"{fmt(r, f'fa4_{k}gbs', '6.0f'):>6} {ratio(r, k):>6}"
-                for k in ("", "graph_"))
-            print(f"{r['B']:>3} {r['Nq']:>3} {r['Nk']:>6} {cols}  "
-                  f"{r.get('kernel', '')}")
+        gbs_table(f"speculative decoding, bf16, GQA 32:8, D 128, causal "
+                  f"(bottom-right), [B, N, H, D] storage, {dev} (GB/s of K, "
+                  f"V, Q and O; back to back, then in a CUDA graph of 20 "
+                  f"calls)", (("B", 3), ("Nq", 3), ("Nk", 6)), spec)
     if prefill:
         print()
         print(f"serving prefill, bf16, GQA 32:8, D 128, causal (bottom-right), "

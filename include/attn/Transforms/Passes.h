@@ -48,14 +48,17 @@ struct QueryBlockTwin {
     return seqQ >= minSeqQ && (!maxSeqQ || seqQ <= maxSeqQ);
   }
 };
-/// The twins of the forward's default query block on `target` (none off
-/// wgmma): a taller block for long sequences at D = 64, a 64-row one for at
-/// most 64 rows (a decode step's packed query heads) where the default has
-/// 128. Over a KV cache (`kvCache`) only the short one.
-SmallVector<QueryBlockTwin, 2> queryBlockTwins(TargetAttr target,
-                                               int64_t headDim,
-                                               int64_t headDimV, bool causal,
-                                               bool kvCache);
+/// The twins of the default query block on `target` (none off wgmma): for
+/// the forward a taller block for long sequences at D = 64, a 64-row one
+/// for at most 64 rows (a decode step's packed query heads) where the
+/// default has 128; over a KV cache (`kvCache`) only the short one. With
+/// `packedHeads` (pack_query_heads: at most 128 packed rows) only the
+/// shorter ones, and for a `splitKv` program (none unpacked) a 128-row one
+/// from 65 packed rows where the default has 64.
+SmallVector<QueryBlockTwin, 2>
+queryBlockTwins(TargetAttr target, int64_t headDim, int64_t headDimV,
+                bool causal, bool kvCache, bool packedHeads = false,
+                bool splitKv = false);
 
 /// Bytes of on-chip memory a (Br, Bc) tiling needs: one Q block and one K
 /// and one V block.

@@ -155,11 +155,11 @@ struct SelectGPUBlocksPass
           nq = qType.isDynamicDim(1) || kType.isDynamicDim(1)
                    ? ShapedType::kDynamic
                    : nq * (qType.getDimSize(1) / kType.getDimSize(1));
-        if (!op.isVarlen() && !op.getSplitKv() && !op.isFp8() &&
-            !ShapedType::isDynamic(nq))
+        if (!op.isVarlen() && !op.isFp8() && !ShapedType::isDynamic(nq))
           for (QueryBlockTwin twin : queryBlockTwins(
                    target, op.getHeadDim(), op.getValueHeadDim(),
-                   op.getCausal(), static_cast<bool>(op.getKvLens())))
+                   op.getCausal(), static_cast<bool>(op.getKvLens()),
+                   op.getPackQueryHeads(), op.getSplitKv()))
             if (twin.covers(nq))
               bq = twin.rows;
       }
@@ -245,9 +245,24 @@ struct SelectGPUBlocksPass
 
 SmallVector<QueryBlockTwin, 2>
 mlir::attn::queryBlockTwins(TargetAttr target, int64_t headDim,
-                            int64_t headDimV, bool causal, bool kvCache) {
+                            int64_t headDimV, bool causal, bool kvCache,
+                            bool packedHeads, bool splitKv) {
   if (!target || !target.hasWarpgroupMma() || headDim % 64 || headDimV % 64)
     return {};
+  // The packed split kernel of 64 rows at D = 128 reads each key block
+  // twice for 65-128 packed rows (two programs a key/value head): a 128-row
+  // twin (two consumer warpgroups) from 65. H200, bf16, causal, CUDA
+  // graphs, GB/s: 64:8 Nq = 16 B = 8 16k 1956 -> 2871, 32:8 Nq = 32 B = 4
+  // 16k 2033 -> 2718, Nq = 20 B = 1 64k 1896 -> 2712; at D = 64 (64:8,
+  // Nq = 12) 1879 -> 1863: not there.
+  if (splitKv)
+    return packedHeads && headDim == 128 && headDimV == 128
+               ? SmallVector<QueryBlockTwin, 2>{{128, 65, 0}}
+               : SmallVector<QueryBlockTwin, 2>();
+  // Packed heads are at most 128 rows (the runtime's bound): the tall
+  // block never pays.
+  if (packedHeads)
+    kvCache = true;
   // At D = 64 a 64-row program (one warpgroup, no producer, three per SM)
   // is the default; 192 rows make three consumer warpgroups share each K/V
   // tile behind a bulk-copy producer, one program per SM, taking turns

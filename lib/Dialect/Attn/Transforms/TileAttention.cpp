@@ -713,8 +713,9 @@ struct TileAttentionPass
       nk = im.sub(offset(op.getCuSeqlensK(), next), pc.kvBase);
     }
     pc.qStart = im.mul(qBlock, brV);
-    // (nq is the sequence's own length in a packed batch.)
-    Value progRows = pack ? im.mul(nq, group) : nq;
+    // (nq is the sequence's own length in a packed batch, which is never
+    // packed by heads.)
+    Value progRows = varlen ? nq : gridRows;
     pc.qRows = im.min(im.sub(progRows, pc.qStart), brV);
     // A program past its packed sequence's end has no rows (not fewer).
     if (varlen)
