@@ -165,21 +165,67 @@ struct LoadTileToRegisters : public TilePattern<LoadTileOp> {
       if (adaptor.getCols() || adaptor.getGroup())
         return op.emitError("unsupported: a column window or grouped rows "
                             "into a per-column vector");
+      Location loc = op.getLoc();
       GlobalRows g = globalRows(e, adaptor.getSource(), adaptor.getIndices());
       Value valid = e.to32(adaptor.getRows());
       Value col0 = e.mul(e.urem(e.lane(), e.c32(4)), e.c32(2));
-      Value zeroEl = arith::ConstantOp::create(rewriter, op.getLoc(), et,
-                                               rewriter.getZeroAttr(et));
-      SmallVector<Value> elems;
-      for (int64_t i = 0; i < vecTy.getNumElements(); ++i) {
-        Value col = e.add(col0, e.c32(8 * (i / 2) + i % 2));
-        Value ok = e.cmp(arith::CmpIPredicate::slt, col, valid);
-        Value off = e.mul(e.add(g.row0, e.select(ok, col, e.c32(0))), g.stride);
-        Value v = LLVM::LoadOp::create(rewriter, op.getLoc(), et,
-                                       e.gep(e.gptr(), et, g.base, off));
-        elems.push_back(e.select(ok, v, zeroEl));
-      }
-      rewriter.replaceOp(op, e.fromElements(vecTy, elems));
+      int64_t n = vecTy.getNumElements();
+      auto entry = [](int64_t i) { return 8 * (i / 2) + i % 2; };
+      // A whole vector (rows >= its length, the same in every thread: the
+      // steady state of a loop) loads without bounds: each element at a
+      // constant distance from the thread's first (with the unit stride of
+      // a sequence dim, an immediate offset), where the checked form takes
+      // a comparison and two selects an element.
+      Value whole =
+          e.cmp(arith::CmpIPredicate::sge, valid, e.c32(t.getDimSize(0)));
+      Value first =
+          e.gep(e.gptr(), et, g.base, e.mul(e.add(g.row0, col0), g.stride));
+      auto elementPtr = [&](Emitter &be, int64_t i) {
+        return be.gep(be.gptr(), et, first, be.mul(be.c32(entry(i)), g.stride));
+      };
+      // A unit stride in the memref's type: consecutive entries are
+      // consecutive addresses.
+      auto memTy = cast<MemRefType>(op.getSource().getType());
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      bool unitStride = succeeded(memTy.getStridesAndOffset(strides, offset)) &&
+                        strides.back() == 1;
+      auto ifOp = scf::IfOp::create(
+          rewriter, loc, whole,
+          [&](OpBuilder &b, Location l) {
+            Emitter be(b, l);
+            SmallVector<Value> elems;
+            for (int64_t i = 0; i < n; ++i)
+              elems.push_back(
+                  LLVM::LoadOp::create(b, l, et, elementPtr(be, i)));
+            scf::YieldOp::create(b, l, be.fromElements(vecTy, elems));
+          },
+          [&](OpBuilder &b, Location l) {
+            // Entry 8·n + 2·q + w is in bounds if it is below `rows`; with
+            // a unit stride, if its address is below the first past
+            // `rows`: comparisons of column numbers, the same in two
+            // loads' checked forms, would be merged by LLVM and computed
+            // ahead of both branches, in every iteration.
+            Emitter be(b, l);
+            Value end = be.gep(be.gptr(), et, g.base,
+                               be.mul(be.add(g.row0, valid), g.stride));
+            Value zeroEl =
+                arith::ConstantOp::create(b, l, et, b.getZeroAttr(et));
+            SmallVector<Value> elems;
+            for (int64_t i = 0; i < n; ++i) {
+              Value ptr = elementPtr(be, i);
+              Value ok = unitStride
+                             ? Value(LLVM::ICmpOp::create(
+                                   b, l, LLVM::ICmpPredicate::ult, ptr, end))
+                             : be.cmp(arith::CmpIPredicate::slt,
+                                      be.add(col0, be.c32(entry(i))), valid);
+              Value v = LLVM::LoadOp::create(
+                  b, l, et, LLVM::SelectOp::create(b, l, ok, ptr, g.base));
+              elems.push_back(be.select(ok, v, zeroEl));
+            }
+            scf::YieldOp::create(b, l, be.fromElements(vecTy, elems));
+          });
+      rewriter.replaceOp(op, ifOp.getResults());
       return success();
     }
     MmaCoords c = MmaCoords::get(e, parentMma(t), t.getDimSize(0));

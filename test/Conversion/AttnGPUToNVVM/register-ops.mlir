@@ -351,8 +351,10 @@ func.func @gather(%s: memref<?x16xf32>, %t: memref<?x?xf32>, %o: memref<?x16xf32
 // its column (8n + e%2), and the causal test compares key − query offsets
 // against one scalar. A per-column vector (#attn.slice ..., dim = 1) holds
 // the thread's columns 8n + 2q + w (4 of 16: one load each, past the end
-// zero), and attn.broadcast {per_column} is the register permutation
-// element i -> 2·(i/4 mod 2) + i%2.
+// zero): where all 16 are in bounds, at constant distances from the first
+// (entries 0, 1, 8, 9); otherwise each checked against the end of the
+// rows (with a unit stride, by address). attn.broadcast {per_column} is the
+// register permutation element i -> 2·(i/4 mod 2) + i%2.
 
 #mma = #attn.mma<warps = 1>
 #col = #attn.slice<#attn.mma<warps = 1>, dim = 1>
@@ -362,7 +364,19 @@ func.func @gather(%s: memref<?x16xf32>, %t: memref<?x?xf32>, %o: memref<?x16xf32
 // CHECK-DAG:     %[[ROWS:.*]] = arith.constant dense<[0, 0, 8, 8, 0, 0, 8, 8]> : vector<8xi32>
 // CHECK:         arith.cmpi sle, %{{.*}}, %[[ROWS]] : vector<8xi32>
 // CHECK:         arith.cmpi slt, %{{.*}}, %[[DIFF]] : vector<8xi32>
-// CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+// CHECK:         %[[WHOLE:.*]] = arith.cmpi sge, %{{.*}}, %c16_i32 : i32
+// CHECK:         %[[FIRST:.*]] = llvm.getelementptr
+// CHECK:         scf.if %[[WHOLE]] -> (vector<4xf32>) {
+// CHECK:           llvm.load %[[FIRST]] : !llvm.ptr<1> -> f32
+// CHECK:           %[[P1:.*]] = llvm.getelementptr %[[FIRST]][1]
+// CHECK:           llvm.load %[[P1]] : !llvm.ptr<1> -> f32
+// CHECK:           %[[P8:.*]] = llvm.getelementptr %[[FIRST]][8]
+// CHECK:           llvm.load %[[P8]] : !llvm.ptr<1> -> f32
+// CHECK:           %[[P9:.*]] = llvm.getelementptr %[[FIRST]][9]
+// CHECK:           llvm.load %[[P9]] : !llvm.ptr<1> -> f32
+// CHECK:         } else {
+// CHECK-COUNT-4:   llvm.icmp "ult" %{{.*}}, %{{.*}} : !llvm.ptr<1>
+// CHECK:         }
 // CHECK:         vector.shuffle %{{.*}} [0, 1, 0, 1, 2, 3, 2, 3] : vector<4xf32>, vector<4xf32>
 // CHECK:         arith.subf %{{.*}} : vector<8xf32>
 func.func @key_major(%s: memref<?x16xf32>, %l: memref<?xf32>, %o: memref<?x16xf32>) {

@@ -290,10 +290,17 @@ struct SpecializeWarpgroupsPass
       bulk = bulkCopies == 1 || (hasTMA && all);
     }
     // The producer's registers: a bulk producer computes a few
-    // coordinates; a cp.async one keeps its copies' addresses.
+    // coordinates; a cp.async one keeps its copies' addresses. The
+    // backward's key-block grid runs one or two flat loops over (query
+    // head, query block) pairs, a division and a remainder a step in 64
+    // bits: at 24 its causal form spilled 48 bytes (sm_90a, D = 128); at
+    // 32 nothing, its consumers at 232 instead of 240 ran as fast (H200,
+    // ±1%), as the persistent grids' tile loops take 32 (attn-persist-tiles).
     int64_t producerRegs = producerRegisters;
+    bool keyGrid =
+        gridProgram(grid) == ::attn::programName(::attn::Program::GradKeyValue);
     if (producerRegs == -1)
-      producerRegs = bulk ? 24 : 80;
+      producerRegs = bulk ? (keyGrid ? 32 : 24) : 80;
     // C = floor8((R·T − 128·P) / consumer threads), at most 256, with
     // R = floor8(65536 / T) the launch's registers per thread; none
     // raised where P is left as launched.

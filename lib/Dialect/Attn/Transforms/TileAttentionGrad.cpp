@@ -35,6 +35,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <cmath>
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::attn;
 using namespace mlir::attn::tiling;
@@ -82,25 +85,40 @@ struct GradContext {
         b, loc, tile(t.getDimSize(0), t.getDimSize(1), elemType), x);
   }
 
-  /// LSE with −inf (a row that sees no key) replaced by 0: its scores are
-  /// all masked (−inf) and exp(−inf − 0) = 0, not exp(−inf + inf) = NaN.
-  Value safeLse(OpBuilder &b, Location loc, Value lse) const {
+  /// The exponent's offset of each row: L = LSE·log2 e, with −FLT_MAX
+  /// where LSE = −inf (a row that sees no key). Such a row's scores are all
+  /// masked (−inf): S·c − L is then −inf and 2^−inf = 0, where −inf + inf
+  /// would be NaN. (max(−inf·log2 e, −FLT_MAX); LSE·log2 e rounds the
+  /// exponent by |L|·2^-24, as S·scale's own rounding does.)
+  Value lseLog2(OpBuilder &b, Location loc, Value lse) const {
     auto t = cast<RankedTensorType>(lse.getType());
-    Value noKey = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, lse,
-                                        negInfSplat(b, loc, t));
-    return arith::SelectOp::create(b, loc, noKey, splat(b, loc, t, 0.0), lse);
+    Value l = arith::MulFOp::create(b, loc, lse, splat(b, loc, t, M_LOG2E));
+    return arith::MaximumFOp::create(
+        b, loc, l, splat(b, loc, t, -std::numeric_limits<float>::max()));
   }
 
-  /// P = exp(scale·S − LSE), LSE broadcast along S's rows (query-major S)
-  /// or its columns (key-major Sᵀ).
-  Value probabilities(OpBuilder &b, Location loc, Value s, Value lseSafe,
+  /// P = exp(scale·S − LSE) = 2^(S·(scale·log2 e) − L), L from lseLog2
+  /// broadcast along S's rows (query-major S) or its columns (key-major
+  /// Sᵀ): `contract` makes the product and the difference one FMA, so a
+  /// score costs one FFMA and one ex2 (not a product, a difference, the
+  /// product by log2 e and the ex2 of exp).
+  Value probabilities(OpBuilder &b, Location loc, Value s, Value lseLog2,
                       bool keyMajor) const {
     auto t = cast<RankedTensorType>(s.getType());
-    Value scaled =
-        arith::MulFOp::create(b, loc, s, scaleSplat(b, loc, t, scale));
-    Value lseB = BroadcastOp::create(b, loc, t, lseSafe, keyMajor);
-    return math::ExpOp::create(b, loc,
-                               arith::SubFOp::create(b, loc, scaled, lseB));
+    Value c;
+    if (scale.dynamic) {
+      Value log2e =
+          arith::ConstantOp::create(b, loc, b.getF32FloatAttr(M_LOG2E));
+      Value scalar = arith::MulFOp::create(b, loc, scale.dynamic, log2e);
+      c = tensor::SplatOp::create(b, loc, t, scalar);
+    } else {
+      c = splat(b, loc, t, double(scale.constant) * M_LOG2E);
+    }
+    auto contract = arith::FastMathFlags::contract;
+    Value scaled = arith::MulFOp::create(b, loc, s, c, contract);
+    Value lB = BroadcastOp::create(b, loc, t, lseLog2, keyMajor);
+    Value e = arith::SubFOp::create(b, loc, scaled, lB, contract);
+    return math::Exp2Op::create(b, loc, e);
   }
 
   /// dS = P∘(dP − Δ), Δ broadcast like the LSE.
@@ -272,7 +290,7 @@ void emitQueryGrid(OpBuilder &b, Location loc, const GradContext &gc) {
   Value delta = emitDelta(b, loc, gc, qb, doTile);
   Value lse =
       LoadTileOp::create(b, loc, rowType, op.getLse(), rowIndices, qRows);
-  Value lseSafe = gc.safeLse(b, loc, lse);
+  Value lseL = gc.lseLog2(b, loc, lse);
   DropoutScalars drop;
   if (Value rate = op.getDropoutRate())
     drop = dropoutScalars(b, loc, rate);
@@ -310,7 +328,7 @@ void emitQueryGrid(OpBuilder &b, Location loc, const GradContext &gc) {
                              /*group=*/Value(), gc.causal, IntegerAttr(),
                              IntegerAttr());
         // P = exp(scale·S − LSE)
-        Value p = gc.probabilities(lb, loc, s, lseSafe, /*keyMajor=*/false);
+        Value p = gc.probabilities(lb, loc, s, lseL, /*keyMajor=*/false);
         // dP = dO·Vᵀ
         Value dp = DotOp::create(lb, loc, scoreType, doTile, vTile, zero,
                                  /*rhs_transposed=*/true);
@@ -424,7 +442,7 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
                           IntegerAttr(), /*transposed=*/true);
     // Pᵀ = exp(scale·Sᵀ − LSE) with LSE per column;  dV += (Pᵀ∘zᵀ)·dO
     // (zᵀ: dropout's factor, 1 without dropout)
-    Value pt = gc.probabilities(lb, ll, st, gc.safeLse(lb, ll, lse),
+    Value pt = gc.probabilities(lb, ll, st, gc.lseLog2(lb, ll, lse),
                                 /*keyMajor=*/true);
     Value zt;
     if (op.getDropoutRate())

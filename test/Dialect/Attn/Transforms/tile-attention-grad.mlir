@@ -8,6 +8,10 @@
 // blocks that see the keys, on key-major tiles (Sᵀ = K·Qᵀ).
 
 // CHECK-LABEL: func.func @grad_causal_gqa
+// scale·log2 e = 0.125 · 1.4427
+// CHECK-DAG:   %[[C:.*]] = arith.constant dense<0.180336878> : tensor<64x32xf32>
+// CHECK-DAG:   %[[FLOOR:.*]] = arith.constant dense<-3.40282347E+38> : tensor<64xf32>
+// CHECK-DAG:   %[[LOG2E:.*]] = arith.constant dense<1.44269502> : tensor<64xf32>
 // Grid 1: Δ first, then the key blocks (unmasked, then masked).
 // CHECK:       scf.forall (%[[B:.*]], %[[H:.*]], %[[QB:.*]]) in (2, 8, 2)
 // CHECK:         %[[DO:.*]] = attn.load_tile %arg0[%[[B]], %[[H]], %{{.*}}] {{.*}} -> tensor<64x32xbf16>
@@ -18,10 +22,17 @@
 // CHECK:         %[[DELTA:.*]] = attn.reduce sum %[[PROD]] : tensor<64x32xf32> -> tensor<64xf32>
 // CHECK:         attn.store_tile %[[DELTA]], %arg9[%[[B]], %[[H]], %{{.*}}]
 // CHECK:         %[[LSE:.*]] = attn.load_tile %arg5[%[[B]], %[[H]], %{{.*}}] {{.*}} -> tensor<64xf32>
+// L = max(LSE·log2 e, −FLT_MAX), once per row.
+// CHECK:         %[[L2:.*]] = arith.mulf %[[LSE]], %[[LOG2E]] : tensor<64xf32>
+// CHECK:         %[[L:.*]] = arith.maximumf %[[L2]], %[[FLOOR]] : tensor<64xf32>
 // CHECK:         scf.for
 // CHECK-NOT:       attn.mask
-// CHECK:           attn.dot %{{.*}}, %{{.*}}, %{{.*}} {rhs_transposed} : tensor<64x64xbf16>, tensor<32x64xbf16> -> tensor<64x32xf32>
-// CHECK:           math.exp
+// CHECK:           %[[S:.*]] = attn.dot %{{.*}}, %{{.*}}, %{{.*}} {rhs_transposed} : tensor<64x64xbf16>, tensor<32x64xbf16> -> tensor<64x32xf32>
+// P = 2^(S·(scale·log2 e) − L): one FMA and one ex2 a score.
+// CHECK:           %[[SC:.*]] = arith.mulf %[[S]], %[[C]] fastmath<contract> : tensor<64x32xf32>
+// CHECK:           %[[LB:.*]] = attn.broadcast %[[L]] : tensor<64xf32> -> tensor<64x32xf32>
+// CHECK:           %[[E:.*]] = arith.subf %[[SC]], %[[LB]] fastmath<contract> : tensor<64x32xf32>
+// CHECK:           math.exp2 %[[E]] : tensor<64x32xf32>
 // CHECK:           attn.dot %[[DO]], %{{.*}}, %{{.*}} {rhs_transposed} : tensor<64x32xbf16>, tensor<32x32xbf16> -> tensor<64x32xf32>
 // CHECK:           attn.broadcast %[[DELTA]] : tensor<64xf32> -> tensor<64x32xf32>
 // CHECK:           arith.truncf %{{.*}} : tensor<64x32xf32> to tensor<64x32xbf16>
@@ -37,11 +48,16 @@
 // CHECK:         %[[V:.*]] = attn.load_tile %arg3[%[[B2]], %[[HK]], %{{.*}}] {{.*}} -> tensor<32x32xbf16>
 // CHECK:         %[[ACC:.*]]:2 = scf.for %[[G:.*]] = %c0 to %c4
 // CHECK:           scf.for
+// CHECK:             %[[LT:.*]] = attn.load_tile %arg5
 // CHECK:             attn.load_tile %arg9
 // CHECK:             %[[ST:.*]] = attn.dot %[[K]], %{{.*}}, %{{.*}} {rhs_transposed} : tensor<32x64xbf16>, tensor<64x64xbf16> -> tensor<32x64xf32>
-// CHECK:             attn.mask %[[ST]] q(%{{.*}}, %{{.*}}) kv(%{{.*}}, %{{.*}}) {causal, transposed} : tensor<32x64xf32>
-// CHECK:             attn.broadcast %{{.*}} {per_column} : tensor<64xf32> -> tensor<32x64xf32>
-// CHECK:             math.exp
+// CHECK:             %[[MT:.*]] = attn.mask %[[ST]] q(%{{.*}}, %{{.*}}) kv(%{{.*}}, %{{.*}}) {causal, transposed} : tensor<32x64xf32>
+// CHECK:             %[[LT2:.*]] = arith.mulf %[[LT]], %[[LOG2E]] : tensor<64xf32>
+// CHECK:             %[[LTF:.*]] = arith.maximumf %[[LT2]], %[[FLOOR]] : tensor<64xf32>
+// CHECK:             %[[SCT:.*]] = arith.mulf %[[MT]], %{{.*}} fastmath<contract> : tensor<32x64xf32>
+// CHECK:             %[[LBT:.*]] = attn.broadcast %[[LTF]] {per_column} : tensor<64xf32> -> tensor<32x64xf32>
+// CHECK:             %[[ET:.*]] = arith.subf %[[SCT]], %[[LBT]] fastmath<contract> : tensor<32x64xf32>
+// CHECK:             math.exp2 %[[ET]] : tensor<32x64xf32>
 // CHECK:             attn.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x64xbf16>, tensor<64x32xbf16> -> tensor<32x32xf32>
 // CHECK:             attn.dot %[[V]], %{{.*}}, %{{.*}} {rhs_transposed} : tensor<32x32xbf16>, tensor<64x32xbf16> -> tensor<32x64xf32>
 // CHECK:             attn.broadcast %{{.*}} {per_column} : tensor<64xf32> -> tensor<32x64xf32>
@@ -80,7 +96,8 @@ func.func @grad_causal_gqa(%do: memref<2x8x100x32xbf16>,
 
 // CHECK-LABEL: func.func @grad_full_dynamic_scale
 // CHECK:       scf.forall
-// CHECK:         tensor.splat %arg6 : tensor<16x16xf32>
+// CHECK:         %[[SL:.*]] = arith.mulf %arg6, %{{.*}} : f32
+// CHECK:         tensor.splat %[[SL]] : tensor<16x16xf32>
 // CHECK:         attn.mask %{{.*}} q(%{{.*}}, %{{.*}}) kv(%{{.*}}, %{{.*}}) : tensor<16x16xf32>
 // CHECK:       scf.forall
 // CHECK-NOT:     attn.mask
