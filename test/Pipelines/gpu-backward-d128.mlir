@@ -1,21 +1,24 @@
 // RUN: attn-opt %s -split-input-file --attn-gpu-kernel-pipeline="chip=sm_90a" | FileCheck %s
 
-// The backward at D = 128 without the mask on sm_90a: grad_q as at other
-// head dims (one warpgroup of 64 queries, cp.async copies, no tensor
-// maps); grad_kv warp-specialised: two consumer warpgroups of 64 keys
-// stepping over 64 queries at a time, and a producer warpgroup that reads
-// K and V (once) and Q and dO (a ring) by bulk tensor copies. Its tensor
-// maps name the function's memref arguments (0 dO, 1 Q, 2 K, 3 V) with
-// their boxes' rows, which the runtime encodes at launch (KernelABI.h).
-// The producer keeps 32 registers (its flat loops' index arithmetic; 24
-// spilled), the consumers 232.
+// The backward at D = 128 without the mask on sm_90a, both grids
+// warp-specialised. grad_q: two consumer warpgroups of 64 queries stepping
+// over 64 keys, and a producer warpgroup that reads Q and dO (once) and K
+// and V (a ring) by bulk tensor copies (consumers 240 registers, producer
+// 24). grad_kv: two consumer warpgroups of 64 keys stepping over 64
+// queries at a time, and a producer that reads K and V (once) and Q and
+// dO (a ring). The tensor maps name the function's memref arguments (0 dO,
+// 1 Q, 2 K, 3 V) with their boxes' rows, which the runtime encodes at
+// launch (KernelABI.h). grad_kv's producer keeps 32 registers (its flat
+// loops' index arithmetic; 24 spilled), its consumers 232.
 
 // CHECK-LABEL: func.func @grad
 // CHECK:       gpu.func @grad_kernel
-// CHECK-SAME:    block_m = 64, block_n = 64, threads = 128
+// CHECK-SAME:    block_m = 128, block_n = 64, threads = 384
 // CHECK-SAME:    program = "grad_q"
-// CHECK-NOT:     tensor_maps
-// CHECK-NOT:     nvvm.cp.async.bulk.tensor
+// CHECK-SAME:    tensor_maps = [1, 128, 0, 128, 2, 64, 3, 64]
+// CHECK-DAG:     nvvm.setmaxregister {{ *}}increase 240
+// CHECK-DAG:     nvvm.setmaxregister {{ *}}decrease 24
+// CHECK-DAG:     nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK:       gpu.func @grad_kernel_1
 // CHECK-SAME:    block_m = 128, block_n = 64, threads = 384
 // CHECK-SAME:    program = "grad_kv"
@@ -42,7 +45,9 @@ func.func @grad(%do: !t, %q: !t, %k: !t, %v: !t, %o: !t, %lse: !r, %dq: !t,
 
 // CHECK-LABEL: func.func @grad_causal
 // CHECK:       gpu.func @grad_causal_kernel
+// CHECK-SAME:    block_m = 128, block_n = 64, threads = 384
 // CHECK-SAME:    program = "grad_q"
+// CHECK-SAME:    tensor_maps = [1, 128, 0, 128, 2, 64, 3, 64]
 // CHECK:       gpu.func @grad_causal_kernel_1
 // CHECK-SAME:    block_m = 128, block_n = 64, threads = 384
 // CHECK-SAME:    program = "grad_kv"

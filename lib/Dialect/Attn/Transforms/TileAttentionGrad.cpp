@@ -67,6 +67,10 @@ struct GradContext {
   /// dQ summed atomically by grid 2 into this f32 workspace (null: grid 1
   /// computes dQ).
   Value dqAccum;
+  /// Grid 1 reads dO twice, into registers for Δ and for its loop's
+  /// products (warpgroup MMA: a tile only the loop reads can be prefetched
+  /// into a ring and taken by a producer warpgroup).
+  bool separateDeltaLoad = false;
 
   RankedTensorType tile(int64_t rows, int64_t cols, Type et) const {
     return RankedTensorType::get({rows, cols}, et);
@@ -288,6 +292,14 @@ void emitQueryGrid(OpBuilder &b, Location loc, const GradContext &gc) {
   Value doTile = LoadTileOp::create(b, loc, gc.tile(gc.br, gc.dv, gc.elemType),
                                     op.getGradOutput(), rowIndices, qRows);
   Value delta = emitDelta(b, loc, gc, qb, doTile);
+  // The loop's dO: rows bounded by dO's own length (equal to Q's, which the
+  // runtime checks): a bulk tensor copy zero-fills past its own tensor's
+  // end only.
+  if (gc.separateDeltaLoad)
+    doTile = LoadTileOp::create(
+        b, loc, gc.tile(gc.br, gc.dv, gc.elemType), op.getGradOutput(),
+        rowIndices,
+        im.min(im.sub(im.dim(op.getGradOutput(), 2), qStart), im.cst(gc.br)));
   Value lse =
       LoadTileOp::create(b, loc, rowType, op.getLse(), rowIndices, qRows);
   Value lseL = gc.lseLog2(b, loc, lse);
@@ -313,12 +325,16 @@ void emitQueryGrid(OpBuilder &b, Location loc, const GradContext &gc) {
         Value kvStart = lm.mul(kb, bcV);
         // An unmasked range holds whole blocks only: Bc rows.
         Value kvRows = masked ? lm.min(lm.sub(nk, kvStart), bcV) : bcV;
+        // V's rows by V's own length, for the same reason as dO's.
+        Value vRows =
+            masked ? lm.min(lm.sub(lm.dim(op.getValue(), 2), kvStart), bcV)
+                   : bcV;
         SmallVector<Value> kvIdx = {bIdx, kvHead, kvStart};
         Value kTile = LoadTileOp::create(
             lb, loc, gc.tile(gc.bc, gc.d, gc.elemType), k, kvIdx, kvRows);
         Value vTile =
             LoadTileOp::create(lb, loc, gc.tile(gc.bc, gc.dv, gc.elemType),
-                               op.getValue(), kvIdx, kvRows);
+                               op.getValue(), kvIdx, vRows);
         Value zero = splat(lb, loc, scoreType, 0.0);
         // S = Q·Kᵀ, hidden pairs −inf.
         Value s = DotOp::create(lb, loc, scoreType, qTile, kTile, zero,
@@ -581,7 +597,12 @@ LogicalResult mlir::attn::tiling::tileAttentionGrad(AttentionGradOp op,
   // On a GPU, grid 1 holds S, dP and dQ in f32 registers: 64 queries
   // against 64 keys (mma.sync: four warps of 16 rows; 128 rows or 128 keys
   // no faster at D = 64, 1-30% slower at D = 128; wgmma: one warpgroup;
-  // 128x64 and 128x128 within -4..+3%; H100/H200, bf16, 4k-16k).
+  // 128x64 and 128x128 within -4..+3%; H100/H200, bf16, 4k-16k), but 128
+  // queries (two warpgroups) at D = 128 on wgmma: their rings then take
+  // per-slot barriers and a producer warpgroup of bulk copies, as grid 2's
+  // do: grad_q 5.79 -> 5.28 ms at 16k, 3.02 -> 2.70 causal, the backward
+  // +3..+4% (H200, bf16, 4k / 16k, mirrored; one warpgroup behind a
+  // producer, one program an SM, ran 24-31% slower).
   // Grid 2 holds dK and dV through its loops besides Sᵀ and dPᵀ: 32 queries
   // a step (mma.sync: 64 is 8-12% slower and spills at D = 128; wgmma: 64
   // is -20..+4% and spills 396 bytes causal at D = 128) against 64 keys, or
@@ -591,11 +612,12 @@ LogicalResult mlir::attn::tiling::tileAttentionGrad(AttentionGradOp op,
   int64_t brKV = blocks.blockQ, bcKV = blocks.blockKV;
   bool sumDqInKeyGrid = false;
   if (target.isGPU()) {
-    blocks = BlockSizes{64, 64};
     bool wide = gc.d > 64;
     // Where attn-assign-layouts gives the grids warpgroup MMA (16-bit
     // operands, checked above).
     bool wgmma = headDimsTakeWgmma(target, gc.d, gc.dv);
+    blocks = BlockSizes{wgmma && gc.d == 128 && gc.dv == 128 ? 128 : 64, 64};
+    gc.separateDeltaLoad = wgmma;
     brKV = wide && gc.causal && !wgmma ? 16 : 32;
     bcKV = wide && (!gc.causal || wgmma) ? 128 : 64;
     // Flat loops (one per range, each continuing the previous one's
@@ -624,8 +646,11 @@ LogicalResult mlir::attn::tiling::tileAttentionGrad(AttentionGradOp op,
     // dQᵀ = Kᵀ·dS as a wgmma operand of whole 128-byte slabs, 64 queries a
     // step.
     sumDqInKeyGrid = op.getDqAccum() && wgmma && bcKV == gc.d;
-    if (sumDqInKeyGrid)
+    if (sumDqInKeyGrid) {
       brKV = 64;
+      // No grid 1: grad_prep and grad_q_out stream 64 rows a program.
+      blocks.blockQ = 64;
+    }
   }
   // Options override the derived sizes; the op's attributes the options.
   if (blockQ)

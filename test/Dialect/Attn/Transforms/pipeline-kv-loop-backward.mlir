@@ -99,17 +99,27 @@ func.func @d128_causal(%do: !t, %q: !t, %k: !t, %v: !t, %o: !t, %lse: !r,
 
 // D = 128 without the mask on wgmma: grad_kv is one loop over (query head,
 // query block) pairs, so its rings continue from one head to the next and
-// take per-slot barriers (its two warpgroups); grad_q's one warpgroup keeps
-// copy groups (the ring synchronisation is decided per grid). K and V of
-// grad_kv become one-slot rings filled once.
+// take per-slot barriers (its two warpgroups); grad_q's 128 queries (two
+// warpgroups) take them as well: its K and V rings on per-slot barriers,
+// Q and dO (the loop's copy; Δ reads its own) one-slot rings filled once.
+// K and V of grad_kv become one-slot rings filled once.
 !t = memref<?x?x?x128xbf16>
 !r = memref<?x?x?xf32>
 // CHECK-LABEL: func.func @d128
 // CHECK:       scf.forall
-// CHECK-NOT:   attn.ring_wait
-// CHECK:       attn.async_commit
-// CHECK:       attn.async_wait
-// CHECK-NOT:   attn.ring_wait
+// CHECK:       attn.alloc_ring : !attn.ring<2, tensor<64x128xbf16
+// CHECK:       attn.alloc_ring : !attn.ring<1, tensor<128x128xbf16
+// CHECK:       attn.async_load_tile %arg1
+// CHECK-NEXT:  attn.async_arrive
+// CHECK:       attn.alloc_ring : !attn.ring<1, tensor<128x128xbf16
+// CHECK:       attn.async_load_tile %arg0
+// CHECK-NEXT:  attn.async_arrive
+// CHECK:       attn.ring_acquire
+// CHECK:       attn.ring_wait
+// CHECK:       scf.for
+// CHECK:         attn.ring_wait
+// CHECK:         attn.ring_release
+// CHECK-NOT:   attn.async_commit
 // CHECK:       attn.program = "grad_q"
 // CHECK:       attn.alloc_ring : !attn.ring<1, tensor<128x128xbf16
 // CHECK:       attn.async_load_tile %arg2
