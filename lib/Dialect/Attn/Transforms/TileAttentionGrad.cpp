@@ -68,8 +68,9 @@ struct GradContext {
   /// computes dQ).
   Value dqAccum;
   /// Grid 1 reads dO twice, into registers for Δ and for its loop's
-  /// products (warpgroup MMA: a tile only the loop reads can be prefetched
-  /// into a ring and taken by a producer warpgroup).
+  /// products: where its rows span several warpgroups on warpgroup MMA, a
+  /// tile only the loop reads is prefetched into a ring and taken by the
+  /// producer warpgroup with the other copies.
   bool separateDeltaLoad = false;
 
   RankedTensorType tile(int64_t rows, int64_t cols, Type et) const {
@@ -610,14 +611,14 @@ LogicalResult mlir::attn::tiling::tileAttentionGrad(AttentionGradOp op,
   // the causal mask at D > 64, whose two loops keep more live, 64 keys
   // against 16 queries (32 spills 256 bytes at D = 128).
   int64_t brKV = blocks.blockQ, bcKV = blocks.blockKV;
-  bool sumDqInKeyGrid = false;
+  bool sumDqInKeyGrid = false, wgmmaGrids = false;
   if (target.isGPU()) {
     bool wide = gc.d > 64;
     // Where attn-assign-layouts gives the grids warpgroup MMA (16-bit
     // operands, checked above).
     bool wgmma = headDimsTakeWgmma(target, gc.d, gc.dv);
     blocks = BlockSizes{wgmma && gc.d == 128 && gc.dv == 128 ? 128 : 64, 64};
-    gc.separateDeltaLoad = wgmma;
+    wgmmaGrids = wgmma;
     brKV = wide && gc.causal && !wgmma ? 16 : 32;
     bcKV = wide && (!gc.causal || wgmma) ? 128 : 64;
     // Flat loops (one per range, each continuing the previous one's
@@ -663,6 +664,7 @@ LogicalResult mlir::attn::tiling::tileAttentionGrad(AttentionGradOp op,
     blocks.blockKV = a.getInt();
   gc.br = blocks.blockQ;
   gc.bc = blocks.blockKV;
+  gc.separateDeltaLoad = wgmmaGrids && gc.br > 64;
   // An explicit block (option or attribute) holds for both grids.
   gc.brKV = blockQ || op.getBlockQAttr() ? blocks.blockQ : brKV;
   gc.bcKV = blockKV || op.getBlockKvAttr() ? blocks.blockKV : bcKV;
