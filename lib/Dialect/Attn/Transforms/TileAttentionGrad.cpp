@@ -296,11 +296,12 @@ void emitQueryGrid(OpBuilder &b, Location loc, const GradContext &gc) {
   // The loop's dO: rows bounded by dO's own length (equal to Q's, which the
   // runtime checks): a bulk tensor copy zero-fills past its own tensor's
   // end only.
-  if (gc.separateDeltaLoad)
-    doTile = LoadTileOp::create(
-        b, loc, gc.tile(gc.br, gc.dv, gc.elemType), op.getGradOutput(),
-        rowIndices,
-        im.min(im.sub(im.dim(op.getGradOutput(), 2), qStart), im.cst(gc.br)));
+  if (gc.separateDeltaLoad) {
+    Value brV = im.cst(gc.br);
+    doTile = LoadTileOp::create(b, loc, gc.tile(gc.br, gc.dv, gc.elemType),
+                                op.getGradOutput(), rowIndices,
+                                im.rowsLeft(op.getGradOutput(), qStart, brV));
+  }
   Value lse =
       LoadTileOp::create(b, loc, rowType, op.getLse(), rowIndices, qRows);
   Value lseL = gc.lseLog2(b, loc, lse);
@@ -327,9 +328,7 @@ void emitQueryGrid(OpBuilder &b, Location loc, const GradContext &gc) {
         // An unmasked range holds whole blocks only: Bc rows.
         Value kvRows = masked ? lm.min(lm.sub(nk, kvStart), bcV) : bcV;
         // V's rows by V's own length, for the same reason as dO's.
-        Value vRows =
-            masked ? lm.min(lm.sub(lm.dim(op.getValue(), 2), kvStart), bcV)
-                   : bcV;
+        Value vRows = masked ? lm.rowsLeft(op.getValue(), kvStart, bcV) : bcV;
         SmallVector<Value> kvIdx = {bIdx, kvHead, kvStart};
         Value kTile = LoadTileOp::create(
             lb, loc, gc.tile(gc.bc, gc.d, gc.elemType), k, kvIdx, kvRows);
@@ -394,9 +393,8 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
   // load's rows are bounded by its own source's length (Nk of V, Nq of dO
   // below: equal to K's and Q's, which the runtime checks): a bulk tensor
   // copy zero-fills past its own tensor's end only.
-  Value vRows = gc.flatKeyLoop
-                    ? im.min(im.sub(im.dim(op.getValue(), 2), kvStart), bcV)
-                    : kvRows;
+  Value vRows =
+      gc.flatKeyLoop ? im.rowsLeft(op.getValue(), kvStart, bcV) : kvRows;
   Value vTile = LoadTileOp::create(b, loc, gc.tile(gc.bcKV, gc.dv, gc.elemType),
                                    op.getValue(), kvIdx, vRows);
 
@@ -440,9 +438,7 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
     Value qTile = LoadTileOp::create(
         lb, ll, gc.tile(gc.brKV, gc.d, gc.elemType), q, rowIdx, qRows);
     Value doRows =
-        gc.flatKeyLoop
-            ? lm.min(lm.sub(lm.dim(op.getGradOutput(), 2), qStart), brV)
-            : qRows;
+        gc.flatKeyLoop ? lm.rowsLeft(op.getGradOutput(), qStart, brV) : qRows;
     Value doTile =
         LoadTileOp::create(lb, ll, gc.tile(gc.brKV, gc.dv, gc.elemType),
                            op.getGradOutput(), rowIdx, doRows);

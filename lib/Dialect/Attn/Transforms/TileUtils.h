@@ -38,6 +38,13 @@ struct IndexMath {
   Value dim(Value memref, int64_t d) {
     return memref::DimOp::create(b, loc, memref, d);
   }
+  /// The rows of a tile of at most `block` rows at `start` that lie in
+  /// `source` (a [B, H, N, D] memref: its own N), as a bulk tensor copy
+  /// bounds them (it zero-fills past its own tensor's end only).
+  Value rowsLeft(Value source, Value start, Value block) {
+    Value n = dim(source, 2);
+    return min(sub(n, start), block);
+  }
 };
 
 /// Dropout's per-program scalars from its rate p (f32), as attn.random's
