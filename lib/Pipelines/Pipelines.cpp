@@ -276,6 +276,7 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   layouts.qInRegisters = opts.qInRegisters;
   layouts.wgmma = opts.wgmma;
   layouts.skipUnitFactors = opts.skipUnitFactors;
+  layouts.tensorReduce = opts.tensorReduce;
   pm.addPass(createAttnAssignLayouts(layouts));
   AttnPipelineKVLoopOptions pipe;
   pipe.stages = opts.kvStages;

@@ -72,7 +72,8 @@ def check(rc, what):
 
 
 # cuTensorMapEncodeTiled's enums (cuda.h); fp8 is UINT8 (0).
-TMA_DTYPE = {torch.float16: 6, torch.bfloat16: 9, torch.float8_e4m3fn: 0}
+TMA_DTYPE = {torch.float16: 6, torch.bfloat16: 9, torch.float8_e4m3fn: 0,
+             torch.float32: 7}
 TMA_SWIZZLE_128B, TMA_L2_256B = 3, 3
 
 

@@ -154,6 +154,12 @@ struct CodegenPipelineOptions
                      "threads whose rows' factors are all 1: 1, 0 (-1: where "
                      "measured to pay)"),
       llvm::cl::init(AttnAssignLayoutsOptions().skipUnitFactors)};
+  Option<int64_t> tensorReduce{
+      *this, "tensor-reduce",
+      llvm::cl::desc("attn-assign-layouts: the backward's dQ sums staged in "
+                     "128-byte slabs and added with bulk tensor reductions "
+                     "(1) or one bulk reduction a row (0)"),
+      llvm::cl::init(AttnAssignLayoutsOptions().tensorReduce)};
   Option<int64_t> mbarriers{
       *this, "mbarriers",
       llvm::cl::desc("K/V rings synchronised per slot (mbarriers) instead of "

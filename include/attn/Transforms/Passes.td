@@ -230,6 +230,10 @@ def AttnAssignLayouts : Pass<"attn-assign-layouts"> {
     Option<"wgmma", "wgmma", "int64_t", /*default=*/"-1",
            "Hopper warpgroup MMA layouts: 1, 0 (-1: where the target has "
            "wgmma and the tiles allow it)">,
+    Option<"tensorReduce", "tensor-reduce", "int64_t", /*default=*/"0",
+           "Stage tiles added into a kernel argument's rows (the backward's "
+           "dQ sums) in 128-byte slabs and add them with bulk tensor "
+           "reductions: 1, 0 (one bulk reduction a row)">,
     Option<"skipUnitFactors", "skip-unit-factors", "int64_t",
            /*default=*/"-1",
            "Mark the accumulator's rescale attn.skip_unit_factors: 1 "

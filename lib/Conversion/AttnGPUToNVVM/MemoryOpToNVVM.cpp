@@ -726,6 +726,10 @@ void forEachDestElement(Emitter &e, RankedTensorType t, const MmaCoords &c,
 void bulkReduce(AccumulateTileOp op, AccumulateTileOp::Adaptor adaptor,
                 Emitter &e, MmaLayoutAttr mma, const MmaCoords &c,
                 const GlobalRows &g, Value valid);
+LogicalResult bulkTensorReduce(AccumulateTileOp op,
+                               AccumulateTileOp::Adaptor adaptor, Emitter &e,
+                               MmaLayoutAttr mma, const MmaCoords &c,
+                               Value valid, const KernelInfo &info);
 
 /// attn.accumulate_tile: one atomic add (red.global.add.f32: the result is
 /// unused) per element the thread holds, rows (or, transposed, columns)
@@ -745,8 +749,15 @@ struct AccumulateTileLowering : public TilePattern<AccumulateTileOp> {
     Location loc = op.getLoc();
     Emitter e(rewriter, loc);
     MmaCoords c = MmaCoords::get(e, mma, t.getDimSize(0));
-    GlobalRows g = globalRows(e, adaptor.getDest(), adaptor.getIndices());
     Value valid = e.to32(adaptor.getRows());
+    if (Value staging = op.getStaging();
+        staging && cast<RingType>(staging.getType()).getLayout().getSlab()) {
+      if (failed(bulkTensorReduce(op, adaptor, e, mma, c, valid, info)))
+        return failure();
+      rewriter.eraseOp(op);
+      return success();
+    }
+    GlobalRows g = globalRows(e, adaptor.getDest(), adaptor.getIndices());
     bool transposed = op.getTransposed();
     Value tile = adaptor.getTile();
     if (op.getStaging()) {
@@ -853,6 +864,150 @@ void bulkReduce(AccumulateTileOp op, AccumulateTileOp::Adaptor adaptor,
     // at D = 128, 16k (H200, bf16, one lease).
     NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, /*read=*/b.getUnitAttr());
   }
+}
+
+/// attn.accumulate_tile via a slot of 128-byte slabs (32 f32 columns
+/// each): the holders of the tile write its elements at dest's positions
+/// in the slab-swizzled slot (chunk' = chunk ^ (row % 8), the layout a
+/// 128-byte-swizzled tensor map reads), zeros for rows at or past `rows`,
+/// fence.proxy.async, synchronise, and one thread adds each slab with
+///   cp.reduce.async.bulk.tensor.Nd.global.shared::cta.add.tile.bulk_group
+/// through dest's tensor map (rows past dest's end are left out), commits
+/// and waits until the slab was read. A transposed tile whose warpgroups'
+/// rows are whole slabs (dQᵀ = Kᵀ·dS: warpgroup w holds dQ's columns
+/// 64w .. 64w + 63) has each slab written by one warpgroup: each
+/// warpgroup synchronises on its own named barrier (9 + w) and its first
+/// thread adds its slabs, so neither waits for the other's stores nor
+/// for one thread's reductions of both. Transposed, a warp's store of one
+/// register writes 8 consecutive words (lanes g) in rows 2q + c (lanes q):
+/// rows 0, 2, 4, 6 (+ c) swizzle their 32-byte pieces to four bank groups.
+LogicalResult bulkTensorReduce(AccumulateTileOp op,
+                               AccumulateTileOp::Adaptor adaptor, Emitter &e,
+                               MmaLayoutAttr mma, const MmaCoords &c,
+                               Value valid, const KernelInfo &info) {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  auto dest = dyn_cast<BlockArgument>(op.getDest());
+  auto fn = op->getParentOfType<gpu::GPUFuncOp>();
+  auto it =
+      dest ? info.tensorMaps.find(dest.getArgNumber()) : info.tensorMaps.end();
+  if (!fn || it == info.tensorMaps.end())
+    return op.emitError("unsupported: a bulk tensor reduction without a "
+                        "tensor map of its dest (a kernel argument)");
+  Value map = fn.getArgument(it->second);
+  auto t = cast<RankedTensorType>(op.getTile().getType());
+  auto rt = cast<RingType>(op.getStaging().getType());
+  bool transposed = op.getTransposed();
+  SharedTile st(rt.getTile());
+  const int64_t slabCols = 32;
+  const int64_t slabs = st.cols / slabCols;
+  const int64_t groups = mma.getThreads() / 128;
+  const int64_t groupRows = t.getDimSize(0) / std::max<int64_t>(groups, 1);
+  const bool perGroup = transposed && groups > 1 &&
+                        t.getDimSize(0) % groups == 0 &&
+                        groupRows % slabCols == 0;
+  Value wg = perGroup ? e.warpgroup() : Value();
+  auto sync = [&] {
+    if (!perGroup) {
+      stageSync(e, mma);
+      return;
+    }
+    NVVM::BarrierOp::create(b, loc, Type(), e.add(wg, e.c32(kStageBarrier + 1)),
+                            e.c32(128), NVVM::BarrierReductionAttr(), Value());
+  };
+  if (!op.getSlotReleased())
+    sync();
+  const int64_t slots = rt.getStages();
+  Value slot =
+      slotAddress(e, adaptor.getStaging(),
+                  adaptor.getSlot() ? e.to32(adaptor.getSlot()) : e.c32(0), rt);
+  Value tile = adaptor.getTile();
+  int64_t destRows = st.rows;
+  // dest[r, col] at chunk col / 4 of row r, bytes 4·(col % 4) into it.
+  // The constant parts of r that are multiples of 8 (the swizzle's period)
+  // and of col that are whole slabs are added after the swizzle, as
+  // immediates: the thread's stores then share a few base addresses
+  // (which LLVM hoists out of the loop) instead of one each.
+  Value tileRow = e.add(c.warpRow0, c.g);
+  Value tileCol = e.mul(c.q, e.c32(2));
+  auto emitStores = [&](bool checked) {
+    for (const RowGroup &rg : rowGroups(t))
+      for (size_t k = 0; k < rg.first.size(); ++k)
+        for (int64_t w = 0; w < 2; ++w) {
+          Value rowDyn = transposed ? tileCol : tileRow;
+          Value colDyn = transposed ? tileRow : tileCol;
+          int64_t rowCst = transposed ? rg.colOffs[k] + w : rg.rowOffset;
+          int64_t colCst = transposed ? rg.rowOffset : rg.colOffs[k] + w;
+          Value r = e.add(rowDyn, e.c32(rowCst % 8));
+          Value col = e.add(colDyn, e.c32(colCst % slabCols));
+          Value v = e.extract(tile, rg.first[k] + w);
+          if (checked)
+            v = e.select(e.cmp(arith::CmpIPredicate::slt,
+                               e.add(r, e.c32(rowCst - rowCst % 8)), valid),
+                         v, e.cf(0.0f));
+          Value off = e.add(st.offset(e, r, e.udiv(col, e.c32(4))),
+                            e.mul(e.urem(col, e.c32(4)), e.c32(4)));
+          int64_t imm = (rowCst - rowCst % 8) * st.rowBytes +
+                        colCst / slabCols * st.chunkGroupBytes(1);
+          LLVM::StoreOp::create(b, loc, v,
+                                e.gepBytes(e.gepBytes(slot, off), e.c32(imm)),
+                                /*alignment=*/4);
+        }
+  };
+  // A whole block stores without a test an element.
+  auto whole = scf::IfOp::create(
+      b, loc, e.cmp(arith::CmpIPredicate::sge, valid, e.c32(destRows)),
+      /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(whole.thenBlock());
+    emitStores(/*checked=*/false);
+    b.setInsertionPointToStart(whole.elseBlock());
+    emitStores(/*checked=*/true);
+  }
+  fenceToAsyncProxy(e);
+  sync();
+  // Coordinates innermost first: the slab's first column, then dest's
+  // indices reversed (row, then the outer ones).
+  SmallVector<Value> coords{Value()};
+  for (Value i : llvm::reverse(adaptor.getIndices()))
+    coords.push_back(e.to32(i));
+  auto isIssuer = [&] {
+    Value tid = e.tid();
+    return perGroup ? e.cmp(arith::CmpIPredicate::eq, e.urem(tid, e.c32(128)),
+                            e.c32(0))
+                    : e.cmp(arith::CmpIPredicate::eq, tid, e.c32(0));
+  };
+  auto ifOp = scf::IfOp::create(b, loc, isIssuer(), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  const int64_t mine = perGroup ? groupRows / slabCols : slabs;
+  Value first = perGroup ? e.mul(wg, e.c32(mine)) : e.c32(0);
+  for (int64_t k = 0; k < mine; ++k) {
+    Value s = k ? e.add(first, e.c32(k)) : first;
+    coords[0] = e.mul(s, e.c32(slabCols));
+    Value src = e.gepBytes(slot, e.mul(s, e.c32(st.chunkGroupBytes(1))));
+    NVVM::CpAsyncBulkTensorReduceOp::create(
+        b, loc, map, src, NVVM::TMAReduxKind::ADD, NVVM::TMAStoreMode::TILE,
+        coords, Value());
+  }
+  NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+  // With two slots the reductions of the previous add (the other slot)
+  // must have read it before the next add writes there: the issuer waits
+  // for them now, and the schedule's barriers before the next add's stores
+  // tell the other threads (as `slot_released` says). After the enclosing
+  // loop, it waits for all: the slot may be written again, and the block
+  // must not exit while a reduction still reads its shared memory.
+  auto loop = op->getParentOfType<scf::ForOp>();
+  NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, loop ? slots - 1 : 0,
+                                       /*read=*/b.getUnitAttr());
+  if (slots > 1 && loop) {
+    b.setInsertionPointAfter(loop);
+    auto drain = scf::IfOp::create(b, loc, isIssuer(), false);
+    b.setInsertionPointToStart(drain.thenBlock());
+    NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, /*read=*/b.getUnitAttr());
+  }
+  return success();
 }
 
 /// Tile queues. The poster (the bulk copier's thread) waits until every

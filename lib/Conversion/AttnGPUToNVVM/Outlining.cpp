@@ -270,30 +270,42 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
   });
   Location loc = grid.getLoc();
 
-  // Bulk copies: one tensor map per source memref (an argument of the
-  // function), passed after the function's arguments; its box is the
-  // tile's rows by one 128-byte slab (64 16-bit columns).
+  // Bulk copies and bulk tensor reductions: one tensor map per memref (an
+  // argument of the function), passed after the function's arguments; its
+  // box is the slot's rows by one 128-byte slab (64 16-bit or 32 f32
+  // columns).
   OutlinedKernel k;
   SmallVector<std::pair<unsigned, int64_t>> &maps = k.maps;
-  WalkResult bulkOk = grid.getBody()->walk([&](AsyncLoadTileOp load) {
-    if (!load.getBulk())
+  WalkResult bulkOk = grid.getBody()->walk([&](Operation *op) {
+    Value mem, ring;
+    if (auto load = dyn_cast<AsyncLoadTileOp>(op); load && load.getBulk()) {
+      mem = load.getSource();
+      ring = load.getRing();
+    } else if (auto acc = dyn_cast<AccumulateTileOp>(op);
+               acc && acc.getStaging() &&
+               cast<RingType>(acc.getStaging().getType())
+                   .getLayout()
+                   .getSlab()) {
+      mem = acc.getDest();
+      ring = acc.getStaging();
+    } else {
       return WalkResult::advance();
-    auto arg = dyn_cast<BlockArgument>(load.getSource());
+    }
+    auto arg = dyn_cast<BlockArgument>(mem);
     if (!arg || arg.getOwner() != &func.getBody().front()) {
-      load.emitError("unsupported: a bulk copy from a memref that is not "
-                     "an argument of the function (the launcher encodes "
-                     "tensor maps of the arguments)");
+      op->emitError("unsupported: a bulk tensor copy or reduction on a "
+                    "memref that is not an argument of the function (the "
+                    "launcher encodes tensor maps of the arguments)");
       return WalkResult::interrupt();
     }
-    int64_t rows =
-        cast<RingType>(load.getRing().getType()).getTile().getDimSize(0);
+    int64_t rows = cast<RingType>(ring.getType()).getTile().getDimSize(0);
     for (auto [a, r] : maps)
       if (a == arg.getArgNumber()) {
         if (r == rows)
           return WalkResult::advance();
-        load.emitError() << "unsupported: bulk copies of " << r << " and "
-                         << rows << " rows from one memref (one tensor map "
-                         << "a source)";
+        op->emitError() << "unsupported: bulk copies of " << r << " and "
+                        << rows << " rows on one memref (one tensor map "
+                        << "a memref)";
         return WalkResult::interrupt();
       }
     maps.emplace_back(arg.getArgNumber(), rows);

@@ -134,3 +134,60 @@ func.func @many_rows(%ws: memref<?x64xf32>, %n: index) {
   }
   return
 }
+
+// -----
+
+// dQᵀ added through a two-slot ring of 128-byte f32 slabs (tensor-reduce):
+// the workspace gets a tensor map of 64-row boxes of one slab (32 f32
+// columns); each warpgroup holds dQ's columns 64w .. 64w + 63, so it meets
+// on its own named barrier (9 + w) after its stores (whole block: 32 a
+// thread; the last block: rows at or past `rows` as zeros) and its first
+// thread adds its two slabs with bulk tensor reductions, then waits only
+// for the previous add's reads (the other slot); after the loop it waits
+// for all.
+// CHECK-LABEL: func.func @dqt_tensor
+// CHECK:         attn.tensor_map %arg1 box[64, 32] : memref<?x?x?x128xf32> -> !llvm.ptr
+// CHECK-LABEL: gpu.func @dqt_tensor_kernel
+// CHECK-SAME:      tensor_maps = [1, 64]
+// CHECK:         scf.for
+// CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK:           scf.if
+// CHECK-COUNT-32:    llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK:           } else {
+// CHECK:             %[[V:.*]] = arith.select %{{.*}}, %{{.*}}, %cst{{.*}} : f32
+// CHECK:             llvm.store %[[V]], %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK:           nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT:      %[[ID:.*]] = arith.addi %{{.*}}, %c9_i32 : i32
+// CHECK-NEXT:      nvvm.barrier id = %[[ID]] number_of_threads = %c128_i32
+// CHECK:           scf.if
+// CHECK-COUNT-2:     nvvm.cp.async.bulk.tensor.reduce %arg4, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {redKind = #nvvm.tma_redux_kind<add>} : !llvm.ptr, <3>
+// CHECK-NEXT:        nvvm.cp.async.bulk.commit.group
+// CHECK-NEXT:        nvvm.cp.async.bulk.wait_group 1 {read}
+// CHECK:         }
+// CHECK:         scf.if
+// CHECK-NEXT:      nvvm.cp.async.bulk.wait_group 0 {read}
+#acc = #attn.mma<warps = 8, version = 3>
+#sl = #attn.shared<swizzle = 8, pad = 0, slab = 128>
+func.func @dqt_tensor(%k: memref<?x128xbf16>, %ws: memref<?x?x?x128xf32>, %n: index, %steps: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %stage = attn.alloc_ring : !attn.ring<1, tensor<128x64xbf16, #sl>>
+    %out = attn.alloc_ring : !attn.ring<2, tensor<64x128xf32, #sl>>
+    %kt = attn.load_tile %k[%c0] rows %c128 : memref<?x128xbf16> -> tensor<128x128xbf16, #sl>
+    scf.for %j = %c0 to %steps step %c1 {
+      %d = arith.constant dense<1.0> : tensor<128x64xbf16, #acc>
+      attn.store_slot %d, %stage[%c0] : tensor<128x64xbf16, #acc>, !attn.ring<1, tensor<128x64xbf16, #sl>>
+      %ds = attn.ring_slot %stage[%c0] : !attn.ring<1, tensor<128x64xbf16, #sl>>
+      %z = arith.constant dense<0.0> : tensor<128x64xf32, #acc>
+      %dqt = attn.dot %kt, %ds, %z {lhs_transposed} : tensor<128x128xbf16, #sl>, tensor<128x64xbf16, #sl> -> tensor<128x64xf32, #acc>
+      %s = arith.remui %j, %c2 : index
+      %row = arith.muli %j, %c64 : index
+      attn.accumulate_tile %dqt, %ws[%b, %h, %row] rows %n via %out[%s] : !attn.ring<2, tensor<64x128xf32, #sl>> {slot_released, transposed} : tensor<128x64xf32, #acc>, memref<?x?x?x128xf32>
+    }
+  }
+  return
+}

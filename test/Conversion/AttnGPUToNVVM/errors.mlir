@@ -185,7 +185,7 @@ func.func @bulk_from_view(%k: memref<?x?x64xbf16>, %o: memref<?x8xf32>, %j: inde
   %view = memref.subview %k[0, 0, 0] [1, 64, 64] [1, 1, 1] : memref<?x?x64xbf16> to memref<64x64xbf16, strided<[64, 1]>>
   scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
     %r = attn.alloc_ring : !ring
-    // expected-error @+1 {{unsupported: a bulk copy from a memref that is not an argument of the function (the launcher encodes tensor maps of the arguments)}}
+    // expected-error @+1 {{unsupported: a bulk tensor copy or reduction on a memref that is not an argument of the function (the launcher encodes tensor maps of the arguments)}}
     attn.async_load_tile %view[%j] rows %c64, %r[%c0] {bulk} : memref<64x64xbf16, strided<[64, 1]>>, !ring
     %z = arith.constant dense<0.0> : tensor<16x8xf32, #attn.mma<warps = 1>>
     attn.store_tile %z, %o[%c0] rows %c1 : tensor<16x8xf32, #attn.mma<warps = 1>>, memref<?x8xf32>

@@ -106,11 +106,11 @@ LogicalResult KernelInfoAttr::verify(
   if (tensorMaps.size() % 2)
     return emitError() << "tensor_maps must be (argument, box rows) pairs";
   for (size_t i = 0; i < tensorMaps.size(); i += 2)
-    if (tensorMaps[i] < 0 || tensorMaps[i] > 3 || tensorMaps[i + 1] <= 0 ||
+    if (tensorMaps[i] < 0 || tensorMaps[i] > 15 || tensorMaps[i + 1] <= 0 ||
         tensorMaps[i + 1] > 256)
       return emitError() << "unsupported: a tensor map of argument "
                          << tensorMaps[i] << " with " << tensorMaps[i + 1]
-                         << " rows (maps of q, k, v and o, arguments 0-3, of "
+                         << " rows (maps of the memref arguments 0-15, of "
                             "1-256 rows)";
   if (registerEstimate < 0)
     return emitError() << "register_estimate must be non-negative, got "

@@ -128,15 +128,18 @@ static LogicalResult verifyLayout(function_ref<InFlightDiagnostic()> emitError,
       return success();
     auto shared = cast<SharedLayoutAttr>(enc);
     // 8-bit tiles (fp8) only in slabs: wgmma and bulk copies read them,
-    // never ldmatrix.
-    bool eightBitSlab = bits == 8 && shared.getSlab();
-    if (t.getRank() != 2 || (bits != 16 && !eightBitSlab) ||
-        t.getDimSize(1) % 8 || t.getDimSize(0) % 8)
+    // never ldmatrix. f32 ones in slabs are staged for bulk tensor
+    // reductions (attn.accumulate_tile via).
+    bool slabOnly = (bits == 8 || t.getElementType().isF32()) &&
+                    shared.getSlab() && shared.getSwizzle() == 8;
+    if (t.getRank() != 2 || (bits != 16 && !slabOnly) || t.getDimSize(1) % 8 ||
+        t.getDimSize(0) % 8)
       return emitError() << "#attn.shared holds 2-d tiles of 16-bit elements "
-                            "(8-bit ones in slabs) with rows and columns in "
-                            "multiples of 8 (or one unswizzled i32, a tile "
-                            "queue's slot, or unswizzled f32 rows of a "
-                            "multiple of 4 columns), got "
+                            "(8-bit and f32 ones in 128-byte swizzled slabs) "
+                            "with rows and columns in multiples of 8 (or one "
+                            "unswizzled i32, a tile queue's slot, or "
+                            "unswizzled f32 rows of a multiple of 4 "
+                            "columns), got "
                          << t;
     if (shared.getSlab() && (t.getDimSize(1) * bits / 8) % shared.getSlab())
       return emitError() << "#attn.shared slabs of " << shared.getSlab()

@@ -1173,15 +1173,36 @@ LogicalResult AccumulateTileOp::verify() {
   if (Value staging = getStaging()) {
     RankedTensorType slot = cast<RingType>(staging.getType()).getTile();
     auto layout = dyn_cast_or_null<SharedLayoutAttr>(slot.getEncoding());
+    // Row-major rows (one bulk reduction a row) or 128-byte slabs (one
+    // bulk tensor reduction a slab).
+    bool rowMajor = layout && !layout.getSwizzle() && !layout.getSlab();
+    bool slabs = layout && layout.getSwizzle() == 8 && !layout.getPad() &&
+                 layout.getSlab() == 128;
     if (slot.getShape() != tile.getShape() || !slot.getElementType().isF32() ||
-        !layout || layout.getSwizzle() || layout.getSlab())
+        !(rowMajor || slabs))
       return emitOpError() << "the staging ring's tile must be dest's block "
                            << tile
                            << " in f32, row-major in shared memory "
-                              "(#attn.shared<swizzle = 0, pad = P>), got "
+                              "(#attn.shared<swizzle = 0, pad = P>) or in "
+                              "128-byte slabs (#attn.shared<swizzle = 8, pad "
+                              "= 0, slab = 128>), got "
                            << slot;
-    if (std::string why = bulkReduceRefusal(mem); !why.empty())
+    int64_t slots = cast<RingType>(staging.getType()).getStages();
+    if (slots > 2 || (slots == 2) != static_cast<bool>(getSlot()) ||
+        (slots == 2 && !slabs))
+      return emitOpError() << "stages through one slot, or through a slot "
+                              "of two (`via %ring[%slot]`) of 128-byte slabs, "
+                              "got "
+                           << staging.getType()
+                           << (getSlot() ? " with" : " without") << " a slot";
+    if (slabs) {
+      if (tile.getDimSize(1) % 32)
+        return emitOpError() << "a bulk tensor reduction (via slabs) needs "
+                                "whole slabs of 32 f32 columns, got "
+                             << tile;
+    } else if (std::string why = bulkReduceRefusal(mem); !why.empty()) {
       return emitOpError() << why;
+    }
   }
   return success();
 }

@@ -70,6 +70,10 @@ struct AssignLayoutsPass
              << "pass option skip-unit-factors must be -1 (heuristic), 0 or "
                 "1, got "
              << int64_t(skipUnitFactors);
+    if (tensorReduce < 0 || tensorReduce > 1)
+      return emitError(UnknownLoc::get(ctx))
+             << "pass option tensor-reduce must be 0 or 1, got "
+             << int64_t(tensorReduce);
     if (wgmma < -1 || wgmma > 1)
       return emitError(UnknownLoc::get(ctx))
              << "pass option wgmma must be -1 (heuristic), 0 or 1, got "
@@ -330,7 +334,13 @@ struct AssignLayoutsPass
           });
       if (!readsBetween)
         return;
-      s.setSlotReleased(true);
+      // A bulk tensor reduction's warpgroups may synchronise each on its
+      // own (attn.accumulate_tile): then A's trailing barrier no longer
+      // tells one warpgroup that the other's products read S's slot, and
+      // S keeps its leading barrier. A's slot still is released by S's
+      // barriers, which each issuer reaches after its wait.
+      if (!cast<RingType>(a.getStaging().getType()).getLayout().getSlab())
+        s.setSlotReleased(true);
       a.setSlotReleased(true);
     });
   }
@@ -586,17 +596,47 @@ struct AssignLayoutsPass
             AccumulateTileOp::bulkReduceRefusal(a.getDest().getType()).empty())
           accs.push_back(a);
       });
+      llvm::DenseMap<Type, Value> pairRings;
       for (AccumulateTileOp a : accs) {
         auto t = cast<RankedTensorType>(a.getTile().getType());
         int64_t r = t.getDimSize(a.getTransposed() ? 1 : 0);
         int64_t c = t.getDimSize(a.getTransposed() ? 0 : 1);
         // Rows padded by one 16-byte chunk: a transposed tile's warp
         // writes 8 consecutive words in 4 rows, which unpadded rows of 128
-        // words put in the same banks (a 4-way conflict).
+        // words put in the same banks (a 4-way conflict). With bulk tensor
+        // reductions, slabs of 32 columns (their swizzle spreads the same
+        // stores over the banks) through dest's tensor map.
+        bool slabs =
+            tensorReduce == 1 && c % 32 == 0 && isa<BlockArgument>(a.getDest());
         auto slotTy = RankedTensorType::get(
             {r, c}, t.getElementType(),
-            SharedLayoutAttr::get(ctx, /*swizzle=*/0, /*pad=*/16));
-        a.getStagingMutable().assign(stagingRing(a.getLoc(), slotTy));
+            slabs ? SharedLayoutAttr::get(ctx, /*swizzle=*/8, /*pad=*/0,
+                                          /*slab=*/128)
+                  : SharedLayoutAttr::get(ctx, /*swizzle=*/0, /*pad=*/16));
+        auto loop = dyn_cast<scf::ForOp>(a->getParentOp());
+        if (!slabs || !loop) {
+          a.getStagingMutable().assign(stagingRing(a.getLoc(), slotTy));
+          continue;
+        }
+        // Two slots, alternating with the loop's steps: a step's
+        // reductions read one while the next step fills the other.
+        // slot = ((iv − lb) / step) mod 2
+        OpBuilder b(a);
+        Location loc = a.getLoc();
+        // One ring for every such loop (a causal grid's two): each drains
+        // its reductions after its loop.
+        Value &ring = pairRings[slotTy];
+        if (!ring) {
+          OpBuilder rb = OpBuilder::atBlockBegin(grid.getBody());
+          ring = AllocRingOp::create(rb, loc, RingType::get(ctx, 2, slotTy));
+        }
+        Value fromLb = arith::SubIOp::create(b, loc, loop.getInductionVar(),
+                                             loop.getLowerBound());
+        Value steps = arith::DivUIOp::create(b, loc, fromLb, loop.getStep());
+        Value two = arith::ConstantIndexOp::create(b, loc, 2);
+        Value slot = arith::RemUIOp::create(b, loc, steps, two);
+        a.getStagingMutable().assign(ring);
+        a.getSlotMutable().assign(slot);
       }
     }
 

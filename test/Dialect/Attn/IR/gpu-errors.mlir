@@ -194,7 +194,7 @@ func.func @tile_queue_slot(%s: index) -> index {
 // -----
 
 func.func @tile_queue_swizzled(%s: index) {
-  // expected-error @+1 {{#attn.shared holds 2-d tiles of 16-bit elements (8-bit ones in slabs) with rows and columns in multiples of 8 (or one unswizzled i32, a tile queue's slot, or unswizzled f32 rows of a multiple of 4 columns), got 'tensor<1x1xi32, #attn.shared<swizzle = 8, pad = 0>>'}}
+  // expected-error @+1 {{#attn.shared holds 2-d tiles of 16-bit elements (8-bit and f32 ones in 128-byte swizzled slabs) with rows and columns in multiples of 8 (or one unswizzled i32, a tile queue's slot, or unswizzled f32 rows of a multiple of 4 columns), got 'tensor<1x1xi32, #attn.shared<swizzle = 8, pad = 0>>'}}
   %r = attn.alloc_ring : !attn.ring<2, tensor<1x1xi32, #attn.shared<swizzle = 8, pad = 0>>>
   return
 }
@@ -238,7 +238,7 @@ func.func @window_indices(%vt: memref<?x?x128x?xf8E4M3FN>, %i: index) {
 
 // 8-bit tiles live only in slabs (wgmma and bulk copies read them).
 func.func @fp8_unslabbed() {
-  // expected-error @+1 {{#attn.shared holds 2-d tiles of 16-bit elements (8-bit ones in slabs)}}
+  // expected-error @+1 {{#attn.shared holds 2-d tiles of 16-bit elements (8-bit and f32 ones in 128-byte swizzled slabs)}}
   %r = attn.alloc_ring : !attn.ring<2, tensor<64x128xf8E4M3FN, #attn.shared<swizzle = 8, pad = 0>>>
   return
 }
@@ -301,6 +301,41 @@ func.func @accumulate_via_slot_shape(%t: tensor<128x64xf32, #attn.mma<warps = 8,
   // Transposed, dest's block is 64x128: the slot must hold that.
   // expected-error @+1 {{'attn.accumulate_tile' op the staging ring's tile must be dest's block 'tensor<64x128xf32>' in f32, row-major in shared memory (#attn.shared<swizzle = 0, pad = P>)}}
   attn.accumulate_tile %t, %m[%i, %i, %i] rows %i via %r : !attn.ring<1, tensor<128x64xf32, #attn.shared<swizzle = 0, pad = 16>>> {transposed}
+      : tensor<128x64xf32, #attn.mma<warps = 8, version = 3>>, memref<?x?x?x128xf32>
+  return
+}
+
+// -----
+
+func.func @accumulate_via_two_slots_rows(%t: tensor<128x64xf32, #attn.mma<warps = 8, version = 3>>,
+                                         %m: memref<?x?x?x128xf32>, %i: index) {
+  %r = attn.alloc_ring : !attn.ring<2, tensor<64x128xf32, #attn.shared<swizzle = 0, pad = 16>>>
+  // Two slots only for bulk tensor reductions (slabs).
+  // expected-error @+1 {{'attn.accumulate_tile' op stages through one slot, or through a slot of two (`via %ring[%slot]`) of 128-byte slabs, got '!attn.ring<2, tensor<64x128xf32, #attn.shared<swizzle = 0, pad = 16>>>' with a slot}}
+  attn.accumulate_tile %t, %m[%i, %i, %i] rows %i via %r[%i] : !attn.ring<2, tensor<64x128xf32, #attn.shared<swizzle = 0, pad = 16>>> {transposed}
+      : tensor<128x64xf32, #attn.mma<warps = 8, version = 3>>, memref<?x?x?x128xf32>
+  return
+}
+
+// -----
+
+func.func @accumulate_via_two_slots_no_slot(%t: tensor<128x64xf32, #attn.mma<warps = 8, version = 3>>,
+                                            %m: memref<?x?x?x128xf32>, %i: index) {
+  %r = attn.alloc_ring : !attn.ring<2, tensor<64x128xf32, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  // expected-error @+1 {{'attn.accumulate_tile' op stages through one slot, or through a slot of two (`via %ring[%slot]`) of 128-byte slabs, got '!attn.ring<2, tensor<64x128xf32, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>' without a slot}}
+  attn.accumulate_tile %t, %m[%i, %i, %i] rows %i via %r : !attn.ring<2, tensor<64x128xf32, #attn.shared<swizzle = 8, pad = 0, slab = 128>>> {transposed}
+      : tensor<128x64xf32, #attn.mma<warps = 8, version = 3>>, memref<?x?x?x128xf32>
+  return
+}
+
+// -----
+
+func.func @accumulate_via_slabs_swizzle(%t: tensor<128x64xf32, #attn.mma<warps = 8, version = 3>>,
+                                        %m: memref<?x?x?x128xf32>, %i: index) {
+  %r = attn.alloc_ring : !attn.ring<1, tensor<128x64xf32, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  // Slabs of the tile, not of dest's block (transposed: 64x128).
+  // expected-error @+1 {{'attn.accumulate_tile' op the staging ring's tile must be dest's block 'tensor<64x128xf32>' in f32, row-major in shared memory (#attn.shared<swizzle = 0, pad = P>) or in 128-byte slabs (#attn.shared<swizzle = 8, pad = 0, slab = 128>)}}
+  attn.accumulate_tile %t, %m[%i, %i, %i] rows %i via %r : !attn.ring<1, tensor<128x64xf32, #attn.shared<swizzle = 8, pad = 0, slab = 128>>> {transposed}
       : tensor<128x64xf32, #attn.mma<warps = 8, version = 3>>, memref<?x?x?x128xf32>
   return
 }

@@ -221,6 +221,8 @@ func.func @per_column(%a: tensor<32xf32, #attn.slice<#attn.mma<warps = 4>, dim =
 // CHECK-LABEL: func.func @staging
 // CHECK:         attn.store_slot %arg0, %{{.*}}[%arg2] : tensor<128x64xbf16, #attn.mma<warps = 8, version = 3>>, !attn.ring<1, tensor<128x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
 // CHECK:         attn.accumulate_tile %arg1, %arg3[%arg2, %arg2, %arg2] rows %arg4 via %{{.*}} : !attn.ring<1, tensor<64x128xf32, #attn.shared<swizzle = 0, pad = 0>>> {transposed} : tensor<128x64xf32, #attn.mma<warps = 8, version = 3>>, memref<?x?x?x128xf32>
+// Or one bulk tensor reduction a slab, through a slot of two.
+// CHECK:         attn.accumulate_tile %arg1, %arg3[%arg2, %arg2, %arg2] rows %arg4 via %{{.*}}[%arg2] : !attn.ring<2, tensor<64x128xf32, #attn.shared<swizzle = 8, pad = 0, slab = 128>>> {slot_released, transposed} : tensor<128x64xf32, #attn.mma<warps = 8, version = 3>>, memref<?x?x?x128xf32>
 func.func @staging(%ds: tensor<128x64xbf16, #attn.mma<warps = 8, version = 3>>,
                    %dqt: tensor<128x64xf32, #attn.mma<warps = 8, version = 3>>,
                    %i: index, %ws: memref<?x?x?x128xf32>, %n: index) {
@@ -228,6 +230,9 @@ func.func @staging(%ds: tensor<128x64xbf16, #attn.mma<warps = 8, version = 3>>,
   attn.store_slot %ds, %s[%i] : tensor<128x64xbf16, #attn.mma<warps = 8, version = 3>>, !attn.ring<1, tensor<128x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
   %r = attn.alloc_ring : !attn.ring<1, tensor<64x128xf32, #attn.shared<swizzle = 0, pad = 0>>>
   attn.accumulate_tile %dqt, %ws[%i, %i, %i] rows %n via %r : !attn.ring<1, tensor<64x128xf32, #attn.shared<swizzle = 0, pad = 0>>> {transposed}
+      : tensor<128x64xf32, #attn.mma<warps = 8, version = 3>>, memref<?x?x?x128xf32>
+  %t = attn.alloc_ring : !attn.ring<2, tensor<64x128xf32, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  attn.accumulate_tile %dqt, %ws[%i, %i, %i] rows %n via %t[%i] : !attn.ring<2, tensor<64x128xf32, #attn.shared<swizzle = 8, pad = 0, slab = 128>>> {slot_released, transposed}
       : tensor<128x64xf32, #attn.mma<warps = 8, version = 3>>, memref<?x?x?x128xf32>
   return
 }

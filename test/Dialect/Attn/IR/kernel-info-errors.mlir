@@ -57,8 +57,8 @@ func.func private @f() attributes {attn.kernel = #bad}
 
 // -----
 
-// expected-error @+1 {{unsupported: a tensor map of argument 4 with 128 rows (maps of q, k, v and o, arguments 0-3, of 1-256 rows)}}
-#bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, dtype = "bf16", causal = false, tensor_maps = [4, 128]>
+// expected-error @+1 {{unsupported: a tensor map of argument 16 with 128 rows (maps of the memref arguments 0-15, of 1-256 rows)}}
+#bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, dtype = "bf16", causal = false, tensor_maps = [16, 128]>
 func.func private @f() attributes {attn.kernel = #bad}
 
 // -----

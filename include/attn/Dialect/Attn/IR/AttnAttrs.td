@@ -117,7 +117,7 @@ def Attn_KernelInfoAttr : AttrDef<Attn_Dialect, "KernelInfo"> {
       program does not say.
     - `tensor_maps`: (function argument, box rows) pairs: the CUtensorMaps
       the kernel takes after its arguments, one per memref read with bulk
-      copies.
+      copies or added into with bulk tensor reductions.
     - `register_estimate`: attn-assign-layouts' registers per thread (0:
       none); `dynamic_row_stride`: whether a tile copy's row stride is a
       run-time value. attn-gpu-module-to-binary tunes LLVM by both.

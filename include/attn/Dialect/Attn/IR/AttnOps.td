@@ -780,7 +780,19 @@ def Attn_AccumulateTileOp : Attn_Op<"accumulate_tile",
     rows must then be contiguous 16-byte chunks (the row stride equal to
     the last dim, static and a multiple of 4; a static offset of whole
     chunks; a 16-byte aligned base): a bulk add a row instead of an atomic
-    add per element. The
+    add per element. A slot of 128-byte slabs instead
+    (`#attn.shared<swizzle = 8, pad = 0, slab = 128>`: 32 f32 columns a
+    slab, rows of 128 bytes, 128-byte swizzled) is added with one bulk
+    tensor reduction a slab (cp.reduce.async.bulk.tensor .add) through dest's
+    tensor map (dest is then a kernel argument whose last dim is a multiple
+    of 32); the slot's rows at or past `rows` are written as zeros, and the
+    tensor map leaves out rows past dest's end; a ring of two slots
+    (`via %ring[%slot]`, the slot alternating from one add to the next)
+    lets one add's reductions read their slot while the next add fills the
+    other (each issuer waits only for the reductions before its last one,
+    and for all of them after the enclosing loop). Where each slab is written
+    by one warpgroup (a transposed tile whose warpgroups' rows are whole
+    slabs), each warpgroup synchronises and adds its own slabs. The
     threads that hold the tile synchronise around the slot's writes (before
     them not with `slot_released`: the schedule guarantees that they
     synchronised since the slot's last reduction read it, as
@@ -798,18 +810,20 @@ def Attn_AccumulateTileOp : Attn_Op<"accumulate_tile",
                    Variadic<Index>:$indices, Index:$rows,
                    Arg<Optional<Attn_RingType>, "", [MemRead, MemWrite]>:
                        $staging,
+                   Optional<Index>:$slot,
                    UnitAttr:$transposed, UnitAttr:$slot_released);
   let assemblyFormat = [{
     $tile `,` $dest `[` $indices `]` `rows` $rows
-    (`via` $staging^ `:` qualified(type($staging)))? attr-dict `:`
-    type($tile) `,` type($dest)
+    (`via` $staging^ (`[` $slot^ `]`)? `:` qualified(type($staging)))?
+    attr-dict `:` type($tile) `,` type($dest)
   }];
   let builders = [
     OpBuilder<(ins "::mlir::Value":$tile, "::mlir::Value":$dest,
                    "::mlir::ValueRange":$indices, "::mlir::Value":$rows,
                    "bool":$transposed), [{
       build($_builder, $_state, tile, dest, indices, rows,
-            /*staging=*/::mlir::Value(), transposed, /*slot_released=*/false);
+            /*staging=*/::mlir::Value(), /*slot=*/::mlir::Value(),
+            transposed, /*slot_released=*/false);
     }]>
   ];
   let extraClassDeclaration = [{
