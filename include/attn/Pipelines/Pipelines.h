@@ -154,6 +154,22 @@ struct CodegenPipelineOptions
                      "threads whose rows' factors are all 1: 1, 0 (-1: where "
                      "measured to pay)"),
       llvm::cl::init(AttnAssignLayoutsOptions().skipUnitFactors)};
+  Option<int64_t> carryQuotients{
+      *this, "carry-quotients",
+      llvm::cl::desc("attn-carry-quotients before the conversion: loops' "
+                     "divisions of the induction variable carried (1) or "
+                     "computed every step (0)"),
+      llvm::cl::init(1)};
+  Option<int64_t> prefetchVectors{
+      *this, "prefetch-vectors",
+      llvm::cl::desc("attn-prefetch-vectors: per-column vectors of a loop "
+                     "(the backward's LSE and Δ) loaded a step ahead, at "
+                     "most this many a loop (0: none)"),
+      llvm::cl::init(AttnPrefetchVectorsOptions().maxLoads)};
+  Option<bool> prefetchMasked{
+      *this, "prefetch-masked",
+      llvm::cl::desc("attn-prefetch-vectors also in loops with a mask"),
+      llvm::cl::init(false)};
   Option<int64_t> tensorReduce{
       *this, "tensor-reduce",
       llvm::cl::desc("attn-assign-layouts: the backward's dQ sums staged in "

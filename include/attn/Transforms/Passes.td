@@ -291,6 +291,96 @@ def AttnDeferRowSums : Pass<"attn-defer-row-sums"> {
   ];
 }
 
+def AttnCarryQuotients : Pass<"attn-carry-quotients"> {
+  let summary = "Carry the quotient and remainder of a loop's induction "
+                "variable instead of dividing every step";
+  let description = [{
+    In every `scf.for` of constant step 1, the `arith.divui` and
+    `arith.remui` ops of its body (nested regions too) that divide the
+    induction variable plus a constant c >= 0 by a value defined outside the
+    loop (not a constant: LLVM strength-reduces those) become two iter_args
+    per (c, divisor): `q = (lb + c) / n` and
+    `r = (lb + c) mod n` before the loop (dividing by max(n, 1)), and at the
+    end of each step `r' = r + 1 == n ? 0 : r + 1`, `q' = r + 1 == n ? q + 1 :
+    q`. A flat loop over (head, block) pairs then pays one add, one compare
+    and two selects a step instead of an unsigned division by a run-time
+    value (a sequence of about twenty instructions on the GPU).
+
+    Example:
+
+    ```mlir
+    scf.for %j = %c0 to %m step %c1 {
+      %h = arith.divui %j, %n : index
+      %b = arith.remui %j, %n : index
+      ...
+    }
+    // becomes
+    scf.for %j = %c0 to %m step %c1 iter_args(%h = %q0, %b = %r0) {
+      ...
+      %b1 = arith.addi %b, %c1 : index
+      %w = arith.cmpi eq, %b1, %n : index
+      %h1 = arith.addi %h, %c1 : index
+      scf.yield (select %w, %h1, %h), (select %w, %c0, %b1)
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def AttnPrefetchVectors : Pass<"attn-prefetch-vectors"> {
+  let summary = "Load the per-column vectors of a loop's next step during "
+                "the current one";
+  let description = [{
+    In every `scf.for`, each `attn.load_tile` of a 1-d register vector laid
+    out per column (`#attn.slice<..., dim = 1>`: the LSE and Δ entries of a
+    key-major backward step) from a memref defined outside the loop, whose
+    operands the body computes from the induction variable and values
+    defined outside the loop with pure ops, is loaded one step ahead: before
+    the loop for the first step, and first thing in step j for step j + 1
+    (under `j + step < ub`, so that no block past the last is read), the
+    value carried as an iter_arg. A step then no longer waits for these
+    loads' latency after its first product. At most `max-loads` a loop, in
+    body order: each holds its vector's registers for the whole step; only
+    in wgmma programs (warpgroup layouts; mma.sync's registers are not
+    measured for it) of at least `min-warps` warps (H200, bf16: the two-warpgroup
+    D = 128 key-major grid gains 3-5% with its LSE a step ahead, the
+    one-warpgroup D = 64 one −5..+3%; both vectors ahead spill at D = 128),
+    in grids (`scf.forall`) without an `attn.mask` (the causal key-major
+    grid spilled 80-116 bytes with it).
+
+    Example:
+
+    ```mlir
+    scf.for %j = %c0 to %n step %c1 {
+      %row = arith.muli %j, %c64 : index
+      %lse = attn.load_tile %m[%row] rows %c64 : memref<?xf32> -> tensor<64xf32, #col>
+      ...
+    }
+    // becomes
+    %first = scf.if (%c0 < %n) { attn.load_tile %m[%c0 ...] } else { zeros }
+    scf.for %j = %c0 to %n step %c1 iter_args(%lse = %first) {
+      %next = scf.if (%j + %c1 < %n) { attn.load_tile %m[(%j + %c1) * 64] }
+              else { %lse }
+      ...
+      scf.yield %next
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::attn::AttnDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+  let options = [
+    Option<"maxLoads", "max-loads", "int64_t", /*default=*/"1",
+           "Vectors prefetched a loop, in body order (0: none)">,
+    Option<"minWarps", "min-warps", "int64_t", /*default=*/"8",
+           "Only in programs of at least this many warps (the vector's "
+           "layout's): 8, two warpgroups, where it was measured to pay">,
+    Option<"maskedLoops", "masked-loops", "bool", /*default=*/"false",
+           "Also in loops with an attn.mask">
+  ];
+}
+
 def AttnPipelineKVLoop : Pass<"attn-pipeline-kv-loop"> {
   let summary = "Software-pipeline the shared-memory tile loads of the "
                 "key/value loops";

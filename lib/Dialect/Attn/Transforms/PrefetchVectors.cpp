@@ -1,0 +1,195 @@
+//===- PrefetchVectors.cpp - per-column vectors loaded a step ahead -------===//
+//
+// A key-major step of the backward reads two vectors from global memory, one
+// entry per query column of its tile: LSE (for P = exp2(S·c − L)) and Δ (for
+// dS = P∘(dP − Δ)). Each is a few scalar loads a thread whose latency (L2,
+// ~600+ cycles under load) is longer than the product that runs before the
+// first use, so the consumer warps stall on them every step. Issued one step
+// ahead, the latency hides behind a whole step:
+//
+//   v_0 = lb < ub ? load(f(lb)) : 0
+//   for j = lb .. ub:                         (v carried)
+//     v_next = j + step < ub ? load(f(j + step)) : v
+//     ... uses of load(f(j)) read v ...
+//     yield v_next
+//
+// f is the load's operands as computed in the body from j and values defined
+// outside the loop (pure ops only; cloned, not moved). The guard keeps the
+// last step from reading the block after the last, which may lie past the
+// memref. Applies to attn.load_tile of 1-d register vectors laid out per
+// column (#attn.slice<..., dim = 1>) from a memref defined outside the loop,
+// at most `max-loads` a loop in body order (each costs its vector's registers
+// for the whole step), in wgmma programs (warpgroup layouts) of at least
+// `min-warps` warps (the mma.sync kernels' registers are not measured for
+// it) without a mask.
+//
+//===----------------------------------------------------------------------===//
+#include "attn/Transforms/Passes.h"
+
+#include "attn/Dialect/Attn/IR/AttnOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::attn {
+#define GEN_PASS_DEF_ATTNPREFETCHVECTORS
+#include "attn/Transforms/Passes.h.inc"
+} // namespace mlir::attn
+
+using namespace mlir;
+using namespace mlir::attn;
+
+namespace {
+
+/// The ops of `loop`'s body that `load`'s operands are computed from, in
+/// body order, if they are all pure and read only the induction variable,
+/// values defined outside the loop and each other; none otherwise.
+std::optional<SmallVector<Operation *>> operandSlice(scf::ForOp loop,
+                                                     LoadTileOp load) {
+  Block *body = loop.getBody();
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> work(load->getOperands());
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (v == loop.getInductionVar())
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() == body)
+        return std::nullopt; // a loop-carried value
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    Operation *inBody = body->findAncestorOpInBlock(*def);
+    if (!inBody)
+      continue; // defined outside the loop
+    if (inBody != def || !isMemoryEffectFree(def) || def->getNumRegions())
+      return std::nullopt;
+    if (slice.insert(def))
+      llvm::append_range(work, def->getOperands());
+  }
+  SmallVector<Operation *> ordered(slice.begin(), slice.end());
+  llvm::sort(ordered, [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  });
+  return ordered;
+}
+
+/// `load` with its operand slice cloned at `b`'s point for induction
+/// variable `iv`, under `iv < ub`; `otherwise` where not.
+Value guardedLoad(OpBuilder &b, Location loc, scf::ForOp loop,
+                  ArrayRef<Operation *> slice, LoadTileOp load, Value iv,
+                  Value otherwise) {
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv,
+                                        loop.getUpperBound());
+  Type type = load.getResult().getType();
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, inRange,
+                                /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    IRMapping map;
+    map.map(loop.getInductionVar(), iv);
+    for (Operation *op : slice)
+      b.clone(*op, map);
+    Value v = b.clone(*load, map)->getResult(0);
+    scf::YieldOp::create(b, loc, v);
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(b, loc, otherwise);
+  }
+  return ifOp.getResult(0);
+}
+
+struct PrefetchVectorsPass
+    : public attn::impl::AttnPrefetchVectorsBase<PrefetchVectorsPass> {
+  using Base::Base;
+
+  bool isCandidate(scf::ForOp loop, LoadTileOp load) const {
+    auto t = dyn_cast<RankedTensorType>(load.getResult().getType());
+    auto slice = t ? dyn_cast_or_null<SliceLayoutAttr>(t.getEncoding())
+                   : SliceLayoutAttr();
+    return slice && slice.isPerColumn() && t.getRank() == 1 &&
+           slice.getParent().isWarpgroup() &&
+           slice.getParent().getWarps() >= minWarps &&
+           loop.isDefinedOutsideOfLoop(load.getSource());
+  }
+
+  void prefetch(scf::ForOp loop) {
+    SmallVector<std::pair<LoadTileOp, SmallVector<Operation *>>> loads;
+    for (Operation &op : loop.getBody()->without_terminator()) {
+      auto load = dyn_cast<LoadTileOp>(op);
+      if (!load || !isCandidate(loop, load) ||
+          int64_t(loads.size()) >= maxLoads)
+        continue;
+      if (std::optional<SmallVector<Operation *>> s =
+              operandSlice(loop, load))
+        loads.emplace_back(load, std::move(*s));
+    }
+    if (loads.empty())
+      return;
+    Location loc = loop.getLoc();
+    // The first step's vectors, before the loop.
+    OpBuilder b(loop);
+    SmallVector<Value> first;
+    for (auto &[load, slice] : loads) {
+      auto t = cast<RankedTensorType>(load.getResult().getType());
+      Value zero = arith::ConstantOp::create(
+          b, loc, t, DenseElementsAttr::get(t, b.getFloatAttr(
+                                                   t.getElementType(), 0.0)));
+      first.push_back(guardedLoad(b, loc, loop, slice, load,
+                                  loop.getLowerBound(), zero));
+    }
+    IRRewriter rewriter(loop.getContext());
+    unsigned carried = loop.getNumRegionIterArgs();
+    auto grown = cast<scf::ForOp>(*loop.replaceWithAdditionalYields(
+        rewriter, first, /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &yb, Location l, ArrayRef<BlockArgument> args) {
+          // The next step's vectors, first thing in the body.
+          scf::ForOp self =
+              cast<scf::ForOp>(args.front().getOwner()->getParentOp());
+          OpBuilder nb = OpBuilder::atBlockBegin(self.getBody());
+          Value next = arith::AddIOp::create(nb, l, self.getInductionVar(),
+                                             self.getStep());
+          // The slices still read the old loop's induction variable (its
+          // body moves into the new loop after this callback): `loop`'s is
+          // the one to map.
+          SmallVector<Value> out;
+          for (auto [i, entry] : llvm::enumerate(loads))
+            out.push_back(guardedLoad(nb, l, loop, entry.second, entry.first,
+                                      next, args[i]));
+          return out;
+        }));
+    for (auto [i, entry] : llvm::enumerate(loads)) {
+      LoadTileOp load = entry.first;
+      load.getResult().replaceAllUsesWith(
+          grown.getRegionIterArgs()[carried + i]);
+      load.erase();
+    }
+  }
+
+  void runOnOperation() override {
+    if (maxLoads < 0) {
+      emitError(UnknownLoc::get(&getContext()))
+          << "pass option max-loads must be >= 0, got " << int64_t(maxLoads);
+      return signalPassFailure();
+    }
+    if (!maxLoads)
+      return;
+    // Loops with a mask (the causal diagonal's few steps) keep their loads
+    // unless `masked-loops`.
+    SmallVector<scf::ForOp> loops;
+    getOperation()->walk([&](scf::ForOp loop) {
+      if (maskedLoops || !loop.getBody()
+                              ->walk([](MaskOp) {
+                                return WalkResult::interrupt();
+                              })
+                              .wasInterrupted())
+        loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops)
+      prefetch(loop);
+  }
+};
+
+} // namespace
