@@ -295,7 +295,7 @@ def AttnCarryQuotients : Pass<"attn-carry-quotients"> {
   let summary = "Carry the quotient and remainder of a loop's induction "
                 "variable instead of dividing every step";
   let description = [{
-    In every `scf.for` of constant step 1, the `arith.divui` and
+    In every `scf.for` of constant step 1 over `index`, the `arith.divui` and
     `arith.remui` ops of its body (nested regions too) that divide the
     induction variable plus a constant c >= 0 by a value defined outside the
     loop (not a constant: LLVM strength-reduces those) become two iter_args
@@ -346,8 +346,9 @@ def AttnPrefetchVectors : Pass<"attn-prefetch-vectors"> {
     measured for it) of at least `min-warps` warps (H200, bf16: the two-warpgroup
     D = 128 key-major grid gains 3-5% with its LSE a step ahead, the
     one-warpgroup D = 64 one −5..+3%; both vectors ahead spill at D = 128),
-    in grids (`scf.forall`) without an `attn.mask` (the causal key-major
-    grid spilled 80-116 bytes with it).
+    in loops without an `attn.mask` unless `masked-loops` (the causal
+    diagonal's loop spilled 4 bytes), and only where no op of the loop may
+    write the loaded memref.
 
     Example:
 

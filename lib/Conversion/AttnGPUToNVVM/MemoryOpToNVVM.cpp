@@ -376,6 +376,18 @@ bool filledByBulkCopies(Value ring) {
 
 /// `scf.if` on the one thread that issues bulk copies (the producer's
 /// first, or thread 0); the builder is left in its body.
+/// The grid-constant CUtensorMap (a kernel argument) of `mem`, a memref
+/// argument of the kernel enclosing `op`, or null where it has none.
+Value tensorMapOf(Operation *op, Value mem, const KernelInfo &info) {
+  auto arg = dyn_cast<BlockArgument>(mem);
+  auto fn = op->getParentOfType<gpu::GPUFuncOp>();
+  auto it =
+      arg ? info.tensorMaps.find(arg.getArgNumber()) : info.tensorMaps.end();
+  if (!fn || it == info.tensorMaps.end())
+    return Value();
+  return fn.getArgument(it->second);
+}
+
 void onlyBulkCopier(Emitter &e, const KernelInfo &info) {
   Value first = e.c32(info.producerWarps ? 32 * info.warps : 0);
   auto ifOp = scf::IfOp::create(
@@ -544,14 +556,10 @@ struct AsyncLoadTileLowering : public TilePattern<AsyncLoadTileOp> {
   LogicalResult bulkCopy(AsyncLoadTileOp op, OpAdaptor adaptor, Emitter &e,
                          RingType rt, Value dst,
                          ConversionPatternRewriter &rewriter) const {
-    auto arg = dyn_cast<BlockArgument>(op.getSource());
-    auto fn = op->getParentOfType<gpu::GPUFuncOp>();
-    auto it =
-        arg ? info.tensorMaps.find(arg.getArgNumber()) : info.tensorMaps.end();
-    if (!fn || it == info.tensorMaps.end())
+    Value map = tensorMapOf(op, op.getSource(), info);
+    if (!map)
       return op.emitError("unsupported: a bulk copy without a tensor map "
                           "of its source (a kernel argument)");
-    Value map = fn.getArgument(it->second);
     SharedTile st(rt.getTile());
     Value full = barrierAddress(e, adaptor.getRing(), adaptor.getSlot(), rt,
                                 /*empty=*/false);
@@ -887,14 +895,10 @@ LogicalResult bulkTensorReduce(AccumulateTileOp op,
                                Value valid, const KernelInfo &info) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
-  auto dest = dyn_cast<BlockArgument>(op.getDest());
-  auto fn = op->getParentOfType<gpu::GPUFuncOp>();
-  auto it =
-      dest ? info.tensorMaps.find(dest.getArgNumber()) : info.tensorMaps.end();
-  if (!fn || it == info.tensorMaps.end())
+  Value map = tensorMapOf(op, op.getDest(), info);
+  if (!map)
     return op.emitError("unsupported: a bulk tensor reduction without a "
                         "tensor map of its dest (a kernel argument)");
-  Value map = fn.getArgument(it->second);
   auto t = cast<RankedTensorType>(op.getTile().getType());
   auto rt = cast<RingType>(op.getStaging().getType());
   bool transposed = op.getTransposed();
@@ -915,9 +919,21 @@ LogicalResult bulkTensorReduce(AccumulateTileOp op,
     NVVM::BarrierOp::create(b, loc, Type(), e.add(wg, e.c32(kStageBarrier + 1)),
                             e.c32(128), NVVM::BarrierReductionAttr(), Value());
   };
+  const int64_t slots = rt.getStages();
+  // Two slots alternate with the steps of the loop the add is directly in,
+  // and no other add of the loop may use the ring (each issuer waits only
+  // for the add before its own).
+  auto parentLoop = dyn_cast<scf::ForOp>(op->getParentOp());
+  if (slots > 1 && (!parentLoop ||
+                    llvm::any_of(op.getStaging().getUsers(), [&](Operation *u) {
+                      return u != op.getOperation() &&
+                             parentLoop->isAncestor(u);
+                    })))
+    return op.emitError("unsupported: attn.accumulate_tile through a ring "
+                        "of two slots other than once a step, directly in "
+                        "its loop");
   if (!op.getSlotReleased())
     sync();
-  const int64_t slots = rt.getStages();
   Value slot =
       slotAddress(e, adaptor.getStaging(),
                   adaptor.getSlot() ? e.to32(adaptor.getSlot()) : e.c32(0), rt);
@@ -998,11 +1014,10 @@ LogicalResult bulkTensorReduce(AccumulateTileOp op,
   // tell the other threads (as `slot_released` says). After the enclosing
   // loop, it waits for all: the slot may be written again, and the block
   // must not exit while a reduction still reads its shared memory.
-  auto loop = op->getParentOfType<scf::ForOp>();
-  NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, loop ? slots - 1 : 0,
+  NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, slots - 1,
                                        /*read=*/b.getUnitAttr());
-  if (slots > 1 && loop) {
-    b.setInsertionPointAfter(loop);
+  if (slots > 1) {
+    b.setInsertionPointAfter(parentLoop);
     auto drain = scf::IfOp::create(b, loc, isIssuer(), false);
     b.setInsertionPointToStart(drain.thenBlock());
     NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, /*read=*/b.getUnitAttr());

@@ -367,3 +367,27 @@ func.func @wait_on_ampere(%p: memref<?x16xf32>, %o: memref<?x16xf32>, %n: index)
   } {attn.target = #attn.target<arch = "sm_80", smem_per_block = 166912, num_sms = 108>}
   return
 }
+
+// -----
+
+// A two-slot staging ring alternates with the steps of its loop: two adds
+// a step through it would let the second overwrite a slot the first's
+// reductions still read.
+#acc = #attn.mma<warps = 8, version = 3>
+#sl = #attn.shared<swizzle = 8, pad = 0, slab = 128>
+func.func @two_adds_two_slots(%ws: memref<?x?x?x128xf32>, %n: index, %steps: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %out = attn.alloc_ring : !attn.ring<2, tensor<64x128xf32, #sl>>
+    scf.for %j = %c0 to %steps step %c1 {
+      %t = arith.constant dense<1.0> : tensor<128x64xf32, #acc>
+      %s = arith.remui %j, %c2 : index
+      // expected-error @+1 {{unsupported: attn.accumulate_tile through a ring of two slots other than once a step, directly in its loop}}
+      attn.accumulate_tile %t, %ws[%b, %h, %j] rows %n via %out[%s] : !attn.ring<2, tensor<64x128xf32, #sl>> {transposed} : tensor<128x64xf32, #acc>, memref<?x?x?x128xf32>
+      attn.accumulate_tile %t, %ws[%b, %h, %j] rows %n via %out[%s] : !attn.ring<2, tensor<64x128xf32, #sl>> {transposed} : tensor<128x64xf32, #acc>, memref<?x?x?x128xf32>
+    }
+  }
+  return
+}

@@ -613,7 +613,13 @@ struct AssignLayoutsPass
             slabs ? SharedLayoutAttr::get(ctx, /*swizzle=*/8, /*pad=*/0,
                                           /*slab=*/128)
                   : SharedLayoutAttr::get(ctx, /*swizzle=*/0, /*pad=*/16));
+        // Two slots need exactly one such add a step of the loop, every
+        // step (its issuer waits only for the add before).
         auto loop = dyn_cast<scf::ForOp>(a->getParentOp());
+        if (loop && llvm::count_if(accs, [&](AccumulateTileOp o) {
+                      return loop->isAncestor(o);
+                    }) != 1)
+          loop = nullptr;
         if (!slabs || !loop) {
           a.getStagingMutable().assign(stagingRing(a.getLoc(), slotTy));
           continue;

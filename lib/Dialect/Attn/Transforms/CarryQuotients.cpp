@@ -15,9 +15,10 @@
 // (nested regions too) whose dividend is the induction variable plus a
 // constant c >= 0 (iv + c: a prefetch's or a producer's next step, each c
 // its own pair) and whose divisor is defined outside the loop and not a
-// constant, in scf.for loops of constant step 1. The pair before the loop divides by max(n, 1):
-// a loop that runs divides by n >= 1 anyway (n = 0 would have been
-// undefined), and one that does not must not divide by zero either.
+// constant, in scf.for loops of constant step 1 over `index`. The pair before
+// the loop divides by max(n, 1): a loop that runs divides by n >= 1 anyway (n =
+// 0 would have been undefined), and one that does not must not divide by zero
+// either.
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Transforms/Passes.h"
@@ -67,9 +68,9 @@ struct CarryQuotientsPass
 
   void carry(scf::ForOp loop) {
     std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-    if (!step || *step != 1)
-      return;
     Value iv = loop.getInductionVar();
+    if (!step || *step != 1 || !iv.getType().isIndex())
+      return;
     SmallVector<Pair> pairs;
     loop.getBody()->walk([&](Operation *op) {
       if (!isa<arith::DivUIOp, arith::RemUIOp>(op))

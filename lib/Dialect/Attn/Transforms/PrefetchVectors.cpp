@@ -14,13 +14,14 @@
 //     yield v_next
 //
 // f is the load's operands as computed in the body from j and values defined
-// outside the loop (pure ops only; cloned, not moved). The guard keeps the
-// last step from reading the block after the last, which may lie past the
-// memref. Applies to attn.load_tile of 1-d register vectors laid out per
-// column (#attn.slice<..., dim = 1>) from a memref defined outside the loop,
-// at most `max-loads` a loop in body order (each costs its vector's registers
-// for the whole step), in wgmma programs (warpgroup layouts) of at least
-// `min-warps` warps (the mma.sync kernels' registers are not measured for
+// outside the loop (ops without memory effects; cloned, not moved). No op of
+// the loop may write the loaded memref (nor write memory it does not name). The
+// guard keeps the last step from reading the block after the last, which may
+// lie past the memref. Applies to attn.load_tile of 1-d register vectors laid
+// out per column (#attn.slice<..., dim = 1>) from a memref defined outside the
+// loop, at most `max-loads` a loop in body order (each costs its vector's
+// registers for the whole step), in wgmma programs (warpgroup layouts) of at
+// least `min-warps` warps (the mma.sync kernels' registers are not measured for
 // it) without a mask.
 //
 //===----------------------------------------------------------------------===//
@@ -105,6 +106,31 @@ struct PrefetchVectorsPass
     : public attn::impl::AttnPrefetchVectorsBase<PrefetchVectorsPass> {
   using Base::Base;
 
+  /// Whether some op of `loop` may write `mem` (or writes memory it does
+  /// not name, or has effects it does not declare): then a load of step
+  /// j + 1 may not move ahead of step j's body.
+  static bool mayWrite(scf::ForOp loop, Value mem) {
+    return loop.getBody()
+        ->walk([&](Operation *op) {
+          if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+            return WalkResult::advance(); // its nested ops are walked
+          // attn.ring_slot names a slot's tile: no access of its own.
+          if (isa<RingSlotOp>(op))
+            return WalkResult::advance();
+          auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+          if (!iface)
+            return WalkResult::interrupt();
+          SmallVector<MemoryEffects::EffectInstance> effects;
+          iface.getEffects(effects);
+          for (const MemoryEffects::EffectInstance &e : effects)
+            if (isa<MemoryEffects::Write>(e.getEffect()) &&
+                (!e.getValue() || e.getValue() == mem))
+              return WalkResult::interrupt();
+          return WalkResult::advance();
+        })
+        .wasInterrupted();
+  }
+
   bool isCandidate(scf::ForOp loop, LoadTileOp load) const {
     auto t = dyn_cast<RankedTensorType>(load.getResult().getType());
     auto slice = t ? dyn_cast_or_null<SliceLayoutAttr>(t.getEncoding())
@@ -112,7 +138,8 @@ struct PrefetchVectorsPass
     return slice && slice.isPerColumn() && t.getRank() == 1 &&
            slice.getParent().isWarpgroup() &&
            slice.getParent().getWarps() >= minWarps &&
-           loop.isDefinedOutsideOfLoop(load.getSource());
+           loop.isDefinedOutsideOfLoop(load.getSource()) &&
+           !mayWrite(loop, load.getSource());
   }
 
   void prefetch(scf::ForOp loop) {
@@ -134,9 +161,8 @@ struct PrefetchVectorsPass
     SmallVector<Value> first;
     for (auto &[load, slice] : loads) {
       auto t = cast<RankedTensorType>(load.getResult().getType());
-      Value zero = arith::ConstantOp::create(
-          b, loc, t, DenseElementsAttr::get(t, b.getFloatAttr(
-                                                   t.getElementType(), 0.0)));
+      auto zero = arith::ConstantOp::create(b, loc, t,
+                                            cast<TypedAttr>(b.getZeroAttr(t)));
       first.push_back(guardedLoad(b, loc, loop, slice, load,
                                   loop.getLowerBound(), zero));
     }

@@ -46,9 +46,10 @@ func.func @flat(%lb: index, %ub: index, %n: index, %m: memref<?x?xf32>, %c: i1) 
 
 // Left alone: a step other than 1, a divisor defined in the loop, a
 // constant divisor (LLVM's to strength-reduce), a dividend that is not
-// iv + c with c >= 0.
+// iv + c with c >= 0, a loop over i32.
 // CHECK-LABEL: func.func @left_alone
 // CHECK-COUNT-4: arith.divui %{{.*}}, %{{.*}} : index
+// CHECK:         arith.divui %{{.*}}, %{{.*}} : i32
 // CHECK-NOT:     iter_args
 func.func @left_alone(%lb: index, %ub: index, %n: index, %m: memref<?xindex>) {
   %c1 = arith.constant 1 : index
@@ -71,6 +72,15 @@ func.func @left_alone(%lb: index, %ub: index, %n: index, %m: memref<?xindex>) {
     %p = arith.subi %j, %c1 : index
     %h = arith.divui %p, %n : index
     memref.store %h, %m[%h] : memref<?xindex>
+  }
+  %lb32 = arith.index_cast %lb : index to i32
+  %ub32 = arith.index_cast %ub : index to i32
+  %n32 = arith.index_cast %n : index to i32
+  %one = arith.constant 1 : i32
+  scf.for %j = %lb32 to %ub32 step %one : i32 {
+    %h = arith.divui %j, %n32 : i32
+    %hi = arith.index_cast %h : i32 to index
+    memref.store %hi, %m[%hi] : memref<?xindex>
   }
   return
 }
