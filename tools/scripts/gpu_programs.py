@@ -78,9 +78,10 @@ TMA_SWIZZLE_128B, TMA_L2_256B = 3, 3
 
 
 def tensor_map(t, box_rows):
-    """The CUtensorMap (128 bytes) of a [.., rows, cols] 16-bit or 8-bit
-    tensor for bulk copies of box_rows x one 128-byte slab (64 or 128
-    columns), 128-byte swizzled, zeros past the end (KernelABI.h)."""
+    """The CUtensorMap (128 bytes) of a [.., rows, cols] 16-bit, 8-bit or
+    f32 tensor for bulk copies (or, f32, bulk reductions) of box_rows x one
+    128-byte slab (64, 128 or 32 columns), 128-byte swizzled, zeros past
+    the end (KernelABI.h)."""
     rank = t.dim()
     dims = (ctypes.c_uint64 * rank)(*reversed(t.shape))
     strides = (ctypes.c_uint64 * (rank - 1))(

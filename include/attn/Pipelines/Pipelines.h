@@ -169,7 +169,7 @@ struct CodegenPipelineOptions
   Option<bool> prefetchMasked{
       *this, "prefetch-masked",
       llvm::cl::desc("attn-prefetch-vectors also in loops with a mask"),
-      llvm::cl::init(false)};
+      llvm::cl::init(AttnPrefetchVectorsOptions().maskedLoops)};
   Option<int64_t> tensorReduce{
       *this, "tensor-reduce",
       llvm::cl::desc("attn-assign-layouts: the backward's dQ sums staged in "

@@ -651,7 +651,8 @@ struct RingSlotLowering : public TilePattern<RingSlotOp> {
 };
 
 /// Named barrier 8 synchronises the threads of a staged tile (attn.store_slot,
-/// attn.accumulate_tile via): 0 is the program-wide barrier, 1 .. 4 the
+/// attn.accumulate_tile via), 9 + w warpgroup w's alone (a bulk tensor
+/// reduction of its own slabs): 0 is the program-wide barrier, 1 .. 4 the
 /// warpgroups' turns.
 constexpr int64_t kStageBarrier = 8;
 

@@ -1195,11 +1195,12 @@ LogicalResult AccumulateTileOp::verify() {
                               "got "
                            << staging.getType()
                            << (getSlot() ? " with" : " without") << " a slot";
+    // (Whole slabs of 32 f32 columns: the #attn.shared type's rule.)
     if (slabs) {
-      if (tile.getDimSize(1) % 32)
-        return emitOpError() << "a bulk tensor reduction (via slabs) needs "
-                                "whole slabs of 32 f32 columns, got "
-                             << tile;
+      if (mem.getRank() > 5)
+        return emitOpError() << "a bulk tensor reduction (via slabs) needs a "
+                                "dest of at most 5 dims (a tensor map's), got "
+                             << mem;
     } else if (std::string why = bulkReduceRefusal(mem); !why.empty()) {
       return emitOpError() << why;
     }

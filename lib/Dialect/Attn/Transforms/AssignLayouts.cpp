@@ -19,6 +19,7 @@
 
 #include "WarpgroupTiling.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -555,11 +556,13 @@ struct AssignLayoutsPass
     // One ring per slot type: the program's loops (a causal grid's masked
     // and unmasked ones) run one after the other and share it.
     llvm::DenseMap<Type, Value> stagingRings;
-    auto stagingRing = [&](Location loc, RankedTensorType slotTy) {
-      Value &ring = stagingRings[slotTy];
+    auto stagingRing = [&](Location loc, RankedTensorType slotTy,
+                           int64_t slots = 1) {
+      auto ringTy = RingType::get(ctx, slots, slotTy);
+      Value &ring = stagingRings[ringTy];
       if (!ring) {
         OpBuilder b = OpBuilder::atBlockBegin(grid.getBody());
-        ring = AllocRingOp::create(b, loc, RingType::get(ctx, 1, slotTy));
+        ring = AllocRingOp::create(b, loc, ringTy);
       }
       return ring;
     };
@@ -596,7 +599,6 @@ struct AssignLayoutsPass
             AccumulateTileOp::bulkReduceRefusal(a.getDest().getType()).empty())
           accs.push_back(a);
       });
-      llvm::DenseMap<Type, Value> pairRings;
       for (AccumulateTileOp a : accs) {
         auto t = cast<RankedTensorType>(a.getTile().getType());
         int64_t r = t.getDimSize(a.getTransposed() ? 1 : 0);
@@ -606,8 +608,12 @@ struct AssignLayoutsPass
         // words put in the same banks (a 4-way conflict). With bulk tensor
         // reductions, slabs of 32 columns (their swizzle spreads the same
         // stores over the banks) through dest's tensor map.
-        bool slabs =
-            tensorReduce == 1 && c % 32 == 0 && isa<BlockArgument>(a.getDest());
+        // (Slabs need a tensor map: dest an argument of the function, of
+        // at most 5 dims.)
+        auto destArg = dyn_cast<BlockArgument>(a.getDest());
+        bool slabs = tensorReduce == 1 && c % 32 == 0 && destArg &&
+                     isa<func::FuncOp>(destArg.getOwner()->getParentOp()) &&
+                     cast<MemRefType>(destArg.getType()).getRank() <= 5;
         auto slotTy = RankedTensorType::get(
             {r, c}, t.getElementType(),
             slabs ? SharedLayoutAttr::get(ctx, /*swizzle=*/8, /*pad=*/0,
@@ -627,15 +633,11 @@ struct AssignLayoutsPass
         // Two slots, alternating with the loop's steps: a step's
         // reductions read one while the next step fills the other.
         // slot = ((iv − lb) / step) mod 2
-        OpBuilder b(a);
-        Location loc = a.getLoc();
         // One ring for every such loop (a causal grid's two): each drains
         // its reductions after its loop.
-        Value &ring = pairRings[slotTy];
-        if (!ring) {
-          OpBuilder rb = OpBuilder::atBlockBegin(grid.getBody());
-          ring = AllocRingOp::create(rb, loc, RingType::get(ctx, 2, slotTy));
-        }
+        OpBuilder b(a);
+        Location loc = a.getLoc();
+        Value ring = stagingRing(loc, slotTy, /*slots=*/2);
         Value fromLb = arith::SubIOp::create(b, loc, loop.getInductionVar(),
                                              loop.getLowerBound());
         Value steps = arith::DivUIOp::create(b, loc, fromLb, loop.getStep());

@@ -100,9 +100,9 @@ struct CarryQuotientsPass
     OpBuilder b(loop);
     SmallVector<Value> inits;
     SmallVector<Value> divisors;
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
     for (const Pair &p : pairs) {
-      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-      Value one = arith::ConstantIndexOp::create(b, loc, 1);
       Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                            p.divisor, zero);
       Value safe = arith::SelectOp::create(b, loc, isZero, one, p.divisor);
@@ -125,8 +125,6 @@ struct CarryQuotientsPass
           SmallVector<Value> next;
           for (auto [i, n] : llvm::enumerate(divisors)) {
             Value q = args[2 * i], r = args[2 * i + 1];
-            Value one = arith::ConstantIndexOp::create(yb, l, 1);
-            Value zero = arith::ConstantIndexOp::create(yb, l, 0);
             Value r1 = arith::AddIOp::create(yb, l, r, one);
             Value wrap = arith::CmpIOp::create(
                 yb, l, arith::CmpIPredicate::eq, r1, n);

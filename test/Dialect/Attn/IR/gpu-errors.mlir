@@ -342,6 +342,18 @@ func.func @accumulate_via_slabs_swizzle(%t: tensor<128x64xf32, #attn.mma<warps =
 
 // -----
 
+func.func @accumulate_via_slabs_rank(%t: tensor<128x64xf32, #attn.mma<warps = 8, version = 3>>,
+                                     %m: memref<?x?x?x?x?x128xf32>, %i: index) {
+  %r = attn.alloc_ring : !attn.ring<1, tensor<64x128xf32, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+  // A tensor map has at most 5 dims.
+  // expected-error @+1 {{'attn.accumulate_tile' op a bulk tensor reduction (via slabs) needs a dest of at most 5 dims (a tensor map's), got 'memref<?x?x?x?x?x128xf32>'}}
+  attn.accumulate_tile %t, %m[%i, %i, %i, %i, %i] rows %i via %r : !attn.ring<1, tensor<64x128xf32, #attn.shared<swizzle = 8, pad = 0, slab = 128>>> {transposed}
+      : tensor<128x64xf32, #attn.mma<warps = 8, version = 3>>, memref<?x?x?x?x?x128xf32>
+  return
+}
+
+// -----
+
 func.func @store_slot_not_registers(%t: tensor<128x64xbf16>, %i: index) {
   %s = attn.alloc_ring : !attn.ring<1, tensor<128x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
   // expected-error @+1 {{'attn.store_slot' op the tile must be a register tile (#attn.mma), got 'tensor<128x64xbf16>'}}

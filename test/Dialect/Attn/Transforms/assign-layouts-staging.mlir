@@ -1,5 +1,7 @@
 // RUN: attn-opt %s --attn-tile-attention --canonicalize --cse --attn-assign-layouts | FileCheck %s
 // RUN: attn-opt %s --attn-tile-attention --canonicalize --cse --attn-assign-layouts=tensor-reduce=1 | FileCheck %s --check-prefix=TENSOR
+// RUN: not attn-opt %s --attn-assign-layouts=tensor-reduce=2 2>&1 | FileCheck %s --check-prefix=ERR
+// ERR: pass option tensor-reduce must be 0 or 1, got 2
 
 // The backward's key-block grid with dQ summed in it, on wgmma: dS, a
 // right operand computed in registers (each warpgroup its own key rows),

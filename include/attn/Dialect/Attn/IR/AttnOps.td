@@ -784,8 +784,8 @@ def Attn_AccumulateTileOp : Attn_Op<"accumulate_tile",
     (`#attn.shared<swizzle = 8, pad = 0, slab = 128>`: 32 f32 columns a
     slab, rows of 128 bytes, 128-byte swizzled) is added with one bulk
     tensor reduction a slab (cp.reduce.async.bulk.tensor .add) through dest's
-    tensor map (dest is then a kernel argument whose last dim is a multiple
-    of 32); the slot's rows at or past `rows` are written as zeros, and the
+    tensor map (dest is then a kernel argument of at most 5 dims whose last
+    dim is a multiple of 32); the slot's rows at or past `rows` are written as zeros, and the
     tensor map leaves out rows past dest's end; a ring of two slots
     (`via %ring[%slot]`, the slot alternating from one add to the next)
     lets one add's reductions read their slot while the next add fills the
