@@ -742,8 +742,10 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
     auto op = AttentionGradOp::create(
         b, loc, arg(0), arg(1), arg(2), arg(3), arg(4), arg(5), arg(6), arg(7),
         arg(8), arg(9), /*dq_accum=*/Value(), /*dynamic_scale=*/arg(10),
-        /*dropout=*/Value(), Value(), Value(), FloatAttr(), UnitAttr(),
-        IntegerAttr(), IntegerAttr(), TargetAttr());
+        /*dropout=*/Value(), Value(), Value(), /*alibi_slopes=*/Value(),
+        FloatAttr(), UnitAttr(), IntegerAttr(), IntegerAttr(), TargetAttr(),
+        /*window_left=*/IntegerAttr(), /*window_right=*/IntegerAttr(),
+        /*softcap=*/FloatAttr());
     op.setCausal(causal);
   } else if (program == ::attn::Program::MergeSplits) {
     MergeSplitsOp::create(b, loc, arg(0), arg(1), arg(2),

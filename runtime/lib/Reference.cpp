@@ -234,6 +234,40 @@ static double dropoutFactor(const Problem &p, uint32_t stream, int64_t i,
   return keep ? double(dropoutScale(p.dropoutRate)) : 0.0;
 }
 
+/// The forward's modified score S' of the scaled score x of query i and
+/// key j (sequence b of nq queries and nk keys, head h): the soft-cap, then
+/// ALiBi's − slope[h]·|i + Nk − Nq − j| (in the sequence's lengths), then
+/// the score_mod. With `grad`, also ∂S'/∂x: the soft-cap's 1 − tanh²,
+/// ALiBi's 1, and the score_mod's by a central difference in float64
+/// (step 2^-20·max(1, |y|): truncation and rounding both ~1e-10 relative,
+/// far below any dtype's tolerance; 0 where the modifier hides the key).
+static double modifiedScore(const Problem &p, double x, int64_t b, int64_t h,
+                            int64_t i, int64_t j, int64_t nq, int64_t nk,
+                            double *grad = nullptr) {
+  double g = 1;
+  if (p.softcap > 0) {
+    double t = std::tanh(x / p.softcap);
+    x = p.softcap * t;
+    g = 1 - t * t;
+  }
+  if (p.alibi)
+    x -= p.alibiSlopes[size_t(h)] * double(std::llabs(i + nk - nq - j));
+  if (!p.scoreMod) {
+    if (grad)
+      *grad = g;
+    return x;
+  }
+  double y = p.scoreMod(x, b, h, i, j);
+  if (grad) {
+    double step = std::ldexp(std::max(1.0, std::fabs(x)), -20);
+    double d =
+        (p.scoreMod(x + step, b, h, i, j) - p.scoreMod(x - step, b, h, i, j)) /
+        (2 * step);
+    *grad = std::isfinite(y) && std::isfinite(d) ? g * d : 0.0;
+  }
+  return y;
+}
+
 void referenceAttention(const Problem &p, const std::vector<double> &q,
                         const std::vector<double> &k,
                         const std::vector<double> &v, std::vector<double> &o,
@@ -284,14 +318,8 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
           double acc = 0;
           for (int64_t d = 0; d < D; ++d)
             acc += qi[d] * kb[j * D + d];
-          double x = acc * scale;
-          if (p.softcap > 0)
-            x = p.softcap * std::tanh(x / p.softcap);
-          // ALiBi: − slope[h]·|i + Nk − Nq − j|, in the sequence's lengths.
-          if (p.alibi)
-            x -= p.alibiSlopes[size_t(h)] *
-                 double(std::llabs(i + Nk - sq.nq - j));
-          s[size_t(j)] = p.scoreMod ? p.scoreMod(x, sq.index, h, i, j) : x;
+          s[size_t(j)] =
+              modifiedScore(p, acc * scale, sq.index, h, i, j, sq.nq, Nk);
           m = std::max(m, s[size_t(j)]);
         }
         // A score_mod may hide every key of the row (-inf scores): O = 0
@@ -336,7 +364,8 @@ void referenceAttentionGrad(const Problem &p, const std::vector<double> &q,
   if (dkMagnitude)
     dkMagnitude->assign(p.numK(), 0.0);
   std::vector<double> prob(static_cast<size_t>(Nk)),
-      dp(static_cast<size_t>(Nk)), zf(static_cast<size_t>(Nk));
+      dp(static_cast<size_t>(Nk)), zf(static_cast<size_t>(Nk)),
+      grad(static_cast<size_t>(Nk));
   for (int64_t b = 0; b < p.batch; ++b)
     for (int64_t h = 0; h < p.headsQ; ++h) {
       const size_t kvRow0 = size_t((b * p.headsKV + h / group) * Nk);
@@ -347,16 +376,25 @@ void referenceAttentionGrad(const Problem &p, const std::vector<double> &q,
             visibleKeys(i, Nq, Nk, p.causal, p.windowLeft, p.windowRight);
         if (keys.end <= keys.first)
           continue;
-        // P_ij = exp(S_ij − max) / Σ, dP_ij = dO_i·V_j.
+        // P_ij = exp(S'_ij − max) / Σ, dP_ij = dO_i·V_j, with the
+        // forward's modifiers S' = mod(x), x = scale·Q_i·K_j, and
+        // g_ij = ∂S'_ij/∂x (scoreModDerivative).
         double m = -std::numeric_limits<double>::infinity();
         for (int64_t j = keys.first; j < keys.end; ++j) {
           const double *kj = &k[(kvRow0 + size_t(j)) * size_t(D)];
           double acc = 0;
           for (int64_t d = 0; d < D; ++d)
             acc += qi[d] * kj[d];
-          prob[size_t(j)] = acc * scale;
+          double g = 1;
+          prob[size_t(j)] =
+              modifiedScore(p, acc * scale, b, h, i, j, Nq, Nk, &g);
+          grad[size_t(j)] = g;
           m = std::max(m, prob[size_t(j)]);
         }
+        // Every key hidden by a score_mod (-inf): no gradient, as for a
+        // row the mask hides.
+        if (m == -std::numeric_limits<double>::infinity())
+          continue;
         double sum = 0;
         for (int64_t j = keys.first; j < keys.end; ++j) {
           prob[size_t(j)] = std::exp(prob[size_t(j)] - m);
@@ -396,7 +434,8 @@ void referenceAttentionGrad(const Problem &p, const std::vector<double> &q,
           // dS_ij = P_ij·(dP'_ij − Δ_i); dQ_i += scale·dS_ij·K_j,
           // dK_j += scale·dS_ij·Q_i, dV_j += P_ij·z_ij·dO_i.
           const double pij = prob[size_t(j)];
-          const double ds = pij * (dp[size_t(j)] - delta) * scale;
+          const double gij = grad[size_t(j)];
+          const double ds = pij * (dp[size_t(j)] - delta) * scale * gij;
           const double *kj = &k[kvRow * size_t(D)];
           double *dkj = &dk[kvRow * size_t(D)];
           for (int64_t d = 0; d < D; ++d) {
@@ -409,8 +448,8 @@ void referenceAttentionGrad(const Problem &p, const std::vector<double> &q,
             dvj[c] += pz * doi[c];
           // The same sums over the terms' sizes:
           // |dS|_ij = P_ij·(|dP_ij| + |Δ|_i)·scale.
-          const double dsTerms =
-              pij * (std::fabs(dp[size_t(j)]) + deltaTerms) * std::fabs(scale);
+          const double dsTerms = pij * (std::fabs(dp[size_t(j)]) + deltaTerms) *
+                                 std::fabs(scale * gij);
           for (int64_t d = 0; dqMagnitude && d < D; ++d)
             (*dqMagnitude)[row * size_t(D) + size_t(d)] +=
                 dsTerms * std::fabs(kj[d]);

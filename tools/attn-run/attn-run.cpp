@@ -532,10 +532,13 @@ OwningOpRef<ModuleOp> buildGradModule(MLIRContext &ctx, const rt::Problem &p) {
   auto rowType = MemRefType::get({dyn, dyn, dyn}, b.getF32Type());
   SmallVector<Type> args = {dvType,  dType, dType, dvType, dvType,
                             rowType, dType, dType, dvType, rowType};
-  // --dropout: the forward's p (f32), seed (i64), offset (i32), last.
+  // --dropout: the forward's p (f32), seed (i64), offset (i32); then
+  // --alibi's slopes [Hq], last.
   const bool withDropout = optDropout.getNumOccurrences() > 0;
   if (withDropout)
     args.append({b.getF32Type(), b.getI64Type(), b.getI32Type()});
+  if (optAlibi)
+    args.push_back(MemRefType::get({dyn}, b.getF32Type()));
   b.setInsertionPointToEnd(module.getBody());
   auto fn =
       func::FuncOp::create(b, loc, "attention", b.getFunctionType(args, {}));
@@ -549,14 +552,24 @@ OwningOpRef<ModuleOp> buildGradModule(MLIRContext &ctx, const rt::Problem &p) {
   auto op = mlir::attn::AttentionGradOp::create(
       b, loc, a(0), a(1), a(2), a(3), a(4), a(5), a(6), a(7), a(8), a(9),
       /*dq_accum=*/Value(), /*dynamic_scale=*/Value(), dropout[0], dropout[1],
-      dropout[2], /*scale=*/FloatAttr(),
+      dropout[2],
+      /*alibi_slopes=*/optAlibi ? a(args.size() - 1) : Value(),
+      /*scale=*/FloatAttr(),
       /*causal=*/UnitAttr(),
       /*block_q=*/IntegerAttr(), /*block_kv=*/IntegerAttr(),
-      /*target=*/mlir::attn::TargetAttr());
+      /*target=*/mlir::attn::TargetAttr(), /*window_left=*/IntegerAttr(),
+      /*window_right=*/IntegerAttr(), /*softcap=*/FloatAttr());
   if (p.causal)
     op.setCausal(true);
   if (optScale.getNumOccurrences())
     op.setScaleAttr(b.getF32FloatAttr(static_cast<float>(optScale)));
+  // The forward's window and soft-cap (the reference's too).
+  if (p.windowLeft >= 0)
+    op.setWindowLeftAttr(b.getI64IntegerAttr(p.windowLeft));
+  if (p.windowRight >= 0)
+    op.setWindowRightAttr(b.getI64IntegerAttr(p.windowRight));
+  if (p.softcap > 0)
+    op.setSoftcapAttr(b.getF32FloatAttr(static_cast<float>(p.softcap)));
   func::ReturnOp::create(b, loc);
   return module;
 }
@@ -571,6 +584,12 @@ bool alibiExpanded = false;
 LogicalResult expandAlibi(ModuleOp module) {
   bool any = false;
   LogicalResult ok = success();
+  // The backward's ALiBi (--backward --alibi): the reference applies ALiBi
+  // itself (rt::Problem::alibi), so the region may read the dims at run
+  // time.
+  module.walk([&](mlir::attn::AttentionGradOp op) {
+    any |= static_cast<bool>(op.getAlibiSlopes());
+  });
   module.walk([&](mlir::attn::AttentionOp op) {
     if (!op.getAlibiSlopes())
       return;
@@ -2150,11 +2169,14 @@ int main(int argc, char **argv) {
       if (p.seqQ == 0 || p.seqK == 0)
         return fail("--varlen: every query and key length is 0");
     }
-    // ALiBi's key positions are the problem's: not per sequence.
+    // ALiBi's key positions are the problem's: not per sequence. (The
+    // forward's region holds Nk − Nq as a constant; the backward's reads
+    // the dims, so --more-seq reruns it.)
     if (optAlibi)
       for (const char *flag :
            {"kv-lens", "paged", "varlen", "softcap", "kv-splits", "more-seq"})
-        if (cl::getRegisteredOptions().lookup(flag)->getNumOccurrences())
+        if (cl::getRegisteredOptions().lookup(flag)->getNumOccurrences() &&
+            !(optBackward && StringRef(flag) == "more-seq"))
           return fail(std::string("unsupported: --alibi with --") + flag);
     if (optAlibi && p.dtype == rt::DType::E4M3)
       return fail("unsupported: --alibi with --dtype e4m3");
@@ -2178,12 +2200,26 @@ int main(int argc, char **argv) {
     if (optBackward) {
       // The backward covers dense problems so far: no variant, cache or
       // packed batch, f32/f16/bf16, the CPU path.
-      for (const char *flag : {"kv-lens", "paged", "varlen", "varlen-k",
-                               "window", "softcap", "alibi", "kv-splits"})
+      for (const char *flag :
+           {"kv-lens", "paged", "varlen", "varlen-k", "kv-splits"})
         if (cl::getRegisteredOptions().lookup(flag)->getNumOccurrences())
           return fail(std::string("unsupported: --") + flag +
                       " with --backward (the backward pass covers dense "
-                      "attention, causal or not, so far)");
+                      "attention, causal or not, with a window, soft-cap, "
+                      "ALiBi or dropout, so far)");
+      // The score variants' gradients: the CPU path (the runtime's
+      // backward takes none yet; tools/scripts/gpu_backward.py runs the
+      // compiler's GPU kernels).
+      bool variant =
+          !optWindow.empty() || optSoftcap.getNumOccurrences() || optAlibi;
+      if (variant && optTarget == "gpu")
+        return fail("unsupported: --window, --softcap or --alibi with "
+                    "--backward on the GPU (the runtime's backward takes no "
+                    "score variant yet; tools/scripts/gpu_backward.py builds "
+                    "and checks the compiler's kernels): --target cpu runs "
+                    "them");
+      if (variant)
+        optTarget.setValue("cpu");
       if (p.dtype == rt::DType::E4M3)
         return fail("unsupported: --dtype e4m3 with --backward");
       // On the GPU the backward runs as an application runs it: through
@@ -2215,11 +2251,13 @@ int main(int argc, char **argv) {
     if (optAlibi) {
       if (failed(expandAlibi(*module)))
         return 1;
-      // The slopes (after q, k, v, o and the LSE): the capture of the
-      // region, filled with fresh values in [0, 1).
+      // The slopes (after q, k, v, o and the LSE; the backward's last): the
+      // capture of the region, filled with fresh values in [0, 1).
       auto fn = *module->getOps<func::FuncOp>().begin();
       Capture c;
-      c.arg = fn.getArgument((optLse ? 5 : 4) + (optBias ? 1 : 0));
+      c.arg = optBackward
+                  ? fn.getArgument(fn.getNumArguments() - 1)
+                  : fn.getArgument((optLse ? 5 : 4) + (optBias ? 1 : 0));
       c.isFloat = true;
       c.shape = {p.headsQ};
       captures.clear();
@@ -2315,7 +2353,7 @@ int main(int argc, char **argv) {
   }
   // --alibi: the reference applies ALiBi's own definition (not the region
   // the built-in became): S − slope[h]·|i + Nk − Nq − j|.
-  if (optCheck && alibiExpanded) {
+  if (optCheck && alibiExpanded && !optBackward) {
     const int64_t offset = p.seqK - p.seqQ;
     p.scoreMod = [offset](double s, int64_t, int64_t h, int64_t i, int64_t j) {
       return s - double(captures[0].f[size_t(h)]) *
@@ -2966,9 +3004,17 @@ bool checkGradients(const rt::Problem &p, const std::vector<double> &qv,
 /// dQ, dK, dV and Δ poisoned (NaN) before the run. --check compares the
 /// gradients with float64 ones and runs again: the second run's outputs
 /// must be bit-identical (the backward is deterministic).
-int runBackwardAndCheck(const rt::Problem &p, ExecutionEngine &engine,
+int runBackwardAndCheck(const rt::Problem &problem, ExecutionEngine &engine,
                         const std::string &symbol, uint64_t seed,
                         double compileMs) {
+  // --alibi: fresh slopes (the region's capture), which the reference
+  // applies as ALiBi itself (for this shape's Nk − Nq).
+  rt::Problem p = problem;
+  fillCaptures(seed ^ 0x9e3779b97f4a7c15ull);
+  if (alibiExpanded) {
+    p.alibi = true;
+    p.alibiSlopes.assign(captures[0].f.begin(), captures[0].f.end());
+  }
   std::vector<double> qv, kv, vv, dov, ov, lsev;
   std::vector<uint8_t> qs, ks, vs, dos, os, lses;
   rt::fillRandom(p.dtype, seed, p.numQ(), qv, qs);
@@ -3003,9 +3049,12 @@ int runBackwardAndCheck(const rt::Problem &p, ExecutionEngine &engine,
   SmallVector<void *> args;
   for (void *&ptr : ptrs)
     args.push_back(&ptr);
-  // Dropout's operands: the forward's (the reference dropped O with them).
+  // Dropout's operands: the forward's (the reference dropped O with them);
+  // then the captures.
   DropoutValues dropout(p);
   dropout.append(args);
+  for (Capture &c : captures)
+    args.push_back(&c.descPtr);
 
   auto call = [&] { return invokeTimed(engine, symbol, args); };
   double runMs = call();

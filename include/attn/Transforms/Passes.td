@@ -5,11 +5,13 @@
 include "mlir/Pass/PassBase.td"
 
 def AttnExpandAlibi : Pass<"attn-expand-alibi"> {
-  let summary = "Write the built-in ALiBi of attn.attention as its score_mod "
-                "region";
+  let summary = "Write the built-in ALiBi of attn.attention and "
+                "attn.attention_grad as its score_mod region";
   let description = [{
-    An `attn.attention` with `alibi(%slopes)` becomes the same op with the
-    equivalent `score_mod` region and no `alibi` operand:
+    An `attn.attention` or `attn.attention_grad` with `alibi(%slopes)`
+    becomes the same op with the equivalent `score_mod` region and no
+    `alibi` operand (the backward differentiates the region: its
+    derivative with respect to S is 1):
 
     ```
     S'[i, j] = S[i, j] − slopes[h] · |j − i − (Nk − Nq)|

@@ -121,6 +121,39 @@ static LogicalResult verifyWindow(Operation *op, bool causal,
   return success();
 }
 
+/// The soft-cap's and ALiBi's rules, shared by attn.attention and
+/// attn.attention_grad: a soft-cap C with 1/C finite, not beside a
+/// score_mod (write the cap in the region); ALiBi's slopes one f32 per
+/// query head.
+static LogicalResult verifySoftcapAlibi(Operation *op, FloatAttr softcap,
+                                        bool scoreMod, Value slopes,
+                                        Value query) {
+  if (softcap) {
+    double x = softcap.getValueAsDouble();
+    if (!::attn::isValidSoftcap(x))
+      return op->emitOpError()
+             << "softcap must be a positive, finite, normal f32 "
+                "(its reciprocal finite), got "
+             << x;
+    if (scoreMod)
+      return op->emitOpError() << "softcap and a score_mod region are "
+                                  "exclusive (write the cap in the region)";
+  }
+  if (slopes) {
+    auto t = cast<MemRefType>(slopes.getType());
+    if (t.getRank() != 1 || !t.getElementType().isF32())
+      return op->emitOpError() << "alibi slopes must be a 1-d f32 memref (one "
+                                  "slope per query head), got "
+                               << t;
+    int64_t hq = cast<MemRefType>(query.getType()).getDimSize(1);
+    if (!t.isDynamicDim(0) && !ShapedType::isDynamic(hq) &&
+        t.getDimSize(0) != hq)
+      return op->emitOpError() << "alibi slopes have " << t.getDimSize(0)
+                               << " entries for " << hq << " query heads";
+  }
+  return success();
+}
+
 /// The rules attn.attention and attn.attention_grad share: Hq a multiple
 /// of Hkv (where both are static), one scale (a compile-time one would
 /// silently override, or be overridden by, the run-time one; the run-time
@@ -428,29 +461,9 @@ LogicalResult AttentionOp::verify() {
                                     bool(getDynamicScale()), getBlockQAttr(),
                                     getBlockKvAttr())))
     return failure();
-  if (auto c = getSoftcapAttr()) {
-    double x = c.getValueAsDouble();
-    if (!::attn::isValidSoftcap(x))
-      return emitOpError() << "softcap must be a positive, finite, normal f32 "
-                              "(its reciprocal finite), got "
-                           << x;
-    if (hasScoreMod())
-      return emitOpError() << "softcap and a score_mod region are exclusive "
-                              "(write the cap in the region)";
-  }
-  // ALiBi's slopes: one f32 per query head.
-  if (Value slopes = getAlibiSlopes()) {
-    auto t = cast<MemRefType>(slopes.getType());
-    if (t.getRank() != 1 || !t.getElementType().isF32())
-      return emitOpError() << "alibi slopes must be a 1-d f32 memref (one "
-                              "slope per query head), got "
-                           << t;
-    int64_t hq = cast<MemRefType>(getQuery().getType()).getDimSize(1);
-    if (!t.isDynamicDim(0) && !ShapedType::isDynamic(hq) &&
-        t.getDimSize(0) != hq)
-      return emitOpError() << "alibi slopes have " << t.getDimSize(0)
-                           << " entries for " << hq << " query heads";
-  }
+  if (failed(verifySoftcapAlibi(*this, getSoftcapAttr(), hasScoreMod(),
+                                getAlibiSlopes(), getQuery())))
+    return failure();
   if (failed(verifyBlockMask()) || failed(verifyBias()) ||
       failed(verifyDropout()))
     return failure();
@@ -654,15 +667,20 @@ LogicalResult AttentionOp::verifyScoreMod() {
 
 /// A score_mod region: (%score: f32[, %b, %h, %q_idx, %kv_idx: i32]) ->
 /// f32; a mask_mod region: (%b, %h, %q_idx, %kv_idx: i32) -> i1. Both take
-/// the same scalar code.
-LogicalResult AttentionOp::verifyModRegion(Region &region, bool isMask) {
+/// the same scalar code, on attn.attention and attn.attention_grad alike.
+/// `written` are the memrefs `self` writes (`writtenWhat` names them): the
+/// body must not read them.
+static LogicalResult verifyModRegionOf(Operation *self, Region &region,
+                                       bool isMask, ArrayRef<Value> written,
+                                       StringRef writtenWhat) {
   const StringRef name = isMask ? "mask_mod" : "score_mod";
   if (region.empty())
     return success();
+  auto emitOpError = [&]() { return self->emitOpError(); };
   if (!region.hasOneBlock())
     return emitOpError() << name << " must have one block";
   Block &block = region.front();
-  MLIRContext *ctx = getContext();
+  MLIRContext *ctx = self->getContext();
   Type f32 = Float32Type::get(ctx), i32 = IntegerType::get(ctx, 32);
   SmallVector<Type> full = {f32, i32, i32, i32, i32};
   TypeRange args = block.getArgumentTypes();
@@ -696,11 +714,8 @@ LogicalResult AttentionOp::verifyModRegion(Region &region, bool isMask) {
       varying.insert(block.getArgument(4));
     }
   }
-  // What attn.attention writes: reading it from the body would race with
-  // the kernel's own stores.
-  SmallVector<Value> written = {getOutput()};
-  if (getLse())
-    written.push_back(getLse());
+  // What the op writes: reading it from the body would race with the
+  // kernel's own stores.
   auto checkCapture = [&](Operation &op, Value v,
                           bool memrefOk) -> LogicalResult {
     if (v.getParentRegion() == &region ||
@@ -712,9 +727,8 @@ LogicalResult AttentionOp::verifyModRegion(Region &region, bool isMask) {
                                 << ": a captured memref may only be read by "
                                    "memref.load";
       if (llvm::is_contained(written, v))
-        return op.emitOpError() << "in " << name
-                                << ": reads the attention's "
-                                   "output (O or LSE), which it writes";
+        return op.emitOpError() << "in " << name << ": reads the "
+                                << writtenWhat << ", which it writes";
       return success();
     }
     if (!v.getType().isIntOrIndexOrFloat())
@@ -829,6 +843,52 @@ LogicalResult AttentionOp::verifyModRegion(Region &region, bool isMask) {
     }
   }
   return success();
+}
+
+/// A score_mod the backward differentiates (attn.attention_grad): every op
+/// on the way from the score to the result has a derivative that is finite
+/// wherever its operands are (dS = P∘(dP − Δ)∘∂mod/∂s is also computed
+/// where P = 0: masked scores, rows past the end). The score's float
+/// dependents are followed; integer results (fptosi, cmpf) carry no
+/// derivative.
+static LogicalResult verifyDifferentiable(Operation *self, Region &region) {
+  if (region.empty())
+    return success();
+  Block &block = region.front();
+  llvm::SmallPtrSet<Value, 16> onScore = {block.getArgument(0)};
+  for (Operation &op : block.without_terminator()) {
+    auto depends = [&](Value v) { return onScore.contains(v); };
+    if (!llvm::any_of(op.getOperands(), depends))
+      continue;
+    const char *why = nullptr;
+    StringRef name = op.getName().getStringRef();
+    if (name == "math.log")
+      why = "log (1/x)";
+    else if (name == "math.sqrt")
+      why = "sqrt (1/(2·sqrt(x)))";
+    else if (auto div = dyn_cast<arith::DivFOp>(op);
+             div && depends(div.getRhs()))
+      why = "a division by the score (−a/b²)";
+    if (why)
+      return op.emitOpError()
+             << "unsupported: in score_mod of attn.attention_grad, the "
+                "derivative of "
+             << why
+             << " is unbounded where the score is finite (the backward "
+                "evaluates it on masked scores too)";
+    for (Value r : op.getResults())
+      if (isa<FloatType>(r.getType()))
+        onScore.insert(r);
+  }
+  return success();
+}
+
+LogicalResult AttentionOp::verifyModRegion(Region &region, bool isMask) {
+  SmallVector<Value> written = {getOutput()};
+  if (getLse())
+    written.push_back(getLse());
+  return verifyModRegionOf(*this, region, isMask, written,
+                           "attention's output (O or LSE)");
 }
 
 LogicalResult YieldOp::verify() {
@@ -1014,9 +1074,29 @@ LogicalResult AttentionGradOp::verify() {
   };
   if (failed(verifyDropoutRate(*this, getDropoutRate())))
     return failure();
-  return verifyHeadsScaleBlocks(
-      *this, staticDim(QueryRows, 1), staticDim(KeyRows, 1), getScaleAttr(),
-      bool(getDynamicScale()), getBlockQAttr(), getBlockKvAttr());
+  if (failed(verifyHeadsScaleBlocks(
+          *this, staticDim(QueryRows, 1), staticDim(KeyRows, 1), getScaleAttr(),
+          bool(getDynamicScale()), getBlockQAttr(), getBlockKvAttr())))
+    return failure();
+  // The forward's score variants (the same rules), and a score_mod the
+  // tiling can differentiate.
+  if (failed(
+          verifyWindow(*this, getCausal(), getWindowLeft(), getWindowRight())))
+    return failure();
+  if (failed(verifySoftcapAlibi(*this, getSoftcapAttr(), hasScoreMod(),
+                                getAlibiSlopes(), getQuery())))
+    return failure();
+  SmallVector<Value> written = {getGradQuery(), getGradKey(), getGradValue(),
+                                getDelta()};
+  if (Value ws = getDqAccum())
+    written.push_back(ws);
+  const StringRef what = "gradients or workspaces (dQ, dK, dV, delta)";
+  if (failed(verifyModRegionOf(*this, getScoreMod(), /*isMask=*/false, written,
+                               what)) ||
+      failed(verifyModRegionOf(*this, getMaskMod(), /*isMask=*/true, written,
+                               what)))
+    return failure();
+  return verifyDifferentiable(*this, getScoreMod());
 }
 
 //===----------------------------------------------------------------------===//

@@ -42,6 +42,13 @@ using namespace mlir::attn;
 namespace {
 
 /// Why `op`'s ALiBi cannot be written as a region, or null.
+const char *refusal(AttentionGradOp op) {
+  if (op.hasScoreMod())
+    return "a score_mod region (add the bias in the region)";
+  if (op.getSoftcapAttr())
+    return "a soft-cap";
+  return nullptr;
+}
 const char *refusal(AttentionOp op) {
   if (op.hasScoreMod())
     return "a score_mod region (add the bias in the region)";
@@ -58,7 +65,7 @@ const char *refusal(AttentionOp op) {
 /// Nk − Nq as an i32 in the region: a constant where both sequence dims are
 /// static, else from the K and Q memrefs' dims (memref.dim of captured
 /// memrefs: one value per program).
-Value diagonalOffset(OpBuilder &b, AttentionOp op) {
+template <typename OpTy> Value diagonalOffset(OpBuilder &b, OpTy op) {
   Location loc = op.getLoc();
   int64_t nk = cast<MemRefType>(op.getKey().getType()).getDimSize(2);
   int64_t nq = cast<MemRefType>(op.getQuery().getType()).getDimSize(2);
@@ -72,55 +79,61 @@ Value diagonalOffset(OpBuilder &b, AttentionOp op) {
   return arith::IndexCastOp::create(b, loc, b.getI32Type(), diff);
 }
 
+/// Writes `op`'s ALiBi (attn.attention's or attn.attention_grad's, whose
+/// backward sees the same scores) as its score_mod region.
+template <typename OpTy> LogicalResult expand(OpTy op) {
+  Value slopes = op.getAlibiSlopes();
+  if (const char *why = refusal(op))
+    return op.emitError() << "unsupported: alibi with " << why;
+  OpBuilder outside(op);
+  Location loc = op.getLoc();
+  Type f32 = outside.getF32Type(), i32 = outside.getI32Type();
+  Block *body = new Block();
+  op.getScoreMod().push_back(body);
+  Value s = body->addArgument(f32, loc);
+  body->addArgument(i32, loc); // b
+  Value h = body->addArgument(i32, loc);
+  Value i = body->addArgument(i32, loc);
+  Value j = body->addArgument(i32, loc);
+  OpBuilder b = OpBuilder::atBlockBegin(body);
+  Value offset = diagonalOffset(b, op);
+  // slope = slopes[h]
+  Value hIdx = arith::IndexCastOp::create(b, loc, b.getIndexType(), h);
+  Value slope = memref::LoadOp::create(b, loc, slopes, hIdx);
+  // d = (j − i) − (Nk − Nq): ≤ 0 on and below the causal diagonal.
+  Value d = arith::SubIOp::create(b, loc, arith::SubIOp::create(b, loc, j, i),
+                                  offset);
+  // In f32 before the |·|: the tile lowering folds sitofp of an affine
+  // function of the positions into one conversion a thread and
+  // constant offsets (an integer abs would need one a score).
+  Value df = arith::SIToFPOp::create(b, loc, f32, d);
+  // Where no key right of the diagonal is visible (causal, or a window
+  // with right bound 0), −slope·|d| = slope·d on every visible score:
+  // S' = S + slope·d; else S' = S − slope·|d|.
+  std::optional<int64_t> right = op.getWindowRight();
+  bool leftOfDiagonal = op.getCausal() || (right && *right == 0);
+  // `contract`: the product and the sum may become one FMA.
+  auto contract = arith::FastMathFlags::contract;
+  Value dist = leftOfDiagonal ? df : Value(math::AbsFOp::create(b, loc, df));
+  Value bias = arith::MulFOp::create(b, loc, slope, dist, contract);
+  Value res = leftOfDiagonal
+                  ? Value(arith::AddFOp::create(b, loc, s, bias, contract))
+                  : Value(arith::SubFOp::create(b, loc, s, bias, contract));
+  YieldOp::create(b, loc, res);
+  op.getAlibiSlopesMutable().clear();
+  return success();
+}
+
 struct ExpandAlibiPass
     : public mlir::attn::impl::AttnExpandAlibiBase<ExpandAlibiPass> {
   void runOnOperation() override {
-    WalkResult r = getOperation()->walk([&](AttentionOp op) {
-      Value slopes = op.getAlibiSlopes();
-      if (!slopes)
-        return WalkResult::advance();
-      if (const char *why = refusal(op)) {
-        op.emitError() << "unsupported: alibi with " << why;
-        return WalkResult::interrupt();
-      }
-      OpBuilder outside(op);
-      Location loc = op.getLoc();
-      Type f32 = outside.getF32Type(), i32 = outside.getI32Type();
-      Block *body = new Block();
-      op.getScoreMod().push_back(body);
-      Value s = body->addArgument(f32, loc);
-      body->addArgument(i32, loc); // b
-      Value h = body->addArgument(i32, loc);
-      Value i = body->addArgument(i32, loc);
-      Value j = body->addArgument(i32, loc);
-      OpBuilder b = OpBuilder::atBlockBegin(body);
-      Value offset = diagonalOffset(b, op);
-      // slope = slopes[h]
-      Value hIdx = arith::IndexCastOp::create(b, loc, b.getIndexType(), h);
-      Value slope = memref::LoadOp::create(b, loc, slopes, hIdx);
-      // d = (j − i) − (Nk − Nq): ≤ 0 on and below the causal diagonal.
-      Value d = arith::SubIOp::create(
-          b, loc, arith::SubIOp::create(b, loc, j, i), offset);
-      // In f32 before the |·|: the tile lowering folds sitofp of an affine
-      // function of the positions into one conversion a thread and
-      // constant offsets (an integer abs would need one a score).
-      Value df = arith::SIToFPOp::create(b, loc, f32, d);
-      // Where no key right of the diagonal is visible (causal, or a window
-      // with right bound 0), −slope·|d| = slope·d on every visible score:
-      // S' = S + slope·d; else S' = S − slope·|d|.
-      std::optional<int64_t> right = op.getWindowRight();
-      bool leftOfDiagonal = op.getCausal() || (right && *right == 0);
-      // `contract`: the product and the sum may become one FMA.
-      auto contract = arith::FastMathFlags::contract;
-      Value dist =
-          leftOfDiagonal ? df : Value(math::AbsFOp::create(b, loc, df));
-      Value bias = arith::MulFOp::create(b, loc, slope, dist, contract);
-      Value res = leftOfDiagonal
-                      ? Value(arith::AddFOp::create(b, loc, s, bias, contract))
-                      : Value(arith::SubFOp::create(b, loc, s, bias, contract));
-      YieldOp::create(b, loc, res);
-      op.getAlibiSlopesMutable().clear();
-      return WalkResult::advance();
+    WalkResult r = getOperation()->walk([&](Operation *o) {
+      LogicalResult ok = success();
+      if (auto op = dyn_cast<AttentionOp>(o); op && op.getAlibiSlopes())
+        ok = expand(op);
+      else if (auto g = dyn_cast<AttentionGradOp>(o); g && g.getAlibiSlopes())
+        ok = expand(g);
+      return failed(ok) ? WalkResult::interrupt() : WalkResult::advance();
     });
     if (r.wasInterrupted())
       signalPassFailure();

@@ -221,143 +221,6 @@ Value columnWindow(OpBuilder &b, Location loc, Value mem, Value col,
 /// Columns of O a merge program combines (where Dv is a multiple).
 constexpr int64_t kMergeCols = 16;
 
-/// The arguments of a score_mod body, (score[, b, h, i, j]), or of a
-/// mask_mod body, (b, h, i, j); null where absent.
-struct ModArgs {
-  BlockArgument score, b, h, i, j;
-  explicit ModArgs(Block &body) {
-    unsigned n = body.getNumArguments();
-    unsigned pos = n == 4 ? 0 : 1; // the first position argument
-    if (n != 4)
-      score = body.getArgument(0);
-    if (n >= 4) {
-      b = body.getArgument(pos);
-      h = body.getArgument(pos + 1);
-      i = body.getArgument(pos + 2);
-      j = body.getArgument(pos + 3);
-    }
-  }
-};
-
-/// A modifier region's values that differ from score to score: the score,
-/// the positions i and j and what is computed from them. The rest (b, h,
-/// captures, constants) is one value per program.
-llvm::SmallPtrSet<Operation *, 8> varyingOps(Block &body) {
-  llvm::SmallPtrSet<Value, 16> varying;
-  ModArgs args(body);
-  for (BlockArgument a : {args.score, args.i, args.j})
-    if (a)
-      varying.insert(a);
-  llvm::SmallPtrSet<Operation *, 8> ops;
-  for (Operation &op : body.without_terminator())
-    if (llvm::any_of(op.getOperands(),
-                     [&](Value v) { return varying.contains(v); })) {
-      ops.insert(&op);
-      varying.insert(op.getResults().begin(), op.getResults().end());
-    }
-  return ops;
-}
-
-/// The per-program part of the score_mod body (everything that does not
-/// depend on the score or the positions), emitted once at `b`'s insertion
-/// point, before the key/value loops: b and h become i32 scalars, captured
-/// values are used as they are, and each op is cloned as the scalar op it
-/// is. Fills `map` for applyScoreMod.
-void emitScoreModScalars(OpBuilder &b, Location loc, Block &body, Value bIdx,
-                         Value hIdx, IRMapping &map) {
-  ModArgs args(body);
-  // FlexAttention's (b, h) as i32: batch (the packed sequence of a varlen
-  // batch) and query head.
-  for (auto [arg, v] : {std::pair{args.b, bIdx}, std::pair{args.h, hIdx}})
-    if (arg && !arg.use_empty())
-      map.map(arg, arith::IndexCastOp::create(b, loc, b.getI32Type(), v));
-  llvm::SmallPtrSet<Operation *, 8> varying = varyingOps(body);
-  for (Operation &o : body.without_terminator())
-    if (!varying.contains(&o))
-      b.clone(o, map);
-}
-
-/// The score_mod body applied to the score tile `s` of the block whose
-/// first query and key positions are `qStart`, `kvStart`: each op that
-/// depends on the score or the positions becomes the same op on tiles of
-/// its result type (the verifier admits only elementwise scalar ops), with
-/// per-program scalars (emitScoreModScalars, in `scalars`) splat to tiles;
-/// the positions are attn.iota tiles. A load indexed by per-score values is
-/// an attn.gather, its per-score indices the i32 tiles the body casts to
-/// index. With gathers the positions are clamped to the sequences (`nq`;
-/// `nk` where the block may reach past the keys' end): elements past the
-/// end read the last position's entry, and are masked or never stored.
-Value applyScoreMod(OpBuilder &b, Location loc, Block &body,
-                    const IRMapping &scalars, Value s, Value qStart,
-                    Value kvStart, Value nq, Value nk, bool masked) {
-  ArrayRef<int64_t> shape = cast<RankedTensorType>(s.getType()).getShape();
-  auto i32Tile = RankedTensorType::get(shape, b.getI32Type());
-  IRMapping map = scalars;
-  llvm::SmallPtrSet<Value, 16> tiles;
-  auto mapTile = [&](Value from, Value to) {
-    map.map(from, to);
-    tiles.insert(to);
-  };
-  llvm::SmallPtrSet<Operation *, 8> varying = varyingOps(body);
-  bool gathers = llvm::any_of(
-      varying, [](Operation *op) { return isa<memref::LoadOp>(op); });
-  ModArgs args(body);
-  if (args.score)
-    mapTile(args.score, s);
-  if (args.i && !args.i.use_empty())
-    mapTile(args.i,
-            IotaOp::create(b, loc, i32Tile, qStart, b.getI64IntegerAttr(0),
-                           gathers ? nq : Value()));
-  if (args.j && !args.j.use_empty())
-    mapTile(args.j,
-            IotaOp::create(b, loc, i32Tile, kvStart, b.getI64IntegerAttr(1),
-                           gathers && masked ? nk : Value()));
-  // A scalar operand of a tile op as a tile: a constant as a dense splat
-  // constant (folds like the tiling's own constants), anything else as a
-  // tensor.splat.
-  auto asTile = [&](Value v) -> Value {
-    Value m = map.lookupOrDefault(v);
-    if (tiles.contains(m))
-      return m;
-    auto type = RankedTensorType::get(shape, m.getType());
-    if (auto c = m.getDefiningOp<arith::ConstantOp>())
-      return arith::ConstantOp::create(
-          b, loc, type,
-          DenseElementsAttr::get(type, cast<TypedAttr>(c.getValue())));
-    return tensor::SplatOp::create(b, loc, type, m);
-  };
-  for (Operation &op : body.without_terminator()) {
-    if (!varying.contains(&op))
-      continue; // a per-program scalar, already in `scalars`
-    if (auto cast = dyn_cast<arith::IndexCastOp>(op);
-        cast && cast.getType().isIndex()) {
-      // A per-score index stays the i32 tile it was cast from: only
-      // attn.gather reads it (the verifier's rule).
-      mapTile(cast.getResult(), map.lookup(cast.getIn()));
-      continue;
-    }
-    if (auto load = dyn_cast<memref::LoadOp>(op)) {
-      SmallVector<Value> indices;
-      for (Value idx : load.getIndices())
-        indices.push_back(map.lookupOrDefault(idx));
-      auto type = RankedTensorType::get(shape, load.getType());
-      mapTile(load.getResult(),
-              GatherOp::create(b, loc, type, load.getMemRef(), indices));
-      continue;
-    }
-    OperationState state(loc, op.getName());
-    for (Value v : op.getOperands())
-      state.addOperands(asTile(v));
-    for (Type t : op.getResultTypes())
-      state.addTypes(RankedTensorType::get(shape, t));
-    state.addAttributes(op.getAttrs());
-    Operation *tiled = b.create(state);
-    for (auto [from, to] : llvm::zip(op.getResults(), tiled->getResults()))
-      mapTile(from, to);
-  }
-  return asTile(body.getTerminator()->getOperand(0));
-}
-
 /// S = Q·Kᵀ for key/value block `kb`, masked (-inf) where `masked` says the
 /// block may hold invisible keys. Returns S and the block's first key row
 /// and valid row count.
@@ -792,17 +655,11 @@ struct TileAttentionPass
       // right edge's masked ones:
       //   nBegin    = floor(max(qStart + Nk-Nq - L, 0) / Bc)
       //   fullBegin = ceil(max(qStart + qRows - 1 + Nk-Nq - L, 0) / Bc)
-      Value base = im.sub(im.sub(nk, nq), im.cst(left));
-      Value firstKey = im.max(im.add(pc.qStart, base), c0);
-      Value lastRowFirstKey = im.max(
-          im.add(im.sub(im.add(pc.qStart, pc.qRows), im.cst(1)), base), c0);
-      Value nBegin = im.min(im.floorDiv(firstKey, bcV), nEnd);
-      Value fullBegin =
-          im.max(im.min(im.ceilDiv(lastRowFirstKey, bcV), nEnd), nBegin);
-      Value fullEnd = im.max(nFull, fullBegin);
-      segments = {{nBegin, fullBegin, true},
-                  {fullBegin, fullEnd, false},
-                  {fullEnd, nEnd, true}};
+      WindowBlocks w = leftWindowBlocks(im, pc.qStart, pc.qRows, nq, nk, bcV,
+                                        c0, left, nFull, nEnd);
+      segments = {{w.begin, w.fullBegin, true},
+                  {w.fullBegin, w.fullEnd, false},
+                  {w.fullEnd, nEnd, true}};
     }
     if (op.hasBlockMask()) {
       // Block sparsity: only the listed key blocks, each R = BK / Bc of the

@@ -34,6 +34,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 
 #include <cmath>
 #include <limits>
@@ -60,6 +61,8 @@ struct GradContext {
   Type elemType;
   Scale scale;
   bool causal;
+  /// The window's bounds (-1: none; causal is windowRight = 0).
+  int64_t windowLeft = -1, windowRight = -1;
   int64_t brKV = 0, bcKV = 0;
   /// Grid 2 as one loop over (query head, query block) pairs instead of a
   /// loop over heads around the blocks' loops.
@@ -109,9 +112,34 @@ struct GradContext {
   /// product by log2 e and the ex2 of exp).
   Value probabilities(OpBuilder &b, Location loc, Value s, Value lseLog2,
                       bool keyMajor) const {
+    return probabilities(b, loc, s, lseLog2, keyMajor, /*modified=*/nullptr,
+                         /*clamp=*/false);
+  }
+
+  /// The scores a modifier made and what the backward needs of them: P
+  /// reads `scores` (masked), P = 2^(scores·expFactor − L), and
+  /// dS = P∘(dP − Δ)∘grad (grad null: 1).
+  struct Modified {
+    Value scores;
+    double expFactor = M_LOG2E;
+    Value grad;
+  };
+
+  /// With `modified`: P = 2^(S'·f − L) from a modifier's scores (S' already
+  /// holds the scale; f = modified->expFactor), and with `clamp`
+  /// 2^min(S'·f − L, 0): P <= 1 wherever the LSE is the row's (for every
+  /// visible score S' <= LSE), so the clamp changes nothing there, but a
+  /// column past the queries' end (zero Q, zero-filled LSE) then gets
+  /// P <= 1 whatever the modifier makes of its zero score, and its zero dO
+  /// and Q rows add nothing to dV and dK (an unbounded P would add inf·0).
+  Value probabilities(OpBuilder &b, Location loc, Value s, Value lseLog2,
+                      bool keyMajor, const Modified *modified,
+                      bool clamp) const {
     auto t = cast<RankedTensorType>(s.getType());
     Value c;
-    if (scale.dynamic) {
+    if (modified) {
+      c = splat(b, loc, t, modified->expFactor);
+    } else if (scale.dynamic) {
       Value log2e =
           arith::ConstantOp::create(b, loc, b.getF32FloatAttr(M_LOG2E));
       Value scalar = arith::MulFOp::create(b, loc, scale.dynamic, log2e);
@@ -123,7 +151,75 @@ struct GradContext {
     Value scaled = arith::MulFOp::create(b, loc, s, c, contract);
     Value lB = BroadcastOp::create(b, loc, t, lseLog2, keyMajor);
     Value e = arith::SubFOp::create(b, loc, scaled, lB, contract);
+    if (clamp)
+      e = arith::MinimumFOp::create(b, loc, e, splat(b, loc, t, 0.0));
     return math::Exp2Op::create(b, loc, e);
+  }
+
+  /// The modifier's scores of the raw scores `s` (query positions from
+  /// qStart, keys from kvStart; `keyMajor`: Sᵀ), before any mask, with the
+  /// derivative the backward multiplies dS by. The modifier sees
+  /// u = scale·S, as in the forward:
+  ///   soft-cap:  t = tanh(u/C),  S' = C·t (P = 2^(t·C·log2 e − L)),
+  ///              ∂S'/∂u = 1 − t²   (t before the mask: −inf would make
+  ///              1 − t² = −inf and 0·−inf a NaN)
+  ///   score_mod: S' = mod(u, b, h, i, j), ∂S'/∂u in forward mode
+  ///              (applyScoreMod; ALiBi's is 1).
+  Modified modify(OpBuilder &b, Location loc, Value s, Value qStart,
+                  Value kvStart, Value nq, Value nk, bool masked, bool keyMajor,
+                  const IRMapping &scalars) const {
+    AttentionGradOp op = this->op;
+    auto t = cast<RankedTensorType>(s.getType());
+    auto afn = arith::FastMathFlags::afn;
+    Modified m;
+    if (FloatAttr cap = op.getSoftcapAttr()) {
+      // tanh with afn: the GPU's tanh.approx.f32, as the forward's.
+      double c = cap.getValueAsDouble();
+      Scale overC = scale;
+      if (scale.dynamic) {
+        Value inv =
+            arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0 / c));
+        overC.dynamic = arith::MulFOp::create(b, loc, scale.dynamic, inv);
+      } else {
+        overC.constant = static_cast<float>(double(scale.constant) / c);
+      }
+      Value x = arith::MulFOp::create(b, loc, s, scaleSplat(b, loc, t, overC));
+      m.scores = math::TanhOp::create(b, loc, x, afn);
+      m.expFactor = c * M_LOG2E;
+      Value sq = arith::MulFOp::create(b, loc, m.scores, m.scores);
+      m.grad = arith::SubFOp::create(b, loc, splat(b, loc, t, 1.0), sq);
+      return m;
+    }
+    Value u = arith::MulFOp::create(b, loc, s, scaleSplat(b, loc, t, scale));
+    m.scores =
+        applyScoreMod(b, loc, op.getScoreMod().front(), scalars, u, qStart,
+                      kvStart, nq, nk, masked, keyMajor, &m.grad);
+    return m;
+  }
+
+  /// S'' = keep(b, h, i, j) ? S' : −inf with the mask_mod region, on every
+  /// block (the forward evaluates it on every block it visits).
+  Value applyMaskMod(OpBuilder &b, Location loc, Value s, Value qStart,
+                     Value kvStart, Value nq, Value nk, bool masked,
+                     bool keyMajor, const IRMapping &scalars) const {
+    AttentionGradOp op = this->op;
+    auto t = cast<RankedTensorType>(s.getType());
+    Value keep = applyScoreMod(b, loc, op.getMaskMod().front(), scalars, s,
+                               qStart, kvStart, nq, nk, masked, keyMajor);
+    return arith::SelectOp::create(b, loc, keep, s, negInfSplat(b, loc, t));
+  }
+
+  /// The mask of a block that may hold hidden pairs: the causal diagonal,
+  /// the window's edges, the keys' end.
+  Value mask(OpBuilder &b, Location loc, Value s, Value qStart, Value nq,
+             Value kvStart, Value nk, bool keyMajor) const {
+    auto attr = [&](int64_t v) {
+      return v >= 0 ? b.getI64IntegerAttr(v) : IntegerAttr();
+    };
+    return MaskOp::create(b, loc, s.getType(), s, qStart, nq, kvStart, nk,
+                          /*group=*/Value(), causal, attr(windowLeft),
+                          causal ? IntegerAttr() : attr(windowRight),
+                          /*transposed=*/keyMajor);
   }
 
   /// dS = P∘(dP − Δ), Δ broadcast like the LSE.
@@ -308,15 +404,34 @@ void emitQueryGrid(OpBuilder &b, Location loc, const GradContext &gc) {
   DropoutScalars drop;
   if (Value rate = op.getDropoutRate())
     drop = dropoutScalars(b, loc, rate);
+  // The modifiers' per-program scalars (b and this program's query head).
+  IRMapping modScalars, maskScalars;
+  if (op.hasScoreMod())
+    emitScoreModScalars(b, loc, op.getScoreMod().front(), bIdx, qb.hIdx,
+                        modScalars);
+  if (op.hasMaskMod())
+    emitScoreModScalars(b, loc, op.getMaskMod().front(), bIdx, qb.hIdx,
+                        maskScalars);
 
   // Key blocks [0, nFull) are seen whole by every row of the block;
-  // [nFull, nEnd) need the mask (the causal diagonal, the end of the keys);
-  // later ones are hidden from every row and skipped.
+  // [nFull, nEnd) need the mask (the causal diagonal or the window's right
+  // edge, the end of the keys); later ones are hidden from every row and
+  // skipped. A window's left bound splits off the blocks left of every
+  // row's window (skipped) and those crossing its left edge (masked), as
+  // in the forward.
   Value c0 = im.cst(0);
-  KeyBlocks kb =
-      keyBlocks(im, qStart, qRows, nq, nk, bcV, c0, gc.causal ? 0 : -1);
+  KeyBlocks kb = keyBlocks(im, qStart, qRows, nq, nk, bcV, c0,
+                           gc.causal ? 0 : gc.windowRight);
   SmallVector<BlockRange> ranges = {{c0, kb.nFull, false},
                                     {kb.nFull, kb.nEnd, true}};
+  if (gc.windowLeft >= 0) {
+    WindowBlocks w = leftWindowBlocks(im, qStart, qRows, nq, nk, bcV, c0,
+                                      gc.windowLeft, kb.nFull, kb.nEnd);
+    ranges = {{w.begin, w.fullBegin, true},
+              {w.fullBegin, w.fullEnd, false},
+              {w.fullEnd, kb.nEnd, true}};
+  }
+  const bool modded = op.hasScoreModifier();
   auto accType = gc.f32Tile(b, gc.br, gc.d);
   auto scoreType = gc.f32Tile(b, gc.br, gc.bc);
   SmallVector<Value> acc = emitRanges(
@@ -336,15 +451,23 @@ void emitQueryGrid(OpBuilder &b, Location loc, const GradContext &gc) {
             LoadTileOp::create(lb, loc, gc.tile(gc.bc, gc.dv, gc.elemType),
                                op.getValue(), kvIdx, vRows);
         Value zero = splat(lb, loc, scoreType, 0.0);
-        // S = Q·Kᵀ, hidden pairs −inf.
+        // S = Q·Kᵀ (S' = mod(scale·S) with a modifier), hidden pairs −inf.
         Value s = DotOp::create(lb, loc, scoreType, qTile, kTile, zero,
                                 /*rhs_transposed=*/true);
+        GradContext::Modified m;
+        if (modded) {
+          m = gc.modify(lb, loc, s, qStart, kvStart, nq, nk, masked,
+                        /*keyMajor=*/false, modScalars);
+          s = m.scores;
+        }
+        if (op.hasMaskMod())
+          s = gc.applyMaskMod(lb, loc, s, qStart, kvStart, nq, nk, masked,
+                              /*keyMajor=*/false, maskScalars);
         if (masked)
-          s = MaskOp::create(lb, loc, scoreType, s, qStart, nq, kvStart, nk,
-                             /*group=*/Value(), gc.causal, IntegerAttr(),
-                             IntegerAttr());
-        // P = exp(scale·S − LSE)
-        Value p = gc.probabilities(lb, loc, s, lseL, /*keyMajor=*/false);
+          s = gc.mask(lb, loc, s, qStart, nq, kvStart, nk, /*keyMajor=*/false);
+        // P = exp(scale·S − LSE)  (exp(S' − LSE) with a modifier)
+        Value p = gc.probabilities(lb, loc, s, lseL, /*keyMajor=*/false,
+                                   modded ? &m : nullptr, /*clamp=*/false);
         // dP = dO·Vᵀ
         Value dp = DotOp::create(lb, loc, scoreType, doTile, vTile, zero,
                                  /*rhs_transposed=*/true);
@@ -354,8 +477,10 @@ void emitQueryGrid(OpBuilder &b, Location loc, const GradContext &gc) {
                                   qStart, kvStart, /*keyMajor=*/false);
           dp = arith::MulFOp::create(lb, loc, dp, z);
         }
-        // dS = P∘(dP − Δ);  dQ += dS·K
+        // dS = P∘(dP − Δ) (∘ ∂S'/∂(scale·S) with a modifier);  dQ += dS·K
         Value ds = gc.scoreGrad(lb, loc, p, dp, delta, /*keyMajor=*/false);
+        if (m.grad)
+          ds = arith::MulFOp::create(lb, loc, ds, m.grad);
         return {DotOp::create(lb, loc, accType, gc.toElem(lb, loc, ds), kTile,
                               args[0], /*rhs_transposed=*/false)};
       });
@@ -411,7 +536,47 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
   Value c0 = im.cst(0);
   Value numQBlocks = im.ceilDiv(nq, brV);
   SmallVector<BlockRange> ranges = {{c0, numQBlocks, false}};
-  if (gc.causal) {
+  if (gc.windowLeft >= 0 || (!gc.causal && gc.windowRight >= 0)) {
+    // A sliding window: row i sees key j iff
+    //   i + diag − L <= j <= i + diag + R   (diag = Nk − Nq; a bound < 0
+    // absent, causal R = 0). The block's keys [kvStart, last] are seen in
+    // part by rows [kvStart − diag − R, last − diag + L] and whole by rows
+    // [last − diag − R, kvStart − diag + L], so query blocks
+    //   begin     = floor((kvStart − diag − R) / Br)        (or 0)
+    //   end       = floor((last − diag + L) / Br) + 1       (or nQ)
+    //   fullBegin = ceil((last − diag − R) / Br)            (or begin)
+    //   fullEnd   = floor((kvStart − diag + L + 1) / Br)    (or end)
+    // each clamped into the previous ones' range: [begin, fullBegin) and
+    // [fullEnd, end) are masked, [fullBegin, fullEnd) whole.
+    int64_t right = gc.causal ? 0 : gc.windowRight, left = gc.windowLeft;
+    Value diag = im.sub(nk, nq);
+    Value lastKey = im.sub(im.add(kvStart, kvRows), im.cst(1));
+    auto clampTo = [&](Value x, Value lo, Value hi) {
+      return im.min(im.max(x, lo), hi);
+    };
+    Value begin = c0, end = numQBlocks;
+    if (right >= 0)
+      begin = clampTo(
+          im.floorDiv(im.sub(im.sub(kvStart, diag), im.cst(right)), brV), c0,
+          numQBlocks);
+    if (left >= 0)
+      end = clampTo(
+          im.add(im.floorDiv(im.add(im.sub(lastKey, diag), im.cst(left)), brV),
+                 im.cst(1)),
+          begin, numQBlocks);
+    Value fullBegin = begin, fullEnd = end;
+    if (right >= 0)
+      fullBegin =
+          clampTo(im.ceilDiv(im.sub(im.sub(lastKey, diag), im.cst(right)), brV),
+                  begin, end);
+    if (left >= 0)
+      fullEnd = clampTo(
+          im.floorDiv(im.add(im.sub(kvStart, diag), im.cst(left + 1)), brV),
+          fullBegin, end);
+    ranges = {{begin, fullBegin, true},
+              {fullBegin, fullEnd, false},
+              {fullEnd, end, true}};
+  } else if (gc.causal) {
     Value diag = im.sub(nk, nq);
     Value qBegin =
         im.min(im.max(im.floorDiv(im.sub(kvStart, diag), brV), c0), numQBlocks);
@@ -427,6 +592,7 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
   DropoutScalars drop;
   if (Value rate = op.getDropoutRate())
     drop = dropoutScalars(b, loc, rate);
+  const bool modded = op.hasScoreModifier();
   // One step: query block qb of query head hIdx against the key block;
   // args = (dK, dV) so far.
   auto step = [&](OpBuilder &lb, Location ll, Value hIdx, Value qb, bool masked,
@@ -446,17 +612,36 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
     Value delta =
         LoadTileOp::create(lb, ll, rowType, op.getDelta(), rowIdx, qRows);
     Value zero = splat(lb, ll, scoreType, 0.0);
-    // Sᵀ = K·Qᵀ (keys are rows), hidden pairs −inf.
+    // The modifiers' scalars for this step's query head.
+    IRMapping modScalars, maskScalars;
+    if (op.hasScoreMod())
+      emitScoreModScalars(lb, ll, op.getScoreMod().front(), bIdx, hIdx,
+                          modScalars);
+    if (op.hasMaskMod())
+      emitScoreModScalars(lb, ll, op.getMaskMod().front(), bIdx, hIdx,
+                          maskScalars);
+    // Sᵀ = K·Qᵀ (keys are rows; S'ᵀ with a modifier), hidden pairs −inf.
+    // (The key block may end past Nk whatever the step: a modifier's
+    // gathers clamp key positions in every step.)
     Value st = DotOp::create(lb, ll, scoreType, kTile, qTile, zero,
                              /*rhs_transposed=*/true);
+    GradContext::Modified m;
+    if (modded) {
+      m = gc.modify(lb, ll, st, qStart, kvStart, nq, nk, /*masked=*/true,
+                    /*keyMajor=*/true, modScalars);
+      st = m.scores;
+    }
+    if (op.hasMaskMod())
+      st = gc.applyMaskMod(lb, ll, st, qStart, kvStart, nq, nk,
+                           /*masked=*/true, /*keyMajor=*/true, maskScalars);
     if (masked)
-      st = MaskOp::create(lb, ll, scoreType, st, qStart, nq, kvStart, nk,
-                          /*group=*/Value(), gc.causal, IntegerAttr(),
-                          IntegerAttr(), /*transposed=*/true);
+      st = gc.mask(lb, ll, st, qStart, nq, kvStart, nk, /*keyMajor=*/true);
     // Pᵀ = exp(scale·Sᵀ − LSE) with LSE per column;  dV += (Pᵀ∘zᵀ)·dO
-    // (zᵀ: dropout's factor, 1 without dropout)
+    // (zᵀ: dropout's factor, 1 without dropout). A score_mod's P is
+    // clamped (probabilities): the columns past Nq.
     Value pt = gc.probabilities(lb, ll, st, gc.lseLog2(lb, ll, lse),
-                                /*keyMajor=*/true);
+                                /*keyMajor=*/true, modded ? &m : nullptr,
+                                /*clamp=*/op.hasScoreMod());
     Value zt;
     if (op.getDropoutRate())
       zt = gc.dropFactor(lb, ll, scoreType, drop, bIdx, hIdx, qStart, kvStart,
@@ -469,8 +654,10 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
                               /*rhs_transposed=*/true);
     if (zt)
       dpt = arith::MulFOp::create(lb, ll, dpt, zt);
-    Value dst = gc.toElem(
-        lb, ll, gc.scoreGrad(lb, ll, pt, dpt, delta, /*keyMajor=*/true));
+    Value dsFull = gc.scoreGrad(lb, ll, pt, dpt, delta, /*keyMajor=*/true);
+    if (m.grad)
+      dsFull = arith::MulFOp::create(lb, ll, dsFull, m.grad);
+    Value dst = gc.toElem(lb, ll, dsFull);
     Value dk = DotOp::create(lb, ll, dkType, dst, qTile, args[0],
                              /*rhs_transposed=*/false);
     if (gc.dqAccum) {
@@ -580,6 +767,11 @@ LogicalResult mlir::attn::tiling::tileAttentionGrad(AttentionGradOp op,
            << "unsupported: attn.attention_grad with head_dim_v ("
            << op.getValueHeadDim() << ") != head_dim (" << op.getHeadDim()
            << ") on the GPU (not checked on a GPU yet; the CPU path runs it)";
+  // ALiBi reaches the tiling as the score_mod region attn-expand-alibi
+  // writes (the pipelines' first pass).
+  if (op.getAlibiSlopes())
+    return op.emitError() << "alibi(...) must be expanded into a score_mod "
+                             "region first (attn-expand-alibi)";
   GradContext gc{op,
                  target,
                  0,
@@ -589,6 +781,8 @@ LogicalResult mlir::attn::tiling::tileAttentionGrad(AttentionGradOp op,
                  op.getElementType(),
                  Scale{},
                  op.getCausal()};
+  gc.windowLeft = op.getWindowLeft().value_or(-1);
+  gc.windowRight = op.getWindowRight().value_or(-1);
   int64_t elemBytes = gc.elemType.getIntOrFloatBitWidth() / 8;
   BlockSizes blocks = deriveBlockSizes(target, gc.d, gc.dv, elemBytes);
   // On a GPU, grid 1 holds S, dP and dQ in f32 registers: 64 queries

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 
 namespace mlir::attn {
 namespace tiling {
@@ -140,6 +141,59 @@ inline KeyBlocks keyBlocks(IndexMath &im, Value qStart, Value qRows, Value nq,
   nFull = im.min(nFull, nEnd);
   return {nFull, nEnd};
 }
+
+/// A window's left bound L on top of keyBlocks' [0, nFull) and [nFull,
+/// nEnd): row i sees no key j < i + (Nk-Nq) - L. Blocks before the first
+/// row's first key are skipped; blocks before the last row's first key are
+/// masked; then whole blocks, then the right edge's masked ones:
+///   begin     = floor(max(qStart + Nk-Nq - L, 0) / Bc)
+///   fullBegin = ceil(max(qStart + qRows - 1 + Nk-Nq - L, 0) / Bc)
+///   fullEnd   = max(nFull, fullBegin)
+/// (segments [begin, fullBegin) masked, [fullBegin, fullEnd) whole,
+/// [fullEnd, nEnd) masked).
+struct WindowBlocks {
+  Value begin, fullBegin, fullEnd;
+};
+inline WindowBlocks leftWindowBlocks(IndexMath &im, Value qStart, Value qRows,
+                                     Value nq, Value nk, Value bc, Value c0,
+                                     int64_t left, Value nFull, Value nEnd) {
+  Value base = im.sub(im.sub(nk, nq), im.cst(left));
+  Value firstKey = im.max(im.add(qStart, base), c0);
+  Value lastRowFirstKey =
+      im.max(im.add(im.sub(im.add(qStart, qRows), im.cst(1)), base), c0);
+  WindowBlocks w;
+  w.begin = im.min(im.floorDiv(firstKey, bc), nEnd);
+  w.fullBegin = im.max(im.min(im.ceilDiv(lastRowFirstKey, bc), nEnd), w.begin);
+  w.fullEnd = im.max(nFull, w.fullBegin);
+  return w;
+}
+
+/// The per-program part of a score_mod or mask_mod body (everything that
+/// does not depend on the score or the positions), emitted once at `b`'s
+/// insertion point, before the key/value loops: b and h become i32
+/// scalars, captured values are used as they are, and each op is cloned as
+/// the scalar op it is. Fills `map` for applyScoreMod (ScoreMods.cpp).
+void emitScoreModScalars(OpBuilder &b, Location loc, Block &body, Value bIdx,
+                         Value hIdx, IRMapping &map);
+
+/// The body applied to the score tile `s` of the block whose first query
+/// and key positions are `qStart`, `kvStart`: each op that depends on the
+/// score or the positions becomes the same op on tiles of its result type
+/// (the verifier admits only elementwise scalar ops), with per-program
+/// scalars (emitScoreModScalars, in `scalars`) splat to tiles; the
+/// positions are attn.iota tiles, query positions along the rows (along
+/// the columns with `keyMajor`: the backward's Sᵀ, whose rows are keys).
+/// A load indexed by per-score values is an attn.gather, its per-score
+/// indices the i32 tiles the body casts to index. With gathers the
+/// positions are clamped to the sequences (`nq`; `nk` where the block may
+/// reach past the keys' end): elements past the end read the last
+/// position's entry, and are masked or never stored. With `tangent` (a
+/// score_mod body) it is set to ∂mod/∂s, a tile of s's type built beside
+/// the values in forward mode, or null where it is 1.
+Value applyScoreMod(OpBuilder &b, Location loc, Block &body,
+                    const IRMapping &scalars, Value s, Value qStart,
+                    Value kvStart, Value nq, Value nk, bool masked,
+                    bool keyMajor = false, Value *tangent = nullptr);
 
 /// Tiles attn.attention_grad into its two grids (TileAttentionGrad.cpp):
 /// `target` is the pass's default target, `blockQ`/`blockKV` its block

@@ -166,8 +166,12 @@ void referenceAttention(const Problem &p, const std::vector<double> &q,
 /// Causal and sliding windows as in the forward; a row that sees no key
 /// contributes nothing. With dropout, the forward's mask (referenceAttention's)
 /// and z = 1/(1 − p) where kept, 0 where dropped: dP' = z∘dP, Δ = Σ_j P·dP',
-/// dS = P∘(dP' − Δ), dV = (P∘z)ᵀ·dO. Dense problems only: `p` has no KV
-/// cache, packed batch, score_mod, soft-cap, ALiBi or fp8 (the caller's
+/// dS = P∘(dP' − Δ), dV = (P∘z)ᵀ·dO. With the forward's modifiers (soft-cap,
+/// ALiBi, score_mod) P comes from the modified scores S' = mod(x) of
+/// x = scale·Q·Kᵀ and dS = P∘(dP' − Δ)∘∂S'/∂x: the soft-cap's 1 − tanh²,
+/// ALiBi's 1, and a score_mod's by a central difference in float64 (an
+/// independent check of the compiler's forward-mode derivative). Dense
+/// problems only: `p` has no KV cache, packed batch or fp8 (the caller's
 /// precondition).
 /// `dqMagnitude` and `dkMagnitude`, when given, get dQ and dK summed over
 /// the sizes of their terms, |dS|_ij = P_ij·(|dP_ij| + Σ_c|dO_ic·O_ic|):

@@ -446,11 +446,12 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
 }
 
 def Attn_YieldOp : Attn_Op<"yield", [Pure, Terminator,
-                                     HasParent<"AttentionOp">]> {
-  let summary = "The modified score of an attn.attention `score_mod` region";
+    ParentOneOf<["AttentionOp", "AttentionGradOp"]>]> {
+  let summary = "The result of a `score_mod` or `mask_mod` region";
   let description = [{
-    Ends a `score_mod` region with the score that replaces the region's
-    argument (one f32).
+    Ends a `score_mod` region (of attn.attention or attn.attention_grad)
+    with the score that replaces the region's argument (one f32), or a
+    `mask_mod` region with whether the key is visible (one i1).
 
     ```mlir
     score_mod {
@@ -570,6 +571,20 @@ def Attn_AttentionGradOp : Attn_Op<"attention_grad",
       dS[i,j] = P[i,j] · (z[i,j]·dP[i,j] − Δ[i]) (Δ from the dropped O
       equals Σ_j P·z·dP). Both grids draw the mask for their own tiles
       (attn.random; the key-major grid's {transposed}).
+    * The forward's score variants, with their derivatives: `window_left`,
+      `window_right` (key blocks outside every row's window are not
+      visited, as in the forward), `softcap = C` (S' = C·tanh(S/C), so
+      dS = P∘(dP − Δ)∘(1 − (S'/C)²)), `alibi(%slopes)` (a bias that does
+      not depend on S: dS unchanged; `attn-expand-alibi` writes it as the
+      score_mod region it is), and `score_mod` / `mask_mod` regions under
+      the forward's rules. With a score_mod the tiling differentiates the
+      region in forward mode: dS = P∘(dP − Δ)∘∂mod/∂s, with ∂mod/∂s built
+      from the body's ops (addf, subf, mulf, negf, divf by a value that
+      does not depend on the score, maximumf, minimumf, maxnumf, minnumf,
+      select, extf, truncf, tanh, exp, exp2, absf); an op whose derivative
+      may be unbounded where the score is finite (log, sqrt, a division by
+      the score) is refused. Captured memrefs (a bias table, slopes) are
+      constants: no gradient is computed for them.
 
     Example:
 
@@ -606,24 +621,41 @@ def Attn_AttentionGradOp : Attn_Op<"attention_grad",
     Arg<Optional<I64>, "dropout: the forward's Philox key">:$dropout_seed,
     Arg<Optional<I32>, "dropout: the forward's Philox offset">:
         $dropout_offset,
+    Arg<Optional<AnyMemRef>, "ALiBi slopes [Hq], f32", [MemRead]>:$alibi_slopes,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<I64Attr>:$block_q,
     OptionalAttr<I64Attr>:$block_kv,
-    OptionalAttr<Attn_TargetAttr>:$target
+    OptionalAttr<Attn_TargetAttr>:$target,
+    OptionalAttr<I64Attr>:$window_left,
+    OptionalAttr<I64Attr>:$window_right,
+    OptionalAttr<F32Attr>:$softcap
   );
+  let regions = (region AnyRegion:$score_mod, AnyRegion:$mask_mod);
   let assemblyFormat = [{
     $grad_output `,` $query `,` $key `,` $value `,` $output `,` $lse `into`
     $grad_query `,` $grad_key `,` $grad_value `delta` `(` $delta `)`
     (`dq_accum` `(` $dq_accum^ `:` type($dq_accum) `)`)?
     (`scale` `(` $dynamic_scale^ `)`)?
     (`dropout` `(` $dropout_rate^ `,` $dropout_seed `,` $dropout_offset `)`)?
+    (`alibi` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
+    (`score_mod` $score_mod^)?
+    (`mask_mod` $mask_mod^)?
     attr-dict `:` type($grad_output) `,` type($query) `,` type($key) `,`
     type($value) `,` type($output) `,` type($lse) `,` type($grad_query) `,`
     type($grad_key) `,` type($grad_value) `,` type($delta)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
+    /// Whether the scores pass through a `score_mod` region.
+    bool hasScoreMod() { return !getScoreMod().empty(); }
+    /// Whether keys pass through a `mask_mod` region.
+    bool hasMaskMod() { return !getMaskMod().empty(); }
+    /// Whether the scores are modified before the softmax (a score_mod,
+    /// the soft-cap or ALiBi): the modifier then sees scale·S.
+    bool hasScoreModifier() {
+      return hasScoreMod() || getSoftcapAttr() || getAlibiSlopes();
+    }
     /// Head dimension of Q and K (static).
     int64_t getHeadDim();
     /// Head dimension of V and dO (static).
