@@ -4,13 +4,17 @@ kernels here, run them on the device machine.
 
   python3 tools/scripts/gpu_backward.py build OUT [--chip sm_90a]
       [--dtypes bf16,f16] [--head-dims 64,128] [--opt PATH] [--codegen K=V]
-      [--dq-accum] [--dropout]
+      [--dq-accum] [--dropout] [--variant window=L,R|softcap=C|alibi]
           compiles attn.attention_grad problems (tensors with run-time
           strides, the scale a parameter; --dropout: dropout(p, seed,
           offset) as three more parameters, names ending in _dropout, each
           correctness case drawing its own and the reference applying the
           op's Philox mask; timed at p = 0.1 beside the peers' own dropout
-          at that rate, FA4 left out) with attn-opt --attn-codegen into
+          at that rate, FA4 left out; --variant: the forward's sliding
+          window (L or R -1 for none), soft-cap or ALiBi (its slopes
+          [Hq] f32 one more parameter, fresh each case), names ending in
+          the variant, the reference applying it, timed at its visible
+          pairs) with attn-opt --attn-codegen into
           OUT/<name>.ptx, each with its two kernels (grad_q: Δ and dQ per
           query block; grad_kv: dK and dV per key block) or, with
           --dq-accum (an f32 dQ workspace) where the tiling sums dQ with
@@ -53,9 +57,9 @@ PROBLEM = """
 !w = memref<?x?x?x{d}xf32>
 func.func @attention_grad(%do: !t, %q: !t, %k: !t, %v: !t, %o: !t, %lse: !r,
                           %dq: !t, %dk: !t, %dv: !t, %delta: !r,{ws_arg}
-                          %scale: f32{drop_arg}) {{
+                          %scale: f32{drop_arg}{var_arg}) {{
   attn.attention_grad %do, %q, %k, %v, %o, %lse into %dq, %dk, %dv
-      delta(%delta){ws_use} scale(%scale){drop_use} {attrs}
+      delta(%delta){ws_use} scale(%scale){drop_use}{var_use} {attrs}
       : !t, !t, !t, !t, !t, !r, !t, !t, !t, !r
   return
 }}
@@ -66,6 +70,47 @@ ARGS = ["do", "q", "k", "v", "o", "lse", "dq", "dk", "dv", "delta", "scale"]
 ARGS_WS = ARGS[:-1] + ["ws", "scale"]
 # With dropout (--dropout): the forward's rate, Philox key and offset last.
 DROPOUT_ARGS = ["dropout_p", "seed", "offset"]
+# With ALiBi (--variant alibi): its slopes [Hq], after everything else.
+ALIBI_ARGS = ["slopes"]
+
+
+def parse_variant(text):
+    """--variant's value as the entry's "variant" dict ({} for none)."""
+    if not text:
+        return {}
+    if text == "alibi":
+        return {"alibi": True}
+    key, _, val = text.partition("=")
+    if key == "window":
+        left, right = (int(x) for x in val.split(","))
+        return {"window": [left, right]}
+    if key == "softcap":
+        return {"softcap": float(val)}
+    sys.exit(f"--variant {text}: expected window=L,R, softcap=C or alibi")
+
+
+def variant_suffix(var):
+    if "window" in var:
+        return "_w{}_{}".format(*(x if x >= 0 else "n" for x in var["window"]))
+    if "softcap" in var:
+        return f"_cap{var['softcap']:g}"
+    return "_alibi" if var.get("alibi") else ""
+
+
+def variant_attrs(var, causal):
+    """The op's attributes of the variant (causal excludes window_right)."""
+    out = []
+    if "window" in var:
+        left, right = var["window"]
+        if left >= 0:
+            out.append(f"window_left = {left}")
+        if right >= 0 and not causal:
+            out.append(f"window_right = {right}")
+    if "softcap" in var:
+        out.append(f"softcap = {float(var['softcap'])!r} : f32")
+    return out
+
+
 # The grids of each form, in launch order.
 PROGRAMS = (["grad_q", "grad_kv"], ["grad_prep", "grad_kv", "grad_q_out"])
 
@@ -98,12 +143,15 @@ def kernel_infos(opt, src_file, chip, codegen=""):
 def build(a):
     os.makedirs(a.out, exist_ok=True)
     entries = []
+    var = parse_variant(a.variant)
     for t in a.dtypes.split(","):
         for d in map(int, a.head_dims.split(",")):
             for causal in (False, True):
                 name = (f"grad_{t}_d{d}{'_causal' if causal else ''}"
-                        f"{'_dropout' if a.dropout else ''}")
+                        f"{'_dropout' if a.dropout else ''}"
+                        f"{variant_suffix(var)}")
                 attrs = (["causal"] if causal else []) + \
+                    variant_attrs(var, causal) + \
                     ([a.attrs] if a.attrs else [])
                 src = PROBLEM.format(
                     d=d, t=t, attrs="{" + ", ".join(attrs) + "}"
@@ -113,7 +161,11 @@ def build(a):
                     drop_arg=(",\n    %dp: f32, %dseed: i64, %doff: i32"
                               if a.dropout else ""),
                     drop_use=(" dropout(%dp, %dseed, %doff)"
-                              if a.dropout else ""))
+                              if a.dropout else ""),
+                    var_arg=(",\n    %slopes: memref<?xf32>"
+                             if var.get("alibi") else ""),
+                    var_use=(" alibi(%slopes : memref<?xf32>)"
+                             if var.get("alibi") else ""))
                 src_file = os.path.join(a.out, name + ".mlir")
                 open(src_file, "w").write(src)
                 ptx = os.path.join(a.out, name + ".ptx")
@@ -133,7 +185,8 @@ def build(a):
                                 "dtype": t, "head_dim": d, "causal": causal,
                                 "kernels": kernels,
                                 "dq_accum": bool(a.dq_accum),
-                                "dropout": bool(a.dropout)})
+                                "dropout": bool(a.dropout),
+                                "variant": var})
                 print(name, [(k["kernel"], k["threads"], k["smem"])
                              for k in kernels])
     json.dump(entries, open(os.path.join(a.out, "backward.json"), "w"),
@@ -143,14 +196,20 @@ def build(a):
 # --- on the device -------------------------------------------------------
 
 
-def reference(q, k, v, do, causal, scale, dropout=None):
+def reference(q, k, v, do, causal, scale, dropout=None, var=None,
+              slopes=None):
     """O, LSE (gpu_programs.reference: float64, GQA by repeated K and V, a
     row that sees no key O = 0; `dropout`: the mask's factor per score,
-    [B, Hq, Nq, Nk]) and their float64 gradients by autograd."""
+    [B, Hq, Nq, Nk]) and their float64 gradients by autograd. With a score
+    variant `var` (parse_variant) the op's own definition: S = scale·QKᵀ,
+    then C·tanh(S/C), or S − slopes[h]·|i + Nk − Nq − j|, and the window
+    (row i sees key j iff i + Nk − Nq − L <= j <= i + Nk − Nq + R)."""
     import torch
     import gpu_programs
     q64, k64, v64 = (x.detach().double().requires_grad_() for x in (q, k, v))
-    if dropout is None:
+    if var:
+        o, lse = variant_reference(q64, k64, v64, causal, scale, var, slopes)
+    elif dropout is None:
         o, lse = gpu_programs.reference(q64, k64, v64, causal, scale, "plain",
                                         {})
     else:
@@ -158,6 +217,48 @@ def reference(q, k, v, do, causal, scale, dropout=None):
                                         "dropout", {"dropout": dropout})
     dq, dk, dv = torch.autograd.grad(o, (q64, k64, v64), do.double())
     return o.detach(), lse.detach(), dq, dk, dv
+
+
+def variant_reference(q, k, v, causal, scale, var, slopes):
+    import torch
+    g = q.shape[1] // k.shape[1]
+    k = k.repeat_interleave(g, dim=1)
+    v = v.repeat_interleave(g, dim=1)
+    nq, nk = q.shape[2], k.shape[2]
+    s = torch.matmul(q, k.transpose(-1, -2)) * scale
+    if "softcap" in var:
+        c = var["softcap"]
+        s = c * torch.tanh(s / c)
+    i = torch.arange(nq, device=q.device)[:, None]
+    j = torch.arange(nk, device=q.device)[None, :]
+    if var.get("alibi"):
+        dist = (i + (nk - nq) - j).abs().double()
+        s = s - slopes.double()[None, :, None, None] * dist
+    hidden = torch.zeros(nq, nk, dtype=torch.bool, device=q.device)
+    left, right = var.get("window", [-1, -1])
+    if causal:
+        right = 0
+    if right >= 0:
+        hidden |= j > i + (nk - nq) + right
+    if left >= 0:
+        hidden |= j < i + (nk - nq) - left
+    s = s.masked_fill(hidden, float("-inf"))
+    lse = torch.logsumexp(s, dim=-1)
+    p = torch.exp(s - torch.where(torch.isinf(lse), 0, lse)[..., None])
+    return torch.matmul(p, v), lse
+
+
+def visible_fraction(var, causal, n):
+    """The visible (query, key) pairs of an N×N problem over N²."""
+    left, right = var.get("window", [-1, -1]) if var else (-1, -1)
+    if causal:
+        right = 0
+    pairs = 0
+    for i in range(n):
+        lo = max(0, i - left) if left >= 0 else 0
+        hi = min(n - 1, i + right) if right >= 0 else n - 1
+        pairs += max(0, hi - lo + 1)
+    return pairs / (n * n)
 
 
 def grids_of(entry, b, hq, hkv, nq, nk):
@@ -194,6 +295,8 @@ class Prepared:
         names = ARGS_WS if self.entry.get("dq_accum") else ARGS
         if self.entry.get("dropout"):
             names = names + DROPOUT_ARGS
+        if self.entry.get("variant", {}).get("alibi"):
+            names = names + ALIBI_ARGS
         args = [vals[x] for x in names]
         return [kern.prepare(g, kern.threads, args)
                 for kern, g in zip(self.kernels, grids)]
@@ -247,8 +350,11 @@ def check_case(prep, shape, gen):
                 "offset": ("i32", offset),
                 "factor": gpu_programs.dropout_factor(b, hq, nq, nk, p, seed,
                                                       offset)}
+    var = e.get("variant", {})
+    # ALiBi's slopes: fresh, up to 1 (the scale of BLOOM's largest).
+    slopes = torch.rand(hq, device="cuda", generator=gen)
     ro, rlse, rdq, rdk, rdv = reference(q, k, v, do, e["causal"], scale,
-                                        drop.get("factor"))
+                                        drop.get("factor"), var, slopes)
     o = gpu_check.make_tensor((b, hq, nq, d), dt, "bnhd", gen,
                               fill=float("nan"))
     o.copy_(ro.to(dt))
@@ -257,7 +363,8 @@ def check_case(prep, shape, gen):
     delta = torch.full((b, hq, nq), float("nan"), device="cuda")
     ws = torch.full((b, hq, nq, d), float("nan"), device="cuda")
     vals = {"do": do, "q": q, "k": k, "v": v, "o": o, "lse": lse, "dq": dq,
-            "dk": dk, "dv": dv, "delta": delta, "ws": ws, "scale": scale}
+            "dk": dk, "dv": dv, "delta": delta, "ws": ws, "scale": scale,
+            "slopes": slopes}
     vals.update(drop)
     go = prep.launchers(shape, vals)
     for g in go:
@@ -287,7 +394,7 @@ def check_case(prep, shape, gen):
     # back), where its mask is ours: not causal, or Nq = Nk (SDPA's causal
     # is top-left aligned). Ours must stay within 2x its error.
     # (Not with dropout: FlashAttention-2's mask is its own.)
-    if (not e["causal"] or nq == nk) and not e.get("dropout"):
+    if (not e["causal"] or nq == nk) and not e.get("dropout") and not var:
         fa2 = fa2_grads(q, k, v, do, e["causal"])
         if fa2 is not None:
             for name, got, want in zip(("dQ", "dK", "dV"), fa2,
@@ -324,8 +431,10 @@ def time_case(prep, n, d, causal, fa4, peers=True):
     dq, dk, dv = (mk(B, H, n, d) for _ in range(3))
     delta = torch.empty(B, H, n, device="cuda")
     ws = torch.empty(B, H, n, d, device="cuda")
+    var = e.get("variant", {})
     vals = {"do": do, "q": q, "k": k, "v": v, "o": o, "lse": lse, "dq": dq,
-            "dk": dk, "dv": dv, "delta": delta, "ws": ws, "scale": scale}
+            "dk": dk, "dv": dv, "delta": delta, "ws": ws, "scale": scale,
+            "slopes": torch.rand(H, device="cuda", generator=gen)}
     # Dropout at FlashAttention's usual training rate; the peers run their
     # own dropout at the same rate.
     drop_p = 0.1 if e.get("dropout") else 0.0
@@ -336,8 +445,13 @@ def time_case(prep, n, d, causal, fa4, peers=True):
     def ours():
         for g in go:
             g()
-    flops = 2.5 * 4 * B * H * n * n * d / (2 if causal else 1)
-    r = {"N": n, "D": d, "causal": causal, "dtype": e["dtype"]}
+    # FLOPs of the visible pairs (a window's; causal's half).
+    flops = 2.5 * 4 * B * H * n * n * d * (
+        visible_fraction(var, causal, n) if var.get("window")
+        else 0.5 if causal else 1)
+    r = {"N": n, "D": d, "causal": causal, "dtype": e["dtype"],
+         "variant": variant_suffix(var).lstrip("_")}
+    # (The peers run the plain problem: none takes these variants here.)
     r["ours"] = flops / time_ms(ours) / 1e9
     # Each grid alone (ms): where the time goes.
     for kern, g in zip(e["kernels"], go):
@@ -416,7 +530,7 @@ def run(a):
         f = lambda x: f"{x:6.0f}" if x else "     -"
         print("\nbackward TFLOP/s (bf16, B·N = 16384, H·D = 2048)")
         print("  D causal     N |  ours |   FA2 | cuDNN |   FA4 | "
-              "/FA2 | /best")
+              "/FA2 | /best  (peers: the plain problem)")
         for r in rows:
             peers = [r.get(x) for x in ("fa2", "cudnn", "fa4") if r.get(x)]
             best = max(peers) if peers else None
@@ -424,7 +538,8 @@ def run(a):
             vs_best = f"{r['ours'] / best:.2f}" if best else "   -"
             print(f"{r['D']:3d} {int(r['causal']):6d} {r['N']:5d} |"
                   f"{f(r['ours'])} |{f(r.get('fa2'))} |{f(r.get('cudnn'))} |"
-                  f"{f(r.get('fa4'))} | {vs_fa2} | {vs_best}")
+                  f"{f(r.get('fa4'))} | {vs_fa2} | {vs_best}  "
+                  f"{r.get('variant', '')}")
     print(f"{failures} correctness failures")
     return 1 if failures else 0
 
@@ -447,6 +562,9 @@ def main():
     b.add_argument("--dq-accum", action="store_true",
                    help="give the op an f32 dQ workspace: dQ summed with "
                    "atomic adds in the key-block grid where the tiling can")
+    b.add_argument("--variant", default="",
+                   help="a score variant of the forward: window=L,R (-1: no "
+                   "bound), softcap=C or alibi")
     b.add_argument("--codegen", default="",
                    help="more --attn-codegen knobs, e.g. 'overlap-products=0' "
                    "(A/B of compiler variants)")

@@ -349,8 +349,10 @@ def AttnPrefetchVectors : Pass<"attn-prefetch-vectors"> {
     D = 128 key-major grid gains 3-5% with its LSE a step ahead, the
     one-warpgroup D = 64 one −5..+3%; both vectors ahead spill at D = 128),
     in loops without an `attn.mask` unless `masked-loops` (the causal
-    diagonal's loop spilled 4 bytes), and only where no op of the loop may
-    write the loaded memref.
+    diagonal's loop spilled 4 bytes), not in loops marked
+    `attn.score_grad_tile` (a score modifier's derivative tile live beside P:
+    the soft-cap's D = 128 grad_kv spilled 16 bytes with its LSE ahead), and
+    only where no op of the loop may write the loaded memref.
 
     Example:
 

@@ -462,21 +462,23 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
     fn.erase();
     return failure();
   }
-  // The sliding window of the program's masks (all alike: the tiling
-  // writes one per attention).
+  // The sliding window of the program's masks: each bound as any mask has
+  // it (the tiling writes one window per attention; a mask of a block range
+  // that only one edge crosses carries that bound alone), two masks that
+  // give one bound different values disagree.
   int64_t windowLeft = -1, windowRight = -1;
-  bool sawMask = false, windowsAgree = true;
+  bool windowsAgree = true;
+  auto mergeBound = [&](int64_t &bound, int64_t v) {
+    if (v < 0)
+      return;
+    if (bound >= 0 && bound != v)
+      windowsAgree = false;
+    bound = v;
+  };
   grid.getBody()->walk([&](MaskOp m) {
     causal |= m.getCausal();
-    int64_t l = m.getWindowLeft().value_or(-1),
-            r = m.getWindowRight().value_or(-1);
-    if (!sawMask) {
-      windowLeft = l;
-      windowRight = r;
-      sawMask = true;
-    } else if (l != windowLeft || r != windowRight) {
-      windowsAgree = false;
-    }
+    mergeBound(windowLeft, m.getWindowLeft().value_or(-1));
+    mergeBound(windowRight, m.getWindowRight().value_or(-1));
   });
   if (!windowsAgree) {
     grid.emitError("unsupported: masks of different sliding windows in one "

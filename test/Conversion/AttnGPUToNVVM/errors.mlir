@@ -235,8 +235,9 @@ func.func @fused_exponent_shape(%s: memref<?x16xf32>) {
 // -----
 
 // The kernel describes one sliding window (#attn.kernel_info, the
-// manifest's window=): masks of two windows in one program are refused,
-// not described by the first.
+// manifest's window=): masks that give one bound two values in one program
+// are refused, not described by the first. (A mask may leave a bound out:
+// the backward's ranges that one edge crosses.)
 #mma = #attn.mma<warps = 1>
 func.func @two_windows(%s: memref<?x16xf32>, %n: index) {
   %c0 = arith.constant 0 : index
@@ -246,7 +247,7 @@ func.func @two_windows(%s: memref<?x16xf32>, %n: index) {
   scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
     %t = attn.load_tile %s[%c0] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32, #mma>
     %m = attn.mask %t q(%c0, %n) kv(%c0, %n) {causal, window_left = 8} : tensor<16x16xf32, #mma>
-    %w = attn.mask %m q(%c0, %n) kv(%c0, %n) {causal} : tensor<16x16xf32, #mma>
+    %w = attn.mask %m q(%c0, %n) kv(%c0, %n) {window_left = 16} : tensor<16x16xf32, #mma>
     attn.store_tile %w, %s[%c0] rows %c16 : tensor<16x16xf32, #mma>, memref<?x16xf32>
   }
   return

@@ -159,8 +159,10 @@
 
 // --backward covers dense problems on the CPU path so far: the rest is
 // refused before anything is compiled.
-// RUN: not attn-run --backward --window 8,-1 2>&1 | FileCheck %s --check-prefix=BWDWIN
-// BWDWIN: attn-run: error: unsupported: --window with --backward (the backward pass covers dense attention, causal or not, so far)
+// RUN: not attn-run --backward --target gpu --window 8,-1 2>&1 | FileCheck %s --check-prefix=BWDWIN
+// BWDWIN: attn-run: error: unsupported: --window, --softcap or --alibi with --backward on the GPU
+// RUN: not attn-run --backward --varlen 3,4 2>&1 | FileCheck %s --check-prefix=BWDVARLEN
+// BWDVARLEN: attn-run: error: unsupported: --varlen with --backward (the backward pass covers dense attention, causal or not, with a window, soft-cap, ALiBi or dropout, so far)
 // RUN: not attn-run --backward --kv-lens 3 2>&1 | FileCheck %s --check-prefix=BWDCACHE
 // BWDCACHE: attn-run: error: unsupported: --kv-lens with --backward
 // RUN: not attn-run --backward --dtype e4m3 2>&1 | FileCheck %s --check-prefix=BWDFP8

@@ -174,10 +174,10 @@ LogicalResult AttnDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a positive finite f32 on an scf.for";
     return success();
   }
-  if (name == kOnlineSoftmaxAttrName) {
+  if (name == kOnlineSoftmaxAttrName || name == kScoreGradTileAttrName) {
     if (!isa<scf::ForOp>(op) || !isa<UnitAttr>(attr.getValue()))
-      return op->emitError() << "'" << kOnlineSoftmaxAttrName
-                             << "' must be a unit attribute on an scf.for";
+      return op->emitError()
+             << "'" << name << "' must be a unit attribute on an scf.for";
     return success();
   }
   if (name == kSkipUnitFactorsAttrName || name == kFusedExponentAttrName) {

@@ -203,9 +203,12 @@ struct PrefetchVectorsPass
     if (!maxLoads)
       return;
     // Loops with a mask (the causal diagonal's few steps) keep their loads
-    // unless `masked-loops`.
+    // unless `masked-loops`; so do loops whose steps keep a score
+    // modifier's derivative tile (attn.score_grad_tile).
     SmallVector<scf::ForOp> loops;
     getOperation()->walk([&](scf::ForOp loop) {
+      if (loop->hasAttr(kScoreGradTileAttrName))
+        return;
       if (maskedLoops || !loop.getBody()
                               ->walk([](MaskOp) {
                                 return WalkResult::interrupt();

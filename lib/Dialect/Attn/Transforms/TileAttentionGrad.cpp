@@ -45,10 +45,13 @@ using namespace mlir::attn::tiling;
 
 namespace {
 
-/// A range [lo, hi) of blocks, and whether its blocks need the mask.
+/// A range [lo, hi) of blocks, and whether its blocks need the mask (and
+/// which of a window's bounds can cut them: both unless the range lies
+/// where only one edge passes).
 struct BlockRange {
   Value lo, hi;
   bool masked;
+  bool leftEdge = true, rightEdge = true;
 };
 
 /// What both grids share.
@@ -123,7 +126,20 @@ struct GradContext {
     Value scores;
     double expFactor = M_LOG2E;
     Value grad;
+    /// The soft-cap's t (its grad 1 − t² is built once P is: t's tile
+    /// then dies into it instead of living beside P).
+    Value softcapT;
   };
+
+  /// ∂S'/∂(scale·S) of `m` (null: 1), built where the caller is: after P
+  /// for the soft-cap.
+  Value gradOf(OpBuilder &b, Location loc, const Modified &m) const {
+    if (!m.softcapT)
+      return m.grad;
+    auto t = cast<RankedTensorType>(m.softcapT.getType());
+    Value sq = arith::MulFOp::create(b, loc, m.softcapT, m.softcapT);
+    return arith::SubFOp::create(b, loc, splat(b, loc, t, 1.0), sq);
+  }
 
   /// With `modified`: P = 2^(S'·f − L) from a modifier's scores (S' already
   /// holds the scale; f = modified->expFactor), and with `clamp`
@@ -185,9 +201,8 @@ struct GradContext {
       }
       Value x = arith::MulFOp::create(b, loc, s, scaleSplat(b, loc, t, overC));
       m.scores = math::TanhOp::create(b, loc, x, afn);
+      m.softcapT = m.scores;
       m.expFactor = c * M_LOG2E;
-      Value sq = arith::MulFOp::create(b, loc, m.scores, m.scores);
-      m.grad = arith::SubFOp::create(b, loc, splat(b, loc, t, 1.0), sq);
       return m;
     }
     Value u = arith::MulFOp::create(b, loc, s, scaleSplat(b, loc, t, scale));
@@ -212,13 +227,15 @@ struct GradContext {
   /// The mask of a block that may hold hidden pairs: the causal diagonal,
   /// the window's edges, the keys' end.
   Value mask(OpBuilder &b, Location loc, Value s, Value qStart, Value nq,
-             Value kvStart, Value nk, bool keyMajor) const {
-    auto attr = [&](int64_t v) {
-      return v >= 0 ? b.getI64IntegerAttr(v) : IntegerAttr();
+             Value kvStart, Value nk, bool keyMajor, bool leftEdge = true,
+             bool rightEdge = true) const {
+    auto attr = [&](int64_t v, bool edge) {
+      return v >= 0 && edge ? b.getI64IntegerAttr(v) : IntegerAttr();
     };
     return MaskOp::create(b, loc, s.getType(), s, qStart, nq, kvStart, nk,
-                          /*group=*/Value(), causal, attr(windowLeft),
-                          causal ? IntegerAttr() : attr(windowRight),
+                          /*group=*/Value(), causal && rightEdge,
+                          attr(windowLeft, leftEdge),
+                          causal ? IntegerAttr() : attr(windowRight, rightEdge),
                           /*transposed=*/keyMajor);
   }
 
@@ -274,18 +291,20 @@ struct GradContext {
 };
 
 /// Emits one scf.for per range, chaining `init` through them; `body` builds
-/// the next carried values from (block index, masked, carried).
-SmallVector<Value> emitRanges(
-    OpBuilder &b, Location loc, ArrayRef<BlockRange> ranges, ValueRange init,
-    function_ref<SmallVector<Value>(OpBuilder &, Value, bool, ValueRange)>
-        body) {
+/// the next carried values from (block index, its range, carried).
+SmallVector<Value>
+emitRanges(OpBuilder &b, Location loc, ArrayRef<BlockRange> ranges,
+           ValueRange init,
+           function_ref<SmallVector<Value>(OpBuilder &, Value,
+                                           const BlockRange &, ValueRange)>
+               body) {
   SmallVector<Value> carried(init.begin(), init.end());
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   for (const BlockRange &r : ranges) {
     auto loop = scf::ForOp::create(
         b, loc, r.lo, r.hi, one, carried,
         [&](OpBuilder &lb, Location l, Value blk, ValueRange args) {
-          scf::YieldOp::create(lb, l, body(lb, blk, r.masked, args));
+          scf::YieldOp::create(lb, l, body(lb, blk, r, args));
         });
     carried.assign(loop.getResults().begin(), loop.getResults().end());
   }
@@ -436,8 +455,9 @@ void emitQueryGrid(OpBuilder &b, Location loc, const GradContext &gc) {
   auto scoreType = gc.f32Tile(b, gc.br, gc.bc);
   SmallVector<Value> acc = emitRanges(
       b, loc, ranges, {splat(b, loc, accType, 0.0)},
-      [&](OpBuilder &lb, Value kb, bool masked,
+      [&](OpBuilder &lb, Value kb, const BlockRange &range,
           ValueRange args) -> SmallVector<Value> {
+        const bool masked = range.masked;
         IndexMath lm{lb, loc};
         Value kvStart = lm.mul(kb, bcV);
         // An unmasked range holds whole blocks only: Bc rows.
@@ -468,6 +488,10 @@ void emitQueryGrid(OpBuilder &b, Location loc, const GradContext &gc) {
         // P = exp(scale·S − LSE)  (exp(S' − LSE) with a modifier)
         Value p = gc.probabilities(lb, loc, s, lseL, /*keyMajor=*/false,
                                    modded ? &m : nullptr, /*clamp=*/false);
+        // With a modifier dS = (P∘g)∘(dP − Δ), g = ∂S'/∂(scale·S): P∘g
+        // replaces P (one tile live, not two).
+        if (Value g = gc.gradOf(lb, loc, m))
+          p = arith::MulFOp::create(lb, loc, p, g);
         // dP = dO·Vᵀ
         Value dp = DotOp::create(lb, loc, scoreType, doTile, vTile, zero,
                                  /*rhs_transposed=*/true);
@@ -477,10 +501,8 @@ void emitQueryGrid(OpBuilder &b, Location loc, const GradContext &gc) {
                                   qStart, kvStart, /*keyMajor=*/false);
           dp = arith::MulFOp::create(lb, loc, dp, z);
         }
-        // dS = P∘(dP − Δ) (∘ ∂S'/∂(scale·S) with a modifier);  dQ += dS·K
+        // dS = P∘(dP − Δ) (P∘g with a modifier);  dQ += dS·K
         Value ds = gc.scoreGrad(lb, loc, p, dp, delta, /*keyMajor=*/false);
-        if (m.grad)
-          ds = arith::MulFOp::create(lb, loc, ds, m.grad);
         return {DotOp::create(lb, loc, accType, gc.toElem(lb, loc, ds), kTile,
                               args[0], /*rhs_transposed=*/false)};
       });
@@ -576,6 +598,17 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
     ranges = {{begin, fullBegin, true},
               {fullBegin, fullEnd, false},
               {fullEnd, end, true}};
+    // A wide window's masked ranges each cross one edge only: a block of
+    // [begin, fullBegin) has rows i < last − diag − R + Br, which see the
+    // block's first key from the left edge on where
+    //   i + diag − L <= kvStart  ⇐  L >= R + 2·Br + Bc,
+    // and a block of [fullEnd, end) has rows i >= kvStart − diag + L + 1 −
+    // Br, which see its last key from the right edge where L >= R + Bc +
+    // Br. Then each carries one bound (as the plain causal grid's).
+    if (left >= 0 && right >= 0 && left >= right + 2 * gc.brKV + gc.bcKV) {
+      ranges[0].leftEdge = false;
+      ranges[2].rightEdge = false;
+    }
   } else if (gc.causal) {
     Value diag = im.sub(nk, nq);
     Value qBegin =
@@ -593,10 +626,15 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
   if (Value rate = op.getDropoutRate())
     drop = dropoutScalars(b, loc, rate);
   const bool modded = op.hasScoreModifier();
+  // Whether a step keeps a modifier's derivative tile (the loops are then
+  // marked attn.score_grad_tile).
+  bool gradTile = false;
   // One step: query block qb of query head hIdx against the key block;
   // args = (dK, dV) so far.
-  auto step = [&](OpBuilder &lb, Location ll, Value hIdx, Value qb, bool masked,
+  auto step = [&](OpBuilder &lb, Location ll, Value hIdx, Value qb,
+                  const BlockRange &range,
                   ValueRange args) -> SmallVector<Value> {
+    const bool masked = range.masked;
     IndexMath lm{lb, ll};
     Value qStart = lm.mul(qb, brV);
     Value qRows = lm.min(lm.sub(nq, qStart), brV);
@@ -635,7 +673,8 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
       st = gc.applyMaskMod(lb, ll, st, qStart, kvStart, nq, nk,
                            /*masked=*/true, /*keyMajor=*/true, maskScalars);
     if (masked)
-      st = gc.mask(lb, ll, st, qStart, nq, kvStart, nk, /*keyMajor=*/true);
+      st = gc.mask(lb, ll, st, qStart, nq, kvStart, nk, /*keyMajor=*/true,
+                   range.leftEdge, range.rightEdge);
     // Pᵀ = exp(scale·Sᵀ − LSE) with LSE per column;  dV += (Pᵀ∘zᵀ)·dO
     // (zᵀ: dropout's factor, 1 without dropout). A score_mod's P is
     // clamped (probabilities): the columns past Nq.
@@ -649,15 +688,20 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
     Value ptKept = zt ? arith::MulFOp::create(lb, ll, pt, zt) : pt;
     Value dv = DotOp::create(lb, ll, dvType, gc.toElem(lb, ll, ptKept), doTile,
                              args[1], /*rhs_transposed=*/false);
+    // With a modifier dSᵀ = (Pᵀ∘gᵀ)∘(dPᵀ − Δ): Pᵀ∘gᵀ replaces Pᵀ once dV's
+    // operand is taken, so g does not stay live beside P through dPᵀ's
+    // product (the soft-cap's grad_kv at D = 128 spilled 140 bytes so).
+    if (Value g = gc.gradOf(lb, ll, m)) {
+      pt = arith::MulFOp::create(lb, ll, pt, g);
+      gradTile = true;
+    }
     // dPᵀ = V·dOᵀ (times zᵀ);  dSᵀ = Pᵀ∘(dPᵀ − Δ);  dK += dSᵀ·Q
     Value dpt = DotOp::create(lb, ll, scoreType, vTile, doTile, zero,
                               /*rhs_transposed=*/true);
     if (zt)
       dpt = arith::MulFOp::create(lb, ll, dpt, zt);
-    Value dsFull = gc.scoreGrad(lb, ll, pt, dpt, delta, /*keyMajor=*/true);
-    if (m.grad)
-      dsFull = arith::MulFOp::create(lb, ll, dsFull, m.grad);
-    Value dst = gc.toElem(lb, ll, dsFull);
+    Value dst = gc.toElem(
+        lb, ll, gc.scoreGrad(lb, ll, pt, dpt, delta, /*keyMajor=*/true));
     Value dk = DotOp::create(lb, ll, dkType, dst, qTile, args[0],
                              /*rhs_transposed=*/false);
     if (gc.dqAccum) {
@@ -700,8 +744,7 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
             Value rem = arith::RemUIOp::create(lb, ll, pair, len);
             Value qb = lm.add(r.lo, rem);
             Value hIdx = lm.add(lm.mul(kvHead, group), g);
-            scf::YieldOp::create(lb, ll,
-                                 step(lb, ll, hIdx, qb, r.masked, args));
+            scf::YieldOp::create(lb, ll, step(lb, ll, hIdx, qb, r, args));
           });
       acc.assign(loop.getResults().begin(), loop.getResults().end());
       base = end;
@@ -713,16 +756,20 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
         [&](OpBuilder &hb, Location hl, Value g, ValueRange hArgs) {
           IndexMath hm{hb, hl};
           Value hIdx = hm.add(hm.mul(kvHead, group), g);
-          scf::YieldOp::create(hb, hl,
-                               emitRanges(hb, hl, ranges, hArgs,
-                                          [&](OpBuilder &lb, Value qb,
-                                              bool masked, ValueRange args) {
-                                            return step(lb, loc, hIdx, qb,
-                                                        masked, args);
-                                          }));
+          scf::YieldOp::create(
+              hb, hl,
+              emitRanges(hb, hl, ranges, hArgs,
+                         [&](OpBuilder &lb, Value qb, const BlockRange &r,
+                             ValueRange args) {
+                           return step(lb, loc, hIdx, qb, r, args);
+                         }));
         });
     acc.assign(heads.getResults().begin(), heads.getResults().end());
   }
+  if (gradTile)
+    forall.getBody()->walk([&](scf::ForOp loop) {
+      loop->setAttr(kScoreGradTileAttrName, b.getUnitAttr());
+    });
   // dK = scale · Σ dSᵀ·Q;  dV = Σ Pᵀ·dO
   StoreTileOp::create(b, loc, gc.scaled(b, loc, acc[0]), op.getGradKey(), kvIdx,
                       kvRows);

@@ -240,3 +240,141 @@ func.func @grad_dropout_rate_one(%t: memref<?x?x?x64xf32>, %r: memref<?x?x?xf32>
         memref<?x?x?xf32>
   return
 }
+
+// -----
+
+// The forward's score variants, under the forward's rules.
+func.func @grad_causal_window_right(%t: memref<1x2x8x16xf32>,
+                                    %r: memref<1x2x8xf32>) {
+  // expected-error @+1 {{'attn.attention_grad' op causal is window_right = 0: give one of causal and window_right}}
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%r)
+      {causal, window_right = 4}
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @grad_softcap(%t: memref<1x2x8x16xf32>, %r: memref<1x2x8xf32>) {
+  // expected-error @+1 {{'attn.attention_grad' op softcap must be a positive, finite, normal f32 (its reciprocal finite), got -1}}
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%r)
+      {softcap = -1.0 : f32}
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @grad_softcap_score_mod(%t: memref<1x2x8x16xf32>,
+                                  %r: memref<1x2x8xf32>) {
+  // expected-error @+1 {{'attn.attention_grad' op softcap and a score_mod region are exclusive (write the cap in the region)}}
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%r)
+      score_mod {
+      ^bb0(%s: f32):
+        attn.yield %s : f32
+      } {softcap = 2.0 : f32}
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @grad_alibi_slopes(%t: memref<1x2x8x16xf32>, %r: memref<1x2x8xf32>,
+                             %slopes: memref<3xf32>) {
+  // expected-error @+1 {{'attn.attention_grad' op alibi slopes have 3 entries for 2 query heads}}
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%r)
+      alibi(%slopes : memref<3xf32>)
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8xf32>
+  return
+}
+
+// -----
+
+// A derivative the backward cannot bound where the score is finite.
+func.func @grad_score_mod_log(%t: memref<1x2x8x16xf32>,
+                              %r: memref<1x2x8xf32>) {
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%r)
+      score_mod {
+      ^bb0(%s: f32):
+        // expected-error @+1 {{'math.log' op unsupported: in score_mod of attn.attention_grad, the derivative of log (1/x) is unbounded where the score is finite (the backward evaluates it on masked scores too)}}
+        %l = math.log %s : f32
+        attn.yield %l : f32
+      }
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @grad_score_mod_divide(%t: memref<1x2x8x16xf32>,
+                                 %r: memref<1x2x8xf32>) {
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%r)
+      score_mod {
+      ^bb0(%s: f32):
+        %c = arith.constant 1.0 : f32
+        %a = arith.addf %s, %c : f32
+        // expected-error @+1 {{'arith.divf' op unsupported: in score_mod of attn.attention_grad, the derivative of a division by the score (−a/b²) is unbounded where the score is finite}}
+        %d = arith.divf %c, %a : f32
+        attn.yield %d : f32
+      }
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8xf32>
+  return
+}
+
+// -----
+
+// A region must not read what the backward writes.
+func.func @grad_score_mod_reads_delta(%t: memref<1x2x8x16xf32>,
+                                      %r: memref<1x2x8xf32>,
+                                      %delta: memref<1x2x8xf32>) {
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%delta)
+      score_mod {
+      ^bb0(%s: f32, %b: i32, %h: i32, %i: i32, %j: i32):
+        %c0 = arith.constant 0 : index
+        // expected-error @+1 {{'memref.load' op in score_mod: reads the gradients or workspaces (dQ, dK, dV, delta), which it writes}}
+        %x = memref.load %delta[%c0, %c0, %c0] : memref<1x2x8xf32>
+        %y = arith.addf %s, %x : f32
+        attn.yield %y : f32
+      }
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @grad_mask_mod_args(%t: memref<1x2x8x16xf32>,
+                              %r: memref<1x2x8xf32>) {
+  // expected-error @+1 {{'attn.attention_grad' op mask_mod takes (%b: i32, %h: i32, %q_idx: i32, %kv_idx: i32)}}
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%r)
+      mask_mod {
+      ^bb0(%i: i32, %j: i32):
+        %k = arith.cmpi sle, %i, %j : i32
+        attn.yield %k : i1
+      }
+      : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8xf32>,
+        memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>,
+        memref<1x2x8xf32>
+  return
+}

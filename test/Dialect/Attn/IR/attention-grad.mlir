@@ -116,3 +116,55 @@ func.func @grad_dropout(%t: memref<?x?x?x64xf32>, %r: memref<?x?x?xf32>,
       : tensor<64x32xi32>
   return
 }
+
+// -----
+
+// The forward's score variants on the backward: a window, a soft-cap,
+// ALiBi's slopes, and score_mod / mask_mod regions (the same rules as
+// attn.attention's).
+// CHECK-LABEL: func.func @grad_variants
+// CHECK: attn.attention_grad {{.*}} delta(%{{.*}}) {causal, softcap = 5.000000e+01 : f32, window_left = 256 : i64}
+// CHECK: attn.attention_grad {{.*}} delta(%{{.*}}) alibi(%{{.*}} : memref<8xf32>) {window_left = 16 : i64, window_right = 4 : i64}
+// CHECK: attn.attention_grad {{.*}} delta(%{{.*}}) score_mod {
+// CHECK: ^bb0(%{{.*}}: f32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32):
+// CHECK:   math.tanh
+// CHECK:   attn.yield %{{.*}} : f32
+// CHECK: } mask_mod {
+// CHECK:   arith.cmpi sle
+// CHECK:   attn.yield %{{.*}} : i1
+// CHECK: } {causal}
+func.func @grad_variants(%t: memref<2x8x64x32xbf16>, %r: memref<2x8x64xf32>,
+                         %slopes: memref<8xf32>) {
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%r)
+      {causal, softcap = 50.0 : f32, window_left = 256}
+      : memref<2x8x64x32xbf16>, memref<2x8x64x32xbf16>,
+        memref<2x8x64x32xbf16>, memref<2x8x64x32xbf16>,
+        memref<2x8x64x32xbf16>, memref<2x8x64xf32>, memref<2x8x64x32xbf16>,
+        memref<2x8x64x32xbf16>, memref<2x8x64x32xbf16>, memref<2x8x64xf32>
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%r)
+      alibi(%slopes : memref<8xf32>) {window_left = 16, window_right = 4}
+      : memref<2x8x64x32xbf16>, memref<2x8x64x32xbf16>,
+        memref<2x8x64x32xbf16>, memref<2x8x64x32xbf16>,
+        memref<2x8x64x32xbf16>, memref<2x8x64xf32>, memref<2x8x64x32xbf16>,
+        memref<2x8x64x32xbf16>, memref<2x8x64x32xbf16>, memref<2x8x64xf32>
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%r)
+      score_mod {
+      ^bb0(%s: f32, %b: i32, %h: i32, %i: i32, %j: i32):
+        %c = arith.constant 0.125 : f32
+        %x = arith.mulf %s, %c : f32
+        %y = math.tanh %x : f32
+        %z = arith.mulf %y, %s : f32
+        attn.yield %z : f32
+      } mask_mod {
+      ^bb0(%b: i32, %h: i32, %i: i32, %j: i32):
+        %d = arith.subi %i, %j : i32
+        %c = arith.constant 32 : i32
+        %k = arith.cmpi sle, %d, %c : i32
+        attn.yield %k : i1
+      } {causal}
+      : memref<2x8x64x32xbf16>, memref<2x8x64x32xbf16>,
+        memref<2x8x64x32xbf16>, memref<2x8x64x32xbf16>,
+        memref<2x8x64x32xbf16>, memref<2x8x64xf32>, memref<2x8x64x32xbf16>,
+        memref<2x8x64x32xbf16>, memref<2x8x64x32xbf16>, memref<2x8x64xf32>
+  return
+}

@@ -439,9 +439,9 @@ func.func @score_mod_yield_type(%q: memref<1x4x9x64xbf16>) {
 
 // -----
 
-// attn.yield only ends a score_mod region.
+// attn.yield only ends a score_mod or mask_mod region.
 func.func @yield_outside(%s: f32) {
-  // expected-error @+1 {{'attn.yield' op expects parent op 'attn.attention'}}
+  // expected-error @+1 {{'attn.yield' op expects parent op to be one of 'attn.attention, attn.attention_grad'}}
   attn.yield %s : f32
 }
 

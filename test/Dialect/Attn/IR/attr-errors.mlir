@@ -131,6 +131,13 @@ func.func @online_softmax_placement() attributes {attn.online_softmax} {
 
 // -----
 
+// expected-error @+1 {{'attn.score_grad_tile' must be a unit attribute on an scf.for}}
+func.func @score_grad_tile_placement() attributes {attn.score_grad_tile} {
+  return
+}
+
+// -----
+
 func.func @skip_unit_factors_placement(%x: f32) -> f32 {
   // expected-error @+1 {{'attn.skip_unit_factors' must be a unit attribute on an arith.mulf}}
   %y = arith.addf %x, %x {attn.skip_unit_factors} : f32

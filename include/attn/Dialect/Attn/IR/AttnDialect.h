@@ -70,6 +70,12 @@ constexpr llvm::StringLiteral kPersistentAttrName = "attn.persistent";
 /// into `attn.kernel` as softcap; the runtime serves the kernel to problems
 /// of that cap only.
 constexpr llvm::StringLiteral kSoftcapAttrName = "attn.softcap";
+/// `attn.score_grad_tile` (unit) on an scf.for of the backward's tiling:
+/// each step keeps a score modifier's derivative (the soft-cap's 1 − t², a
+/// score_mod's) as one more score-sized tile beside P.
+/// attn-prefetch-vectors leaves such loops alone (at D = 128 the two
+/// spilled 16 bytes).
+constexpr llvm::StringLiteral kScoreGradTileAttrName = "attn.score_grad_tile";
 /// `attn.kernel` on a generated GPU kernel: its #attn.kernel_info, what a
 /// launcher needs.
 constexpr llvm::StringLiteral kKernelInfoAttrName = "attn.kernel";
