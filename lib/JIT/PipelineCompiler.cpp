@@ -96,18 +96,21 @@ Status checkRequest(const KernelRequest &request) {
                              ": e4m3 (fp8) has the dense forward only (no "
                              "split-KV pair, KV cache, window or soft-cap)");
   if ((request.windowLeft != -1 || request.windowRight != -1) &&
-      (request.program != Program::Attention || request.kv != KVLayout::Dense))
+      ((request.program != Program::Attention &&
+        !isBackwardProgram(request.program)) ||
+       request.kv != KVLayout::Dense))
     return Status::error(StatusCode::Unsupported,
                          "unsupported: " + request.key() +
                              ": a sliding window in a split-KV pair or over "
                              "a KV cache (not checked on a GPU yet)");
-  if (request.alibi &&
-      (request.program != Program::Attention || request.kv != KVLayout::Dense ||
-       request.dtype == DType::E4M3 || request.softcap != 0))
+  if (request.alibi && ((request.program != Program::Attention &&
+                         !isBackwardProgram(request.program)) ||
+                        request.kv != KVLayout::Dense ||
+                        request.dtype == DType::E4M3 || request.softcap != 0))
     return Status::error(StatusCode::Unsupported,
                          "unsupported: " + request.key() +
-                             ": ALiBi has the dense forward only (no split-KV "
-                             "pair, KV cache, fp8 or soft-cap)");
+                             ": ALiBi has the dense forward and backward only "
+                             "(no split-KV pair, KV cache, fp8 or soft-cap)");
   if (request.dropout &&
       (request.program != Program::Attention || request.kv != KVLayout::Dense ||
        request.dtype == DType::E4M3))
@@ -133,18 +136,17 @@ Status checkRequest(const KernelRequest &request) {
                              ": the backward's dQ-workspace grids (grad_prep, "
                              "grad_q_out) are not compiled for the runtime "
                              "(it launches grad_q and grad_kv)");
-  // The backward (either kernel of attn.attention_grad): dense, 16-bit, no
-  // score variant, reading the forward's LSE.
+  // The backward (either kernel of attn.attention_grad): dense, 16-bit,
+  // the forward's window, soft-cap or ALiBi but not dropout, reading the
+  // forward's LSE.
   if (isBackwardProgram(request.program) &&
       (request.dtype == DType::E4M3 || request.kv != KVLayout::Dense ||
-       request.windowLeft != -1 || request.windowRight != -1 ||
-       request.softcap != 0 || request.alibi || request.dropout ||
-       !request.withLse))
+       request.dropout || !request.withLse))
     return Status::error(StatusCode::Unsupported,
                          "unsupported: " + request.key() +
                              ": the backward is the dense problem of f16 or "
-                             "bf16 tensors with no score variant, from the "
-                             "forward's LSE (lse=1)");
+                             "bf16 tensors (a window, soft-cap or ALiBi, no "
+                             "dropout), from the forward's LSE (lse=1)");
   if (request.program == Program::SplitKV && !request.withLse)
     return Status::error(StatusCode::Unsupported,
                          "unsupported: " + request.key() +

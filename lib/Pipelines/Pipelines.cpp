@@ -500,12 +500,25 @@ mlir::attn::compileGPUKernels(ModuleOp module,
     } else if (op.getKvLens())
       kv = ::attn::KVLayout::SeqLens;
   });
-  // The backward's kernels end their parameters with the scale as well.
-  AttentionGradOp constantGradScale;
+  // The backward's kernels end their parameters with the scale as well,
+  // ALiBi's slopes just before it.
+  AttentionGradOp constantGradScale, misplacedGradSlopes;
   module.walk([&](AttentionGradOp op) {
     if (!op.getDynamicScale())
       constantGradScale = op;
+    if (Value slopes = op.getAlibiSlopes()) {
+      alibi = true;
+      auto arg = dyn_cast<BlockArgument>(slopes);
+      auto scale = dyn_cast_or_null<BlockArgument>(op.getDynamicScale());
+      if (!arg || !scale || arg.getOwner() != scale.getOwner() ||
+          arg.getArgNumber() + 1 != scale.getArgNumber())
+        misplacedGradSlopes = op;
+    }
   });
+  if (misplacedGradSlopes && !constantGradScale)
+    return misplacedGradSlopes.emitError()
+           << "unsupported: a kernel for the runtime takes ALiBi's slopes as "
+              "the function argument just before the scale (KernelABI.h)";
   if (constantGradScale)
     return constantGradScale.emitError()
            << "unsupported: a kernel for the runtime takes the softmax scale "
@@ -643,8 +656,10 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
     return nullptr;
   // fp8 (FlashAttention-3's forward): the dense forward only.
   bool fp8 = isa<Float8E4M3FNType>(et);
+  bool grad = ::attn::isBackwardProgram(program);
   if ((fp8 || alibi) &&
-      (program != ::attn::Program::Attention || kv != ::attn::KVLayout::Dense))
+      ((program != ::attn::Program::Attention && !(alibi && grad)) ||
+       kv != ::attn::KVLayout::Dense))
     return nullptr;
   if (fp8 && alibi)
     return nullptr;
@@ -665,10 +680,9 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
       program == ::attn::Program::GradQueryOut)
     return nullptr;
   // The backward (either of its grids names the problem that makes both):
-  // the dense attention_grad of 16-bit tensors, no score variant.
-  bool grad = ::attn::isBackwardProgram(program);
-  if (grad && (fp8 || alibi || kv != ::attn::KVLayout::Dense ||
-               windowLeft >= 0 || windowRight >= 0 || softcap > 0))
+  // the dense attention_grad of 16-bit tensors, with the forward's window,
+  // soft-cap or ALiBi.
+  if (grad && (fp8 || kv != ::attn::KVLayout::Dense || dropout))
     return nullptr;
   OpBuilder b(&ctx);
   Location loc = UnknownLoc::get(&ctx);
@@ -725,9 +739,13 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
     break;
   case ::attn::Program::GradQuery:
   case ::attn::Program::GradKeyValue:
-    // (dO, q, k, v, o, lse, dQ, dK, dV, Δ, scale): the gradients in the
-    // layouts of what they differentiate, Δ contiguous f32 like the LSE.
-    args = {vo, qk, kT, vT, vo, lseT, qk, kT, vT, lseT, f32};
+    // (dO, q, k, v, o, lse, dQ, dK, dV, Δ[, slopes], scale): the gradients
+    // in the layouts of what they differentiate, Δ contiguous f32 like the
+    // LSE; ALiBi's slopes [Hq] before the scale, as the forward's.
+    args = {vo, qk, kT, vT, vo, lseT, qk, kT, vT, lseT};
+    if (alibi)
+      args.push_back(MemRefType::get({dyn}, f32));
+    args.push_back(f32);
     break;
   case ::attn::Program::GradPrep:
   case ::attn::Program::GradQueryOut:
@@ -741,12 +759,20 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
   if (grad) {
     auto op = AttentionGradOp::create(
         b, loc, arg(0), arg(1), arg(2), arg(3), arg(4), arg(5), arg(6), arg(7),
-        arg(8), arg(9), /*dq_accum=*/Value(), /*dynamic_scale=*/arg(10),
-        /*dropout=*/Value(), Value(), Value(), /*alibi_slopes=*/Value(),
-        FloatAttr(), UnitAttr(), IntegerAttr(), IntegerAttr(), TargetAttr(),
+        arg(8), arg(9), /*dq_accum=*/Value(),
+        /*dynamic_scale=*/arg(alibi ? 11 : 10),
+        /*dropout=*/Value(), Value(), Value(),
+        /*alibi_slopes=*/alibi ? arg(10) : Value(), FloatAttr(), UnitAttr(),
+        IntegerAttr(), IntegerAttr(), TargetAttr(),
         /*window_left=*/IntegerAttr(), /*window_right=*/IntegerAttr(),
         /*softcap=*/FloatAttr());
     op.setCausal(causal);
+    if (softcap > 0)
+      op.setSoftcapAttr(b.getF32FloatAttr(softcap));
+    if (windowLeft >= 0)
+      op.setWindowLeftAttr(b.getI64IntegerAttr(windowLeft));
+    if (windowRight >= 0)
+      op.setWindowRightAttr(b.getI64IntegerAttr(windowRight));
   } else if (program == ::attn::Program::MergeSplits) {
     MergeSplitsOp::create(b, loc, arg(0), arg(1), arg(2),
                           withLse ? arg(3) : Value(), IntegerAttr(),

@@ -260,37 +260,71 @@ attn_status attn_forward(attn_runtime *rt, const attn_problem *problem,
   });
 }
 
+namespace {
+attn_status variantProblem(const attn_problem *problem,
+                           const attn_variant &variant,
+                           attn::ForwardProblem &p);
+
+/// attn_backward with the forward's variant (null: none).
+attn_status backwardOf(attn_runtime *rt, const attn_problem *problem,
+                       const attn_variant *variant,
+                       const attn_grad_strides *grad_strides, const void *d_o,
+                       const void *q, const void *k, const void *v,
+                       const void *o, const float *lse, void *dq, void *dk,
+                       void *dv, void *stream) {
+  attn::ForwardProblem f;
+  if (attn_status s = variant ? variantProblem(problem, *variant, f)
+                              : report(toProblem(problem, f)))
+    return s;
+  if (!f.withLse)
+    return reportError(ATTN_ERROR_INVALID_ARGUMENT,
+                       "with_lse must be 1: the backward reads the LSE the "
+                       "forward wrote");
+  attn::BackwardProblem p;
+  p.shape() = f.shape();
+  p.alibiSlopes = f.alibiSlopes;
+  p.q = f.q;
+  p.k = f.k;
+  p.v = f.v;
+  p.o = f.o;
+  if (grad_strides) {
+    p.dO = toStrides(grad_strides->d_o);
+    p.dQ = toStrides(grad_strides->dq);
+    p.dK = toStrides(grad_strides->dk);
+    p.dV = toStrides(grad_strides->dv);
+  }
+  // The problem's rules need no runtime: reported the same without a GPU.
+  if (attn_status s = report(attn::checkBackwardProblem(p)))
+    return s;
+  ATTN_CHECK_RT(rt);
+  return report(rt->rt->backward(p, d_o, q, k, v, o, lse, dq, dk, dv, stream));
+}
+} // namespace
+
 attn_status attn_backward(attn_runtime *rt, const attn_problem *problem,
                           const attn_grad_strides *grad_strides,
                           const void *d_o, const void *q, const void *k,
                           const void *v, const void *o, const float *lse,
                           void *dq, void *dk, void *dv, void *stream) {
   return guarded([&] {
-    attn::ForwardProblem f;
-    if (attn_status s = report(toProblem(problem, f)))
-      return s;
-    if (!f.withLse)
-      return reportError(ATTN_ERROR_INVALID_ARGUMENT,
-                         "with_lse must be 1: the backward reads the LSE the "
-                         "forward wrote");
-    attn::BackwardProblem p;
-    p.shape() = f.shape();
-    p.q = f.q;
-    p.k = f.k;
-    p.v = f.v;
-    p.o = f.o;
-    if (grad_strides) {
-      p.dO = toStrides(grad_strides->d_o);
-      p.dQ = toStrides(grad_strides->dq);
-      p.dK = toStrides(grad_strides->dk);
-      p.dV = toStrides(grad_strides->dv);
-    }
-    // The problem's rules need no runtime: reported the same without a GPU.
-    if (attn_status s = report(attn::checkBackwardProblem(p)))
-      return s;
-    ATTN_CHECK_RT(rt);
-    return report(
-        rt->rt->backward(p, d_o, q, k, v, o, lse, dq, dk, dv, stream));
+    return backwardOf(rt, problem, nullptr, grad_strides, d_o, q, k, v, o, lse,
+                      dq, dk, dv, stream);
+  });
+}
+
+attn_status attn_backward_variant(attn_runtime *rt, const attn_problem *problem,
+                                  const attn_variant *variant,
+                                  const attn_grad_strides *grad_strides,
+                                  const void *d_o, const void *q, const void *k,
+                                  const void *v, const void *o,
+                                  const float *lse, void *dq, void *dk,
+                                  void *dv, void *stream) {
+  return guarded([&] {
+    if (!variant)
+      return report(attn::Status::error(attn::StatusCode::InvalidArgument,
+                                        "variant is NULL"));
+    return backwardOf(rt, problem, variant, grad_strides, d_o, q, k, v, o, lse,
+                      dq, dk, dv, stream);
   });
 }
 

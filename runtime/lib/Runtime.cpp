@@ -1734,7 +1734,7 @@ Status Runtime::backward(const BackwardProblem &problem, const void *dO,
   float *delta = reinterpret_cast<float *>(uintptr_t(ws));
   KernelParams params =
       memrefGradParams(shape, gs, dO, q, k, v, o, lse, dq, dk, dv, delta,
-                       float(problem.effectiveScale()));
+                       float(problem.effectiveScale()), problem.alibiSlopes);
   GridValues gv = gridValues(f, *kq, 1, dev->info.smCount);
   // kv_blocks counts grad_kv's programs: its block_m keys each.
   gv.kvBlocks = (problem.seqK + kkv->blockM - 1) / kkv->blockM;

@@ -902,6 +902,7 @@ ForwardProblem BackwardProblem::forward() const {
   f.v = v;
   f.o = o;
   f.withLse = true;
+  f.alibiSlopes = alibiSlopes;
   return f;
 }
 
@@ -943,13 +944,10 @@ Status checkBackwardProblem(const BackwardProblem &p) {
     return unsupported("an f32 backward on the GPU (the tensor cores take "
                        "f16 and bf16; attn-run --backward runs f32 on the "
                        "CPU path)");
-  if (p.hasWindow() || p.softcap != 0 || p.alibi || p.dropout)
-    return unsupported(std::string("the backward of a forward with ") +
-                       (p.hasWindow()    ? "a sliding window"
-                        : p.softcap != 0 ? "a soft-cap"
-                        : p.alibi        ? "ALiBi"
-                                         : "dropout") +
-                       " (the backward has the plain and causal masks)");
+  if (p.dropout)
+    return unsupported("the backward of a forward with dropout (the "
+                       "compiler's kernels take it; the runtime's backward "
+                       "does not yet)");
   if (Status s = checkProblem(p.forward()); !s.ok())
     return s;
   for (const TensorShape &t : gradShapesOf(p))
@@ -974,14 +972,19 @@ Status findBackwardKernels(const Manifest &bundle, const BackwardProblem &p,
     // it does not allocate, and its grad_kv another argument list.
     if (k.program != Program::GradQuery && k.program != Program::GradKeyValue)
       continue;
+    const bool variant =
+        k.windowLeft != -1 || k.windowRight != -1 || k.softcap != 0 || k.alibi;
     have.insert(std::string(dtypeName(k.dtype)) + " d" +
                 std::to_string(k.headDim) +
                 (k.headDimV != k.headDim ? "/" + std::to_string(k.headDimV)
                                          : std::string()) +
-                (k.causal ? " causal" : ""));
+                (k.causal ? " causal" : "") + (variant ? " (a variant)" : ""));
+    // A kernel serves exactly its score variant (the forward's rule).
     if (k.dtype != p.dtype || k.headDim != p.headDim ||
         k.headDimV != p.headDimV || k.causal != p.causal || !k.lse ||
-        k.kv != KVLayout::Dense)
+        k.kv != KVLayout::Dense || k.windowLeft != p.windowLeft ||
+        k.windowRight != p.windowRight || k.softcap != float(p.softcap) ||
+        k.alibi != p.alibi)
       continue;
     (k.program == Program::GradQuery ? gradQ : gradKV).push_back(&k);
   }
@@ -989,9 +992,17 @@ Status findBackwardKernels(const Manifest &bundle, const BackwardProblem &p,
     return Status::success();
   gradQ.clear();
   gradKV.clear();
+  std::string variant;
+  if (p.hasWindow())
+    variant += " with a window of (" + std::to_string(p.windowLeft) + ", " +
+               std::to_string(p.windowRight) + ")";
+  if (p.softcap != 0)
+    variant += " with a soft-cap";
+  if (p.alibi)
+    variant += " with ALiBi";
   return notInBundle(
       std::string("the backward for ") + (p.causal ? "causal " : "") +
-      dtypeName(p.dtype) + " head dim " + std::to_string(p.headDim) +
+      dtypeName(p.dtype) + " head dim " + std::to_string(p.headDim) + variant +
       (p.headDimV != p.headDim ? " head dim v " + std::to_string(p.headDimV)
                                : std::string()) +
       (have.empty() ? " (this bundle has no backward kernels)"
@@ -1056,11 +1067,20 @@ Status checkBackwardPointers(const BackwardProblem &p, const void *dO,
   };
   // The kernels read every input many times while other programs already
   // write the gradients.
+  const struct {
+    const char *name;
+    const void *ptr;
+    uint64_t bytes;
+  } slopes = {"the alibi slopes", p.alibiSlopes,
+              p.alibiSlopes ? uint64_t(p.headsQ) * 4 : 0};
   for (size_t i = 0; i < 3; ++i) {
     for (const auto &in : inputs)
       if (overlap(outputs[i], in))
         return invalid(std::string(outputs[i].name) + " overlaps " + in.name +
                        ": a gradient must not alias an input");
+    if (overlap(outputs[i], slopes))
+      return invalid(std::string(outputs[i].name) + " overlaps " + slopes.name +
+                     ": a gradient must not alias an input");
     for (size_t j = 0; j < i; ++j)
       if (overlap(outputs[i], outputs[j]))
         return invalid(std::string(outputs[i].name) + " overlaps " +

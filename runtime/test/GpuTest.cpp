@@ -1278,12 +1278,26 @@ struct GradResult {
 /// One backward through Runtime::backward against the float64 gradients:
 /// fresh Q, K, V, dO; O and LSE from the float64 forward (O rounded to the
 /// dtype, as a forward would leave it); dQ, dK, dV poisoned with NaN; run
-/// twice, the second must write the same bits.
+/// twice, the second must write the same bits. With p.alibi, fresh slopes
+/// in [0, 1) for both.
 void runGradCase(Runtime &rt, BackwardProblem p, Layout layout, uint64_t seed,
                  GradResult &r) {
   const size_t es = dtypeSize(p.dtype);
   Problem ref;
   ref.shape() = p.shape();
+  std::vector<float> slopes;
+  DeviceBuffer tslopes;
+  if (p.alibi) {
+    std::mt19937_64 gen(seed + 4);
+    std::uniform_real_distribution<float> dist(0.0f, 1.0f);
+    for (int64_t h = 0; h < p.headsQ; ++h)
+      slopes.push_back(dist(gen));
+    ref.alibiSlopes.assign(slopes.begin(), slopes.end());
+    ASSERT_TRUE(DeviceBuffer::allocate(rt, 0, slopes.size() * 4, tslopes).ok());
+    ASSERT_TRUE(
+        rt.copyToDevice(tslopes.get(), slopes.data(), tslopes.size()).ok());
+    p.alibiSlopes = static_cast<const float *>(tslopes.get());
+  }
   std::vector<double> q, k, v, dO, o, lse;
   std::vector<uint8_t> qs, ks, vs, dOs;
   fillRandom(p.dtype, seed, size_t(p.batch * p.headsQ * p.seqQ * p.headDim), q,
@@ -1365,10 +1379,13 @@ void runGradCase(Runtime &rt, BackwardProblem p, Layout layout, uint64_t seed,
 } // namespace
 
 TEST_F(Gpu, BackwardMatchesTheReference) {
-  std::set<std::tuple<DType, int, bool>> keys;
+  // Every backward of the bundle: (dtype, D, causal) and its score variant
+  // (window, soft-cap, ALiBi).
+  std::set<std::tuple<DType, int, bool, int, int, float, bool>> keys;
   for (const KernelEntry &k : rt->bundle().kernels)
     if (k.program == Program::GradQuery)
-      keys.insert({k.dtype, k.headDim, k.causal});
+      keys.insert({k.dtype, k.headDim, k.causal, k.windowLeft, k.windowRight,
+                   k.softcap, k.alibi});
   struct Shape {
     int64_t B, Hq, Hkv, Nq, Nk;
   };
@@ -1380,13 +1397,17 @@ TEST_F(Gpu, BackwardMatchesTheReference) {
                           {1, 4, 1, 77, 77}};
   int ran = 0;
   uint64_t seed = 777;
-  for (auto [dtype, D, causal] : keys)
+  for (auto [dtype, D, causal, left, right, softcap, alibi] : keys)
     for (const Shape &sh : shapes)
       for (Layout layout : {Layout::BHND, Layout::BNHD}) {
         BackwardProblem p;
         p.dtype = dtype;
         p.headDim = p.headDimV = D;
         p.causal = causal;
+        p.windowLeft = left;
+        p.windowRight = right;
+        p.softcap = softcap;
+        p.alibi = alibi;
         p.batch = sh.B;
         p.headsQ = sh.Hq;
         p.headsKV = sh.Hkv;
@@ -1394,6 +1415,8 @@ TEST_F(Gpu, BackwardMatchesTheReference) {
         p.seqK = sh.Nk;
         SCOPED_TRACE(::testing::Message()
                      << dtypeName(dtype) << " D=" << D << " causal=" << causal
+                     << " window=" << left << "," << right
+                     << " softcap=" << softcap << " alibi=" << alibi
                      << " B=" << sh.B << " Hq=" << sh.Hq << " Hkv=" << sh.Hkv
                      << " Nq=" << sh.Nq << " Nk=" << sh.Nk << " layout="
                      << (layout == Layout::BHND ? "BHND" : "BNHD"));

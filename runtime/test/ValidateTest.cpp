@@ -1357,6 +1357,12 @@ TEST(Backward, FindsBothKernelsOfItsMask) {
                "the backward for causal bf16 head dim 128 (this bundle has it "
                "for bf16 d64, bf16 d64 causal)");
   EXPECT_TRUE(q.empty() && kv.empty());
+  // A kernel serves exactly its score variant: the plain pair does not
+  // serve a window's backward, and the message names the variant.
+  p = gradProblem();
+  p.windowLeft = 32;
+  expectStatus(findBackwardKernels(m, p, q, kv), StatusCode::NotInBundle,
+               "the backward for bf16 head dim 64 with a window of (32, -1)");
   // A bundle with only one of the two kernels serves nothing.
   Manifest half;
   ASSERT_TRUE(parseManifest("kernel name=g ptx=g.ptx chip=sm_80 dtype=bf16 "
@@ -1403,15 +1409,28 @@ TEST(Backward, ProblemRules) {
   expectStatus(checkBackwardProblem(p), StatusCode::Unsupported,
                "unsupported: the backward of an e4m3 (fp8) forward");
   p = gradProblem();
-  p.windowLeft = 16;
+  p.dropout = true;
+  p.dropoutRate = 0.1f;
   expectStatus(checkBackwardProblem(p), StatusCode::Unsupported,
-               "a sliding window");
+               "the backward of a forward with dropout");
+  // The forward's score variants, under the forward's rules.
+  p = gradProblem();
+  p.windowLeft = 16;
+  EXPECT_TRUE(checkBackwardProblem(p).ok());
+  p.causal = true;
+  p.windowRight = 4;
+  expectStatus(checkBackwardProblem(p), StatusCode::InvalidArgument, "window");
   p = gradProblem();
   p.softcap = 30;
-  expectStatus(checkBackwardProblem(p), StatusCode::Unsupported, "a soft-cap");
+  EXPECT_TRUE(checkBackwardProblem(p).ok());
+  p.softcap = -1;
+  expectStatus(checkBackwardProblem(p), StatusCode::InvalidArgument, "softcap");
   p = gradProblem();
   p.alibi = true;
-  expectStatus(checkBackwardProblem(p), StatusCode::Unsupported, "ALiBi");
+  EXPECT_TRUE(checkBackwardProblem(p).ok());
+  p.softcap = 30;
+  expectStatus(checkBackwardProblem(p), StatusCode::Unsupported,
+               "ALiBi with a soft-cap");
   // The gradients' strides: as the forward's tensors', and an output may
   // not overlap itself.
   p = gradProblem();
@@ -1480,6 +1499,16 @@ TEST(Backward, Pointers) {
   expectPtr(dO, lse, dq, dv, "dv overlaps dk");
   expectPtr(dO, lse, static_cast<const char *>(dk) + 1024, dk,
             "dk overlaps dq");
+  // ALiBi's slopes: given exactly when asked for, and never written over.
+  p.alibi = true;
+  expectPtr(dO, lse, dq, dk, "alibi slopes are null");
+  p.alibiSlopes = static_cast<const float *>(at(10));
+  EXPECT_TRUE(
+      checkBackwardPointers(p, dO, q, k, v, o, lse, const_cast<void *>(dq),
+                            const_cast<void *>(dk), const_cast<void *>(dv))
+          .ok());
+  p.alibiSlopes = static_cast<const float *>(dk);
+  expectPtr(dO, lse, dq, dk, "dk overlaps the alibi slopes");
 }
 
 TEST(Backward, KernelParameters) {
@@ -1506,6 +1535,16 @@ TEST(Backward, KernelParameters) {
   EXPECT_EQ(params.pointer(97), &delta);         // Δ
   EXPECT_EQ(params.value<int64_t>(97 + 7), 100); // Δ's head stride: Nq
   EXPECT_EQ(params.value<float>(106), 0.125f);
+  // ALiBi's slopes [Hq] just before the scale, as the forward's.
+  float slopes[4];
+  params =
+      memrefGradParams(s, g, at(1), at(2), at(3), at(4), at(5), &lse,
+                       const_cast<void *>(at(7)), const_cast<void *>(at(8)),
+                       const_cast<void *>(at(9)), &delta, 0.125f, slopes);
+  ASSERT_EQ(params.size(), size_t(8 * 11 + 2 * 9 + 5 + 1));
+  EXPECT_EQ(params.pointer(106), slopes);
+  EXPECT_EQ(params.value<int64_t>(106 + 3), 4); // Hq
+  EXPECT_EQ(params.value<float>(111), 0.125f);
 }
 
 // The runtime's lookups through a KernelIndex find exactly what a scan of

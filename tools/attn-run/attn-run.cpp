@@ -2207,17 +2207,18 @@ int main(int argc, char **argv) {
                       " with --backward (the backward pass covers dense "
                       "attention, causal or not, with a window, soft-cap, "
                       "ALiBi or dropout, so far)");
-      // The score variants' gradients: the CPU path (the runtime's
-      // backward takes none yet; tools/scripts/gpu_backward.py runs the
-      // compiler's GPU kernels).
+      // The score variants' gradients: attn-run checks them on the CPU
+      // path (on a GPU the runtime serves them, attn_backward_variant, and
+      // tools/scripts/gpu_backward.py builds and checks the compiler's
+      // kernels).
       bool variant =
           !optWindow.empty() || optSoftcap.getNumOccurrences() || optAlibi;
       if (variant && optTarget == "gpu")
         return fail("unsupported: --window, --softcap or --alibi with "
-                    "--backward on the GPU (the runtime's backward takes no "
-                    "score variant yet; tools/scripts/gpu_backward.py builds "
-                    "and checks the compiler's kernels): --target cpu runs "
-                    "them");
+                    "--backward on the GPU in attn-run (the runtime's "
+                    "attn_backward_variant takes them; "
+                    "tools/scripts/gpu_backward.py checks the compiler's "
+                    "kernels): --target cpu runs them");
       if (variant)
         optTarget.setValue("cpu");
       if (p.dtype == rt::DType::E4M3)

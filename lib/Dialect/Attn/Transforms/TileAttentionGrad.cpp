@@ -330,6 +330,8 @@ QueryBlock beginQueryGrid(OpBuilder &b, Location loc, const GradContext &gc,
   forall->setAttr(kTargetAttrName, gc.target);
   gc.tag(b, forall, program, ::attn::GridFactor::HeadsQ,
          ::attn::GridFactor::QBlocks);
+  if (FloatAttr cap = op.getSoftcapAttr())
+    forall->setAttr(kSoftcapAttrName, cap);
   b.setInsertionPointToStart(forall.getBody());
   QueryBlock qb;
   qb.bIdx = forall.getInductionVar(0);
@@ -527,6 +529,9 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
   forall->setAttr(kTargetAttrName, gc.target);
   gc.tag(b, forall, ::attn::Program::GradKeyValue, ::attn::GridFactor::HeadsKV,
          ::attn::GridFactor::KVBlocks);
+  // The soft-cap the kernel serves (#attn.kernel_info's softcap).
+  if (FloatAttr cap = op.getSoftcapAttr())
+    forall->setAttr(kSoftcapAttrName, cap);
   b.setInsertionPointToStart(forall.getBody());
   Value bIdx = forall.getInductionVar(0), kvHead = forall.getInductionVar(1);
   Value kvStart = im.mul(forall.getInductionVar(2), bcV);

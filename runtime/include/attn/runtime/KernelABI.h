@@ -478,7 +478,9 @@ struct GradStrides {
 ///    delta [B, Hq, Nq] f32 (the strides of lse), scale f32)
 ///
 /// that is 8 * 11 + 2 * 9 + 1 = 107 parameters. `delta` is the runtime's
-/// workspace: grad_q writes Δ = rowsum(dO∘O) there, grad_kv reads it.
+/// workspace: grad_q writes Δ = rowsum(dO∘O) there, grad_kv reads it. The
+/// backward of an ALiBi forward (alibi=1, `alibi` non-null) takes its
+/// slopes [Hq] f32 (5 parameters) just before the scale, as the forward.
 /// The backward's memref argument `arg` in [0, 3] (0 dO, 1 q, 2 k, 3 v:
 /// the first of memrefGradParams' list, the ones a grid may read by bulk
 /// copies): sizes and element strides.
@@ -489,12 +491,11 @@ inline AttentionArgument gradArgument(const AttentionShape &s,
   return attentionArgument(s, arg - 1);
 }
 
-inline KernelParams memrefGradParams(const AttentionShape &s,
-                                     const GradStrides &g, const void *dO,
-                                     const void *q, const void *k,
-                                     const void *v, const void *o,
-                                     const float *lse, void *dq, void *dk,
-                                     void *dv, float *delta, float scale) {
+inline KernelParams
+memrefGradParams(const AttentionShape &s, const GradStrides &g, const void *dO,
+                 const void *q, const void *k, const void *v, const void *o,
+                 const float *lse, void *dq, void *dk, void *dv, float *delta,
+                 float scale, const float *alibi = nullptr) {
   KernelParams p;
   bool ok = true;
   const int64_t kSizes[4] = {s.batch, s.headsKV, s.seqK, s.headDim};
@@ -512,6 +513,8 @@ inline KernelParams memrefGradParams(const AttentionShape &s,
   ok &= p.addMemref(dk, kSizes, g.dK);
   ok &= p.addMemref(dv, vSizes, g.dV);
   ok &= p.addMemref(delta, {s.batch, s.headsQ, s.seqQ}, s.lse);
+  if (alibi)
+    ok &= p.addMemref(alibi, {s.headsQ}, {1});
   (void)ok;
   p.addF32(scale);
   return p;

@@ -130,12 +130,16 @@ struct ForwardProblem : ProblemShape {
 /// bottom-right as in the forward; a query row that sees no key gets
 /// dQ = 0. Deterministic: every gradient is written once, from sums in a
 /// fixed order (a second call writes the same bits). The dense problem of
-/// 16-bit tensors with no score variant (window, soft-cap, ALiBi); head
-/// dims up to 128 on the GPU.
+/// 16-bit tensors, with the forward's score variants (a sliding window, a
+/// soft-cap, ALiBi: ProblemShape's, the same values as the forward's; not
+/// dropout); head dims up to 128 on the GPU.
 struct BackwardProblem : ProblemShape {
   /// All zero: contiguous. dO is laid out like O, dQ like Q, dK like K and
   /// dV like V (or each with its own strides).
   Strides q, k, v, o, dO, dQ, dK, dV;
+  /// With `alibi` (ProblemShape): the device array of the Hq f32 slopes the
+  /// forward took.
+  const float *alibiSlopes = nullptr;
 
   /// The forward this differentiates (its tensors' strides; withLse).
   ForwardProblem forward() const;

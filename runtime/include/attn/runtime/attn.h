@@ -296,11 +296,11 @@ typedef struct attn_grad_strides {
  * v, o and lse. `problem` is the forward's (with_lse must be 1: the LSE is
  * an input here); grad_strides NULL: all zero. GQA sums dk and dv over
  * the query heads of a group; deterministic (a second call writes the
- * same bits). f16 and bf16, dense, no window, soft-cap or ALiBi,
- * head_dim_v = head_dim; the bundle's kernels at head dims 64, 96 and 128,
- * else libattn_jit's (up to 128). Two kernels on `stream`, a workspace of
- * 4·B·Hq·Nq bytes from the runtime's pool between them. On error nothing is
- * written to dq, dk or dv. */
+ * same bits). f16 and bf16, dense (attn_backward_variant for a window,
+ * soft-cap or ALiBi), head_dim_v = head_dim; the bundle's kernels at head dims
+ * 64, 96 and 128, else libattn_jit's (up to 128). Two kernels on `stream`, a
+ * workspace of 4·B·Hq·Nq bytes from the runtime's pool between them. On error
+ * nothing is written to dq, dk or dv. */
 ATTN_API attn_status attn_backward(attn_runtime *rt,
                                    const attn_problem *problem,
                                    const attn_grad_strides *grad_strides,
@@ -308,6 +308,17 @@ ATTN_API attn_status attn_backward(attn_runtime *rt,
                                    const void *k, const void *v, const void *o,
                                    const float *lse, void *dq, void *dk,
                                    void *dv, void *stream);
+
+/* attn_backward of an attn_forward_variant: the same variant (window,
+ * soft-cap, ALiBi's slopes; dropout_p must be 0: the runtime's backward
+ * has no dropout yet). dS carries the modifier's derivative (the
+ * soft-cap's 1 − tanh²); the slopes get no gradient. The kernels are the
+ * bundle's where it has them, else libattn_jit's. */
+ATTN_API attn_status attn_backward_variant(
+    attn_runtime *rt, const attn_problem *problem, const attn_variant *variant,
+    const attn_grad_strides *grad_strides, const void *d_o, const void *q,
+    const void *k, const void *v, const void *o, const float *lse, void *dq,
+    void *dk, void *dv, void *stream);
 
 /* Which kernel forward would run on `device`, without launching. */
 ATTN_API attn_status attn_select_kernel(attn_runtime *rt,
