@@ -298,7 +298,7 @@ TEST(Jit, CompilesTheBackwardsTwoKernels) {
   EXPECT_NE(again.origin.find("hit"), std::string::npos) << again.origin;
   // What the backward does not have: refused, nothing compiled.
   KernelRequest bad = q;
-  bad.softcap = 30;
+  bad.dropout = true;
   st = c->compiler->compile(bad, gq);
   EXPECT_EQ(st.code(), StatusCode::Unsupported) << st.message();
   bad = q;
@@ -316,6 +316,16 @@ TEST(Jit, CompilesTheBackwardsTwoKernels) {
         << st.message();
   }
   EXPECT_EQ(countEntries(dir.path), 2u);
+  // The forward's score variants have their backward: a soft-capped pair,
+  // described as serving that cap only.
+  KernelRequest cap = q;
+  cap.softcap = 30;
+  CompiledImage gcap;
+  st = c->compiler->compile(cap, gcap);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(gcap.entry.program, Program::GradQuery);
+  EXPECT_EQ(gcap.entry.softcap, 30.0f);
+  EXPECT_EQ(countEntries(dir.path), 3u);
 }
 
 TEST(Jit, CompilesKVCacheAndPackedBatchKernelsTheBundleLacks) {

@@ -1130,11 +1130,11 @@ LogicalResult regionFunction(Block &body, StringRef regionName, RegionFn &out,
 
 /// The op's score_mod as a float64 function for the reference.
 LogicalResult scoreModFunction(
-    mlir::attn::AttentionOp op,
+    Block &body,
     std::function<double(double, int64_t, int64_t, int64_t, int64_t)> &out,
     std::shared_ptr<std::string> oob) {
   RegionFn fn;
-  if (failed(regionFunction(op.getScoreMod().front(), "score_mod", fn, oob)))
+  if (failed(regionFunction(body, "score_mod", fn, oob)))
     return failure();
   out = [fn](double s, int64_t b, int64_t h, int64_t i, int64_t j) {
     return fn(s, b, h, i, j).f;
@@ -1144,11 +1144,11 @@ LogicalResult scoreModFunction(
 
 /// The op's mask_mod for the reference: whether key j is visible to query i.
 LogicalResult
-maskModFunction(mlir::attn::AttentionOp op,
+maskModFunction(Block &body,
                 std::function<bool(int64_t, int64_t, int64_t, int64_t)> &out,
                 std::shared_ptr<std::string> oob) {
   RegionFn fn;
-  if (failed(regionFunction(op.getMaskMod().front(), "mask_mod", fn, oob)))
+  if (failed(regionFunction(body, "mask_mod", fn, oob)))
     return failure();
   out = [fn](int64_t b, int64_t h, int64_t i, int64_t j) {
     return fn(0.0, b, h, i, j).i != 0;
@@ -1305,16 +1305,87 @@ LogicalResult findEntry(ModuleOp module, func::FuncOp &fn,
   return success();
 }
 
+/// --backward from a file: the module's one attn.attention_grad, in a
+/// function of exactly (dO, q, k, v, o, lse, dQ, dK, dV, delta), then the
+/// memrefs its score_mod / mask_mod read (captures attn-run fills), with a
+/// compile-time scale and no dQ workspace or dropout.
+LogicalResult findGradEntry(ModuleOp module, func::FuncOp &fn,
+                            mlir::attn::AttentionGradOp &op) {
+  SmallVector<mlir::attn::AttentionGradOp> ops;
+  module.walk([&](mlir::attn::AttentionGradOp a) { ops.push_back(a); });
+  bool forward = false;
+  module.walk([&](mlir::attn::AttentionOp) { forward = true; });
+  if (ops.size() != 1 || forward)
+    return emitModuleError(module,
+                           "attn-run --backward needs exactly one "
+                           "attn.attention_grad and no "
+                           "attn.attention, found " +
+                               llvm::Twine(ops.size()) +
+                               (forward ? " and an attn.attention" : ""));
+  op = ops.front();
+  if (op.getDqAccum() || op.getDynamicScale() || op.getDropoutRate())
+    return op.emitError() << "unsupported: attn-run --backward from a file "
+                             "runs an attn.attention_grad with a "
+                             "compile-time scale and no dq_accum or dropout "
+                             "(--dropout from flags runs dropout)";
+  fn = op->getParentOfType<func::FuncOp>();
+  Value operands[] = {op.getGradOutput(), op.getQuery(),   op.getKey(),
+                      op.getValue(),      op.getOutput(),  op.getLse(),
+                      op.getGradQuery(),  op.getGradKey(), op.getGradValue(),
+                      op.getDelta()};
+  const unsigned n = std::size(operands);
+  if (!fn || fn.getNumArguments() < n || fn.getNumResults() != 0 ||
+      !llvm::all_of(llvm::enumerate(operands), [&](auto iv) {
+        return iv.value() == fn.getArgument(unsigned(iv.index()));
+      }))
+    return op.emitError() << "unsupported: attn-run --backward runs a "
+                             "function whose arguments are (dO, q, k, v, o, "
+                             "lse, dQ, dK, dV, delta) in the op's order, then "
+                             "the memrefs its score_mod and mask_mod read";
+  captures.clear();
+  for (BlockArgument a : fn.getArguments().drop_front(n)) {
+    auto t = dyn_cast<MemRefType>(a.getType());
+    bool inRegions = llvm::all_of(a.getUsers(), [&](Operation *u) {
+      return op.getScoreMod().isAncestor(u->getParentRegion()) ||
+             op.getMaskMod().isAncestor(u->getParentRegion());
+    });
+    if (!t || a.use_empty() || !inRegions || !t.hasStaticShape() ||
+        !t.getLayout().isIdentity() || t.getMemorySpace() ||
+        !(t.getElementType().isF32() || t.getElementType().isInteger(32)))
+      return op.emitError()
+             << "unsupported: attn-run --backward fills the memrefs the "
+                "regions read (static shape, identity layout, f32 or i32), "
+                "not argument "
+             << a.getArgNumber() << " of type " << a.getType();
+    Capture c;
+    c.arg = a;
+    c.isFloat = t.getElementType().isF32();
+    c.shape.assign(t.getShape().begin(), t.getShape().end());
+    captures.push_back(std::move(c));
+  }
+  for (Block &block : fn.getBody())
+    for (Operation &other : block)
+      if (&other != op.getOperation() && !isa<func::ReturnOp>(other))
+        return other.emitError()
+               << "unsupported: attn-run runs a function that holds only the "
+                  "attn.attention_grad and a return, but this '"
+               << other.getName() << "' would run too";
+  return success();
+}
+
 /// Fills `p` from the op's static facts and the command line; a dimension
 /// that is static in the IR must agree with the command line if given, and
 /// flags for what the IR fixes (element type, head dims, a constant scale,
-/// LSE) must repeat it. A run-time scale comes from --scale.
-LogicalResult problemFromOp(mlir::attn::AttentionOp op, rt::Problem &p) {
-  if (op.getKvLens() || op.isVarlen())
-    return op.emitError() << "unsupported: attn-run builds KV cache and "
-                             "packed-batch problems (kv_lens, pages, varlen) "
-                             "from flags (--kv-lens, --paged, --varlen), not "
-                             "from an input file";
+/// LSE) must repeat it. A run-time scale comes from --scale. The op is an
+/// attn.attention or (--backward) an attn.attention_grad.
+template <typename OpTy> LogicalResult problemFromOp(OpTy op, rt::Problem &p) {
+  constexpr bool forward = std::is_same_v<OpTy, mlir::attn::AttentionOp>;
+  if constexpr (forward)
+    if (op.getKvLens() || op.isVarlen())
+      return op.emitError() << "unsupported: attn-run builds KV cache and "
+                               "packed-batch problems (kv_lens, pages, "
+                               "varlen) from flags (--kv-lens, --paged, "
+                               "--varlen), not from an input file";
   auto q = cast<MemRefType>(op.getQuery().getType());
   auto k = cast<MemRefType>(op.getKey().getType());
   Type et = op.getElementType();
@@ -1354,7 +1425,8 @@ LogicalResult problemFromOp(mlir::attn::AttentionOp op, rt::Problem &p) {
                           << " disagrees with the IR's scale "
                           << formatDouble(static_cast<float>(p.scale))
                           << (op.getScaleAttr() ? "" : " (1/sqrt(D))");
-  if (optLse.getNumOccurrences() && optLse != static_cast<bool>(op.getLse()))
+  if (forward && optLse.getNumOccurrences() &&
+      optLse != static_cast<bool>(op.getLse()))
     return op.emitError() << "--lse disagrees with the IR, whose "
                              "attn.attention has "
                           << (op.getLse() ? "an" : "no") << " lse operand";
@@ -1419,6 +1491,19 @@ LogicalResult problemFromOp(mlir::attn::AttentionOp op, rt::Problem &p) {
       {"output", op.getOutput(), {&batch, &headsQ, &seqQ, &headDimV}}};
   if (op.getLse())
     operands.push_back({"lse", op.getLse(), {&batch, &headsQ, &seqQ}});
+  if constexpr (!forward) {
+    operands.push_back({"grad_output",
+                        op.getGradOutput(),
+                        {&batch, &headsQ, &seqQ, &headDimV}});
+    operands.push_back(
+        {"grad_query", op.getGradQuery(), {&batch, &headsQ, &seqQ, &headDim}});
+    operands.push_back(
+        {"grad_key", op.getGradKey(), {&batch, &headsKV, &seqK, &headDim}});
+    operands.push_back({"grad_value",
+                        op.getGradValue(),
+                        {&batch, &headsKV, &seqK, &headDimV}});
+    operands.push_back({"delta", op.getDelta(), {&batch, &headsQ, &seqQ}});
+  }
   for (const Operand &o : operands) {
     auto t = cast<MemRefType>(o.value.getType());
     for (auto [i, d] : llvm::enumerate(o.dims)) {
@@ -1445,8 +1530,8 @@ LogicalResult problemFromOp(mlir::attn::AttentionOp op, rt::Problem &p) {
 /// differs, a memory space) would make the kernel read and write outside
 /// them: refuse it. Dynamic strides and offsets take the descriptor's
 /// values, so they are fine.
-LogicalResult checkBufferLayouts(mlir::attn::AttentionOp op,
-                                 const rt::Problem &p) {
+template <typename OpTy>
+LogicalResult checkBufferLayouts(OpTy op, const rt::Problem &p) {
   struct Operand {
     const char *name;
     Value value;
@@ -1459,6 +1544,20 @@ LogicalResult checkBufferLayouts(mlir::attn::AttentionOp op,
       {"output", op.getOutput(), {p.batch, p.headsQ, p.seqQ, p.headDimV}}};
   if (op.getLse())
     operands.push_back({"lse", op.getLse(), {p.batch, p.headsQ, p.seqQ}});
+  if constexpr (std::is_same_v<OpTy, mlir::attn::AttentionGradOp>) {
+    operands.push_back({"grad_output",
+                        op.getGradOutput(),
+                        {p.batch, p.headsQ, p.seqQ, p.headDimV}});
+    operands.push_back({"grad_query",
+                        op.getGradQuery(),
+                        {p.batch, p.headsQ, p.seqQ, p.headDim}});
+    operands.push_back(
+        {"grad_key", op.getGradKey(), {p.batch, p.headsKV, p.seqK, p.headDim}});
+    operands.push_back({"grad_value",
+                        op.getGradValue(),
+                        {p.batch, p.headsKV, p.seqK, p.headDimV}});
+    operands.push_back({"delta", op.getDelta(), {p.batch, p.headsQ, p.seqQ}});
+  }
   for (auto [n, o] : llvm::enumerate(operands)) {
     auto t = cast<MemRefType>(o.value.getType());
     if (t.getMemorySpace())
@@ -2265,9 +2364,11 @@ int main(int argc, char **argv) {
       captures.push_back(std::move(c));
     }
   } else {
-    if (optBackward)
-      return fail("--backward needs the problem from flags, not an input "
-                  "file");
+    if (optBackward && (optDropout.getNumOccurrences() || optAlibi ||
+                        !optWindow.empty() || optMoreSeq.getNumOccurrences()))
+      return fail("--dropout, --alibi, --window and --more-seq with "
+                  "--backward need the problem from flags, not an input "
+                  "file (the file's attn.attention_grad says its variant)");
     if (optKVSplits.getNumOccurrences())
       return fail("--kv-splits needs the problem from flags, not an input "
                   "file");
@@ -2288,33 +2389,56 @@ int main(int argc, char **argv) {
     if (failed(expandAlibi(*module)))
       return 1;
     func::FuncOp fn;
-    mlir::attn::AttentionOp op;
-    if (failed(findEntry(*module, fn, op)) || failed(problemFromOp(op, p)))
-      return 1;
-    if (optCausal.getNumOccurrences() && optCausal != p.causal)
-      return fail("--causal disagrees with the IR");
-    if (optBias && !biasArg.present)
-      return fail("--bias disagrees with the IR, whose attn.attention has no "
-                  "bias operand");
-    if (optDropout.getNumOccurrences() && !dropoutPresent)
-      return fail("--dropout disagrees with the IR, whose attn.attention has "
-                  "no dropout operands");
-    if (dropoutPresent && !optDropout.getNumOccurrences())
-      return fail("the IR's attn.attention takes dropout(...): give its rate "
-                  "with --dropout P");
-    if (!optWindow.empty())
-      return fail("--window needs the problem from flags, not an input file "
-                  "(the IR's window_left / window_right say it)");
-    if (std::string why = p.validate(); !why.empty())
-      return fail(why);
-    if (failed(checkBufferLayouts(op, p)))
-      return 1;
-    if (optMoreSeq.getNumOccurrences())
-      return fail("--more-seq needs the problem from flags, not an input "
-                  "file");
-    entryName = fn.getSymName().str();
-    optLse.setValue(static_cast<bool>(op.getLse()));
-    dynamicScale = static_cast<bool>(op.getDynamicScale());
+    if (optBackward) {
+      // The backward of a file's attn.attention_grad (its score_mod and
+      // mask_mod too) on the CPU path, against float64 gradients.
+      mlir::attn::AttentionGradOp g;
+      if (failed(findGradEntry(*module, fn, g)) || failed(problemFromOp(g, p)))
+        return 1;
+      if (optCausal.getNumOccurrences() && optCausal != p.causal)
+        return fail("--causal disagrees with the IR");
+      if (std::string why = p.validate(); !why.empty())
+        return fail(why);
+      if (failed(checkBufferLayouts(g, p)))
+        return 1;
+      if (optTarget == "gpu")
+        return fail("unsupported: --backward from a file on the GPU "
+                    "(attn-run checks a file's backward on the CPU path; "
+                    "tools/scripts/gpu_backward.py builds GPU kernels)");
+      optTarget.setValue("cpu");
+      entryName = fn.getSymName().str();
+      dropoutPresent = false;
+      biasArg = BiasArg();
+      blockMask = BlockMaskArgs();
+    } else {
+      mlir::attn::AttentionOp op;
+      if (failed(findEntry(*module, fn, op)) || failed(problemFromOp(op, p)))
+        return 1;
+      if (optCausal.getNumOccurrences() && optCausal != p.causal)
+        return fail("--causal disagrees with the IR");
+      if (optBias && !biasArg.present)
+        return fail("--bias disagrees with the IR, whose attn.attention has no "
+                    "bias operand");
+      if (optDropout.getNumOccurrences() && !dropoutPresent)
+        return fail("--dropout disagrees with the IR, whose attn.attention has "
+                    "no dropout operands");
+      if (dropoutPresent && !optDropout.getNumOccurrences())
+        return fail("the IR's attn.attention takes dropout(...): give its rate "
+                    "with --dropout P");
+      if (!optWindow.empty())
+        return fail("--window needs the problem from flags, not an input file "
+                    "(the IR's window_left / window_right say it)");
+      if (std::string why = p.validate(); !why.empty())
+        return fail(why);
+      if (failed(checkBufferLayouts(op, p)))
+        return 1;
+      if (optMoreSeq.getNumOccurrences())
+        return fail("--more-seq needs the problem from flags, not an input "
+                    "file");
+      entryName = fn.getSymName().str();
+      optLse.setValue(static_cast<bool>(op.getLse()));
+      dynamicScale = static_cast<bool>(op.getDynamicScale());
+    }
   }
   // Dropout: the rate from --dropout, a fresh key unless --dropout-seed
   // gives one; the reference drops what the kernel's mask drops.
@@ -2337,19 +2461,26 @@ int main(int argc, char **argv) {
     return fail("--dropout-seed and --dropout-offset need --dropout");
   }
   // The reference applies the op's score_mod (from the file or --softcap);
-  // block lists are built from it too.
-  bool hasMaskMod = false;
-  module->walk(
-      [&](mlir::attn::AttentionOp a) { hasMaskMod |= a.hasMaskMod(); });
+  // block lists are built from it too. (The backward's op: its regions.)
+  Region *scoreModRegion = nullptr, *maskModRegion = nullptr;
+  module->walk([&](Operation *o) {
+    if (auto a = dyn_cast<mlir::attn::AttentionOp>(o)) {
+      scoreModRegion = &a.getScoreMod();
+      maskModRegion = &a.getMaskMod();
+    } else if (auto g = dyn_cast<mlir::attn::AttentionGradOp>(o)) {
+      scoreModRegion = &g.getScoreMod();
+      maskModRegion = &g.getMaskMod();
+    }
+  });
+  bool hasMaskMod = maskModRegion && !maskModRegion->empty();
   if (optCheck || blockMask.present || hasMaskMod) {
-    mlir::attn::AttentionOp modOp;
-    module->walk([&](mlir::attn::AttentionOp a) { modOp = a; });
-    if (modOp && modOp.hasScoreMod() &&
-        failed(scoreModFunction(modOp, p.scoreMod, scoreModFault)))
+    if (scoreModRegion && !scoreModRegion->empty() &&
+        failed(scoreModFunction(scoreModRegion->front(), p.scoreMod,
+                                scoreModFault)))
       return 1;
     maskMod = nullptr;
-    if (modOp && modOp.hasMaskMod() &&
-        failed(maskModFunction(modOp, maskMod, scoreModFault)))
+    if (hasMaskMod &&
+        failed(maskModFunction(maskModRegion->front(), maskMod, scoreModFault)))
       return 1;
   }
   // --alibi: the reference applies ALiBi's own definition (not the region
