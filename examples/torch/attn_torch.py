@@ -47,6 +47,18 @@ class _GradStrides(ctypes.Structure):
                 ("dv", _Strides)]
 
 
+class _Variant(ctypes.Structure):
+    # attn_variant: window_left/right (-1: no bound), softcap (0: none),
+    # reserved, alibi_slopes (a device pointer or NULL), dropout (unused).
+    _fields_ = [("window_left", ctypes.c_int64),
+                ("window_right", ctypes.c_int64),
+                ("softcap", ctypes.c_float), ("reserved", ctypes.c_int32),
+                ("alibi_slopes", ctypes.c_void_p),
+                ("dropout_p", ctypes.c_float),
+                ("dropout_offset", ctypes.c_uint32),
+                ("dropout_seed", ctypes.c_uint64)]
+
+
 class _Options(ctypes.Structure):
     _fields_ = [("bundle_dir", ctypes.c_char_p),
                 ("driver_library", ctypes.c_char_p)]
@@ -82,7 +94,16 @@ class Runtime:
         L.attn_backward.argtypes = [vp, ctypes.POINTER(_Problem),
                                     ctypes.POINTER(_GradStrides), vp, vp, vp,
                                     vp, vp, vp, vp, vp, vp, vp]
-        for f in (L.attn_runtime_create, L.attn_forward, L.attn_backward):
+        L.attn_forward_variant.argtypes = [vp, ctypes.POINTER(_Problem),
+                                           ctypes.POINTER(_Variant), vp, vp,
+                                           vp, vp, vp, vp]
+        L.attn_backward_variant.argtypes = [vp, ctypes.POINTER(_Problem),
+                                            ctypes.POINTER(_Variant),
+                                            ctypes.POINTER(_GradStrides), vp,
+                                            vp, vp, vp, vp, vp, vp, vp, vp,
+                                            vp]
+        for f in (L.attn_runtime_create, L.attn_forward, L.attn_backward,
+                  L.attn_forward_variant, L.attn_backward_variant):
             f.restype = ctypes.c_int
         if L.attn_c_api_version() != C_API_VERSION:
             raise AttnError(f"{lib_path}: C API version "
@@ -119,29 +140,60 @@ class Runtime:
         p.q, p.k, p.v, p.o = (_bhnd_strides(t) for t in (q, k, v, o))
         return p
 
-    def forward(self, q, k, v, causal, scale):
-        """O [B, Nq, Hq, Dv] and LSE [B, Hq, Nq] (f32)."""
+    @staticmethod
+    def _variant(variant):
+        """attn_variant of (window, softcap, alibi_slopes), or None for the
+        plain problem."""
+        window, softcap, slopes = variant or (None, None, None)
+        if window is None and not softcap and slopes is None:
+            return None
+        v = _Variant()
+        v.window_left, v.window_right = window if window else (-1, -1)
+        v.softcap = float(softcap or 0)
+        if slopes is not None:
+            if slopes.dtype != torch.float32 or not slopes.is_contiguous():
+                raise AttnError("attn: alibi slopes must be a contiguous f32 "
+                                "tensor of Hq entries")
+            v.alibi_slopes = slopes.data_ptr()
+        return v
+
+    def forward(self, q, k, v, causal, scale, variant=None):
+        """O [B, Nq, Hq, Dv] and LSE [B, Hq, Nq] (f32); `variant` (window
+        (L, R), softcap, alibi_slopes [Hq] f32) as attention()'s."""
         b, nq, hq, _ = q.shape
         o = torch.empty(b, nq, hq, v.shape[3], dtype=q.dtype, device=q.device)
         lse = torch.empty(b, hq, nq, dtype=torch.float32, device=q.device)
         p = self._problem(q, k, v, o, causal, scale)
+        var = self._variant(variant)
         stream = torch.cuda.current_stream(q.device).cuda_stream
-        self._check(self.lib.attn_forward(
-            self.handle, ctypes.byref(p), q.data_ptr(), k.data_ptr(),
-            v.data_ptr(), o.data_ptr(), lse.data_ptr(), stream))
+        ptrs = (q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(),
+                lse.data_ptr(), stream)
+        if var is None:
+            self._check(self.lib.attn_forward(self.handle, ctypes.byref(p),
+                                              *ptrs))
+        else:
+            self._check(self.lib.attn_forward_variant(
+                self.handle, ctypes.byref(p), ctypes.byref(var), *ptrs))
         return o, lse
 
-    def backward(self, do, q, k, v, o, lse, causal, scale):
-        """dQ, dK, dV (each shaped and laid out like what it differentiates)."""
+    def backward(self, do, q, k, v, o, lse, causal, scale, variant=None):
+        """dQ, dK, dV (each shaped and laid out like what it differentiates)
+        of the forward with the same `variant`."""
         dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))
         p = self._problem(q, k, v, o, causal, scale)
         g = _GradStrides(*(_bhnd_strides(t) for t in (do, dq, dk, dv)))
+        var = self._variant(variant)
         stream = torch.cuda.current_stream(q.device).cuda_stream
-        self._check(self.lib.attn_backward(
-            self.handle, ctypes.byref(p), ctypes.byref(g), do.data_ptr(),
-            q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(),
-            lse.data_ptr(), dq.data_ptr(), dk.data_ptr(), dv.data_ptr(),
-            stream))
+        ptrs = (do.data_ptr(), q.data_ptr(), k.data_ptr(), v.data_ptr(),
+                o.data_ptr(), lse.data_ptr(), dq.data_ptr(), dk.data_ptr(),
+                dv.data_ptr(), stream)
+        if var is None:
+            self._check(self.lib.attn_backward(
+                self.handle, ctypes.byref(p), ctypes.byref(g), *ptrs))
+        else:
+            self._check(self.lib.attn_backward_variant(
+                self.handle, ctypes.byref(p), ctypes.byref(var),
+                ctypes.byref(g), *ptrs))
         return dq, dk, dv
 
 
@@ -158,25 +210,34 @@ def _inner_contiguous(t):
 
 class AttnFunction(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, q, k, v, rt, causal, scale):
+    def forward(ctx, q, k, v, rt, causal, scale, variant):
         q, k, v = (_inner_contiguous(t) for t in (q, k, v))
-        o, lse = rt.forward(q, k, v, causal, scale)
+        o, lse = rt.forward(q, k, v, causal, scale, variant)
         ctx.save_for_backward(q, k, v, o, lse)
         ctx.rt, ctx.causal, ctx.scale = rt, causal, scale
+        ctx.variant = variant
         return o
 
     @staticmethod
     def backward(ctx, do):
         q, k, v, o, lse = ctx.saved_tensors
         dq, dk, dv = ctx.rt.backward(_inner_contiguous(do), q, k, v, o, lse,
-                                     ctx.causal, ctx.scale)
-        return dq, dk, dv, None, None, None
+                                     ctx.causal, ctx.scale, ctx.variant)
+        return dq, dk, dv, None, None, None, None
 
 
-def attention(rt, q, k, v, causal=False, scale=None):
+def attention(rt, q, k, v, causal=False, scale=None, window=None,
+              softcap=None, alibi_slopes=None):
     """softmax(scale·Q·Kᵀ)·V in FlashAttention's layout: q [B, Nq, Hq, D],
     k [B, Nk, Hkv, D], v [B, Nk, Hkv, Dv] -> [B, Nq, Hq, Dv]; GQA when
     Hq is a multiple of Hkv; causal aligned to the bottom-right corner;
-    scale None: 1/sqrt(D)."""
+    scale None: 1/sqrt(D). The forward's score variants, with their
+    gradients: window (L, R) (FlashAttention's window_size, -1 for no
+    bound), softcap C (C·tanh(S/C) of the scaled scores), alibi_slopes (a
+    contiguous f32 CUDA tensor of Hq slopes: S − slope[h]·|i + Nk − Nq −
+    j|; no gradient flows to it)."""
+    variant = (tuple(window) if window is not None else None, softcap,
+               alibi_slopes)
     return AttnFunction.apply(q, k, v, rt, bool(causal),
-                              0.0 if scale is None else float(scale))
+                              0.0 if scale is None else float(scale),
+                              variant)

@@ -3,7 +3,8 @@
 model with torch's scaled_dot_product_attention, and compare the losses.
 
     python3 examples/torch/train_tiny.py --lib build-gpu/lib/libattn_runtime_c.so \
-        [--bundle DIR] [--steps 200] [--log-every 10] [--dtype bf16]
+        [--bundle DIR] [--steps 200] [--log-every 10] [--dtype bf16] \
+        [--alibi --d-model 512]
 
 Two copies of one initialisation (a causal decoder: 2 layers, d_model 256,
 4 query heads of 64 over 2 key/value heads (GQA), sequences of 256) learn the
@@ -14,6 +15,11 @@ rest of the model in f32. The task needs attention: sequences of a
 second-order Markov chain (token t is a fixed random function of tokens t-2
 and t-1, replaced by a uniform draw 10% of the time), so that predicting a
 token needs the one two positions back, which only attention brings.
+
+With --alibi every attention adds BLOOM's ALiBi bias (slopes 2^(-8(h+1)/H)):
+attn through attn_forward_variant / attn_backward_variant (the bundle holds
+the causal bf16 pair at head dim 128: --d-model 512 with 4 heads; elsewhere
+libattn_jit compiles it), SDPA with the same bias as its additive attn_mask.
 
 Prints the loss of both at every logged step and their relative difference;
 exits non-zero if any logged step differs by more than --tolerance (1e-2), if
@@ -50,6 +56,8 @@ class Attention(nn.Module):
         self.kv = nn.Linear(d_model, 2 * kv_heads * self.d, bias=False)
         self.out = nn.Linear(heads * self.d, d_model, bias=False)
         self.impl, self.rt, self.dtype = impl, rt, dtype
+        # ALiBi's slopes (None: positions from the learned embedding only).
+        self.slopes = None
 
     def forward(self, x):
         b, n, _ = x.shape
@@ -58,13 +66,25 @@ class Attention(nn.Module):
             self.dtype).unbind(2)
         if self.impl == "attn":
             # [B, N, H, D] views, read in place by their strides.
-            o = attn_torch.attention(self.rt, q, k, v, causal=True)
+            o = attn_torch.attention(self.rt, q, k, v, causal=True,
+                                     alibi_slopes=self.slopes)
         else:
             g = self.h // self.hkv
             qt = q.transpose(1, 2)
             kt = k.transpose(1, 2).repeat_interleave(g, dim=1)
             vt = v.transpose(1, 2).repeat_interleave(g, dim=1)
-            o = F.scaled_dot_product_attention(qt, kt, vt, is_causal=True)
+            if self.slopes is None:
+                o = F.scaled_dot_product_attention(qt, kt, vt, is_causal=True)
+            else:
+                # ALiBi as SDPA's additive mask: −slope[h]·(i − j) on and
+                # below the diagonal, −inf above it.
+                i = torch.arange(n, device=x.device)[:, None]
+                j = torch.arange(n, device=x.device)[None, :]
+                dist = (i - j).to(torch.float32)
+                bias = -self.slopes[:, None, None] * dist
+                bias = bias.masked_fill(j > i, float("-inf")).to(self.dtype)
+                o = F.scaled_dot_product_attention(qt, kt, vt,
+                                                   attn_mask=bias[None])
             o = o.transpose(1, 2)
         return self.out(o.reshape(b, n, self.h * self.d).float())
 
@@ -147,6 +167,11 @@ def main():
     ap.add_argument("--dtype", choices=["bf16", "f16"], default="bf16")
     ap.add_argument("--tolerance", type=float, default=1e-2)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--alibi", action="store_true",
+                    help="ALiBi in every attention (BLOOM's slopes "
+                    "2^(-8(h+1)/H)): attn_forward_variant and "
+                    "attn_backward_variant beside SDPA with the same bias as "
+                    "its attn_mask")
     a = ap.parse_args()
     if not torch.cuda.is_available():
         sys.exit("train_tiny.py: needs a CUDA GPU (attn's kernels run there)")
@@ -162,6 +187,12 @@ def main():
     ours.load_state_dict(ref.state_dict())
     ours.use("attn")
     ref.use("sdpa")
+    if a.alibi:
+        slopes = torch.tensor([2.0 ** (-8.0 * (h + 1) / a.heads)
+                               for h in range(a.heads)], device=dev)
+        for m in (ref, ours):
+            for blk in m.blocks:
+                blk.attn.slopes = slopes
     opts = [torch.optim.AdamW(m.parameters(), lr=a.lr) for m in (ref, ours)]
     gen = torch.Generator().manual_seed(a.seed + 1)
     table = torch.randint(0, a.vocab, (a.vocab, a.vocab),
@@ -169,7 +200,8 @@ def main():
 
     print(f"tiny LM: {a.layers} layers, d_model {a.d_model}, {a.heads}:"
           f"{a.kv_heads} heads of {a.d_model // a.heads}, seq {a.seq}, "
-          f"batch {a.batch}, {a.dtype} attention, lr {a.lr}, seed {a.seed}")
+          f"batch {a.batch}, {a.dtype} attention"
+          f"{' with ALiBi' if a.alibi else ''}, lr {a.lr}, seed {a.seed}")
     print(f"{'step':>5} {'loss sdpa':>10} {'loss attn':>10} {'rel diff':>9}")
     worst, first, last, ok = 0.0, None, None, True
     times = {"sdpa": 0.0, "attn": 0.0}

@@ -2473,8 +2473,10 @@ int main(int argc, char **argv) {
     }
   });
   bool hasMaskMod = maskModRegion && !maskModRegion->empty();
+  // (--alibi's region reads Nk − Nq from the dims: the reference applies
+  // ALiBi itself, below.)
   if (optCheck || blockMask.present || hasMaskMod) {
-    if (scoreModRegion && !scoreModRegion->empty() &&
+    if (scoreModRegion && !scoreModRegion->empty() && !alibiExpanded &&
         failed(scoreModFunction(scoreModRegion->front(), p.scoreMod,
                                 scoreModFault)))
       return 1;

@@ -216,6 +216,13 @@ if python3 -c "import torch, sys; sys.exit(not torch.cuda.is_available())" \
     --lib "$BUILD/lib/libattn_runtime_c.so" --bundle "$BUNDLE" 2>&1 |
     tee "$OUT_DIR/train_tiny.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || fail "examples/torch/train_tiny.py"
+  # The same with ALiBi (the bundle's causal bf16 D = 128 forward and
+  # backward: attn_forward_variant / attn_backward_variant), beside SDPA
+  # with the bias as its attn_mask.
+  PYTHONUNBUFFERED=1 python3 examples/torch/train_tiny.py --alibi \
+    --d-model 512 --lib "$BUILD/lib/libattn_runtime_c.so" \
+    --bundle "$BUNDLE" 2>&1 | tee "$OUT_DIR/train_tiny_alibi.log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || fail "examples/torch/train_tiny.py --alibi"
 else
   echo "gpu-check: no torch with CUDA here: train_tiny.py skipped" |
     tee "$OUT_DIR/train_tiny.log"
@@ -370,6 +377,7 @@ sed -n '/^bf16 forward, /,$p' "$OUT_DIR/gpu_check.log"
 [ -f "$OUT_DIR/gpu_backward.log" ] &&
   sed -n '/^backward TFLOP/,$p' "$OUT_DIR/gpu_backward.log"
 [ -f "$OUT_DIR/train_tiny.log" ] && tail -n 2 "$OUT_DIR/train_tiny.log"
+[ -f "$OUT_DIR/train_tiny_alibi.log" ] && tail -n 2 "$OUT_DIR/train_tiny_alibi.log"
 step "summary"
 echo "$sanitize_line"
 echo "$plot_line"

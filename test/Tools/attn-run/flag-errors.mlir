@@ -174,4 +174,4 @@
 // RUN: not attn-run --backward --target gpu --dtype f32 2>&1 | FileCheck %s --check-prefix=BWDGPU32
 // BWDGPU32: attn-run: error: unsupported: --target gpu runs f16 and bf16
 // RUN: not attn-run --backward %S/Inputs/run-plain-f32.mlir 2>&1 | FileCheck %s --check-prefix=BWDFILE
-// BWDFILE: attn-run: error: --backward needs the problem from flags, not an input file
+// BWDFILE: run-plain-f32.mlir: error: attn-run --backward needs exactly one attn.attention_grad and no attn.attention, found 0 and an attn.attention
