@@ -464,16 +464,19 @@ mlir::attn::compileGPUKernels(ModuleOp module,
   // scale would take its tensor maps one parameter early.
   AttentionOp constantScale, misplacedSlopes, misplacedDropout;
   bool alibi = false, dropout = false;
+  // ALiBi's slopes: the function argument just before the scale.
+  auto slopesMisplaced = [](Value slopes, Value dynamicScale) {
+    auto arg = dyn_cast<BlockArgument>(slopes);
+    auto scale = dyn_cast_or_null<BlockArgument>(dynamicScale);
+    return !arg || !scale || arg.getOwner() != scale.getOwner() ||
+           arg.getArgNumber() + 1 != scale.getArgNumber();
+  };
   module.walk([&](AttentionOp op) {
     if (!op.getDynamicScale())
       constantScale = op;
-    // ALiBi's slopes: the function argument just before the scale.
     if (Value slopes = op.getAlibiSlopes()) {
       alibi = true;
-      auto arg = dyn_cast<BlockArgument>(slopes);
-      auto scale = dyn_cast_or_null<BlockArgument>(op.getDynamicScale());
-      if (!arg || !scale || arg.getOwner() != scale.getOwner() ||
-          arg.getArgNumber() + 1 != scale.getArgNumber())
+      if (slopesMisplaced(slopes, op.getDynamicScale()))
         misplacedSlopes = op;
     }
     // Dropout's rate, key and offset: the three arguments after the scale.
@@ -508,10 +511,7 @@ mlir::attn::compileGPUKernels(ModuleOp module,
       constantGradScale = op;
     if (Value slopes = op.getAlibiSlopes()) {
       alibi = true;
-      auto arg = dyn_cast<BlockArgument>(slopes);
-      auto scale = dyn_cast_or_null<BlockArgument>(op.getDynamicScale());
-      if (!arg || !scale || arg.getOwner() != scale.getOwner() ||
-          arg.getArgNumber() + 1 != scale.getArgNumber())
+      if (slopesMisplaced(slopes, op.getDynamicScale()))
         misplacedGradSlopes = op;
     }
   });
@@ -756,6 +756,16 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToStart(entry);
   auto arg = [&](unsigned i) -> Value { return entry->getArgument(i); };
+  // The mask and score variant of the forward or of its backward.
+  auto setMaskAndVariant = [&](auto op) {
+    op.setCausal(causal);
+    if (softcap > 0)
+      op.setSoftcapAttr(b.getF32FloatAttr(softcap));
+    if (windowLeft >= 0)
+      op.setWindowLeftAttr(b.getI64IntegerAttr(windowLeft));
+    if (windowRight >= 0)
+      op.setWindowRightAttr(b.getI64IntegerAttr(windowRight));
+  };
   if (grad) {
     auto op = AttentionGradOp::create(
         b, loc, arg(0), arg(1), arg(2), arg(3), arg(4), arg(5), arg(6), arg(7),
@@ -766,13 +776,7 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
         IntegerAttr(), IntegerAttr(), TargetAttr(),
         /*window_left=*/IntegerAttr(), /*window_right=*/IntegerAttr(),
         /*softcap=*/FloatAttr());
-    op.setCausal(causal);
-    if (softcap > 0)
-      op.setSoftcapAttr(b.getF32FloatAttr(softcap));
-    if (windowLeft >= 0)
-      op.setWindowLeftAttr(b.getI64IntegerAttr(windowLeft));
-    if (windowRight >= 0)
-      op.setWindowRightAttr(b.getI64IntegerAttr(windowRight));
+    setMaskAndVariant(op);
   } else if (program == ::attn::Program::MergeSplits) {
     MergeSplitsOp::create(b, loc, arg(0), arg(1), arg(2),
                           withLse ? arg(3) : Value(), IntegerAttr(),
@@ -813,13 +817,7 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
         /*v_transposed=*/fp8 ? b.getUnitAttr() : UnitAttr(),
         /*mask_block=*/DenseI64ArrayAttr(),
         /*pack_query_heads=*/packHeads ? b.getUnitAttr() : UnitAttr());
-    op.setCausal(causal);
-    if (softcap > 0)
-      op.setSoftcapAttr(b.getF32FloatAttr(softcap));
-    if (windowLeft >= 0)
-      op.setWindowLeftAttr(b.getI64IntegerAttr(windowLeft));
-    if (windowRight >= 0)
-      op.setWindowRightAttr(b.getI64IntegerAttr(windowRight));
+    setMaskAndVariant(op);
   }
   func::ReturnOp::create(b, loc);
   return module;

@@ -1173,6 +1173,28 @@ LogicalResult emitModuleError(ModuleOp module, const llvm::Twine &msg) {
 /// it holds (a run-time scale is the trailing f32 argument), and whose body
 /// is that op and a return (attn-run compares the outputs with the
 /// attention alone, so any other op would make the check lie).
+/// A function argument the regions read, which attn-run fills (static
+/// shape, f32 or i32 elements; the caller checked).
+void addCapture(BlockArgument a, MemRefType t) {
+  Capture c;
+  c.arg = a;
+  c.isFloat = t.getElementType().isF32();
+  c.shape.assign(t.getShape().begin(), t.getShape().end());
+  captures.push_back(std::move(c));
+}
+
+/// Whether `fn` holds only `op` and a return (anything else would run too).
+LogicalResult onlyOpAndReturn(func::FuncOp fn, Operation *op) {
+  for (Block &block : fn.getBody())
+    for (Operation &other : block)
+      if (&other != op && !isa<func::ReturnOp>(other))
+        return other.emitError()
+               << "unsupported: attn-run runs a function that holds only the "
+               << op->getName() << " and a return, but this '"
+               << other.getName() << "' would run too";
+  return success();
+}
+
 LogicalResult findEntry(ModuleOp module, func::FuncOp &fn,
                         mlir::attn::AttentionOp &op) {
   SmallVector<mlir::attn::AttentionOp> ops;
@@ -1289,20 +1311,9 @@ LogicalResult findEntry(ModuleOp module, func::FuncOp &fn,
              << "unsupported: attn-run fills score_mod captures of static "
                 "shape, identity layout and f32 or i32 elements, not "
              << t;
-    Capture c;
-    c.arg = a;
-    c.isFloat = t.getElementType().isF32();
-    c.shape.assign(t.getShape().begin(), t.getShape().end());
-    captures.push_back(std::move(c));
+    addCapture(a, t);
   }
-  for (Block &block : fn.getBody())
-    for (Operation &other : block)
-      if (&other != op.getOperation() && !isa<func::ReturnOp>(other))
-        return other.emitError()
-               << "unsupported: attn-run runs a function that holds only the "
-                  "attn.attention and a return, but this '"
-               << other.getName() << "' would run too";
-  return success();
+  return onlyOpAndReturn(fn, op);
 }
 
 /// --backward from a file: the module's one attn.attention_grad, in a
@@ -1357,20 +1368,9 @@ LogicalResult findGradEntry(ModuleOp module, func::FuncOp &fn,
                 "regions read (static shape, identity layout, f32 or i32), "
                 "not argument "
              << a.getArgNumber() << " of type " << a.getType();
-    Capture c;
-    c.arg = a;
-    c.isFloat = t.getElementType().isF32();
-    c.shape.assign(t.getShape().begin(), t.getShape().end());
-    captures.push_back(std::move(c));
+    addCapture(a, t);
   }
-  for (Block &block : fn.getBody())
-    for (Operation &other : block)
-      if (&other != op.getOperation() && !isa<func::ReturnOp>(other))
-        return other.emitError()
-               << "unsupported: attn-run runs a function that holds only the "
-                  "attn.attention_grad and a return, but this '"
-               << other.getName() << "' would run too";
-  return success();
+  return onlyOpAndReturn(fn, op);
 }
 
 /// Fills `p` from the op's static facts and the command line; a dimension
