@@ -94,21 +94,26 @@ class Runtime:
         L.attn_backward.argtypes = [vp, ctypes.POINTER(_Problem),
                                     ctypes.POINTER(_GradStrides), vp, vp, vp,
                                     vp, vp, vp, vp, vp, vp, vp]
-        L.attn_forward_variant.argtypes = [vp, ctypes.POINTER(_Problem),
-                                           ctypes.POINTER(_Variant), vp, vp,
-                                           vp, vp, vp, vp]
-        L.attn_backward_variant.argtypes = [vp, ctypes.POINTER(_Problem),
-                                            ctypes.POINTER(_Variant),
-                                            ctypes.POINTER(_GradStrides), vp,
-                                            vp, vp, vp, vp, vp, vp, vp, vp,
-                                            vp]
-        for f in (L.attn_runtime_create, L.attn_forward, L.attn_backward,
-                  L.attn_forward_variant, L.attn_backward_variant):
+        for f in (L.attn_runtime_create, L.attn_forward, L.attn_backward):
             f.restype = ctypes.c_int
         if L.attn_c_api_version() != C_API_VERSION:
             raise AttnError(f"{lib_path}: C API version "
                             f"{L.attn_c_api_version()}, this module knows "
                             f"{C_API_VERSION}")
+        # The variants' entry points (a library older than the backward of
+        # variants lacks attn_backward_variant: attention() with a variant
+        # then says so).
+        self.variants = hasattr(L, "attn_backward_variant")
+        if self.variants:
+            L.attn_forward_variant.argtypes = [vp, ctypes.POINTER(_Problem),
+                                               ctypes.POINTER(_Variant), vp,
+                                               vp, vp, vp, vp, vp]
+            L.attn_backward_variant.argtypes = [
+                vp, ctypes.POINTER(_Problem), ctypes.POINTER(_Variant),
+                ctypes.POINTER(_GradStrides), vp, vp, vp, vp, vp, vp, vp, vp,
+                vp, vp]
+            for f in (L.attn_forward_variant, L.attn_backward_variant):
+                f.restype = ctypes.c_int
         opts = _Options(bundle_dir.encode() if bundle_dir else None, None)
         self.handle = vp()
         self._check(L.attn_runtime_create(ctypes.byref(opts),
@@ -140,13 +145,16 @@ class Runtime:
         p.q, p.k, p.v, p.o = (_bhnd_strides(t) for t in (q, k, v, o))
         return p
 
-    @staticmethod
-    def _variant(variant):
+    def _variant(self, variant):
         """attn_variant of (window, softcap, alibi_slopes), or None for the
         plain problem."""
         window, softcap, slopes = variant or (None, None, None)
         if window is None and not softcap and slopes is None:
             return None
+        if not self.variants:
+            raise AttnError("attn: this libattn_runtime_c has no "
+                            "attn_backward_variant (a window, soft-cap or "
+                            "ALiBi needs a newer one)")
         v = _Variant()
         v.window_left, v.window_right = window if window else (-1, -1)
         v.softcap = float(softcap or 0)

@@ -1042,8 +1042,22 @@ Status checkBackwardPointers(const BackwardProblem &p, const void *dO,
   const ForwardProblem f = p.forward();
   if (!lse)
     return invalid("lse is null (the backward reads the forward's LSE)");
-  if (Status s = checkPointers(f, q, k, v, o, lse); !s.ok())
+  // ALiBi's slopes are an input here, as O and the LSE are: checked below
+  // against the gradients, not as the forward's (whose O and LSE it
+  // writes).
+  ForwardProblem inputs = f;
+  inputs.alibi = false;
+  inputs.alibiSlopes = nullptr;
+  if (Status s = checkPointers(inputs, q, k, v, o, lse); !s.ok())
     return s;
+  if (p.alibi && !p.alibiSlopes)
+    return invalid("alibi slopes are null but the problem asks for ALiBi");
+  if (!p.alibi && p.alibiSlopes)
+    return invalid("alibi slopes are given but the problem does not ask for "
+                   "ALiBi (set alibi)");
+  if (p.alibiSlopes && reinterpret_cast<uintptr_t>(p.alibiSlopes) % 4)
+    return invalid("alibi slopes (" + hex(p.alibiSlopes) +
+                   ") are not 4-byte aligned");
   const TensorExtents e = tensorExtents(f);
   const GradExtents g = gradExtents(p);
   const struct {

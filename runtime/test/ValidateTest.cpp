@@ -1509,6 +1509,12 @@ TEST(Backward, Pointers) {
           .ok());
   p.alibiSlopes = static_cast<const float *>(dk);
   expectPtr(dO, lse, dq, dk, "dk overlaps the alibi slopes");
+  // The backward only reads O and the LSE: slopes beside them are fine.
+  p.alibiSlopes = lse;
+  EXPECT_TRUE(
+      checkBackwardPointers(p, dO, q, k, v, o, lse, const_cast<void *>(dq),
+                            const_cast<void *>(dk), const_cast<void *>(dv))
+          .ok());
 }
 
 TEST(Backward, KernelParameters) {

@@ -581,9 +581,19 @@ OwningOpRef<ModuleOp> buildGradModule(MLIRContext &ctx, const rt::Problem &p) {
 /// Whether expandAlibi rewrote an ALiBi (the reference then applies ALiBi's
 /// own definition, not the region).
 bool alibiExpanded = false;
+/// The function argument that held ALiBi's slopes (a capture of the region
+/// once expanded): the reference reads that capture's values.
+Value alibiSlopesArg;
 LogicalResult expandAlibi(ModuleOp module) {
   bool any = false;
   LogicalResult ok = success();
+  module.walk([&](Operation *o) {
+    if (auto a = dyn_cast<mlir::attn::AttentionOp>(o); a && a.getAlibiSlopes())
+      alibiSlopesArg = a.getAlibiSlopes();
+    if (auto g = dyn_cast<mlir::attn::AttentionGradOp>(o);
+        g && g.getAlibiSlopes())
+      alibiSlopesArg = g.getAlibiSlopes();
+  });
   // The backward's ALiBi (--backward --alibi): the reference applies ALiBi
   // itself (rt::Problem::alibi), so the region may read the dims at run
   // time.
@@ -818,6 +828,14 @@ std::string buildBlockLists(const rt::Problem &p, uint64_t seed) {
 
 /// Set by the reference's score_mod when a load leaves its capture.
 std::shared_ptr<std::string> scoreModFault = std::make_shared<std::string>();
+
+/// The capture that holds ALiBi's slopes (expandAlibi's argument), or null.
+const Capture *alibiCapture() {
+  for (const Capture &c : captures)
+    if (Value(c.arg) == alibiSlopesArg && c.isFloat)
+      return &c;
+  return nullptr;
+}
 
 /// Fills every capture with fresh random values (floats uniform in [0, 1),
 /// integers uniform in [0, 4)) and builds its descriptor.
@@ -2033,7 +2051,7 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
   rt::DeviceBuffer dslopes;
   if (optAlibi) {
     fillCaptures(seed + 4);
-    const std::vector<float> &sl = captures[0].f;
+    const std::vector<float> &sl = alibiCapture()->f;
     ref.scoreMod = nullptr;
     ref.alibi = fp.alibi = true;
     ref.alibiSlopes.assign(sl.begin(), sl.end());
@@ -2490,7 +2508,7 @@ int main(int argc, char **argv) {
   if (optCheck && alibiExpanded && !optBackward) {
     const int64_t offset = p.seqK - p.seqQ;
     p.scoreMod = [offset](double s, int64_t, int64_t h, int64_t i, int64_t j) {
-      return s - double(captures[0].f[size_t(h)]) *
+      return s - double(alibiCapture()->f[size_t(h)]) *
                      double(std::llabs(i + offset - j));
     };
   }
@@ -3146,8 +3164,14 @@ int runBackwardAndCheck(const rt::Problem &problem, ExecutionEngine &engine,
   rt::Problem p = problem;
   fillCaptures(seed ^ 0x9e3779b97f4a7c15ull);
   if (alibiExpanded) {
+    const Capture *slopes = alibiCapture();
+    if (!slopes) {
+      llvm::errs() << "attn-run: error: ALiBi's slopes are not an f32 "
+                      "argument attn-run fills\n";
+      return 1;
+    }
     p.alibi = true;
-    p.alibiSlopes.assign(captures[0].f.begin(), captures[0].f.end());
+    p.alibiSlopes.assign(slopes->f.begin(), slopes->f.end());
   }
   std::vector<double> qv, kv, vv, dov, ov, lsev;
   std::vector<uint8_t> qs, ks, vs, dos, os, lses;

@@ -603,14 +603,15 @@ void emitKeyGrid(OpBuilder &b, Location loc, const GradContext &gc) {
     ranges = {{begin, fullBegin, true},
               {fullBegin, fullEnd, false},
               {fullEnd, end, true}};
-    // A wide window's masked ranges each cross one edge only: a block of
-    // [begin, fullBegin) has rows i < last − diag − R + Br, which see the
-    // block's first key from the left edge on where
-    //   i + diag − L <= kvStart  ⇐  L >= R + 2·Br + Bc,
-    // and a block of [fullEnd, end) has rows i >= kvStart − diag + L + 1 −
-    // Br, which see its last key from the right edge where L >= R + Bc +
-    // Br. Then each carries one bound (as the plain causal grid's).
-    if (left >= 0 && right >= 0 && left >= right + 2 * gc.brKV + gc.bcKV) {
+    // A wide window's masked ranges each cross one edge only: a block b of
+    // [begin, fullBegin) has b·Br < last − diag − R, so rows
+    // i <= last − diag − R + Br − 2, which see the block's first key
+    // (kvStart >= last − Bc + 1) from the left edge on where
+    //   i + diag − L <= kvStart  ⇐  L + R >= Br + Bc − 3,
+    // and a block of [fullEnd, end) has rows i >= kvStart − diag + L + 2 −
+    // Br, which see its last key below the right edge under the same
+    // condition. Then each carries one bound (as the plain causal grid's).
+    if (left >= 0 && right >= 0 && left + right >= gc.brKV + gc.bcKV - 2) {
       ranges[0].leftEdge = false;
       ranges[2].rightEdge = false;
     }
