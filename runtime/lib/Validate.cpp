@@ -1045,10 +1045,10 @@ Status checkBackwardPointers(const BackwardProblem &p, const void *dO,
   // ALiBi's slopes are an input here, as O and the LSE are: checked below
   // against the gradients, not as the forward's (whose O and LSE it
   // writes).
-  ForwardProblem inputs = f;
-  inputs.alibi = false;
-  inputs.alibiSlopes = nullptr;
-  if (Status s = checkPointers(inputs, q, k, v, o, lse); !s.ok())
+  ForwardProblem readOnly = f;
+  readOnly.alibi = false;
+  readOnly.alibiSlopes = nullptr;
+  if (Status s = checkPointers(readOnly, q, k, v, o, lse); !s.ok())
     return s;
   if (p.alibi && !p.alibiSlopes)
     return invalid("alibi slopes are null but the problem asks for ALiBi");
