@@ -18,19 +18,44 @@
 // CHECK:         scf.for
 // CHECK:           attn.mask %{{.*}} {window_left = 40 : i64, window_right = 8 : i64} : tensor<16x16xf32>
 // CHECK:       scf.forall
-// key-major: query blocks [floor((kv − diag − R)/Br), ...)
+// key-major: query blocks [floor((kv − diag − R)/Br), ...); the window is
+// wide (L + R = 48 >= Br + Bc − 2 = 30): the first masked range crosses
+// only the right edge, the last only the left one.
 // CHECK:         arith.floordivsi
 // CHECK:         scf.for
-// CHECK:           attn.mask %{{.*}} {transposed, window_left = 40 : i64, window_right = 8 : i64} : tensor<16x16xf32>
+// CHECK:           attn.mask %{{.*}} {transposed, window_right = 8 : i64} : tensor<16x16xf32>
 // CHECK:         scf.for
 // CHECK-NOT:       attn.mask
 // CHECK:           attn.dot
 // CHECK:         scf.for
-// CHECK:           attn.mask %{{.*}} {transposed, window_left = 40 : i64, window_right = 8 : i64} : tensor<16x16xf32>
+// CHECK:           attn.mask %{{.*}} {transposed, window_left = 40 : i64} : tensor<16x16xf32>
 // CHECK:       return
 func.func @window(%t: memref<1x2x100x32xbf16>, %r: memref<1x2x100xf32>) {
   attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%r)
       {window_left = 40, window_right = 8, block_q = 16, block_kv = 16}
+      : memref<1x2x100x32xbf16>, memref<1x2x100x32xbf16>,
+        memref<1x2x100x32xbf16>, memref<1x2x100x32xbf16>,
+        memref<1x2x100x32xbf16>, memref<1x2x100xf32>, memref<1x2x100x32xbf16>,
+        memref<1x2x100x32xbf16>, memref<1x2x100x32xbf16>, memref<1x2x100xf32>
+  return
+}
+
+// -----
+
+// A narrow window (L + R = 8 < 30): a block range may cross both edges,
+// so both masked ranges of the key-major grid carry both bounds.
+// CHECK-LABEL: func.func @narrow_window
+// CHECK:       scf.forall
+// CHECK:       scf.forall
+// CHECK:         scf.for
+// CHECK:           attn.mask %{{.*}} {transposed, window_left = 6 : i64, window_right = 2 : i64} : tensor<16x16xf32>
+// CHECK:         scf.for
+// CHECK:         scf.for
+// CHECK:           attn.mask %{{.*}} {transposed, window_left = 6 : i64, window_right = 2 : i64} : tensor<16x16xf32>
+// CHECK:       return
+func.func @narrow_window(%t: memref<1x2x100x32xbf16>, %r: memref<1x2x100xf32>) {
+  attn.attention_grad %t, %t, %t, %t, %t, %r into %t, %t, %t delta(%r)
+      {window_left = 6, window_right = 2, block_q = 16, block_kv = 16}
       : memref<1x2x100x32xbf16>, memref<1x2x100x32xbf16>,
         memref<1x2x100x32xbf16>, memref<1x2x100x32xbf16>,
         memref<1x2x100x32xbf16>, memref<1x2x100xf32>, memref<1x2x100x32xbf16>,
