@@ -832,6 +832,19 @@ TensorExtents tensorExtents(const ForwardProblem &p) {
   return e;
 }
 
+/// ALiBi's slopes: given exactly when the problem asks for ALiBi, 4-byte
+/// aligned (the forward's and the backward's rule).
+static Status checkSlopes(bool alibi, const float *slopes) {
+  if (alibi && !slopes)
+    return invalid("alibi slopes are null but the problem asks for ALiBi");
+  if (!alibi && slopes)
+    return invalid("alibi slopes are given but the problem does not ask for "
+                   "ALiBi (set alibi)");
+  if (slopes && reinterpret_cast<uintptr_t>(slopes) % 4)
+    return invalid("alibi slopes (" + hex(slopes) + ") are not 4-byte aligned");
+  return Status::success();
+}
+
 Status checkPointers(const ForwardProblem &p, const void *q, const void *k,
                      const void *v, const void *o, const void *lse) {
   const struct {
@@ -852,14 +865,8 @@ Status checkPointers(const ForwardProblem &p, const void *q, const void *k,
                    "(set with_lse)");
   if (lse && reinterpret_cast<uintptr_t>(lse) % sizeof(float))
     return invalid("lse (" + hex(lse) + ") is not 4-byte aligned");
-  if (p.alibi && !p.alibiSlopes)
-    return invalid("alibi slopes are null but the problem asks for ALiBi");
-  if (!p.alibi && p.alibiSlopes)
-    return invalid("alibi slopes are given but the problem does not ask for "
-                   "ALiBi (set alibi)");
-  if (p.alibiSlopes && reinterpret_cast<uintptr_t>(p.alibiSlopes) % 4)
-    return invalid("alibi slopes (" + hex(p.alibiSlopes) +
-                   ") are not 4-byte aligned");
+  if (Status s = checkSlopes(p.alibi, p.alibiSlopes); !s.ok())
+    return s;
 
   // The outputs must not alias the inputs or each other: the kernel reads
   // K/V blocks many times while other blocks already write O.
@@ -1050,14 +1057,8 @@ Status checkBackwardPointers(const BackwardProblem &p, const void *dO,
   readOnly.alibiSlopes = nullptr;
   if (Status s = checkPointers(readOnly, q, k, v, o, lse); !s.ok())
     return s;
-  if (p.alibi && !p.alibiSlopes)
-    return invalid("alibi slopes are null but the problem asks for ALiBi");
-  if (!p.alibi && p.alibiSlopes)
-    return invalid("alibi slopes are given but the problem does not ask for "
-                   "ALiBi (set alibi)");
-  if (p.alibiSlopes && reinterpret_cast<uintptr_t>(p.alibiSlopes) % 4)
-    return invalid("alibi slopes (" + hex(p.alibiSlopes) +
-                   ") are not 4-byte aligned");
+  if (Status s = checkSlopes(p.alibi, p.alibiSlopes); !s.ok())
+    return s;
   const TensorExtents e = tensorExtents(f);
   const GradExtents g = gradExtents(p);
   const struct {

@@ -108,17 +108,6 @@ struct GradContext {
         b, loc, l, splat(b, loc, t, -std::numeric_limits<float>::max()));
   }
 
-  /// P = exp(scale·S − LSE) = 2^(S·(scale·log2 e) − L), L from lseLog2
-  /// broadcast along S's rows (query-major S) or its columns (key-major
-  /// Sᵀ): `contract` makes the product and the difference one FMA, so a
-  /// score costs one FFMA and one ex2 (not a product, a difference, the
-  /// product by log2 e and the ex2 of exp).
-  Value probabilities(OpBuilder &b, Location loc, Value s, Value lseLog2,
-                      bool keyMajor) const {
-    return probabilities(b, loc, s, lseLog2, keyMajor, /*modified=*/nullptr,
-                         /*clamp=*/false);
-  }
-
   /// The scores a modifier made and what the backward needs of them: P
   /// reads `scores` (masked), P = 2^(scores·expFactor − L), and
   /// dS = P∘(dP − Δ)∘grad (grad null: 1).
@@ -141,6 +130,11 @@ struct GradContext {
     return arith::SubFOp::create(b, loc, splat(b, loc, t, 1.0), sq);
   }
 
+  /// P = exp(scale·S − LSE) = 2^(S·(scale·log2 e) − L), L from lseLog2
+  /// broadcast along S's rows (query-major S) or its columns (key-major
+  /// Sᵀ): `contract` makes the product and the difference one FMA, so a
+  /// score costs one FFMA and one ex2 (not a product, a difference, the
+  /// product by log2 e and the ex2 of exp).
   /// With `modified`: P = 2^(S'·f − L) from a modifier's scores (S' already
   /// holds the scale; f = modified->expFactor), and with `clamp`
   /// 2^min(S'·f − L, 0): P <= 1 wherever the LSE is the row's (for every
@@ -149,8 +143,8 @@ struct GradContext {
   /// P <= 1 whatever the modifier makes of its zero score, and its zero dO
   /// and Q rows add nothing to dV and dK (an unbounded P would add inf·0).
   Value probabilities(OpBuilder &b, Location loc, Value s, Value lseLog2,
-                      bool keyMajor, const Modified *modified,
-                      bool clamp) const {
+                      bool keyMajor, const Modified *modified = nullptr,
+                      bool clamp = false) const {
     auto t = cast<RankedTensorType>(s.getType());
     Value c;
     if (modified) {
