@@ -558,7 +558,9 @@ struct MaskLowering : public RegisterPattern<MaskOp> {
 
 /// attn.iota: element i of the thread holds start + (row or column of i),
 /// i.e. a per-thread scalar base (start + warp row + g, or start + 2q) plus
-/// the element's constant offset in the layout.
+/// the element's constant offset in the layout. A 1-d iota in a #attn.slice
+/// layout holds the positions of the rows (or with dim = 1 the columns) the
+/// thread holds of the parent tile, in the slice's order.
 struct IotaLowering : public RegisterPattern<IotaOp> {
   using RegisterPattern::RegisterPattern;
   LogicalResult
@@ -566,18 +568,33 @@ struct IotaLowering : public RegisterPattern<IotaOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto t = cast<RankedTensorType>(op.getType());
     auto mma = dyn_cast_or_null<MmaLayoutAttr>(t.getEncoding());
-    if (!mma)
+    auto slice = dyn_cast_or_null<SliceLayoutAttr>(t.getEncoding());
+    if (!mma && !slice)
       return op.emitError() << "unsupported: attn.iota on " << t;
     Location loc = op.getLoc();
     Emitter e(rewriter, loc);
-    MmaCoords c = MmaCoords::get(e, mma, t.getDimSize(0));
-    int64_t NT = t.getDimSize(1) / 8;
-    int64_t n = mma.getElementsPerThread(t.getShape());
-    bool rows = op.getDim() == 0;
     SmallVector<int32_t> offsets;
-    for (int64_t i = 0; i < n; ++i)
-      offsets.push_back(rows ? MmaCoords::rowOffset(i, NT)
-                             : MmaCoords::colOffset(i, NT));
+    bool rows;
+    MmaCoords c;
+    if (slice) {
+      // Slice element i: row 16·(i / 2) + 8·(i % 2) (+ warp row + g), or
+      // column 8·(i / 2) + i % 2 (+ 2·q).
+      mma = slice.getParent();
+      rows = !slice.isPerColumn();
+      int64_t len = t.getDimSize(0);
+      c = MmaCoords::get(e, mma, rows ? len : 16 * mma.getWarps());
+      for (int64_t i = 0; i < slice.getElementsPerThread(len); ++i)
+        offsets.push_back(rows ? MmaCoords::sliceRowOffset(i)
+                               : 8 * (i / 2) + i % 2);
+    } else {
+      c = MmaCoords::get(e, mma, t.getDimSize(0));
+      int64_t NT = t.getDimSize(1) / 8;
+      rows = op.getDim() == 0;
+      for (int64_t i = 0; i < mma.getElementsPerThread(t.getShape()); ++i)
+        offsets.push_back(rows ? MmaCoords::rowOffset(i, NT)
+                               : MmaCoords::colOffset(i, NT));
+    }
+    auto n = static_cast<int64_t>(offsets.size());
     Value start = e.to32(adaptor.getStart());
     Value base = rows ? e.add(start, e.add(c.warpRow0, c.g))
                       : e.add(start, e.mul(c.q, e.c32(2)));

@@ -261,10 +261,52 @@ struct AffineToFloat : public OpRewritePattern<arith::SIToFPOp> {
     return success();
   }
 };
+/// a·(float(x) + C) = a·float(x) + a·C where the multiply may reassociate:
+/// a scalar times a vector of positions in AffineToFloat's form (a
+/// per-column bias a·j) becomes one FMA an element with the offsets as
+/// immediates, fma(a, C, a·float(x)), instead of an FADD and an FMUL.
+struct DistributeOverOffsets : public OpRewritePattern<arith::MulFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::MulFOp op,
+                                PatternRewriter &rw) const override {
+    auto vt = dyn_cast<VectorType>(op.getType());
+    if (!vt || !vt.getElementType().isF32() ||
+        !arith::bitEnumContainsAll(op.getFastmath(),
+                                   arith::FastMathFlags::reassoc))
+      return failure();
+    auto scalarOf = [](Value v) -> Value {
+      auto b = v.getDefiningOp<vector::BroadcastOp>();
+      return b && !isa<VectorType>(b.getSource().getType()) ? b.getSource()
+                                                            : Value();
+    };
+    for (auto [a, sum] : {std::pair{op.getLhs(), op.getRhs()},
+                          std::pair{op.getRhs(), op.getLhs()}}) {
+      Value scale = scalarOf(a);
+      auto add = sum.getDefiningOp<arith::AddFOp>();
+      if (!scale || !add)
+        continue;
+      for (auto [x, c] : {std::pair{add.getLhs(), add.getRhs()},
+                          std::pair{add.getRhs(), add.getLhs()}}) {
+        Value base = scalarOf(x);
+        DenseElementsAttr offsets;
+        if (!base || !matchPattern(c, m_Constant(&offsets)))
+          continue;
+        Location loc = op.getLoc();
+        Value scaledBase =
+            arith::MulFOp::create(rw, loc, scale, base, op.getFastmath());
+        // (llvm.intr.fma: math.fma would become a libdevice call.)
+        rw.replaceOpWithNewOp<LLVM::FMAOp>(
+            op, a, c, vector::BroadcastOp::create(rw, loc, vt, scaledBase));
+        return success();
+      }
+    }
+    return failure();
+  }
+};
 } // namespace
 
 void mlir::attn::gpu_lowering::populateVectorMathPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<LowerVectorMath, FoldAffineAddSub, AffineToFloat>(
-      patterns.getContext());
+  patterns.add<LowerVectorMath, FoldAffineAddSub, AffineToFloat,
+               DistributeOverOffsets>(patterns.getContext());
 }

@@ -317,13 +317,15 @@ struct MaskLowering : OpRewritePattern<MaskOp> {
   }
 };
 
-/// result[i, j] = i32(start + (dim == 0 ? i : j)).
+/// result[i, j] = i32(start + (dim == 0 ? i : j)); 1-d: result[k] =
+/// i32(start + k).
 struct IotaLowering : OpRewritePattern<IotaOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(IotaOp op, PatternRewriter &rw) const override {
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(op.getType());
-    auto id = AffineMap::getMultiDimIdentityMap(2, rw.getContext());
+    unsigned rank = type.getRank();
+    auto id = AffineMap::getMultiDimIdentityMap(rank, rw.getContext());
     Value init = tensor::EmptyOp::create(rw, loc, type.getShape(),
                                          type.getElementType());
     int64_t dim = op.getDim();
@@ -335,7 +337,8 @@ struct IotaLowering : OpRewritePattern<IotaOp> {
                                    arith::ConstantIndexOp::create(rw, loc, 1));
     rw.replaceOpWithNewOp<linalg::GenericOp>(
         op, type, ValueRange{}, ValueRange{init}, ArrayRef<AffineMap>{id},
-        iterators({false, false}), [&](OpBuilder &b, Location l, ValueRange) {
+        iterators(SmallVector<bool>(rank, false)),
+        [&](OpBuilder &b, Location l, ValueRange) {
           Value pos = arith::AddIOp::create(b, l, start,
                                             linalg::IndexOp::create(b, l, dim));
           if (last)

@@ -123,6 +123,53 @@ func.func @positions(%s: memref<?x16xf32>, %o: memref<?x16xf32>) {
 // -----
 
 #mma = #attn.mma<warps = 1>
+#row = #attn.slice<#attn.mma<warps = 1>>
+#col = #attn.slice<#attn.mma<warps = 1>, dim = 1>
+
+// A 1-d attn.iota in a slice layout: the thread's rows (base row start +
+// warp row + g, offsets 0, 8) or columns (base column start + 2q, offsets
+// 8·n + e). A per-column bias slope·float(j + x) (a position bias's
+// columns' part, `reassoc`) is one FMA a column, slope·C + slope·float(base)
+// with the offsets C as constants, after one conversion a thread; broadcast
+// per column it adds to the tile; the rows' iota is the row slice's.
+// CHECK-LABEL: gpu.func @position_vectors_kernel
+// CHECK-DAG:     %[[ROWS:.*]] = arith.constant dense<[0, 8]> : vector<2xi32>
+// CHECK-DAG:     %[[COLS:.*]] = arith.constant dense<[0.000000e+00, 1.000000e+00, 8.000000e+00, 9.000000e+00]> : vector<4xf32>
+// CHECK:         %[[CF:.*]] = arith.sitofp %{{.*}} : i32 to f32
+// CHECK-NEXT:    %[[SA:.*]] = vector.broadcast %[[SLOPE:.*]] : f32 to vector<4xf32>
+// CHECK-NEXT:    %[[SC:.*]] = arith.mulf %[[SLOPE]], %[[CF]] fastmath<reassoc,contract> : f32
+// CHECK-NEXT:    %[[SB:.*]] = vector.broadcast %[[SC]] : f32 to vector<4xf32>
+// CHECK-NEXT:    %[[COL:.*]] = llvm.intr.fma(%[[SA]], %[[COLS]], %[[SB]]) : (vector<4xf32>, vector<4xf32>, vector<4xf32>) -> vector<4xf32>
+// CHECK-NEXT:    %[[B:.*]] = vector.shuffle %[[COL]], %[[COL]] [0, 1, 0, 1, 2, 3, 2, 3] : vector<4xf32>, vector<4xf32>
+// CHECK-NEXT:    arith.addf %{{.*}}, %[[B]] : vector<8xf32>
+// CHECK-NOT:     arith.sitofp %{{.*}} : vector<4xi32>
+// CHECK:         arith.addi %{{.*}}, %[[ROWS]] : vector<2xi32>
+func.func @position_vectors(%s: memref<?x16xf32>, %o: memref<?x16xf32>,
+                            %rows: memref<?xi32>, %slope: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %n = memref.dim %s, %c0 : memref<?x16xf32>
+  %nb = arith.ceildivui %n, %c16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %nb) {
+    %row = arith.muli %i, %c16 : index
+    %t = attn.load_tile %s[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32, #mma>
+    %kj = attn.iota %row dim 0 : tensor<16xi32, #col>
+    %jf = arith.sitofp %kj : tensor<16xi32, #col> to tensor<16xf32, #col>
+    %sp = tensor.splat %slope : tensor<16xf32, #col>
+    %bias = arith.mulf %sp, %jf fastmath<reassoc,contract> : tensor<16xf32, #col>
+    %bb = attn.broadcast %bias {per_column} : tensor<16xf32, #col> -> tensor<16x16xf32, #mma>
+    %r = arith.addf %t, %bb : tensor<16x16xf32, #mma>
+    attn.store_tile %r, %o[%row] rows %c16 : tensor<16x16xf32, #mma>, memref<?x16xf32>
+    %qi = attn.iota %row dim 0 : tensor<16xi32, #row>
+    attn.store_tile %qi, %rows[%row] rows %c16 : tensor<16xi32, #row>, memref<?xi32>
+  }
+  return
+}
+
+// -----
+
+#mma = #attn.mma<warps = 1>
 
 // reduce sum into column groups of one n-tile (16x32 -> 16x8): each thread
 // adds its element e of n-tiles 0..3 (16 elements -> 4), no shuffles.

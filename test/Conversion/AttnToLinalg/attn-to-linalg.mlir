@@ -188,7 +188,7 @@ func.func @untiled(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
 // -----
 
 // attn.iota: a linalg.generic without inputs whose element (i, j) is
-// start + i (dim 0) or start + j (dim 1), cast to i32.
+// start + i (dim 0) or start + j (dim 1), cast to i32; 1-d, start + k.
 // CHECK-LABEL: func.func @iota
 // CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<16x32xi32>)
 // CHECK:           %[[I:.*]] = linalg.index 0 : index
@@ -197,10 +197,14 @@ func.func @untiled(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
 // CHECK:           linalg.yield %[[P32]] : i32
 // CHECK:         linalg.generic
 // CHECK:           linalg.index 1 : index
-func.func @iota(%q0: index, %k0: index) -> (tensor<16x32xi32>, tensor<16x32xi32>) {
+// CHECK:         linalg.generic {indexing_maps = [#{{.*}}], iterator_types = ["parallel"]} outs(%{{.*}} : tensor<32xi32>)
+// CHECK:           %[[K:.*]] = linalg.index 0 : index
+// CHECK:           arith.addi %arg1, %[[K]] : index
+func.func @iota(%q0: index, %k0: index) -> (tensor<16x32xi32>, tensor<16x32xi32>, tensor<32xi32>) {
   %i = attn.iota %q0 dim 0 : tensor<16x32xi32>
   %j = attn.iota %k0 dim 1 : tensor<16x32xi32>
-  return %i, %j : tensor<16x32xi32>, tensor<16x32xi32>
+  %c = attn.iota %k0 dim 0 : tensor<32xi32>
+  return %i, %j, %c : tensor<16x32xi32>, tensor<16x32xi32>, tensor<32xi32>
 }
 
 // -----

@@ -11,18 +11,28 @@
 // RUN: attn-opt %s --attn-tile-attention="target=sm_90a" | FileCheck %s --check-prefix=TILE
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a" --emit=ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
-// The slope is loaded once per program, before the key/value loops; the
-// positions are iota tiles in each loop.
+// The slope is loaded once per program, before the key/value loops. The
+// bias is affine in the positions: each loop adds its columns' part,
+// slopes[h]·(j − q0) (q0 the program's first query row), a 1-d tile of the
+// block's keys broadcast along the rows; the rows' part −slopes[h]·(i − q0)
+// goes to the LSE only (attn::tiling::PositionBias). On the GPU the
+// columns' part is one FMA a column with the layout's offsets as
+// immediates, and one conversion a thread.
 // TILE:       scf.forall
 // TILE:         memref.load %arg5[
 // TILE:         scf.for
-// TILE:           attn.iota %{{.*}} dim 0 : tensor<128x128xi32>
-// TILE:           attn.iota %{{.*}} dim 1 : tensor<128x128xi32>
-// TILE:           arith.subi %{{.*}} : tensor<128x128xi32>
-// TILE:           arith.sitofp
+// TILE:           attn.iota %{{.*}} dim 0 : tensor<128xi32>
+// TILE:           arith.sitofp %{{.*}} : tensor<128xi32> to tensor<128xf32>
+// TILE:           attn.broadcast %{{.*}} {per_column} : tensor<128xf32> -> tensor<128x128xf32>
+// TILE-NOT:       tensor<128x128xi32>
+// TILE:         math.log
+// TILE:         attn.iota %{{.*}} dim 0 : tensor<128xi32>
+// TILE:         attn.store_tile %{{.*}}, %arg4
+// PTX-NOT: __nv_
 // PTX: .entry attention_kernel
 // PTX: wgmma.mma_async.sync.aligned
 // PTX: cvt.rn.f32.s32
+// PTX: fma.rn.f32 %{{.*}}, 0f41000000,
 func.func @attention(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
                      %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>,
                      %lse: memref<?x?x?xf32>, %slopes: memref<?xf32>,

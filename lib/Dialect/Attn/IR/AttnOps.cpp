@@ -1371,12 +1371,15 @@ LogicalResult RandomOp::verify() {
 
 LogicalResult IotaOp::verify() {
   auto t = cast<RankedTensorType>(getType());
-  if (t.getRank() != 2 || !t.hasStaticShape() ||
+  if ((t.getRank() != 1 && t.getRank() != 2) || !t.hasStaticShape() ||
       !t.getElementType().isInteger(32))
-    return emitOpError() << "result must be a static 2-d i32 tile, got " << t;
-  if (getDim() != 0 && getDim() != 1)
-    return emitOpError() << "dim must be 0 (rows) or 1 (columns), got "
-                         << getDim();
+    return emitOpError() << "result must be a static 1-d or 2-d i32 tile, got "
+                         << t;
+  if (getDim() >= uint64_t(t.getRank()))
+    return emitOpError() << "dim must be "
+                         << (t.getRank() == 1 ? "0 for a 1-d tile"
+                                              : "0 (rows) or 1 (columns)")
+                         << ", got " << getDim();
   return verifyNonEmpty(*this, "result", t);
 }
 

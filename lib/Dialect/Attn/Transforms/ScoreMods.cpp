@@ -323,3 +323,289 @@ Value mlir::attn::tiling::applyScoreMod(OpBuilder &b, Location loc, Block &body,
   }
   return asTile(result);
 }
+
+namespace {
+
+using Positions = PositionBias::Positions;
+using Term = PositionBias::Term;
+
+/// A float value of the body as PositionBias sees it: sCoef·s + Σ terms.
+struct Affine {
+  int64_t sCoef = 0;
+  SmallVector<Term> terms;
+};
+
+// x ± y on the positions' integers.
+Positions combine(const Positions &x, const Positions &y, int64_t sign) {
+  Positions r = x;
+  r.ci += sign * y.ci;
+  r.cj += sign * y.cj;
+  r.c += sign * y.c;
+  for (auto [v, k] : y.scalars)
+    r.scalars.push_back({v, sign * k});
+  return r;
+}
+
+// x ± y on the body's floats.
+Affine combine(const Affine &x, const Affine &y, bool subtract) {
+  Affine r = x;
+  r.sCoef += subtract ? -y.sCoef : y.sCoef;
+  for (Term t : y.terms) {
+    t.negate ^= subtract;
+    r.terms.push_back(t);
+  }
+  return r;
+}
+
+/// i32 scalar `x` times `k` plus `acc` (null: 0).
+Value addScaled(OpBuilder &b, Location loc, Value acc, Value x, int64_t k) {
+  if (k != 1) {
+    Value c = arith::ConstantIntOp::create(b, loc, k, 32);
+    x = arith::MulIOp::create(b, loc, x, c);
+  }
+  return acc ? Value(arith::AddIOp::create(b, loc, acc, x)) : x;
+}
+
+/// c + Σ coefficient·scalar + ci·q0 as an i32 scalar (q0 an index, or null).
+Value offsetOf(OpBuilder &b, Location loc, const Positions &p,
+               const IRMapping &scalars, Value q0, int64_t ci) {
+  Value acc = arith::ConstantIntOp::create(b, loc, p.c, 32);
+  for (auto [v, k] : p.scalars)
+    acc = addScaled(b, loc, acc, scalars.lookupOrDefault(v), k);
+  if (q0 && ci) {
+    Value q = arith::IndexCastOp::create(b, loc, b.getI32Type(), q0);
+    acc = addScaled(b, loc, acc, q, ci);
+  }
+  return acc;
+}
+
+/// ±Π factors as an f32 scalar.
+Value factorOf(OpBuilder &b, Location loc, const Term &t,
+               const IRMapping &scalars) {
+  Value a = arith::ConstantFloatOp::create(b, loc, b.getF32Type(),
+                                           APFloat(t.negate ? -1.0f : 1.0f));
+  for (Value f : t.factors)
+    a = arith::MulFOp::create(b, loc, a, scalars.lookupOrDefault(f));
+  return a;
+}
+
+/// Σ over the terms of A_t·float(coef_t·iota + offset_t) on 1-d tiles of
+/// `type`: `coef` and `offset` pick each term's integers (a null offset
+/// skips the term).
+Value sumTerms(OpBuilder &b, Location loc, ArrayRef<Term> terms,
+               const IRMapping &scalars, RankedTensorType type, Value start,
+               function_ref<int64_t(const Term &)> coef,
+               function_ref<Value(const Term &)> offset) {
+  auto i32Type = RankedTensorType::get(type.getShape(), b.getI32Type());
+  // `reassoc`: a·(float(x) + C) may become a·float(x) + a·C on the GPU (the
+  // layout's constant offsets then fold into one FMA an element).
+  auto flags = arith::FastMathFlags::reassoc | arith::FastMathFlags::contract;
+  Value total;
+  for (const Term &t : terms) {
+    Value off = offset(t);
+    if (!off)
+      continue;
+    int64_t k = coef(t);
+    Value pos = tensor::SplatOp::create(b, loc, i32Type, off);
+    if (k) {
+      Value iota = IotaOp::create(b, loc, i32Type, start,
+                                  b.getI64IntegerAttr(0), /*clamp=*/Value());
+      if (k == -1) {
+        pos = arith::SubIOp::create(b, loc, pos, iota);
+      } else {
+        if (k != 1)
+          iota = arith::MulIOp::create(
+              b, loc, iota,
+              arith::ConstantOp::create(
+                  b, loc, i32Type,
+                  DenseElementsAttr::get(i32Type, b.getI32IntegerAttr(k))));
+        pos = arith::AddIOp::create(b, loc, iota, pos);
+      }
+    }
+    Value f = arith::SIToFPOp::create(b, loc, type, pos);
+    Value a =
+        tensor::SplatOp::create(b, loc, type, factorOf(b, loc, t, scalars));
+    f = arith::MulFOp::create(b, loc, a, f, flags);
+    total = total ? Value(arith::AddFOp::create(b, loc, total, f, flags)) : f;
+  }
+  return total;
+}
+
+} // namespace
+
+std::optional<PositionBias> PositionBias::match(Block &body) {
+  ModArgs args(body);
+  if (!args.score || !args.score.getType().isF32())
+    return std::nullopt;
+  llvm::SmallPtrSet<Operation *, 8> varying = varyingOps(body);
+  DenseMap<Value, Positions> ints;
+  DenseMap<Value, Affine> floats;
+  floats[args.score].sCoef = 1;
+  for (BlockArgument a : {args.i, args.j})
+    if (a) {
+      Positions p;
+      (a == args.i ? p.ci : p.cj) = 1;
+      ints[a] = p;
+    }
+  // A per-program value as a form; a varying one from the maps (none:
+  // outside the form).
+  auto intOf = [&](Value v) -> std::optional<Positions> {
+    if (auto it = ints.find(v); it != ints.end())
+      return it->second;
+    Operation *def = v.getDefiningOp();
+    bool perProgram = (!def || !varying.contains(def)) && v != args.i &&
+                      v != args.j && v != args.score;
+    if (!perProgram || !v.getType().isInteger(32))
+      return std::nullopt;
+    Positions p;
+    p.scalars.push_back({v, 1});
+    return p;
+  };
+  auto floatOf = [&](Value v) -> std::optional<Affine> {
+    if (auto it = floats.find(v); it != floats.end())
+      return it->second;
+    Operation *def = v.getDefiningOp();
+    bool perProgram = (!def || !varying.contains(def)) && v != args.score;
+    if (!perProgram || !v.getType().isF32())
+      return std::nullopt;
+    Affine a;
+    a.terms.push_back(Term{false, {v}, std::nullopt});
+    return a;
+  };
+  for (Operation &op : body.without_terminator()) {
+    if (!varying.contains(&op))
+      continue;
+    Value r = op.getResult(0);
+    bool ok =
+        llvm::TypeSwitch<Operation *, bool>(&op)
+            .Case<arith::AddIOp, arith::SubIOp>([&](Operation *o) {
+              auto x = intOf(o->getOperand(0)), y = intOf(o->getOperand(1));
+              if (!x || !y)
+                return false;
+              ints[r] = combine(*x, *y, isa<arith::SubIOp>(o) ? -1 : 1);
+              return true;
+            })
+            .Case([&](arith::MulIOp o) {
+              // By an integer constant only.
+              for (auto [x, c] : {std::pair{o.getLhs(), o.getRhs()},
+                                  std::pair{o.getRhs(), o.getLhs()}}) {
+                APInt k;
+                auto p = intOf(x);
+                if (!p || !matchPattern(c, m_ConstantInt(&k)))
+                  continue;
+                int64_t n = k.getSExtValue();
+                Positions q;
+                q.ci = p->ci * n;
+                q.cj = p->cj * n;
+                q.c = p->c * n;
+                for (auto [v, m] : p->scalars)
+                  q.scalars.push_back({v, m * n});
+                ints[r] = q;
+                return true;
+              }
+              return false;
+            })
+            .Case([&](arith::SIToFPOp o) {
+              auto p = intOf(o.getIn());
+              if (!p || !r.getType().isF32())
+                return false;
+              Affine a;
+              a.terms.push_back(Term{false, {}, *p});
+              floats[r] = a;
+              return true;
+            })
+            .Case<arith::AddFOp, arith::SubFOp>([&](Operation *o) {
+              auto x = floatOf(o->getOperand(0)), y = floatOf(o->getOperand(1));
+              if (!x || !y)
+                return false;
+              floats[r] = combine(*x, *y, isa<arith::SubFOp>(o));
+              return true;
+            })
+            .Case([&](arith::NegFOp o) {
+              auto x = floatOf(o.getOperand());
+              if (!x)
+                return false;
+              floats[r] = combine(Affine{}, *x, /*subtract=*/true);
+              return true;
+            })
+            .Case([&](arith::MulFOp o) {
+              // A sum without the score times a per-program scalar.
+              for (auto [x, c] : {std::pair{o.getLhs(), o.getRhs()},
+                                  std::pair{o.getRhs(), o.getLhs()}}) {
+                auto a = floatOf(x);
+                Operation *def = c.getDefiningOp();
+                bool scalar = c.getType().isF32() && c != args.score &&
+                              (!def || !varying.contains(def));
+                if (!a || a->sCoef || !scalar)
+                  continue;
+                for (Term &t : a->terms)
+                  t.factors.push_back(c);
+                floats[r] = *a;
+                return true;
+              }
+              return false;
+            })
+            .Default([](Operation *) { return false; });
+    if (!ok)
+      return std::nullopt;
+  }
+  auto result = floatOf(body.getTerminator()->getOperand(0));
+  if (!result || result->sCoef != 1)
+    return std::nullopt;
+  PositionBias pb;
+  pb.terms = std::move(result->terms);
+  return pb;
+}
+
+Value PositionBias::columns(OpBuilder &b, Location loc,
+                            const IRMapping &scalars, RankedTensorType type,
+                            Value qStart, Value kvStart) const {
+  // col(j) = cj·j + (ci·q0 + k): the terms that depend on j.
+  return sumTerms(
+      b, loc, terms, scalars, type, kvStart,
+      [](const Term &t) { return t.positions->cj; },
+      [&](const Term &t) -> Value {
+        if (!t.positions || !t.positions->cj)
+          return Value();
+        return offsetOf(b, loc, *t.positions, scalars, qStart, t.positions->ci);
+      });
+}
+
+Value PositionBias::rows(OpBuilder &b, Location loc, const IRMapping &scalars,
+                         RankedTensorType type, Value qStart) const {
+  // row(i) = ci·(i − q0), or the whole term where it has no j: ci·i + k;
+  // a term without positions, A itself.
+  IndexMath im{b, loc};
+  Value zero = im.cst(0);
+  Value total;
+  auto flags = arith::FastMathFlags::reassoc | arith::FastMathFlags::contract;
+  for (const Term &t : terms) {
+    if (t.positions)
+      continue;
+    Value a =
+        tensor::SplatOp::create(b, loc, type, factorOf(b, loc, t, scalars));
+    total = total ? Value(arith::AddFOp::create(b, loc, total, a, flags)) : a;
+  }
+  SmallVector<Term> withJ, withoutJ;
+  for (const Term &t : terms)
+    if (t.positions)
+      (t.positions->cj ? withJ : withoutJ).push_back(t);
+  Value zeroI32 = arith::ConstantIntOp::create(b, loc, 0, 32);
+  for (auto [list, start, whole] :
+       {std::tuple{ArrayRef<Term>(withJ), zero, false},
+        std::tuple{ArrayRef<Term>(withoutJ), qStart, true}}) {
+    Value part = sumTerms(
+        b, loc, list, scalars, type, start,
+        [](const Term &t) { return t.positions->ci; },
+        [&, whole = whole](const Term &t) -> Value {
+          if (!t.positions->ci && !whole)
+            return Value();
+          return whole ? offsetOf(b, loc, *t.positions, scalars, Value(), 0)
+                       : zeroI32;
+        });
+    if (part)
+      total = total ? Value(arith::AddFOp::create(b, loc, total, part, flags))
+                    : part;
+  }
+  return total;
+}

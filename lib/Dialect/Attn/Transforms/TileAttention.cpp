@@ -113,6 +113,9 @@ struct ProgramContext {
   std::optional<Scale> modScale;
   /// With a score_mod: its per-program scalars (emitScoreModScalars).
   IRMapping modScalars;
+  /// A score_mod that adds a bias affine in the positions: its columns' part
+  /// is added to each score tile, its rows' part to the LSE (PositionBias).
+  std::optional<PositionBias> positionBias;
   /// With a mask_mod: its per-program scalars.
   IRMapping maskScalars;
   /// With a bias: its batch and head indices (0 where it broadcasts).
@@ -248,8 +251,11 @@ std::tuple<Value, Value, Value> emitScores(OpBuilder &b, Location loc,
   // S' = mod(scale·S) before the mask: a masked key stays -inf whatever the
   // modifier does to finite scores (tanh(-inf) would be finite).
   if (pc.modScale) {
+    // (`contract`: with a position bias, S·scale + bias is one FMA.)
     s = arith::MulFOp::create(b, loc, s,
-                              scaleSplat(b, loc, pc.scoreType, *pc.modScale));
+                              scaleSplat(b, loc, pc.scoreType, *pc.modScale),
+                              pc.positionBias ? arith::FastMathFlags::contract
+                                              : arith::FastMathFlags::none);
     if (FloatAttr cap = pc.op.getSoftcapAttr()) {
       // The soft-cap, C·tanh(S·(1/C)) (a multiply, not a divide; tanh with
       // afn: the GPU's tanh.approx.f32).
@@ -271,9 +277,21 @@ std::tuple<Value, Value, Value> emitScores(OpBuilder &b, Location loc,
         window = arith::ExtFOp::create(b, loc, pc.scoreType, window);
       s = arith::AddFOp::create(b, loc, s, window);
     }
-    if (pc.op.hasScoreMod())
+    if (pc.positionBias) {
+      // S' = S + 1·col(j)ᵀ (the rows' part goes to the LSE).
+      auto colType = RankedTensorType::get({pc.blocks.blockKV},
+                                           pc.scoreType.getElementType());
+      if (Value cols = pc.positionBias->columns(b, loc, pc.modScalars, colType,
+                                                pc.qStart, kvStart)) {
+        Value bias = BroadcastOp::create(b, loc, pc.scoreType, cols,
+                                         /*per_column=*/true);
+        s = arith::AddFOp::create(b, loc, s, bias,
+                                  arith::FastMathFlags::contract);
+      }
+    } else if (pc.op.hasScoreMod()) {
       s = applyScoreMod(b, loc, pc.op.getScoreMod().front(), pc.modScalars, s,
                         pc.qStart, kvStart, pc.nq, pc.nk, masked);
+    }
   }
   // mask_mod: S'' = keep(b, h, i, j) ? S' : -inf, except in a full block.
   if (pc.op.hasMaskMod() && maskMod) {
@@ -601,9 +619,13 @@ struct TileAttentionPass
         b, loc, RankedTensorType::get({br, d}, elemType), q,
         ValueRange{pc.memB, pc.h, qRow}, pc.qRows, /*cols=*/Value(),
         /*pages=*/Value(), pc.group);
-    if (op.hasScoreMod())
+    if (op.hasScoreMod()) {
       emitScoreModScalars(b, loc, op.getScoreMod().front(), bIdx, hIdx,
                           pc.modScalars);
+      // (Packed rows are of G heads: a per-row part of several heads'.)
+      if (!pack)
+        pc.positionBias = PositionBias::match(op.getScoreMod().front());
+    }
     if (op.hasMaskMod())
       emitScoreModScalars(b, loc, op.getMaskMod().front(), bIdx, hIdx,
                           pc.maskScalars);
@@ -819,6 +841,12 @@ struct TileAttentionPass
           b, loc, mSafe, scaleSplat(b, loc, pc.rowType, scale));
       Value logL = math::LogOp::create(b, loc, lSafe);
       Value rowLse = arith::AddFOp::create(b, loc, scaledM, logL);
+      // A position bias's rows' part, left out of the scores:
+      //   LSE_i = log Σ_j exp(S_ij + r_i) = r_i + log Σ_j exp(S_ij).
+      if (pc.positionBias)
+        if (Value r = pc.positionBias->rows(b, loc, pc.modScalars, pc.rowType,
+                                            pc.qStart))
+          rowLse = arith::AddFOp::create(b, loc, rowLse, r);
       rowLse = arith::SelectOp::create(b, loc, lZero, negInf, rowLse);
       StoreTileOp::create(b, loc, rowLse, lse, outIdx, pc.qRows, pc.group);
     }

@@ -195,6 +195,55 @@ Value applyScoreMod(OpBuilder &b, Location loc, Block &body,
                     Value kvStart, Value nq, Value nk, bool masked,
                     bool keyMajor = false, Value *tangent = nullptr);
 
+/// A score_mod that adds a bias affine in the positions to the score,
+///
+///   mod(s, b, h, i, j) = s + Σ_t A_t·float(ci_t·i + cj_t·j + k_t)
+///
+/// (ci_t, cj_t integer constants; A_t a product of per-program values with a
+/// sign, k_t a per-program i32; a term without positions is A_t alone): the
+/// built-in ALiBi under a causal mask, slope·(j − i − (Nk − Nq)), and user
+/// regions of its form. Split at the program's first query row q0 into a
+/// per-column and a per-row part of the same integers,
+///
+///   ci·i + cj·j + k = (ci·q0 + cj·j + k) + ci·(i − q0)
+///
+/// (exact in f32 below 2^24; both parts are small near the program's
+/// diagonal, where the weight of the softmax lies), the tiling adds the
+/// columns' vector to each score tile, one FMA a score with the scale, and
+/// leaves the rows' out of the scores: softmax(S + r·1ᵀ) = softmax(S) for
+/// a per-row r, and only the LSE, log Σ_j exp(S_ij + r_i) = LSE_i + r_i,
+/// takes it back.
+class PositionBias {
+public:
+  /// The body's form, or none (any op outside +, −, ·, negation and
+  /// conversion of positions; the score not added exactly once; a product
+  /// of two position-dependent values).
+  static std::optional<PositionBias> match(Block &body);
+  /// The per-column part of the block whose first key is `kvStart`, a 1-d
+  /// f32 tile of `type` ([Bc]), or null where no term depends on j.
+  Value columns(OpBuilder &b, Location loc, const IRMapping &scalars,
+                RankedTensorType type, Value qStart, Value kvStart) const;
+  /// The per-row part of the program whose first query row is `qStart`, a
+  /// 1-d f32 tile of `type` ([Br]), or null where it is 0.
+  Value rows(OpBuilder &b, Location loc, const IRMapping &scalars,
+             RankedTensorType type, Value qStart) const;
+
+  /// ci·i + cj·j + c + Σ coefficient·scalar (i32).
+  struct Positions {
+    int64_t ci = 0, cj = 0, c = 0;
+    SmallVector<std::pair<Value, int64_t>> scalars;
+  };
+  /// ±Π factors · float(positions), or ±Π factors without positions.
+  struct Term {
+    bool negate = false;
+    SmallVector<Value> factors;
+    std::optional<Positions> positions;
+  };
+
+private:
+  SmallVector<Term> terms;
+};
+
 /// Tiles attn.attention_grad into its two grids (TileAttentionGrad.cpp):
 /// `target` is the pass's default target, `blockQ`/`blockKV` its block
 /// options (0: derived).

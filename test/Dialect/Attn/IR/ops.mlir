@@ -385,14 +385,17 @@ func.func @mask(%s: tensor<64x32xf32>, %q0: index, %nq: index, %k0: index,
 
 // -----
 
-// attn.iota: the rows' query positions and the columns' key positions.
+// attn.iota: the rows' query positions and the columns' key positions, and
+// a 1-d vector of the columns' (one per column of a score tile).
 // CHECK-LABEL: func.func @iota
 // CHECK-NEXT: attn.iota %{{.*}} dim 0 : tensor<64x32xi32>
 // CHECK-NEXT: attn.iota %{{.*}} dim 1 : tensor<64x32xi32>
-func.func @iota(%q0: index, %k0: index) -> (tensor<64x32xi32>, tensor<64x32xi32>) {
+// CHECK-NEXT: attn.iota %{{.*}} dim 0 : tensor<32xi32>
+func.func @iota(%q0: index, %k0: index) -> (tensor<64x32xi32>, tensor<64x32xi32>, tensor<32xi32>) {
   %i = attn.iota %q0 dim 0 : tensor<64x32xi32>
   %j = attn.iota %k0 dim 1 : tensor<64x32xi32>
-  return %i, %j : tensor<64x32xi32>, tensor<64x32xi32>
+  %c = attn.iota %k0 dim 0 : tensor<32xi32>
+  return %i, %j, %c : tensor<64x32xi32>, tensor<64x32xi32>, tensor<32xi32>
 }
 
 // -----

@@ -254,7 +254,7 @@ func.func @dot_zero_contraction(%a: tensor<4x0xf32>, %c: tensor<4x4xf32>) -> ten
 //===----------------------------------------------------------------------===//
 
 func.func @iota_type(%i: index) {
-  // expected-error @+1 {{'attn.iota' op result must be a static 2-d i32 tile, got 'tensor<64x64xi64>'}}
+  // expected-error @+1 {{'attn.iota' op result must be a static 1-d or 2-d i32 tile, got 'tensor<64x64xi64>'}}
   %0 = attn.iota %i dim 0 : tensor<64x64xi64>
   return
 }
@@ -264,6 +264,22 @@ func.func @iota_type(%i: index) {
 func.func @iota_dim(%i: index) {
   // expected-error @+1 {{'attn.iota' op dim must be 0 (rows) or 1 (columns), got 2}}
   %0 = attn.iota %i dim 2 : tensor<64x64xi32>
+  return
+}
+
+// -----
+
+func.func @iota_rank(%i: index) {
+  // expected-error @+1 {{'attn.iota' op result must be a static 1-d or 2-d i32 tile, got 'tensor<4x64x64xi32>'}}
+  %0 = attn.iota %i dim 0 : tensor<4x64x64xi32>
+  return
+}
+
+// -----
+
+func.func @iota_dim_1d(%i: index) {
+  // expected-error @+1 {{'attn.iota' op dim must be 0 for a 1-d tile, got 1}}
+  %0 = attn.iota %i dim 1 : tensor<64xi32>
   return
 }
 

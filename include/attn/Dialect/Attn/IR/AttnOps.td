@@ -945,7 +945,9 @@ def Attn_IotaOp : Attn_Op<"iota", [Pure]> {
   let summary = "A tile of query or key positions";
   let description = [{
     `result[i, j] = start + i` with `dim = 0` (each row's query position) or
-    `start + j` with `dim = 1` (each column's key position), as i32. With
+    `start + j` with `dim = 1` (each column's key position), as i32; a 1-d
+    result (`dim = 0`) is `result[k] = start + k` (one position per row or
+    per column of a score tile, as the vector is broadcast). With
     `clamp(%n)` a position is at most n − 1: the rows and columns of a
     block past the sequence's end repeat its last position (a score_mod's
     gather then reads only positions of the sequence; those elements are
@@ -958,6 +960,7 @@ def Attn_IotaOp : Attn_Op<"iota", [Pure]> {
     ```mlir
     %qi = attn.iota %q0 dim 0 : tensor<64x64xi32>
     %kj = attn.iota %k0 dim 1 clamp(%nk) : tensor<64x64xi32>
+    %cols = attn.iota %k0 dim 0 : tensor<64xi32>
     ```
   }];
   let arguments = (ins Index:$start, I64Attr:$dim, Optional<Index>:$clamp);
