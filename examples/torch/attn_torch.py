@@ -49,7 +49,8 @@ class _GradStrides(ctypes.Structure):
 
 class _Variant(ctypes.Structure):
     # attn_variant: window_left/right (-1: no bound), softcap (0: none),
-    # reserved, alibi_slopes (a device pointer or NULL), dropout (unused).
+    # reserved, alibi_slopes (a device pointer or NULL), dropout (rate 0:
+    # none; the Philox key and offset of the mask).
     _fields_ = [("window_left", ctypes.c_int64),
                 ("window_right", ctypes.c_int64),
                 ("softcap", ctypes.c_float), ("reserved", ctypes.c_int32),
@@ -146,18 +147,20 @@ class Runtime:
         return p
 
     def _variant(self, variant):
-        """attn_variant of (window, softcap, alibi_slopes), or None for the
-        plain problem."""
-        window, softcap, slopes = variant or (None, None, None)
-        if window is None and not softcap and slopes is None:
+        """attn_variant of (window, softcap, alibi_slopes, dropout), or
+        None for the plain problem; dropout is (rate, key, offset) or None."""
+        window, softcap, slopes, dropout = variant or (None, None, None, None)
+        if window is None and not softcap and slopes is None and not dropout:
             return None
         if not self.variants:
             raise AttnError("attn: this libattn_runtime_c has no "
-                            "attn_backward_variant (a window, soft-cap or "
-                            "ALiBi needs a newer one)")
+                            "attn_backward_variant (a window, soft-cap, "
+                            "ALiBi or dropout needs a newer one)")
         v = _Variant()
         v.window_left, v.window_right = window if window else (-1, -1)
         v.softcap = float(softcap or 0)
+        if dropout:
+            v.dropout_p, v.dropout_seed, v.dropout_offset = dropout
         if slopes is not None:
             if slopes.dtype != torch.float32 or not slopes.is_contiguous():
                 raise AttnError("attn: alibi slopes must be a contiguous f32 "
@@ -235,7 +238,8 @@ class AttnFunction(torch.autograd.Function):
 
 
 def attention(rt, q, k, v, causal=False, scale=None, window=None,
-              softcap=None, alibi_slopes=None):
+              softcap=None, alibi_slopes=None, dropout_p=0.0,
+              generator=None):
     """softmax(scale·Q·Kᵀ)·V in FlashAttention's layout: q [B, Nq, Hq, D],
     k [B, Nk, Hkv, D], v [B, Nk, Hkv, Dv] -> [B, Nq, Hq, Dv]; GQA when
     Hq is a multiple of Hkv; causal aligned to the bottom-right corner;
@@ -243,9 +247,16 @@ def attention(rt, q, k, v, causal=False, scale=None, window=None,
     gradients: window (L, R) (FlashAttention's window_size, -1 for no
     bound), softcap C (C·tanh(S/C) of the scaled scores), alibi_slopes (a
     contiguous f32 CUDA tensor of Hq slopes: S − slope[h]·|i + Nk − Nq −
-    j|; no gradient flows to it)."""
+    j|; no gradient flows to it), dropout_p (each probability dropped with
+    that rate, the kept ones scaled by 1/(1 − p); a fresh Philox key a call,
+    drawn from `generator` (torch's default CPU one if None), and the
+    backward drops the same ones)."""
+    dropout = None
+    if dropout_p:
+        key = int(torch.randint(0, 2**62, (1,), generator=generator))
+        dropout = (float(dropout_p), key, 0)
     variant = (tuple(window) if window is not None else None, softcap,
-               alibi_slopes)
+               alibi_slopes, dropout)
     return AttnFunction.apply(q, k, v, rt, bool(causal),
                               0.0 if scale is None else float(scale),
                               variant)

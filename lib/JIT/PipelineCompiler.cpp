@@ -112,12 +112,14 @@ Status checkRequest(const KernelRequest &request) {
                              ": ALiBi has the dense forward and backward only "
                              "(no split-KV pair, KV cache, fp8 or soft-cap)");
   if (request.dropout &&
-      (request.program != Program::Attention || request.kv != KVLayout::Dense ||
-       request.dtype == DType::E4M3))
+      ((request.program != Program::Attention &&
+        !isBackwardProgram(request.program)) ||
+       request.kv != KVLayout::Dense || request.dtype == DType::E4M3))
     return Status::error(StatusCode::Unsupported,
                          "unsupported: " + request.key() +
-                             ": dropout has the dense 16-bit forward only (no "
-                             "split-KV pair, KV cache or fp8)");
+                             ": dropout has the dense 16-bit forward and "
+                             "backward only (no split-KV pair, KV cache or "
+                             "fp8)");
   if (request.packHeads &&
       ((request.program != Program::Attention &&
         request.program != Program::SplitKV) ||
@@ -137,16 +139,15 @@ Status checkRequest(const KernelRequest &request) {
                              "grad_q_out) are not compiled for the runtime "
                              "(it launches grad_q and grad_kv)");
   // The backward (either kernel of attn.attention_grad): dense, 16-bit,
-  // the forward's window, soft-cap or ALiBi but not dropout, reading the
-  // forward's LSE.
+  // the forward's window, soft-cap, ALiBi or dropout, reading the forward's
+  // LSE.
   if (isBackwardProgram(request.program) &&
       (request.dtype == DType::E4M3 || request.kv != KVLayout::Dense ||
-       request.dropout || !request.withLse))
+       !request.withLse))
     return Status::error(StatusCode::Unsupported,
                          "unsupported: " + request.key() +
                              ": the backward is the dense problem of f16 or "
-                             "bf16 tensors (a window, soft-cap or ALiBi, no "
-                             "dropout), from the forward's LSE (lse=1)");
+                             "bf16 tensors, from the forward's LSE (lse=1)");
   if (request.program == Program::SplitKV && !request.withLse)
     return Status::error(StatusCode::Unsupported,
                          "unsupported: " + request.key() +

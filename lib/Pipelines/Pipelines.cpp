@@ -471,6 +471,17 @@ mlir::attn::compileGPUKernels(ModuleOp module,
     return !arg || !scale || arg.getOwner() != scale.getOwner() ||
            arg.getArgNumber() + 1 != scale.getArgNumber();
   };
+  // Dropout's rate, key and offset: the three arguments after the scale.
+  auto dropoutMisplaced = [](ValueRange operands, Value dynamicScale) {
+    auto scale = dyn_cast_or_null<BlockArgument>(dynamicScale);
+    for (auto [i, v] : llvm::enumerate(operands)) {
+      auto arg = dyn_cast<BlockArgument>(v);
+      if (!arg || !scale || arg.getOwner() != scale.getOwner() ||
+          arg.getArgNumber() != scale.getArgNumber() + 1 + i)
+        return true;
+    }
+    return false;
+  };
   module.walk([&](AttentionOp op) {
     if (!op.getDynamicScale())
       constantScale = op;
@@ -479,18 +490,12 @@ mlir::attn::compileGPUKernels(ModuleOp module,
       if (slopesMisplaced(slopes, op.getDynamicScale()))
         misplacedSlopes = op;
     }
-    // Dropout's rate, key and offset: the three arguments after the scale.
     if (op.hasDropout()) {
       dropout = true;
-      auto scale = dyn_cast_or_null<BlockArgument>(op.getDynamicScale());
-      Value operands[3] = {op.getDropoutRate(), op.getDropoutSeed(),
-                           op.getDropoutOffset()};
-      for (auto [i, v] : llvm::enumerate(operands)) {
-        auto arg = dyn_cast<BlockArgument>(v);
-        if (!arg || !scale || arg.getOwner() != scale.getOwner() ||
-            arg.getArgNumber() != scale.getArgNumber() + 1 + i)
-          misplacedDropout = op;
-      }
+      if (dropoutMisplaced(
+              {op.getDropoutRate(), op.getDropoutSeed(), op.getDropoutOffset()},
+              op.getDynamicScale()))
+        misplacedDropout = op;
     }
     withLse |= bool(op.getLse());
     if (op.isVarlen())
@@ -504,8 +509,8 @@ mlir::attn::compileGPUKernels(ModuleOp module,
       kv = ::attn::KVLayout::SeqLens;
   });
   // The backward's kernels end their parameters with the scale as well,
-  // ALiBi's slopes just before it.
-  AttentionGradOp constantGradScale, misplacedGradSlopes;
+  // ALiBi's slopes just before it, dropout's values after it.
+  AttentionGradOp constantGradScale, misplacedGradSlopes, misplacedGradDropout;
   module.walk([&](AttentionGradOp op) {
     if (!op.getDynamicScale())
       constantGradScale = op;
@@ -514,11 +519,22 @@ mlir::attn::compileGPUKernels(ModuleOp module,
       if (slopesMisplaced(slopes, op.getDynamicScale()))
         misplacedGradSlopes = op;
     }
+    if (Value rate = op.getDropoutRate()) {
+      dropout = true;
+      if (dropoutMisplaced({rate, op.getDropoutSeed(), op.getDropoutOffset()},
+                           op.getDynamicScale()))
+        misplacedGradDropout = op;
+    }
   });
   if (misplacedGradSlopes && !constantGradScale)
     return misplacedGradSlopes.emitError()
            << "unsupported: a kernel for the runtime takes ALiBi's slopes as "
               "the function argument just before the scale (KernelABI.h)";
+  if (misplacedGradDropout && !constantGradScale)
+    return misplacedGradDropout.emitError()
+           << "unsupported: a kernel for the runtime takes dropout's rate, "
+              "key and offset as the three function arguments after the "
+              "scale (KernelABI.h)";
   if (constantGradScale)
     return constantGradScale.emitError()
            << "unsupported: a kernel for the runtime takes the softmax scale "
@@ -670,8 +686,9 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
                     (program != ::attn::Program::Attention &&
                      program != ::attn::Program::SplitKV)))
     return nullptr;
-  // Dropout: the dense 16-bit forward.
-  if (dropout && (fp8 || program != ::attn::Program::Attention ||
+  // Dropout: the dense 16-bit forward and its backward (the same Philox
+  // mask, from the same rate, key and offset).
+  if (dropout && (fp8 || (program != ::attn::Program::Attention && !grad) ||
                   kv != ::attn::KVLayout::Dense))
     return nullptr;
   // The dQ-workspace form's grids (grad_prep, grad_q_out) come from a
@@ -681,8 +698,8 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
     return nullptr;
   // The backward (either of its grids names the problem that makes both):
   // the dense attention_grad of 16-bit tensors, with the forward's window,
-  // soft-cap or ALiBi.
-  if (grad && (fp8 || kv != ::attn::KVLayout::Dense || dropout))
+  // soft-cap, ALiBi or dropout.
+  if (grad && (fp8 || kv != ::attn::KVLayout::Dense))
     return nullptr;
   OpBuilder b(&ctx);
   Location loc = UnknownLoc::get(&ctx);
@@ -739,13 +756,16 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
     break;
   case ::attn::Program::GradQuery:
   case ::attn::Program::GradKeyValue:
-    // (dO, q, k, v, o, lse, dQ, dK, dV, Δ[, slopes], scale): the gradients
-    // in the layouts of what they differentiate, Δ contiguous f32 like the
-    // LSE; ALiBi's slopes [Hq] before the scale, as the forward's.
+    // (dO, q, k, v, o, lse, dQ, dK, dV, Δ[, slopes], scale[, rate, key,
+    // offset]): the gradients in the layouts of what they differentiate, Δ
+    // contiguous f32 like the LSE; ALiBi's slopes [Hq] before the scale
+    // and dropout's values after it, as the forward's.
     args = {vo, qk, kT, vT, vo, lseT, qk, kT, vT, lseT};
     if (alibi)
       args.push_back(MemRefType::get({dyn}, f32));
     args.push_back(f32);
+    if (dropout)
+      args.append({f32, b.getI64Type(), b.getI32Type()});
     break;
   case ::attn::Program::GradPrep:
   case ::attn::Program::GradQueryOut:
@@ -767,11 +787,13 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
       op.setWindowRightAttr(b.getI64IntegerAttr(windowRight));
   };
   if (grad) {
+    const unsigned s = alibi ? 11 : 10;
     auto op = AttentionGradOp::create(
         b, loc, arg(0), arg(1), arg(2), arg(3), arg(4), arg(5), arg(6), arg(7),
         arg(8), arg(9), /*dq_accum=*/Value(),
-        /*dynamic_scale=*/arg(alibi ? 11 : 10),
-        /*dropout=*/Value(), Value(), Value(),
+        /*dynamic_scale=*/arg(s),
+        /*dropout=*/dropout ? arg(s + 1) : Value(),
+        dropout ? arg(s + 2) : Value(), dropout ? arg(s + 3) : Value(),
         /*alibi_slopes=*/alibi ? arg(10) : Value(), FloatAttr(), UnitAttr(),
         IntegerAttr(), IntegerAttr(), TargetAttr(),
         /*window_left=*/IntegerAttr(), /*window_right=*/IntegerAttr(),

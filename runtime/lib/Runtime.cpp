@@ -1732,9 +1732,12 @@ Status Runtime::backward(const BackwardProblem &problem, const void *dO,
                         " bytes of the backward's row sums)",
                     r);
   float *delta = reinterpret_cast<float *>(uintptr_t(ws));
+  DropoutArgs dropout{problem.dropoutRate, problem.dropoutSeed,
+                      problem.dropoutOffset};
   KernelParams params =
       memrefGradParams(shape, gs, dO, q, k, v, o, lse, dq, dk, dv, delta,
-                       float(problem.effectiveScale()), problem.alibiSlopes);
+                       float(problem.effectiveScale()), problem.alibiSlopes,
+                       problem.dropout ? &dropout : nullptr);
   GridValues gv = gridValues(f, *kq, 1, dev->info.smCount);
   // kv_blocks counts grad_kv's programs: its block_m keys each.
   gv.kvBlocks = (problem.seqK + kkv->blockM - 1) / kkv->blockM;

@@ -951,10 +951,6 @@ Status checkBackwardProblem(const BackwardProblem &p) {
     return unsupported("an f32 backward on the GPU (the tensor cores take "
                        "f16 and bf16; attn-run --backward runs f32 on the "
                        "CPU path)");
-  if (p.dropout)
-    return unsupported("the backward of a forward with dropout (the "
-                       "compiler's kernels take it; the runtime's backward "
-                       "does not yet)");
   if (Status s = checkProblem(p.forward()); !s.ok())
     return s;
   for (const TensorShape &t : gradShapesOf(p))
@@ -979,8 +975,8 @@ Status findBackwardKernels(const Manifest &bundle, const BackwardProblem &p,
     // it does not allocate, and its grad_kv another argument list.
     if (k.program != Program::GradQuery && k.program != Program::GradKeyValue)
       continue;
-    const bool variant =
-        k.windowLeft != -1 || k.windowRight != -1 || k.softcap != 0 || k.alibi;
+    const bool variant = k.windowLeft != -1 || k.windowRight != -1 ||
+                         k.softcap != 0 || k.alibi || k.dropout;
     have.insert(std::string(dtypeName(k.dtype)) + " d" +
                 std::to_string(k.headDim) +
                 (k.headDimV != k.headDim ? "/" + std::to_string(k.headDimV)
@@ -991,7 +987,7 @@ Status findBackwardKernels(const Manifest &bundle, const BackwardProblem &p,
         k.headDimV != p.headDimV || k.causal != p.causal || !k.lse ||
         k.kv != KVLayout::Dense || k.windowLeft != p.windowLeft ||
         k.windowRight != p.windowRight || k.softcap != float(p.softcap) ||
-        k.alibi != p.alibi)
+        k.alibi != p.alibi || k.dropout != p.dropout)
       continue;
     (k.program == Program::GradQuery ? gradQ : gradKV).push_back(&k);
   }
@@ -1007,6 +1003,8 @@ Status findBackwardKernels(const Manifest &bundle, const BackwardProblem &p,
     variant += " with a soft-cap";
   if (p.alibi)
     variant += " with ALiBi";
+  if (p.dropout)
+    variant += " with dropout";
   return notInBundle(
       std::string("the backward for ") + (p.causal ? "causal " : "") +
       dtypeName(p.dtype) + " head dim " + std::to_string(p.headDim) + variant +

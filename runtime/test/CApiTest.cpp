@@ -405,7 +405,7 @@ TEST(CApi, BackwardArguments) {
   EXPECT_EQ(sizeof(attn_grad_strides), 4 * sizeof(attn_strides));
 
   // The backward of a forward's variant: the variant's rules as the
-  // forward's, dropout refused, then the runtime check.
+  // forward's, then the runtime check.
   EXPECT_EQ(attn_backward_variant(nullptr, &p, nullptr, nullptr, nullptr,
                                   nullptr, nullptr, nullptr, nullptr, nullptr,
                                   nullptr, nullptr, nullptr, nullptr),
@@ -427,14 +427,21 @@ TEST(CApi, BackwardArguments) {
             ATTN_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(attn_last_error_message()).find("reserved"),
             std::string::npos);
+  // Dropout: the forward's rule on the rate, then the runtime check.
   attn_variant_init(&var);
+  var.dropout_p = 1.5f;
+  EXPECT_EQ(attn_backward_variant(nullptr, &p, &var, nullptr, nullptr, nullptr,
+                                  nullptr, nullptr, nullptr, nullptr, nullptr,
+                                  nullptr, nullptr, nullptr),
+            ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attn_last_error_message())
+                .find("dropout rate must be in [0, 1)"),
+            std::string::npos)
+      << attn_last_error_message();
   var.dropout_p = 0.1f;
   EXPECT_EQ(attn_backward_variant(nullptr, &p, &var, nullptr, nullptr, nullptr,
                                   nullptr, nullptr, nullptr, nullptr, nullptr,
                                   nullptr, nullptr, nullptr),
-            ATTN_ERROR_UNSUPPORTED);
-  EXPECT_NE(std::string(attn_last_error_message())
-                .find("the backward of a forward with dropout"),
-            std::string::npos)
-      << attn_last_error_message();
+            ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attn_last_error_message(), "runtime is null");
 }

@@ -1380,12 +1380,14 @@ void runGradCase(Runtime &rt, BackwardProblem p, Layout layout, uint64_t seed,
 
 TEST_F(Gpu, BackwardMatchesTheReference) {
   // Every backward of the bundle: (dtype, D, causal) and its score variant
-  // (window, soft-cap, ALiBi).
-  std::set<std::tuple<DType, int, bool, int, int, float, bool>> keys;
+  // (window, soft-cap, ALiBi) or dropout (a fresh rate, key and offset a
+  // case: the reference's forward and gradients drop what the op's Philox
+  // mask drops).
+  std::set<std::tuple<DType, int, bool, int, int, float, bool, bool>> keys;
   for (const KernelEntry &k : rt->bundle().kernels)
     if (k.program == Program::GradQuery)
       keys.insert({k.dtype, k.headDim, k.causal, k.windowLeft, k.windowRight,
-                   k.softcap, k.alibi});
+                   k.softcap, k.alibi, k.dropout});
   struct Shape {
     int64_t B, Hq, Hkv, Nq, Nk;
   };
@@ -1397,7 +1399,8 @@ TEST_F(Gpu, BackwardMatchesTheReference) {
                           {1, 4, 1, 77, 77}};
   int ran = 0;
   uint64_t seed = 777;
-  for (auto [dtype, D, causal, left, right, softcap, alibi] : keys)
+  std::mt19937_64 draw(seed);
+  for (auto [dtype, D, causal, left, right, softcap, alibi, dropout] : keys)
     for (const Shape &sh : shapes)
       for (Layout layout : {Layout::BHND, Layout::BNHD}) {
         BackwardProblem p;
@@ -1408,6 +1411,13 @@ TEST_F(Gpu, BackwardMatchesTheReference) {
         p.windowRight = right;
         p.softcap = softcap;
         p.alibi = alibi;
+        p.dropout = dropout;
+        if (dropout) {
+          p.dropoutRate =
+              std::uniform_real_distribution<float>(0.05f, 0.5f)(draw);
+          p.dropoutSeed = draw();
+          p.dropoutOffset = uint32_t(draw());
+        }
         p.batch = sh.B;
         p.headsQ = sh.Hq;
         p.headsKV = sh.Hkv;
@@ -1417,8 +1427,10 @@ TEST_F(Gpu, BackwardMatchesTheReference) {
                      << dtypeName(dtype) << " D=" << D << " causal=" << causal
                      << " window=" << left << "," << right
                      << " softcap=" << softcap << " alibi=" << alibi
-                     << " B=" << sh.B << " Hq=" << sh.Hq << " Hkv=" << sh.Hkv
-                     << " Nq=" << sh.Nq << " Nk=" << sh.Nk << " layout="
+                     << " dropout=" << p.dropoutRate << "/" << p.dropoutSeed
+                     << "/" << p.dropoutOffset << " B=" << sh.B
+                     << " Hq=" << sh.Hq << " Hkv=" << sh.Hkv << " Nq=" << sh.Nq
+                     << " Nk=" << sh.Nk << " layout="
                      << (layout == Layout::BHND ? "BHND" : "BNHD"));
         GradResult r;
         runGradCase(*rt, p, layout, seed += 5, r);

@@ -1408,11 +1408,15 @@ TEST(Backward, ProblemRules) {
   p.dtype = DType::E4M3;
   expectStatus(checkBackwardProblem(p), StatusCode::Unsupported,
                "unsupported: the backward of an e4m3 (fp8) forward");
+  // The backward of a dropout forward (the same rate, key and offset),
+  // under the forward's rules.
   p = gradProblem();
   p.dropout = true;
   p.dropoutRate = 0.1f;
-  expectStatus(checkBackwardProblem(p), StatusCode::Unsupported,
-               "the backward of a forward with dropout");
+  EXPECT_TRUE(checkBackwardProblem(p).ok());
+  p.dropoutRate = 1.0f;
+  expectStatus(checkBackwardProblem(p), StatusCode::InvalidArgument,
+               "dropout rate must be in [0, 1), got 1.0");
   // The forward's score variants, under the forward's rules.
   p = gradProblem();
   p.windowLeft = 16;

@@ -17,7 +17,7 @@
 // sm_89 from the sm_80 PTX, sm_90a from the sm_90a PTX) was assembled
 // by ptxas -v when attn-bundle made the bundle (the attn-kernel-bundle
 // target, a dependency of check-attn); its register and spill counts are in
-// ptxas-report.txt, and the table is in the test log. None of the 978
+// ptxas-report.txt, and the table is in the test log. None of the 986
 // cubins spills; any spill fails. The sm_90a kernels with head dims of a multiple of 64 are
 // wgmma kernels (256 threads, up to 255 registers: D = 256 holds O in 128
 // of them); D = 96 stays on mma.sync.
@@ -25,7 +25,7 @@
 // RUN: bash %attn_src_root/tools/scripts/ptxas_check.sh --allow-spill 0 --report %attn_bundle_dir | FileCheck %s
 // CHECK:     kernel arch regs spill status
 // CHECK-NOT: FAIL
-// CHECK:     kernels: 978, spill-free: 978, small spills (<= 0 bytes): 0, failed: 0
+// CHECK:     kernels: 986, spill-free: 986, small spills (<= 0 bytes): 0, failed: 0
 
 // The report is ptxas's own: one line per cubin of the manifest.
 // RUN: FileCheck %s --check-prefix=REPORT < %attn_bundle_dir/ptxas-report.txt

@@ -298,10 +298,6 @@ TEST(Jit, CompilesTheBackwardsTwoKernels) {
   EXPECT_NE(again.origin.find("hit"), std::string::npos) << again.origin;
   // What the backward does not have: refused, nothing compiled.
   KernelRequest bad = q;
-  bad.dropout = true;
-  st = c->compiler->compile(bad, gq);
-  EXPECT_EQ(st.code(), StatusCode::Unsupported) << st.message();
-  bad = q;
   bad.withLse = false;
   st = c->compiler->compile(bad, gq);
   EXPECT_EQ(st.code(), StatusCode::Unsupported) << st.message();
@@ -326,6 +322,18 @@ TEST(Jit, CompilesTheBackwardsTwoKernels) {
   EXPECT_EQ(gcap.entry.program, Program::GradQuery);
   EXPECT_EQ(gcap.entry.softcap, 30.0f);
   EXPECT_EQ(countEntries(dir.path), 3u);
+  // The backward of a dropout forward: its kernels take the rate, key and
+  // offset after the scale (the forward's ABI) and say so.
+  KernelRequest drop = kv;
+  drop.dropout = true;
+  CompiledImage gdrop;
+  st = c->compiler->compile(drop, gdrop);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(gdrop.entry.program, Program::GradKeyValue);
+  EXPECT_TRUE(gdrop.entry.dropout);
+  EXPECT_NE(gdrop.entry.name.find("_dropout"), std::string::npos)
+      << gdrop.entry.name;
+  EXPECT_EQ(countEntries(dir.path), 4u);
 }
 
 TEST(Jit, CompilesKVCacheAndPackedBatchKernelsTheBundleLacks) {
@@ -589,13 +597,14 @@ TEST(Jit, CompilesADropoutKernel) {
   EXPECT_FALSE(img.entry.alibi);
   EXPECT_NE(img.entry.name.find("_dropout"), std::string::npos)
       << img.entry.name;
-  // The dense 16-bit forward only: a split-KV pair or a KV cache with
-  // dropout is refused.
+  // The dense 16-bit forward and backward only: a split-KV pair or a KV
+  // cache with dropout is refused.
   r.program = Program::SplitKV;
   r.withLse = true;
   s = c->compiler->compile(r, img);
   EXPECT_EQ(s.code(), StatusCode::Unsupported) << s.message();
-  EXPECT_NE(s.message().find("dropout has the dense 16-bit forward only"),
+  EXPECT_NE(s.message().find("dropout has the dense 16-bit forward and "
+                             "backward only"),
             std::string::npos)
       << s.message();
   r.program = Program::Attention;

@@ -480,8 +480,10 @@ struct GradStrides {
 /// that is 8 * 11 + 2 * 9 + 1 = 107 parameters. `delta` is the runtime's
 /// workspace: grad_q writes Δ = rowsum(dO∘O) there, grad_kv reads it. The
 /// backward of an ALiBi forward (alibi=1, `alibi` non-null) takes its
-/// slopes [Hq] f32 (5 parameters) just before the scale, as the forward.
-/// The backward's memref argument `arg` in [0, 3] (0 dO, 1 q, 2 k, 3 v:
+/// slopes [Hq] f32 (5 parameters) just before the scale, as the forward;
+/// that of a dropout forward (dropout=1, `dropout` non-null) the forward's
+/// rate, Philox key and offset after the scale, as the forward (the same
+/// mask). The backward's memref argument `arg` in [0, 3] (0 dO, 1 q, 2 k, 3 v:
 /// the first of memrefGradParams' list, the ones a grid may read by bulk
 /// copies): sizes and element strides.
 inline AttentionArgument gradArgument(const AttentionShape &s,
@@ -495,7 +497,8 @@ inline KernelParams
 memrefGradParams(const AttentionShape &s, const GradStrides &g, const void *dO,
                  const void *q, const void *k, const void *v, const void *o,
                  const float *lse, void *dq, void *dk, void *dv, float *delta,
-                 float scale, const float *alibi = nullptr) {
+                 float scale, const float *alibi = nullptr,
+                 const DropoutArgs *dropout = nullptr) {
   KernelParams p;
   bool ok = true;
   const int64_t kSizes[4] = {s.batch, s.headsKV, s.seqK, s.headDim};
@@ -517,6 +520,11 @@ memrefGradParams(const AttentionShape &s, const GradStrides &g, const void *dO,
     ok &= p.addMemref(alibi, {s.headsQ}, {1});
   (void)ok;
   p.addF32(scale);
+  if (dropout) {
+    p.addF32(dropout->rate);
+    p.addI64(int64_t(dropout->seed));
+    p.addI32(int32_t(dropout->offset));
+  }
   return p;
 }
 
