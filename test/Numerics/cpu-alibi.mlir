@@ -11,6 +11,12 @@
 // RUN: attn-run --alibi --dtype bf16 --head-dim 128 --heads 2 --seq-q 300 --seq-k 77 --causal --lse --check | FileCheck %s --check-prefixes=CHECK,LSE
 // RUN: attn-run --alibi --dtype f16 --heads 3 --kv-heads 1 --seq-q 77 --seq-k 300 --block-q 16 --block-kv 32 --check | FileCheck %s
 // RUN: attn-run --alibi --dtype f32 --batch 2 --heads 2 --seq-q 1 --seq-k 1000 --causal --check | FileCheck %s
+// Without the causal mask the tiling splits the unmasked key blocks at
+// every row's diagonal (left of it, across it, right of it): many blocks of
+// each, Nq < Nk and Nq > Nk (whole programs of rows right of the keys).
+// RUN: attn-run --alibi --dtype f32 --heads 2 --seq-q 300 --seq-k 700 --block-q 32 --block-kv 32 --lse --check | FileCheck %s --check-prefixes=CHECK,LSE
+// RUN: attn-run --alibi --dtype f32 --heads 2 --seq-q 700 --seq-k 300 --block-q 32 --block-kv 32 --lse --check | FileCheck %s --check-prefixes=CHECK,LSE
+// RUN: attn-run --alibi --dtype bf16 --head-dim 128 --heads 2 --kv-heads 1 --seq-q 500 --seq-k 520 --lse --check | FileCheck %s --check-prefixes=CHECK,LSE
 // RUN: attn-run %s --check | FileCheck %s
 // A kernel that dropped the bias, or used another convention, fails: the
 // slopes are up to 1 a key, far beyond the tolerance.
