@@ -20,6 +20,11 @@
 // RUN: sed -e 's/64xf32/64xbf16/g' %S/Inputs/score-mod-chunked.mlir > %t.chunked.bf16.mlir
 // RUN: attn-run %t.chunked.bf16.mlir --batch 3 --heads 4 --kv-heads 1 --seq-q 257 --seq-k 257 --check | FileCheck %s
 // RUN: attn-run %S/Inputs/score-mod-int-ops.mlir --batch 3 --heads 5 --seq-q 70 --seq-k 90 --check | FileCheck %s
+// A bias affine in the positions, split into columns and rows (the LSE):
+// RUN: attn-run %S/Inputs/score-mod-position-bias.mlir --batch 2 --heads 4 --kv-heads 2 --seq-q 130 --seq-k 200 --check | FileCheck %s
+// RUN: attn-run %S/Inputs/score-mod-position-bias.mlir --heads 8 --seq-q 300 --seq-k 100 --block-q 16 --block-kv 32 --check | FileCheck %s
+// RUN: sed -e 's/64xf32/64xbf16/g' %S/Inputs/score-mod-position-bias.mlir > %t.posbias.bf16.mlir
+// RUN: attn-run %t.posbias.bf16.mlir --batch 3 --heads 8 --kv-heads 2 --seq-q 257 --seq-k 300 --check | FileCheck %s
 // Gathers (a load indexed by the positions): a relative-position bias and
 // document ids; the padded rows and columns of the last blocks read the
 // last position's entry (clamped iotas), so no load leaves the tables.
