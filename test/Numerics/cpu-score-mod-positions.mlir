@@ -25,6 +25,8 @@
 // RUN: attn-run %S/Inputs/score-mod-position-bias.mlir --heads 8 --seq-q 300 --seq-k 100 --block-q 16 --block-kv 32 --check | FileCheck %s
 // RUN: sed -e 's/64xf32/64xbf16/g' %S/Inputs/score-mod-position-bias.mlir > %t.posbias.bf16.mlir
 // RUN: attn-run %t.posbias.bf16.mlir --batch 3 --heads 8 --kv-heads 2 --seq-q 257 --seq-k 300 --check | FileCheck %s
+// A per-program shift that is −inf for one head (its rows see no key):
+// RUN: attn-run %S/Inputs/score-mod-head-shift.mlir --heads 3 --seq-q 100 --seq-k 130 --check | FileCheck %s
 // Gathers (a load indexed by the positions): a relative-position bias and
 // document ids; the padded rows and columns of the last blocks read the
 // last position's entry (clamped iotas), so no load leaves the tables.

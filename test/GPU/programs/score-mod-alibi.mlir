@@ -25,8 +25,9 @@
 // TILE:           arith.sitofp %{{.*}} : tensor<128xi32> to tensor<128xf32>
 // TILE:           attn.broadcast %{{.*}} {per_column} : tensor<128xf32> -> tensor<128x128xf32>
 // TILE-NOT:       tensor<128x128xi32>
-// TILE:         math.log
 // TILE:         attn.iota %{{.*}} dim 0 : tensor<128xi32>
+// TILE:         attn.store_tile %{{.*}}, %arg3
+// TILE:         math.log
 // TILE:         attn.store_tile %{{.*}}, %arg4
 // PTX-NOT: __nv_
 // PTX: .entry attention_kernel

@@ -182,8 +182,8 @@ struct AssignLayoutsPass
 
   /// The 1-d tiles that hold one value per column: the inputs of
   /// attn.broadcast {per_column} and the 1-d values they are computed from
-  /// (loads, elementwise math, constants). A constant or splat that also
-  /// feeds a per-row value is cloned for the per-column use.
+  /// (loads, elementwise math, constants). A constant, splat or iota that
+  /// also feeds a per-row value is cloned for the per-column use.
   static llvm::DenseSet<Value> perColumnValues(scf::ForallOp grid) {
     llvm::DenseSet<Value> cols;
     SmallVector<Value> work;
@@ -207,7 +207,7 @@ struct AssignLayoutsPass
         if (!is1d(x))
           continue;
         Operation *cst = x.getDefiningOp();
-        if (cst && !isa<arith::ConstantOp, tensor::SplatOp>(cst))
+        if (cst && !isa<arith::ConstantOp, tensor::SplatOp, IotaOp>(cst))
           cst = nullptr;
         if (cst && !llvm::all_of(x.getUsers(), [&](Operation *u) {
               return llvm::all_of(u->getResults(), [&](Value r) {

@@ -435,7 +435,8 @@ Value sumTerms(OpBuilder &b, Location loc, ArrayRef<Term> terms,
 
 std::optional<PositionBias> PositionBias::match(Block &body) {
   ModArgs args(body);
-  if (!args.score || !args.score.getType().isF32())
+  // (The score once: s + s − s is s only where s is finite.)
+  if (!args.score || !args.score.getType().isF32() || !args.score.hasOneUse())
     return std::nullopt;
   llvm::SmallPtrSet<Operation *, 8> varying = varyingOps(body);
   DenseMap<Value, Positions> ints;

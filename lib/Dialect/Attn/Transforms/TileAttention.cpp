@@ -824,6 +824,26 @@ struct TileAttentionPass
                                /*rhs_transposed=*/false);
         });
 
+    // A position bias's rows' part r never entered the scores, which is
+    // exact for finite r only: where r_i = −inf every score of row i is
+    // −inf (the row sees no key: O = 0), where it is +inf or NaN so is
+    // the softmax (O = NaN). O_i ·= (r_i == −inf) ? 0 : r_i − r_i + 1.
+    Value biasRows;
+    if (pc.positionBias)
+      biasRows =
+          pc.positionBias->rows(b, loc, pc.modScalars, pc.rowType, pc.qStart);
+    if (biasRows) {
+      Value rowNegInf = negInfSplat(b, loc, pc.rowType);
+      Value isNegInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                             biasRows, rowNegInf);
+      Value zeroIfFinite = arith::SubFOp::create(b, loc, biasRows, biasRows);
+      Value oneIfFinite = arith::AddFOp::create(b, loc, zeroIfFinite,
+                                                splat(b, loc, pc.rowType, 1.0));
+      Value factor = arith::SelectOp::create(
+          b, loc, isNegInf, splat(b, loc, pc.rowType, 0.0), oneIfFinite);
+      acc = arith::MulFOp::create(b, loc, acc,
+                                  BroadcastOp::create(b, loc, accType, factor));
+    }
     // fp8: O of the dequantised V, vd·(P·V8).
     if (Value vd = op.getVDescale())
       acc = arith::MulFOp::create(b, loc, acc,
@@ -843,10 +863,8 @@ struct TileAttentionPass
       Value rowLse = arith::AddFOp::create(b, loc, scaledM, logL);
       // A position bias's rows' part, left out of the scores:
       //   LSE_i = log Σ_j exp(S_ij + r_i) = r_i + log Σ_j exp(S_ij).
-      if (pc.positionBias)
-        if (Value r = pc.positionBias->rows(b, loc, pc.modScalars, pc.rowType,
-                                            pc.qStart))
-          rowLse = arith::AddFOp::create(b, loc, rowLse, r);
+      if (biasRows)
+        rowLse = arith::AddFOp::create(b, loc, rowLse, biasRows);
       rowLse = arith::SelectOp::create(b, loc, lZero, negInf, rowLse);
       StoreTileOp::create(b, loc, rowLse, lse, outIdx, pc.qRows, pc.group);
     }

@@ -134,17 +134,27 @@ func.func @alibi(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
 // -----
 
 // A body of per-program values only (the batch index as a float bias) is a
-// per-row shift of every score: it stays out of the score tiles, and the
-// LSE takes it (LSE = scale·m + log l + float(b)); no iota.
+// per-row shift r of every score: it stays out of the score tiles, and the
+// LSE takes it (LSE = scale·m + log l + float(b)); no iota. O is scaled by
+// (r == −inf) ? 0 : r − r + 1, so that a non-finite r (which the scores
+// would have carried) still empties the row (−inf) or makes it NaN.
 // CHECK-LABEL: func.func @batch_bias
 // CHECK:         %[[B32:.*]] = arith.index_cast %{{.*}} : index to i32
 // CHECK-NEXT:    %[[BF:.*]] = arith.sitofp %[[B32]] : i32 to f32
 // CHECK-NOT:     attn.iota
 // CHECK:         scf.for
 // CHECK-NOT:       tensor.splat %[[BF]]
-// CHECK:         %[[LOG:.*]] = math.log
+// CHECK:         } {attn.softmax_pass = "pv"
+// CHECK:         %[[SHIFT:.*]] = tensor.splat %[[BF]] : tensor<64xf32>
+// CHECK-NEXT:    %[[NEGINF:.*]] = arith.cmpf oeq, %[[SHIFT]], %{{.*}} : tensor<64xf32>
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.subf %[[SHIFT]], %[[SHIFT]] : tensor<64xf32>
+// CHECK-NEXT:    %[[ONE:.*]] = arith.addf %[[ZERO]], %{{.*}} : tensor<64xf32>
+// CHECK-NEXT:    %[[F:.*]] = arith.select %[[NEGINF]], %{{.*}}, %[[ONE]]
+// CHECK-NEXT:    %[[FB:.*]] = attn.broadcast %[[F]] : tensor<64xf32> -> tensor<64x64xf32>
+// CHECK-NEXT:    %[[O:.*]] = arith.mulf %{{.*}}, %[[FB]] : tensor<64x64xf32>
+// CHECK-NEXT:    attn.store_tile %[[O]], %arg3
+// CHECK-NEXT:    %[[LOG:.*]] = math.log
 // CHECK-NEXT:    %[[LSE:.*]] = arith.addf %{{.*}}, %[[LOG]] : tensor<64xf32>
-// CHECK-NEXT:    %[[SHIFT:.*]] = tensor.splat %[[BF]] : tensor<64xf32>
 // CHECK-NEXT:    arith.addf %[[LSE]], %[[SHIFT]] : tensor<64xf32>
 func.func @batch_bias(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
                       %v: memref<?x?x?x64xf32>, %o: memref<?x?x?x64xf32>,
@@ -198,13 +208,15 @@ func.func @builtin_softcap(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
 // CHECK-NEXT:      %[[OFF:.*]] = tensor.splat %[[NQ0]] : tensor<128xi32>
 // CHECK-NEXT:      %[[J:.*]] = attn.iota %{{.*}} dim 0 : tensor<128xi32>
 // CHECK-NEXT:      arith.addi %[[J]], %[[OFF]] : tensor<128xi32>
-// CHECK:         %[[LOG:.*]] = math.log
-// CHECK-NEXT:    %[[LSE:.*]] = arith.addf %{{.*}}, %[[LOG]] : tensor<64xf32>
-// CHECK-NEXT:    %[[I:.*]] = attn.iota %c0 dim 0 : tensor<64xi32>
+// CHECK:         } {attn.softmax_pass = "pv"
+// CHECK:         %[[I:.*]] = attn.iota %c0 dim 0 : tensor<64xi32>
 // CHECK-NEXT:    %[[NEG:.*]] = arith.subi %{{.*}}, %[[I]] : tensor<64xi32>
 // CHECK-NEXT:    %[[F:.*]] = arith.sitofp %[[NEG]] : tensor<64xi32> to tensor<64xf32>
 // CHECK-NEXT:    %[[SP:.*]] = tensor.splat %[[SLOPE]] : tensor<64xf32>
 // CHECK-NEXT:    %[[R:.*]] = arith.mulf %[[SP]], %[[F]] fastmath<reassoc,contract> : tensor<64xf32>
+// CHECK:         attn.store_tile %{{.*}}, %arg3
+// CHECK-NEXT:    %[[LOG:.*]] = math.log
+// CHECK-NEXT:    %[[LSE:.*]] = arith.addf %{{.*}}, %[[LOG]] : tensor<64xf32>
 // CHECK-NEXT:    %[[SUM:.*]] = arith.addf %[[LSE]], %[[R]] : tensor<64xf32>
 // CHECK-NEXT:    %[[OUT:.*]] = arith.select %{{.*}}, %{{.*}}, %[[SUM]]
 // CHECK-NEXT:    attn.store_tile %[[OUT]], %arg4
