@@ -729,6 +729,9 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
     cache.push_back(
         MemRefType::get({dyn, dyn}, b.getI32Type(),
                         StridedLayoutAttr::get(&ctx, dyn, {dyn, 1})));
+  // Dropout's rate, Philox key and offset: the last three arguments of the
+  // forward and of its backward.
+  const Type dropoutArgs[3] = {f32, b.getI64Type(), b.getI32Type()};
   SmallVector<Type> args;
   switch (program) {
   case ::attn::Program::Attention:
@@ -741,8 +744,8 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
     args.push_back(f32);
     if (fp8) // q_descale, k_descale, v_descale
       args.append({f32, f32, f32});
-    if (dropout) // rate, Philox key, offset
-      args.append({f32, b.getI64Type(), b.getI32Type()});
+    if (dropout)
+      llvm::append_range(args, dropoutArgs);
     break;
   case ::attn::Program::SplitKV:
     args = {qk, kT, vT, partialO, partialLse};
@@ -765,7 +768,7 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
       args.push_back(MemRefType::get({dyn}, f32));
     args.push_back(f32);
     if (dropout)
-      args.append({f32, b.getI64Type(), b.getI32Type()});
+      llvm::append_range(args, dropoutArgs);
     break;
   case ::attn::Program::GradPrep:
   case ::attn::Program::GradQueryOut:

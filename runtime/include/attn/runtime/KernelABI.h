@@ -431,6 +431,15 @@ struct DropoutArgs {
   uint64_t seed = 0;
   uint32_t offset = 0;
 };
+/// A dropout kernel's last three parameters (none for a null `dropout`):
+/// the forward's and its backward's alike, so both draw one mask.
+inline void addDropoutParams(KernelParams &p, const DropoutArgs *dropout) {
+  if (!dropout)
+    return;
+  p.addF32(dropout->rate);
+  p.addI64(int64_t(dropout->seed));
+  p.addI32(int32_t(dropout->offset));
+}
 inline KernelParams memrefAttentionParams(
     const AttentionShape &s, const void *q, const void *k, const void *v,
     void *o, float *lse, float scale, const KVCacheArgs *cache = nullptr,
@@ -454,11 +463,7 @@ inline KernelParams memrefAttentionParams(
   if (descale)
     for (int i = 0; i < 3; ++i)
       p.addF32(descale[i]);
-  if (dropout) {
-    p.addF32(dropout->rate);
-    p.addI64(int64_t(dropout->seed));
-    p.addI32(int32_t(dropout->offset));
-  }
+  addDropoutParams(p, dropout);
   return p;
 }
 
@@ -520,11 +525,7 @@ memrefGradParams(const AttentionShape &s, const GradStrides &g, const void *dO,
     ok &= p.addMemref(alibi, {s.headsQ}, {1});
   (void)ok;
   p.addF32(scale);
-  if (dropout) {
-    p.addF32(dropout->rate);
-    p.addI64(int64_t(dropout->seed));
-    p.addI32(int32_t(dropout->offset));
-  }
+  addDropoutParams(p, dropout);
   return p;
 }
 
