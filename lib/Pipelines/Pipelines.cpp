@@ -276,6 +276,7 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   layouts.qInRegisters = opts.qInRegisters;
   layouts.wgmma = opts.wgmma;
   layouts.skipUnitFactors = opts.skipUnitFactors;
+  layouts.polynomialExp2 = opts.polynomialExp2;
   layouts.tensorReduce = opts.tensorReduce;
   pm.addPass(createAttnAssignLayouts(layouts));
   AttnPipelineKVLoopOptions pipe;

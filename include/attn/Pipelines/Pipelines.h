@@ -154,6 +154,11 @@ struct CodegenPipelineOptions
                      "threads whose rows' factors are all 1: 1, 0 (-1: where "
                      "measured to pay)"),
       llvm::cl::init(AttnAssignLayoutsOptions().skipUnitFactors)};
+  Option<int64_t> polynomialExp2{
+      *this, "polynomial-exp2",
+      llvm::cl::desc("attn-assign-layouts: one exponential of a rounded P "
+                     "tile in K on the FMA pipe (0: none)"),
+      llvm::cl::init(AttnAssignLayoutsOptions().polynomialExp2)};
   Option<int64_t> carryQuotients{
       *this, "carry-quotients",
       llvm::cl::desc("attn-carry-quotients before the conversion: loops' "

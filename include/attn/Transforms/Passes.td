@@ -218,8 +218,11 @@ def AttnAssignLayouts : Pass<"attn-assign-layouts"> {
     `attn.skip_unit_factors`: the lowering multiplies only where a row's α
     is not 1 (with lazy rescaling, rarely). Measured to pay there and to
     cost or not pay elsewhere (`skip-unit-factors` forces either).
-    The softmax exponent `(S − broadcast(m))·c` (c a constant) becomes
-    `math.fma(S, c, broadcast(−m·c))`: one fused multiply-add per score.
+    The softmax exponent `(S − broadcast(m))·c` (c a constant) is marked
+    `attn.fused_exponent`: one fused multiply-add per score. With
+    `polynomial-exp2=K`, the exponentials of P tiles that are rounded to
+    16 or 8 bits are marked `attn.polynomial_exp2 = K`: the lowering
+    computes one element in K with a polynomial on the FMA pipe.
     A tile shape the layouts cannot hold is reported as unsupported.
   }];
   let dependentDialects = ["::mlir::attn::AttnDialect",
@@ -240,7 +243,11 @@ def AttnAssignLayouts : Pass<"attn-assign-layouts"> {
            /*default=*/"-1",
            "Mark the accumulator's rescale attn.skip_unit_factors: 1 "
            "(wherever it has that form), 0 (never), -1 (where measured to "
-           "pay)">
+           "pay)">,
+    Option<"polynomialExp2", "polynomial-exp2", "int64_t", /*default=*/"0",
+           "Mark the exponentials of 16-bit and 8-bit P tiles "
+           "attn.polynomial_exp2 = K: one element in K on the FMA pipe "
+           "(0: none; loses 2-15% on sm_90a, see PERF-NOTES)">
   ];
 }
 

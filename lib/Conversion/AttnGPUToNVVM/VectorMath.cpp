@@ -17,6 +17,46 @@ using namespace mlir::attn;
 using namespace mlir::attn::gpu_lowering;
 
 namespace {
+/// 2^x on the FMA pipe, for x <= 127 or NaN (the softmax's exponents are
+/// at most the lazy rescale's threshold):
+///   x' = max(x, −127)                  (NaN stays NaN: max.NaN)
+///   r  = x' + 1.5·2^23, rounded down   (bits(r) = bits(1.5·2^23) + ⌊x'⌋)
+///   f  = x' − (r − 1.5·2^23)           (in [0, 1); both steps exact)
+///   p  = 1 + f·(c1 + f·(c2 + f·c3))    (2^f, relative error < 9e-5)
+///   2^x = p · float((bits(r) + 127) << 23)
+/// The shift keeps ⌊x'⌋ + 127 in [0, 254] as the exponent field (0 for
+/// x' = −127: 2^x is 0 there, as ex2.approx.ftz's result); a NaN x
+/// makes p NaN, which the product keeps. Nine FMA-pipe instructions: the
+/// degree-3 coefficients minimise the relative error of 2^f on [0, 1)
+/// with p(0) = 1.
+Value polynomialExp2(OpBuilder &b, Location loc, Value x) {
+  Emitter e(b, loc);
+  Value clamped = arith::MaximumFOp::create(b, loc, x, e.cf(-127.0f));
+  const float roundInt = 12582912.0f; // 1.5·2^23
+  Value rounded = LLVM::CallIntrinsicOp::create(
+                      b, loc, e.f32(), b.getStringAttr("llvm.nvvm.add.rm.f"),
+                      ValueRange{clamped, e.cf(roundInt)})
+                      .getResult(0);
+  Value whole = arith::SubFOp::create(b, loc, rounded, e.cf(roundInt));
+  Value frac = arith::SubFOp::create(b, loc, clamped, whole);
+  auto fma = [&](Value a, Value m, Value c) {
+    return LLVM::CallIntrinsicOp::create(b, loc, e.f32(),
+                                         b.getStringAttr("llvm.fma.f32"),
+                                         ValueRange{a, m, c})
+        .getResult(0);
+  };
+  Value p = fma(frac, e.cf(0.0770660192f), e.cf(0.227646112f));
+  p = fma(frac, p, e.cf(0.695116520f));
+  p = fma(frac, p, e.cf(1.0f));
+  // (bits(r) + 127)·2^23 in 32-bit arithmetic: the high bits of bits(r)
+  // shift out.
+  Value bits = arith::BitcastOp::create(b, loc, e.i32(), rounded);
+  Value biased = arith::AddIOp::create(b, loc, bits, e.c32(127));
+  Value field = arith::ShLIOp::create(b, loc, biased, e.c32(23));
+  Value scale = arith::BitcastOp::create(b, loc, e.f32(), field);
+  return arith::MulFOp::create(b, loc, p, scale);
+}
+
 /// exp2, exp, log and tanh of f32 (scalars or vectors) on the
 /// special-function unit (ex2.approx.ftz, lg2.approx.ftz, rcp.approx.ftz;
 /// ~2 ulp; tanh.approx under `afn`), element by element; absi and f32 absf
@@ -148,12 +188,21 @@ struct LowerVectorMath : public RewritePattern {
       rewriter.replaceOp(op, scalarOp(op->getOperands()));
       return success();
     }
+    // attn.polynomial_exp2 = k: elements k − 1, 2k − 1, ... on the FMA pipe,
+    // spread through the vector so that both pipes stay busy.
+    int64_t polyEvery = 0;
+    if (auto k = op->getAttrOfType<IntegerAttr>(kPolynomialExp2AttrName);
+        k && isa<math::Exp2Op>(op) && et.isF32())
+      polyEvery = k.getInt();
     SmallVector<Value> elems;
     for (int64_t i = 0; i < vt.getNumElements(); ++i) {
       SmallVector<Value> args;
       for (Value o : op->getOperands())
         args.push_back(e.extract(o, i));
-      elems.push_back(scalarOp(args));
+      if (polyEvery > 0 && i % polyEvery == polyEvery - 1)
+        elems.push_back(polynomialExp2(rewriter, op->getLoc(), args[0]));
+      else
+        elems.push_back(scalarOp(args));
     }
     rewriter.replaceOp(op, e.fromElements(vt, elems));
     return success();

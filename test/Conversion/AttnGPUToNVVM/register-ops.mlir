@@ -553,3 +553,44 @@ func.func @group_mask(%s: memref<?x?x?x16xf32>, %o: memref<?x?x?x16xf32>,
   }
   return
 }
+
+// -----
+
+#mma = #attn.mma<warps = 1>
+
+// attn.polynomial_exp2 = 4: elements 3 and 7 of the thread's 8 on the FMA
+// pipe, 2^x = p(f)·2^⌊x⌋ with x clamped at −127 by a NaN-keeping max,
+// ⌊x⌋ from an add rounded down to 1.5·2^23 (0x4B400000), p of degree 3,
+// 2^⌊x⌋ as the exponent field (bits(r) + 127) << 23; the others on ex2.
+// CHECK-LABEL: gpu.func @poly_exp2_kernel
+// CHECK-COUNT-3: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
+// CHECK:         %[[X:.*]] = arith.maximumf %{{.*}}, %cst{{.*}} : f32
+// CHECK:         %[[R:.*]] = llvm.call_intrinsic "llvm.nvvm.add.rm.f"(%[[X]], %{{.*}}) : (f32, f32) -> f32
+// CHECK:         %[[W:.*]] = arith.subf %[[R]], %{{.*}} : f32
+// CHECK:         %[[F:.*]] = arith.subf %[[X]], %[[W]] : f32
+// CHECK:         %[[P3:.*]] = llvm.call_intrinsic "llvm.fma.f32"(%[[F]], %{{.*}}, %{{.*}})
+// CHECK:         %[[P2:.*]] = llvm.call_intrinsic "llvm.fma.f32"(%[[F]], %[[P3]], %{{.*}})
+// CHECK:         %[[P:.*]] = llvm.call_intrinsic "llvm.fma.f32"(%[[F]], %[[P2]], %{{.*}})
+// CHECK:         %[[BITS:.*]] = arith.bitcast %[[R]] : f32 to i32
+// CHECK:         %[[BIASED:.*]] = arith.addi %[[BITS]], %c127_i32 : i32
+// CHECK:         %[[FIELD:.*]] = arith.shli %[[BIASED]], %c23_i32 : i32
+// CHECK:         %[[SCALE:.*]] = arith.bitcast %[[FIELD]] : i32 to f32
+// CHECK:         arith.mulf %[[P]], %[[SCALE]] : f32
+// CHECK-COUNT-3: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
+// CHECK:         arith.maximumf
+// CHECK-NOT:     llvm.nvvm.ex2.approx
+// CHECK:         llvm.store
+func.func @poly_exp2(%s: memref<?x16xf32>, %o: memref<?x16xf32>) {
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %s, %c0 : memref<?x16xf32>
+  %nb = arith.ceildivui %n, %c16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %nb) {
+    %row = arith.muli %i, %c16 : index
+    %t = attn.load_tile %s[%row] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32, #mma>
+    %e = math.exp2 %t {attn.polynomial_exp2 = 4 : i64} : tensor<16x16xf32, #mma>
+    attn.store_tile %e, %o[%row] rows %c16 : tensor<16x16xf32, #mma>, memref<?x16xf32>
+  }
+  return
+}

@@ -5,6 +5,7 @@
 #include "attn/runtime/KernelABI.h"
 #include "attn/runtime/Reference.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -184,6 +185,14 @@ LogicalResult AttnDialect::verifyOperationAttribute(Operation *op,
     if (!isa<arith::MulFOp>(op) || !isa<UnitAttr>(attr.getValue()))
       return op->emitError()
              << "'" << name << "' must be a unit attribute on an arith.mulf";
+    return success();
+  }
+  if (name == kPolynomialExp2AttrName) {
+    auto i = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<math::Exp2Op>(op) || !i || !i.getType().isInteger(64) ||
+        i.getInt() < 1)
+      return op->emitError() << "'" << kPolynomialExp2AttrName
+                             << "' must be an i64 >= 1 on a math.exp2";
     return success();
   }
   if (name == kRegisterEstimateAttrName) {

@@ -75,6 +75,11 @@ struct AssignLayoutsPass
       return emitError(UnknownLoc::get(ctx))
              << "pass option tensor-reduce must be 0 or 1, got "
              << int64_t(tensorReduce);
+    if (polynomialExp2 < 0)
+      return emitError(UnknownLoc::get(ctx))
+             << "pass option polynomial-exp2 must be 0 (none) or K >= 1 (one "
+                "element in K), got "
+             << int64_t(polynomialExp2);
     if (wgmma < -1 || wgmma > 1)
       return emitError(UnknownLoc::get(ctx))
              << "pass option wgmma must be -1 (heuristic), 0 or 1, got "
@@ -246,6 +251,34 @@ struct AssignLayoutsPass
           !sub.getRhs().getDefiningOp<BroadcastOp>())
         return;
       mul->setAttr(kFusedExponentAttrName, UnitAttr::get(mul.getContext()));
+    });
+  }
+
+  /// exp2 of a 2-d tile that is rounded to 16 or 8 bits (P before P·V)
+  /// gets kPolynomialExp2Attr = k: one element in k is then computed on the
+  /// FMA pipe. The special-function unit serves 16 lanes a clock an SM, so
+  /// one ex2 a score takes as long as 256 FLOP of the tensor cores (4096 a
+  /// clock): as long as both products at D = 64, half of them at D = 128.
+  /// The polynomial's relative error (9e-5) is below the rounding of P to
+  /// f16 (2.4e-4 to 4.9e-4), so only P tiles that are rounded qualify. On
+  /// sm_90a it loses 2-15% (bf16 and fp8, in proportion to 1/k: issue and
+  /// latency bound the softmax, not the unit), so nothing marks it by
+  /// default.
+  static void markPolynomialExp2(scf::ForallOp grid, int64_t k) {
+    if (k <= 0)
+      return;
+    grid.getBody()->walk([&](math::Exp2Op exp) {
+      auto ty = dyn_cast<RankedTensorType>(exp.getType());
+      bool rounded = llvm::any_of(exp->getUsers(), [](Operation *u) {
+        auto trunc = dyn_cast<arith::TruncFOp>(u);
+        return trunc &&
+               getElementTypeOrSelf(trunc.getType()).getIntOrFloatBitWidth() <=
+                   16;
+      });
+      if (!ty || ty.getRank() != 2 || !ty.getElementType().isF32() || !rounded)
+        return;
+      exp->setAttr(kPolynomialExp2AttrName,
+                   Builder(exp.getContext()).getI64IntegerAttr(k));
     });
   }
 
@@ -445,6 +478,7 @@ struct AssignLayoutsPass
     if (failed(tiling))
       return failure();
     markSkippableRescales(grid, *tiling, d, bc, skipUnitFactors);
+    markPolynomialExp2(grid, polynomialExp2);
     grid->setAttr(kRegisterEstimateAttrName,
                   Builder(ctx).getI64IntegerAttr(tiling->registers));
     // Tile constants hoisted out of the grid (canonicalisation does that)

@@ -252,3 +252,19 @@ func.func @parse_target_missing_parameter() attributes {
     attn.target = #attn.target<arch = "cpu", smem_per_block = 4096>} {
   return
 }
+
+// -----
+
+func.func @polynomial_exp2_placement(%x: f32) -> f32 {
+  // expected-error @+1 {{'attn.polynomial_exp2' must be an i64 >= 1 on a math.exp2}}
+  %y = math.exp %x {attn.polynomial_exp2 = 4 : i64} : f32
+  return %y : f32
+}
+
+// -----
+
+func.func @polynomial_exp2_value(%x: f32) -> f32 {
+  // expected-error @+1 {{'attn.polynomial_exp2' must be an i64 >= 1 on a math.exp2}}
+  %y = math.exp2 %x {attn.polynomial_exp2 = 0 : i64} : f32
+  return %y : f32
+}

@@ -38,6 +38,11 @@ constexpr llvm::StringLiteral kSkipUnitFactorsAttrName =
 /// computes fma(x, c, −m·c) in each thread whose rows all have |m·c| <=
 /// 2^12, and the exact form elsewhere.
 constexpr llvm::StringLiteral kFusedExponentAttrName = "attn.fused_exponent";
+/// `attn.polynomial_exp2 = K` (an i64 >= 1) on a math.exp2 of a laid-out
+/// 2-d tile (set by attn-assign-layouts): the GPU lowering computes one
+/// element in K of each thread by a polynomial on the FMA pipe instead of
+/// the special-function unit (ex2), which serves 16 lanes a clock an SM.
+constexpr llvm::StringLiteral kPolynomialExp2AttrName = "attn.polynomial_exp2";
 /// `attn.register_estimate` on a GPU grid (scf.forall): the registers per
 /// thread attn-assign-layouts estimated for the warp tiling it chose (an
 /// i64; 255 is the hardware's limit). Carried into `attn.kernel` as
