@@ -1,7 +1,9 @@
 // fp8 (e4m3) attention down to PTX on sm_90a: wgmma with k = 32 over e4m3
 // operands (Q·Kᵀ from shared memory, P·V with P from registers), P rounded
-// by cvt.rn.satfinite.e4m3x2 and regrouped in each quad by shuffles, every
-// tile (V transposed included) filled by bulk tensor copies.
+// by cvt.rn.satfinite.e4m3x2 and regrouped in each quad by shuffles and
+// byte permutes whose selectors are the lane's (a register, not an
+// immediate), every tile (V transposed included) filled by bulk tensor
+// copies.
 // RUN: attn-opt %s --attn-codegen="chip=sm_90a" --emit=ptx -o %t.ptx
 // RUN: FileCheck %s --implicit-check-not=cp.async.cg --implicit-check-not=ldmatrix < %t.ptx
 // The host side: tensor maps of one 128-byte slab (128 fp8 columns) by
@@ -20,6 +22,7 @@
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {{{[^}]*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, %p{{[0-9]+}}, 1, 1;
 // CHECK-DAG: cvt.rn.satfinite.e4m3x2.f32
 // CHECK-DAG: shfl.sync.idx.b32
+// CHECK-DAG: prmt.b32 {{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}};
 // CHECK-DAG: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // CHECK-DAG: setmaxnreg.inc.sync.aligned.u32 232
 

@@ -103,7 +103,11 @@ struct ElementwiseLowering : public ConversionPattern {
 /// P8 = truncf(P) to f8E4M3FN on a register tile: cvt.rn.satfinite.e4m3x2
 /// per pair of elements (FlashAttention-3's rounding of P: out-of-range
 /// values saturate to ±448, NaN stays NaN), the bytes in the tile's element
-/// order (the wgmma lowering regroups them into its A fragment).
+/// order (the wgmma lowering regroups them into its A fragment). The
+/// vector is the pairs' 16-bit values bitcast to bytes, so that a user
+/// taking two pairs as one 32-bit word sees the conversions themselves
+/// (ptxas then merges the second into the first's upper half: no byte
+/// moves between the conversion and the word).
 struct TruncFToFp8Lowering : public OpConversionPattern<arith::TruncFOp> {
   TruncFToFp8Lowering(TileTypeConverter &tc, MLIRContext *ctx)
       : OpConversionPattern<arith::TruncFOp>(tc, ctx, /*benefit=*/2) {}
@@ -122,20 +126,24 @@ struct TruncFToFp8Lowering : public OpConversionPattern<arith::TruncFOp> {
     Location loc = op.getLoc();
     Emitter e(rewriter, loc);
     auto i8 = rewriter.getI8Type();
+    auto i16 = rewriter.getI16Type();
     auto pairTy = VectorType::get({2}, i8);
     Type f8 = Float8E4M3FNType::get(rewriter.getContext());
-    SmallVector<Value> bytes;
+    SmallVector<Value> pairs;
     for (int64_t i = 0; i < in.getNumElements(); i += 2) {
       // The vector form holds cvt(b) in byte 0 and cvt(a) in byte 1.
       Value pair = NVVM::ConvertF32x2ToF8x2Op::create(
           rewriter, loc, pairTy, e.extract(adaptor.getIn(), i + 1),
           e.extract(adaptor.getIn(), i), NVVM::FPRoundingMode::RN,
           NVVM::SaturationMode::SATFINITE, /*relu=*/false, f8);
-      bytes.push_back(e.extract(pair, 0));
-      bytes.push_back(e.extract(pair, 1));
+      pairs.push_back(LLVM::BitcastOp::create(rewriter, loc, i16, pair));
     }
+    Value packed =
+        e.fromElements(VectorType::get({in.getNumElements() / 2}, i16), pairs);
     rewriter.replaceOp(
-        op, e.fromElements(VectorType::get({in.getNumElements()}, i8), bytes));
+        op, LLVM::BitcastOp::create(rewriter, loc,
+                                    VectorType::get({in.getNumElements()}, i8),
+                                    packed));
     return success();
   }
 };

@@ -156,7 +156,9 @@ void pinRegisters(Emitter &e, MutableArrayRef<Value> f32s,
 /// lanes 0, 1 the U of lanes 2q and 2q+1 (in that order) and lanes 2, 3
 /// the V of lanes 2(q−2)+1 and 2(q−2) (swapped). With (lo, hi) the two in
 /// column order, register 0 is lo[0:16] | hi[0:16] << 16 and register 1
-/// lo[16:32] | hi[16:32] << 16.
+/// lo[16:32] | hi[16:32] << 16: one byte permute each of the two received
+/// words, its selector chosen per lane (FlashAttention-3's form), where
+/// selects, masks and shifts took six instructions.
 SmallVector<Value, 4> fp8RegisterA(Emitter &e, Value bytes, int64_t kk) {
   OpBuilder &b = e.b;
   Type i32 = e.i32();
@@ -173,36 +175,42 @@ SmallVector<Value, 4> fp8RegisterA(Emitter &e, Value bytes, int64_t kk) {
       arith::ShRUIOp::create(b, e.loc, q, e.c32(1)));
   Value src1 = arith::OrIOp::create(b, e.loc, quad, s1);
   Value src2 = arith::OrIOp::create(b, e.loc, quad, e.xori(s1, e.c32(1)));
-  // Four bytes of the thread's vector as one i32 (the first in the low
-  // byte).
-  auto word = [&](int64_t b0, int64_t b1, int64_t b2, int64_t b3) -> Value {
-    Value v = vector::ShuffleOp::create(b, e.loc, bytes, bytes,
-                                        ArrayRef<int64_t>{b0, b1, b2, b3});
+  // prmt's bytes 0-3 are the first word's, 4-7 the second's; a selector's
+  // nibbles name the result's bytes from the lowest: (lo, hi) = (first,
+  // second) on lanes 0, 1 and (second, first) on lanes 2, 3.
+  Value lowHalves = e.select(low, e.c32(0x5410), e.c32(0x1054));
+  Value highHalves = e.select(low, e.c32(0x7632), e.c32(0x3276));
+  // The thread's elements as 16-bit pairs: pair 2n + r holds row r's two
+  // columns of n-tile n (elements 4n + 2r, 4n + 2r + 1), as truncf's
+  // lowering converted them.
+  auto bytesTy = cast<VectorType>(bytes.getType());
+  Value pairs = LLVM::BitcastOp::create(
+      b, e.loc, VectorType::get({bytesTy.getNumElements() / 2}, b.getI16Type()),
+      bytes);
+  auto word = [&](int64_t p0, int64_t p1) -> Value {
+    Value v = vector::ShuffleOp::create(b, e.loc, pairs, pairs,
+                                        ArrayRef<int64_t>{p0, p1});
     return LLVM::BitcastOp::create(b, e.loc, i32, v);
   };
   auto shfl = [&](Value v, Value src) -> Value {
     return NVVM::ShflOp::create(b, e.loc, i32, e.c32(-1), v, src, e.c32(0x1f),
                                 NVVM::ShflKind::idx, UnitAttr());
   };
-  auto at = [](int64_t n, int64_t el) { return n * 4 + el; };
+  auto prmt = [&](Value first, Value second, Value selector) -> Value {
+    return NVVM::PermuteOp::create(b, e.loc, i32, first, second, selector,
+                                   NVVM::PermuteMode::DEFAULT);
+  };
   SmallVector<Value, 4> regs(4);
   for (int64_t r = 0; r < 2; ++r) {
-    int64_t el = 2 * r;
     int64_t nA = 4 * kk, nB = nA + 1, nC = nA + 2, nD = nA + 3;
-    Value u = word(at(nA, el), at(nA, el + 1), at(nC, el), at(nC, el + 1));
-    Value v = word(at(nB, el), at(nB, el + 1), at(nD, el), at(nD, el + 1));
+    Value u = word(2 * nA + r, 2 * nC + r);
+    Value v = word(2 * nB + r, 2 * nD + r);
     Value r1 = shfl(e.select(even, u, v), src1);
     Value r2 = shfl(e.select(even, v, u), src2);
-    Value lo = e.select(low, r1, r2), hi = e.select(low, r2, r1);
-    Value mask16 = e.c32(0xFFFF);
     // register r: lo[0:16] | hi[0:16] << 16; register 2 + r: the high
     // halves.
-    regs[r] = arith::OrIOp::create(
-        b, e.loc, arith::AndIOp::create(b, e.loc, lo, mask16),
-        arith::ShLIOp::create(b, e.loc, hi, e.c32(16)));
-    regs[2 + r] = arith::OrIOp::create(
-        b, e.loc, arith::ShRUIOp::create(b, e.loc, lo, e.c32(16)),
-        arith::AndIOp::create(b, e.loc, hi, e.c32(int32_t(0xFFFF0000u))));
+    regs[r] = prmt(r1, r2, lowHalves);
+    regs[2 + r] = prmt(r1, r2, highHalves);
   }
   return regs;
 }

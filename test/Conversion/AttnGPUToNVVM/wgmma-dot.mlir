@@ -79,6 +79,62 @@ func.func @qk_pv(%q: memref<?x64xbf16>, %k: memref<?x64xbf16>, %v: memref<?x128x
 
 // -----
 
+// fp8: P = truncf(S) converts each pair of elements (one row's two columns
+// of an n-tile) into one 16-bit value; the A fragment of O = P·Vᵀ takes
+// two such pairs as a word (no byte moves), two shuffles within the quad
+// per row and k-step (an even lane sends U = A | C << 16 first, an odd one
+// V = B | D << 16), and one byte permute per register whose selector is
+// the lane's: low halves 0x5410 (21520) on lanes 0, 1 and 0x1054 (4180) on
+// lanes 2, 3; high halves 0x7632 (30258) and 0x3276 (12918).
+// CHECK-LABEL: gpu.func @fp8_pv_kernel
+// CHECK-DAG:     %[[HH0:.*]] = arith.constant 30258 : i32
+// CHECK-DAG:     %[[HH1:.*]] = arith.constant 12918 : i32
+// CHECK-DAG:     %[[LH0:.*]] = arith.constant 21520 : i32
+// CHECK-DAG:     %[[LH1:.*]] = arith.constant 4180 : i32
+// CHECK:         %[[C:.*]] = nvvm.convert.f32x2.to.f8x2 %{{.*}}, %{{.*}} {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : vector<2xi8>(f8E4M3FN)
+// CHECK-NEXT:    llvm.bitcast %[[C]] : vector<2xi8> to i16
+// CHECK:         %[[PAIRS:.*]] = vector.from_elements %{{.*}} : vector<32xi16>
+// CHECK:         %[[EVEN:.*]] = arith.cmpi eq, %{{.*}}, %c0_i32 : i32
+// CHECK-NEXT:    %[[LOW:.*]] = arith.cmpi ult, %{{.*}}, %c2_i32 : i32
+// CHECK:         %[[LSEL:.*]] = arith.select %[[LOW]], %[[LH0]], %[[LH1]] : i32
+// CHECK-NEXT:    %[[HSEL:.*]] = arith.select %[[LOW]], %[[HH0]], %[[HH1]] : i32
+// CHECK-NEXT:    %[[AC:.*]] = vector.shuffle %[[PAIRS]], %[[PAIRS]] [0, 4] : vector<32xi16>, vector<32xi16>
+// CHECK-NEXT:    %[[U:.*]] = llvm.bitcast %[[AC]] : vector<2xi16> to i32
+// CHECK-NEXT:    %[[BD:.*]] = vector.shuffle %[[PAIRS]], %[[PAIRS]] [2, 6] : vector<32xi16>, vector<32xi16>
+// CHECK-NEXT:    %[[V:.*]] = llvm.bitcast %[[BD]] : vector<2xi16> to i32
+// CHECK-NEXT:    %[[S1:.*]] = arith.select %[[EVEN]], %[[U]], %[[V]] : i32
+// CHECK-NEXT:    %[[R1:.*]] = nvvm.shfl.sync idx %{{.*}}, %[[S1]], %{{.*}}, %c31_i32 : i32 -> i32
+// CHECK-NEXT:    %[[S2:.*]] = arith.select %[[EVEN]], %[[V]], %[[U]] : i32
+// CHECK-NEXT:    %[[R2:.*]] = nvvm.shfl.sync idx %{{.*}}, %[[S2]], %{{.*}}, %c31_i32 : i32 -> i32
+// CHECK-NEXT:    nvvm.prmt <default> %[[LSEL]], %[[R1]], %[[R2]] : i32
+// CHECK-NEXT:    nvvm.prmt <default> %[[HSEL]], %[[R1]], %[[R2]] : i32
+// Row g + 8: pairs 1, 5 and 3, 7.
+// CHECK-NEXT:    vector.shuffle %[[PAIRS]], %[[PAIRS]] [1, 5] : vector<32xi16>, vector<32xi16>
+// CHECK:         vector.shuffle %[[PAIRS]], %[[PAIRS]] [3, 7] : vector<32xi16>, vector<32xi16>
+// CHECK-NOT:     {{c65535_i32|c-65536_i32}}
+// CHECK:         llvm.inline_asm has_side_effects "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
+#acc = #attn.mma<warps = 4, version = 3>
+#sl = #attn.shared<swizzle = 8, pad = 0, slab = 128>
+func.func @fp8_pv(%q: memref<?x128xf8E4M3FN>, %k: memref<?x128xf8E4M3FN>, %vt: memref<?x128xf8E4M3FN>, %o: memref<?x128xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %qt = attn.load_tile %q[%c0] rows %n : memref<?x128xf8E4M3FN> -> tensor<64x128xf8E4M3FN, #sl>
+    %kt = attn.load_tile %k[%c0] rows %c128 : memref<?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN, #sl>
+    %vtt = attn.load_tile %vt[%c0] rows %c128 : memref<?x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN, #sl>
+    %z = arith.constant dense<0.0> : tensor<64x128xf32, #acc>
+    %s = attn.dot %qt, %kt, %z {rhs_transposed} : tensor<64x128xf8E4M3FN, #sl>, tensor<128x128xf8E4M3FN, #sl> -> tensor<64x128xf32, #acc>
+    %p = arith.truncf %s : tensor<64x128xf32, #acc> to tensor<64x128xf8E4M3FN, #acc>
+    %a = arith.constant dense<1.0> : tensor<64x128xf32, #acc>
+    %r = attn.dot %p, %vtt, %a {rhs_transposed} : tensor<64x128xf8E4M3FN, #acc>, tensor<128x128xf8E4M3FN, #sl> -> tensor<64x128xf32, #acc>
+    attn.store_tile %r, %o[%c0] rows %n : tensor<64x128xf32, #acc>, memref<?x128xf32>
+  }
+  return
+}
+
+// -----
+
 #acc = #attn.mma<warps = 4, version = 3>
 #sh = #attn.shared<swizzle = 8, pad = 0>
 
