@@ -220,11 +220,16 @@ struct RowScaleLowering : public OpConversionPattern<arith::MulFOp> {
 
 /// E = (x − broadcast(m))·c on an #attn.mma tile, c a splat, marked
 /// attn.fused_exponent (the online softmax's exponent, attn-assign-layouts).
-/// A thread whose rows all have |m·c| <= 2^12 computes
-///   E = fma(x, c, −(m·c))                    one FFMA per element
-/// (m·c rounded once per row: the exponent moves by at most 2^12 · 2^-24 =
-/// 2^-12, below bf16's and f16's rounding of P); any other thread (huge
-/// scores or scales, or a NaN) computes the exact E = (x − m)·c.
+/// Every thread computes
+///   E = fma(x', c, off)                      one FFMA per element
+/// where a thread whose rows all have |m·c| <= 2^12 takes x' = x and
+/// off = −(m·c) (m·c rounded once per row: the exponent moves by at most
+/// 2^12 · 2^-24 = 2^-12, below bf16's and f16's rounding of P), and any
+/// other thread (huge scores or scales, or a NaN) x' = x − m and off = 0,
+/// so that its E = fl((x − m)·c) is the exact form. Only the subtraction
+/// is branched over, ahead of the products: the FFMAs and the exponentials
+/// after them are one block, which ptxas interleaves (with the FFMAs in
+/// the branch, every FFMA issued before the first ex2).
 struct FusedExponentLowering : public OpConversionPattern<arith::MulFOp> {
   FusedExponentLowering(TileTypeConverter &tc, MLIRContext *ctx)
       : OpConversionPattern<arith::MulFOp>(tc, ctx, /*benefit=*/2) {}
@@ -274,39 +279,44 @@ struct FusedExponentLowering : public OpConversionPattern<arith::MulFOp> {
         rewriter, loc, vector::CombiningKind::AND, small);
     auto vt = cast<VectorType>(x.getType());
     auto fm = op.getFastmathAttr();
-    // Scalar operations per element in each branch: LLVM would speculate a
-    // single vector instruction out of it.
-    auto ifOp = scf::IfOp::create(
+    // The rare threads' x − m, one scalar subtraction per element: LLVM
+    // would speculate a single vector instruction out of the branch.
+    Value exact = arith::XOrIOp::create(
         rewriter, loc, fused,
-        [&](OpBuilder &b, Location l) {
-          Emitter be(b, l);
-          SmallVector<Value> out;
-          for (int64_t i = 0; i < vt.getNumElements(); ++i) {
-            // −(m·c): the same row's m is one value, so one product a row.
-            Value off = arith::NegFOp::create(
-                b, l,
-                arith::MulFOp::create(b, l, be.extract(mElems, i), c, fm));
-            // llvm.fma by name: math.fma and llvm.intr.fma would become
-            // libdevice's __nv_fmaf.
-            out.push_back(LLVM::CallIntrinsicOp::create(
-                              b, l, be.f32(), b.getStringAttr("llvm.fma.f32"),
-                              ValueRange{be.extract(x, i), c, off})
-                              .getResult(0));
-          }
-          scf::YieldOp::create(b, l, be.fromElements(vt, out));
-        },
+        arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true)));
+    auto ifOp = scf::IfOp::create(
+        rewriter, loc, exact,
         [&](OpBuilder &b, Location l) {
           Emitter be(b, l);
           SmallVector<Value> out;
           for (int64_t i = 0; i < vt.getNumElements(); ++i)
-            out.push_back(arith::MulFOp::create(
-                b, l,
-                arith::SubFOp::create(b, l, be.extract(x, i),
-                                      be.extract(mElems, i), fm),
-                c, fm));
+            out.push_back(arith::SubFOp::create(b, l, be.extract(x, i),
+                                                be.extract(mElems, i), fm));
           scf::YieldOp::create(b, l, be.fromElements(vt, out));
-        });
-    rewriter.replaceOp(op, ifOp.getResults());
+        },
+        [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, x); });
+    Value shifted = ifOp.getResult(0);
+    // off = −(m·c) on the fused path, 0 on the exact one; the same row's m
+    // is one value, so one product and select a row.
+    Value zero = e.cf(0.0f);
+    SmallVector<Value> out;
+    for (int64_t i = 0; i < vt.getNumElements(); ++i) {
+      Value off = arith::SelectOp::create(
+          rewriter, loc, fused,
+          arith::NegFOp::create(rewriter, loc,
+                                arith::MulFOp::create(rewriter, loc,
+                                                      e.extract(mElems, i), c,
+                                                      fm)),
+          zero);
+      // llvm.fma by name: math.fma and llvm.intr.fma would become
+      // libdevice's __nv_fmaf.
+      out.push_back(LLVM::CallIntrinsicOp::create(
+                        rewriter, loc, e.f32(),
+                        rewriter.getStringAttr("llvm.fma.f32"),
+                        ValueRange{e.extract(shifted, i), c, off})
+                        .getResult(0));
+    }
+    rewriter.replaceOp(op, e.fromElements(vt, out));
     return success();
   }
 };

@@ -277,23 +277,33 @@ func.func @rescale(%s: memref<?x16xf32>, %a: memref<?xf32>) {
 #row = #attn.slice<#attn.mma<warps = 1>>
 
 // The online softmax's exponent (S − broadcast(m))·c marked
-// attn.fused_exponent, c a run-time scalar: a thread whose 2 rows both have
-// −2^12 <= m·c <= 2^12 computes fma(S, c, −(m·c)) per element (llvm.fma by
-// name: no libdevice), any other the exact (S − m)·c.
+// attn.fused_exponent, c a run-time scalar: every element is one
+// fma(S', c, off) (llvm.fma by name: no libdevice) after the branch, where
+// a thread whose 2 rows both have −2^12 <= m·c <= 2^12 keeps S' = S and
+// off = −(m·c), and any other takes S' = S − m (the branch's only work)
+// and off = 0: fl((S − m)·c), the exact form.
 // CHECK-LABEL: gpu.func @exponent_kernel
 // CHECK-DAG:     %[[LIM:.*]] = arith.constant dense<4.096000e+03> : vector<2xf32>
 // CHECK-DAG:     %[[NLIM:.*]] = arith.constant dense<-4.096000e+03> : vector<2xf32>
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK:         %[[MC:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<2xf32>
 // CHECK-DAG:     %[[LE:.*]] = arith.cmpf ole, %[[MC]], %[[LIM]] : vector<2xf32>
 // CHECK-DAG:     %[[GE:.*]] = arith.cmpf oge, %[[MC]], %[[NLIM]] : vector<2xf32>
-// CHECK:         %[[IN:.*]] = arith.andi %[[LE]], %[[GE]] : vector<2xi1>
+// CHECK:         %[[IN:.*]] = arith.andi %{{.*}}, %{{.*}} : vector<2xi1>
 // CHECK:         %[[ALL:.*]] = vector.reduction <and>, %[[IN]] : vector<2xi1> into i1
-// CHECK:         scf.if %[[ALL]] -> (vector<8xf32>) {
-// CHECK-COUNT-8:   llvm.call_intrinsic "llvm.fma.f32"
-// CHECK-NOT:       arith.subf
-// CHECK:         } else {
+// CHECK:         %[[S:.*]] = scf.if %[[ALL]] -> (vector<8xf32>) {
+// CHECK-NEXT:      scf.yield %{{.*}} : vector<8xf32>
+// CHECK-NEXT:    } else {
 // CHECK-COUNT-8:   arith.subf %{{.*}}, %{{.*}} : f32
+// CHECK-NOT:       llvm.call_intrinsic
 // CHECK:         }
+// CHECK:         %[[P:.*]] = arith.mulf %{{.*}}, %arg2 : f32
+// CHECK-NEXT:    %[[NP:.*]] = arith.negf %[[P]] : f32
+// CHECK-NEXT:    %[[OFF:.*]] = arith.select %[[ALL]], %[[NP]], %[[ZERO]] : f32
+// CHECK-NEXT:    %[[X:.*]] = vector.extract %[[S]][0] : f32 from vector<8xf32>
+// CHECK-NEXT:    llvm.call_intrinsic "llvm.fma.f32"(%[[X]], %arg2, %[[OFF]])
+// CHECK-COUNT-7: llvm.call_intrinsic "llvm.fma.f32"
+// CHECK-NOT:     scf.if {{.*}} -> (vector<8xf32>)
 func.func @exponent(%s: memref<?x16xf32>, %a: memref<?xf32>, %c: f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
