@@ -220,16 +220,20 @@ struct RowScaleLowering : public OpConversionPattern<arith::MulFOp> {
 
 /// E = (x − broadcast(m))·c on an #attn.mma tile, c a splat, marked
 /// attn.fused_exponent (the online softmax's exponent, attn-assign-layouts).
-/// Every thread computes
-///   E = fma(x', c, off)                      one FFMA per element
-/// where a thread whose rows all have |m·c| <= 2^12 takes x' = x and
-/// off = −(m·c) (m·c rounded once per row: the exponent moves by at most
-/// 2^12 · 2^-24 = 2^-12, below bf16's and f16's rounding of P), and any
-/// other thread (huge scores or scales, or a NaN) x' = x − m and off = 0,
-/// so that its E = fl((x − m)·c) is the exact form. Only the subtraction
-/// is branched over, ahead of the products: the FFMAs and the exponentials
-/// after them are one block, which ptxas interleaves (with the FFMAs in
-/// the branch, every FFMA issued before the first ex2).
+/// A thread whose rows all have |m·c| <= 2^12 computes
+///   E = fma(x, c, −(m·c))                    one FFMA per element
+/// (m·c rounded once per row: the exponent moves by at most 2^12 · 2^-24 =
+/// 2^-12, below bf16's and f16's rounding of P); any other thread (huge
+/// scores or scales, or a NaN) the exact E = fl((x − m)·c).
+///
+/// On warpgroup tiles every thread computes E = fma(x', c, off) after a
+/// branch that only chooses x' = x, off = −(m·c) or x' = x − m, off = 0
+/// (fma(x − m, c, 0) is the exact form): the FFMAs and the exponentials
+/// after them are one block, which ptxas interleaves, where with the
+/// FFMAs inside the branch every FFMA issued before the first ex2 (H200,
+/// bf16: +0..2%). On mma.sync tiles the branch holds the whole exponent:
+/// the FFMAs after the join spilled 8-16 bytes in the D = 128 paged
+/// kernels (sm_80).
 struct FusedExponentLowering : public OpConversionPattern<arith::MulFOp> {
   FusedExponentLowering(TileTypeConverter &tc, MLIRContext *ctx)
       : OpConversionPattern<arith::MulFOp>(tc, ctx, /*benefit=*/2) {}
@@ -279,8 +283,48 @@ struct FusedExponentLowering : public OpConversionPattern<arith::MulFOp> {
         rewriter, loc, vector::CombiningKind::AND, small);
     auto vt = cast<VectorType>(x.getType());
     auto fm = op.getFastmathAttr();
-    // The rare threads' x − m, one scalar subtraction per element: LLVM
-    // would speculate a single vector instruction out of the branch.
+    auto fma = [&](OpBuilder &b, Location l, Value xi, Value off) -> Value {
+      // llvm.fma by name: math.fma and llvm.intr.fma would become
+      // libdevice's __nv_fmaf.
+      return LLVM::CallIntrinsicOp::create(b, l, e.f32(),
+                                           b.getStringAttr("llvm.fma.f32"),
+                                           ValueRange{xi, c, off})
+          .getResult(0);
+    };
+    // −(m·c): the same row's m is one value, so one product a row.
+    auto negProduct = [&](OpBuilder &b, Location l, Value mi) -> Value {
+      return arith::NegFOp::create(b, l,
+                                   arith::MulFOp::create(b, l, mi, c, fm));
+    };
+    // Scalar operations per element in each branch: LLVM would speculate a
+    // single vector instruction out of it.
+    if (!cast<MmaLayoutAttr>(t.getEncoding()).isWarpgroup()) {
+      auto ifOp = scf::IfOp::create(
+          rewriter, loc, fused,
+          [&](OpBuilder &b, Location l) {
+            Emitter be(b, l);
+            SmallVector<Value> out;
+            for (int64_t i = 0; i < vt.getNumElements(); ++i)
+              out.push_back(fma(b, l, be.extract(x, i),
+                                negProduct(b, l, be.extract(mElems, i))));
+            scf::YieldOp::create(b, l, be.fromElements(vt, out));
+          },
+          [&](OpBuilder &b, Location l) {
+            Emitter be(b, l);
+            SmallVector<Value> out;
+            for (int64_t i = 0; i < vt.getNumElements(); ++i)
+              out.push_back(arith::MulFOp::create(
+                  b, l,
+                  arith::SubFOp::create(b, l, be.extract(x, i),
+                                        be.extract(mElems, i), fm),
+                  c, fm));
+            scf::YieldOp::create(b, l, be.fromElements(vt, out));
+          });
+      rewriter.replaceOp(op, ifOp.getResults());
+      return success();
+    }
+    // Warpgroup tiles: the rare threads' x − m in the branch, the FFMAs
+    // after it.
     Value exact = arith::XOrIOp::create(
         rewriter, loc, fused,
         arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true)));
@@ -296,25 +340,14 @@ struct FusedExponentLowering : public OpConversionPattern<arith::MulFOp> {
         },
         [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, x); });
     Value shifted = ifOp.getResult(0);
-    // off = −(m·c) on the fused path, 0 on the exact one; the same row's m
-    // is one value, so one product and select a row.
+    // off = −(m·c) on the fused path, 0 on the exact one.
     Value zero = e.cf(0.0f);
     SmallVector<Value> out;
     for (int64_t i = 0; i < vt.getNumElements(); ++i) {
       Value off = arith::SelectOp::create(
-          rewriter, loc, fused,
-          arith::NegFOp::create(rewriter, loc,
-                                arith::MulFOp::create(rewriter, loc,
-                                                      e.extract(mElems, i), c,
-                                                      fm)),
+          rewriter, loc, fused, negProduct(rewriter, loc, e.extract(mElems, i)),
           zero);
-      // llvm.fma by name: math.fma and llvm.intr.fma would become
-      // libdevice's __nv_fmaf.
-      out.push_back(LLVM::CallIntrinsicOp::create(
-                        rewriter, loc, e.f32(),
-                        rewriter.getStringAttr("llvm.fma.f32"),
-                        ValueRange{e.extract(shifted, i), c, off})
-                        .getResult(0));
+      out.push_back(fma(rewriter, loc, e.extract(shifted, i), off));
     }
     rewriter.replaceOp(op, e.fromElements(vt, out));
     return success();

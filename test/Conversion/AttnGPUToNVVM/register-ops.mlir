@@ -277,12 +277,51 @@ func.func @rescale(%s: memref<?x16xf32>, %a: memref<?xf32>) {
 #row = #attn.slice<#attn.mma<warps = 1>>
 
 // The online softmax's exponent (S − broadcast(m))·c marked
-// attn.fused_exponent, c a run-time scalar: every element is one
+// attn.fused_exponent, c a run-time scalar: a thread whose 2 rows both have
+// −2^12 <= m·c <= 2^12 computes fma(S, c, −(m·c)) per element (llvm.fma by
+// name: no libdevice), any other the exact (S − m)·c, all of it inside the branch (mma.sync
+// tiles: the FFMAs after the join spilled at D = 128).
+// CHECK-LABEL: gpu.func @exponent_kernel
+// CHECK-DAG:     %[[LIM:.*]] = arith.constant dense<4.096000e+03> : vector<2xf32>
+// CHECK-DAG:     %[[NLIM:.*]] = arith.constant dense<-4.096000e+03> : vector<2xf32>
+// CHECK:         %[[MC:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<2xf32>
+// CHECK-DAG:     %[[LE:.*]] = arith.cmpf ole, %[[MC]], %[[LIM]] : vector<2xf32>
+// CHECK-DAG:     %[[GE:.*]] = arith.cmpf oge, %[[MC]], %[[NLIM]] : vector<2xf32>
+// CHECK:         %[[IN:.*]] = arith.andi %[[LE]], %[[GE]] : vector<2xi1>
+// CHECK:         %[[ALL:.*]] = vector.reduction <and>, %[[IN]] : vector<2xi1> into i1
+// CHECK:         scf.if %[[ALL]] -> (vector<8xf32>) {
+// CHECK-COUNT-8:   llvm.call_intrinsic "llvm.fma.f32"
+// CHECK-NOT:       arith.subf
+// CHECK:         } else {
+// CHECK-COUNT-8:   arith.subf %{{.*}}, %{{.*}} : f32
+// CHECK:         }
+func.func @exponent(%s: memref<?x16xf32>, %a: memref<?xf32>, %c: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %t = attn.load_tile %s[%c0] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32, #mma>
+    %m = attn.load_tile %a[%c0] rows %c16 : memref<?xf32> -> tensor<16xf32, #row>
+    %mb = attn.broadcast %m : tensor<16xf32, #row> -> tensor<16x16xf32, #mma>
+    %d = arith.subf %t, %mb : tensor<16x16xf32, #mma>
+    %cs = tensor.splat %c : tensor<16x16xf32, #mma>
+    %e = arith.mulf %d, %cs {attn.fused_exponent} : tensor<16x16xf32, #mma>
+    attn.store_tile %e, %s[%c0] rows %c16 : tensor<16x16xf32, #mma>, memref<?x16xf32>
+  }
+  return
+}
+
+// -----
+
+#mma = #attn.mma<warps = 4, version = 3>
+#row = #attn.slice<#attn.mma<warps = 4, version = 3>>
+
+// On a warpgroup tile every element of the marked exponent is one
 // fma(S', c, off) (llvm.fma by name: no libdevice) after the branch, where
 // a thread whose 2 rows both have −2^12 <= m·c <= 2^12 keeps S' = S and
 // off = −(m·c), and any other takes S' = S − m (the branch's only work)
 // and off = 0: fl((S − m)·c), the exact form.
-// CHECK-LABEL: gpu.func @exponent_kernel
+// CHECK-LABEL: gpu.func @exponent_wg_kernel
 // CHECK-DAG:     %[[LIM:.*]] = arith.constant dense<4.096000e+03> : vector<2xf32>
 // CHECK-DAG:     %[[NLIM:.*]] = arith.constant dense<-4.096000e+03> : vector<2xf32>
 // CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
@@ -304,18 +343,19 @@ func.func @rescale(%s: memref<?x16xf32>, %a: memref<?xf32>) {
 // CHECK-NEXT:    llvm.call_intrinsic "llvm.fma.f32"(%[[X]], %arg2, %[[OFF]])
 // CHECK-COUNT-7: llvm.call_intrinsic "llvm.fma.f32"
 // CHECK-NOT:     scf.if {{.*}} -> (vector<8xf32>)
-func.func @exponent(%s: memref<?x16xf32>, %a: memref<?xf32>, %c: f32) {
+func.func @exponent_wg(%s: memref<?x16xf32>, %a: memref<?xf32>, %c: f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
   scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
-    %t = attn.load_tile %s[%c0] rows %c16 : memref<?x16xf32> -> tensor<16x16xf32, #mma>
-    %m = attn.load_tile %a[%c0] rows %c16 : memref<?xf32> -> tensor<16xf32, #row>
-    %mb = attn.broadcast %m : tensor<16xf32, #row> -> tensor<16x16xf32, #mma>
-    %d = arith.subf %t, %mb : tensor<16x16xf32, #mma>
-    %cs = tensor.splat %c : tensor<16x16xf32, #mma>
-    %e = arith.mulf %d, %cs {attn.fused_exponent} : tensor<16x16xf32, #mma>
-    attn.store_tile %e, %s[%c0] rows %c16 : tensor<16x16xf32, #mma>, memref<?x16xf32>
+    %t = attn.load_tile %s[%c0] rows %c64 : memref<?x16xf32> -> tensor<64x16xf32, #mma>
+    %m = attn.load_tile %a[%c0] rows %c64 : memref<?xf32> -> tensor<64xf32, #row>
+    %mb = attn.broadcast %m : tensor<64xf32, #row> -> tensor<64x16xf32, #mma>
+    %d = arith.subf %t, %mb : tensor<64x16xf32, #mma>
+    %cs = tensor.splat %c : tensor<64x16xf32, #mma>
+    %e = arith.mulf %d, %cs {attn.fused_exponent} : tensor<64x16xf32, #mma>
+    attn.store_tile %e, %s[%c0] rows %c64 : tensor<64x16xf32, #mma>, memref<?x16xf32>
   }
   return
 }
