@@ -140,10 +140,18 @@ struct SelectGPUBlocksPass
           bq = 64;
         // fp8 tiles arrive by bulk copies only: 128 rows, two consumer
         // warpgroups behind the copying producer; V's transposed block
-        // has rows of Bc bytes, a whole 128-byte slab at Bc = 128.
+        // has rows of Bc bytes, whole 128-byte slabs. At D = 128, 256 keys
+        // a block: S's 128 registers a thread and O's 64 fit without
+        // rotation or turns (attn-rotate-kv-loop and
+        // attn-alternate-warpgroups leave 256-column accumulators alone),
+        // and a block's fixed costs (the row max's shuffles, the rescale,
+        // the barriers) come half as often. Against 128 keys rotated with
+        // turns (H200, N = 512 / 1k / 2k / 4k / 16k): +1 / +3 / +4 / +5 /
+        // +5.5%, causal 0 / +3 / +5 / +6 / +8.5%; 256 keys with turns tie
+        // 128. D = 256 keeps 128 keys (O alone takes 128 registers).
         if (op.isFp8()) {
           bq = 128;
-          bkv = 128;
+          bkv = d <= 128 ? 256 : 128;
         }
         // A static sequence length that a twin covers takes its block
         // (queryBlockTwins, as the bundle builds them): the packed rows
