@@ -62,7 +62,7 @@
 // RUN: rm -rf %t8 && attn-bundle --out-dir %t8 --chips sm_80,sm_90a --dtypes e4m3 --head-dims 64,128
 // RUN: FileCheck %s --check-prefix=FP8 --implicit-check-not="kernel name" < %t8/manifest.txt
 // RUN: FileCheck %s --check-prefix=FP8PTX < %t8/attn_fwd_e4m3_d128_kernel.sm_90a.ptx
-// FP8: kernel name=attn_fwd_e4m3_d128_kernel {{.*}} chip=sm_90a dtype=e4m3 head_dim=128 head_dim_v=128 causal=0 block_m=128 block_n=128 threads=384 {{.*}} lse=1 tensor_maps=0:128,1:128,2:128 grid=persistent(q_blocks,heads_q,batch){{$}}
+// FP8: kernel name=attn_fwd_e4m3_d128_kernel {{.*}} chip=sm_90a dtype=e4m3 head_dim=128 head_dim_v=128 causal=0 block_m=128 block_n=256 threads=384 {{.*}} lse=1 tensor_maps=0:128,1:256,2:128 grid=persistent(q_blocks,heads_q,batch){{$}}
 // FP8: kernel name=attn_fwd_e4m3_d128_nolse_kernel {{.*}} dtype=e4m3 {{.*}} lse=0
 // FP8: kernel name=attn_fwd_e4m3_d128_causal_kernel {{.*}} dtype=e4m3 {{.*}} causal=1 {{.*}} grid=dynamic(q_blocks,heads_q,batch){{$}}
 // FP8: kernel name=attn_fwd_e4m3_d128_causal_nolse_kernel {{.*}} dtype=e4m3 {{.*}} lse=0

@@ -540,9 +540,12 @@ TEST(Jit, CompilesAnFp8Kernel) {
   Status s = c->compiler->compile(r, img);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(img.entry.dtype, DType::E4M3);
-  EXPECT_EQ(img.entry.blockN, 128);
-  // Q, K and Vᵀ through tensor maps (V's box: Dv rows of 128 keys).
+  // 256 keys a block at D = 128.
+  EXPECT_EQ(img.entry.blockN, 256);
+  // Q, K and Vᵀ through tensor maps (K's box: 256 rows; V's: Dv rows of 128
+  // keys, two copies a block).
   ASSERT_EQ(img.entry.tensorMaps.size(), 3u);
+  EXPECT_EQ(img.entry.tensorMaps[1].boxRows, 256);
   EXPECT_EQ(img.entry.tensorMaps[2].arg, 2);
   EXPECT_EQ(img.entry.tensorMaps[2].boxRows, 128);
   // fp8 is sm_90a's dense forward: no sm_80 kernel, no split-KV pair, no

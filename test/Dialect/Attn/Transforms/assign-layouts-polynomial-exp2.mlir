@@ -23,11 +23,12 @@ func.func @bf16(%q: memref<1x16x4096x128xbf16>, %k: memref<1x16x4096x128xbf16>,
 
 // -----
 
-// fp8: P is rounded to e4m3 for its product, marked as well.
+// fp8 (256 keys a block at D = 128): P is rounded to e4m3 for its product,
+// marked as well.
 
 // CHECK-LABEL: func.func @fp8
 // CHECK:         scf.for
-// CHECK:           math.exp2 %{{.*}} {attn.polynomial_exp2 = 4 : i64} : tensor<128x128xf32, #attn.mma<warps = 8, version = 3>>
+// CHECK:           math.exp2 %{{.*}} {attn.polynomial_exp2 = 4 : i64} : tensor<128x256xf32, #attn.mma<warps = 8, version = 3>>
 // OFF-LABEL:   func.func @fp8
 func.func @fp8(%q: memref<1x16x4096x128xf8E4M3FN>,
                %k: memref<1x16x4096x128xf8E4M3FN>,
