@@ -46,6 +46,27 @@ inline bool isClonableScalar(Operation *op) {
   });
 }
 
+/// Whether `op` is an scf.if or scf.while of scalar results whose regions
+/// hold only clonable scalar ops and such region ops (a scan over a block
+/// list): a producer clones it whole.
+inline bool isClonableScalarRegion(Operation *op) {
+  auto scalar = [](Operation *o) {
+    return llvm::all_of(o->getResultTypes(), [](Type t) {
+      return isa<IndexType, IntegerType, FloatType>(t);
+    });
+  };
+  if (!isa<scf::IfOp, scf::WhileOp>(op) || op->getNumResults() == 0 ||
+      !scalar(op))
+    return false;
+  return !op->walk([&](Operation *inner) {
+              if (inner == op || isa<scf::YieldOp, scf::ConditionOp>(inner) ||
+                  isClonableScalar(inner) ||
+                  (isa<scf::IfOp, scf::WhileOp>(inner) && scalar(inner)))
+                return WalkResult::advance();
+              return WalkResult::interrupt();
+            }).wasInterrupted();
+}
+
 /// The warps of a program's wgmma accumulators, or 0 (no warpgroup dot).
 inline int64_t wgmmaWarps(scf::ForallOp grid) {
   int64_t warps = 0;

@@ -163,6 +163,13 @@ struct Specializer {
         operands = {guard.getCondition()};
       else
         operands = llvm::to_vector(op->getOperands());
+      // A scalar region op is cloned whole: the values its regions use from
+      // above are its operands too.
+      if (isClonableScalarRegion(op)) {
+        llvm::SetVector<Value> above;
+        getUsedValuesDefinedAbove(op->getRegions(), above);
+        operands.append(above.begin(), above.end());
+      }
       for (Value v : operands) {
         if (auto arg = dyn_cast<BlockArgument>(v)) {
           Operation *owner = arg.getOwner()->getParentOp();
@@ -179,7 +186,8 @@ struct Specializer {
         Operation *def = v.getDefiningOp();
         if (!consumers.isAncestor(def->getParentRegion()))
           continue;
-        if (!isClonableScalar(def) && !isProducerOp(def))
+        if (!isClonableScalar(def) && !isClonableScalarRegion(def) &&
+            !isProducerOp(def))
           return op->emitError("unsupported: a copy whose operands come from '")
                  << def->getName()
                  << "' (the producer computes only scalar arithmetic)";
@@ -195,6 +203,10 @@ struct Specializer {
     for (Operation &op : src) {
       if (!keep.contains(&op))
         continue;
+      if (isClonableScalarRegion(&op)) {
+        b.clone(op, map);
+        continue;
+      }
       if (auto loop = dyn_cast<scf::ForOp>(op)) {
         auto copy = scf::ForOp::create(
             b, loop.getLoc(), map.lookupOrDefault(loop.getLowerBound()),

@@ -332,7 +332,59 @@ struct Segment {
   Value list;
   /// Whether the mask_mod is evaluated (not in full blocks).
   bool maskMod = true;
+  /// The step of the list's first entry, where not `lo` (a list split
+  /// over two segments).
+  Value listStart = {};
 };
+
+/// The number of leading entries of the block list `indices` (its first
+/// `entries` at the program's mask row) whose key blocks all lie in
+/// [wholeLo, wholeHi): entry e lists key blocks [x·R, x·R + R) with
+/// x = indices[maskB, maskH, maskRow, e] and R = pc.subBlocks.
+///   W = min{e : e = entries or not (wholeLo <= x_e·R and
+///                                   x_e·R + R <= wholeHi)}
+Value leadingWholeEntries(OpBuilder &b, Location loc, const ProgramContext &pc,
+                          Value indices, Value entries, Value wholeLo,
+                          Value wholeHi) {
+  Type idx = b.getIndexType();
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  auto scan = scf::WhileOp::create(
+      b, loc, TypeRange{idx}, ValueRange{c0},
+      [&](OpBuilder &wb, Location l, ValueRange args) {
+        Value e = args[0];
+        Value more =
+            arith::CmpIOp::create(wb, l, arith::CmpIPredicate::ult, e, entries);
+        auto test = scf::IfOp::create(
+            wb, l, more,
+            [&](OpBuilder &tb, Location tl) {
+              IndexMath im{tb, tl};
+              Value x = memref::LoadOp::create(
+                  tb, tl, indices,
+                  ValueRange{pc.maskB, pc.maskH, pc.maskRow, e});
+              Value first = im.mul(
+                  arith::IndexCastOp::create(tb, tl, tb.getIndexType(), x),
+                  im.cst(pc.subBlocks));
+              Value end = im.add(first, im.cst(pc.subBlocks));
+              Value fromLo = arith::CmpIOp::create(
+                  tb, tl, arith::CmpIPredicate::sge, first, wholeLo);
+              Value toHi = arith::CmpIOp::create(
+                  tb, tl, arith::CmpIPredicate::sle, end, wholeHi);
+              Value ok = arith::AndIOp::create(tb, tl, fromLo, toHi);
+              scf::YieldOp::create(tb, tl, ok);
+            },
+            [&](OpBuilder &eb, Location el) {
+              Value no = arith::ConstantIntOp::create(eb, el, 0, 1);
+              scf::YieldOp::create(eb, el, no);
+            });
+        scf::ConditionOp::create(wb, l, test.getResult(0), ValueRange{e});
+      },
+      [&](OpBuilder &ab, Location l, ValueRange args) {
+        Value one = arith::ConstantIndexOp::create(ab, l, 1);
+        Value next = arith::AddIOp::create(ab, l, args[0], one);
+        scf::YieldOp::create(ab, l, next);
+      });
+  return scan.getResult(0);
+}
 
 /// Emits one pass of the naive tiled softmax over all segments, chaining the
 /// carried value from segment to segment. `body` builds the new carried
@@ -351,7 +403,10 @@ Value emitPass(
         b, loc, seg.lo, seg.hi, one, ValueRange{carried},
         [&](OpBuilder &lb, Location l, Value iv, ValueRange args) {
           Value kb =
-              seg.list ? pc.listedBlock(lb, l, seg.list, seg.lo, iv) : iv;
+              seg.list
+                  ? pc.listedBlock(lb, l, seg.list,
+                                   seg.listStart ? seg.listStart : seg.lo, iv)
+                  : iv;
           auto [s, kvStart, kvRows] =
               emitScores(lb, l, pc, kb, seg.masked, seg.maskMod);
           Value next = body(lb, s, kvStart, kvRows, args[0]);
@@ -670,6 +725,8 @@ struct TileAttentionPass
       nFull = im.min(nFull, nEnd);
     }
     SmallVector<Segment> segments = {{c0, nFull, false}, {nFull, nEnd, true}};
+    // The key blocks every row of the block sees whole: [wholeLo, wholeHi).
+    Value wholeLo = c0, wholeHi = nFull;
     if (int64_t left = op.getWindowLeft().value_or(-1); left >= 0) {
       // The window's left bound: row i sees no key j < i + (Nk-Nq) - L.
       // Blocks before the first row's first key are skipped; blocks before
@@ -682,6 +739,8 @@ struct TileAttentionPass
       segments = {{w.begin, w.fullBegin, true},
                   {w.fullBegin, w.fullEnd, false},
                   {w.fullEnd, nEnd, true}};
+      wholeLo = w.fullBegin;
+      wholeHi = w.fullEnd;
     }
     if (op.hasBlockMask()) {
       // Block sparsity: only the listed key blocks, each R = BK / Bc of the
@@ -695,25 +754,50 @@ struct TileAttentionPass
       pc.maskB = broadcastIndex(b, loc, counts, 0, bIdx);
       pc.maskH = broadcastIndex(b, loc, counts, 1, hIdx);
       pc.maskRow = arith::DivUIOp::create(b, loc, pc.qStart, im.cst(mq));
-      auto stepsOf = [&](Value listCounts) -> Value {
+      auto entriesOf = [&](Value listCounts) -> Value {
         Value n = memref::LoadOp::create(
             b, loc, listCounts, ValueRange{pc.maskB, pc.maskH, pc.maskRow});
-        Value steps = arith::IndexCastOp::create(b, loc, b.getIndexType(), n);
-        return pc.subBlocks > 1 ? im.mul(steps, im.cst(pc.subBlocks)) : steps;
+        return arith::IndexCastOp::create(b, loc, b.getIndexType(), n);
+      };
+      auto stepsOf = [&](Value entries) -> Value {
+        return pc.subBlocks > 1 ? im.mul(entries, im.cst(pc.subBlocks))
+                                : entries;
       };
       // The full blocks first (no mask_mod), then the partial ones: steps
       // [0, F) and [F, F + P), one ring sequence for the pipelining passes.
-      Value full = c0;
+      // A list whose blocks carry no mask_mod (the full list; block_mask's
+      // own without a mask_mod) starts with the entries whose key blocks
+      // every row sees whole (below the diagonal, inside the window and
+      // the keys): those W carry no mask at all, steps [start, start + W·R)
+      // unmasked, the rest of the list with the built-in masks (the
+      // diagonal's, the keys' end). W counts entries up to the first that
+      // is not whole, so any order of a list is computed right; ascending
+      // lists (FlexAttention's) leave only the diagonal's entries masked.
       segments.clear();
-      if (op.hasFullBlocks()) {
-        full = stepsOf(op.getFullCounts());
-        segments.push_back({c0, full, true, op.getFullIndices(),
-                            /*maskMod=*/false});
-      }
-      Value partial = stepsOf(counts);
-      segments.push_back({full,
-                          op.hasFullBlocks() ? im.add(full, partial) : partial,
-                          true, op.getBlockIndices()});
+      auto after = [&](Value start, Value steps) -> Value {
+        return isConstantIntValue(start, 0) ? steps : im.add(start, steps);
+      };
+      auto addList = [&](Value list, Value entries, Value start,
+                         bool maskMod) -> Value {
+        Value end = after(start, stepsOf(entries));
+        if (maskMod) {
+          segments.push_back({start, end, true, list});
+          return end;
+        }
+        Value whole =
+            after(start, stepsOf(leadingWholeEntries(b, loc, pc, list, entries,
+                                                     wholeLo, wholeHi)));
+        segments.push_back({start, whole, false, list, /*maskMod=*/false,
+                            /*listStart=*/start});
+        segments.push_back({whole, end, true, list, /*maskMod=*/false,
+                            /*listStart=*/start});
+        return end;
+      };
+      Value full = c0;
+      if (op.hasFullBlocks())
+        full = addList(op.getFullIndices(), entriesOf(op.getFullCounts()), c0,
+                       /*maskMod=*/false);
+      addList(op.getBlockIndices(), entriesOf(counts), full, op.hasMaskMod());
     }
     if (split) {
       // Split s takes key blocks [s·C, (s+1)·C) with C = ceil(ceil(Nk /

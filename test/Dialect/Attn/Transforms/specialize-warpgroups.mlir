@@ -113,3 +113,45 @@ func.func @d64(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
         memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
   return
 }
+
+// -----
+
+// Block sparsity with full blocks: the consumers count the full list's
+// leading whole entries with a scan (scf.while of scalar loads and
+// comparisons) that bounds their unmasked loop; the producer clones the
+// scan whole, so that its copies walk the same segments: the unmasked
+// entries [0, W), the rest of the full list, then the partial list.
+// CHECK-LABEL: func.func @full_lists
+// CHECK:         attn.warp_specialize
+// CHECK:           %[[W:.+]] = scf.while
+// CHECK:           scf.for %{{.*}} = %{{c0(_[0-9]+)?}} to %[[W]]
+// CHECK:         } producer {
+// CHECK:           %[[PW:.+]] = scf.while
+// CHECK:             memref.load
+// CHECK:             scf.condition
+// CHECK:           scf.for %{{.*}} = %{{c0(_[0-9]+)?}} to %[[PW]] step
+// CHECK:             attn.async_load_tile
+// CHECK:           scf.for %{{.*}} = %[[PW]] to
+// CHECK:             attn.async_load_tile
+func.func @full_lists(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
+                      %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>,
+                      %cnt: memref<?x1x?xi32>, %idx: memref<?x1x?x?xi32>,
+                      %fcnt: memref<?x1x?xi32>, %fidx: memref<?x1x?x?xi32>,
+                      %docs: memref<?x?xi32>) {
+  attn.attention %q, %k, %v into %o
+      block_mask(%cnt, %idx : memref<?x1x?xi32>, memref<?x1x?x?xi32>)
+      full_blocks(%fcnt, %fidx : memref<?x1x?xi32>, memref<?x1x?x?xi32>)
+      mask_mod {
+  ^bb0(%b: i32, %h: i32, %i: i32, %j: i32):
+    %bx = arith.index_cast %b : i32 to index
+    %ix = arith.index_cast %i : i32 to index
+    %jx = arith.index_cast %j : i32 to index
+    %di = memref.load %docs[%bx, %ix] : memref<?x?xi32>
+    %dj = memref.load %docs[%bx, %jx] : memref<?x?xi32>
+    %same = arith.cmpi eq, %di, %dj : i32
+    attn.yield %same : i1
+  } {causal, mask_block = array<i64: 128, 128>}
+      : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+        memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>
+  return
+}

@@ -5,8 +5,11 @@
 // blocks, a program reads row qStart / 128 of the lists, broadcast over the
 // mask's batch dim of 1 (b' = 0) and the heads (h' = h), and steps
 //   t in [0, counts[0, h, qStart / 128] · 2)
-// over the key blocks kb = indices[0, h, qStart / 128, t / 2]·2 + t mod 2;
-// every listed block is masked (the keys' end; here the causal diagonal).
+// over the key blocks kb = indices[0, h, qStart / 128, t / 2]·2 + t mod 2.
+// Without a mask_mod the leading entries whose key blocks every row sees
+// whole (below the causal diagonal's first row) carry no mask: a scan
+// counts them (W), steps [0, 2W) are unmasked, [2W, 2·count) masked (the
+// keys' end; here the causal diagonal).
 // CHECK-LABEL: func.func @listed
 // CHECK-SAME:    %[[CNT:[^:]+]]: memref<1x?x?xi32>, %[[IDX:[^:]+]]: memref<1x?x?x?xi32>
 // CHECK:       scf.forall (%[[B:.+]], %[[H:.+]], %[[X:.+]]) in
@@ -17,7 +20,21 @@
 // CHECK:         %[[N:.+]] = memref.load %[[CNT]][%{{c0(_[0-9]+)?}}, %[[MH]], %[[ROW]]]
 // CHECK:         %[[NX:.+]] = arith.index_cast %[[N]]
 // CHECK:         %[[STEPS:.+]] = arith.muli %[[NX]], %{{c2(_[0-9]+)?}}
-// CHECK:         scf.for %[[T:.+]] = %{{c0(_[0-9]+)?}} to %[[STEPS]] step %{{c1(_[0-9]+)?}}
+// CHECK:         %[[W:.+]] = scf.while
+// CHECK:           memref.load %[[IDX]][%{{c0(_[0-9]+)?}}, %[[MH]], %[[ROW]], %{{.*}}]
+// CHECK:         %[[WHOLE:.+]] = arith.muli %[[W]], %{{c2(_[0-9]+)?}}
+// CHECK:         scf.for %[[T:.+]] = %{{c0(_[0-9]+)?}} to %[[WHOLE]] step %{{c1(_[0-9]+)?}}
+// CHECK:           %[[T2:.+]] = arith.divui %[[T]], %{{c2(_[0-9]+)?}}
+// CHECK:           %[[E:.+]] = memref.load %[[IDX]][%{{c0(_[0-9]+)?}}, %[[MH]], %[[ROW]], %[[T2]]]
+// CHECK:           %[[EX:.+]] = arith.index_cast %[[E]]
+// CHECK:           %[[SUB:.+]] = arith.remui %[[T]], %{{c2(_[0-9]+)?}}
+// CHECK:           %[[KB2:.+]] = arith.muli %[[EX]], %{{c2(_[0-9]+)?}}
+// CHECK:           %[[KB:.+]] = arith.addi %[[KB2]], %[[SUB]]
+// CHECK:           %[[KVSTART:.+]] = arith.muli %[[KB]], %{{c32(_[0-9]+)?}}
+// CHECK:           attn.load_tile %{{.*}}[%[[B]], %{{.*}}, %[[KVSTART]]]
+// CHECK-NOT:       attn.mask
+// CHECK:         } {attn.softmax_pass = "max"
+// CHECK:         scf.for %[[T:.+]] = %[[WHOLE]] to %[[STEPS]] step %{{c1(_[0-9]+)?}}
 // CHECK:           %[[T2:.+]] = arith.divui %[[T]], %{{c2(_[0-9]+)?}}
 // CHECK:           %[[E:.+]] = memref.load %[[IDX]][%{{c0(_[0-9]+)?}}, %[[MH]], %[[ROW]], %[[T2]]]
 // CHECK:           %[[EX:.+]] = arith.index_cast %[[E]]
@@ -32,9 +49,11 @@
 // CHECK:           attn.mask %{{.*}} q(%[[QSTART]], %{{.*}}) kv(%[[KVSTART]], %{{.*}}) {causal}
 // CHECK:         } {attn.softmax_pass = "max"
 // CHECK-NOT:     scf.for
-// CHECK:         scf.for %{{.*}} = %{{c0(_[0-9]+)?}} to %[[STEPS]] step %{{c1(_[0-9]+)?}}
+// CHECK:         scf.for %{{.*}} = %{{c0(_[0-9]+)?}} to %[[WHOLE]] step %{{c1(_[0-9]+)?}}
 // CHECK:         } {attn.softmax_pass = "sum"
-// CHECK:         scf.for %{{.*}} = %{{c0(_[0-9]+)?}} to %[[STEPS]] step %{{c1(_[0-9]+)?}}
+// CHECK:         scf.for %{{.*}} = %[[WHOLE]] to %[[STEPS]] step %{{c1(_[0-9]+)?}}
+// CHECK:         } {attn.softmax_pass = "sum"
+// CHECK:         scf.for %{{.*}} = %{{c0(_[0-9]+)?}} to %[[WHOLE]] step %{{c1(_[0-9]+)?}}
 // CHECK:         } {attn.softmax_pass = "pv"
 func.func @listed(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
                   %o: memref<?x?x?x64xbf16>, %cnt: memref<1x?x?xi32>,
@@ -80,16 +99,38 @@ func.func @shrink(%q: memref<2x4x100x64xf32>, %k: memref<2x4x90x64xf32>,
 // Full blocks first, steps [0, F) over the full list without the mask_mod,
 // then the partial blocks, steps [F, F + P) over block_mask's list at entry
 // t − F, where the mask_mod selects -inf for the keys it hides (one gather
-// of each position's document id).
+// of each position's document id). The full list's leading entries whose
+// key blocks every row sees whole (here: causal, blocks [0, nFull)) carry
+// no mask at all: a scan counts them (W, up to the first entry that is not
+// whole, so the list's order never matters for the result), steps [0, W)
+// are unmasked and [W, F) keep the causal mask.
 // CHECK-LABEL: func.func @full
 // CHECK-SAME:    %[[CNT:[^:]+]]: memref<1x1x?xi32>, %[[IDX:[^:]+]]: memref<1x1x?x?xi32>, %[[FCNT:[^:]+]]: memref<1x1x?xi32>, %[[FIDX:[^:]+]]: memref<1x1x?x?xi32>
 // CHECK:         %[[F:.+]] = memref.load %[[FCNT]]
 // CHECK:         %[[FX:.+]] = arith.index_cast %[[F]]
+// CHECK:         %[[W:.+]] = scf.while (%[[E:.+]] = %{{c0(_[0-9]+)?}}) : (index) -> index {
+// CHECK:           %[[MORE:.+]] = arith.cmpi ult, %[[E]], %[[FX]] : index
+// CHECK:           %[[OK:.+]] = scf.if %[[MORE]] -> (i1) {
+// CHECK:             memref.load %[[FIDX]][%{{.*}}, %{{.*}}, %{{.*}}, %[[E]]]
+// CHECK:             %[[LO:.+]] = arith.cmpi sge
+// CHECK:             %[[HI:.+]] = arith.cmpi sle
+// CHECK:             %[[BOTH:.+]] = arith.andi %[[LO]], %[[HI]] : i1
+// CHECK:             scf.yield %[[BOTH]] : i1
+// CHECK:           } else {
+// CHECK:             scf.yield %false : i1
+// CHECK:           scf.condition(%[[OK]]) %[[E]] : index
+// CHECK:         } do {
+// CHECK:           arith.addi %{{.*}}, %{{c1(_[0-9]+)?}} : index
 // CHECK:         %[[P:.+]] = memref.load %[[CNT]]
 // CHECK:         %[[PX:.+]] = arith.index_cast %[[P]]
 // CHECK:         %[[END:.+]] = arith.addi %[[FX]], %[[PX]]
-// CHECK:         scf.for %[[T:.+]] = %{{c0(_[0-9]+)?}} to %[[FX]]
+// CHECK:         scf.for %[[T:.+]] = %{{c0(_[0-9]+)?}} to %[[W]]
 // CHECK:           memref.load %[[FIDX]][%{{.*}}, %{{.*}}, %{{.*}}, %[[T]]]
+// CHECK-NOT:       attn.gather
+// CHECK-NOT:       attn.mask
+// CHECK:         } {attn.softmax_pass = "max"
+// CHECK:         scf.for %[[T1:.+]] = %[[W]] to %[[FX]]
+// CHECK:           memref.load %[[FIDX]][%{{.*}}, %{{.*}}, %{{.*}}, %[[T1]]]
 // CHECK-NOT:       attn.gather
 // CHECK:           attn.mask
 // CHECK:         } {attn.softmax_pass = "max"
