@@ -297,28 +297,34 @@ struct FusedExponentLowering : public OpConversionPattern<arith::MulFOp> {
                                    arith::MulFOp::create(b, l, mi, c, fm));
     };
     // Scalar operations per element in each branch: LLVM would speculate a
-    // single vector instruction out of it.
+    // single vector instruction out of it. yieldEach(f) yields the vector
+    // of f(i) over the thread's elements.
+    auto yieldEach = [&](OpBuilder &b, Location l,
+                         function_ref<Value(Emitter &, int64_t)> f) {
+      Emitter be(b, l);
+      SmallVector<Value> out;
+      for (int64_t i = 0; i < vt.getNumElements(); ++i)
+        out.push_back(f(be, i));
+      scf::YieldOp::create(b, l, be.fromElements(vt, out));
+    };
+    // x − m, element i.
+    auto shiftedBy = [&](Emitter &be, int64_t i) -> Value {
+      return arith::SubFOp::create(be.b, be.loc, be.extract(x, i),
+                                   be.extract(mElems, i), fm);
+    };
     if (!cast<MmaLayoutAttr>(t.getEncoding()).isWarpgroup()) {
       auto ifOp = scf::IfOp::create(
           rewriter, loc, fused,
           [&](OpBuilder &b, Location l) {
-            Emitter be(b, l);
-            SmallVector<Value> out;
-            for (int64_t i = 0; i < vt.getNumElements(); ++i)
-              out.push_back(fma(b, l, be.extract(x, i),
-                                negProduct(b, l, be.extract(mElems, i))));
-            scf::YieldOp::create(b, l, be.fromElements(vt, out));
+            yieldEach(b, l, [&](Emitter &be, int64_t i) {
+              return fma(b, l, be.extract(x, i),
+                         negProduct(b, l, be.extract(mElems, i)));
+            });
           },
           [&](OpBuilder &b, Location l) {
-            Emitter be(b, l);
-            SmallVector<Value> out;
-            for (int64_t i = 0; i < vt.getNumElements(); ++i)
-              out.push_back(arith::MulFOp::create(
-                  b, l,
-                  arith::SubFOp::create(b, l, be.extract(x, i),
-                                        be.extract(mElems, i), fm),
-                  c, fm));
-            scf::YieldOp::create(b, l, be.fromElements(vt, out));
+            yieldEach(b, l, [&](Emitter &be, int64_t i) -> Value {
+              return arith::MulFOp::create(b, l, shiftedBy(be, i), c, fm);
+            });
           });
       rewriter.replaceOp(op, ifOp.getResults());
       return success();
@@ -330,14 +336,7 @@ struct FusedExponentLowering : public OpConversionPattern<arith::MulFOp> {
         arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true)));
     auto ifOp = scf::IfOp::create(
         rewriter, loc, exact,
-        [&](OpBuilder &b, Location l) {
-          Emitter be(b, l);
-          SmallVector<Value> out;
-          for (int64_t i = 0; i < vt.getNumElements(); ++i)
-            out.push_back(arith::SubFOp::create(b, l, be.extract(x, i),
-                                                be.extract(mElems, i), fm));
-          scf::YieldOp::create(b, l, be.fromElements(vt, out));
-        },
+        [&](OpBuilder &b, Location l) { yieldEach(b, l, shiftedBy); },
         [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, x); });
     Value shifted = ifOp.getResult(0);
     // off = −(m·c) on the fused path, 0 on the exact one.
