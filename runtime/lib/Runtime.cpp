@@ -565,7 +565,8 @@ Status Runtime::Impl::splitPlan(const ForwardProblem &p, const Device &dev,
     const KernelEntry *fwd = nullptr;
     if (p.kernelRows() <= split->blockM)
       return 0;
-    if (attn::selectKernel(bundle, p, info.ccMajor, info.ccMinor, fwd, &index)
+    if (attn::selectKernel(bundle, p, info.ccMajor, info.ccMinor, fwd, &index,
+                           info.smCount)
             .ok())
       return fwd->blockM;
     return compiler ? std::max(split->blockM, kCompilerMaxBlockM) : 0;
@@ -1319,7 +1320,8 @@ Status Runtime::selectKernel(const ForwardProblem &problem, int device,
     out.kvSplits = plan.splits;
     out.mergeKernel = plan.merge->name;
   } else if (Status s = attn::selectKernel(impl_->bundle, p, info.ccMajor,
-                                           info.ccMinor, k, &impl_->index);
+                                           info.ccMinor, k, &impl_->index,
+                                           info.smCount);
              !s.ok()) {
     if (s.code() != StatusCode::NotInBundle || !impl_->compiler)
       return s;
@@ -1381,7 +1383,8 @@ Status Runtime::prepare(const std::vector<ForwardProblem> &problems,
         if (s.ok())
           s = impl_->getKernel(*plan.merge, *dev, loaded);
       } else if (s.ok() && !split) {
-        Status found = findKernels(impl_->bundle, p, candidates, &impl_->index);
+        Status found = findKernels(impl_->bundle, p, candidates, &impl_->index,
+                                   dev->info.smCount);
         const KernelEntry *entry = nullptr;
         s = impl_->kernelFor(p, *dev, candidates, found, entry, loaded);
       }
@@ -1550,6 +1553,11 @@ Status Runtime::forward(const ForwardProblem &problem, const KVCacheArgs &cache,
   CUstream cuStream = static_cast<CUstream>(stream);
   if (Status s = im.checkStream(cuStream, *dev, stream); !s.ok())
     return s;
+  // The kernel again with the device's multiprocessors known (a taller
+  // query block only where its grid fills them): the lookup above settled
+  // what the bundle lacks before any driver call.
+  if (found.ok())
+    found = findKernels(im.bundle, p, candidates, &im.index, dev->info.smCount);
   // A grid too small for the device (decoding: few query rows, long keys)
   // splits the keys over more thread blocks and merges the partials.
   // Kernels that do not load leave the problem to the unsplit kernel, and

@@ -215,6 +215,50 @@ kernel name=h ptx=h.ptx chip=sm_90a dtype=bf16 head_dim=64 causal=0 block_m=64 t
   }
 }
 
+// With the device's multiprocessor count, a kernel tuned for long
+// sequences also needs a grid of two waves: ⌈rows / 192⌉ · heads · batch
+// programs at least 2·smCount. A small batch keeps the shorter block (its
+// more, smaller programs spread over every multiprocessor); an unknown
+// count (0) decides by length alone.
+TEST(ValidateTall, MinSeqQNeedsAGridThatFillsTheDevice) {
+  Manifest m;
+  Status s = parseManifest(R"(
+kernel name=t ptx=t.ptx chip=sm_90a dtype=bf16 head_dim=64 causal=0 block_m=192 threads=512 smem=92288 abi=memref lse=1 min_seq_q=512
+kernel name=h ptx=h.ptx chip=sm_90a dtype=bf16 head_dim=64 causal=0 block_m=64 threads=128 smem=73728 abi=memref lse=1
+)",
+                           "manifest.txt", m);
+  ASSERT_TRUE(s.ok()) << s.message();
+  const KernelIndex index(m);
+  ForwardProblem p;
+  p.dtype = DType::BF16;
+  p.headDim = p.headDimV = 64;
+  p.withLse = true;
+  struct Case {
+    int64_t batch, heads, rows;
+    int smCount;
+    const char *want;
+  };
+  for (const Case &c : {Case{32, 8, 512, 132, "t"},  // 3 · 8 · 32 = 768
+                        Case{1, 8, 2048, 132, "h"},  // 11 · 8 = 88
+                        Case{1, 24, 2048, 132, "t"}, // 11 · 24 = 264
+                        Case{1, 23, 2048, 132, "h"}, // 11 · 23 = 253
+                        Case{1, 8, 2048, 0, "t"},    // by length alone
+                        Case{32, 8, 511, 132, "h"}}) {
+    p.batch = c.batch;
+    p.headsQ = p.headsKV = c.heads;
+    p.seqQ = p.seqK = c.rows;
+    const KernelEntry *k = nullptr;
+    ASSERT_TRUE(selectKernel(m, p, 9, 0, k, &index, c.smCount).ok());
+    EXPECT_EQ(k->name, std::string(c.want))
+        << c.batch << " x " << c.heads << " x " << c.rows << " rows, "
+        << c.smCount << " SMs";
+    std::vector<const KernelEntry *> found;
+    ASSERT_TRUE(findKernels(m, p, found, nullptr, c.smCount).ok());
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0]->name, std::string(c.want));
+  }
+}
+
 // A kernel tuned for a few rows (max_seq_q=: a decode step's packed query
 // heads) is taken up to that many rows, beside a tall one from its length
 // and the plain one between; a range below its minimum is refused.

@@ -166,9 +166,10 @@ def AttnSelectGPUBlocks : Pass<"attn-select-gpu-blocks"> {
     warpgroup a program, three programs an SM), 128x128 at D = 128 (two
     warpgroups) and 128x64 above (O takes D/2 registers a thread). A static
     sequence long enough takes the tall query block of `tallQueryBlock`
-    (D = 64: 192 rows, three warpgroups sharing each K/V tile, from 2048
-    query rows, 4096 when causal); the bundle builds it beside the default
-    and the runtime picks by length.
+    (D = 64: 192 rows, three warpgroups sharing each K/V tile, from 512
+    query rows, 8192 when causal, where static batch and heads give a grid
+    of two waves of the target's multiprocessors); the bundle builds it beside
+    the default and the runtime picks by length and grid.
   }];
   let dependentDialects = ["::mlir::attn::AttnDialect"];
   let options = [

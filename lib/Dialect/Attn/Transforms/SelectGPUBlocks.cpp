@@ -163,12 +163,26 @@ struct SelectGPUBlocksPass
           nq = qType.isDynamicDim(1) || kType.isDynamicDim(1)
                    ? ShapedType::kDynamic
                    : nq * (qType.getDimSize(1) / kType.getDimSize(1));
+        // A twin tuned from a minimum length (a taller block) also needs a
+        // grid of two waves where batch and heads are static, as the
+        // runtime chooses (findKernels' smCount); a split-KV grid
+        // multiplies its query blocks by the splits instead.
+        auto fillsDevice = [&](const QueryBlockTwin &twin) {
+          int64_t b = qType.getDimSize(0);
+          int64_t h = op.getPackQueryHeads() ? kType.getDimSize(1)
+                                             : qType.getDimSize(1);
+          if (!twin.minSeqQ || op.getSplitKv() || target.getNumSms() <= 0 ||
+              ShapedType::isDynamic(b) || ShapedType::isDynamic(h))
+            return true;
+          return (nq + twin.rows - 1) / twin.rows * h * b >=
+                 2 * target.getNumSms();
+        };
         if (!op.isVarlen() && !op.isFp8() && !ShapedType::isDynamic(nq))
           for (QueryBlockTwin twin : queryBlockTwins(
                    target, op.getHeadDim(), op.getValueHeadDim(),
                    op.getCausal(), static_cast<bool>(op.getKvLens()),
                    op.getPackQueryHeads(), op.getSplitKv()))
-            if (twin.covers(nq))
+            if (twin.covers(nq) && fillsDevice(twin))
               bq = twin.rows;
       }
       const int64_t elemBytes = op.isFp8() ? 1 : 2;
@@ -280,11 +294,16 @@ mlir::attn::queryBlockTwins(TargetAttr target, int64_t headDim,
   // partial last block and the longer causal diagonal: from 2k rows on
   // the tall block wins. Causal grids of 128 rows claim their tiles at run
   // time: against them 192 rows ties at 8k (423 vs 421) and wins at 16k
-  // (463 vs 433), loses at 4k (364 vs 383).
+  // (463 vs 433), loses at 4k (364 vs 383). Without a mask the persistent
+  // 192-row program wins from 512 rows (H200, bf16, B·N = 16384, mirrored:
+  // N = 512 / 1k / 2k 301-310 / 367-369 / 424-425 vs 278-295 / 332-333 /
+  // 350-358) where its grid has two waves: at 96 and 192 query blocks it
+  // lost 20% (B = 1, H = 8, N = 2048: 278 vs 338), from 344 won 5-10%
+  // (findKernels' smCount).
   if (headDim == 64 && headDimV == 64)
     return kvCache
                ? SmallVector<QueryBlockTwin, 2>()
-               : SmallVector<QueryBlockTwin, 2>{{192, causal ? 8192 : 2048, 0}};
+               : SmallVector<QueryBlockTwin, 2>{{192, causal ? 8192 : 512, 0}};
   // At D = 128 the default has 128 rows: two consumer warpgroups behind a
   // producer, one program an SM. A problem of at most 64 rows (a decode
   // step's G query heads packed as rows, a few speculated tokens) leaves

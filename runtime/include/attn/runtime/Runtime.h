@@ -186,9 +186,14 @@ private:
 /// LSE only lse=1 kernels serve, without only lse=0 ones (a kernel writes
 /// the LSE it has an argument for). With `index` (of `bundle`) the serving
 /// kernels are looked for in their group only; the result is the same.
+/// Kernels tuned for a length (min_seq_q=, max_seq_q=) serve the rows in
+/// their range; with `smCount` (the device's multiprocessors, 0: unknown)
+/// one tuned for long sequences (a taller query block) serves only a grid
+/// of at least two waves (2·smCount query blocks), so that a small batch
+/// keeps the shorter block's more, smaller programs.
 Status findKernels(const Manifest &bundle, const ForwardProblem &p,
                    std::vector<const KernelEntry *> &candidates,
-                   const KernelIndex *index = nullptr);
+                   const KernelIndex *index = nullptr, int smCount = 0);
 
 /// The split-KV (flash-decoding) kernels of `bundle` for `p`: every chip
 /// variant of the split_kv kernel (dtype, head dims and mask of `p`) and of
@@ -223,10 +228,10 @@ int64_t chooseKVSplits(const ForwardProblem &p, int smCount, int blockM,
                        int blockN, int64_t forced = 0, int unsplitBlockM = 0);
 
 /// checkProblem, findKernels, then the variant for a device of compute
-/// capability ccMajor.ccMinor.
+/// capability ccMajor.ccMinor (and `smCount` multiprocessors, 0: unknown).
 Status selectKernel(const Manifest &bundle, const ForwardProblem &p,
                     int ccMajor, int ccMinor, const KernelEntry *&out,
-                    const KernelIndex *index = nullptr);
+                    const KernelIndex *index = nullptr, int smCount = 0);
 
 /// The variant of `candidates` (one kernel's chip variants, from
 /// findKernels) for a device of compute capability ccMajor.ccMinor: the

@@ -144,26 +144,34 @@ func.func @cache_and_packed(%q: memref<?x?x?x128xbf16>,
 // -----
 
 // A static sequence long enough takes the tall query block on sm_90a at
-// D = 64 (tallQueryBlock: 192 rows, three consumer warpgroups) — from 2048
-// query rows, 8192 when causal; shorter ones and other chips keep theirs
-// (causal: 128 rows, whose persistent grid claims its tiles at run time).
+// D = 64 (tallQueryBlock: 192 rows, three consumer warpgroups) — from 512
+// query rows, 8192 when causal — where its grid of ⌈N / 192⌉ · H · B
+// programs is two waves of the target's 132 multiprocessors (32 · 8 · 3 =
+// 768 at 512 rows; 8 · 11 = 88 at 2048 rows of one sequence is not: the
+// 64-row program's more, smaller programs spread over them); shorter ones
+// and other chips keep theirs (causal: 128 rows, whose persistent grid
+// claims its tiles at run time).
 // CHECK-LABEL: func.func @d64_long
-// CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 192 : i64, target
+// CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 64 : i64, target
 // CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 64 : i64, target
 // CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 128 : i64, causal, target
 // CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 128 : i64, causal, target
 // CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 192 : i64, causal, target
+// CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 192 : i64, target{{.*}} : memref<32x8x512x64xbf16>
+// CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 64 : i64, target{{.*}} : memref<32x8x256x64xbf16>
 // A sliding window keeps the 64-row program.
 // CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 64 : i64, causal, target{{.*}}window_left = 256
 // AMPERE-LABEL: func.func @d64_long
-// AMPERE-COUNT-5: attn.attention {{.*}} {block_kv = 64 : i64, block_q = 128 : i64
+// AMPERE-COUNT-7: attn.attention {{.*}} {block_kv = 64 : i64, block_q = 128 : i64
 func.func @d64_long(%q2k: memref<1x8x2048x64xbf16>, %q1k: memref<1x8x1024x64xbf16>,
                     %q4k: memref<1x8x4096x64xbf16>,
                     %k: memref<1x8x4096x64xbf16>, %v: memref<1x8x4096x64xbf16>,
                     %o2k: memref<1x8x2048x64xbf16>, %o1k: memref<1x8x1024x64xbf16>,
                     %o4k: memref<1x8x4096x64xbf16>,
                     %q8k: memref<1x8x8192x64xbf16>,
-                    %o8k: memref<1x8x8192x64xbf16>) {
+                    %o8k: memref<1x8x8192x64xbf16>,
+                    %b512: memref<32x8x512x64xbf16>,
+                    %b256: memref<32x8x256x64xbf16>) {
   attn.attention %q2k, %k, %v into %o2k
       : memref<1x8x2048x64xbf16>, memref<1x8x4096x64xbf16>,
         memref<1x8x4096x64xbf16>, memref<1x8x2048x64xbf16>
@@ -179,6 +187,12 @@ func.func @d64_long(%q2k: memref<1x8x2048x64xbf16>, %q1k: memref<1x8x1024x64xbf1
   attn.attention %q8k, %k, %v into %o8k {causal}
       : memref<1x8x8192x64xbf16>, memref<1x8x4096x64xbf16>,
         memref<1x8x4096x64xbf16>, memref<1x8x8192x64xbf16>
+  attn.attention %b512, %b512, %b512 into %b512
+      : memref<32x8x512x64xbf16>, memref<32x8x512x64xbf16>,
+        memref<32x8x512x64xbf16>, memref<32x8x512x64xbf16>
+  attn.attention %b256, %b256, %b256 into %b256
+      : memref<32x8x256x64xbf16>, memref<32x8x256x64xbf16>,
+        memref<32x8x256x64xbf16>, memref<32x8x256x64xbf16>
   attn.attention %q2k, %k, %v into %o2k {causal, window_left = 256}
       : memref<1x8x2048x64xbf16>, memref<1x8x4096x64xbf16>,
         memref<1x8x4096x64xbf16>, memref<1x8x2048x64xbf16>
