@@ -352,8 +352,10 @@ Value leadingWholeEntries(OpBuilder &b, Location loc, const ProgramContext &pc,
       b, loc, TypeRange{idx}, ValueRange{c0},
       [&](OpBuilder &wb, Location l, ValueRange args) {
         Value e = args[0];
+        // Signed: a negative count (bad lists) scans nothing, as the loops
+        // over its steps run none.
         Value more =
-            arith::CmpIOp::create(wb, l, arith::CmpIPredicate::ult, e, entries);
+            arith::CmpIOp::create(wb, l, arith::CmpIPredicate::slt, e, entries);
         auto test = scf::IfOp::create(
             wb, l, more,
             [&](OpBuilder &tb, Location tl) {

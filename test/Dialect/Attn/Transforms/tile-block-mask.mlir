@@ -109,7 +109,7 @@ func.func @shrink(%q: memref<2x4x100x64xf32>, %k: memref<2x4x90x64xf32>,
 // CHECK:         %[[F:.+]] = memref.load %[[FCNT]]
 // CHECK:         %[[FX:.+]] = arith.index_cast %[[F]]
 // CHECK:         %[[W:.+]] = scf.while (%[[E:.+]] = %{{c0(_[0-9]+)?}}) : (index) -> index {
-// CHECK:           %[[MORE:.+]] = arith.cmpi ult, %[[E]], %[[FX]] : index
+// CHECK:           %[[MORE:.+]] = arith.cmpi slt, %[[E]], %[[FX]] : index
 // CHECK:           %[[OK:.+]] = scf.if %[[MORE]] -> (i1) {
 // CHECK:             memref.load %[[FIDX]][%{{.*}}, %{{.*}}, %{{.*}}, %[[E]]]
 // CHECK:             %[[LO:.+]] = arith.cmpi sge
