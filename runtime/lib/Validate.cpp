@@ -7,6 +7,7 @@
 // stream's context) live in Runtime.cpp.
 //
 //===----------------------------------------------------------------------===//
+#include "attn/runtime/Chips.h"
 #include "attn/runtime/Runtime.h"
 
 #include <algorithm>
@@ -412,13 +413,10 @@ static bool servesKV(const KernelEntry &k, const ForwardProblem &p) {
 // they are tuned for (min_seq_q= / max_seq_q=: a taller or shorter query
 // block): of each such group keep one whose range holds `rows`, the
 // narrowest (the largest minimum, then the smallest maximum), or, where
-// none does, the widest (every one is correct at any length). With
-// `smCount` > 0 a kernel with a minimum also needs a grid of at least two
-// waves, 2·smCount query blocks (`rowGroups` of `rows` rows each: heads ×
-// batch): over fewer, the taller block's persistent programs leave
-// multiprocessors idle in the last wave where the shorter block's smaller
-// programs (several an SM) spread. D = 64, H200, 192 rows against 64:
-// 96 and 192 query blocks -20%, 344-3072 blocks +5..+10%.
+// none does, the widest (every one is correct at any length). A kernel
+// with a minimum also needs a grid of two waves of `smCount` (0: unknown)
+// multiprocessors (fillsTwoWaves; `rowGroups` blocks of `rows` rows:
+// heads × batch).
 static void keepTunedForLength(std::vector<const KernelEntry *> &candidates,
                                int64_t rows, int64_t rowGroups = 1,
                                int smCount = 0) {
@@ -426,13 +424,13 @@ static void keepTunedForLength(std::vector<const KernelEntry *> &candidates,
     return k->maxSeqQ ? int64_t(k->maxSeqQ)
                       : std::numeric_limits<int64_t>::max();
   };
-  auto fullWave = [&](const KernelEntry *k) {
-    if (smCount <= 0 || !k->minSeqQ || k->blockM <= 0)
-      return true;
-    return (rows + k->blockM - 1) / k->blockM * rowGroups >= 2 * smCount;
+  auto fullWaves = [&](const KernelEntry *k) {
+    return !k->minSeqQ || k->blockM <= 0 ||
+           fillsTwoWaves((rows + k->blockM - 1) / k->blockM * rowGroups,
+                         smCount);
   };
   auto fits = [&](const KernelEntry *k) {
-    return k->minSeqQ <= rows && rows <= maxRows(k) && fullWave(k);
+    return k->minSeqQ <= rows && rows <= maxRows(k) && fullWaves(k);
   };
   auto better = [&](const KernelEntry *a, const KernelEntry *b) {
     if (fits(a) != fits(b))

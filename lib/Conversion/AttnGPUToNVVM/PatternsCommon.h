@@ -111,6 +111,14 @@ struct Emitter {
   Value select(Value c, Value x, Value y) {
     return arith::SelectOp::create(b, loc, c, x, y);
   }
+  /// fma(x, y, z) on f32 as llvm.fma by name: math.fma and llvm.intr.fma
+  /// would become libdevice's __nv_fmaf.
+  Value fma(Value x, Value y, Value z) {
+    return LLVM::CallIntrinsicOp::create(b, loc, f32(),
+                                         b.getStringAttr("llvm.fma.f32"),
+                                         ValueRange{x, y, z})
+        .getResult(0);
+  }
   /// An index (or any integer) as i32.
   Value to32(Value v) {
     if (v.getType().isInteger(32))

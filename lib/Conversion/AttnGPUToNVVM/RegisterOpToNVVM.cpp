@@ -283,14 +283,6 @@ struct FusedExponentLowering : public OpConversionPattern<arith::MulFOp> {
         rewriter, loc, vector::CombiningKind::AND, small);
     auto vt = cast<VectorType>(x.getType());
     auto fm = op.getFastmathAttr();
-    auto fma = [&](OpBuilder &b, Location l, Value xi, Value off) -> Value {
-      // llvm.fma by name: math.fma and llvm.intr.fma would become
-      // libdevice's __nv_fmaf.
-      return LLVM::CallIntrinsicOp::create(b, l, e.f32(),
-                                           b.getStringAttr("llvm.fma.f32"),
-                                           ValueRange{xi, c, off})
-          .getResult(0);
-    };
     // −(m·c): the same row's m is one value, so one product a row.
     auto negProduct = [&](OpBuilder &b, Location l, Value mi) -> Value {
       return arith::NegFOp::create(b, l,
@@ -317,8 +309,8 @@ struct FusedExponentLowering : public OpConversionPattern<arith::MulFOp> {
           rewriter, loc, fused,
           [&](OpBuilder &b, Location l) {
             yieldEach(b, l, [&](Emitter &be, int64_t i) {
-              return fma(b, l, be.extract(x, i),
-                         negProduct(b, l, be.extract(mElems, i)));
+              return be.fma(be.extract(x, i), c,
+                            negProduct(b, l, be.extract(mElems, i)));
             });
           },
           [&](OpBuilder &b, Location l) {
@@ -346,7 +338,7 @@ struct FusedExponentLowering : public OpConversionPattern<arith::MulFOp> {
       Value off = arith::SelectOp::create(
           rewriter, loc, fused, negProduct(rewriter, loc, e.extract(mElems, i)),
           zero);
-      out.push_back(fma(rewriter, loc, e.extract(shifted, i), off));
+      out.push_back(e.fma(e.extract(shifted, i), c, off));
     }
     rewriter.replaceOp(op, e.fromElements(vt, out));
     return success();

@@ -39,15 +39,9 @@ Value polynomialExp2(OpBuilder &b, Location loc, Value x) {
                       .getResult(0);
   Value whole = arith::SubFOp::create(b, loc, rounded, e.cf(roundInt));
   Value frac = arith::SubFOp::create(b, loc, clamped, whole);
-  auto fma = [&](Value a, Value m, Value c) {
-    return LLVM::CallIntrinsicOp::create(b, loc, e.f32(),
-                                         b.getStringAttr("llvm.fma.f32"),
-                                         ValueRange{a, m, c})
-        .getResult(0);
-  };
-  Value p = fma(frac, e.cf(0.0770660192f), e.cf(0.227646112f));
-  p = fma(frac, p, e.cf(0.695116520f));
-  p = fma(frac, p, e.cf(1.0f));
+  Value p = e.fma(frac, e.cf(0.0770660192f), e.cf(0.227646112f));
+  p = e.fma(frac, p, e.cf(0.695116520f));
+  p = e.fma(frac, p, e.cf(1.0f));
   // (bits(r) + 127)·2^23 in 32-bit arithmetic: the high bits of bits(r)
   // shift out.
   Value bits = arith::BitcastOp::create(b, loc, e.i32(), rounded);

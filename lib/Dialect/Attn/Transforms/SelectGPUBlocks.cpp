@@ -165,17 +165,17 @@ struct SelectGPUBlocksPass
                    : nq * (qType.getDimSize(1) / kType.getDimSize(1));
         // A twin tuned from a minimum length (a taller block) also needs a
         // grid of two waves where batch and heads are static, as the
-        // runtime chooses (findKernels' smCount); a split-KV grid
+        // runtime chooses (::attn::fillsTwoWaves); a split-KV grid
         // multiplies its query blocks by the splits instead.
         auto fillsDevice = [&](const QueryBlockTwin &twin) {
           int64_t b = qType.getDimSize(0);
           int64_t h = op.getPackQueryHeads() ? kType.getDimSize(1)
                                              : qType.getDimSize(1);
-          if (!twin.minSeqQ || op.getSplitKv() || target.getNumSms() <= 0 ||
-              ShapedType::isDynamic(b) || ShapedType::isDynamic(h))
+          if (!twin.minSeqQ || op.getSplitKv() || ShapedType::isDynamic(b) ||
+              ShapedType::isDynamic(h))
             return true;
-          return (nq + twin.rows - 1) / twin.rows * h * b >=
-                 2 * target.getNumSms();
+          return ::attn::fillsTwoWaves((nq + twin.rows - 1) / twin.rows * h * b,
+                                       int(target.getNumSms()));
         };
         if (!op.isVarlen() && !op.isFp8() && !ShapedType::isDynamic(nq))
           for (QueryBlockTwin twin : queryBlockTwins(
@@ -297,9 +297,7 @@ mlir::attn::queryBlockTwins(TargetAttr target, int64_t headDim,
   // (463 vs 433), loses at 4k (364 vs 383). Without a mask the persistent
   // 192-row program wins from 512 rows (H200, bf16, B·N = 16384, mirrored:
   // N = 512 / 1k / 2k 301-310 / 367-369 / 424-425 vs 278-295 / 332-333 /
-  // 350-358) where its grid has two waves: at 96 and 192 query blocks it
-  // lost 20% (B = 1, H = 8, N = 2048: 278 vs 338), from 344 won 5-10%
-  // (findKernels' smCount).
+  // 350-358) where its grid has two waves (::attn::fillsTwoWaves).
   if (headDim == 64 && headDimV == 64)
     return kvCache
                ? SmallVector<QueryBlockTwin, 2>()

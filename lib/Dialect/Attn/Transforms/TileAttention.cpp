@@ -332,8 +332,8 @@ struct Segment {
   Value list;
   /// Whether the mask_mod is evaluated (not in full blocks).
   bool maskMod = true;
-  /// The step of the list's first entry, where not `lo` (a list split
-  /// over two segments).
+  /// A listed segment's step of its list's first entry (a list may span
+  /// two segments).
   Value listStart = {};
 };
 
@@ -404,11 +404,9 @@ Value emitPass(
     auto loop = scf::ForOp::create(
         b, loc, seg.lo, seg.hi, one, ValueRange{carried},
         [&](OpBuilder &lb, Location l, Value iv, ValueRange args) {
-          Value kb =
-              seg.list
-                  ? pc.listedBlock(lb, l, seg.list,
-                                   seg.listStart ? seg.listStart : seg.lo, iv)
-                  : iv;
+          Value kb = seg.list
+                         ? pc.listedBlock(lb, l, seg.list, seg.listStart, iv)
+                         : iv;
           auto [s, kvStart, kvRows] =
               emitScores(lb, l, pc, kb, seg.masked, seg.maskMod);
           Value next = body(lb, s, kvStart, kvRows, args[0]);
@@ -783,7 +781,8 @@ struct TileAttentionPass
                          bool maskMod) -> Value {
         Value end = after(start, stepsOf(entries));
         if (maskMod) {
-          segments.push_back({start, end, true, list});
+          segments.push_back({start, end, true, list, /*maskMod=*/true,
+                              /*listStart=*/start});
           return end;
         }
         Value whole =

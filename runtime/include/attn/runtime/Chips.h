@@ -65,6 +65,18 @@ inline const ChipInfo *findChip(std::string_view name) {
 /// later. The compiler emits it and the runtime launches for it by this.
 inline bool hasGridDependencyControl(int ccMajor) { return ccMajor >= 9; }
 
+/// Whether a grid of `queryBlocks` programs is at least two waves of
+/// `numSms` multiprocessors (0: unknown, any grid is): where a kernel tuned
+/// for long sequences (a taller query block, min_seq_q=) serves. Over
+/// fewer, its persistent programs leave multiprocessors idle in the last
+/// wave where the shorter block's smaller programs (several an SM) spread:
+/// D = 64 on an H200, 192 rows against 64, 96 and 192 query blocks -20%,
+/// 344-3072 blocks +5..+10%. The runtime decides with the device's count,
+/// attn-select-gpu-blocks (static shapes) with the chip table's.
+inline bool fillsTwoWaves(long long queryBlocks, int numSms) {
+  return numSms <= 0 || queryBlocks >= 2LL * numSms;
+}
+
 /// The chips as a message lists them: "sm_80, sm_86, sm_89, sm_90 or
 /// sm_90a" (with `first` before them: "cpu, sm_80, ...").
 inline std::string chipList(std::string_view first = {}) {
