@@ -30,6 +30,8 @@ pass iff ||O - ref|| / ||ref|| < 1e-2 with no NaN/inf, and LSE within 1e-3
 (-inf exactly where the reference row sees no key). Timing: median of CUDA
 events over back-to-back launches after warm-up, bf16/f16 at
 B·N = 16384, H·D = 2048, beside SDPA FLASH (FlashAttention-2) and CUDNN.
+A case or timing that does not return within --step-timeout seconds ends
+the run as a hang (exit 3), naming it and printing the results before it.
 
   python3 tools/scripts/gpu_programs.py build/gpu-programs [--quick] \\
       [--out f.json]
@@ -42,6 +44,7 @@ import math
 import os
 import random
 import sys
+import threading
 import time
 
 import torch
@@ -653,97 +656,38 @@ def bench(prog, kern, n, dtype, peers=("fa2", "cudnn", "fa4")):
     return out
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("dir")
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--no-bench", action="store_true")
-    ap.add_argument("--only", default="")
-    ap.add_argument("--ns", default="", help="bench sequence lengths")
-    ap.add_argument("--seed", type=int, default=None)
-    ap.add_argument("--out", default=None)
-    ap.add_argument("--storage", choices=("bnhd", "bhnd"), default="bnhd",
-                    help="Q, K, V and O storage (the kernels take any "
-                         "strides; bnhd is the GPU check's)")
-    ap.add_argument("--peers", default="fa2,cudnn,fa4",
-                    help="implementations timed beside attn (comma list; "
-                         "'none' for A/B runs of attn variants)")
-    ap.add_argument("--doc-len", type=int, default=256,
-                    help="mean document length of the benchmark's packed "
-                         "sequences (document-mask programs)")
-    a = ap.parse_args()
-    peers = tuple(x for x in a.peers.split(",") if x and x != "none")
-    global STORAGE, DOC_LEN
-    STORAGE = a.storage
-    DOC_LEN = a.doc_len
-    start = time.time()
-    gpu_check.philox_self_test()
-    seed = a.seed if a.seed is not None else random.randrange(1 << 30)
-    print(f"seed {seed}")
-    gen = torch.Generator(device="cuda")
-    gen.manual_seed(seed)
-    progs = json.load(open(os.path.join(a.dir, "programs.json")))
-    # The last quick shape has more query blocks than the GPU has SMs
-    # (512 of 128 rows, 384 of 192; GQA 4, ragged ends): a persistent
-    # program runs several tiles, and its rings cross tile boundaries.
-    shapes = [(1, 1, 1, 1, 1), (1, 2, 2, 17, 17), (2, 4, 2, 128, 128),
-              (1, 2, 1, 130, 1000), (1, 2, 2, 1000, 130), (2, 2, 2, 1000, 1000),
-              (2, 32, 8, 1000, 777)]
-    if not a.quick:
-        shapes += [(1, 8, 2, 4096, 4096), (1, 1, 1, 16384, 16384)]
-    results, failed = [], 0
-    fp8_table = []
-    for p in progs:
-        if a.only and a.only not in p["name"]:
-            continue
-        kern = Kernel(os.path.join(a.dir, p["ptx"]), p["kernel"], p["smem"],
-                          p.get("tensor_maps", ()), p.get("tile_counter"))
-        for shape in shapes:
-            if p["variant"] == "bias" and shape[3] * shape[4] > 1 << 24:
-                continue
-            try:
-                ok, err, lerr = run_case(p, kern, shape, p["dtype"], gen)
-            except Exception as ex:
-                ok, err, lerr = False, float("nan"), float("nan")
-                print(f"  {p['name']} {shape}: {ex}")
-            failed += not ok
-            print(f"{'PASS' if ok else 'FAIL'} {p['name']:40s} {str(shape):28s}"
-                  f" O rel {err:.2e}  LSE {lerr:.1e}", flush=True)
-            results.append({"prog": p["name"], "shape": shape, "ok": ok,
-                            "err": err, "lse_err": lerr})
-    print(f"checked in {time.time() - start:.0f} s", flush=True)
-    table = []
-    if not a.no_bench:
-        for p in progs:
-            if not p.get("bench") or (a.only and a.only not in p["name"]):
-                continue
-            kern = Kernel(os.path.join(a.dir, p["ptx"]), p["kernel"], p["smem"],
-                          p.get("tensor_maps", ()), p.get("tile_counter"))
-            ns = [int(x) for x in a.ns.split(",")] if a.ns else (
-                [4096] if a.quick else [2048, 4096, 8192, 16384])
-            own = None
-            if p["variant"] == "fp8":
-                # attn's own bf16 kernel of the same head dim and mask.
-                twin = p["name"].replace("e4m3", "bf16", 1)
-                for bp in progs:
-                    if bp["name"] == twin:
-                        own = (bp, Kernel(os.path.join(a.dir, bp["ptx"]),
-                                          bp["kernel"], bp["smem"],
-                                          bp.get("tensor_maps", ()),
-                                          bp.get("tile_counter")))
-            for n in ns:
-                print(f"timing {p['name']} N = {n}", flush=True)
-                if p["variant"] == "fp8":
-                    fp8_table.append((p["name"], n, bench_fp8(p, kern, n,
-                                                              own)))
-                    continue
-                r = bench(p, kern, n, p["dtype"], peers)
-                table.append((p["name"], n, r))
-    if a.out:
-        json.dump({"seed": seed, "cases": results,
-                   "bench": [{"prog": t[0], "n": t[1], **t[2]}
-                             for t in table + fp8_table]},
-                  open(a.out, "w"), indent=1)
+class Watchdog:
+    """Ends the run when one step (a correctness case or a timing) has not
+    returned after `seconds`: a kernel that never finishes would otherwise
+    hold the device call to its limit and lose every result with it. The
+    step's name and the results so far are printed first. The waits that
+    hang (cuLaunchKernel through ctypes, torch's synchronisations) release
+    the GIL, so the timer's thread runs."""
+
+    def __init__(self, seconds, report):
+        self.seconds, self.report, self.timer = seconds, report, None
+
+    def step(self, what):
+        self.stop()
+        if self.seconds > 0:
+            self.timer = threading.Timer(self.seconds, self.fire, (what,))
+            self.timer.daemon = True
+            self.timer.start()
+
+    def stop(self):
+        if self.timer:
+            self.timer.cancel()
+            self.timer = None
+
+    def fire(self, what):
+        print(f"\nHANG: {what} did not return within {self.seconds} s "
+              f"(--step-timeout); the results before it:", flush=True)
+        self.report()
+        sys.stdout.flush()
+        os._exit(3)
+
+
+def print_tables(results, failed, table, fp8_table, start):
     print(f"\ncorrectness: {len(results) - failed}/{len(results)} passed "
           f"({time.time() - start:.0f} s in all)")
     if table:
@@ -780,6 +724,108 @@ def main():
             x = r["attn"] / r["bf16"] if r.get("bf16") else 0
             print(f"{name:40s} {n:6d} {f(r['attn'])} {f(r.get('bf16'))} "
                   f"{x:6.2f}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dir")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--no-bench", action="store_true")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--ns", default="", help="bench sequence lengths")
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--storage", choices=("bnhd", "bhnd"), default="bnhd",
+                    help="Q, K, V and O storage (the kernels take any "
+                         "strides; bnhd is the GPU check's)")
+    ap.add_argument("--peers", default="fa2,cudnn,fa4",
+                    help="implementations timed beside attn (comma list; "
+                         "'none' for A/B runs of attn variants)")
+    ap.add_argument("--step-timeout", type=float, default=180,
+                    help="seconds one correctness case or timing may take "
+                         "before the run ends as a hang (0: no limit)")
+    ap.add_argument("--doc-len", type=int, default=256,
+                    help="mean document length of the benchmark's packed "
+                         "sequences (document-mask programs)")
+    a = ap.parse_args()
+    peers = tuple(x for x in a.peers.split(",") if x and x != "none")
+    global STORAGE, DOC_LEN
+    STORAGE = a.storage
+    DOC_LEN = a.doc_len
+    start = time.time()
+    gpu_check.philox_self_test()
+    seed = a.seed if a.seed is not None else random.randrange(1 << 30)
+    print(f"seed {seed}")
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(seed)
+    progs = json.load(open(os.path.join(a.dir, "programs.json")))
+    # The last quick shape has more query blocks than the GPU has SMs
+    # (512 of 128 rows, 384 of 192; GQA 4, ragged ends): a persistent
+    # program runs several tiles, and its rings cross tile boundaries.
+    shapes = [(1, 1, 1, 1, 1), (1, 2, 2, 17, 17), (2, 4, 2, 128, 128),
+              (1, 2, 1, 130, 1000), (1, 2, 2, 1000, 130), (2, 2, 2, 1000, 1000),
+              (2, 32, 8, 1000, 777)]
+    if not a.quick:
+        shapes += [(1, 8, 2, 4096, 4096), (1, 1, 1, 16384, 16384)]
+    results, failed = [], 0
+    fp8_table, table = [], []
+    dog = Watchdog(a.step_timeout, lambda: print_tables(
+        results, failed, table, fp8_table, start))
+    for p in progs:
+        if a.only and a.only not in p["name"]:
+            continue
+        kern = Kernel(os.path.join(a.dir, p["ptx"]), p["kernel"], p["smem"],
+                          p.get("tensor_maps", ()), p.get("tile_counter"))
+        for shape in shapes:
+            if p["variant"] == "bias" and shape[3] * shape[4] > 1 << 24:
+                continue
+            dog.step(f"{p['name']} {shape}")
+            try:
+                ok, err, lerr = run_case(p, kern, shape, p["dtype"], gen)
+            except Exception as ex:
+                ok, err, lerr = False, float("nan"), float("nan")
+                print(f"  {p['name']} {shape}: {ex}")
+            failed += not ok
+            print(f"{'PASS' if ok else 'FAIL'} {p['name']:40s} {str(shape):28s}"
+                  f" O rel {err:.2e}  LSE {lerr:.1e}", flush=True)
+            results.append({"prog": p["name"], "shape": shape, "ok": ok,
+                            "err": err, "lse_err": lerr})
+    dog.stop()
+    print(f"checked in {time.time() - start:.0f} s", flush=True)
+    if not a.no_bench:
+        for p in progs:
+            if not p.get("bench") or (a.only and a.only not in p["name"]):
+                continue
+            kern = Kernel(os.path.join(a.dir, p["ptx"]), p["kernel"], p["smem"],
+                          p.get("tensor_maps", ()), p.get("tile_counter"))
+            ns = [int(x) for x in a.ns.split(",")] if a.ns else (
+                [4096] if a.quick else [2048, 4096, 8192, 16384])
+            own = None
+            if p["variant"] == "fp8":
+                # attn's own bf16 kernel of the same head dim and mask.
+                twin = p["name"].replace("e4m3", "bf16", 1)
+                for bp in progs:
+                    if bp["name"] == twin:
+                        own = (bp, Kernel(os.path.join(a.dir, bp["ptx"]),
+                                          bp["kernel"], bp["smem"],
+                                          bp.get("tensor_maps", ()),
+                                          bp.get("tile_counter")))
+            for n in ns:
+                print(f"timing {p['name']} N = {n}", flush=True)
+                dog.step(f"timing {p['name']} N = {n}")
+                if p["variant"] == "fp8":
+                    fp8_table.append((p["name"], n, bench_fp8(p, kern, n,
+                                                              own)))
+                    continue
+                r = bench(p, kern, n, p["dtype"], peers)
+                table.append((p["name"], n, r))
+        dog.stop()
+    if a.out:
+        json.dump({"seed": seed, "cases": results,
+                   "bench": [{"prog": t[0], "n": t[1], **t[2]}
+                             for t in table + fp8_table]},
+                  open(a.out, "w"), indent=1)
+    print_tables(results, failed, table, fp8_table, start)
     sys.exit(1 if failed else 0)
 
 
