@@ -688,20 +688,20 @@ class Watchdog:
 
 
 def print_tables(results, failed, table, fp8_table, start):
+    f = lambda x: f"{x:7.1f}" if x else "      -"
+    # ours / theirs, 0 where theirs was not timed
+    x = lambda r, peer: r["attn"] / r[peer] if r.get(peer) else 0
     print(f"\ncorrectness: {len(results) - failed}/{len(results)} passed "
           f"({time.time() - start:.0f} s in all)")
     if table:
         print(f"\n{'kernel':40s} {'N':>6s} {'attn':>7s} {'FA2':>7s} "
               f"{'cuDNN':>7s} {'FA4':>7s} {'xFA2':>6s} {'xcuDNN':>6s} "
               f"{'xFA4':>6s}  (TFLOP/s; FA4 with the program's soft-cap)")
-        f = lambda x: f"{x:7.1f}" if x else "      -"
         for name, n, r in table:
-            x2 = r["attn"] / r["fa2"] if r.get("fa2") else 0
-            xc = r["attn"] / r["cudnn"] if r.get("cudnn") else 0
-            x4 = r["attn"] / r["fa4"] if r.get("fa4") else 0
             print(f"{name:40s} {n:6d} {f(r['attn'])} {f(r.get('fa2'))} "
-                  f"{f(r.get('cudnn'))} {f(r.get('fa4'))} {x2:6.2f} "
-                  f"{xc:6.2f} {x4:6.2f}")
+                  f"{f(r.get('cudnn'))} {f(r.get('fa4'))} "
+                  f"{x(r, 'fa2'):6.2f} {x(r, 'cudnn'):6.2f} "
+                  f"{x(r, 'fa4'):6.2f}")
     sparse = [(name, n, r) for name, n, r in table if "kept" in r]
     if sparse:
         print(f"\n{'block-sparse kernel':40s} {'N':>6s} {'kept':>6s} "
@@ -709,21 +709,17 @@ def print_tables(results, failed, table, fp8_table, start):
               f"{'xFA4':>6s}  (TFLOP/s at the dense causal count; kept: the "
               f"fraction of causal blocks listed, full: of those full; "
               f"xFA4: against FA4's dense causal)")
-        f = lambda x: f"{x:7.1f}" if x else "      -"
         for name, n, r in sparse:
-            xf = r["attn"] / r["flex"] if r.get("flex") else 0
-            x4 = r["attn"] / r["fa4"] if r.get("fa4") else 0
             print(f"{name:40s} {n:6d} {r['kept']:6.3f} {r['full']:6.3f} "
-                  f"{f(r['attn'])} {f(r.get('flex'))} {xf:6.2f} {x4:6.2f}")
+                  f"{f(r['attn'])} {f(r.get('flex'))} {x(r, 'flex'):6.2f} "
+                  f"{x(r, 'fa4'):6.2f}")
     if fp8_table:
         print(f"\n{'fp8 kernel':40s} {'N':>6s} {'fp8':>7s} {'bf16':>7s} "
               f"{'x bf16':>6s}  (TFLOP/s; attn's own bf16 kernel of the "
               f"same head dim and mask)")
-        f = lambda x: f"{x:7.1f}" if x else "      -"
         for name, n, r in fp8_table:
-            x = r["attn"] / r["bf16"] if r.get("bf16") else 0
             print(f"{name:40s} {n:6d} {f(r['attn'])} {f(r.get('bf16'))} "
-                  f"{x:6.2f}")
+                  f"{x(r, 'bf16'):6.2f}")
 
 
 def main():
