@@ -737,7 +737,7 @@ def main():
     ap.add_argument("--peers", default="fa2,cudnn,fa4",
                     help="implementations timed beside attn (comma list; "
                          "'none' for A/B runs of attn variants)")
-    ap.add_argument("--step-timeout", type=float, default=180,
+    ap.add_argument("--step-timeout", type=float, default=300,
                     help="seconds one correctness case or timing may take "
                          "before the run ends as a hang (0: no limit)")
     ap.add_argument("--doc-len", type=int, default=256,
