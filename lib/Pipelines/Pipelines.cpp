@@ -623,13 +623,13 @@ mlir::attn::compileGPUKernels(ModuleOp module,
     if (::attn::parseProgram(k.program, program) &&
         ::attn::isBackwardProgram(program))
       k.lse = true;
-    // Bulk copies: (function argument, box rows) pairs; the arguments of
-    // attn.attention's function are q, k, v, o in the ABI's order (the
-    // attribute's verifier holds them to those).
+    // Bulk copies: (function argument, box rows, box bytes) triples; the
+    // arguments of attn.attention's function are q, k, v, o in the ABI's
+    // order (the attribute's verifier holds them to those).
     ArrayRef<int64_t> maps = info.getTensorMaps();
     std::vector<::attn::TensorMapSpec> specs;
-    for (size_t i = 0; i + 1 < maps.size(); i += 2)
-      specs.push_back({int(maps[i]), int(maps[i + 1])});
+    for (size_t i = 0; i + 2 < maps.size(); i += 3)
+      specs.push_back({int(maps[i]), int(maps[i + 1]), int(maps[i + 2])});
     if (!specs.empty())
       k.tensorMaps = ::attn::formatTensorMaps(specs);
     out.push_back(std::move(k));

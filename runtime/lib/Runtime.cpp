@@ -90,7 +90,7 @@ Status encodeTensorMaps(const Driver &drv, const KernelEntry &kernel,
     TensorMapGeometry g;
     const size_t elementBytes = dtypeSize(src.dtype);
     if (!tensorMapGeometry(src.arg.sizes, I64Array(src.arg.strides, 4),
-                           elementBytes, m.boxRows, g))
+                           elementBytes, m.boxRows, g, m.boxBytes))
       return invalid(std::string("unsupported: ") + src.name +
                      " cannot be read by bulk tensor copies (kernel " +
                      kernel.name +
@@ -105,7 +105,9 @@ Status encodeTensorMaps(const Driver &drv, const KernelEntry &kernel,
     if (CUresult r = drv.tensorMapEncodeTiled(
             &map, type, g.rank, const_cast<void *>(src.ptr), g.dims, g.strides,
             g.box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
-            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            m.boxBytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                             : CU_TENSOR_MAP_SWIZZLE_128B,
+            CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
         r != CUDA_SUCCESS)
       return drv.fail(std::string("cuTensorMapEncodeTiled (") + src.name +

@@ -282,6 +282,17 @@ TEST(Manifest, TensorMapsKey) {
   EXPECT_EQ(formatManifestLine(m.kernels[0]),
             formatManifestLine(again.kernels[0]));
   EXPECT_EQ(formatTensorMaps(want), "0:128,1:128,2:64");
+  // A third field is the box's bytes (one shared slab): 128 when absent,
+  // written only where it is 64 (head dim 96's 64-byte slabs).
+  Manifest slabs;
+  ASSERT_TRUE(parse("kernel name=c ptx=c.ptx chip=sm_90a dtype=bf16 "
+                    "head_dim=96 causal=0 block_m=128 threads=384 smem=0 "
+                    "abi=memref tensor_maps=0:128:64,1:128:128,2:64\n",
+                    slabs)
+                  .ok());
+  const std::vector<TensorMapSpec> half = {{0, 128, 64}, {1, 128}, {2, 64}};
+  EXPECT_EQ(slabs.kernels[0].tensorMaps, half);
+  EXPECT_EQ(formatTensorMaps(half), "0:128:64,1:128,2:64");
 }
 
 TEST(Manifest, BadTensorMapsKeys) {
@@ -291,7 +302,8 @@ TEST(Manifest, BadTensorMapsKeys) {
   expectError(head + "\n", "empty value for 'tensor_maps'");
   for (const char *bad :
        {"1", "1:", ":128", "4:128", "1:0", "1:257", "1:128,", "1:128,1:64",
-        "1:128;2:128", "-1:128", "1:12345", "01234:1"})
+        "1:128;2:128", "-1:128", "1:12345", "01234:1", "1:128:32",
+        "1:128:", "1:128:256", "1:128:64:64", "1:128:96"})
     expectError(head + bad + "\n",
                 "bad value '" + std::string(bad) + "' for 'tensor_maps'");
 }

@@ -154,6 +154,22 @@ TEST(TensorMapGeometry, InnermostFirstInBytes) {
     EXPECT_EQ(g.strides[d], bytes[d]) << d;
 }
 
+TEST(TensorMapGeometry, SixtyFourByteBoxes) {
+  // Q [B=2, H=4, N=1000, D=96] bf16 in [B, H, N, D] storage, boxes of one
+  // 64-byte slab (32 columns) by 128 rows.
+  const int64_t sizes[4] = {2, 4, 1000, 96};
+  const int64_t strides[4] = {4 * 1000 * 96, 1000 * 96, 96, 1};
+  TensorMapGeometry g;
+  ASSERT_TRUE(tensorMapGeometry(sizes, strides, 2, 128, g, 64));
+  EXPECT_EQ(g.box[0], 32u);
+  EXPECT_EQ(g.box[1], 128u);
+  EXPECT_EQ(g.dims[0], 96u);
+  EXPECT_EQ(g.strides[0], 96u * 2);
+  // Only one slab's width: 128 or 64 bytes.
+  EXPECT_FALSE(tensorMapGeometry(sizes, strides, 2, 128, g, 32));
+  EXPECT_FALSE(tensorMapGeometry(sizes, strides, 2, 128, g, 96));
+}
+
 TEST(TensorMapGeometry, UnitDimsAndBadStrides) {
   // A dim of extent 1 comes with stride 0 (AttentionShape): it gets the
   // span of the dims inside it, a multiple of 16 bytes.

@@ -15,14 +15,14 @@
 // CHECK:       gpu.func @grad_kernel
 // CHECK-SAME:    block_m = 128, block_n = 64, threads = 384
 // CHECK-SAME:    program = "grad_q"
-// CHECK-SAME:    tensor_maps = [1, 128, 0, 128, 2, 64, 3, 64]
+// CHECK-SAME:    tensor_maps = [1, 128, 128, 0, 128, 128, 2, 64, 128, 3, 64, 128]
 // CHECK-DAG:     nvvm.setmaxregister {{ *}}increase 240
 // CHECK-DAG:     nvvm.setmaxregister {{ *}}decrease 24
 // CHECK-DAG:     nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK:       gpu.func @grad_kernel_1
 // CHECK-SAME:    block_m = 128, block_n = 64, threads = 384
 // CHECK-SAME:    program = "grad_kv"
-// CHECK-SAME:    tensor_maps = [2, 128, 3, 128, 1, 64, 0, 64]
+// CHECK-SAME:    tensor_maps = [2, 128, 128, 3, 128, 128, 1, 64, 128, 0, 64, 128]
 // CHECK-DAG:     nvvm.setmaxregister {{ *}}increase 232
 // CHECK-DAG:     nvvm.wgmma.mma_async
 // CHECK-DAG:     nvvm.setmaxregister {{ *}}decrease 32
@@ -47,11 +47,11 @@ func.func @grad(%do: !t, %q: !t, %k: !t, %v: !t, %o: !t, %lse: !r, %dq: !t,
 // CHECK:       gpu.func @grad_causal_kernel
 // CHECK-SAME:    block_m = 128, block_n = 64, threads = 384
 // CHECK-SAME:    program = "grad_q"
-// CHECK-SAME:    tensor_maps = [1, 128, 0, 128, 2, 64, 3, 64]
+// CHECK-SAME:    tensor_maps = [1, 128, 128, 0, 128, 128, 2, 64, 128, 3, 64, 128]
 // CHECK:       gpu.func @grad_causal_kernel_1
 // CHECK-SAME:    block_m = 128, block_n = 64, threads = 384
 // CHECK-SAME:    program = "grad_kv"
-// CHECK-SAME:    tensor_maps = [2, 128, 3, 128, 1, 64, 0, 64]
+// CHECK-SAME:    tensor_maps = [2, 128, 128, 3, 128, 128, 1, 64, 128, 0, 64, 128]
 // CHECK-DAG:     nvvm.setmaxregister {{ *}}increase 232
 // CHECK-DAG:     nvvm.setmaxregister {{ *}}decrease 32
 // CHECK-DAG:     nvvm.cp.async.bulk.tensor.shared.cluster.global

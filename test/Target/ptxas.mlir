@@ -20,7 +20,8 @@
 // ptxas-report.txt, and the table is in the test log. None of the 986
 // cubins spills; any spill fails. The sm_90a kernels with head dims of a multiple of 64 are
 // wgmma kernels (256 threads, up to 255 registers: D = 256 holds O in 128
-// of them); D = 96 stays on mma.sync.
+// of them), and so are D = 96's forward kernels (64-byte slabs); D = 96's
+// backward stays on mma.sync.
 // REQUIRES: ptxas
 // RUN: bash %attn_src_root/tools/scripts/ptxas_check.sh --allow-spill 0 --report %attn_bundle_dir | FileCheck %s
 // CHECK:     kernel arch regs spill status

@@ -1132,15 +1132,15 @@ int runProgramCase(Cuda &cu, void *fn, const Program &pg, const Shape &s0,
     params.push_back(isFloat ? static_cast<void *>(&floats[i])
                              : static_cast<void *>(&words[i]));
   // Tensor maps, after the arguments (KernelABI.h), as the runtime encodes
-  // them: 128-byte swizzle, zeros past the end.
+  // them: swizzled by the box's bytes (128 or 64), zeros past the end.
   attn::KernelParams maps;
   for (const attn::TensorMapSpec &m : pg.tensorMaps) {
     attn::TensorMapGeometry g;
     const Memref *mr = size_t(m.arg) < memrefs.size() && memrefs[m.arg].ptr
                            ? &memrefs[m.arg]
                            : nullptr;
-    if (!mr ||
-        !attn::tensorMapGeometry(mr->sizes, mr->strides, 2, m.boxRows, g)) {
+    if (!mr || !attn::tensorMapGeometry(mr->sizes, mr->strides, 2, m.boxRows, g,
+                                        m.boxBytes)) {
       err += "no tensor map of argument " + std::to_string(m.arg) + "; ";
       ok = false;
       break;
@@ -1152,7 +1152,8 @@ int runProgramCase(Cuda &cu, void *fn, const Program &pg, const Shape &s0,
         ok && cu.check(cu.tensorMapEncodeTiled(
                            map, type, g.rank, reinterpret_cast<void *>(mr->ptr),
                            g.dims, g.strides, g.box, unit, /*interleave=*/0,
-                           /*swizzle 128B=*/3, /*L2 256B=*/3, /*oob=*/0),
+                           /*swizzle 128B / 64B=*/m.boxBytes == 64 ? 2 : 3,
+                           /*L2 256B=*/3, /*oob=*/0),
                        "cuTensorMapEncodeTiled", err);
     maps.addTensorMap(map);
   }

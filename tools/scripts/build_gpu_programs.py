@@ -77,8 +77,9 @@ def compile_one(bundler, src, chip, extra, out_ptx):
         (k,) = manifest.kernels(os.path.join(out, "manifest.txt"))
         shutil.copyfile(os.path.join(out, k["ptx"]), out_ptx)
     # Bulk copies: the tensor maps the launcher encodes, as (argument, box
-    # rows) pairs (tensor_maps=ARG:ROWS,...), passed after the arguments.
-    maps = [[int(x) for x in m.split(":")]
+    # rows, box bytes) triples (tensor_maps=ARG:ROWS[:BYTES],..., BYTES 128
+    # when absent), passed after the arguments.
+    maps = [([int(x) for x in m.split(":")] + [128])[:3]
             for m in k.get("tensor_maps", "").split(",") if m]
     # A persistent kernel (grid=persistent(...)) is launched as one block
     # per SM, at most one per tile.

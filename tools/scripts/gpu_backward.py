@@ -128,15 +128,17 @@ def kernel_infos(opt, src_file, chip, codegen=""):
                          run.stdout):
         f = m.group(2)
         get = lambda k: re.search(rf"\b{k} = ([^,>]+)", f).group(1)
-        # tensor_maps = [ARG, ROWS, ...]: the memref arguments (0 dO, 1 Q,
-        # 2 K, 3 V) the kernel reads by bulk tensor copies (KernelABI.h).
+        # tensor_maps = [ARG, ROWS, BYTES, ...]: the memref arguments (0 dO,
+        # 1 Q, 2 K, 3 V) the kernel reads by bulk tensor copies, boxes of
+        # ROWS rows by one slab of BYTES (KernelABI.h).
         tm = re.search(r"\btensor_maps = \[([0-9, ]*)\]", f)
         nums = [int(x) for x in tm.group(1).split(",")] if tm else []
         out.append({"kernel": m.group(1), "threads": int(get("threads")),
                     "smem": int(get("smem_bytes")),
                     "block_m": int(get("block_m")),
                     "program": get("program").strip('"'),
-                    "tensor_maps": list(zip(nums[::2], nums[1::2]))})
+                    "tensor_maps": list(zip(nums[::3], nums[1::3],
+                                            nums[2::3]))})
     return out
 
 

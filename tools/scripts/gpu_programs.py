@@ -77,20 +77,22 @@ def check(rc, what):
 # cuTensorMapEncodeTiled's enums (cuda.h); fp8 is UINT8 (0).
 TMA_DTYPE = {torch.float16: 6, torch.bfloat16: 9, torch.float8_e4m3fn: 0,
              torch.float32: 7}
-TMA_SWIZZLE_128B, TMA_L2_256B = 3, 3
+# CU_TENSOR_MAP_SWIZZLE_* by the box's row bytes (one shared slab).
+TMA_SWIZZLE = {128: 3, 64: 2}
+TMA_L2_256B = 3
 
 
-def tensor_map(t, box_rows):
+def tensor_map(t, box_rows, box_bytes=128):
     """The CUtensorMap (128 bytes) of a [.., rows, cols] 16-bit, 8-bit or
     f32 tensor for bulk copies (or, f32, bulk reductions) of box_rows x one
-    128-byte slab (64, 128 or 32 columns), 128-byte swizzled, zeros past
-    the end (KernelABI.h)."""
+    slab of box_bytes (128: 64, 128 or 32 columns; 64: 32 16-bit columns),
+    swizzled by box_bytes, zeros past the end (KernelABI.h)."""
     rank = t.dim()
     dims = (ctypes.c_uint64 * rank)(*reversed(t.shape))
     strides = (ctypes.c_uint64 * (rank - 1))(
         *[s * t.element_size() for s in reversed(t.stride()[:-1])])
     box = (ctypes.c_uint32 * rank)(
-        *([128 // t.element_size(), box_rows] + [1] * (rank - 2)))
+        *([box_bytes // t.element_size(), box_rows] + [1] * (rank - 2)))
     ones = (ctypes.c_uint32 * rank)(*([1] * rank))
     # CUtensorMap is 128-byte aligned (alignas(128) in cuda.h).
     buf = (ctypes.c_uint8 * 256)()
@@ -99,14 +101,15 @@ def tensor_map(t, box_rows):
     check(cuda.cuTensorMapEncodeTiled(
         ctypes.byref(m), TMA_DTYPE[t.dtype], rank,
         ctypes.c_void_p(t.data_ptr()), dims, strides, box, ones, 0,
-        TMA_SWIZZLE_128B, TMA_L2_256B, 0), "cuTensorMapEncodeTiled")
+        TMA_SWIZZLE[box_bytes], TMA_L2_256B, 0), "cuTensorMapEncodeTiled")
     return m
 
 
 class Kernel:
     def __init__(self, ptx_path, name, smem, tensor_maps=(),
                  tile_counter=False):
-        self.tensor_maps = tensor_maps
+        # (argument, box rows[, box bytes]): 128-byte boxes where absent.
+        self.tensor_maps = [(list(m) + [128])[:3] for m in tensor_maps]
         # A dynamic grid's tile counter (KernelABI.h): zero before the first
         # launch, left zero by each; one stream uses it.
         self.counter = (torch.zeros(1, dtype=torch.int32, device="cuda")
@@ -146,8 +149,8 @@ class Kernel:
                             else ctypes.c_int32(val))
             else:
                 keep.append(ctypes.c_float(a))
-        for arg, rows in self.tensor_maps:
-            keep.append(tensor_map(args[arg], rows))
+        for arg, rows, box_bytes in self.tensor_maps:
+            keep.append(tensor_map(args[arg], rows, box_bytes))
         if self.counter is not None:
             keep.append(ctypes.c_uint64(self.counter.data_ptr()))
         params = (ctypes.c_void_p * len(keep))(

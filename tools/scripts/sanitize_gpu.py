@@ -110,8 +110,11 @@ def programs_spec(programs_dir, path):
                 threads=p["threads"], smem=p["smem"],
                 args=",".join(p["args"]))
             if p.get("tensor_maps"):
+                # ARG:ROWS[:BYTES] (BYTES written where it is not 128).
+                maps = [(list(m) + [128])[:3] for m in p["tensor_maps"]]
                 words["tensor_maps"] = ",".join(
-                    f"{a}:{r}" for a, r in p["tensor_maps"])
+                    f"{a}:{r}" + ("" if b == 128 else f":{b}")
+                    for a, r, b in maps)
             if p.get("persistent"):
                 words["persistent"] = 1
             if p.get("tile_counter"):

@@ -76,9 +76,9 @@ struct GPUModuleToBinaryPass
     return found;
   }
 
-  /// A kernel's tensor maps (attn.kernel tensor_maps: pairs of source
-  /// argument and box rows) are its trailing arguments, but for a dynamic
-  /// grid's tile counter after them (tile_counter): CUtensorMaps passed
+  /// A kernel's tensor maps (attn.kernel tensor_maps: triples of source
+  /// argument, box rows and box bytes) are its trailing arguments, but for a
+  /// dynamic grid's tile counter after them (tile_counter): CUtensorMaps passed
   /// by value, read in place as grid constants (.param .align 64 .b8 [128],
   /// its address taken with cvta.param). The GPU lowering drops such
   /// argument attributes, so they are set here, on the LLVM function.
@@ -89,7 +89,7 @@ struct GPUModuleToBinaryPass
           info ? info.getTensorMaps() : ArrayRef<int64_t>();
       if (maps.empty())
         return WalkResult::advance();
-      unsigned n = maps.size() / 2,
+      unsigned n = maps.size() / 3,
                args = fn.getNumArguments() - (info.getTileCounter() ? 1 : 0);
       MLIRContext *ctx = fn.getContext();
       auto mapType = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), 128);

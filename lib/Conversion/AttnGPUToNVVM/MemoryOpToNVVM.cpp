@@ -547,11 +547,12 @@ struct RingAcquireLowering : public TilePattern<RingAcquireOp> {
 struct AsyncLoadTileLowering : public TilePattern<AsyncLoadTileOp> {
   using TilePattern::TilePattern;
 
-  /// One bulk tensor copy per 128-byte slab (C = 64 16-bit or 128 8-bit
-  /// columns) of the tile, from the source's tensor map at coordinates
-  /// (innermost first) column C·s, the indices reversed (a column window:
-  /// its first column + C·s, then the other indices reversed); slab s lands
-  /// at s · rows · 128 bytes, 128-byte swizzled as #attn.shared slabs are.
+  /// One bulk tensor copy per slab of the tile (C columns: 128 bytes hold 64
+  /// 16-bit or 128 8-bit, 64 bytes 32 16-bit), from the source's tensor map
+  /// at coordinates (innermost first) column C·s, the indices reversed (a
+  /// column window: its first column + C·s, then the other indices
+  /// reversed); slab s lands at s · rows · slab bytes, swizzled as
+  /// #attn.shared slabs are (the map's swizzle is the slab's width).
   /// Issued by one thread, completing on the slot's "full" barrier.
   LogicalResult bulkCopy(AsyncLoadTileOp op, OpAdaptor adaptor, Emitter &e,
                          RingType rt, Value dst,
@@ -571,7 +572,8 @@ struct AsyncLoadTileLowering : public TilePattern<AsyncLoadTileOp> {
       coords.push_back(e.to32(i));
     Value col0 = window ? coords[0] : Value();
     const int64_t slabCols =
-        128 / (rt.getTile().getElementType().getIntOrFloatBitWidth() / 8);
+        st.layout.getSlab() /
+        (rt.getTile().getElementType().getIntOrFloatBitWidth() / 8);
     OpBuilder::InsertionGuard g(rewriter);
     onlyBulkCopier(e, info);
     auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
@@ -580,7 +582,7 @@ struct AsyncLoadTileLowering : public TilePattern<AsyncLoadTileOp> {
                          : e.c32(slabCols * slab);
       Value to = LLVM::AddrSpaceCastOp::create(
           rewriter, op.getLoc(), clusterPtr,
-          e.gepBytes(dst, e.c32(st.chunkGroupBytes(slab))));
+          e.gepBytes(dst, e.c32(st.slabBytes(slab))));
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
           rewriter, op.getLoc(), to, map, coords, full, ValueRange(), Value(),
           Value(), NVVM::TMALoadModeAttr(), BoolAttr(),

@@ -272,10 +272,10 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
 
   // Bulk copies and bulk tensor reductions: one tensor map per memref (an
   // argument of the function), passed after the function's arguments; its
-  // box is the slot's rows by one 128-byte slab (64 16-bit or 32 f32
-  // columns).
+  // box is the slot's rows by one slab of the slot's layout (128 bytes: 64
+  // 16-bit or 32 f32 columns; 64 bytes: 32 16-bit columns).
   OutlinedKernel k;
-  SmallVector<std::pair<unsigned, int64_t>> &maps = k.maps;
+  SmallVector<OutlinedKernel::Map> &maps = k.maps;
   WalkResult bulkOk = grid.getBody()->walk([&](Operation *op) {
     Value mem, ring;
     if (auto load = dyn_cast<AsyncLoadTileOp>(op); load && load.getBulk()) {
@@ -298,17 +298,21 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
                     "launcher encodes tensor maps of the arguments)");
       return WalkResult::interrupt();
     }
-    int64_t rows = cast<RingType>(ring.getType()).getTile().getDimSize(0);
-    for (auto [a, r] : maps)
-      if (a == arg.getArgNumber()) {
-        if (r == rows)
+    auto ringTy = cast<RingType>(ring.getType());
+    int64_t rows = ringTy.getTile().getDimSize(0);
+    int64_t bytes = ringTy.getLayout().getSlab();
+    for (const OutlinedKernel::Map &m : maps)
+      if (m.arg == arg.getArgNumber()) {
+        if (m.rows == rows && m.bytes == bytes)
           return WalkResult::advance();
-        op->emitError() << "unsupported: bulk copies of " << r << " and "
-                        << rows << " rows on one memref (one tensor map "
-                        << "a memref)";
+        op->emitError() << "unsupported: bulk copies of " << m.rows << " and "
+                        << rows << " rows, or of " << m.bytes << "- and "
+                        << bytes
+                        << "-byte slabs, on one memref (one tensor map a "
+                           "memref)";
         return WalkResult::interrupt();
       }
-    maps.emplace_back(arg.getArgNumber(), rows);
+    maps.push_back({arg.getArgNumber(), rows, bytes});
     return WalkResult::advance();
   });
   if (bulkOk.wasInterrupted())
@@ -323,8 +327,8 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
   OpBuilder mb = OpBuilder::atBlockEnd(gm.getBody());
   SmallVector<Type> argTypes(func.getArgumentTypes());
   auto ptrType = LLVM::LLVMPointerType::get(mb.getContext());
-  for (auto [arg, rows] : maps) {
-    info.tensorMaps[arg] = argTypes.size();
+  for (const OutlinedKernel::Map &m : maps) {
+    info.tensorMaps[m.arg] = argTypes.size();
     argTypes.push_back(ptrType);
   }
   // A grid that waits for the grids before it on the stream may be
@@ -561,8 +565,8 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
   if (auto dims = grid->getAttrOfType<ArrayAttr>(kGridAttrName))
     launchGrid = mb.getArrayAttr({dims[2], dims[1], dims[0]});
   SmallVector<int64_t> flatMaps;
-  for (auto [arg, rows] : maps)
-    flatMaps.append({int64_t(arg), rows});
+  for (const OutlinedKernel::Map &m : maps)
+    flatMaps.append({int64_t(m.arg), m.rows, m.bytes});
   // What attn-gpu-module-to-binary needs to know of the register budget,
   // and whether a tile copy's row stride is a run-time value (then each
   // copy pass's address is a separate product that LSR may turn into an
@@ -616,12 +620,14 @@ void mlir::attn::gpu_lowering::launchKernel(scf::ForallOp grid,
   Value smem = arith::ConstantOp::create(
       hb, loc, hb.getI32IntegerAttr(static_cast<int32_t>(k.smemBytes)));
   SmallVector<Value> launchArgs(func.getArguments());
-  // A box is one 128-byte slab wide: 64 16-bit or 128 8-bit columns.
-  for (auto [arg, rows] : k.maps) {
-    Value mem = func.getArgument(arg);
+  // A box is one slab wide: 128 bytes (64 16-bit or 128 8-bit columns) or
+  // 64 (32 16-bit columns).
+  for (const OutlinedKernel::Map &m : k.maps) {
+    Value mem = func.getArgument(m.arg);
     int64_t elemBits = cast<MemRefType>(mem.getType()).getElementTypeBitWidth();
-    launchArgs.push_back(TensorMapOp::create(hb, loc, ptrType, mem, rows,
-                                             /*box_cols=*/1024 / elemBits));
+    launchArgs.push_back(
+        TensorMapOp::create(hb, loc, ptrType, mem, m.rows,
+                            /*box_cols=*/m.bytes * 8 / elemBits));
   }
   // A dynamic grid's tile counter: a zeroed i32 of device memory for the
   // launch, last (the kernel leaves it zero).

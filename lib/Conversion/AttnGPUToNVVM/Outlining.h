@@ -32,9 +32,14 @@ struct OutlineOptions {
 struct OutlinedKernel {
   gpu::GPUFuncOp fn;
   KernelInfo info;
-  /// (function argument, box rows) of each tensor map, in the order of the
-  /// kernel's trailing tensor-map arguments.
-  SmallVector<std::pair<unsigned, int64_t>> maps;
+  /// One tensor map: its memref (a function argument) and box (rows by one
+  /// slab of `bytes`, 128 or 64, swizzled by that width).
+  struct Map {
+    unsigned arg;
+    int64_t rows, bytes;
+  };
+  /// The tensor maps, in the order of the kernel's trailing arguments.
+  SmallVector<Map> maps;
   int64_t smemBytes = 0;
 };
 

@@ -80,11 +80,14 @@ int64_t SharedTile::chunkGroupBytes(int64_t group) const {
 
 Value SharedTile::offset(Emitter &e, Value row, Value chunk) const {
   Value rowOff = e.mul(row, e.c32(rowBytes));
-  if (layout.getSlab()) {
-    // Slab chunk / 8, rows of 128 bytes in it, chunk' = (chunk % 8) ^ (row %
-    // 8).
-    Value slabOff = e.mul(e.udiv(chunk, e.c32(8)), e.c32(chunkGroupBytes(1)));
-    Value sw = e.xori(e.urem(chunk, e.c32(8)), e.urem(row, e.c32(8)));
+  if (int64_t n = layout.getSlabChunks()) {
+    // Slab chunk / n (n chunks of 16 bytes a slab row), and in it
+    //   chunk' = (chunk % n) ^ ((row / (8 / n)) % n)
+    // (128-byte slabs: (chunk % 8) ^ (row % 8); 64-byte: (chunk % 4) ^
+    // ((row / 2) % 4)).
+    Value slabOff = e.mul(e.udiv(chunk, e.c32(n)), e.c32(slabBytes(1)));
+    Value rowBits = e.urem(n == 8 ? row : e.udiv(row, e.c32(8 / n)), e.c32(n));
+    Value sw = e.xori(e.urem(chunk, e.c32(n)), rowBits);
     return e.add(e.add(slabOff, rowOff), e.mul(sw, e.c32(16)));
   }
   if (!layout.getSwizzle())

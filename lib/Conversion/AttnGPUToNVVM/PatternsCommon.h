@@ -198,9 +198,11 @@ struct SharedTile {
   SharedLayoutAttr layout;
   int64_t rows, cols, rowBytes;
   SharedTile(RankedTensorType t);
-  /// Byte offset of chunk 8·`group` of row 0 (a slab's start, or 128·group
-  /// bytes into the row).
+  /// Byte offset of chunk 8·`group` of row 0 (a 128-byte slab's start, or
+  /// 128·group bytes into the row).
   int64_t chunkGroupBytes(int64_t group) const;
+  /// Byte offset of slab `s`'s row 0 (a tile of slabs: 128 or 64 bytes).
+  int64_t slabBytes(int64_t s) const { return s * rows * layout.getSlab(); }
   /// Byte offset of (row, chunk), both runtime i32 values.
   Value offset(Emitter &e, Value row, Value chunk) const;
   /// ldmatrix addressing: a lane reads row laneRow + R, chunk laneChunk + C

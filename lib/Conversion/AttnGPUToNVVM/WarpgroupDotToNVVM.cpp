@@ -25,14 +25,17 @@
 //
 // Descriptors (PTX ISA "Matrix Descriptor Format"; 64-bit): bits 0-13 start
 // address >> 4, 16-29 leading byte offset >> 4, 32-45 stride byte offset >> 4,
-// 62-63 swizzle (1 = 128 bytes). In a slab tile every 8 rows of a slab form
-// a 1024-byte swizzle atom (8 rows x 128 bytes):
-//   K-major  (Q, K): stride offset 1024 (next 8 rows); the leading offset is
-//            unused (K stays inside one 128-byte row per k-step); k-step kk
-//            starts at slab kk/4, byte 32·(kk % 4) of the row
-//   N-major  (V):    stride offset 1024 (next 8 rows of K), leading offset
-//            rows·128 (next slab: the next 64 columns of N); k-step kk
-//            starts 16 rows = 2048 bytes further
+// 62-63 swizzle (1 = 128 bytes, 2 = 64). In a tile of slabs of S bytes (128
+// or 64) every 8 rows of a slab form one swizzle atom of 8·S bytes:
+//   K-major  (Q, K): stride offset 8·S (next 8 rows); the leading offset is
+//            unused (K stays inside one slab row per k-step: 32 bytes);
+//            k-step kk starts at slab kk / (S/32), byte 32·(kk % (S/32)) of
+//            the row
+//   N-major  (V):    stride offset 8·S (next 8 rows of K), leading offset
+//            rows·S (next slab: the next S/2 16-bit columns of N, PTX's
+//            "MN-major, swizzled" layout ((T, S/16, m), (8, k)) :
+//            ((1, T, LBO), (S/2, SBO)) in elements, T = 8); k-step kk
+//            starts 16 rows = 16·S bytes further
 //
 // The sequence per dot: wgmma.fence (the accumulator registers were
 // written by ordinary instructions), the wgmma of every k-step, one
@@ -59,17 +62,19 @@ namespace {
 /// descriptor (CUTLASS's descriptor iterator does the same).
 struct Descriptors {
   Value lo;        // i32: start address >> 4 | leading offset >> 4 << 16
-  uint32_t hi = 0; // stride offset >> 4 | swizzle (1 = 128 bytes) << 30
+  uint32_t hi = 0; // stride offset >> 4 | swizzle (1: 128 B, 2: 64) << 30
 
-  Descriptors(Emitter &e, Value base, int64_t leadingBytes,
-              int64_t strideBytes) {
+  /// A tile of `slabBytes` (128 or 64) slabs: stride offset 8 slab rows.
+  Descriptors(Emitter &e, Value base, int64_t leadingBytes, int64_t slabBytes) {
+    const int64_t strideBytes = 8 * slabBytes;
+    const uint32_t swizzle = slabBytes == 128 ? 1 : 2;
     OpBuilder &b = e.b;
     Value a = LLVM::PtrToIntOp::create(b, e.loc, b.getI32Type(), base);
     Value start = LLVM::LShrOp::create(
         b, e.loc, LLVM::AndOp::create(b, e.loc, a, e.c32(0x3FFFF)), e.c32(4));
     lo = LLVM::OrOp::create(
         b, e.loc, start, e.c32(int32_t(((leadingBytes >> 4) & 0x3FFF) << 16)));
-    hi = uint32_t((strideBytes >> 4) & 0x3FFF) | (uint32_t(1) << 30);
+    hi = uint32_t((strideBytes >> 4) & 0x3FFF) | (swizzle << 30);
   }
 
   /// The descriptor of the tile `offsetBytes` (a multiple of 16) past the
@@ -240,7 +245,7 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
       return rewriter.notifyMatchFailure(op, "not a warpgroup accumulator");
     auto slab = [](RankedTensorType t) {
       auto s = dyn_cast_or_null<SharedLayoutAttr>(t.getEncoding());
-      return s && s.getSlab() == 128;
+      return s && s.getSlab();
     };
     Type et = lhsTy.getElementType();
     auto lhsRegs = dyn_cast_or_null<MmaLayoutAttr>(lhsTy.getEncoding());
@@ -259,10 +264,12 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
     const int64_t N = accTy.getDimSize(1),
                   K = lhsTy.getDimSize(mMajorA ? 0 : 1);
     // A transposed lhs is read from shared memory only, 16-bit only.
-    if (mMajorA && (lhsRegs || fp8))
+    if (mMajorA &&
+        (lhsRegs || fp8 ||
+         cast<SharedLayoutAttr>(lhsTy.getEncoding()).getSlab() != 128))
       return op.emitError() << "unsupported: attn.dot with lhs_transposed on "
                                "wgmma needs a 16-bit lhs in #attn.shared "
-                               "slabs, got "
+                               "slabs of 128 bytes, got "
                             << lhsTy;
     if (K % kStep || N % 8)
       return op.emitError() << "unsupported: attn.dot on wgmma needs K in "
@@ -334,19 +341,23 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
     std::optional<Descriptors> lhsDescs;
     if (!lhsRegs) {
       lhsTile.emplace(lhsTy);
-      Value first = mMajorA ? e.mul(wg, e.c32(lhsTile->chunkGroupBytes(1)))
+      Value first = mMajorA ? e.mul(wg, e.c32(lhsTile->slabBytes(1)))
                             : e.mul(wg, e.c32(64 * lhsTile->rowBytes));
       lhsDescs.emplace(e, e.gepBytes(adaptor.getLhs(), first),
                        /*leadingBytes=*/
-                       mMajorA ? lhsTile->chunkGroupBytes(1) : 0,
-                       /*strideBytes=*/1024);
+                       mMajorA ? lhsTile->slabBytes(1) : 0,
+                       lhsTile->layout.getSlab());
     }
-    // rhs: K-major ([N, K]) keeps each k-step inside one 128-byte row (no
-    // leading offset); N-major ([K, N]) finds the next 64 columns of N one
+    // rhs: K-major ([N, K]) keeps each k-step inside one slab row (no
+    // leading offset); N-major ([K, N]) finds the next columns of N one
     // slab further.
-    Descriptors rhsDescs(e, adaptor.getRhs(),
-                         kMajorB ? 0 : rhs.chunkGroupBytes(1),
-                         /*strideBytes=*/1024);
+    Descriptors rhsDescs(e, adaptor.getRhs(), kMajorB ? 0 : rhs.slabBytes(1),
+                         rhs.layout.getSlab());
+    // k-steps of 32 bytes in a slab row; 16-bit columns of N in a slab.
+    auto kStepsPerSlab = [](const SharedTile &t) {
+      return t.layout.getSlab() / 32;
+    };
+    const int64_t rhsSlabCols = rhs.layout.getSlab() / 2;
 
     int64_t n0 = 0;
     for (int64_t cols : chunkCols) {
@@ -355,23 +366,25 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
       auto structTy =
           LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(count, f32));
       for (int64_t kk = 0; kk < KS; ++kk) {
-        // rhs k-step kk, columns n0 .. n0 + cols:
-        //   [N, K] (K-major): rows n0.., slab kk/4, 32 bytes per k-step in
+        // rhs k-step kk, columns n0 .. n0 + cols (p = S/32 k-steps a slab):
+        //   [N, K] (K-major): rows n0.., slab kk/p, 32 bytes per k-step in
         //                     the row
-        //   [K, N] (N-major): rows 16kk.., slab n0/64
+        //   [K, N] (N-major): rows 16kk.., slab n0/(S/2)
+        const int64_t p = kStepsPerSlab(rhs);
         Value bDesc = rhsDescs.at(
-            e, kMajorB ? n0 * rhs.rowBytes + rhs.chunkGroupBytes(kk / 4) +
-                             32 * (kk % 4)
-                       : 16 * kk * rhs.rowBytes + rhs.chunkGroupBytes(n0 / 64));
+            e, kMajorB
+                   ? n0 * rhs.rowBytes + rhs.slabBytes(kk / p) + 32 * (kk % p)
+                   : 16 * kk * rhs.rowBytes + rhs.slabBytes(n0 / rhsSlabCols));
         bool scaleD = !(zeroAcc && kk == 0);
         SmallVector<Value> in(acc.begin() + first, acc.begin() + first + count);
         Value result;
         if (!lhsRegs) {
-          // K-major: slab kk/4, 32 bytes per k-step in the row; M-major:
+          // K-major: slab kk/p, 32 bytes per k-step in the row; M-major:
           // rows 16kk.. of the warpgroup's slab.
-          Value aDesc = lhsDescs->at(
-              e, mMajorA ? 16 * kk * lhsTile->rowBytes
-                         : lhsTile->chunkGroupBytes(kk / 4) + 32 * (kk % 4));
+          const int64_t p = kStepsPerSlab(*lhsTile);
+          Value aDesc = lhsDescs->at(e, mMajorA ? 16 * kk * lhsTile->rowBytes
+                                                : lhsTile->slabBytes(kk / p) +
+                                                      32 * (kk % p));
           Value inout = LLVM::PoisonOp::create(rewriter, loc, structTy);
           for (int64_t i = 0; i < count; ++i)
             inout = LLVM::InsertValueOp::create(rewriter, loc, inout, in[i], i);

@@ -148,7 +148,7 @@ func.func @many_rows(%ws: memref<?x64xf32>, %n: index) {
 // CHECK-LABEL: func.func @dqt_tensor
 // CHECK:         attn.tensor_map %arg1 box[64, 32] : memref<?x?x?x128xf32> -> !llvm.ptr
 // CHECK-LABEL: gpu.func @dqt_tensor_kernel
-// CHECK-SAME:      tensor_maps = [1, 64]
+// CHECK-SAME:      tensor_maps = [1, 64, 128]
 // CHECK:         scf.for
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:           scf.if

@@ -5,7 +5,7 @@
 // the host: attn.tensor_map, box = the tile's rows by one 128-byte slab);
 // the kernel takes them as 64-byte aligned pointers (grid constants once
 // attn-gpu-module-to-binary has run) and records them in attn.kernel as
-// (argument, box rows) pairs. The "full" barriers of bulk-filled rings
+// (argument, box rows, box bytes) triples. The "full" barriers of bulk-filled rings
 // expect one arrival (the copying thread's, with the fill's bytes); the
 // "empty" ones the 256 consumer threads. Thread 256, the producer's first,
 // issues one copy per 64-column slab at column 64·s, the indices reversed
@@ -16,7 +16,7 @@
 // CHECK-NEXT:    %[[KMAP:.*]] = attn.tensor_map %arg1 box[64, 64] : memref<?x?x128xbf16> -> !llvm.ptr
 // CHECK-NEXT:    gpu.launch_func @attn_kernels::@bulk_kernel {{.*}} args({{.*}}, %[[QMAP]] : !llvm.ptr, %[[KMAP]] : !llvm.ptr)
 // CHECK:       gpu.func @bulk_kernel({{.*}}, %[[QARG:.*]]: !llvm.ptr {llvm.align = 64 : i64}, %[[KARG:.*]]: !llvm.ptr {llvm.align = 64 : i64}) kernel
-// CHECK-SAME:    tensor_maps = [0, 128, 1, 64]
+// CHECK-SAME:    tensor_maps = [0, 128, 128, 1, 64, 128]
 // CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : i32
 // CHECK-DAG:     %[[C256:.*]] = arith.constant 256 : i32
 // CHECK-DAG:     %[[C64:.*]] = arith.constant 64 : i32

@@ -104,15 +104,18 @@ LogicalResult KernelInfoAttr::verify(
                             "factors (x, y, z), got "
                          << grid;
   }
-  if (tensorMaps.size() % 2)
-    return emitError() << "tensor_maps must be (argument, box rows) pairs";
-  for (size_t i = 0; i < tensorMaps.size(); i += 2)
+  if (tensorMaps.size() % 3)
+    return emitError()
+           << "tensor_maps must be (argument, box rows, box bytes) triples";
+  for (size_t i = 0; i < tensorMaps.size(); i += 3)
     if (tensorMaps[i] < 0 || tensorMaps[i] > 15 || tensorMaps[i + 1] <= 0 ||
-        tensorMaps[i + 1] > 256)
+        tensorMaps[i + 1] > 256 ||
+        (tensorMaps[i + 2] != 128 && tensorMaps[i + 2] != 64))
       return emitError() << "unsupported: a tensor map of argument "
                          << tensorMaps[i] << " with " << tensorMaps[i + 1]
-                         << " rows (maps of the memref arguments 0-15, of "
-                            "1-256 rows)";
+                         << " rows of " << tensorMaps[i + 2]
+                         << " bytes (maps of the memref arguments 0-15, of "
+                            "1-256 rows of one 128- or 64-byte slab)";
   if (registerEstimate < 0)
     return emitError() << "register_estimate must be non-negative, got "
                        << registerEstimate;

@@ -54,8 +54,8 @@ MmaLayoutAttr::verifyShape(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          int64_t swizzle, int64_t pad, int64_t slab) {
-  if (swizzle != 0 && swizzle != 8)
-    return emitError() << "#attn.shared swizzle must be 0 or 8, got "
+  if (swizzle != 0 && swizzle != 4 && swizzle != 8)
+    return emitError() << "#attn.shared swizzle must be 0, 4 or 8, got "
                        << swizzle;
   if (pad < 0 || pad % 16)
     return emitError() << "#attn.shared pad must be a non-negative multiple "
@@ -63,12 +63,17 @@ SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << pad;
   if (swizzle && pad)
     return emitError() << "#attn.shared is swizzled or padded, not both";
-  if (slab != 0 && slab != 128)
-    return emitError() << "#attn.shared slab must be 0 (whole rows) or 128 "
-                          "bytes, got "
+  if (slab != 0 && slab != 64 && slab != 128)
+    return emitError() << "#attn.shared slab must be 0 (whole rows), 64 or "
+                          "128 bytes, got "
                        << slab;
-  if (slab && swizzle != 8)
-    return emitError() << "#attn.shared slabs of 128 bytes need swizzle = 8";
+  // A slab's swizzle permutes its own chunks: 8 of 128 bytes, 4 of 64.
+  if (slab && swizzle != slab / 16)
+    return emitError() << "#attn.shared slabs of " << slab
+                       << " bytes need swizzle = " << slab / 16;
+  if (!slab && swizzle == 4)
+    return emitError() << "#attn.shared swizzle = 4 is the 64-byte slabs' "
+                          "(slab = 64)";
   return success();
 }
 
@@ -87,6 +92,14 @@ SharedLayoutAttr SharedLayoutAttr::getFor(MLIRContext *ctx, int64_t cols) {
   if ((cols / 8) % 8 == 0)
     return get(ctx, /*swizzle=*/8, /*pad=*/0);
   return get(ctx, /*swizzle=*/0, /*pad=*/16);
+}
+
+SharedLayoutAttr SharedLayoutAttr::getSlabsFor(MLIRContext *ctx,
+                                               int64_t rowBytes) {
+  for (int64_t slab : {128, 64})
+    if (rowBytes % slab == 0)
+      return get(ctx, /*swizzle=*/slab / 16, /*pad=*/0, slab);
+  return {};
 }
 
 /// Checks that `t`'s layout fits its shape: the rules every op relies on.
@@ -130,8 +143,8 @@ static LogicalResult verifyLayout(function_ref<InFlightDiagnostic()> emitError,
     // 8-bit tiles (fp8) only in slabs: wgmma and bulk copies read them,
     // never ldmatrix. f32 ones in slabs are staged for bulk tensor
     // reductions (attn.accumulate_tile via).
-    bool slabOnly = (bits == 8 || t.getElementType().isF32()) &&
-                    shared.getSlab() && shared.getSwizzle() == 8;
+    bool slabOnly =
+        (bits == 8 || t.getElementType().isF32()) && shared.getSlab() == 128;
     if (t.getRank() != 2 || (bits != 16 && !slabOnly) || t.getDimSize(1) % 8 ||
         t.getDimSize(0) % 8)
       return emitError() << "#attn.shared holds 2-d tiles of 16-bit elements "
@@ -269,9 +282,11 @@ std::string AsyncLoadTileOp::bulkCopyRefusal(RankedTensorType tile,
   llvm::raw_string_ostream os(why);
   auto layout = dyn_cast_or_null<SharedLayoutAttr>(tile.getEncoding());
   unsigned bits = tile.getElementType().getIntOrFloatBitWidth();
-  if (!layout || layout.getSlab() != 128 || (bits != 16 && bits != 8))
-    os << "bulk copies fill 16-bit or 8-bit #attn.shared tiles of 128-byte "
-          "slabs, got '"
+  // 64-byte slabs hold 16-bit rows (fp8's 64-byte rows are not built).
+  if (!layout || !layout.getSlab() || (bits != 16 && bits != 8) ||
+      (bits == 8 && layout.getSlab() != 128))
+    os << "bulk copies fill 16-bit #attn.shared tiles of 128- or 64-byte "
+          "slabs, or 8-bit ones of 128-byte slabs, got '"
        << tile << "'";
   else if (source.getRank() > 5)
     os << "bulk copies read sources of rank 2 to 5, got " << source.getRank();
@@ -392,6 +407,14 @@ LogicalResult TensorMapOp::verify() {
   if (getBoxRows() > 256 || getBoxCols() > 256)
     return emitOpError("box dimensions are at most 256, got [")
            << getBoxRows() << ", " << getBoxCols() << "]";
+  // The box's row is one swizzled slab (the launcher picks the swizzle
+  // from its width).
+  int64_t rowBytes =
+      getBoxCols() *
+      cast<MemRefType>(getSource().getType()).getElementTypeBitWidth() / 8;
+  if (rowBytes != 128 && rowBytes != 64)
+    return emitOpError("a box row is one 128- or 64-byte slab, got ")
+           << rowBytes << " bytes";
   return success();
 }
 

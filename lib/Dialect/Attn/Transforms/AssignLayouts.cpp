@@ -455,7 +455,8 @@ struct AssignLayoutsPass
           extraCols += t.getDimSize(1);
       });
       if (wgmma == 1) {
-        std::string obstacle = wgmmaObstacle(dots, rows);
+        std::string obstacle =
+            wgmmaObstacle(dots, rows, /*halfSlabs=*/!isBackwardGrid(grid));
         if (!obstacle.empty())
           return grid.emitError()
                  << "unsupported: wgmma layouts with " << obstacle;
@@ -545,9 +546,11 @@ struct AssignLayoutsPass
         setEncoding(v, registerLayout(v));
         return;
       }
+      // wgmma: slabs of 128 bytes where they divide the row, else of 64
+      // (head dim 96); takesWgmma refused rows of neither.
       setEncoding(v, tiling->wgmma
-                         ? SharedLayoutAttr::get(ctx, /*swizzle=*/8, /*pad=*/0,
-                                                 /*slab=*/128)
+                         ? SharedLayoutAttr::getSlabsFor(ctx, t.getDimSize(1) *
+                                                                  bits / 8)
                          : SharedLayoutAttr::getFor(ctx, t.getDimSize(1)));
       // A lhs kept in registers, and every use outside attn.dot, reads the
       // tile through a conversion to the register layout.

@@ -84,19 +84,20 @@ struct SelectGPUBlocksPass
       if (!hopper && d > 96 && d <= 128)
         bkv = 32;
       // sm_90a's warpgroup MMA (attn-assign-layouts takes it where the
-      // head dims are multiples of 64). The warpgroups of one program
-      // synchronise at every key/value block (the ring's barrier), so one
-      // warpgroup's softmax does not run under the other's wgmma; programs
-      // on one SM do overlap. At D = 64 a program of one warpgroup (64x128,
-      // 72 KiB: three per SM) beats two (128x128) by 14-20% (H100, N = 4k
-      // and 16k); at D = 128 the same 64-row programs lose 10-15% (each
-      // reads K and V for half the rows: L2-bound), so 128 query rows (two
-      // warpgroups) and 128-row K/V blocks; at D = 256 O alone is 128
+      // head dims are multiples of 64, or of 32 in 64-byte slabs). The
+      // warpgroups of one program synchronise at every key/value block (the
+      // ring's barrier), so one warpgroup's softmax does not run under the
+      // other's wgmma; programs on one SM do overlap. At D = 64 a program of
+      // one warpgroup (64x128, 72 KiB: three per SM) beats two (128x128) by
+      // 14-20% (H100, N = 4k and 16k); at D = 128 the same 64-row programs lose
+      // 10-15% (each reads K and V for half the rows: L2-bound), so 128 query
+      // rows (two warpgroups) and 128-row K/V blocks; at D = 256 O alone is 128
       // registers per thread, and 64-row K/V blocks keep S at 32.
       bool warpgroups =
           wgmma == 1 ||
           (wgmma == -1 &&
-           headDimsTakeWgmma(target, op.getHeadDim(), op.getValueHeadDim()));
+           headDimsTakeWgmma(target, op.getHeadDim(), op.getValueHeadDim(),
+                             /*forward=*/true));
       // An fp8 row of 64 bytes would need the 64-byte swizzle, which the
       // slab layout does not have yet.
       if (op.isFp8() && (op.getHeadDim() % 128 || op.getValueHeadDim() % 128)) {

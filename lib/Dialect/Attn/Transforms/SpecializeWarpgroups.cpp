@@ -24,7 +24,7 @@
 // P = 80 for a producer of cp.async copies: 128x128 tiles spilled at 72
 // (4 bytes; each thread keeps its 32 copy addresses), 56 and 24 (456
 // bytes); two consumer warpgroups then get 208. With bulk tensor copies
-// (TMA: one thread issues a copy per 128-byte slab of a tile, completing on
+// (TMA: one thread issues a copy per slab of a tile, completing on
 // the slot's barrier) the producer needs few registers: P = 24, C = 240.
 //
 //===----------------------------------------------------------------------===//
@@ -75,7 +75,8 @@ bool copiesOnSlotBarriers(scf::ForallOp grid) {
 }
 
 /// Whether `load` may be one bulk tensor copy per slab: a 16-bit tile of
-/// 128-byte slabs from a source of rank 2 to 5, and `rows` either the
+/// 128- or 64-byte slabs (8-bit: 128) from a source of rank 2 to 5, and
+/// `rows` either the
 /// tile's rows (a whole block) or min(dim(source, row dim) − row, tile
 /// rows), possibly clamped by max(·, 0) (a block wholly past the end, as
 /// a block mask's last sub-blocks can be: the copy reads zeros only): a
@@ -296,9 +297,9 @@ struct SpecializeWarpgroupsPass
           if (!bulkCopyable(load))
             return load.emitError(
                 "unsupported: a bulk copy of this load (bulk-copies=1): it "
-                "needs a 16-bit tile of 128-byte slabs, a source of rank 2 "
-                "to 5, and rows = min(rows left in the source, tile rows) "
-                "or the tile's rows");
+                "needs a 16-bit tile of 128- or 64-byte slabs, a source of "
+                "rank 2 to 5, and rows = min(rows left in the source, tile "
+                "rows) or the tile's rows");
       bulk = bulkCopies == 1 || (hasTMA && all);
     }
     // The producer's registers: a bulk producer computes a few

@@ -853,7 +853,7 @@ LogicalResult mlir::attn::tiling::tileAttentionGrad(AttentionGradOp op,
     bool wide = gc.d > 64;
     // Where attn-assign-layouts gives the grids warpgroup MMA (16-bit
     // operands, checked above).
-    bool wgmma = headDimsTakeWgmma(target, gc.d, gc.dv);
+    bool wgmma = headDimsTakeWgmma(target, gc.d, gc.dv, /*forward=*/false);
     blocks = BlockSizes{wgmma && gc.d == 128 && gc.dv == 128 ? 128 : 64, 64};
     wgmmaGrids = wgmma;
     brKV = wide && gc.causal && !wgmma ? 16 : 32;

@@ -10,7 +10,8 @@
 using namespace mlir;
 using namespace mlir::attn;
 
-std::string mlir::attn::wgmmaObstacle(ArrayRef<DotOp> dots, int64_t rows) {
+std::string mlir::attn::wgmmaObstacle(ArrayRef<DotOp> dots, int64_t rows,
+                                      bool halfSlabs) {
   if (rows % 64 || rows > 256)
     return "query blocks of " + std::to_string(rows) +
            " rows (wgmma needs 64, 128, 192 or 256: 64 per warpgroup)";
@@ -24,7 +25,9 @@ std::string mlir::attn::wgmmaObstacle(ArrayRef<DotOp> dots, int64_t rows) {
         return "a dot operand of " + std::to_string(bits) +
                "-bit elements (wgmma layouts are for f16/bf16 and "
                "f8E4M3FN)";
-      int64_t slabCols = 1024 / bits;
+      // 16-bit rows may also be whole 64-byte slabs (32 columns: head dim
+      // 96) where `halfSlabs`.
+      int64_t slabCols = (halfSlabs && bits == 16 ? 512 : 1024) / bits;
       bool fromShared = v == dot.getRhs() || v.getDefiningOp<LoadTileOp>();
       // A transposed lhs is read M-major from shared memory: a loaded
       // 16-bit tile.
@@ -36,8 +39,9 @@ std::string mlir::attn::wgmmaObstacle(ArrayRef<DotOp> dots, int64_t rows) {
       if (fromShared && t.getDimSize(1) % slabCols)
         return "a dot operand of " + std::to_string(t.getDimSize(1)) +
                " columns of " + std::to_string(bits) +
-               "-bit elements (wgmma's 128-byte slabs need multiples of " +
-               std::to_string(slabCols) + ")";
+               "-bit elements (wgmma's " + std::to_string(slabCols * bits / 8) +
+               "-byte slabs need multiples of " + std::to_string(slabCols) +
+               ")";
     }
   return "";
 }
@@ -53,8 +57,13 @@ bool mlir::attn::isBackwardGrid(Operation *op) {
   return false;
 }
 
-bool mlir::attn::headDimsTakeWgmma(TargetAttr target, int64_t d, int64_t dv) {
-  return target && target.hasWarpgroupMma() && d % 64 == 0 && dv % 64 == 0;
+bool mlir::attn::headDimsTakeWgmma(TargetAttr target, int64_t d, int64_t dv,
+                                   bool forward) {
+  // The forward's 16-bit rows may be 64-byte slabs (multiples of 32); the
+  // backward's grids stay on 128-byte ones (their transposed operands and
+  // bulk reductions are built for those).
+  int64_t m = forward ? 32 : 64;
+  return target && target.hasWarpgroupMma() && d % m == 0 && dv % m == 0;
 }
 
 bool mlir::attn::takesWgmma(scf::ForallOp grid, int64_t wgmma) {
@@ -65,7 +74,7 @@ bool mlir::attn::takesWgmma(scf::ForallOp grid, int64_t wgmma) {
   if (dots.empty())
     return false;
   int64_t rows = cast<RankedTensorType>(dots.front().getType()).getDimSize(0);
-  if (!wgmmaObstacle(dots, rows).empty())
+  if (!wgmmaObstacle(dots, rows, /*halfSlabs=*/!isBackwardGrid(grid)).empty())
     return false;
   if (wgmma == 1)
     return true;

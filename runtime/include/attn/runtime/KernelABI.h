@@ -45,15 +45,16 @@
 // B)), block (threads, 1, 1), dynamic shared memory smem bytes, all from the
 // manifest.
 //
-// Tensor maps (manifest key tensor_maps=ARG:ROWS[,ARG:ROWS...], memref ABI
+// Tensor maps (manifest key tensor_maps=ARG:ROWS[:BYTES][,...], memref ABI
 // only): a kernel that reads a memref argument ARG (0 q, 1 k, 2 v, 3 o; in
 // the backward's grids 0 dO, 1 q, 2 k, 3 v, memrefGradParams' order)
 // with bulk tensor copies (TMA) takes, after the list above, one
 // CUtensorMap per entry, in order: 128 bytes passed by value (a grid
 // constant). Each describes its memref as the kernel sees it (sizes and
-// strides, innermost first) for boxes of ROWS rows by 128 bytes of
-// columns, 128-byte swizzled, elements past the end read as zero
-// (tensorMapGeometry below; the launcher encodes it with
+// strides, innermost first) for boxes of ROWS rows by BYTES (128 when
+// absent, or 64) bytes of columns, swizzled by BYTES (the kernel's shared
+// slabs: CU_TENSOR_MAP_SWIZZLE_128B or _64B), elements past the end read as
+// zero (tensorMapGeometry below; the launcher encodes it with
 // cuTensorMapEncodeTiled).
 //
 //===----------------------------------------------------------------------===//
@@ -237,27 +238,31 @@ constexpr size_t kTensorMapBytes = 128;
 
 /// One tensor_maps= entry: the kernel reads memref argument `arg` (0 q,
 /// 1 k, 2 v, 3 o; backward grids: 0 dO, 1 q, 2 k, 3 v) with bulk copies of
-/// `boxRows` rows.
+/// `boxRows` rows by `boxBytes` bytes (one shared slab: 128 or 64), swizzled
+/// by that width.
 struct TensorMapSpec {
   int arg = 0;
   int boxRows = 0;
+  int boxBytes = 128;
   bool operator==(const TensorMapSpec &o) const {
-    return arg == o.arg && boxRows == o.boxRows;
+    return arg == o.arg && boxRows == o.boxRows && boxBytes == o.boxBytes;
   }
 };
 
-/// The manifest value: "1:128,2:64"; empty for none.
+/// The manifest value: "1:128,2:64,0:128:64" (BYTES written only where it
+/// is not 128); empty for none.
 inline std::string formatTensorMaps(const std::vector<TensorMapSpec> &maps) {
   std::string out;
   for (const TensorMapSpec &m : maps)
     out += (out.empty() ? "" : ",") + std::to_string(m.arg) + ":" +
-           std::to_string(m.boxRows);
+           std::to_string(m.boxRows) +
+           (m.boxBytes == 128 ? "" : ":" + std::to_string(m.boxBytes));
   return out;
 }
 
 /// Parses formatTensorMaps' text: ARG in [0, 3], ROWS in [1, 256] (a tensor
-/// map's box dimension), each ARG at most once. False, with `out` left
-/// empty, for anything else.
+/// map's box dimension), BYTES (optional) 128 or 64, each ARG at most once.
+/// False, with `out` left empty, for anything else.
 inline bool parseTensorMaps(const std::string &text,
                             std::vector<TensorMapSpec> &out) {
   out.clear();
@@ -274,6 +279,11 @@ inline bool parseTensorMaps(const std::string &text,
     TensorMapSpec m;
     bool ok = number(0, 3, m.arg) && i < text.size() && text[i++] == ':' &&
               number(1, 256, m.boxRows);
+    if (ok && i < text.size() && text[i] == ':') {
+      ++i;
+      ok = number(64, 128, m.boxBytes) &&
+           (m.boxBytes == 64 || m.boxBytes == 128);
+    }
     for (const TensorMapSpec &o : out)
       ok &= o.arg != m.arg;
     if (!ok) {
@@ -292,7 +302,7 @@ inline bool parseTensorMaps(const std::string &text,
 
 /// What cuTensorMapEncodeTiled takes for one tensor_maps= entry, innermost
 /// dimension first: the memref's sizes, its strides in bytes (dims 1..rank-1;
-/// the innermost is contiguous) and the box (128 bytes of columns by
+/// the innermost is contiguous) and the box (`boxBytes` bytes of columns by
 /// `boxRows` rows, one along every outer dim).
 struct TensorMapGeometry {
   uint32_t rank = 0;
@@ -309,10 +319,10 @@ struct TensorMapGeometry {
 /// a stepped dim is not a multiple of 16 bytes, or a size is 0.
 inline bool tensorMapGeometry(I64Array sizes, I64Array strides,
                               size_t elementBytes, int boxRows,
-                              TensorMapGeometry &out) {
+                              TensorMapGeometry &out, int boxBytes = 128) {
   const size_t rank = sizes.size();
   if (rank < 2 || rank > 5 || strides.size() != rank || !elementBytes ||
-      128 % elementBytes)
+      (boxBytes != 128 && boxBytes != 64) || boxBytes % elementBytes)
     return false;
   out = TensorMapGeometry{};
   out.rank = uint32_t(rank);
@@ -322,7 +332,7 @@ inline bool tensorMapGeometry(I64Array sizes, I64Array strides,
     if (sizes[from] <= 0)
       return false;
     out.dims[d] = uint64_t(sizes[from]);
-    out.box[d] = d == 0   ? uint32_t(128 / elementBytes)
+    out.box[d] = d == 0   ? uint32_t(boxBytes / elementBytes)
                  : d == 1 ? uint32_t(boxRows)
                           : 1u;
     if (d == 0)

@@ -9,7 +9,13 @@ func.func private @f(tensor<64x8xf32, #attn.mma<warps = 0>>)
 
 // -----
 
-// expected-error @+1 {{#attn.shared swizzle must be 0 or 8, got 4}}
+// expected-error @+1 {{#attn.shared swizzle must be 0, 4 or 8, got 2}}
+func.func private @f(tensor<64x64xbf16, #attn.shared<swizzle = 2, pad = 0>>)
+
+// -----
+
+// The four-chunk swizzle exists only inside 64-byte slabs.
+// expected-error @+1 {{#attn.shared swizzle = 4 is the 64-byte slabs' (slab = 64)}}
 func.func private @f(tensor<64x64xbf16, #attn.shared<swizzle = 4, pad = 0>>)
 
 // -----
@@ -64,7 +70,12 @@ func.func private @f(tensor<96x8xf32, #attn.mma<warps = 6, version = 3>>)
 
 // -----
 
-// expected-error @+1 {{#attn.shared slab must be 0 (whole rows) or 128 bytes, got 64}}
+// expected-error @+1 {{#attn.shared slab must be 0 (whole rows), 64 or 128 bytes, got 32}}
+func.func private @f(tensor<64x64xbf16, #attn.shared<swizzle = 0, pad = 0, slab = 32>>)
+
+// -----
+
+// expected-error @+1 {{#attn.shared slabs of 64 bytes need swizzle = 4}}
 func.func private @f(tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 64>>)
 
 // -----
@@ -77,6 +88,18 @@ func.func private @f(tensor<64x64xbf16, #attn.shared<swizzle = 0, pad = 0, slab 
 // A slab tile's rows are whole slabs: 96 columns of bf16 are 1.5.
 // expected-error @+1 {{#attn.shared slabs of 128 bytes need rows of a multiple of that, got 'tensor<64x96xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>'}}
 func.func private @f(!attn.ring<2, tensor<64x96xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>)
+
+// -----
+
+// 80 columns of bf16 are 2.5 slabs of 64 bytes.
+// expected-error @+1 {{#attn.shared slabs of 64 bytes need rows of a multiple of that, got 'tensor<64x80xbf16, #attn.shared<swizzle = 4, pad = 0, slab = 64>>'}}
+func.func private @f(!attn.ring<2, tensor<64x80xbf16, #attn.shared<swizzle = 4, pad = 0, slab = 64>>>)
+
+// -----
+
+// fp8 rows of 64 bytes are not built: 8-bit tiles stay in 128-byte slabs.
+// expected-error @+1 {{#attn.shared holds 2-d tiles of 16-bit elements}}
+func.func private @f(!attn.ring<2, tensor<64x64xf8E4M3FN, #attn.shared<swizzle = 4, pad = 0, slab = 64>>>)
 
 // -----
 
@@ -152,7 +175,7 @@ func.func @f(%i: index) {
 
 func.func @bulk_not_slabs(%k: memref<?x?x?x64xbf16>, %i: index,
                           %r: !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>>) {
-  // expected-error @+1 {{bulk copies fill 16-bit or 8-bit #attn.shared tiles of 128-byte slabs, got 'tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>'}}
+  // expected-error @+1 {{bulk copies fill 16-bit #attn.shared tiles of 128- or 64-byte slabs, or 8-bit ones of 128-byte slabs, got 'tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>'}}
   attn.async_load_tile %k[%i, %i, %i] rows %i, %r[%i] {bulk} : memref<?x?x?x64xbf16>, !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>>
   return
 }
@@ -171,6 +194,15 @@ func.func @bulk_rank(%k: memref<?x?x?x?x?x64xbf16>, %i: index,
 func.func @tensor_map_box(%k: memref<?x?x128xbf16>) -> !llvm.ptr {
   // expected-error @+1 {{box dimensions are at most 256, got [512, 64]}}
   %m = attn.tensor_map %k box [512, 64] : memref<?x?x128xbf16> -> !llvm.ptr
+  return %m : !llvm.ptr
+}
+
+// -----
+
+// A box's row is one swizzled slab: 48 bf16 columns are 96 bytes.
+func.func @tensor_map_slab(%k: memref<?x?x96xbf16>) -> !llvm.ptr {
+  // expected-error @+1 {{a box row is one 128- or 64-byte slab, got 96 bytes}}
+  %m = attn.tensor_map %k box [128, 48] : memref<?x?x96xbf16> -> !llvm.ptr
   return %m : !llvm.ptr
 }
 

@@ -57,15 +57,18 @@ func.func @slice(%s: tensor<64x32xf32, #attn.mma<warps = 4>>)
 
 // -----
 
-// Hopper layouts: wgmma accumulators (version 3) and 128-byte slabs; the
-// defaults (version 2, slab 0) are not printed.
+// Hopper layouts: wgmma accumulators (version 3), 128-byte slabs and
+// 64-byte ones (swizzle = 4: head dim 96's rows of three); the defaults
+// (version 2, slab 0) are not printed.
 // CHECK-LABEL: func.func private @hopper
 // CHECK-SAME:    tensor<128x128xf32, #attn.mma<warps = 8, version = 3>>
 // CHECK-SAME:    !attn.ring<2, tensor<128x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+// CHECK-SAME:    !attn.ring<2, tensor<128x96xf16, #attn.shared<swizzle = 4, pad = 0, slab = 64>>>
 // CHECK-SAME:    tensor<64x64xf32, #attn.mma<warps = 4>>
 // CHECK-SAME:    tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>
 func.func private @hopper(tensor<128x128xf32, #attn.mma<warps = 8, version = 3>>,
                           !attn.ring<2, tensor<128x128xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>,
+                          !attn.ring<2, tensor<128x96xf16, #attn.shared<swizzle = 4, pad = 0, slab = 64>>>,
                           tensor<64x64xf32, #attn.mma<warps = 4, version = 2>>,
                           tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 0>>)
 

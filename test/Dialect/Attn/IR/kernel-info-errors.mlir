@@ -51,14 +51,21 @@ func.func private @f() attributes {attn.kernel = #bad}
 
 // -----
 
-// expected-error @+1 {{tensor_maps must be (argument, box rows) pairs}}
-#bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, dtype = "bf16", causal = false, tensor_maps = [0, 128, 1]>
+// expected-error @+1 {{tensor_maps must be (argument, box rows, box bytes) triples}}
+#bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, dtype = "bf16", causal = false, tensor_maps = [0, 128, 128, 1]>
 func.func private @f() attributes {attn.kernel = #bad}
 
 // -----
 
-// expected-error @+1 {{unsupported: a tensor map of argument 16 with 128 rows (maps of the memref arguments 0-15, of 1-256 rows)}}
-#bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, dtype = "bf16", causal = false, tensor_maps = [16, 128]>
+// expected-error @+1 {{unsupported: a tensor map of argument 16 with 128 rows of 128 bytes (maps of the memref arguments 0-15, of 1-256 rows of one 128- or 64-byte slab)}}
+#bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, dtype = "bf16", causal = false, tensor_maps = [16, 128, 128]>
+func.func private @f() attributes {attn.kernel = #bad}
+
+// -----
+
+// A box is one slab wide: 128 or 64 bytes of columns.
+// expected-error @+1 {{unsupported: a tensor map of argument 1 with 64 rows of 32 bytes}}
+#bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, dtype = "bf16", causal = false, tensor_maps = [0, 64, 128, 1, 64, 32]>
 func.func private @f() attributes {attn.kernel = #bad}
 
 // -----

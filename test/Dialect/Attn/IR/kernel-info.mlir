@@ -6,13 +6,13 @@
 // "attention", no grid, no tensor maps, register_estimate = 0,
 // dynamic_row_stride = false).
 // CHECK-LABEL: gpu.func @wgmma_kernel
-// CHECK-SAME:    attn.kernel = #attn.kernel_info<block_m = 128, block_n = 128, threads = 384, smem_bytes = 164096, head_dim = 128, head_dim_v = 128, dtype = "bf16", causal = true, grid = ["q_blocks", "heads_q", "batch"], tensor_maps = [0, 128, 1, 128, 2, 128], register_estimate = 168>
+// CHECK-SAME:    attn.kernel = #attn.kernel_info<block_m = 128, block_n = 128, threads = 384, smem_bytes = 164096, head_dim = 128, head_dim_v = 128, dtype = "bf16", causal = true, grid = ["q_blocks", "heads_q", "batch"], tensor_maps = [0, 128, 128, 1, 128, 128, 2, 64, 64], register_estimate = 168>
 gpu.module @kernels {
   gpu.func @wgmma_kernel() kernel attributes {attn.kernel = #attn.kernel_info<
       block_m = 128, block_n = 128, threads = 384, smem_bytes = 164096,
       head_dim = 128, head_dim_v = 128, dtype = "bf16", causal = true,
       program = "attention", grid = ["q_blocks", "heads_q", "batch"],
-      tensor_maps = [0, 128, 1, 128, 2, 128], register_estimate = 168,
+      tensor_maps = [0, 128, 128, 1, 128, 128, 2, 64, 64], register_estimate = 168,
       dynamic_row_stride = false>} {
     gpu.return
   }

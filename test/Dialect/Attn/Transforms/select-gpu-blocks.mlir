@@ -57,9 +57,10 @@ func.func @d256(%q: memref<?x?x?x256xbf16>, %k: memref<?x?x?x256xbf16>,
 
 // -----
 
-// D = 96: padded rows, Bc = 32.
+// D = 96: wgmma in 64-byte slabs, blocks as at D = 128 (the mma.sync path's
+// padded rows took Bc = 32).
 // CHECK-LABEL: func.func @d96
-// CHECK:         attn.attention {{.*}} {block_kv = 32 : i64, block_q = 128 : i64, target = #attn.target<arch = "sm_90a"
+// CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 128 : i64, target = #attn.target<arch = "sm_90a"
 func.func @d96(%q: memref<?x?x?x96xf16>, %k: memref<?x?x?x96xf16>,
                %v: memref<?x?x?x96xf16>, %o: memref<?x?x?x96xf16>) {
   attn.attention %q, %k, %v into %o

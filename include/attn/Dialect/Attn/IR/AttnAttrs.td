@@ -115,9 +115,10 @@ def Attn_KernelInfoAttr : AttrDef<Attn_Dialect, "KernelInfo"> {
     - `grid`: the launch grid (x, y, z) as the runtime's grid factors
       (`q_blocks`, `heads_q`, `batch`, `q_blocks*splits`, ...); absent: the
       program does not say.
-    - `tensor_maps`: (function argument, box rows) pairs: the CUtensorMaps
-      the kernel takes after its arguments, one per memref read with bulk
-      copies or added into with bulk tensor reductions.
+    - `tensor_maps`: (function argument, box rows, box bytes) triples: the
+      CUtensorMaps the kernel takes after its arguments, one per memref read
+      with bulk copies or added into with bulk tensor reductions; a box is
+      one slab wide (128 or 64 bytes of columns), swizzled by its width.
     - `register_estimate`: attn-assign-layouts' registers per thread (0:
       none); `dynamic_row_stride`: whether a tile copy's row stride is a
       run-time value. attn-gpu-module-to-binary tunes LLVM by both.
@@ -129,7 +130,7 @@ def Attn_KernelInfoAttr : AttrDef<Attn_Dialect, "KernelInfo"> {
                       smem_bytes = 164096, head_dim = 128, head_dim_v = 128,
                       dtype = "bf16", causal = true,
                       grid = ["q_blocks", "heads_q", "batch"],
-                      tensor_maps = [0, 128, 1, 128, 2, 128],
+                      tensor_maps = [0, 128, 128, 1, 128, 128, 2, 128, 128],
                       register_estimate = 168>
     ```
   }];
@@ -144,7 +145,7 @@ def Attn_KernelInfoAttr : AttrDef<Attn_Dialect, "KernelInfo"> {
     "bool":$causal,
     StringRefParameter<"what the kernel computes", [{"attention"}]>:$program,
     OptionalParameter<"::mlir::ArrayAttr", "launch grid factors (x, y, z)">:$grid,
-    Attn_BracketedI64List<"(argument, box rows) per tensor map">:$tensor_maps,
+    Attn_BracketedI64List<"(argument, box rows, box bytes) per tensor map">:$tensor_maps,
     DefaultValuedParameter<"int64_t", "0">:$register_estimate,
     DefaultValuedParameter<"bool", "false">:$dynamic_row_stride,
     DefaultValuedParameter<"int64_t", "-1">:$window_left,
@@ -300,8 +301,17 @@ def Attn_SharedLayoutAttr : AttrDef<Attn_Dialect, "SharedLayout"> {
     and a 64-column box writes. It needs `swizzle = 8`, no padding, a
     multiple of 64 columns and a 1024-byte aligned base.
 
+    With `slab = 64` the slabs are 64 bytes (32 16-bit columns), rows 64
+    bytes apart, and chunk c of row r sits at chunk position
+    `c ^ ((r / 2) % 4)`: the "64-byte swizzle" of wgmma's descriptors and of
+    CU_TENSOR_MAP_SWIZZLE_64B (a 512-byte atom of 8 rows). It needs
+    `swizzle = 4` (four chunks permuted). Tiles whose rows are a multiple
+    of 64 bytes but not of 128 (head dim 96) take it. In general a slab of
+    n = slab / 16 chunks puts chunk c of row r at `c ^ ((r / (8 / n)) % n)`.
+
     Example: `tensor<128x128xbf16, #attn.shared<swizzle = 8, pad = 0,
-    slab = 128>>` (two slabs of 16 KiB).
+    slab = 128>>` (two slabs of 16 KiB); `tensor<128x96xbf16,
+    #attn.shared<swizzle = 4, pad = 0, slab = 64>>` (three slabs of 8 KiB).
   }];
   let parameters = (ins "int64_t":$swizzle, "int64_t":$pad,
                         DefaultValuedParameter<"int64_t", "0">:$slab);
@@ -329,6 +339,13 @@ def Attn_SharedLayoutAttr : AttrDef<Attn_Dialect, "SharedLayout"> {
     /// the XOR swizzle where a row is a multiple of 8 chunks, else one
     /// chunk of padding.
     static SharedLayoutAttr getFor(::mlir::MLIRContext *ctx, int64_t cols);
+    /// The slab layout wgmma reads and bulk copies write for rows of
+    /// `rowBytes` bytes: 128-byte slabs where they divide the row, else
+    /// 64-byte ones (null where neither does).
+    static SharedLayoutAttr getSlabsFor(::mlir::MLIRContext *ctx,
+                                        int64_t rowBytes);
+    /// 16-byte chunks in one slab (8 or 4; 0 without slabs).
+    int64_t getSlabChunks() const { return getSlab() / 16; }
   }];
 }
 

@@ -576,7 +576,8 @@ def Attn_TensorMapOp : Attn_Op<"tensor_map", [Pure]> {
     Host side of a kernel launch: the CUtensorMap (128 bytes, passed by
     value as a grid-constant kernel parameter) that describes `source` for
     bulk tensor copies of boxes of `box_rows` rows by `box_cols` columns
-    (innermost), 128-byte swizzled, out-of-range elements read as zero.
+    (innermost: one shared slab, 128 or 64 bytes), swizzled by the box's
+    row bytes, out-of-range elements read as zero.
     The launcher (the runtime, KernelABI.h) encodes it from the memref it
     passes; the op names it in the host IR.
 
