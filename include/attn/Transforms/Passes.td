@@ -162,9 +162,10 @@ def AttnSelectGPUBlocks : Pass<"attn-select-gpu-blocks"> {
     override it.
 
     Where the chip has warpgroup MMA (sm_90a) and the head dims are
-    multiples of 64, the blocks are wgmma's: 64x128 at D = 64 (one
-    warpgroup a program, three programs an SM), 128x128 at D = 128 (two
-    warpgroups) and 128x64 above (O takes D/2 registers a thread). A static
+    multiples of 64 (or of 32: 64-byte slabs), the blocks are wgmma's:
+    64x128 at D = 64 (one warpgroup a program, three programs an SM),
+    128x128 at D = 96 and 128 (two warpgroups) and 128x64 above (O takes
+    D/2 registers a thread). A static
     sequence long enough takes the tall query block of `tallQueryBlock`
     (D = 64: 192 rows, three warpgroups sharing each K/V tile, from 512
     query rows, 8192 when causal, where static batch and heads give a grid
@@ -182,7 +183,8 @@ def AttnSelectGPUBlocks : Pass<"attn-select-gpu-blocks"> {
            "Key/value block rows (0: heuristic)">,
     Option<"wgmma", "wgmma", "int64_t", /*default=*/"-1",
            "Blocks for Hopper's warpgroup MMA: 1, 0 (-1: where the chip has "
-           "it and the head dims are multiples of 64)">
+           "it and the head dims are multiples of 64, or of 32 in the "
+           "forward)">
   ];
 }
 
@@ -208,11 +210,13 @@ def AttnAssignLayouts : Pass<"attn-assign-layouts"> {
 
     On a target with warpgroup MMA (sm_90a), where every dot operand is
     16-bit, the query block is a multiple of 64 rows and each shared tile a
-    multiple of 64 columns, the layouts are those of wgmma instead:
-    `#attn.mma<warps = Br/16, version = 3>` (one warpgroup per 64 query
-    rows, one m-tile per warp) and `#attn.shared<..., slab = 128>` for every
-    shared tile (128-byte-swizzled column slabs, what wgmma's descriptors
-    and TMA read and write); Q stays in shared memory (wgmma reads it there).
+    multiple of 64 columns (of 32 in the forward), the layouts are those of
+    wgmma instead: `#attn.mma<warps = Br/16, version = 3>` (one warpgroup
+    per 64 query rows, one m-tile per warp) and `#attn.shared<..., slab =
+    128>` for every shared tile (128-byte-swizzled column slabs, what
+    wgmma's descriptors and TMA read and write), or `slab = 64` where a row
+    is a multiple of 64 bytes but not of 128 (D = 96); Q stays in shared
+    memory (wgmma reads it there).
 
     With two m-tiles, D >= 128 and Bc >= 64, or wgmma layouts and D >= 256,
     the loop's rescale of its accumulator, `A·broadcast(α)`, is marked
@@ -723,7 +727,10 @@ def AttnPersistTiles : Pass<"attn-persist-tiles"> {
     that ends at the first index past the tiles. Such a producer runs in one
     thread and needs 40 registers: grids where that would cost the
     consumers registers (three consumer warpgroups) or with a sliding
-    window do not claim, and stay a block per tile when causal.
+    window do not claim, and stay a block per tile when causal. Grids whose
+    rings hold 64-byte slabs (D = 96) take no static schedule (one hung
+    under repeated launches, cause unknown): a block per tile unless they
+    claim.
 
     Example (after):
 
