@@ -54,14 +54,21 @@
 // PTX-NOT: attn_fwd_bf16_d64_nolse_kernel_param_45
 
 // fp8 (e4m3) is the dense forward of the chips with warpgroup products, at
-// head dims of whole 128-byte rows: with sm_80 and D = 64 asked for, the
-// set has only the four sm_90a D = 128 forwards, dtype=e4m3, no split-KV
-// pair and no KV-cache kernels. Each takes V transposed and, after the
-// scale, the three descale factors: 4 x 11 + 9 + 1 + 3 = 57 parameters
-// with the LSE, then its three tensor maps (params 57-59).
+// head dims of whole 64-byte slabs: with sm_80 asked for too, the set has
+// only the four sm_90a forwards of each head dim, dtype=e4m3, no split-KV
+// pair and no KV-cache kernels. At D = 64 Q's and K's rows are one 64-byte
+// slab (their tensor maps' boxes say :64; Vᵀ's rows of 256 keys are 128-byte
+// slabs), and without a mask the grid keeps a block per tile. Each takes V
+// transposed and, after the scale, the three descale factors: 4 x 11 + 9 +
+// 1 + 3 = 57 parameters with the LSE, then its three tensor maps (params
+// 57-59).
 // RUN: rm -rf %t8 && attn-bundle --out-dir %t8 --chips sm_80,sm_90a --dtypes e4m3 --head-dims 64,128
 // RUN: FileCheck %s --check-prefix=FP8 --implicit-check-not="kernel name" < %t8/manifest.txt
 // RUN: FileCheck %s --check-prefix=FP8PTX < %t8/attn_fwd_e4m3_d128_kernel.sm_90a.ptx
+// FP8: kernel name=attn_fwd_e4m3_d64_kernel {{.*}} chip=sm_90a dtype=e4m3 head_dim=64 head_dim_v=64 causal=0 block_m=128 block_n=256 threads=384 {{.*}} lse=1 tensor_maps=0:128:64,1:256:64,2:64 grid=q_blocks,heads_q,batch{{$}}
+// FP8: kernel name=attn_fwd_e4m3_d64_nolse_kernel {{.*}} dtype=e4m3 {{.*}} lse=0
+// FP8: kernel name=attn_fwd_e4m3_d64_causal_kernel {{.*}} dtype=e4m3 {{.*}} causal=1 {{.*}} grid=dynamic(q_blocks,heads_q,batch){{$}}
+// FP8: kernel name=attn_fwd_e4m3_d64_causal_nolse_kernel {{.*}} dtype=e4m3 {{.*}} lse=0
 // FP8: kernel name=attn_fwd_e4m3_d128_kernel {{.*}} chip=sm_90a dtype=e4m3 head_dim=128 head_dim_v=128 causal=0 block_m=128 block_n=256 threads=384 {{.*}} lse=1 tensor_maps=0:128,1:256,2:128 grid=persistent(q_blocks,heads_q,batch){{$}}
 // FP8: kernel name=attn_fwd_e4m3_d128_nolse_kernel {{.*}} dtype=e4m3 {{.*}} lse=0
 // FP8: kernel name=attn_fwd_e4m3_d128_causal_kernel {{.*}} dtype=e4m3 {{.*}} causal=1 {{.*}} grid=dynamic(q_blocks,heads_q,batch){{$}}

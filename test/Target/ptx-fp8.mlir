@@ -13,7 +13,7 @@
 // The manifest line the launcher reads.
 // RUN: rm -rf %t.bundle && attn-bundle --out-dir %t.bundle --chips sm_90a %s
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t.bundle/manifest.txt
-// Only sm_90a multiplies fp8; head dims are multiples of 128.
+// Only sm_90a multiplies fp8; head dims are multiples of 64.
 // RUN: not attn-opt %s --attn-codegen="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=SM80
 // RUN: not attn-opt %s --attn-codegen="chip=sm_90a wgmma=0" 2>&1 | FileCheck %s --check-prefix=NOWGMMA
 

@@ -504,10 +504,10 @@ int main(int argc, char **argv) {
                       return fail("unsupported dtype '" + dt +
                                   "' (f16, bf16, e4m3)");
                     // fp8 is the dense forward of the chips with warpgroup
-                    // products, at head dims of whole 128-byte rows (the
+                    // products, at head dims of whole 64-byte slabs (the
                     // pipeline refuses the others): the set skips the rest.
                     if (isa<Float8E4M3FNType>(et) &&
-                        (kind != 0 || d % 128 ||
+                        (kind != 0 || d % 64 ||
                          !::attn::findChip(chip)->warpgroupMma))
                       continue;
                     auto program = kind == 2 ? ::attn::Program::MergeSplits

@@ -413,10 +413,10 @@ def correctness_cases(quick):
     add("bf16", 128, False, 1, 8, 2, Nq=300, Nk=2000, layout="bnhd",
         dropout=True)
     add("bf16", 128, False, 1, 2, Nq=1000, Nk=130, dropout=True)
-    # fp8 (e4m3, attn_forward_fp8; the bundle's sm_90a kernels at D = 128
-    # and 256): every length, Nq != Nk (key counts that are not whole
+    # fp8 (e4m3, attn_forward_fp8; the bundle's sm_90a kernels at D = 64,
+    # 128 and 256): every length, Nq != Nk (key counts that are not whole
     # 16-byte rows of the transposed V), GQA, [B, N, H, D] storage, no LSE.
-    for D in (128, 256):
+    for D in (64, 128, 256):
         for causal in (False, True):
             for N in ((17, 1000) if quick else (1, 17, 130, 1000, 4096)):
                 add("e4m3", D, causal, 2, 3, Nq=N)
@@ -562,10 +562,11 @@ def api_checks():
 
 
 def fp8_timing_configs(quick, ns=None):
-    """fp8 against attn's own bf16 at the benchmark shape, D 128 and 256."""
+    """fp8 against attn's own bf16 at the benchmark shape, D 64, 128 and
+    256."""
     return [dict(kind="fp8_timing", dtype="e4m3", D=D, causal=causal, N=N,
                  B=16384 // N, H=2048 // D)
-            for D in (128, 256) for causal in (False, True)
+            for D in (64, 128, 256) for causal in (False, True)
             for N in (ns or ((2048, 8192) if quick else
                              (2048, 4096, 8192, 16384)))]
 

@@ -136,3 +136,30 @@ func.func @bulk(%q: memref<?x?x96xbf16>, %o: memref<?x128xf32>, %n: index) {
   }
   return
 }
+
+// -----
+
+// fp8 rows of 64 bytes (head dim 64) are one 64-byte slab: S = Q·Kᵀ takes
+// two k-steps of 32 e4m3 (m64n128k32) at bytes 0 and 32 of the slab row,
+// both descriptors with the 64-byte swizzle's high word.
+// CHECK-LABEL: gpu.func @fp8_qk_kernel
+// CHECK-DAG:     %[[HI:.*]] = llvm.mlir.constant(-9223371899415822336 : i64) : i64
+// CHECK:         nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
+// CHECK:         llvm.add %{{.*}}, %c2_i32 : i32
+// CHECK:         nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <one>]
+// CHECK-NOT:     nvvm.wgmma.mma_async
+#acc = #attn.mma<warps = 4, version = 3>
+#sl = #attn.shared<swizzle = 4, pad = 0, slab = 64>
+func.func @fp8_qk(%q: memref<?x64xf8E4M3FN>, %k: memref<?x64xf8E4M3FN>, %o: memref<?x128xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %qt = attn.load_tile %q[%c0] rows %n : memref<?x64xf8E4M3FN> -> tensor<64x64xf8E4M3FN, #sl>
+    %kt = attn.load_tile %k[%c0] rows %c128 : memref<?x64xf8E4M3FN> -> tensor<128x64xf8E4M3FN, #sl>
+    %z = arith.constant dense<0.0> : tensor<64x128xf32, #acc>
+    %s = attn.dot %qt, %kt, %z {rhs_transposed} : tensor<64x64xf8E4M3FN, #sl>, tensor<128x64xf8E4M3FN, #sl> -> tensor<64x128xf32, #acc>
+    attn.store_tile %s, %o[%c0] rows %n : tensor<64x128xf32, #acc>, memref<?x128xf32>
+  }
+  return
+}

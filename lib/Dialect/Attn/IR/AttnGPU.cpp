@@ -140,15 +140,16 @@ static LogicalResult verifyLayout(function_ref<InFlightDiagnostic()> emitError,
         !plain.getSlab() && t.getDimSize(1) % 4 == 0)
       return success();
     auto shared = cast<SharedLayoutAttr>(enc);
-    // 8-bit tiles (fp8) only in slabs: wgmma and bulk copies read them,
-    // never ldmatrix. f32 ones in slabs are staged for bulk tensor
-    // reductions (attn.accumulate_tile via).
-    bool slabOnly =
-        (bits == 8 || t.getElementType().isF32()) && shared.getSlab() == 128;
+    // 8-bit tiles (fp8) only in slabs (128 or 64 bytes): wgmma and bulk
+    // copies read them, never ldmatrix. f32 ones in 128-byte slabs are
+    // staged for bulk tensor reductions (attn.accumulate_tile via).
+    bool slabOnly = (bits == 8 && shared.getSlab()) ||
+                    (t.getElementType().isF32() && shared.getSlab() == 128);
     if (t.getRank() != 2 || (bits != 16 && !slabOnly) || t.getDimSize(1) % 8 ||
         t.getDimSize(0) % 8)
       return emitError() << "#attn.shared holds 2-d tiles of 16-bit elements "
-                            "(8-bit and f32 ones in 128-byte swizzled slabs) "
+                            "(8-bit ones in swizzled slabs, f32 ones in "
+                            "128-byte slabs) "
                             "with rows and columns in multiples of 8 (or one "
                             "unswizzled i32, a tile queue's slot, or "
                             "unswizzled f32 rows of a multiple of 4 "
@@ -282,11 +283,9 @@ std::string AsyncLoadTileOp::bulkCopyRefusal(RankedTensorType tile,
   llvm::raw_string_ostream os(why);
   auto layout = dyn_cast_or_null<SharedLayoutAttr>(tile.getEncoding());
   unsigned bits = tile.getElementType().getIntOrFloatBitWidth();
-  // 64-byte slabs hold 16-bit rows (fp8's 64-byte rows are not built).
-  if (!layout || !layout.getSlab() || (bits != 16 && bits != 8) ||
-      (bits == 8 && layout.getSlab() != 128))
-    os << "bulk copies fill 16-bit #attn.shared tiles of 128- or 64-byte "
-          "slabs, or 8-bit ones of 128-byte slabs, got '"
+  if (!layout || !layout.getSlab() || (bits != 16 && bits != 8))
+    os << "bulk copies fill 16-bit or 8-bit #attn.shared tiles of 128- or "
+          "64-byte slabs, got '"
        << tile << "'";
   else if (source.getRank() > 5)
     os << "bulk copies read sources of rank 2 to 5, got " << source.getRank();

@@ -98,13 +98,13 @@ struct SelectGPUBlocksPass
           (wgmma == -1 &&
            headDimsTakeWgmma(target, op.getHeadDim(), op.getValueHeadDim(),
                              /*forward=*/true));
-      // An fp8 row of 64 bytes would need the 64-byte swizzle, which the
-      // slab layout does not have yet.
-      if (op.isFp8() && (op.getHeadDim() % 128 || op.getValueHeadDim() % 128)) {
+      // fp8 rows are whole 64- or 128-byte slabs (head dims of a multiple
+      // of 64; V's transposed block has rows of Bc keys).
+      if (op.isFp8() && (op.getHeadDim() % 64 || op.getValueHeadDim() % 64)) {
         op.emitError() << "unsupported: fp8 attention at head dims "
                        << op.getHeadDim() << "/" << op.getValueHeadDim()
-                       << " (multiples of 128 only: a row of fp8 tiles fills "
-                          "whole 128-byte swizzled slabs)";
+                       << " (multiples of 64 only: a row of fp8 tiles fills "
+                          "whole 64- or 128-byte swizzled slabs)";
         return WalkResult::interrupt();
       }
       if (op.isFp8() && !(warpgroups && target.hasWarpgroupMma())) {

@@ -25,9 +25,9 @@ std::string mlir::attn::wgmmaObstacle(ArrayRef<DotOp> dots, int64_t rows,
         return "a dot operand of " + std::to_string(bits) +
                "-bit elements (wgmma layouts are for f16/bf16 and "
                "f8E4M3FN)";
-      // 16-bit rows may also be whole 64-byte slabs (32 columns: head dim
-      // 96) where `halfSlabs`.
-      int64_t slabCols = (halfSlabs && bits == 16 ? 512 : 1024) / bits;
+      // Rows may also be whole 64-byte slabs (32 16-bit columns: head dim
+      // 96; 64 8-bit ones: fp8 at head dim 64) where `halfSlabs`.
+      int64_t slabCols = (halfSlabs ? 512 : 1024) / bits;
       bool fromShared = v == dot.getRhs() || v.getDefiningOp<LoadTileOp>();
       // A transposed lhs is read M-major from shared memory: a loaded
       // 16-bit tile.

@@ -275,8 +275,8 @@ ATTN_API void attn_fp8_init(attn_fp8 *fp8);
 
 /* attn_forward of an ATTN_DTYPE_E4M3 problem with descale factors
  * (attn_forward runs one with all three 1): the dense forward, no window
- * or soft-cap, on sm_90 (the bundle's kernels at head dims 128 and 256,
- * else one libattn_jit compiles for a multiple of 128). */
+ * or soft-cap, on sm_90 (the bundle's kernels at head dims 64, 128 and 256,
+ * else one libattn_jit compiles for a multiple of 64). */
 ATTN_API attn_status attn_forward_fp8(attn_runtime *rt,
                                       const attn_problem *problem,
                                       const attn_fp8 *fp8, const void *q,

@@ -97,9 +97,9 @@ func.func private @f(!attn.ring<2, tensor<64x80xbf16, #attn.shared<swizzle = 4, 
 
 // -----
 
-// fp8 rows of 64 bytes are not built: 8-bit tiles stay in 128-byte slabs.
-// expected-error @+1 {{#attn.shared holds 2-d tiles of 16-bit elements}}
-func.func private @f(!attn.ring<2, tensor<64x64xf8E4M3FN, #attn.shared<swizzle = 4, pad = 0, slab = 64>>>)
+// f32 tiles (staged for bulk reductions) are 128-byte slabs only.
+// expected-error @+1 {{#attn.shared holds 2-d tiles of 16-bit elements (8-bit ones in swizzled slabs, f32 ones in 128-byte slabs)}}
+func.func private @f(!attn.ring<2, tensor<64x32xf32, #attn.shared<swizzle = 4, pad = 0, slab = 64>>>)
 
 // -----
 
@@ -175,7 +175,7 @@ func.func @f(%i: index) {
 
 func.func @bulk_not_slabs(%k: memref<?x?x?x64xbf16>, %i: index,
                           %r: !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>>) {
-  // expected-error @+1 {{bulk copies fill 16-bit #attn.shared tiles of 128- or 64-byte slabs, or 8-bit ones of 128-byte slabs, got 'tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>'}}
+  // expected-error @+1 {{bulk copies fill 16-bit or 8-bit #attn.shared tiles of 128- or 64-byte slabs, got 'tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>'}}
   attn.async_load_tile %k[%i, %i, %i] rows %i, %r[%i] {bulk} : memref<?x?x?x64xbf16>, !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>>
   return
 }
@@ -226,7 +226,7 @@ func.func @tile_queue_slot(%s: index) -> index {
 // -----
 
 func.func @tile_queue_swizzled(%s: index) {
-  // expected-error @+1 {{#attn.shared holds 2-d tiles of 16-bit elements (8-bit and f32 ones in 128-byte swizzled slabs) with rows and columns in multiples of 8 (or one unswizzled i32, a tile queue's slot, or unswizzled f32 rows of a multiple of 4 columns), got 'tensor<1x1xi32, #attn.shared<swizzle = 8, pad = 0>>'}}
+  // expected-error @+1 {{#attn.shared holds 2-d tiles of 16-bit elements (8-bit ones in swizzled slabs, f32 ones in 128-byte slabs) with rows and columns in multiples of 8 (or one unswizzled i32, a tile queue's slot, or unswizzled f32 rows of a multiple of 4 columns), got 'tensor<1x1xi32, #attn.shared<swizzle = 8, pad = 0>>'}}
   %r = attn.alloc_ring : !attn.ring<2, tensor<1x1xi32, #attn.shared<swizzle = 8, pad = 0>>>
   return
 }
@@ -270,7 +270,7 @@ func.func @window_indices(%vt: memref<?x?x128x?xf8E4M3FN>, %i: index) {
 
 // 8-bit tiles live only in slabs (wgmma and bulk copies read them).
 func.func @fp8_unslabbed() {
-  // expected-error @+1 {{#attn.shared holds 2-d tiles of 16-bit elements (8-bit and f32 ones in 128-byte swizzled slabs)}}
+  // expected-error @+1 {{#attn.shared holds 2-d tiles of 16-bit elements (8-bit ones in swizzled slabs, f32 ones in 128-byte slabs)}}
   %r = attn.alloc_ring : !attn.ring<2, tensor<64x128xf8E4M3FN, #attn.shared<swizzle = 8, pad = 0>>>
   return
 }

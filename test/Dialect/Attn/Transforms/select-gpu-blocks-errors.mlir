@@ -16,13 +16,13 @@ func.func @f32(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>,
 
 // -----
 
-// An fp8 row of 64 bytes would need the 64-byte swizzle.
-func.func @fp8_d64(%q: memref<?x?x?x64xf8E4M3FN>,
-                   %v: memref<?x?x64x?xf8E4M3FN>,
-                   %o: memref<?x?x?x64xbf16>) {
-  // expected-error @+1 {{unsupported: fp8 attention at head dims 64/64 (multiples of 128 only: a row of fp8 tiles fills whole 128-byte swizzled slabs)}}
+// An fp8 row of 96 bytes is no whole number of 64-byte slabs.
+func.func @fp8_d96(%q: memref<?x?x?x96xf8E4M3FN>,
+                   %v: memref<?x?x96x?xf8E4M3FN>,
+                   %o: memref<?x?x?x96xbf16>) {
+  // expected-error @+1 {{unsupported: fp8 attention at head dims 96/96 (multiples of 64 only: a row of fp8 tiles fills whole 64- or 128-byte swizzled slabs)}}
   attn.attention %q, %q, %v into %o {v_transposed}
-      : memref<?x?x?x64xf8E4M3FN>, memref<?x?x?x64xf8E4M3FN>,
-        memref<?x?x64x?xf8E4M3FN>, memref<?x?x?x64xbf16>
+      : memref<?x?x?x96xf8E4M3FN>, memref<?x?x?x96xf8E4M3FN>,
+        memref<?x?x96x?xf8E4M3FN>, memref<?x?x?x96xbf16>
   return
 }
