@@ -729,8 +729,9 @@ def AttnPersistTiles : Pass<"attn-persist-tiles"> {
     consumers registers (three consumer warpgroups) or with a sliding
     window do not claim, and stay a block per tile when causal. Grids whose
     rings hold 64-byte slabs (D = 96) take no static schedule (one hung
-    under repeated launches, cause unknown): a block per tile unless they
-    claim.
+    under repeated launches: its waiting producer threads fell two phases
+    behind, and the one-thread producer spills there): a block per tile
+    unless they claim.
 
     Example (after):
 

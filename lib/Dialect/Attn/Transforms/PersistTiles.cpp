@@ -186,8 +186,11 @@ struct PersistTilesPass
       // stress runs (40 launches of 1 x 264 x 128 x 257 and 2 x 32 x 1000 x
       // 777, H200) while the same program with a block per tile, without
       // rotation, or claiming its tiles (causal) ran every launch, as did
-      // D = 128's. The cause is not known: such grids keep a block per
-      // tile.
+      // D = 128's. Stalled, only 31 lanes of the copying thread's warp were
+      // left, waiting on a ring barrier (cuda-gdb): the static producer's
+      // waiting threads fell two phases behind. Its one-thread form (the
+      // claiming producer's) spills 16 B at 40 registers here, so such
+      // grids keep a block per tile.
       bool halfSlabs = false;
       grid.getBody()->walk([&](AllocRingOp ring) {
         halfSlabs |= ring.getType().getLayout().getSlab() == 64;
