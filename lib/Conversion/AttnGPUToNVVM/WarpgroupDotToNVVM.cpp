@@ -88,8 +88,10 @@ struct Descriptors {
     Value wide = LLVM::ZExtOp::create(b, e.loc, i64, l);
     return LLVM::OrOp::create(
         b, e.loc, wide,
-        LLVM::ConstantOp::create(b, e.loc, i64,
-                                 b.getI64IntegerAttr(int64_t(hi) << 32)));
+        LLVM::ConstantOp::create(
+            b, e.loc, i64,
+            // (Unsigned: the 64-byte swizzle's bit 63 is the sign bit.)
+            b.getI64IntegerAttr(static_cast<int64_t>(uint64_t(hi) << 32))));
   }
 };
 
