@@ -105,8 +105,7 @@ Status encodeTensorMaps(const Driver &drv, const KernelEntry &kernel,
     if (CUresult r = drv.tensorMapEncodeTiled(
             &map, type, g.rank, const_cast<void *>(src.ptr), g.dims, g.strides,
             g.box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
-            m.boxBytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
-                             : CU_TENSOR_MAP_SWIZZLE_128B,
+            CUtensorMapSwizzle(tensorMapSwizzle(m.boxBytes)),
             CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
         r != CUDA_SUCCESS)
@@ -114,6 +113,8 @@ Status encodeTensorMaps(const Driver &drv, const KernelEntry &kernel,
                           " of " + kernel.name + ")",
                       r);
     static_assert(sizeof(CUtensorMap) == kTensorMapBytes);
+    static_assert(tensorMapSwizzle(64) == CU_TENSOR_MAP_SWIZZLE_64B &&
+                  tensorMapSwizzle(128) == CU_TENSOR_MAP_SWIZZLE_128B);
     params.addTensorMap(&map);
   }
   return Status::success();

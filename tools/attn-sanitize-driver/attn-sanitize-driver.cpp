@@ -1152,7 +1152,7 @@ int runProgramCase(Cuda &cu, void *fn, const Program &pg, const Shape &s0,
         ok && cu.check(cu.tensorMapEncodeTiled(
                            map, type, g.rank, reinterpret_cast<void *>(mr->ptr),
                            g.dims, g.strides, g.box, unit, /*interleave=*/0,
-                           /*swizzle 128B / 64B=*/m.boxBytes == 64 ? 2 : 3,
+                           attn::tensorMapSwizzle(m.boxBytes),
                            /*L2 256B=*/3, /*oob=*/0),
                        "cuTensorMapEncodeTiled", err);
     maps.addTensorMap(map);

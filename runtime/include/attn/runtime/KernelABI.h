@@ -300,6 +300,10 @@ inline bool parseTensorMaps(const std::string &text,
   }
 }
 
+/// The CUtensorMapSwizzle (cuda.h's value) of a box of `boxBytes` bytes of
+/// columns: the swizzle is the slab's width (64: _64B = 2, 128: _128B = 3).
+constexpr int tensorMapSwizzle(int boxBytes) { return boxBytes == 64 ? 2 : 3; }
+
 /// What cuTensorMapEncodeTiled takes for one tensor_maps= entry, innermost
 /// dimension first: the memref's sizes, its strides in bytes (dims 1..rank-1;
 /// the innermost is contiguous) and the box (`boxBytes` bytes of columns by
