@@ -5,13 +5,13 @@
 // program takes warpgroup MMA (two consumer warpgroups of 64 rows behind a
 // producer of bulk tensor copies, 384 threads) with Q, K and V in 64-byte
 // swizzled slabs: every tensor map's box is 128 rows by one 64-byte slab.
-// Without a mask it keeps a block per tile (a static schedule over tiles of
-// 64-byte slabs stalled; see attn-persist-tiles); with the causal mask it
-// claims its tiles at run time. On sm_80 it stays on mma.sync (128 threads,
-// no tensor maps).
+// With or without the causal mask the program claims its tiles at run time
+// (a static schedule over tiles of 64-byte slabs stalled; see
+// attn-persist-tiles). On sm_80 it stays on mma.sync (128 threads, no tensor
+// maps).
 // CHECK-LABEL: gpu.func @attention_kernel
-// CHECK-SAME:    threads = 384, smem_bytes = 125056, head_dim = 96, head_dim_v = 96, dtype = "bf16", causal = false
-// CHECK-SAME:    tensor_maps = [0, 128, 64, 1, 128, 64, 2, 128, 64], register_estimate = {{[0-9]+}}>
+// CHECK-SAME:    threads = 384, smem_bytes = {{[0-9]+}}, head_dim = 96, head_dim_v = 96, dtype = "bf16", causal = false
+// CHECK-SAME:    tensor_maps = [0, 128, 64, 1, 128, 64, 2, 128, 64], register_estimate = {{[0-9]+}}, persistent = true, tile_counter = true>
 // CHECK:         wgmma.mma_async.sync.aligned.m64n96k16.f32.bf16.bf16
 // SM80-LABEL:  gpu.func @attention_kernel
 // SM80-SAME:     threads = 128, smem_bytes = {{[0-9]+}}, head_dim = 96, head_dim_v = 96, dtype = "bf16", causal = false, grid = ["q_blocks", "heads_q", "batch"], register_estimate = {{[0-9]+}}>

@@ -21,16 +21,16 @@
 // On sm_90a the D = 128 kernels read Q, K and V with bulk tensor copies:
 // their lines name the tensor maps the launcher appends (argument:box rows).
 // They are persistent (launched as min(SMs, tiles) blocks looping over the
-// grid of tiles); causal ones claim their tiles at run time (dynamic: the
-// launcher passes a tile counter).
+// grid of tiles) and claim their tiles at run time, causal or not (dynamic:
+// the launcher passes a tile counter).
 // RUN: rm -rf %t90 && attn-bundle --out-dir %t90 --chips sm_90a --dtypes bf16 --head-dims 128
 // RUN: FileCheck %s --check-prefix=SM90 < %t90/manifest.txt
-// SM90: kernel name=attn_fwd_bf16_d128_kernel {{.*}} chip=sm_90a {{.*}} threads=384 {{.*}} abi=memref lse=1 tensor_maps=0:128,1:128,2:128 grid=persistent(q_blocks,heads_q,batch){{$}}
+// SM90: kernel name=attn_fwd_bf16_d128_kernel {{.*}} chip=sm_90a {{.*}} threads=384 {{.*}} abi=memref lse=1 tensor_maps=0:128,1:128,2:128 grid=dynamic(q_blocks,heads_q,batch){{$}}
 // Beside each forward its twin for at most 64 query rows (a decode step's
 // packed heads, a few speculated tokens): 64 rows, one warpgroup on its own
 // copies.
 // SM90-NEXT: kernel name=attn_fwd_bf16_d128_q64_kernel {{.*}} block_m=64 block_n=128 threads=128 {{.*}} lse=1 grid=q_blocks,heads_q,batch max_seq_q=64{{$}}
-// SM90-NEXT: kernel name=attn_fwd_bf16_d128_nolse_kernel {{.*}} lse=0 tensor_maps=0:128,1:128,2:128 grid=persistent(q_blocks,heads_q,batch){{$}}
+// SM90-NEXT: kernel name=attn_fwd_bf16_d128_nolse_kernel {{.*}} lse=0 tensor_maps=0:128,1:128,2:128 grid=dynamic(q_blocks,heads_q,batch){{$}}
 // SM90-NEXT: kernel name=attn_fwd_bf16_d128_nolse_q64_kernel {{.*}} block_m=64 {{.*}} lse=0 {{.*}} max_seq_q=64{{$}}
 // SM90-NEXT: kernel name=attn_fwd_bf16_d128_causal_kernel {{.*}} grid=dynamic(q_blocks,heads_q,batch){{$}}
 // SM90-NEXT: kernel name=attn_fwd_bf16_d128_causal_q64_kernel {{.*}} causal=1 block_m=64 {{.*}} max_seq_q=64{{$}}
@@ -58,18 +58,18 @@
 // only the four sm_90a forwards of each head dim, dtype=e4m3, no split-KV
 // pair and no KV-cache kernels. At D = 64 Q's and K's rows are one 64-byte
 // slab (their tensor maps' boxes say :64; Vᵀ's rows of 256 keys are 128-byte
-// slabs), and without a mask the grid keeps a block per tile. Each takes V
+// slabs); every grid claims its tiles (dynamic). Each takes V
 // transposed and, after the scale, the three descale factors: 4 x 11 + 9 +
 // 1 + 3 = 57 parameters with the LSE, then its three tensor maps (params
-// 57-59).
+// 57-59) and the tile counter (param 60, a global pointer).
 // RUN: rm -rf %t8 && attn-bundle --out-dir %t8 --chips sm_80,sm_90a --dtypes e4m3 --head-dims 64,128
 // RUN: FileCheck %s --check-prefix=FP8 --implicit-check-not="kernel name" < %t8/manifest.txt
 // RUN: FileCheck %s --check-prefix=FP8PTX < %t8/attn_fwd_e4m3_d128_kernel.sm_90a.ptx
-// FP8: kernel name=attn_fwd_e4m3_d64_kernel {{.*}} chip=sm_90a dtype=e4m3 head_dim=64 head_dim_v=64 causal=0 block_m=128 block_n=256 threads=384 {{.*}} lse=1 tensor_maps=0:128:64,1:256:64,2:64 grid=q_blocks,heads_q,batch{{$}}
+// FP8: kernel name=attn_fwd_e4m3_d64_kernel {{.*}} chip=sm_90a dtype=e4m3 head_dim=64 head_dim_v=64 causal=0 block_m=128 block_n=256 threads=384 {{.*}} lse=1 tensor_maps=0:128:64,1:256:64,2:64 grid=dynamic(q_blocks,heads_q,batch){{$}}
 // FP8: kernel name=attn_fwd_e4m3_d64_nolse_kernel {{.*}} dtype=e4m3 {{.*}} lse=0
 // FP8: kernel name=attn_fwd_e4m3_d64_causal_kernel {{.*}} dtype=e4m3 {{.*}} causal=1 {{.*}} grid=dynamic(q_blocks,heads_q,batch){{$}}
 // FP8: kernel name=attn_fwd_e4m3_d64_causal_nolse_kernel {{.*}} dtype=e4m3 {{.*}} lse=0
-// FP8: kernel name=attn_fwd_e4m3_d128_kernel {{.*}} chip=sm_90a dtype=e4m3 head_dim=128 head_dim_v=128 causal=0 block_m=128 block_n=256 threads=384 {{.*}} lse=1 tensor_maps=0:128,1:256,2:128 grid=persistent(q_blocks,heads_q,batch){{$}}
+// FP8: kernel name=attn_fwd_e4m3_d128_kernel {{.*}} chip=sm_90a dtype=e4m3 head_dim=128 head_dim_v=128 causal=0 block_m=128 block_n=256 threads=384 {{.*}} lse=1 tensor_maps=0:128,1:256,2:128 grid=dynamic(q_blocks,heads_q,batch){{$}}
 // FP8: kernel name=attn_fwd_e4m3_d128_nolse_kernel {{.*}} dtype=e4m3 {{.*}} lse=0
 // FP8: kernel name=attn_fwd_e4m3_d128_causal_kernel {{.*}} dtype=e4m3 {{.*}} causal=1 {{.*}} grid=dynamic(q_blocks,heads_q,batch){{$}}
 // FP8: kernel name=attn_fwd_e4m3_d128_causal_nolse_kernel {{.*}} dtype=e4m3 {{.*}} lse=0
@@ -79,7 +79,8 @@
 // FP8PTX: .param .f32 attn_fwd_e4m3_d128_kernel_param_55,
 // FP8PTX: .param .f32 attn_fwd_e4m3_d128_kernel_param_56,
 // FP8PTX: .param .align 64 .b8 attn_fwd_e4m3_d128_kernel_param_59[128]
-// FP8PTX-NOT: attn_fwd_e4m3_d128_kernel_param_60
+// FP8PTX: .param .u64 .ptr .global .align 1 attn_fwd_e4m3_d128_kernel_param_60
+// FP8PTX-NOT: attn_fwd_e4m3_d128_kernel_param_61
 
 // A problem written as IR with ALiBi (examples/attention-alibi.mlir): its
 // line says alibi=1 (the runtime serves it only to ALiBi problems), and the

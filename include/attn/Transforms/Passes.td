@@ -717,21 +717,20 @@ def AttnPersistTiles : Pass<"attn-persist-tiles"> {
     issues cp.async copies (KV caches) or that are not plain attention
     (split-KV), and with `grids=1` causal grids.
 
-    With `dynamic` (by default for causal grids, whose tiles differ in
-    cost: a static schedule of them lost to the hardware's block
-    scheduler) the tiles are claimed at run time: program p runs tile p
-    first; at the start of each tile the producer claims the launch's next
-    tile (`attn.claim_tile`: P + an atomic counter the launcher passes) and
-    posts it to a two-slot tile queue (`attn.post_tile`), and every thread
-    takes its next tile from the queue (`attn.take_tile`) in an `scf.while`
-    that ends at the first index past the tiles. Such a producer runs in one
-    thread and needs 40 registers: grids where that would cost the
-    consumers registers (three consumer warpgroups) or with a sliding
-    window do not claim, and stay a block per tile when causal. Grids whose
-    rings hold 64-byte slabs (D = 96) take no static schedule (one hung
-    under repeated launches: its waiting producer threads fell two phases
-    behind, and the one-thread producer spills there): a block per tile
-    unless they claim.
+    With `dynamic` (by default every grid where it fits) the tiles are
+    claimed at run time: program p runs tile p first; at the start of each
+    tile the producer claims the launch's next tile (`attn.claim_tile`: P +
+    an atomic counter the launcher passes) and posts it to a two-slot tile
+    queue (`attn.post_tile`), and every thread takes its next tile from the
+    queue (`attn.take_tile`) in an `scf.while` that ends at the first index
+    past the tiles. Causal tiles differ in cost, and a static schedule of
+    them lost to the hardware's block scheduler; equal tiles claimed ran as
+    fast as a static schedule or faster. A claiming producer runs in one
+    thread and needs 40 registers (48 where a tile row is more than three
+    slabs): grids where that would leave two consumer warpgroups fewer
+    than 224 or cost three any (D = 64's 192-row block) or with a sliding
+    window do not claim: causal ones stay a block per tile, the others keep
+    the static schedule.
 
     Example (after):
 
@@ -764,9 +763,9 @@ def AttnPersistTiles : Pass<"attn-persist-tiles"> {
            "Causal grids: heads in groups of this many rounds of P tiles "
            "(0: one group of every head), the longest query blocks first "
            "in each (4: the groups of a block-per-tile kernel)">,
-    Option<"dynamic", "dynamic", "int64_t", /*default=*/"1",
+    Option<"dynamic", "dynamic", "int64_t", /*default=*/"2",
            "Which grids claim their tiles at run time (a tile counter): 0 "
-           "none (tiles p, p + P, ...), 1 causal grids, 2 all">,
+           "none (tiles p, p + P, ...), 1 causal grids, 2 all that fit">,
   ];
 }
 

@@ -389,6 +389,10 @@ Value tensorMapOf(Operation *op, Value mem, const KernelInfo &info) {
 }
 
 void onlyBulkCopier(Emitter &e, const KernelInfo &info) {
+  // The copying warp's lanes meet here before lane 0 goes on: none can fall
+  // behind the copying lane (KernelInfo::producerThreads).
+  if (info.producerWarps && info.producerThreads > 1)
+    NVVM::SyncWarpOp::create(e.b, e.loc, e.c32(-1));
   Value first = e.c32(info.producerWarps ? 32 * info.warps : 0);
   auto ifOp = scf::IfOp::create(
       e.b, e.loc, e.cmp(arith::CmpIPredicate::eq, e.tid(), first), false);

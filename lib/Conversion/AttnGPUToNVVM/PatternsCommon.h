@@ -51,12 +51,15 @@ struct KernelInfo {
   int64_t producerWarps = 0;
   /// Threads of the producer that run its program: one where it takes
   /// tiles from a queue and every copy it issues is a bulk copy (one
-  /// thread issues them anyway), else all. The others only lower their
-  /// registers: a thread that merely waits on a ring's barriers can fall
-  /// two phases behind and then waits for a later phase, which needs the
-  /// copying thread; with a tile queue, which counts every thread that
-  /// takes its entries, the copying thread may be waiting for it (a
-  /// launch hung within 100 that way, H100).
+  /// thread issues them anyway), else all; the others only lower their
+  /// registers. A thread that merely waits on a ring's barriers, left to
+  /// itself, can fall two phases behind the copying thread and then wait
+  /// for a later phase, which needs the copying thread: launches hung that
+  /// way with a tile queue that counted every producer thread (H100), and
+  /// with static schedules of 128 producer threads (D = 96 and the 128-row
+  /// D = 64, H200; stopped, only lanes 1-31 of the copying thread's warp
+  /// were left). So where all 128 run it, the copying warp reconverges
+  /// (bar.warp.sync) before each of lane 0's sections (onlyBulkCopier).
   int64_t producerThreads = 0;
   /// A persistent grid's kernel (attn.persistent): the launch's blocks are
   /// its programs.

@@ -11,6 +11,10 @@
 // issues one copy per 64-column slab at column 64·s, the indices reversed
 // (innermost first), into slab s of the slot (s · rows · 128 bytes), then
 // arrives with the tile's bytes: Q 128x128 bf16 = 32768, K 64x128 = 16384.
+// All 128 producer threads run its program (no tile queue), and before
+// each of the copying thread's sections the lanes of its warp reconverge
+// (bar.warp.sync): left to itself, a lane that only waits can fall two
+// phases behind and wait for good.
 // CHECK-LABEL: func.func @bulk
 // CHECK:         %[[QMAP:.*]] = attn.tensor_map %arg0 box[128, 64] : memref<?x?x128xbf16> -> !llvm.ptr
 // CHECK-NEXT:    %[[KMAP:.*]] = attn.tensor_map %arg1 box[64, 64] : memref<?x?x128xbf16> -> !llvm.ptr
@@ -39,6 +43,7 @@
 // CHECK:           %[[QFULL:.*]] = llvm.getelementptr %[[QSLOT:.*]][32768]
 // CHECK:           %[[ROW:.*]] = arith.index_cast %{{.*}} : index to i32
 // CHECK:           %[[B:.*]] = arith.index_cast %block_id_z : index to i32
+// CHECK-NEXT:      nvvm.bar.warp.sync %{{.*}} : i32
 // CHECK:           %[[FIRST:.*]] = arith.cmpi eq, %{{.*}}, %[[C256]] : i32
 // CHECK-NEXT:      scf.if %[[FIRST]] {
 // CHECK-NEXT:        %[[TO0:.*]] = llvm.addrspacecast %[[QSLOT]] : !llvm.ptr<3> to !llvm.ptr<7>
@@ -47,6 +52,7 @@
 // CHECK-NEXT:        %[[TO1:.*]] = llvm.addrspacecast %[[SLAB1]] : !llvm.ptr<3> to !llvm.ptr<7>
 // CHECK-NEXT:        nvvm.cp.async.bulk.tensor.shared.cluster.global %[[TO1]], %[[QARG]], %[[QFULL]], box[%[[C64]], %[[ROW]], %[[B]]]
 // CHECK-NEXT:      }
+// CHECK:           nvvm.bar.warp.sync
 // CHECK:           scf.if
 // CHECK-NEXT:        nvvm.mbarrier.arrive.expect_tx %{{.*}}, %[[QBYTES]] : !llvm.ptr<3>, i32
 // CHECK:           nvvm.mbarrier.try_wait.parity

@@ -33,12 +33,13 @@
 // acquire its reuse needs: the consumers release it after the last op of
 // the tile that reads it, and the producer acquires it before each fill.
 //
-// Tiles of unequal cost (causal: query block q sees q + 1 key blocks) are
-// claimed at run time instead (FlashAttention-3's dynamic scheduler): a
-// program runs tile p first, and at the start of each tile the producer
-// claims the launch's next unclaimed tile (P + an atomic counter) and posts
-// it into a tile queue of two slots, from which every thread of the
-// program takes its next tile:
+// Where the one-thread producer fits, tiles are claimed at run time instead
+// (FlashAttention-3's dynamic scheduler): causal tiles are of unequal cost
+// (query block q sees q + 1 key blocks), and equal ones claimed ran as
+// fast as a static schedule or faster (H200). A program runs tile p first, and
+// at the start of each tile the producer claims the launch's next unclaimed
+// tile (P + an atomic counter) and posts it into a tile queue of two slots,
+// from which every thread of the program takes its next tile:
 //
 //   attn.post_tile %queue[0] fill 0, %p                  (producer only)
 //   scf.while (%k = 0, %off_r = 0, ...) {
@@ -181,22 +182,6 @@ struct PersistTilesPass
           return;
         claims = false;
       }
-      // A static schedule over tiles of 64-byte slabs (head dim 96) hung:
-      // the rotated D = 96 program looping over tiles stalled in 2 of 2
-      // stress runs (40 launches of 1 x 264 x 128 x 257 and 2 x 32 x 1000 x
-      // 777, H200) while the same program with a block per tile, without
-      // rotation, or claiming its tiles (causal) ran every launch, as did
-      // D = 128's. Stalled, only 31 lanes of the copying thread's warp were
-      // left, waiting on a ring barrier (cuda-gdb): the static producer's
-      // waiting threads fell two phases behind. Its one-thread form (the
-      // claiming producer's) spills 16 B at 40 registers here, so such
-      // grids keep a block per tile.
-      bool halfSlabs = false;
-      grid.getBody()->walk([&](AllocRingOp ring) {
-        halfSlabs |= ring.getType().getLayout().getSlab() == 64;
-      });
-      if (!claims && halfSlabs)
-        return;
       for (Operation &op : *grid.getBody())
         if (auto ws = dyn_cast<WarpSpecializeOp>(op))
           targets.emplace_back(grid, ws, isCausal, claims);
@@ -206,15 +191,39 @@ struct PersistTilesPass
         return signalPassFailure();
   }
 
+  /// Registers of a producer that claims tiles: it runs in one thread
+  /// (the GPU lowering's KernelInfo::producerThreads), which at 32
+  /// registers spilled 4-16 B (D = 128 and 256). 40 suffice where a tile
+  /// row is at most three slabs; with four (bf16 D = 256: one copy and its
+  /// coordinates a slab) 40 spilled 16 B and 48 none. 48 leaves two
+  /// consumer warpgroups 224, which measured +0..4% at D = 256 (H200).
+  static int64_t claimingProducerRegisters(scf::ForallOp grid) {
+    int64_t slabs = 0;
+    grid.getBody()->walk([&](AllocRingOp ring) {
+      RingType t = ring.getType();
+      SharedLayoutAttr layout = t.getLayout();
+      if (!layout || !layout.getSlab())
+        return;
+      RankedTensorType tile = t.getTile();
+      int64_t rowBytes =
+          tile.getShape().back() * tile.getElementTypeBitWidth() / 8;
+      slabs = std::max(slabs, rowBytes / layout.getSlab());
+    });
+    return slabs > 3 ? 48 : 40;
+  }
+
   /// Whether a grid's producer can claim its tiles: it then runs in one
-  /// thread, which needs kClaimingProducerRegisters, so only where that
-  /// costs the consumers nothing (two consumer warpgroups; three would go
+  /// thread with claimingProducerRegisters, so only where the consumers
+  /// keep their registers or 224 (two consumer warpgroups; three would go
   /// from 160 to 152, which spilled 64 B at D = 64), and not for sliding
   /// windows, whose one-thread producer spilled 24 B even at 40 (D = 128).
   static bool claimsFit(scf::ForallOp grid) {
     int64_t warps = wgmmaWarps(grid);
-    if (!warps || consumerRegisterBudget(warps, kClaimingProducerRegisters) !=
-                      consumerRegisterBudget(warps, kProducerRegisters))
+    if (!warps)
+      return false;
+    int64_t keep = consumerRegisterBudget(warps, kProducerRegisters);
+    if (consumerRegisterBudget(warps, claimingProducerRegisters(grid)) <
+        std::min<int64_t>(keep, 224))
       return false;
     bool window = false;
     grid.getBody()->walk([&](MaskOp m) {
@@ -230,27 +239,20 @@ struct PersistTilesPass
   /// either and leaves a three-warpgroup program's consumers the 160 they
   /// need (152 at 40 spills 64 B at D = 64).
   static constexpr int64_t kProducerRegisters = 32;
-  /// A producer that claims tiles runs in one thread (the GPU lowering's
-  /// KernelInfo::producerThreads), which at 32 registers spilled 4-16 B
-  /// (D = 128 and 256); 40 where the consumers keep their registers
-  /// (two consumer warpgroups: 232 either way).
-  static constexpr int64_t kClaimingProducerRegisters = 40;
   /// The tile queue's slots: the producer posts tile k + 1 while the
   /// program takes tile k.
   static constexpr int64_t kQueueSlots = 2;
 
   /// Raises `ws`'s producer registers to kProducerRegisters (or, for a
-  /// producer that claims tiles, kClaimingProducerRegisters where that
-  /// costs the consumers nothing), taking them from the consumers where
-  /// the launch has none to spare (consumerRegisterBudget).
+  /// producer that claims tiles, claimingProducerRegisters), taking them
+  /// from the consumers where the launch has none to spare
+  /// (consumerRegisterBudget).
   void giveProducerRegisters(scf::ForallOp grid, WarpSpecializeOp ws,
                              bool claims) {
     int64_t p = ws.getProducerRegisters();
     int64_t warps = wgmmaWarps(grid);
-    int64_t want = kProducerRegisters;
-    if (claims && consumerRegisterBudget(warps, kClaimingProducerRegisters) ==
-                      consumerRegisterBudget(warps, kProducerRegisters))
-      want = kClaimingProducerRegisters;
+    int64_t want =
+        claims ? claimingProducerRegisters(grid) : kProducerRegisters;
     if (p == 0 || p >= want)
       return;
     int64_t c = ws.getConsumerRegisters();

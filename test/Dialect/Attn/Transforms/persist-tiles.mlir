@@ -1,7 +1,7 @@
-// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-specialize-warpgroups -attn-persist-tiles | FileCheck %s
+// RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-specialize-warpgroups -attn-persist-tiles="dynamic=1" | FileCheck %s
 // With rotation (the pipelines' default):
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-rotate-kv-loop -attn-specialize-warpgroups -attn-persist-tiles="grids=2 causal-group-rounds=4 dynamic=0" | FileCheck %s --check-prefix=ROT
-// Causal tiles claimed at run time (dynamic=1, the default, with grids=2):
+// Tiles claimed at run time (dynamic=2, the default, with grids=2):
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-rotate-kv-loop -attn-specialize-warpgroups -attn-persist-tiles="grids=2" | FileCheck %s --check-prefix=DYN
 // Three warpgroups taking turns (192-row blocks at D = 64):
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a block-q=192" -attn-tile-attention -attn-fuse-online-softmax -canonicalize -cse -attn-assign-layouts -attn-pipeline-kv-loop -attn-rotate-kv-loop -attn-alternate-warpgroups -attn-specialize-warpgroups -attn-persist-tiles | FileCheck %s --check-prefix=TURNS
@@ -65,6 +65,15 @@
 // CHECK:               attn.ring_acquire %[[KR]]
 // CHECK-NOT:         attn.ring_fills
 // CHECK:         } {attn.grid = ["batch", "heads_q", "q_blocks"], attn.persistent
+// By default (dynamic=2) equal tiles are claimed too: the producer runs in
+// one thread with 40 registers (the consumers keep 232), and no static
+// loop is left.
+// DYN-LABEL: func.func @d128
+// DYN:         attn.warp_specialize registers(consumers = 232, producer = 40) {
+// DYN-NOT:       scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// DYN:           attn.take_tile
+// DYN:         } producer {
+// DYN:           attn.claim_tile
 func.func @d128(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
                 %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>) {
   attn.attention %q, %k, %v into %o
@@ -191,5 +200,25 @@ func.func @d64(%q: memref<?x?x?x64xbf16>, %k: memref<?x?x?x64xbf16>,
   attn.attention %q, %k, %v into %o
       : memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>,
         memref<?x?x?x64xbf16>, memref<?x?x?x64xbf16>
+  return
+}
+
+// -----
+
+// D = 256: four 128-byte slabs a row, one copy each; the claiming producer
+// gets 48 registers (40 spilled 16 B), the two consumer warpgroups
+// floor8((168·384 − 128·48) / 256) = 224. With dynamic=1 the static
+// schedule's producer keeps 32 and the consumers 232.
+// DYN-LABEL: func.func @d256
+// DYN:         attn.warp_specialize registers(consumers = 224, producer = 48) {
+// DYN:           attn.take_tile
+// CHECK-LABEL: func.func @d256
+// CHECK:         attn.warp_specialize registers(consumers = 232, producer = 32) {
+// CHECK-NOT:       attn.take_tile
+func.func @d256(%q: memref<?x?x?x256xbf16>, %k: memref<?x?x?x256xbf16>,
+                %v: memref<?x?x?x256xbf16>, %o: memref<?x?x?x256xbf16>) {
+  attn.attention %q, %k, %v into %o
+      : memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>,
+        memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>
   return
 }
