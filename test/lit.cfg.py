@@ -37,6 +37,8 @@ tools = [
     "attn-run",
     "attn-bundle",
     ToolSubst("%ptxas", command="/usr/local/cuda/bin/ptxas", unresolved="ignore"),
+    # Built with the runtime (tests that use it say REQUIRES: attn-runtime).
+    ToolSubst("attn-sanitize-driver", unresolved="ignore"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
