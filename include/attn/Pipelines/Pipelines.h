@@ -220,8 +220,8 @@ struct CodegenPipelineOptions
       *this, "persistent",
       llvm::cl::desc("Run attn-persist-tiles (warp-specialised grids of one "
                      "program a multiprocessor, each looping over tiles): 0 "
-                     "off, 1 grids without a causal mask, 2 all (causal "
-                     "ones claim their tiles at run time: dynamic-tiles)"),
+                     "off, 1 grids without a causal mask, 2 all (tiles "
+                     "claimed at run time where they fit: dynamic-tiles)"),
       llvm::cl::init(2)};
   Option<int64_t> dynamicTiles{
       *this, "dynamic-tiles",
