@@ -167,6 +167,10 @@ class Kernel:
 
 # The mean document length of the benchmark's packed sequences (--doc-len).
 DOC_LEN = 256
+# The run's seed: the benchmark's documents at each N derive from it, so
+# that every program of a run (an A/B's mirrored copies included) is timed
+# on the same documents, and each run draws fresh ones.
+RUN_SEED = 0
 
 
 def document_ids(b, n, gen=None, mean_len=256):
@@ -594,7 +598,9 @@ def bench(prog, kern, n, dtype, peers=("fa2", "cudnn", "fa4")):
     scale = 1.0 / math.sqrt(d)
     slopes = torch.rand(h, device="cuda")
     table = torch.randn(h, 2 * prog.get("max_distance", 0) + 1, device="cuda")
-    docs = document_ids(b, n, mean_len=DOC_LEN)
+    doc_gen = torch.Generator(device="cuda")
+    doc_gen.manual_seed(RUN_SEED + n)
+    docs = document_ids(b, n, doc_gen, mean_len=DOC_LEN)
     lists = {}
     if "counts" in prog["args"]:
         part, full, kind = block_lists(docs, n, n, prog["causal"],
@@ -748,12 +754,13 @@ def main():
                          "sequences (document-mask programs)")
     a = ap.parse_args()
     peers = tuple(x for x in a.peers.split(",") if x and x != "none")
-    global STORAGE, DOC_LEN
+    global STORAGE, DOC_LEN, RUN_SEED
     STORAGE = a.storage
     DOC_LEN = a.doc_len
     start = time.time()
     gpu_check.philox_self_test()
     seed = a.seed if a.seed is not None else random.randrange(1 << 30)
+    RUN_SEED = seed
     print(f"seed {seed}")
     gen = torch.Generator(device="cuda")
     gen.manual_seed(seed)

@@ -63,6 +63,7 @@
 #include "LoopUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
@@ -111,6 +112,29 @@ std::pair<OpOperand *, OpOperand *> slotAndFill(Operation *op) {
   if (auto o = dyn_cast<AsyncArriveOp>(op))
     return {&o.getSlotMutable(), nullptr};
   return {nullptr, nullptr};
+}
+
+/// Whether the grid's copies read rows named by memory (block lists: a
+/// key block is an entry of `indices`): some attn.async_load_tile's
+/// coordinates are computed from a memref.load inside the grid. Its tiles
+/// are then as long as their lists, which differ from tile to tile.
+bool copiesListedRows(scf::ForallOp grid) {
+  bool listed = false;
+  grid.getBody()->walk([&](AsyncLoadTileOp load) {
+    SmallVector<Value> worklist(load.getIndices());
+    worklist.push_back(load.getRows());
+    llvm::SmallPtrSet<Operation *, 16> seen;
+    while (!worklist.empty() && !listed) {
+      Operation *def = worklist.pop_back_val().getDefiningOp();
+      if (!def || !grid->isProperAncestor(def) || !seen.insert(def).second)
+        continue;
+      if (isa<memref::LoadOp>(def))
+        listed = true;
+      llvm::append_range(worklist, def->getOperands());
+    }
+    return listed ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return listed;
 }
 
 struct PersistTilesPass
@@ -165,13 +189,25 @@ struct PersistTilesPass
       // numbers (dropout) need the 240 registers a block-per-tile producer
       // leaves the consumers: at the 232 a looping producer leaves, ptxas
       // spilled 56 B (relative bias, D = 128) and 16 B (dropout, causal,
-      // D = 64), and none without persistence (sm_90a).
+      // D = 64), and none without persistence (sm_90a). Listed key blocks
+      // are the exception: tiles as long as their lists are what claiming
+      // pays for, and a document mask's gathers (ids of the row and of the
+      // column) fit the consumers' 224 beside the lists' 48-register
+      // producer (partial and full lists, D = 128, spill-free). H200, bf16
+      // D = 128 causal, mirrored, the same documents for both: visited
+      // work +0..+11% (2048-position documents at 2k / 4k / 16k, full
+      // lists 497 / 706 / 2540 against 478-487 / 659-662 / 2553-2562
+      // TFLOP/s at the dense causal count; 256-position 1331 / 4559
+      // against 1233-1251 / 4503-4507 at 4k / 16k; partial lists only
+      // +3..+11% at 2k and 4k, +0..+5% at 16k). Rows of four slabs (D =
+      // 256) leave no room: the partial lists' program spilled 32 B there.
       bool gathers = false, draws = false;
       grid.getBody()->walk([&](Operation *op) {
         gathers |= isa<GatherOp>(op);
         draws |= isa<RandomOp>(op);
       });
-      if (gathers || (draws && isCausal))
+      bool listedFits = copiesListedRows(grid) && rowSlabs(grid) <= 2;
+      if ((gathers && !listedFits) || (draws && isCausal))
         return;
       // Tiles claimed at run time where the one-thread producer gets its
       // registers (claimsFit); a causal grid that would claim but cannot
@@ -197,7 +233,15 @@ struct PersistTilesPass
   /// row is at most three slabs; with four (bf16 D = 256: one copy and its
   /// coordinates a slab) 40 spilled 16 B and 48 none. 48 leaves two
   /// consumer warpgroups 224, which measured +0..4% at D = 256 (H200).
+  /// A producer that walks block lists (the whole-block scan, then each
+  /// entry's key block) spilled 16 B at 40 (bf16 D = 128, causal, one list)
+  /// and 28 B with a second list of full blocks; 48 spills nothing.
   static int64_t claimingProducerRegisters(scf::ForallOp grid) {
+    return copiesListedRows(grid) || rowSlabs(grid) > 3 ? 48 : 40;
+  }
+
+  /// The most slabs a row of one of the grid's shared-memory tiles spans.
+  static int64_t rowSlabs(scf::ForallOp grid) {
     int64_t slabs = 0;
     grid.getBody()->walk([&](AllocRingOp ring) {
       RingType t = ring.getType();
@@ -209,7 +253,7 @@ struct PersistTilesPass
           tile.getShape().back() * tile.getElementTypeBitWidth() / 8;
       slabs = std::max(slabs, rowBytes / layout.getSlab());
     });
-    return slabs > 3 ? 48 : 40;
+    return slabs;
   }
 
   /// Whether a grid's producer can claim its tiles: it then runs in one
