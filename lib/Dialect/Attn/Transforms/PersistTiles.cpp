@@ -199,8 +199,9 @@ struct PersistTilesPass
       // lists 497 / 706 / 2540 against 478-487 / 659-662 / 2553-2562
       // TFLOP/s at the dense causal count; 256-position 1331 / 4559
       // against 1233-1251 / 4503-4507 at 4k / 16k; partial lists only
-      // +3..+11% at 2k and 4k, +0..+5% at 16k). Rows of four slabs (D =
-      // 256) leave no room: the partial lists' program spilled 32 B there.
+      // +3..+11% at 2k and 4k, +0..+5% at 16k; D = 64 full lists +5..+13%).
+      // Rows of four slabs (D = 256) leave no room: the partial lists'
+      // program spilled 32 B there.
       bool gathers = false, draws = false;
       grid.getBody()->walk([&](Operation *op) {
         gathers |= isa<GatherOp>(op);
