@@ -14,6 +14,8 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
+
 #include <algorithm>
 
 namespace mlir::attn {
@@ -95,6 +97,29 @@ inline int64_t consumerRegisterBudget(int64_t consumerWarps,
   int64_t launchRegs = std::min<int64_t>(255, 65536 / threads / 8 * 8);
   return std::min<int64_t>(256, (launchRegs * threads - 128 * producerRegs) /
                                     consumerThreads / 8 * 8);
+}
+
+/// Whether the grid's copies read rows named by memory (block lists: a
+/// key block is an entry of `indices`): some attn.async_load_tile's
+/// coordinates are computed from a memref.load inside the grid. Its tiles
+/// are then as long as their lists, which differ from tile to tile.
+inline bool copiesListedRows(scf::ForallOp grid) {
+  bool listed = false;
+  grid.getBody()->walk([&](AsyncLoadTileOp load) {
+    SmallVector<Value> worklist(load.getIndices());
+    worklist.push_back(load.getRows());
+    llvm::SmallPtrSet<Operation *, 16> seen;
+    while (!worklist.empty() && !listed) {
+      Operation *def = worklist.pop_back_val().getDefiningOp();
+      if (!def || !grid->isProperAncestor(def) || !seen.insert(def).second)
+        continue;
+      if (isa<memref::LoadOp>(def))
+        listed = true;
+      llvm::append_range(worklist, def->getOperands());
+    }
+    return listed ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return listed;
 }
 
 } // namespace mlir::attn

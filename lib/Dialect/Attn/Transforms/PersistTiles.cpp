@@ -63,7 +63,6 @@
 #include "LoopUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
@@ -112,29 +111,6 @@ std::pair<OpOperand *, OpOperand *> slotAndFill(Operation *op) {
   if (auto o = dyn_cast<AsyncArriveOp>(op))
     return {&o.getSlotMutable(), nullptr};
   return {nullptr, nullptr};
-}
-
-/// Whether the grid's copies read rows named by memory (block lists: a
-/// key block is an entry of `indices`): some attn.async_load_tile's
-/// coordinates are computed from a memref.load inside the grid. Its tiles
-/// are then as long as their lists, which differ from tile to tile.
-bool copiesListedRows(scf::ForallOp grid) {
-  bool listed = false;
-  grid.getBody()->walk([&](AsyncLoadTileOp load) {
-    SmallVector<Value> worklist(load.getIndices());
-    worklist.push_back(load.getRows());
-    llvm::SmallPtrSet<Operation *, 16> seen;
-    while (!worklist.empty() && !listed) {
-      Operation *def = worklist.pop_back_val().getDefiningOp();
-      if (!def || !grid->isProperAncestor(def) || !seen.insert(def).second)
-        continue;
-      if (isa<memref::LoadOp>(def))
-        listed = true;
-      llvm::append_range(worklist, def->getOperands());
-    }
-    return listed ? WalkResult::interrupt() : WalkResult::advance();
-  });
-  return listed;
 }
 
 struct PersistTilesPass

@@ -309,11 +309,14 @@ struct SpecializeWarpgroupsPass
     // bits: at 24 its causal form spilled 48 bytes (sm_90a, D = 128); at
     // 32 nothing, its consumers at 232 instead of 240 ran as fast (H200,
     // ±1%), as the persistent grids' tile loops take 32 (attn-persist-tiles).
+    // A producer that walks block lists (a scan, then each entry's key
+    // block) takes 32 as well: at 24 a document mask with full lists
+    // spilled 12 bytes (D = 256, a block per tile), at 32 nothing.
     int64_t producerRegs = producerRegisters;
     bool keyGrid =
         gridProgram(grid) == ::attn::programName(::attn::Program::GradKeyValue);
     if (producerRegs == -1)
-      producerRegs = bulk ? (keyGrid ? 32 : 24) : 80;
+      producerRegs = bulk ? (keyGrid || copiesListedRows(grid) ? 32 : 24) : 80;
     // C = floor8((R·T − 128·P) / consumer threads), at most 256, with
     // R = floor8(65536 / T) the launch's registers per thread; none
     // raised where P is left as launched.
