@@ -99,27 +99,33 @@ inline int64_t consumerRegisterBudget(int64_t consumerWarps,
                                     consumerThreads / 8 * 8);
 }
 
-/// Whether the grid's copies read rows named by memory (block lists: a
-/// key block is an entry of `indices`): some attn.async_load_tile's
-/// coordinates are computed from a memref.load inside the grid. Its tiles
-/// are then as long as their lists, which differ from tile to tile.
-inline bool copiesListedRows(scf::ForallOp grid) {
-  bool listed = false;
+/// How many memrefs name the rows the grid's copies read (block lists: a
+/// key block is an entry of `indices`, and of `full_indices` where there
+/// are full blocks): the memrefs of the memref.loads inside the grid that
+/// some attn.async_load_tile's coordinates are computed from. A listed
+/// program's tiles are as long as their lists, which differ from tile to
+/// tile.
+inline int64_t listedRowSources(scf::ForallOp grid) {
+  llvm::SmallPtrSet<Value, 4> sources;
   grid.getBody()->walk([&](AsyncLoadTileOp load) {
     SmallVector<Value> worklist(load.getIndices());
     worklist.push_back(load.getRows());
     llvm::SmallPtrSet<Operation *, 16> seen;
-    while (!worklist.empty() && !listed) {
+    while (!worklist.empty()) {
       Operation *def = worklist.pop_back_val().getDefiningOp();
       if (!def || !grid->isProperAncestor(def) || !seen.insert(def).second)
         continue;
-      if (isa<memref::LoadOp>(def))
-        listed = true;
+      if (auto l = dyn_cast<memref::LoadOp>(def))
+        sources.insert(l.getMemRef());
       llvm::append_range(worklist, def->getOperands());
     }
-    return listed ? WalkResult::interrupt() : WalkResult::advance();
   });
-  return listed;
+  return sources.size();
+}
+
+/// Whether the grid's copies read rows named by memory (listedRowSources).
+inline bool copiesListedRows(scf::ForallOp grid) {
+  return listedRowSources(grid) > 0;
 }
 
 } // namespace mlir::attn

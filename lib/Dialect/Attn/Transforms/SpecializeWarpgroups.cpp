@@ -309,14 +309,18 @@ struct SpecializeWarpgroupsPass
     // bits: at 24 its causal form spilled 48 bytes (sm_90a, D = 128); at
     // 32 nothing, its consumers at 232 instead of 240 ran as fast (H200,
     // ±1%), as the persistent grids' tile loops take 32 (attn-persist-tiles).
-    // A producer that walks block lists (a scan, then each entry's key
-    // block) takes 32 as well: at 24 a document mask with full lists
-    // spilled 12 bytes (D = 256, a block per tile), at 32 nothing.
+    // A producer that walks two block lists (the whole-block scan and the
+    // full entries, then the partial ones) takes 32 as well: at 24 a
+    // document mask with full lists spilled 12 bytes (D = 256, a block per
+    // tile), at 32 nothing, as fast (H200, bf16, causal, mirrored: -1..+3%).
+    // With one list 24 spill nothing, and the consumers' 240 ran 1-4%
+    // faster at 16k than 232.
     int64_t producerRegs = producerRegisters;
     bool keyGrid =
         gridProgram(grid) == ::attn::programName(::attn::Program::GradKeyValue);
     if (producerRegs == -1)
-      producerRegs = bulk ? (keyGrid || copiesListedRows(grid) ? 32 : 24) : 80;
+      producerRegs =
+          bulk ? (keyGrid || listedRowSources(grid) > 1 ? 32 : 24) : 80;
     // C = floor8((R·T − 128·P) / consumer threads), at most 256, with
     // R = floor8(65536 / T) the launch's registers per thread; none
     // raised where P is left as launched.
