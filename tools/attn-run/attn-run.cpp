@@ -240,6 +240,14 @@ static cl::opt<double> optBlockMaskDrop(
              "too), and of its invisible ones listed; 0 lists exactly the "
              "blocks that hold a visible key"),
     cl::init(0.0), cl::cat(category));
+static cl::opt<bool> optGenerateBlockLists(
+    "generate-block-lists",
+    cl::desc("With an input file whose attn.attention takes block_mask(...) "
+             "and a mask_mod: the program builds its lists itself "
+             "(attn-generate-block-lists: attn.block_lists before the op, on "
+             "the CPU path) into poisoned buffers; with --check they must "
+             "equal the lists attn-run builds from the same masks"),
+    cl::init(false), cl::cat(category));
 static cl::opt<bool> optCheck("check",
                               cl::desc("Compare with a float64 reference"),
                               cl::init(false), cl::cat(category));
@@ -679,6 +687,8 @@ struct BlockMaskArgs {
   /// One list: its counts and indices, and their descriptors.
   struct List {
     std::vector<int32_t> counts, indices;
+    /// --generate-block-lists: attn-run's own lists, to compare.
+    std::vector<int32_t> hostCounts, hostIndices;
     std::vector<int64_t> countsDesc, indicesDesc;
     void *countsPtr = nullptr, *indicesPtr = nullptr;
   } partial, fullList;
@@ -742,6 +752,11 @@ std::string buildBlockLists(const rt::Problem &p, uint64_t seed) {
         .str();
   m.nqb = qBlocks;
   m.nk = ShapedType::isDynamic(m.irK) ? m.kvBlocks : m.irK;
+  if (optGenerateBlockLists && m.nk < m.kvBlocks)
+    return llvm::formatv("the lists hold {0} entries a row, fewer than the "
+                         "{1} key blocks the generated lists may need",
+                         m.nk, m.kvBlocks)
+        .str();
   std::mt19937_64 gen(seed);
   std::uniform_real_distribution<double> coin(0.0, 1.0);
   const double drop = optBlockMaskDrop;
@@ -775,8 +790,11 @@ std::string buildBlockLists(const rt::Problem &p, uint64_t seed) {
               for (int64_t j = keys.first; j < keys.end; ++j) {
                 if (visible[size_t(j / m.bk)])
                   continue;
+                // (The generated lists see the mask_mod only: attn-run's
+                // match them there.)
                 if ((!maskMod || maskMod(b, h, i, j)) &&
-                    (!rawScoreMod || rawScoreMod(0.0, b, h, i, j) != ninf ||
+                    (!rawScoreMod || optGenerateBlockLists ||
+                     rawScoreMod(0.0, b, h, i, j) != ninf ||
                      rawScoreMod(1.0, b, h, i, j) != ninf))
                   visible[size_t(j / m.bk)] = 1;
               }
@@ -822,6 +840,46 @@ std::string buildBlockLists(const rt::Problem &p, uint64_t seed) {
     desc(l->indicesDesc, l->indices.data(), {m.nb, m.nh, m.nqb, m.nk});
     l->countsPtr = l->countsDesc.data();
     l->indicesPtr = l->indicesDesc.data();
+  }
+  return "";
+}
+
+/// --generate-block-lists: the program's lists against attn-run's (the same
+/// blocks in each row, in increasing order: the helper's order); "" when
+/// equal, else where they first differ.
+std::string compareGeneratedLists() {
+  const BlockMaskArgs &m = blockMask;
+  size_t rows = size_t(m.nb * m.nh * m.nqb);
+  for (auto [l, name] : {std::pair{&m.partial, "block_mask"},
+                         std::pair{&m.fullList, "full_blocks"}}) {
+    if (l == &m.fullList && !m.full)
+      continue;
+    for (size_t r = 0; r < rows; ++r) {
+      int32_t want = l->hostCounts[r], got = l->counts[r];
+      std::vector<int32_t> a(l->hostIndices.begin() + r * size_t(m.nk),
+                             l->hostIndices.begin() + r * size_t(m.nk) +
+                                 size_t(want));
+      llvm::sort(a);
+      bool same = got == want;
+      for (int32_t t = 0; same && t < want; ++t)
+        same = l->indices[r * size_t(m.nk) + size_t(t)] == a[size_t(t)];
+      if (!same) {
+        std::string list;
+        for (int32_t t = 0; t < std::clamp<int32_t>(got, 0, int32_t(m.nk)); ++t)
+          list += (t ? " " : "") +
+                  std::to_string(l->indices[r * size_t(m.nk) + size_t(t)]);
+        std::string wantList;
+        for (int32_t x : a)
+          wantList += (wantList.empty() ? "" : " ") + std::to_string(x);
+        return llvm::formatv("the generated {0} list of row (b {1}, h {2}, "
+                             "query block {3}) is [{4}] (count {5}), "
+                             "attn-run's [{6}]",
+                             name, int64_t(r) / (m.nh * m.nqb),
+                             (int64_t(r) / m.nqb) % m.nh, int64_t(r) % m.nqb,
+                             list, got, wantList)
+            .str();
+      }
+    }
   }
   return "";
 }
@@ -2491,6 +2549,13 @@ int main(int argc, char **argv) {
     }
   });
   bool hasMaskMod = maskModRegion && !maskModRegion->empty();
+  if (optGenerateBlockLists && (!blockMask.present || !hasMaskMod))
+    return fail("--generate-block-lists needs an input file whose "
+                "attn.attention takes block_mask(...) and a mask_mod region "
+                "(the lists are built from it)");
+  if (optGenerateBlockLists && optBlockMaskDrop != 0.0)
+    return fail("--generate-block-lists builds exact lists: not with "
+                "--block-mask-drop");
   // (--alibi's region reads Nk − Nq from the dims: the reference applies
   // ALiBi itself, below.)
   if (optCheck || blockMask.present || hasMaskMod) {
@@ -2762,6 +2827,8 @@ int main(int argc, char **argv) {
     opts.cpuTileM = tileM;
     opts.cpuTileN = tileN;
     opts.cpuFeatures = level;
+    if (optGenerateBlockLists)
+      pm.addPass(mlir::attn::createAttnGenerateBlockLists());
     mlir::attn::buildCPUPipeline(pm, opts);
     if (failed(pm.run(*module)))
       return fail("compilation failed");
@@ -2997,6 +3064,16 @@ int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
       llvm::errs() << "attn-run: error: " << why << "\n";
       return 1;
     }
+    // --generate-block-lists: the program writes the lists; attn-run's are
+    // kept aside and the buffers poisoned (a count or entry the helper
+    // leaves unwritten then differs).
+    if (optGenerateBlockLists)
+      for (BlockMaskArgs::List *l : {&blockMask.partial, &blockMask.fullList}) {
+        l->hostCounts = l->counts;
+        l->hostIndices = l->indices;
+        std::fill(l->counts.begin(), l->counts.end(), -1);
+        std::fill(l->indices.begin(), l->indices.end(), -1);
+      }
     args.push_back(&blockMask.partial.countsPtr);
     args.push_back(&blockMask.partial.indicesPtr);
     if (blockMask.full) {
@@ -3061,6 +3138,13 @@ int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
   double runMs = call();
   if (runMs < 0)
     return 1;
+  if (optGenerateBlockLists && optCheck) {
+    if (std::string diff = compareGeneratedLists(); !diff.empty()) {
+      llvm::outs() << "FAIL: " << diff << "\n";
+      return 1;
+    }
+    llvm::outs() << "  generated block lists: equal to attn-run's\n";
+  }
   int repeat = optRepeat.getNumOccurrences() ? optRepeat.getValue() : 1;
   std::vector<double> times;
   for (int i = 0; repeat > 1 && i < repeat; ++i) {

@@ -31,6 +31,34 @@ def AttnExpandAlibi : Pass<"attn-expand-alibi"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def AttnGenerateBlockLists : Pass<"attn-generate-block-lists"> {
+  let summary = "Compute an attn.attention's block lists from its own "
+                "mask_mod, in front of it (attn.block_lists)";
+  let description = [{
+    Each `attn.attention` with `block_mask(...)` and a `mask_mod` region
+    gets an `attn.block_lists` right before it that writes its lists (and
+    its `full_blocks` lists) from that region, its causal mask and its
+    window, on its mask blocks, for the problem's B, Hq, Nq and Nk (dims of
+    Q and K): the function then takes list buffers to fill instead of
+    lists computed by the caller, FlexAttention's create_block_mask done by
+    the program itself on every call. An op without a mask_mod (lists that
+    only the caller knows) is left as it is. The lists' K (dim 3 of the
+    index lists) must hold ceil(Nk / BK) entries: a static K below the
+    problem's static key blocks is an error here; a dynamic one is the
+    caller's precondition. The helper has a CPU lowering only (the GPU
+    conversion refuses it).
+
+    ```mlir
+    attn.block_lists %c, %x full(%fc, %fx : ...) sizes(%b, %h, %nq, %nk)
+        mask_mod { ... } {causal, mask_block = array<i64: 128, 128>} : ...
+    attn.attention %q, %k, %v into %o block_mask(%c, %x : ...)
+        full_blocks(%fc, %fx : ...) mask_mod { ... } {causal, ...} : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::attn::AttnDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def AttnTileAttention : Pass<"attn-tile-attention"> {
   let summary = "IO-aware tiling of attn.attention into query blocks and a "
                 "loop over key/value blocks (naive three-pass softmax)";

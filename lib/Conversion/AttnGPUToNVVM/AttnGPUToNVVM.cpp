@@ -98,6 +98,17 @@ struct ConvertAttnGPUToNVVMPass
     });
     if (untiled.wasInterrupted())
       return signalPassFailure();
+    WalkResult cpuOnly = top.walk([](Operation *op) {
+      if (isa<BlockListsOp>(op) || op->hasAttr(kCPUOnlyAttrName)) {
+        op->emitError("unsupported: attn.block_lists on the GPU path (it is "
+                      "lowered for the CPU path only: build the lists there "
+                      "or on the host)");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (cpuOnly.wasInterrupted())
+      return signalPassFailure();
     OutlineOptions opts;
     opts.groupBlocks = groupBlocks;
     opts.fragmentPrefetch = fragmentPrefetch;

@@ -392,3 +392,19 @@ func.func @two_adds_two_slots(%ws: memref<?x?x?x128xf32>, %n: index, %steps: ind
   }
   return
 }
+
+// -----
+
+// attn.block_lists' program is scalar code for the CPU path: on the GPU
+// path it would stay in the host code, lists never written.
+
+func.func @block_lists(%c: memref<1x1x?xi32>, %x: memref<1x1x?x?xi32>,
+                       %n: index) {
+  // expected-error @+1 {{unsupported: attn.block_lists on the GPU path (it is lowered for the CPU path only: build the lists there or on the host)}}
+  attn.block_lists %c, %x sizes(%n, %n, %n, %n) mask_mod {
+  ^bb0(%b: i32, %h: i32, %i: i32, %j: i32):
+    %t = arith.cmpi sle, %j, %i : i32
+    attn.yield %t : i1
+  } : memref<1x1x?xi32>, memref<1x1x?x?xi32>
+  return
+}

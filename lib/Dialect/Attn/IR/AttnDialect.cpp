@@ -178,6 +178,12 @@ LogicalResult AttnDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a positive finite f32 on an scf.for";
     return success();
   }
+  if (name == kCPUOnlyAttrName) {
+    if (!isa<scf::ForallOp>(op) || !isa<UnitAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << name << "' must be a unit attribute on an scf.forall";
+    return success();
+  }
   if (name == kOnlineSoftmaxAttrName || name == kScoreGradTileAttrName) {
     if (!isa<scf::ForOp>(op) || !isa<UnitAttr>(attr.getValue()))
       return op->emitError()

@@ -556,6 +556,54 @@ std::pair<int64_t, int64_t> AttentionOp::getMaskBlockSizes() {
   return {kDefaultMaskBlock, kDefaultMaskBlock};
 }
 
+/// mask_block = [BQ, BK]: powers of two in [1, kMaxBlockSize] (shared by
+/// attn.attention and attn.block_lists).
+static LogicalResult verifyMaskBlock(Operation *op, DenseI64ArrayAttr a) {
+  if (!a)
+    return success();
+  if (a.size() != 2)
+    return op->emitOpError()
+           << "mask_block must be [BQ, BK] (2 entries), got " << a.size();
+  for (int64_t x : a.asArrayRef())
+    if (x < 1 || x > kMaxBlockSize || !llvm::isPowerOf2_64(uint64_t(x)))
+      return op->emitOpError()
+             << "mask_block entries must be powers of two in [1, "
+             << kMaxBlockSize << "], got " << x;
+  return success();
+}
+
+/// Block lists: counts [1|B, 1|Hq, QB] and indices [1|B, 1|Hq, QB, K], i32,
+/// and the full lists (optional) of the same shapes; every pair agrees on
+/// batch, heads and query blocks (so a dynamic dim on one does not hide a
+/// mismatch of two others); each index list has its own K.
+static LogicalResult verifyBlockLists(Operation *op, Value counts,
+                                      Value indices, Value fullCounts,
+                                      Value fullIndices) {
+  SmallVector<Named> mask = {{"block counts", counts, 3, 0},
+                             {"block indices", indices, 4, 0}};
+  if (fullCounts) {
+    mask.push_back({"full block counts", fullCounts, 3, 0});
+    mask.push_back({"full block indices", fullIndices, 4, 0});
+  }
+  for (const Named &n : mask)
+    if (failed(verifyI32Operand(op, n,
+                                n.rank == 3
+                                    ? "[1|batch, 1|heads, query blocks]"
+                                    : "[1|batch, 1|heads, query blocks, K]")))
+      return failure();
+  DimChecker dc{op};
+  for (auto [d, name] : {std::pair{0, "batch"}, std::pair{1, "heads"},
+                         std::pair{2, "query blocks"}})
+    for (size_t i = 0; i < mask.size(); ++i)
+      for (size_t j = i + 1; j < mask.size(); ++j)
+        if (failed(dc.same(mask[i].name,
+                           cast<MemRefType>(mask[i].value.getType()), d,
+                           mask[j].name,
+                           cast<MemRefType>(mask[j].value.getType()), d, name)))
+          return failure();
+  return success();
+}
+
 /// Block sparsity: counts [1|B, 1|Hq, QB] and indices [1|B, 1|Hq, QB, K],
 /// i32, with QB = ceil(Nq / BQ) mask blocks of rows.
 LogicalResult AttentionOp::verifyBlockMask() {
@@ -568,47 +616,17 @@ LogicalResult AttentionOp::verifyBlockMask() {
                               "blocks' lists)";
     return success();
   }
-  if (auto a = getMaskBlockAttr()) {
-    if (a.size() != 2)
-      return emitOpError() << "mask_block must be [BQ, BK] (2 entries), got "
-                           << a.size();
-    for (int64_t x : a.asArrayRef())
-      if (x < 1 || x > kMaxBlockSize || !llvm::isPowerOf2_64(uint64_t(x)))
-        return emitOpError()
-               << "mask_block entries must be powers of two in [1, "
-               << kMaxBlockSize << "], got " << x;
-  }
+  if (failed(verifyMaskBlock(*this, getMaskBlockAttr())))
+    return failure();
   if (const char *what = denseOnlyConflict(*this))
     return emitOpError() << "unsupported: block_mask with " << what
                          << " (not implemented yet)";
-  SmallVector<Named> mask = {{"block counts", getBlockCounts(), 3, 0},
-                             {"block indices", getBlockIndices(), 4, 0}};
-  if (hasFullBlocks()) {
-    mask.push_back({"full block counts", getFullCounts(), 3, 0});
-    mask.push_back({"full block indices", getFullIndices(), 4, 0});
-  }
-  for (const Named &n : mask)
-    if (failed(verifyI32Operand(*this, n,
-                                n.rank == 3
-                                    ? "[1|batch, 1|heads, query blocks]"
-                                    : "[1|batch, 1|heads, query blocks, K]")))
-      return failure();
+  if (failed(verifyBlockLists(*this, getBlockCounts(), getBlockIndices(),
+                              getFullCounts(), getFullIndices())))
+    return failure();
   auto c = cast<MemRefType>(getBlockCounts().getType());
   auto x = cast<MemRefType>(getBlockIndices().getType());
   auto q = cast<MemRefType>(getQuery().getType());
-  DimChecker dc{getOperation()};
-  // The lists agree on batch, heads and query blocks (every pair, so a
-  // dynamic dim on one does not hide a mismatch of two others), and the two
-  // index lists on their entries.
-  for (auto [d, name] : {std::pair{0, "batch"}, std::pair{1, "heads"},
-                         std::pair{2, "query blocks"}})
-    for (size_t i = 0; i < mask.size(); ++i)
-      for (size_t j = i + 1; j < mask.size(); ++j)
-        if (failed(dc.same(mask[i].name,
-                           cast<MemRefType>(mask[i].value.getType()), d,
-                           mask[j].name,
-                           cast<MemRefType>(mask[j].value.getType()), d, name)))
-          return failure();
   // Batch and heads broadcast from 1.
   for (int64_t d : {0, 1})
     if (failed(verifyBroadcastDim(
@@ -898,6 +916,30 @@ LogicalResult YieldOp::verify() {
     return emitOpError() << "must yield one value (the modified score, or "
                             "whether the key is visible)";
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// BlockListsOp
+//===----------------------------------------------------------------------===//
+
+std::pair<int64_t, int64_t> BlockListsOp::getMaskBlockSizes() {
+  if (auto a = getMaskBlockAttr(); a && a.size() == 2)
+    return {a[0], a[1]};
+  return {kDefaultMaskBlock, kDefaultMaskBlock};
+}
+
+LogicalResult BlockListsOp::verify() {
+  if (failed(verifyWindow(*this, getCausal(), getWindowLeft(),
+                          getWindowRight())) ||
+      failed(verifyMaskBlock(*this, getMaskBlockAttr())) ||
+      failed(verifyBlockLists(*this, getBlockCounts(), getBlockIndices(),
+                              getFullCounts(), getFullIndices())))
+    return failure();
+  SmallVector<Value> written = {getBlockCounts(), getBlockIndices()};
+  if (getFullCounts())
+    written.append({getFullCounts(), getFullIndices()});
+  return verifyModRegionOf(*this, getMaskMod(), /*isMask=*/true, written,
+                           "block lists");
 }
 
 //===----------------------------------------------------------------------===//

@@ -1136,6 +1136,11 @@ struct TileAttentionPass
     for (MergeSplitsOp op : merges)
       if (failed(tileMerge(op)))
         return signalPassFailure();
+    SmallVector<BlockListsOp> lists;
+    getOperation()->walk([&](BlockListsOp op) { lists.push_back(op); });
+    for (BlockListsOp op : lists)
+      if (failed(tileBlockLists(op)))
+        return signalPassFailure();
     SmallVector<AttentionGradOp> grads;
     getOperation()->walk([&](AttentionGradOp op) { grads.push_back(op); });
     for (AttentionGradOp op : grads)

@@ -250,6 +250,12 @@ private:
 LogicalResult tileAttentionGrad(AttentionGradOp op, TargetAttr target,
                                 int64_t blockQ, int64_t blockKV);
 
+/// Lowers attn.block_lists to a loop program over the lists' rows
+/// (TileBlockLists.cpp): an scf.forall of scalar code tagged
+/// attn.program = "block_lists", which the CPU pipeline runs (the GPU
+/// conversion refuses it).
+LogicalResult tileBlockLists(BlockListsOp op);
+
 } // namespace tiling
 } // namespace mlir::attn
 

@@ -57,6 +57,10 @@ constexpr llvm::StringLiteral kLSRAttrName = "attn.lsr";
 /// query block · splits + split) or "merge_splits" (attn.merge_splits).
 /// Carried into `attn.kernel` as program; launchers read it.
 constexpr llvm::StringLiteral kProgramAttrName = "attn.program";
+/// `attn.cpu_only` (unit) on a grid of scalar code that only the CPU
+/// pipeline lowers (attn.block_lists' program): the GPU conversion refuses
+/// it rather than leave it to the host code it drops.
+constexpr llvm::StringLiteral kCPUOnlyAttrName = "attn.cpu_only";
 /// `attn.grid` on a tile grid (scf.forall): what each of its dims counts,
 /// in order, as products of the launch's factors (batch, heads_q, heads_kv,
 /// q_blocks = ceil(Nq / block rows), splits), e.g. ["batch", "heads_q",

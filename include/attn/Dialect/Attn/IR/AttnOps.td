@@ -446,7 +446,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
 }
 
 def Attn_YieldOp : Attn_Op<"yield", [Pure, Terminator,
-    ParentOneOf<["AttentionOp", "AttentionGradOp"]>]> {
+    ParentOneOf<["AttentionOp", "AttentionGradOp", "BlockListsOp"]>]> {
   let summary = "The result of a `score_mod` or `mask_mod` region";
   let description = [{
     Ends a `score_mod` region (of attn.attention or attn.attention_grad)
@@ -463,6 +463,96 @@ def Attn_YieldOp : Attn_Op<"yield", [Pure, Terminator,
   let arguments = (ins Variadic<AnyType>:$values);
   let assemblyFormat = "$values attr-dict `:` type($values)";
   let hasVerifier = 1;
+}
+
+def Attn_BlockListsOp : Attn_Op<"block_lists", [AttrSizedOperandSegments]> {
+  let summary = "Build the block lists of a mask_mod (block sparsity's helper)";
+  let description = [{
+    Writes the `block_mask(%counts, %indices)` lists (and with `full`, the
+    `full_blocks` lists) of attn.attention for the keys its `mask_mod`
+    keeps, so that a mask written once as a region (a document mask, a
+    prefix-LM mask) also gives the blocks the attention visits, as
+    FlexAttention's create_block_mask does. For the row (b', h', qb) of the
+    lists, over the mask blocks of `mask_block = [BQ, BK]` (default
+    [128, 128]; the attention's own):
+
+    ```
+    rows(b', h') = the (b, h) the row covers: every b < batch where the
+                   lists' batch dim is 1, else b = b' (heads likewise)
+    seen(i, j)   = j < kv_len, inside causal / the window (bottom-right
+                   aligned, as attn.attention's), and mask_mod(b, h, i, j)
+    visible(kb)  = ∃ (b, h) ∈ rows, i ∈ [qb·BQ, min((qb+1)·BQ, q_len)),
+                   j ∈ [kb·BK, (kb+1)·BK): seen(i, j)
+    whole(kb)    = ∀ the same (b, h, i) and j ∈ [kb·BK, min((kb+1)·BK,
+                   kv_len)): mask_mod(b, h, i, j)
+    ```
+
+    Key block kb is listed in the full list where `full` is given and
+    visible(kb) ∧ whole(kb) (the attention then skips the mask_mod there
+    but still applies causal and the window), else in the partial list
+    where visible(kb); each list in increasing kb, with its count. Entries
+    of `%indices` past a row's count are not written. The lists' dims give
+    the rows: counts `[1|B, 1|Hq, ceil(q_len / BQ)]`, indices `[1|B, 1|Hq,
+    ceil(q_len / BQ), K]`, i32 (attn.attention's shapes). K >=
+    ceil(kv_len / BK) is a precondition (a longer list is cut at K and its
+    count too: memory stays safe, the attention would miss blocks; the
+    callers check it). `batch`, `heads`, `q_len` and `kv_len` are the
+    attention's B, Hq, Nq and Nk. The mask_mod region follows
+    attn.attention's rules (scalar code, captured scalars and memrefs);
+    it must not read the lists.
+
+    Lowered by attn-tile-attention on the CPU path to a parallel loop over
+    the lists' rows (every key of a visible range evaluated until the
+    block's kind is known); `attn-generate-block-lists` writes it in front
+    of an attn.attention from the op's own mask_mod. No GPU lowering yet.
+
+    Example (documents whose ids are a captured [B, N] table):
+
+    ```mlir
+    attn.block_lists %c, %x full(%fc, %fx : memref<?x1x?xi32>,
+        memref<?x1x?x?xi32>) sizes(%b, %h, %nq, %nk) mask_mod {
+    ^bb0(%b: i32, %h: i32, %i: i32, %j: i32):
+      %bx = arith.index_cast %b : i32 to index
+      %ix = arith.index_cast %i : i32 to index
+      %jx = arith.index_cast %j : i32 to index
+      %di = memref.load %docs[%bx, %ix] : memref<?x?xi32>
+      %dj = memref.load %docs[%bx, %jx] : memref<?x?xi32>
+      %same = arith.cmpi eq, %di, %dj : i32
+      attn.yield %same : i1
+    } {causal, mask_block = array<i64: 128, 128>}
+        : memref<?x1x?xi32>, memref<?x1x?x?xi32>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyMemRef, "listed key blocks per query block [1|B, 1|Hq, QB], i32",
+        [MemWrite]>:$block_counts,
+    Arg<AnyMemRef, "the listed key blocks [1|B, 1|Hq, QB, K], i32",
+        [MemWrite]>:$block_indices,
+    Arg<Optional<AnyMemRef>, "full key blocks per query block [1|B, 1|Hq, "
+        "QB], i32", [MemWrite]>:$full_counts,
+    Arg<Optional<AnyMemRef>, "the full key blocks [1|B, 1|Hq, QB, K], i32",
+        [MemWrite]>:$full_indices,
+    Index:$batch, Index:$heads, Index:$q_len, Index:$kv_len,
+    UnitAttr:$causal,
+    OptionalAttr<I64Attr>:$window_left,
+    OptionalAttr<I64Attr>:$window_right,
+    OptionalAttr<DenseI64ArrayAttr>:$mask_block,
+    OptionalAttr<Attn_TargetAttr>:$target
+  );
+  let regions = (region SizedRegion<1>:$mask_mod);
+  let assemblyFormat = [{
+    $block_counts `,` $block_indices
+    (`full` `(` $full_counts^ `,` $full_indices `:` type($full_counts) `,`
+        type($full_indices) `)`)?
+    `sizes` `(` $batch `,` $heads `,` $q_len `,` $kv_len `)`
+    `mask_mod` $mask_mod
+    attr-dict `:` type($block_counts) `,` type($block_indices)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// [BQ, BK]: the mask_block attribute or the default.
+    std::pair<int64_t, int64_t> getMaskBlockSizes();
+  }];
 }
 
 def Attn_MergeSplitsOp : Attn_Op<"merge_splits"> {
