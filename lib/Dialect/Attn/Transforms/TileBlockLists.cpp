@@ -22,12 +22,14 @@ namespace {
 
 using Body = llvm::function_ref<Value(OpBuilder &, Location, Value)>;
 
-/// acc over x in [lo, hi): a loop carrying one i1 that stops looking once
-/// it equals `decided` (true: "any", false: "all"); each step that has not
-/// decided yet sets acc = body(x).
+/// acc over x in [lo, hi): a loop carrying one i1,
 ///   any: acc = acc ∨ p(x)     all: acc = acc ∧ p(x)
+/// With `early` it stops looking once acc equals `decided` (true: "any",
+/// false: "all"), each later step a branch; without, every step evaluates
+/// p, a loop LLVM vectorizes (the innermost loop over keys: one block row
+/// of the mask at a time).
 Value search(OpBuilder &b, Location loc, Value lo, Value hi, bool decided,
-             Body body) {
+             bool early, Body body) {
   Type i1 = b.getI1Type();
   Value init = arith::ConstantOp::create(b, loc, b.getBoolAttr(!decided));
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -35,10 +37,17 @@ Value search(OpBuilder &b, Location loc, Value lo, Value hi, bool decided,
       b, loc, lo, hi, one, ValueRange{init},
       [&](OpBuilder &lb, Location l, Value x, ValueRange args) {
         Value acc = args[0];
+        if (!early) {
+          Value p = body(lb, l, x);
+          Value r = decided ? Value(arith::OrIOp::create(lb, l, acc, p))
+                            : Value(arith::AndIOp::create(lb, l, acc, p));
+          scf::YieldOp::create(lb, l, r);
+          return;
+        }
         Value target =
             arith::ConstantOp::create(lb, l, lb.getBoolAttr(decided));
-        Value done =
-            arith::CmpIOp::create(lb, l, arith::CmpIPredicate::eq, acc, target);
+        Value done = arith::CmpIOp::create(lb, l, arith::CmpIPredicate::eq,
+                                           acc, target);
         auto branch = scf::IfOp::create(lb, l, TypeRange{i1}, done,
                                         /*withElseRegion=*/true);
         OpBuilder tb = branch.getThenBodyBuilder();
@@ -164,13 +173,13 @@ LogicalResult mlir::attn::tiling::tileBlockLists(BlockListsOp op) {
         auto overKeys = [&](OpBuilder &ob, Location ol, bool decided,
                             bool seenOnly) -> Value {
           return search(
-              ob, ol, bLo, bHi, decided,
+              ob, ol, bLo, bHi, decided, /*early=*/true,
               [&](OpBuilder &b1, Location l1, Value bb) {
                 return search(
-                    b1, l1, hLo, hHi, decided,
+                    b1, l1, hLo, hHi, decided, /*early=*/true,
                     [&](OpBuilder &b2, Location l2, Value hh) {
                       return search(
-                          b2, l2, qLo, qHi, decided,
+                          b2, l2, qLo, qHi, decided, /*early=*/true,
                           [&](OpBuilder &b3, Location l3, Value i) {
                             IndexMath m{b3, l3};
                             Value jLo =
@@ -178,7 +187,7 @@ LogicalResult mlir::attn::tiling::tileBlockLists(BlockListsOp op) {
                             Value jHi =
                                 seenOnly ? m.min(kHi, lastKey(m, i)) : kHi;
                             return search(
-                                b3, l3, jLo, jHi, decided,
+                                b3, l3, jLo, jHi, decided, /*early=*/false,
                                 [&](OpBuilder &b4, Location l4, Value j) {
                                   return evalMask(b4, l4, body, bb, hh, i, j);
                                 });

@@ -441,7 +441,7 @@ func.func @score_mod_yield_type(%q: memref<1x4x9x64xbf16>) {
 
 // attn.yield only ends a score_mod or mask_mod region.
 func.func @yield_outside(%s: f32) {
-  // expected-error @+1 {{'attn.yield' op expects parent op to be one of 'attn.attention, attn.attention_grad'}}
+  // expected-error @+1 {{'attn.yield' op expects parent op to be one of 'attn.attention, attn.attention_grad, attn.block_lists'}}
   attn.yield %s : f32
 }
 

@@ -190,7 +190,9 @@ def Attn_AttentionOp : Attn_Op<"attention", [AttrSizedOperandSegments]> {
       compiled code (attn-run checks them): 0 <= counts <= K; the listed
       indices of a row are distinct and in [0, ceil(Nk / BK)); their order
       is free. The tiling's blocks divide the mask's (it shrinks them).
-      Not yet with split_kv, a KV cache, varlen or fp8.
+      `attn.block_lists` computes the lists from a mask_mod
+      (`attn-generate-block-lists` writes it before this op from the op's
+      own). Not yet with split_kv, a KV cache, varlen or fp8.
     * `full_blocks(%full_counts, %full_indices)` (with `block_mask`, of the
       same shapes; FlexAttention's full_kv_num_blocks / full_kv_indices):
       more listed key blocks, in which the `mask_mod` region is not
