@@ -135,3 +135,25 @@ func.func @listed(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
         memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>
   return
 }
+
+// -----
+
+// Lists without gathers at D = 256 (rows of four slabs) keep a block per
+// tile: claimed, ptxas spilled 4 B (a value across the consumers'
+// setmaxnreg).
+
+// CHECK-LABEL: func.func @listed_d256
+// CHECK:         attn.warp_specialize registers(consumers = 240, producer = 24)
+// CHECK-NOT:     attn.claim_tile
+// CHECK-NOT:     attn.persistent
+func.func @listed_d256(%q: memref<?x?x?x256xbf16>, %k: memref<?x?x?x256xbf16>,
+                       %v: memref<?x?x?x256xbf16>, %o: memref<?x?x?x256xbf16>,
+                       %counts: memref<?x1x?xi32>,
+                       %indices: memref<?x1x?x?xi32>) {
+  attn.attention %q, %k, %v into %o
+      block_mask(%counts, %indices : memref<?x1x?xi32>, memref<?x1x?x?xi32>)
+      {causal, mask_block = array<i64: 128, 128>}
+      : memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>,
+        memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>
+  return
+}
