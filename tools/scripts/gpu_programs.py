@@ -566,11 +566,55 @@ def time_flex(q, k, v, docs, causal, mask_block):
             same = docs[b, i] == docs[b, j]
             return same & (j <= i) if causal else same
         n = q.shape[2]
+        torch._dynamo.reset()  # as in time_flex_mod: never the eager fallback
         bm = create_block_mask(mask_mod, q.shape[0], None, n, n,
                                BLOCK_SIZE=tuple(mask_block))
         flex = torch.compile(flex_attention)
         qc, kc, vc = (x.contiguous() for x in (q, k, v))
         return time_ms(lambda: flex(qc, kc, vc, block_mask=bm))
+    except Exception as ex:  # noqa: BLE001 - a peer that cannot run is a "-"
+        print(f"  FlexAttention: {type(ex).__name__}: {ex}"[:300])
+        return None
+
+
+def time_flex_mod(prog, q, k, v, causal, slopes):
+    """FlexAttention (torch.compile'd flex_attention) with the program's
+    score modifier as its score_mod (ALiBi with the same per-head slopes,
+    the soft-cap on the scaled scores) and causal as a BlockMask: the peer
+    that takes the same modifier as a user function. None for other
+    variants or where it cannot run."""
+    variant = prog["variant"]
+    if variant not in ("plain", "alibi", "alibi_fa", "softcap"):
+        return None
+    try:
+        from torch.nn.attention.flex_attention import (create_block_mask,
+                                                       flex_attention)
+        nq, nk = q.shape[2], k.shape[2]
+        mod = None
+        if variant == "alibi":
+            def mod(score, b, h, i, j):
+                return score + slopes[h] * (j - i)
+        elif variant == "alibi_fa":
+            def mod(score, b, h, i, j):
+                return score - slopes[h] * (i + (nk - nq) - j).abs()
+        elif variant == "softcap":
+            c = float(prog.get("score_mod_softcap", prog.get("softcap", 30)))
+
+            def mod(score, b, h, i, j):
+                return c * torch.tanh(score / c)
+        # A fresh compile per program and shape: each new score_mod
+        # recompiles, and past torch.compile's recompile limit flex runs
+        # eagerly (a dense score matrix: ~7 TFLOP/s), which would time the
+        # fallback, not FlexAttention.
+        torch._dynamo.reset()
+        bm = None
+        if causal:
+            def causal_mask(b, h, i, j):
+                return j <= i + (nk - nq)
+            bm = create_block_mask(causal_mask, None, None, nq, nk)
+        flex = torch.compile(flex_attention)
+        qc, kc, vc = (x.contiguous() for x in (q, k, v))
+        return time_ms(lambda: flex(qc, kc, vc, score_mod=mod, block_mask=bm))
     except Exception as ex:  # noqa: BLE001 - a peer that cannot run is a "-"
         print(f"  FlexAttention: {type(ex).__name__}: {ex}"[:300])
         return None
@@ -637,6 +681,8 @@ def bench(prog, kern, n, dtype, peers=("fa2", "cudnn", "fa4")):
                                                      1.0)
         res["flex"] = time_flex(q, k, v, docs, causal, prog["mask_block"])
     res["fa4"] = time_fa4(prog, q, k, v, causal) if "fa4" in peers else None
+    if "flex" in peers and not lists:
+        res["flex"] = time_flex_mod(prog, q, k, v, causal, slopes)
     from torch.nn.attention import sdpa_kernel, SDPBackend
     mask = bias.to(dt) if bias is not None else None
     # With dropout the peers drop too (SDPA's dropout_p, their own RNG):
@@ -705,12 +751,16 @@ def print_tables(results, failed, table, fp8_table, start):
     if table:
         print(f"\n{'kernel':40s} {'N':>6s} {'attn':>7s} {'FA2':>7s} "
               f"{'cuDNN':>7s} {'FA4':>7s} {'xFA2':>6s} {'xcuDNN':>6s} "
-              f"{'xFA4':>6s}  (TFLOP/s; FA4 with the program's soft-cap)")
+              f"{'xFA4':>6s} {'Flex':>7s} {'xFlex':>6s}  (TFLOP/s; FA4 "
+              f"with the program's soft-cap; Flex: FlexAttention with its "
+              f"score_mod, --peers ...,flex)")
         for name, n, r in table:
+            flex = r.get("flex") if "kept" not in r else None
             print(f"{name:40s} {n:6d} {f(r['attn'])} {f(r.get('fa2'))} "
                   f"{f(r.get('cudnn'))} {f(r.get('fa4'))} "
                   f"{x(r, 'fa2'):6.2f} {x(r, 'cudnn'):6.2f} "
-                  f"{x(r, 'fa4'):6.2f}")
+                  f"{x(r, 'fa4'):6.2f} {f(flex)} "
+                  f"{x(r, 'flex') if flex else 0:6.2f}")
     sparse = [(name, n, r) for name, n, r in table if "kept" in r]
     if sparse:
         print(f"\n{'block-sparse kernel':40s} {'N':>6s} {'kept':>6s} "
@@ -744,7 +794,9 @@ def main():
                     help="Q, K, V and O storage (the kernels take any "
                          "strides; bnhd is the GPU check's)")
     ap.add_argument("--peers", default="fa2,cudnn,fa4",
-                    help="implementations timed beside attn (comma list; "
+                    help="implementations timed beside attn (comma list "
+                         "of fa2, cudnn, fa4 and flex: FlexAttention with "
+                         "the program's score_mod, compiled per shape; "
                          "'none' for A/B runs of attn variants)")
     ap.add_argument("--step-timeout", type=float, default=300,
                     help="seconds one correctness case or timing may take "
