@@ -42,6 +42,20 @@ struct AttnGenerateBlockLists
                << " (attn-generate-block-lists lists every visible block)";
     }
     (void)bq;
+    // The helper writes the lists before the op: a mask_mod that reads
+    // them would read what it is computing.
+    SmallVector<Value> written = {op.getBlockCounts(), op.getBlockIndices()};
+    if (op.hasFullBlocks())
+      written.append({op.getFullCounts(), op.getFullIndices()});
+    WalkResult reads = op.getMaskMod().walk([&](memref::LoadOp load) {
+      if (llvm::is_contained(written, load.getMemRef()))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (reads.wasInterrupted())
+      return op.emitOpError()
+             << "unsupported: its mask_mod reads the block lists, which "
+                "attn-generate-block-lists writes from it";
     OpBuilder b(op);
     Location loc = op.getLoc();
     auto dim = [&](Value m, int64_t d) -> Value {

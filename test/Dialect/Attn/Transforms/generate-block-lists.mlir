@@ -74,3 +74,23 @@ func.func @short_lists(%q: memref<?x8x2048x64xbf16>, %c: memref<1x1x16xi32>,
       memref<?x8x2048x64xbf16>, memref<?x8x2048x64xbf16>
   return
 }
+
+// -----
+
+// A mask_mod that reads the lists cannot build them.
+
+func.func @reads_lists(%q: memref<?x8x2048x64xbf16>, %c: memref<1x1x16xi32>,
+                       %x: memref<1x1x16x16xi32>) {
+  // expected-error @+1 {{unsupported: its mask_mod reads the block lists, which attn-generate-block-lists writes from it}}
+  attn.attention %q, %q, %q into %q
+      block_mask(%c, %x : memref<1x1x16xi32>, memref<1x1x16x16xi32>)
+      mask_mod {
+  ^bb0(%b: i32, %h: i32, %i: i32, %j: i32):
+    %z = arith.constant 0 : index
+    %n = memref.load %c[%z, %z, %z] : memref<1x1x16xi32>
+    %t = arith.cmpi slt, %j, %n : i32
+    attn.yield %t : i1
+  } : memref<?x8x2048x64xbf16>, memref<?x8x2048x64xbf16>,
+      memref<?x8x2048x64xbf16>, memref<?x8x2048x64xbf16>
+  return
+}
