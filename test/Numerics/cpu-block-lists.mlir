@@ -5,8 +5,8 @@
 // the LSE with the float64 reference. Documents of 100 positions as a
 // mask_mod with full lists (causal, lists shared by the heads, GQA, Nq ≠ Nk,
 // bf16), and Inputs/block-lists-generated.mlir: ids gathered from a
-// captured table, a band per query head, a left window, lists per batch
-// and head.
+// captured table, a band per query head, a left window (and a right one),
+// lists per batch and head.
 //
 // RUN: attn-run %S/Inputs/block-mask-full.mlir --batch 2 --heads 3 --seq-q 300 --seq-k 300 --generate-block-lists --check | FileCheck %s
 // RUN: attn-run %S/Inputs/block-mask-full.mlir --batch 2 --heads 2 --kv-heads 1 --seq-q 250 --seq-k 333 --generate-block-lists --check | FileCheck %s
@@ -14,6 +14,8 @@
 // RUN: attn-run %t.bf16.mlir --batch 1 --heads 4 --kv-heads 2 --seq-q 333 --seq-k 200 --block-q 32 --block-kv 16 --generate-block-lists --check | FileCheck %s
 // RUN: attn-run %S/Inputs/block-lists-generated.mlir --batch 2 --heads 3 --seq-q 300 --seq-k 300 --generate-block-lists --check | FileCheck %s
 // RUN: attn-run %S/Inputs/block-lists-generated.mlir --batch 2 --heads 4 --kv-heads 2 --seq-q 200 --seq-k 300 --generate-block-lists --check | FileCheck %s
+// RUN: sed -e 's/{window_left = 200,/{window_left = 200, window_right = 30,/' %S/Inputs/block-lists-generated.mlir > %t.right.mlir
+// RUN: attn-run %t.right.mlir --batch 2 --heads 3 --kv-heads 1 --seq-q 256 --seq-k 300 --generate-block-lists --check | FileCheck %s
 // CHECK: generated block lists: equal to attn-run's
 // CHECK: PASS
 //
