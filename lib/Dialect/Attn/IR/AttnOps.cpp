@@ -550,10 +550,16 @@ LogicalResult AttentionOp::verifyBias() {
   return success();
 }
 
-std::pair<int64_t, int64_t> AttentionOp::getMaskBlockSizes() {
-  if (auto a = getMaskBlockAttr(); a && a.size() == 2)
+/// [BQ, BK] of a mask_block attribute, or the default (attn.attention and
+/// attn.block_lists).
+static std::pair<int64_t, int64_t> maskBlockSizes(DenseI64ArrayAttr a) {
+  if (a && a.size() == 2)
     return {a[0], a[1]};
   return {kDefaultMaskBlock, kDefaultMaskBlock};
+}
+
+std::pair<int64_t, int64_t> AttentionOp::getMaskBlockSizes() {
+  return maskBlockSizes(getMaskBlockAttr());
 }
 
 /// mask_block = [BQ, BK]: powers of two in [1, kMaxBlockSize] (shared by
@@ -923,9 +929,7 @@ LogicalResult YieldOp::verify() {
 //===----------------------------------------------------------------------===//
 
 std::pair<int64_t, int64_t> BlockListsOp::getMaskBlockSizes() {
-  if (auto a = getMaskBlockAttr(); a && a.size() == 2)
-    return {a[0], a[1]};
-  return {kDefaultMaskBlock, kDefaultMaskBlock};
+  return maskBlockSizes(getMaskBlockAttr());
 }
 
 LogicalResult BlockListsOp::verify() {

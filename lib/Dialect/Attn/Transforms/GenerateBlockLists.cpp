@@ -25,7 +25,7 @@ struct AttnGenerateBlockLists
     : public mlir::attn::impl::AttnGenerateBlockListsBase<
           AttnGenerateBlockLists> {
   LogicalResult generate(AttentionOp op) {
-    auto [bq, bk] = op.getMaskBlockSizes();
+    int64_t bk = op.getMaskBlockSizes().second;
     // K entries hold every key block of the problem (a static K and Nk).
     auto k = cast<MemRefType>(op.getKey().getType());
     for (Value list : {op.getBlockIndices(), op.getFullIndices()}) {
@@ -41,7 +41,6 @@ struct AttnGenerateBlockLists
                << " keys in blocks of " << bk
                << " (attn-generate-block-lists lists every visible block)";
     }
-    (void)bq;
     // The helper writes the lists before the op: a mask_mod that reads
     // them would read what it is computing.
     SmallVector<Value> written = {op.getBlockCounts(), op.getBlockIndices()};

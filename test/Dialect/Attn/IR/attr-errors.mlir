@@ -268,3 +268,15 @@ func.func @polynomial_exp2_value(%x: f32) -> f32 {
   %y = math.exp2 %x {attn.polynomial_exp2 = 0 : i64} : f32
   return %y : f32
 }
+
+// -----
+
+// attn.cpu_only marks attn.block_lists' loop program (a grid).
+func.func @cpu_only_on_for(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'attn.cpu_only' must be a unit attribute on an scf.forall}}
+  scf.for %i = %c0 to %n step %c1 {
+  } {attn.cpu_only}
+  return
+}
