@@ -697,6 +697,10 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
   if (program == ::attn::Program::GradPrep ||
       program == ::attn::Program::GradQueryOut)
     return nullptr;
+  // Block lists come from a program's own mask_mod (attn.block_lists), not
+  // from a problem a launcher describes.
+  if (program == ::attn::Program::BlockLists)
+    return nullptr;
   // The backward (either of its grids names the problem that makes both):
   // the dense attention_grad of 16-bit tensors, with the forward's window,
   // soft-cap, ALiBi or dropout.
@@ -774,6 +778,8 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
   case ::attn::Program::GradPrep:
   case ::attn::Program::GradQueryOut:
     llvm_unreachable("the dQ-workspace grids are refused above");
+  case ::attn::Program::BlockLists:
+    llvm_unreachable("block lists are refused above");
   }
   b.setInsertionPointToEnd(module->getBody());
   auto fn = func::FuncOp::create(b, loc, name, b.getFunctionType(args, {}));

@@ -74,7 +74,16 @@ def compile_one(bundler, src, chip, extra, out_ptx):
                              capture_output=True, text=True)
         if run.returncode:
             sys.exit(f"attn-bundle failed:\n{run.stderr}")
-        (k,) = manifest.kernels(os.path.join(out, "manifest.txt"))
+        ks = manifest.kernels(os.path.join(out, "manifest.txt"))
+        # A program that builds its block lists first (attn.block_lists):
+        # the lists kernel, then the attention; one PTX module holds both.
+        lists = [k for k in ks if k.get("program") == "block_lists"]
+        rest = [k for k in ks if k.get("program") != "block_lists"]
+        if len(rest) != 1 or len(lists) > 1:
+            sys.exit(f"expected one attention kernel (and at most one "
+                     f"block_lists kernel before it), got "
+                     f"{[k['name'] for k in ks]}")
+        (k,) = rest
         shutil.copyfile(os.path.join(out, k["ptx"]), out_ptx)
     # Bulk copies: the tensor maps the launcher encodes, as (argument, box
     # rows, box bytes) triples (tensor_maps=ARG:ROWS[:BYTES],..., BYTES 128
@@ -83,11 +92,19 @@ def compile_one(bundler, src, chip, extra, out_ptx):
             for m in k.get("tensor_maps", "").split(",") if m]
     # A persistent kernel (grid=persistent(...)) is launched as one block
     # per SM, at most one per tile.
-    return {"kernel": k["name"], "block_m": int(k["block_m"]),
+    info = {"kernel": k["name"], "block_m": int(k["block_m"]),
             "threads": int(k["threads"]), "smem": int(k["smem"]),
             "tensor_maps": maps,
             "persistent": manifest.persistent(k),
             "tile_counter": manifest.tile_counter(k)}
+    if lists:
+        # Its grid: (ceil(Nq / BQ), heads or 1, batch or 1) of one warp.
+        (ls,) = lists
+        info["lists"] = {"kernel": ls["name"], "block_m": int(ls["block_m"]),
+                         "block_n": int(ls["block_n"]),
+                         "threads": int(ls["threads"]),
+                         "smem": int(ls["smem"]), "grid": ls["grid"]}
+    return info
 
 
 def main():

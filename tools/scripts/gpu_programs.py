@@ -126,6 +126,29 @@ class Kernel:
         # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
         check(cuda.cuFuncSetAttribute(self.fn, 8, smem), "cuFuncSetAttribute")
         self.smem = smem
+        self.lists = None
+
+    def with_lists(self, lists):
+        """The program's block-lists kernel (attn.block_lists; manifest
+        program=block_lists), another entry of the same PTX module: one
+        warp a list row, grid (ceil(Nq / BQ), heads or 1, batch or 1)."""
+        fn = ctypes.c_void_p()
+        check(cuda.cuModuleGetFunction(ctypes.byref(fn), self.module,
+                                       lists["kernel"].encode()),
+              "cuModuleGetFunction")
+        twin = object.__new__(Kernel)
+        twin.module, twin.fn, twin.smem = self.module, fn, lists["smem"]
+        twin.tensor_maps, twin.counter, twin.lists = [], None, None
+        self.lists = (twin, lists)
+        return self
+
+    def lists_launcher(self, nq, hq, b, args):
+        """The lists kernel's launch over the same arguments."""
+        twin, lists = self.lists
+        dims = lists["grid"].split(",")
+        grid = (-(-nq // lists["block_m"]),
+                hq if dims[1] != "1" else 1, b if dims[2] != "1" else 1)
+        return twin.prepare(grid, lists["threads"], args)
 
     def launch(self, grid, threads, args):
         """args: a list of torch tensors (memrefs) and floats (f32)."""
@@ -318,6 +341,32 @@ def layout(prog):
     return STORAGE if prog.get("strided", False) else "bhnd"
 
 
+def compare_lists(named, extra, nq, nk, mask_block):
+    """The lists the program wrote against the ones block_lists() built
+    from the same documents (kind: 1 partial, 2 full): per row the count,
+    then the listed blocks in increasing order; entries past a count are
+    not compared. Returns the first difference, or None."""
+    kind = extra["kind"]
+    b, qb, kb = kind.shape
+    for want, cname, iname in ((1, "counts", "indices"),
+                               (2, "full_counts", "full_indices")):
+        if cname not in named:
+            continue
+        counts = named[cname].view(b, qb).cpu()
+        indices = named[iname].view(b, qb, -1).cpu()
+        sel = (kind == want).cpu()
+        for bi in range(b):
+            for qi in range(qb):
+                blocks = sel[bi, qi].nonzero().flatten().tolist()
+                n = int(counts[bi, qi])
+                got = indices[bi, qi, :max(n, 0)].tolist()
+                if n != len(blocks) or got != blocks:
+                    return (f"generated {cname}/{iname} of row (b {bi}, "
+                            f"query block {qi}): {got} (count {n}), "
+                            f"expected {blocks}")
+    return None
+
+
 def run_case(prog, kern, shape, dtype, gen):
     if prog["variant"] == "fp8":
         return run_fp8_case(prog, kern, shape, gen)
@@ -332,12 +381,16 @@ def run_case(prog, kern, shape, dtype, gen):
     scale = prog.get("scale") or 1.0 / math.sqrt(d)
     extra = {}
     args = []
+    generated = bool(prog.get("generate_lists"))
     if "counts" in prog["args"]:
         # Block lists over fresh documents; in half the cases with a
-        # fraction of the blocks left out (or added).
+        # fraction of the blocks left out (or added). Lists the program
+        # builds itself are compared with these (none dropped).
         extra["docs"] = document_ids(b, max(nq, nk), gen)
         drop = prog.get("check_drop", 0.0) if bool(
             torch.rand(1, device="cuda", generator=gen) < 0.5) else 0.0
+        if generated:
+            drop = 0.0
         extra["mask_block"] = prog["mask_block"]
         part, full, extra["kind"] = block_lists(
             extra["docs"], nq, nk, prog["causal"], prog["mask_block"], drop,
@@ -371,7 +424,9 @@ def run_case(prog, kern, shape, dtype, gen):
                 extra["docs"] = document_ids(b, max(nq, nk), gen)
             args[-1] = extra["docs"]
         elif a in ("counts", "indices", "full_counts", "full_indices"):
-            args[-1] = extra[a]
+            # Poisoned where the program writes them itself.
+            args[-1] = (torch.full_like(extra[a], -1) if generated
+                        else extra[a])
         elif a == "scale":
             args[-1] = scale
         elif a == "dropout_p":
@@ -393,6 +448,14 @@ def run_case(prog, kern, shape, dtype, gen):
         extra["softcap"] = prog["softcap"]
     if prog["variant"] == "chunked":
         extra["chunk"] = prog["chunk"]
+    if generated:
+        kern.lists_launcher(nq, hq, b, args)()
+        torch.cuda.synchronize()
+        named = dict(zip(prog["args"], args))
+        why = compare_lists(named, extra, nq, nk, prog["mask_block"])
+        if why:
+            print(f"  {why}")
+            return False, float("nan"), float("nan")
     grid = launch_grid(prog, nq, hq, b)
     kern.launch(grid, prog["threads"], args)
     torch.cuda.synchronize()
@@ -670,6 +733,11 @@ def bench(prog, kern, n, dtype, peers=("fa2", "cudnn", "fa4")):
     grid = launch_grid(prog, n, h, b)
     causal = prog["causal"]
     flops = 4 * b * h * n * n * d / (2 if causal else 1)
+    lists_ms = None
+    if prog.get("generate_lists"):
+        # The program's own lists (the same as the host's): its lists
+        # kernel timed alone, then the attention over what it wrote.
+        lists_ms = time_ms(kern.lists_launcher(n, h, b, args))
     res = {"attn": time_ms(kern.prepare(grid, prog["threads"], args))}
     if lists:
         # The fraction of the causal blocks the lists keep (and of those
@@ -708,6 +776,8 @@ def bench(prog, kern, n, dtype, peers=("fa2", "cudnn", "fa4")):
            for kname, t in res.items()}
     if kept is not None:
         out["kept"], out["full"] = kept, full
+    if lists_ms is not None:
+        out["lists_ms"], out["attn_ms"] = lists_ms, res["attn"]
     return out
 
 
@@ -769,9 +839,13 @@ def print_tables(results, failed, table, fp8_table, start):
               f"fraction of causal blocks listed, full: of those full; "
               f"xFA4: against FA4's dense causal)")
         for name, n, r in sparse:
+            # Lists the program builds (generate_lists): its lists kernel's
+            # time beside the attention's, in ms.
+            own = (f"  lists {r['lists_ms']:.3f} ms, attention "
+                   f"{r['attn_ms']:.3f} ms" if "lists_ms" in r else "")
             print(f"{name:40s} {n:6d} {r['kept']:6.3f} {r['full']:6.3f} "
                   f"{f(r['attn'])} {f(r.get('flex'))} {x(r, 'flex'):6.2f} "
-                  f"{x(r, 'fa4'):6.2f}")
+                  f"{x(r, 'fa4'):6.2f}{own}")
     if fp8_table:
         print(f"\n{'fp8 kernel':40s} {'N':>6s} {'fp8':>7s} {'bf16':>7s} "
               f"{'x bf16':>6s}  (TFLOP/s; attn's own bf16 kernel of the "
@@ -834,6 +908,8 @@ def main():
             continue
         kern = Kernel(os.path.join(a.dir, p["ptx"]), p["kernel"], p["smem"],
                           p.get("tensor_maps", ()), p.get("tile_counter"))
+        if "lists" in p:
+            kern.with_lists(p["lists"])
         for shape in shapes:
             if p["variant"] == "bias" and shape[3] * shape[4] > 1 << 24:
                 continue
@@ -856,6 +932,8 @@ def main():
                 continue
             kern = Kernel(os.path.join(a.dir, p["ptx"]), p["kernel"], p["smem"],
                           p.get("tensor_maps", ()), p.get("tile_counter"))
+            if "lists" in p:
+                kern.with_lists(p["lists"])
             ns = [int(x) for x in a.ns.split(",")] if a.ns else (
                 [4096] if a.quick else [2048, 4096, 8192, 16384])
             own = None

@@ -6,6 +6,10 @@
 #       the runtime and its unit tests) with clang 22 in build-san/, then the
 #       whole lit suite there. A sanitizer report aborts the tool (no
 #       recovery), so it fails the test that triggered it.
+#       ATTN_SAN_BUNDLE=DIR: use the kernel bundle in DIR (the main build's
+#       build/bundle, from the same sources) instead of generating the
+#       990-cubin bundle again under ASan (17 minutes on 2 cores; CI does
+#       this).
 #   tools/scripts/hardening.sh fuzz [SECONDS] [libFuzzer args...]
 #       the libFuzzer target attn-fuzz (same build: ASan + UBSan + coverage),
 #       seeded from every MLIR input under test/ (each split at `// -----`
@@ -42,6 +46,11 @@ need_pkgs() {
 
 configure() {
   need_pkgs
+  local bundle=()
+  if [ -n "${ATTN_SAN_BUNDLE:-}" ]; then
+    bundle=(-DATTN_PREBUILT_BUNDLE_DIR="$(cd "$ATTN_SAN_BUNDLE" && pwd)")
+    [ -f "$BUILD/build.ninja" ] && cmake "$BUILD" "${bundle[@]}" >/dev/null
+  fi
   if [ ! -f "$BUILD/build.ninja" ]; then
     # -O1: sanitizer builds at -O3 take much longer to compile on 2 cores
     # and find the same bugs.
@@ -52,7 +61,7 @@ configure() {
       -DCMAKE_C_FLAGS_RELEASE=-O1 -DCMAKE_CXX_FLAGS_RELEASE=-O1 \
       -DATTN_SANITIZERS="address;undefined" -DATTN_ENABLE_FUZZER=ON \
       -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
-      -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit
+      -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit "${bundle[@]}"
   fi
 }
 

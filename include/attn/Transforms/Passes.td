@@ -110,11 +110,20 @@ def AttnTileAttention : Pass<"attn-tile-attention"> {
     `attn.broadcast {per_column}`). The same block sizes as the forward;
     blocks above the causal diagonal skipped, only diagonal blocks masked.
     CPU targets only for now (a GPU target is an "unsupported" error).
+
+    `attn.block_lists` becomes a grid over the lists' rows. For a GPU
+    target (resolved as for attn.attention) one warp a row, tagged
+    `attn.program = "block_lists"` and `attn.mask_block`: its lanes
+    (`gpu.thread_id x`) classify 32 key blocks a step and place the listed
+    ones by a prefix count across the lanes (`gpu.shuffle up`), lane 0
+    stores the counts. Otherwise a parallel loop tagged `attn.cpu_only`
+    that walks each row's blocks in order.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
-    "::mlir::tensor::TensorDialect", "::mlir::attn::AttnDialect"
+    "::mlir::tensor::TensorDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::attn::AttnDialect"
   ];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"cpu\"",

@@ -12,6 +12,7 @@
 #include "Outlining.h"
 
 #include "attn/Conversion/Passes.h"
+#include "attn/runtime/KernelABI.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
@@ -29,7 +30,8 @@ using namespace mlir::attn::gpu_lowering;
 namespace {
 
 struct ConvertAttnGPUToNVVMPass
-    : public attn::impl::ConvertAttnGPUToNVVMBase<ConvertAttnGPUToNVVMPass> {
+    : public mlir::attn::impl::ConvertAttnGPUToNVVMBase<
+          ConvertAttnGPUToNVVMPass> {
   using Base::Base;
 
   LogicalResult lowerKernel(gpu::GPUFuncOp fn, const KernelInfo &info) {
@@ -83,7 +85,11 @@ struct ConvertAttnGPUToNVVMPass
     auto top = dyn_cast<ModuleOp>(getOperation());
     SmallVector<scf::ForallOp> grids;
     top.walk([&](scf::ForallOp f) {
-      bool laidOut = false;
+      // Tile grids, and the scalar programs of attn.block_lists.
+      auto program = f->getAttrOfType<StringAttr>(kProgramAttrName);
+      bool laidOut =
+          program && program.getValue() ==
+                         ::attn::programName(::attn::Program::BlockLists);
       f.getBody()->walk([&](Operation *op) {
         laidOut |= llvm::any_of(op->getResultTypes(), isLaidOut);
       });
@@ -99,10 +105,16 @@ struct ConvertAttnGPUToNVVMPass
     if (untiled.wasInterrupted())
       return signalPassFailure();
     WalkResult cpuOnly = top.walk([](Operation *op) {
-      if (isa<BlockListsOp>(op) || op->hasAttr(kCPUOnlyAttrName)) {
-        op->emitError("unsupported: attn.block_lists on the GPU path (it is "
-                      "lowered for the CPU path only: build the lists there "
-                      "or on the host)");
+      if (isa<BlockListsOp>(op)) {
+        op->emitError("attn.block_lists must be tiled before "
+                      "convert-attn-gpu-to-nvvm (attn-tile-attention with a "
+                      "GPU target)");
+        return WalkResult::interrupt();
+      }
+      if (op->hasAttr(kCPUOnlyAttrName)) {
+        op->emitError("unsupported: a program lowered for the CPU path "
+                      "(attn.cpu_only: attn.block_lists tiled for a CPU "
+                      "target) on the GPU path");
         return WalkResult::interrupt();
       }
       return WalkResult::advance();

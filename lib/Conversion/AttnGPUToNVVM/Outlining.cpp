@@ -240,7 +240,18 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
                                 "scf.forall of programs (attn.persistent)"
                               : "unsupported: expected a normalized 3-d "
                                 "(batch, head, query block) scf.forall grid");
-  FailureOr<int64_t> warps = programWarps(grid);
+  // A block_lists program is one warp of scalar code (TileBlockLists.cpp):
+  // no tiles, its blocks the mask block.
+  auto gridProgramName = grid->getAttrOfType<StringAttr>(kProgramAttrName);
+  auto maskBlock = grid->getAttrOfType<DenseI64ArrayAttr>(kMaskBlockAttrName);
+  const bool blockLists =
+      gridProgramName && gridProgramName.getValue() ==
+                             ::attn::programName(::attn::Program::BlockLists);
+  if (blockLists && !maskBlock)
+    return grid.emitError("unsupported: a block_lists grid without its "
+                          "mask block (attn.mask_block)");
+  FailureOr<int64_t> warps =
+      blockLists ? FailureOr<int64_t>(1) : programWarps(grid);
   if (failed(warps))
     return failure();
   if (failed(checkRowAccess(grid)))
@@ -489,6 +500,32 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
                    "GPU program (the kernel describes one window)");
     fn.erase();
     return failure();
+  }
+  if (blockLists) {
+    blockM = maskBlock[0];
+    blockN = maskBlock[1];
+    // A kernel line names a dtype and head dims: those of the attention
+    // the lists serve, the function's grid with products (Q·Kᵀ gives the
+    // element type and D, P·V the value head dim).
+    func.walk([&](DotOp dot) {
+      if (grid->isAncestor(dot))
+        return;
+      auto lhs = cast<RankedTensorType>(dot.getLhs().getType());
+      if (dot.getRhsTransposed() && !headDim) {
+        headDim = lhs.getDimSize(1);
+        dtype = dtypeName(lhs.getElementType());
+      } else if (!dot.getRhsTransposed() && !headDimV) {
+        headDimV = cast<RankedTensorType>(dot.getType()).getDimSize(1);
+      }
+    });
+    if (!headDim) {
+      fn.erase();
+      return grid.emitError("unsupported: attn.block_lists on the GPU without "
+                            "an attention in its function (its kernel is "
+                            "described by the attention it serves)");
+    }
+    if (!headDimV)
+      headDimV = headDim;
   }
   // A program without products (attn.merge_splits): its 2-d output tile
   // gives the rows and, from the memory it is stored to (through a column

@@ -395,16 +395,31 @@ func.func @two_adds_two_slots(%ws: memref<?x?x?x128xf32>, %n: index, %steps: ind
 
 // -----
 
-// attn.block_lists' program is scalar code for the CPU path: on the GPU
-// path it would stay in the host code, lists never written.
+// attn.block_lists is lowered by attn-tile-attention (a warp a list row
+// for a GPU target); left untiled, it would stay in the host code.
 
 func.func @block_lists(%c: memref<1x1x?xi32>, %x: memref<1x1x?x?xi32>,
                        %n: index) {
-  // expected-error @+1 {{unsupported: attn.block_lists on the GPU path (it is lowered for the CPU path only: build the lists there or on the host)}}
+  // expected-error @+1 {{attn.block_lists must be tiled before convert-attn-gpu-to-nvvm (attn-tile-attention with a GPU target)}}
   attn.block_lists %c, %x sizes(%n, %n, %n, %n) mask_mod {
   ^bb0(%b: i32, %h: i32, %i: i32, %j: i32):
     %t = arith.cmpi sle, %j, %i : i32
     attn.yield %t : i1
   } : memref<1x1x?xi32>, memref<1x1x?x?xi32>
+  return
+}
+
+// -----
+
+// Its CPU program (attn.cpu_only) is refused: the host code it is in is
+// dropped by the GPU flow.
+
+func.func @cpu_lists(%c: memref<1x1x?xi32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %v = arith.constant 0 : i32
+  // expected-error @+1 {{unsupported: a program lowered for the CPU path (attn.cpu_only: attn.block_lists tiled for a CPU target) on the GPU path}}
+  scf.forall (%i) in (%n) {
+    memref.store %v, %c[%c0, %c0, %i] : memref<1x1x?xi32>
+  } {attn.cpu_only}
   return
 }

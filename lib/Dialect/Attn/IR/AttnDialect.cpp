@@ -217,10 +217,27 @@ LogicalResult AttnDialect::verifyOperationAttribute(Operation *op,
     ::attn::Program program = ::attn::Program::Attention;
     if (!isa<scf::ForallOp>(op) || !str ||
         !::attn::parseProgram(str.str(), program) ||
-        program == ::attn::Program::Attention)
-      return op->emitError() << "'" << kProgramAttrName
-                             << "' must be \"split_kv\", \"merge_splits\", "
-                                "\"grad_q\" or \"grad_kv\" on an scf.forall";
+        program == ::attn::Program::Attention) {
+      // Every program but the plain attention (which carries no name).
+      std::string names;
+      const size_t n = std::size(::attn::kPrograms);
+      for (size_t i = 1; i < n; ++i)
+        names += std::string(i == 1       ? ""
+                             : i + 1 == n ? " or "
+                                          : ", ") +
+                 ::attn::programName(::attn::kPrograms[i]);
+      return op->emitError() << "'" << kProgramAttrName << "' must be " << names
+                             << " on an scf.forall";
+    }
+    return success();
+  }
+  if (name == kMaskBlockAttrName) {
+    auto sizes = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!isa<scf::ForallOp>(op) || !sizes || sizes.size() != 2 ||
+        sizes[0] <= 0 || sizes[1] <= 0)
+      return op->emitError() << "'" << kMaskBlockAttrName
+                             << "' must be two positive sizes (array<i64: "
+                                "BQ, BK>) on an scf.forall";
     return success();
   }
   if (name == kSoftcapAttrName) {

@@ -20,16 +20,29 @@
 
 namespace mlir::attn {
 
-/// A scalar memref.load from a memref that no op writes (a KV cache's page
-/// table or sequence lengths): reading it again for another block, or in
-/// another warpgroup, reads the same value.
+/// The outermost scf.forall around `op` (its program's grid), or null.
+inline Operation *outermostGrid(Operation *op) {
+  Operation *grid = nullptr;
+  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+    if (isa<scf::ForallOp>(p))
+      grid = p;
+  return grid;
+}
+
+/// A scalar memref.load from a memref that no op of its program writes (a
+/// KV cache's page table or sequence lengths; block lists that an earlier
+/// grid wrote): reading it again for another block, or in another
+/// warpgroup, reads the same value. Grids run one after another (a kernel
+/// each on one stream, or a parallel loop each on the CPU), so only writes
+/// in the load's own grid count; outside every grid, any write does.
 inline bool isInvariantLoad(Operation *op) {
   auto load = dyn_cast<memref::LoadOp>(op);
   if (!load)
     return false;
   Value m = load.getMemRef();
+  Operation *grid = outermostGrid(op);
   return llvm::none_of(m.getUsers(), [&](Operation *user) {
-    return user != op &&
+    return user != op && (!grid || grid->isAncestor(user)) &&
            mightHaveEffect<MemoryEffects::Write, MemoryEffects::Free>(user, m);
   });
 }

@@ -41,6 +41,11 @@ struct SelectGPUBlocksPass
   }
 
   void runOnOperation() override {
+    // Block lists built for an attention are built on its GPU too.
+    getOperation()->walk([&](BlockListsOp op) {
+      if (!op.getTargetAttr())
+        op.setTargetAttr(TargetAttr::getKnown(op.getContext(), chip));
+    });
     WalkResult r = getOperation()->walk([&](AttentionOp op) {
       TargetAttr target = TargetAttr::getKnown(op.getContext(), chip);
       if (!target || !target.isGPU()) {

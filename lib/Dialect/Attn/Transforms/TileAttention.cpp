@@ -17,6 +17,7 @@
 #include "attn/runtime/Philox.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -1139,7 +1140,7 @@ struct TileAttentionPass
     SmallVector<BlockListsOp> lists;
     getOperation()->walk([&](BlockListsOp op) { lists.push_back(op); });
     for (BlockListsOp op : lists)
-      if (failed(tileBlockLists(op)))
+      if (failed(tileBlockLists(op, defaultTarget)))
         return signalPassFailure();
     SmallVector<AttentionGradOp> grads;
     getOperation()->walk([&](AttentionGradOp op) { grads.push_back(op); });

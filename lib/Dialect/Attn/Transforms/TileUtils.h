@@ -251,10 +251,10 @@ LogicalResult tileAttentionGrad(AttentionGradOp op, TargetAttr target,
                                 int64_t blockQ, int64_t blockKV);
 
 /// Lowers attn.block_lists to a loop program over the lists' rows
-/// (TileBlockLists.cpp): an scf.forall of scalar code tagged
-/// attn.program = "block_lists", which the CPU pipeline runs (the GPU
-/// conversion refuses it).
-LogicalResult tileBlockLists(BlockListsOp op);
+/// (TileBlockLists.cpp): for a GPU target (the op's, an enclosing op's or
+/// `fallback`) a grid of one warp per row tagged attn.program =
+/// "block_lists", else an scf.forall of scalar code tagged attn.cpu_only.
+LogicalResult tileBlockLists(BlockListsOp op, TargetAttr fallback);
 
 } // namespace tiling
 } // namespace mlir::attn

@@ -560,6 +560,10 @@ enum class Program {
   /// "grad_q_out": with a dQ workspace, the last grid (dQ = scale · the
   /// workspace, per query block)
   GradQueryOut,
+  /// "block_lists": an attention's block lists from its mask_mod
+  /// (attn.block_lists; one warp per list row, block_m and block_n the
+  /// mask block), launched before the attention that reads them
+  BlockLists,
 };
 
 /// Whether `p` is one of the backward's grids (grad_q and grad_kv, or
@@ -571,7 +575,7 @@ inline bool isBackwardProgram(Program p) {
 }
 
 /// The manifest spelling: "attention", "split_kv", "merge_splits",
-/// "grad_q" or "grad_kv".
+/// "grad_q", "grad_kv", "grad_prep", "grad_q_out" or "block_lists".
 inline const char *programName(Program p) {
   switch (p) {
   case Program::SplitKV:
@@ -586,6 +590,8 @@ inline const char *programName(Program p) {
     return "grad_prep";
   case Program::GradQueryOut:
     return "grad_q_out";
+  case Program::BlockLists:
+    return "block_lists";
   default:
     return "attention";
   }
@@ -595,7 +601,7 @@ inline const char *programName(Program p) {
 constexpr Program kPrograms[] = {Program::Attention,    Program::SplitKV,
                                  Program::MergeSplits,  Program::GradQuery,
                                  Program::GradKeyValue, Program::GradPrep,
-                                 Program::GradQueryOut};
+                                 Program::GradQueryOut, Program::BlockLists};
 
 /// The spellings for messages: "attention, split_kv, ... or grad_kv".
 inline std::string programNamesText() {

@@ -193,7 +193,7 @@ func.func @fused_exponent_placement(%x: f32) -> f32 {
 
 // -----
 
-// expected-error @+1 {{'attn.program' must be "split_kv", "merge_splits", "grad_q" or "grad_kv" on an scf.forall}}
+// expected-error @+1 {{'attn.program' must be split_kv, merge_splits, grad_q, grad_kv, grad_prep, grad_q_out or block_lists on an scf.forall}}
 func.func @program_attr() attributes {attn.program = "split_kv"} {
   return
 }
@@ -278,5 +278,15 @@ func.func @cpu_only_on_for(%n: index) {
   // expected-error @+1 {{'attn.cpu_only' must be a unit attribute on an scf.forall}}
   scf.for %i = %c0 to %n step %c1 {
   } {attn.cpu_only}
+  return
+}
+
+// -----
+
+// attn.mask_block gives a block_lists grid's [BQ, BK].
+func.func @mask_block_sizes(%n: index) {
+  // expected-error @+1 {{'attn.mask_block' must be two positive sizes (array<i64: BQ, BK>) on an scf.forall}}
+  scf.forall (%i) in (%n) {
+  } {attn.mask_block = array<i64: 128, 0>}
   return
 }

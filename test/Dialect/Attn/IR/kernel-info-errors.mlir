@@ -27,7 +27,7 @@ func.func private @f() attributes {attn.kernel = #bad}
 
 // -----
 
-// expected-error @+1 {{unknown program 'backward' (expected attention, split_kv, merge_splits, grad_q, grad_kv, grad_prep or grad_q_out)}}
+// expected-error @+1 {{unknown program 'backward' (expected attention, split_kv, merge_splits, grad_q, grad_kv, grad_prep, grad_q_out or block_lists)}}
 #bad = #attn.kernel_info<block_m = 64, block_n = 64, threads = 128, smem_bytes = 0, head_dim = 64, head_dim_v = 64, dtype = "bf16", causal = false, program = "backward">
 func.func private @f() attributes {attn.kernel = #bad}
 

@@ -5,7 +5,7 @@
 // RUN: not attn-opt %S/Inputs/no-op-takes-options.mlir -attn-overlap-products="min-products=0" 2>&1 | FileCheck %s --check-prefix=MIN0
 // MIN0: <unknown>:0: error: pass option min-products must be at least 1, got 0
 // RUN: not attn-opt %S/Inputs/no-op-takes-options.mlir -attn-overlap-products="programs=grad_x" 2>&1 | FileCheck %s --check-prefix=PROG
-// PROG: <unknown>:0: error: pass option programs: unknown program 'grad_x' (expected attention, split_kv, merge_splits, grad_q, grad_kv, grad_prep or grad_q_out)
+// PROG: <unknown>:0: error: pass option programs: unknown program 'grad_x' (expected attention, split_kv, merge_splits, grad_q, grad_kv, grad_prep, grad_q_out or block_lists)
 
 // The backward's two grids on wgmma (bf16, D = 64, no mask: copy groups).
 //

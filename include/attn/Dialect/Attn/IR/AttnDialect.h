@@ -54,13 +54,19 @@ constexpr llvm::StringLiteral kRegisterEstimateAttrName =
 constexpr llvm::StringLiteral kLSRAttrName = "attn.lsr";
 /// `attn.program` on a tile grid (scf.forall) that is not a plain
 /// attention: "split_kv" (attn.attention {split_kv}: dim 2 of the grid is
-/// query block · splits + split) or "merge_splits" (attn.merge_splits).
+/// query block · splits + split), "merge_splits" (attn.merge_splits), the
+/// backward's grids, or "block_lists" (attn.block_lists on the GPU: one
+/// warp per list row).
 /// Carried into `attn.kernel` as program; launchers read it.
 constexpr llvm::StringLiteral kProgramAttrName = "attn.program";
 /// `attn.cpu_only` (unit) on a grid of scalar code that only the CPU
-/// pipeline lowers (attn.block_lists' program): the GPU conversion refuses
-/// it rather than leave it to the host code it drops.
+/// pipeline lowers (attn.block_lists' CPU program): the GPU conversion
+/// refuses it rather than leave it to the host code it drops.
 constexpr llvm::StringLiteral kCPUOnlyAttrName = "attn.cpu_only";
+/// `attn.mask_block` on a "block_lists" grid (scf.forall): the [BQ, BK]
+/// mask block its lists count in, carried into `attn.kernel` as block_m
+/// and block_n (a launcher's q_blocks = ceil(Nq / BQ)).
+constexpr llvm::StringLiteral kMaskBlockAttrName = "attn.mask_block";
 /// `attn.grid` on a tile grid (scf.forall): what each of its dims counts,
 /// in order, as products of the launch's factors (batch, heads_q, heads_kv,
 /// q_blocks = ceil(Nq / block rows), splits), e.g. ["batch", "heads_q",

@@ -503,10 +503,15 @@ def Attn_BlockListsOp : Attn_Op<"block_lists", [AttrSizedOperandSegments]> {
     attn.attention's rules (scalar code, captured scalars and memrefs);
     it must not read the lists.
 
-    Lowered by attn-tile-attention on the CPU path to a parallel loop over
-    the lists' rows (every key of a visible range evaluated until the
-    block's kind is known); `attn-generate-block-lists` writes it in front
-    of an attn.attention from the op's own mask_mod. No GPU lowering yet.
+    Lowered by attn-tile-attention to a grid over the lists' rows (every
+    key of a visible range evaluated until the block's kind is known): on
+    the CPU path a parallel loop, each row walking its blocks in order; for
+    a GPU target (the op's `target`, which attn-select-gpu-blocks sets) one
+    warp a row, its lanes classifying 32 blocks at a time and placing the
+    listed ones by a prefix count, a kernel of its own (manifest
+    `program=block_lists`) launched before the attention.
+    `attn-generate-block-lists` writes it in front of an attn.attention
+    from the op's own mask_mod.
 
     Example (documents whose ids are a captured [B, N] table):
 
