@@ -7,7 +7,9 @@
 //   keep(b, h, i, j) = docs[b, i] == docs[b, j],  causal,
 // bf16, head dim 128, one list row per batch shared by the heads.
 // attn-generate-block-lists writes attn.block_lists before the op, which
-// fills the lists from the same region on every call (on the CPU path):
+// fills the lists from the same region on every call (on the CPU path a
+// parallel loop; on a GPU a kernel of its own before the attention's, as
+// in test/GPU/programs/block-lists-docmask.mlir):
 //   build/bin/attn-opt examples/attention-document-lists.mlir \
 //       -attn-generate-block-lists
 // attn-run runs it that way into poisoned lists, compares them with the
@@ -16,8 +18,7 @@
 // partial; batch 2 and 4096 positions at most: the table's shape):
 //   build/bin/attn-run examples/attention-document-lists.mlir --batch 2 \
 //       --heads 4 --seq-q 1024 --generate-block-lists --check
-// Without --generate-block-lists attn-run hands the kernel its own lists
-// (the GPU path takes lists that way: gpu_programs.py builds them).
+// Without --generate-block-lists attn-run hands the kernel its own lists.
 func.func @attention(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
                      %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>,
                      %lse: memref<?x?x?xf32>, %counts: memref<?x1x?xi32>,

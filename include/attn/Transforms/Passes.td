@@ -112,12 +112,15 @@ def AttnTileAttention : Pass<"attn-tile-attention"> {
     CPU targets only for now (a GPU target is an "unsupported" error).
 
     `attn.block_lists` becomes a grid over the lists' rows. For a GPU
-    target (resolved as for attn.attention) one warp a row, tagged
-    `attn.program = "block_lists"` and `attn.mask_block`: its lanes
-    (`gpu.thread_id x`) classify 32 key blocks a step and place the listed
-    ones by a prefix count across the lanes (`gpu.shuffle up`), lane 0
-    stores the counts. Otherwise a parallel loop tagged `attn.cpu_only`
-    that walks each row's blocks in order.
+    target (resolved as for attn.attention) a thread block of 16 warps a
+    row, tagged `attn.program = "block_lists"` and `attn.mask_block`: each
+    warp classifies key blocks (its lanes splitting a query row's keys,
+    combined by `gpu.shuffle xor`) and writes each block's kind into the
+    row's entry kb; after a `gpu.barrier` warp 0 compacts the row in place,
+    32 entries a step, by a prefix count across its lanes (`gpu.shuffle
+    up`). Otherwise a parallel loop tagged `attn.cpu_only` that walks each
+    row's blocks in order. A mask_mod that does not read b (or h) is
+    evaluated for one batch (head) of a row that covers several.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",

@@ -250,8 +250,19 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
   if (blockLists && !maskBlock)
     return grid.emitError("unsupported: a block_lists grid without its "
                           "mask block (attn.mask_block)");
+  // Its threads: the bound its thread index carries.
+  int64_t listThreads = 0;
+  if (blockLists)
+    grid.getBody()->walk([&](gpu::ThreadIdOp t) {
+      if (auto ub = t.getUpperBoundAttr())
+        listThreads = std::max<int64_t>(listThreads, ub.getInt());
+    });
+  if (blockLists && (listThreads <= 0 || listThreads % 32))
+    return grid.emitError("unsupported: a block_lists grid without a "
+                          "whole number of warps as its thread index's "
+                          "upper_bound");
   FailureOr<int64_t> warps =
-      blockLists ? FailureOr<int64_t>(1) : programWarps(grid);
+      blockLists ? FailureOr<int64_t>(listThreads / 32) : programWarps(grid);
   if (failed(warps))
     return failure();
   if (failed(checkRowAccess(grid)))

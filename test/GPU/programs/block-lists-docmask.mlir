@@ -1,8 +1,8 @@
 // Packed documents whose block lists the program builds itself on the GPU
 // (FlexAttention's create_block_mask): attn.block_lists evaluates the
-// document mask_mod over every mask block (one warp a list row, 32 key
-// blocks a step) and writes the partial and full lists, then attn.attention
-// reads them. bf16, D = 128, causal. The GPU check
+// document mask_mod over every mask block (a thread block a list row, a
+// warp a key block) and writes the partial and full lists, then
+// attn.attention reads them. bf16, D = 128, causal. The GPU check
 // (tools/scripts/gpu_programs.py, variant "docmask" with "generate_lists")
 // poisons the list buffers, launches the lists kernel, compares every row's
 // counts and blocks with the lists it builds in torch, then checks O and the
@@ -12,9 +12,13 @@
 // RUN: FileCheck %s --check-prefixes=CHECK,SM90 < %t.ptx
 // RUN: attn-opt %s --attn-codegen="chip=sm_80" --emit=ptx -o %t.sm80.ptx
 // RUN: FileCheck %s < %t.sm80.ptx
-// The lists kernel (one warp), then the attention that reads the lists.
+// The lists kernel (sixteen warps a list row: the kinds, each warp's lanes
+// combined by butterfly shuffles, then warp 0's prefix counts), then the
+// attention that reads the lists.
 // CHECK-LABEL: .entry attention_kernel(
-// CHECK: .maxntid 32, 1, 1
+// CHECK: .maxntid 512, 1, 1
+// CHECK: shfl.sync.bfly.b32
+// CHECK: bar.sync 0;
 // CHECK: shfl.sync.up.b32
 // CHECK: shfl.sync.idx.b32
 // CHECK: st.global.b32

@@ -111,6 +111,39 @@ Value append(OpBuilder &b, Location loc, Value take, Value kb, Value n,
   return im.add(n, step);
 }
 
+/// A lane's part of a warp's search over keys [lo, hi): x = lo, lo + 32,
+/// ... (lo already offset by the lane), the same or/and reduction as
+/// search's innermost loop (no branch).
+Value strided(OpBuilder &b, Location loc, Value lo, Value hi, bool decided,
+              Body body) {
+  Value init = arith::ConstantOp::create(b, loc, b.getBoolAttr(!decided));
+  Value step = arith::ConstantIndexOp::create(b, loc, 32);
+  auto loop = scf::ForOp::create(
+      b, loc, lo, hi, step, ValueRange{init},
+      [&](OpBuilder &lb, Location l, Value x, ValueRange args) {
+        Value p = body(lb, l, x);
+        Value r = decided ? Value(arith::OrIOp::create(lb, l, args[0], p))
+                          : Value(arith::AndIOp::create(lb, l, args[0], p));
+        scf::YieldOp::create(lb, l, r);
+      });
+  return loop.getResult(0);
+}
+
+/// The warp's answer from its lanes' (i1): any (decided true) or all, by a
+/// butterfly of shuffles (every lane gets it):
+///   v = v ∨ shuffle_xor(v, d)  (∧ for all), d = 16, 8, 4, 2, 1.
+Value warpCombine(OpBuilder &b, Location loc, Value mine, bool decided) {
+  Value v = arith::ExtUIOp::create(b, loc, b.getI32Type(), mine);
+  for (int32_t d = 16; d >= 1; d /= 2) {
+    auto other =
+        gpu::ShuffleOp::create(b, loc, v, d, 32, gpu::ShuffleMode::XOR);
+    Value o = other.getShuffleResult();
+    v = decided ? Value(arith::OrIOp::create(b, loc, v, o))
+                : Value(arith::AndIOp::create(b, loc, v, o));
+  }
+  return arith::TruncIOp::create(b, loc, b.getI1Type(), v);
+}
+
 /// One list row's classification of key blocks: what both lowerings share.
 struct RowClassifier {
   BlockListsOp op;
@@ -129,6 +162,13 @@ struct RowClassifier {
     nk = op.getKvLen();
     std::tie(bLo, bHi) = span(im, rowsB, row[0], op.getBatch());
     std::tie(hLo, hHi) = span(im, rowsH, row[1], op.getHeads());
+    // A mask_mod that does not read b (or h) gives every batch (head) the
+    // same answer: one is enough (a row shared by 32 heads is not searched
+    // 32 times).
+    if (body.getArgument(0).use_empty())
+      bHi = im.min(bHi, im.add(bLo, im.cst(1)));
+    if (body.getArgument(1).use_empty())
+      hHi = im.min(hHi, im.add(hLo, im.cst(1)));
     qLo = im.mul(row[2], im.cst(bq));
     qHi = im.min(nq, im.add(qLo, im.cst(bq)));
     diag = im.sub(nk, nq);
@@ -157,8 +197,13 @@ struct RowClassifier {
   }
 
   /// Key block kb's kind: (partial, full) as i1 (full false without full
-  /// lists; at most one of them true).
-  std::pair<Value, Value> classify(OpBuilder &lb, Location l, Value kb) {
+  /// lists; at most one of them true). With `lane` (GPU: a warp classifies
+  /// one block), lane l looks at keys jLo + l, jLo + l + 32, ... of each
+  /// query row and the warp combines its lanes' answers after the row, so
+  /// that every lane holds the block's kind and leaves the search with
+  /// the others.
+  std::pair<Value, Value> classify(OpBuilder &lb, Location l, Value kb,
+                                   Value lane = Value()) {
     IndexMath lm{lb, l};
     Value kLo = lm.mul(kb, lm.cst(bk));
     Value kHi = lm.min(nk, lm.add(kLo, lm.cst(bk)));
@@ -178,11 +223,15 @@ struct RowClassifier {
                         IndexMath m{b3, l3};
                         Value jLo = seenOnly ? m.max(kLo, firstKey(m, i)) : kLo;
                         Value jHi = seenOnly ? m.min(kHi, lastKey(m, i)) : kHi;
-                        return search(
-                            b3, l3, jLo, jHi, decided, /*early=*/false,
-                            [&](OpBuilder &b4, Location l4, Value j) {
-                              return evalMask(b4, l4, body, bb, hh, i, j);
-                            });
+                        auto key = [&](OpBuilder &b4, Location l4, Value j) {
+                          return evalMask(b4, l4, body, bb, hh, i, j);
+                        };
+                        if (!lane)
+                          return search(b3, l3, jLo, jHi, decided,
+                                        /*early=*/false, key);
+                        Value mine = strided(b3, l3, m.add(jLo, lane), jHi,
+                                             decided, key);
+                        return warpCombine(b3, l3, mine, decided);
                       });
                 });
           });
@@ -276,13 +325,22 @@ Value inclusiveLaneSum(OpBuilder &b, Location loc, Value v) {
   return v;
 }
 
-/// The GPU program: a grid of one warp per list row. Each step its lanes
-/// classify key blocks kb0 + lane; a listed block's entry is the row's
-/// count so far plus the listed blocks of the lanes below it,
+/// Warps of a GPU block_lists program: a row's key blocks are classified
+/// that many at a time.
+constexpr int64_t kListWarps = 16;
+
+/// The GPU program: a thread block of kListWarps warps per list row.
+/// (1) Warp w classifies key blocks w, w + W, ... (its lanes splitting
+/// each query row's keys) and lane 0 writes the block's kind (0 none,
+/// 1 partial, 2 full) into the row's own list entry kb: K >= ceil(Nk / BK)
+/// entries (the op's precondition; blocks from K on are not looked at).
+/// (2) After a barrier, warp 0 compacts the row in place, 32 entries a
+/// step: a listed block's entry is the count so far plus the listed
+/// blocks of the lanes below it,
 ///   pos(lane) = n + Σ_{l < lane} listed(l),   n += Σ_l listed(l),
-/// so the list stays in increasing kb as on the CPU. Lane 0 stores the
-/// counts. Grid dims beyond the lists' rows (a launcher sizes them from
-/// batch and heads) do nothing.
+/// never past its own entry (pos <= kb), and every lane reads its kind
+/// before any lane writes; lane 0 stores the counts. Grid dims beyond the
+/// lists' rows (a launcher sizes them from batch and heads) do nothing.
 void tileForGPU(BlockListsOp op, TargetAttr target) {
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -337,32 +395,73 @@ void tileForGPU(BlockListsOp op, TargetAttr target) {
   Value fullCap = fullIndices ? im.dim(fullIndices, 3) : Value();
   RowClassifier rc(im, op, im.dim(counts, 0), im.dim(counts, 1), row);
   Type i32 = b.getI32Type();
-  Value lane = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value isLane0 =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, im.cst(0));
+  // The thread's index bounds the launch's block (upper_bound): the
+  // kernel's thread count.
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x,
+                                      b.getIndexAttr(32 * kListWarps));
+  Value lane = arith::RemUIOp::create(b, loc, tid, im.cst(32));
+  Value warp = arith::DivUIOp::create(b, loc, tid, im.cst(32));
   Value c0 = im.cst(0);
   Value numBlocks = im.ceilDiv(rc.nk, im.cst(bk));
+  Value stored = im.min(numBlocks, cap);
+  Value zero32 = arith::ConstantIntOp::create(b, loc, i32, 0);
+  Value one32 = arith::ConstantIntOp::create(b, loc, i32, 1);
+  Value two32 = arith::ConstantIntOp::create(b, loc, i32, 2);
+
+  // (1) kinds: kind = partial ? 1 : full ? 2 : 0, into entry kb.
+  scf::ForOp::create(
+      b, loc, warp, stored, im.cst(kListWarps), ValueRange{},
+      [&](OpBuilder &lb, Location l, Value kb, ValueRange) {
+        auto [part, full] = rc.classify(lb, l, kb, lane);
+        Value fullKind = arith::SelectOp::create(lb, l, full, two32, zero32);
+        Value kind = arith::SelectOp::create(lb, l, part, one32, fullKind);
+        Value lane0 = arith::ConstantIndexOp::create(lb, l, 0);
+        Value first =
+            arith::CmpIOp::create(lb, l, arith::CmpIPredicate::eq, lane, lane0);
+        auto write = scf::IfOp::create(lb, l, TypeRange{}, first,
+                                       /*withElseRegion=*/false);
+        OpBuilder wb = write.getThenBodyBuilder();
+        SmallVector<Value> idx(row.begin(), row.end());
+        idx.push_back(kb);
+        memref::StoreOp::create(wb, l, kind, indices, idx);
+        scf::YieldOp::create(lb, l);
+      });
+  gpu::BarrierOp::create(b, loc);
+
+  // (2) warp 0 compacts the kinds into the lists.
+  Value isWarp0 =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, warp, c0);
+  auto compact = scf::IfOp::create(b, loc, TypeRange{}, isWarp0,
+                                   /*withElseRegion=*/false);
+  b.setInsertionPointToStart(compact.thenBlock());
+  Value isLane0 =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, c0);
   SmallVector<Value> inits = {c0};
   if (fullIndices)
     inits.push_back(c0);
   auto steps = scf::ForOp::create(
-      b, loc, c0, numBlocks, im.cst(32), inits,
+      b, loc, c0, stored, im.cst(32), inits,
       [&](OpBuilder &lb, Location l, Value kb0, ValueRange args) {
         IndexMath lm{lb, l};
         Value kb = lm.add(kb0, lane);
-        Value active = arith::CmpIOp::create(lb, l, arith::CmpIPredicate::slt,
-                                             kb, numBlocks);
-        auto kinds = scf::IfOp::create(
-            lb, l, TypeRange{lb.getI1Type(), lb.getI1Type()}, active,
-            /*withElseRegion=*/true);
+        Value active =
+            arith::CmpIOp::create(lb, l, arith::CmpIPredicate::slt, kb, stored);
+        auto read = scf::IfOp::create(lb, l, TypeRange{i32}, active,
+                                      /*withElseRegion=*/true);
         {
-          OpBuilder tb = kinds.getThenBodyBuilder();
-          auto [part, full] = rc.classify(tb, l, kb);
-          scf::YieldOp::create(tb, l, ValueRange{part, full});
-          OpBuilder eb = kinds.getElseBodyBuilder();
-          Value no = arith::ConstantOp::create(eb, l, eb.getBoolAttr(false));
-          scf::YieldOp::create(eb, l, ValueRange{no, no});
+          OpBuilder tb = read.getThenBodyBuilder();
+          SmallVector<Value> idx(row.begin(), row.end());
+          idx.push_back(kb);
+          Value kind = memref::LoadOp::create(tb, l, indices, idx);
+          scf::YieldOp::create(tb, l, kind);
+          OpBuilder eb = read.getElseBodyBuilder();
+          scf::YieldOp::create(eb, l, zero32);
         }
+        Value kind = read.getResult(0);
+        Value part =
+            arith::CmpIOp::create(lb, l, arith::CmpIPredicate::eq, kind, one32);
+        Value full =
+            arith::CmpIOp::create(lb, l, arith::CmpIPredicate::eq, kind, two32);
         Value kbI32 = arith::IndexCastOp::create(lb, l, i32, kb);
         // Each list: the lane's entry from the prefix count, n advanced by
         // the step's total (lane 31's inclusive count).
@@ -380,11 +479,9 @@ void tileForGPU(BlockListsOp op, TargetAttr target) {
                                                   total.getShuffleResult());
           return lm.add(n, step);
         };
-        SmallVector<Value> next = {
-            place(kinds.getResult(0), args[0], cap, indices)};
+        SmallVector<Value> next = {place(part, args[0], cap, indices)};
         if (fullIndices)
-          next.push_back(
-              place(kinds.getResult(1), args[1], fullCap, fullIndices));
+          next.push_back(place(full, args[1], fullCap, fullIndices));
         scf::YieldOp::create(lb, l, next);
       });
   auto store = scf::IfOp::create(b, loc, TypeRange{}, isLane0,

@@ -1,14 +1,19 @@
 // RUN: attn-opt %s -split-input-file --attn-tile-attention="target=sm_90a" --canonicalize | FileCheck %s
 
-// attn.block_lists for a GPU target ==> a grid of one warp per list row,
-// mapped to the thread blocks and described for launchers (program, mask
-// block, grid factors). Rows beyond the lists' (a launch sized from batch
-// and heads) do nothing. Each step the lanes classify key blocks
-// kb0 + lane (the CPU program's search, the mask_mod inlined), count the
-// listed ones of the lanes below them by shuffles up (an inclusive sum
-// over 32 lanes: offsets 1, 2, 4, 8, 16), take the step's total from lane
-// 31, and store each listed block at the row's count plus that prefix
-// (within K). Lane 0 stores the count, min(n, K).
+// attn.block_lists for a GPU target ==> a grid of one thread block (16
+// warps) per list row, mapped to the thread blocks and described for
+// launchers (program, mask block, grid factors). Rows beyond the lists' (a
+// launch sized from batch and heads) do nothing. (1) Warp w classifies key
+// blocks w, w + 16, ...: per query row its lanes take keys jLo + lane,
+// + 32, ... (the mask_mod inlined, no branch) and a butterfly of shuffles
+// (xor 16, 8, 4, 2, 1) gives every lane the warp's answer, so the warp
+// leaves the search together; lane 0 writes the kind into the row's entry
+// kb (within K). The mask_mod reads neither b nor h: one of each is
+// searched. (2) After a barrier, warp 0 compacts the row, 32 entries a
+// step: an inclusive sum of the listed flags over the lanes (shuffles up
+// 1, 2, 4, 8, 16), the step's total from lane 31, each listed block stored
+// at the row's count plus the lanes below it (within K); lane 0 stores the
+// count, min(n, K).
 
 // CHECK-LABEL: func.func @partial
 // CHECK-SAME: (%[[C:[^:]*]]: memref<1x1x?xi32>, %[[X:[^:]*]]: memref<1x1x?x?xi32>, %[[B:[^:]*]]: index, %[[H:[^:]*]]: index, %[[NQ:[^:]*]]: index, %[[NK:[^:]*]]: index)
@@ -17,21 +22,40 @@
 // CHECK: %[[IN:.*]] = arith.cmpi ult, %[[RQ]], %[[ROWS]]
 // CHECK: scf.if %[[IN]]
 // CHECK: %[[K:.*]] = memref.dim %[[X]], %c3
-// CHECK: %[[LANE:.*]] = gpu.thread_id  x
-// CHECK: %[[LANE0:.*]] = arith.cmpi eq, %[[LANE]], %c0
+// CHECK: %[[B1:.*]] = arith.minsi %[[B]], %c1
+// CHECK: %[[H1:.*]] = arith.minsi %[[H]], %c1
+// CHECK: %[[TID:.*]] = gpu.thread_id  x upper_bound 512
+// CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %c32
+// CHECK: %[[WARP:.*]] = arith.divui %[[TID]], %c32
 // CHECK: %[[BLOCKS:.*]] = arith.ceildivsi %[[NK]], %c64
-// CHECK: %[[N:[^ ]*]] = scf.for %[[KB0:[^ ]*]] = %c0 to %[[BLOCKS]] step %c32 iter_args(%[[CNT:[^ ]*]] = %c0) -> (index)
-// CHECK: %[[KB:.*]] = arith.addi %[[KB0]], %[[LANE]]
-// CHECK: %[[ACTIVE:.*]] = arith.cmpi slt, %[[KB]], %[[BLOCKS]]
-// CHECK: %[[KIND:.*]] = scf.if %[[ACTIVE]] -> (i1)
-// The keys query i sees: j <= i + Nk - Nq; the mask_mod inlined.
-// CHECK: scf.for %{{.*}} = %c0 to %[[B]]
-// CHECK: scf.for %{{.*}} = %c0 to %[[H]]
+// CHECK: %[[STORED:.*]] = arith.minsi %[[BLOCKS]], %[[K]]
+// CHECK: scf.for %[[KB:[^ ]*]] = %[[WARP]] to %[[STORED]] step %c16 {
+// CHECK: scf.for %{{.*}} = %c0 to %[[B1]]
+// CHECK: scf.for %{{.*}} = %c0 to %[[H1]]
+// CHECK: %[[JLO:.*]] = arith.addi %{{.*}}, %[[LANE]]
+// CHECK: scf.for %{{.*}} = %[[JLO]] to %{{.*}} step %c32 iter_args
 // CHECK: arith.divsi
-// CHECK: } else {
-// CHECK-NEXT: scf.yield %false : i1
-// CHECK: %[[KBI:.*]] = arith.index_cast %[[KB]] : index to i32
-// CHECK: %[[T:.*]] = arith.extui %[[KIND]] : i1 to i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c8_i32, %c32_i32 : i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c4_i32, %c32_i32 : i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : i32
+// CHECK: %[[KINDV:.*]] = arith.extui %{{.*}} : i1 to i32
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %c0
+// CHECK: scf.if %[[FIRST]]
+// CHECK-NEXT: memref.store %[[KINDV]], %[[X]][%c0, %c0, %[[RQ]], %[[KB]]]
+// CHECK: gpu.barrier
+// CHECK: %[[W0:.*]] = arith.cmpi eq, %[[WARP]], %c0
+// CHECK: scf.if %[[W0]]
+// CHECK: %[[LANE0:.*]] = arith.cmpi eq, %[[LANE]], %c0
+// CHECK: %[[N:[^ ]*]] = scf.for %[[KB0:[^ ]*]] = %c0 to %[[STORED]] step %c32 iter_args(%[[CNT:[^ ]*]] = %c0) -> (index)
+// CHECK: %[[KB2:.*]] = arith.addi %[[KB0]], %[[LANE]]
+// CHECK: %[[ACTIVE:.*]] = arith.cmpi slt, %[[KB2]], %[[STORED]]
+// CHECK: %[[KIND:.*]] = scf.if %[[ACTIVE]] -> (i32)
+// CHECK-NEXT: memref.load %[[X]][%c0, %c0, %[[RQ]], %[[KB2]]]
+// CHECK: %[[LISTED:.*]] = arith.cmpi eq, %[[KIND]], %c1_i32
+// CHECK: %[[KBI:.*]] = arith.index_cast %[[KB2]] : index to i32
+// CHECK: %[[T:.*]] = arith.extui %[[LISTED]] : i1 to i32
 // CHECK: gpu.shuffle  up %[[T]], %c1_i32, %c32_i32 : i32
 // CHECK: gpu.shuffle  up %{{.*}}, %c2_i32, %c32_i32 : i32
 // CHECK: gpu.shuffle  up %{{.*}}, %c4_i32, %c32_i32 : i32
@@ -43,7 +67,7 @@
 // CHECK: %[[BEFOREX:.*]] = arith.index_cast %[[BEFORE]] : i32 to index
 // CHECK: %[[POS:.*]] = arith.addi %[[CNT]], %[[BEFOREX]]
 // CHECK: %[[ROOM:.*]] = arith.cmpi slt, %[[POS]], %[[K]]
-// CHECK: %[[STORE:.*]] = arith.andi %[[KIND]], %[[ROOM]]
+// CHECK: %[[STORE:.*]] = arith.andi %[[LISTED]], %[[ROOM]]
 // CHECK: scf.if %[[STORE]]
 // CHECK-NEXT: memref.store %[[KBI]], %[[X]][%c0, %c0, %[[RQ]], %[[POS]]]
 // CHECK: %[[TOTALX:.*]] = arith.index_cast %[[TOTAL]] : i32 to index
@@ -71,11 +95,23 @@ func.func @partial(%c: memref<1x1x?xi32>, %x: memref<1x1x?x?xi32>,
 
 // -----
 
-// Lists per batch and head: the grid names them; with full lists both
-// are placed from their own prefix counts and both counts stored by lane 0.
+// Lists per batch and head: the grid names them; a block's kind is 1
+// (partial) or 2 (full, where the mask_mod keeps all its keys: an "all"
+// search, its lanes combined by and); each list is placed from its own
+// prefix count and lane 0 stores both counts. The mask_mod reads b: every
+// batch of the row is searched (here one: the lists have a row per batch).
 
 // CHECK-LABEL: func.func @full
 // CHECK: scf.forall
+// CHECK: gpu.shuffle  xor
+// CHECK: arith.ori
+// CHECK: gpu.shuffle  xor
+// CHECK: arith.andi
+// CHECK: %[[FULLK:.*]] = arith.select %{{.*}}, %c2_i32, %c0_i32 : i32
+// CHECK: arith.select %{{.*}}, %c1_i32, %[[FULLK]] : i32
+// CHECK: gpu.barrier
+// CHECK: arith.cmpi eq, %{{.*}}, %c1_i32
+// CHECK: arith.cmpi eq, %{{.*}}, %c2_i32
 // CHECK-COUNT-5: gpu.shuffle  up
 // CHECK: gpu.shuffle  idx
 // CHECK: memref.store %{{.*}}, %arg1
@@ -95,7 +131,8 @@ func.func @full(%c: memref<?x?x?xi32>, %x: memref<?x?x?x?xi32>,
     %c100 = arith.constant 100 : i32
     %di = arith.divsi %i, %c100 : i32
     %dj = arith.divsi %j, %c100 : i32
-    %same = arith.cmpi eq, %di, %dj : i32
+    %db = arith.addi %dj, %bb : i32
+    %same = arith.cmpi eq, %di, %db : i32
     attn.yield %same : i1
   } : memref<?x?x?xi32>, memref<?x?x?x?xi32>
   return

@@ -12,11 +12,14 @@
 // CHECK-DAG: %[[QB:.*]] = memref.dim %[[C]], %c2
 // CHECK: scf.forall (%[[QBI:.*]]) in (%[[QB]])
 // One list row covers every batch and head (the lists' dims are 1).
+// The mask_mod reads neither b nor h: one batch and one head are enough.
+// CHECK: %[[B1:.*]] = arith.minsi %[[B]], %c1
+// CHECK: %[[H1:.*]] = arith.minsi %[[H]], %c1
 // CHECK: %[[DIAG:.*]] = arith.subi %[[NK]], %[[NQ]]
 // CHECK: %[[BLOCKS:.*]] = arith.ceildivsi %[[NK]], %c64
 // CHECK: %[[N:[^ ]*]] = scf.for %[[KB:[^ ]*]] = %c0 to %[[BLOCKS]] step %c1 iter_args(%[[CNT:[^ ]*]] = %c0) -> (index)
-// CHECK: scf.for %{{.*}} = %c0 to %[[B]]
-// CHECK: scf.for %{{.*}} = %c0 to %[[H]]
+// CHECK: scf.for %{{.*}} = %c0 to %[[B1]]
+// CHECK: scf.for %{{.*}} = %c0 to %[[H1]]
 // CHECK: scf.for %[[I:[^ ]*]] = %{{.*}} to %{{.*}}
 // The keys query i sees: j <= i + Nk - Nq.
 // CHECK: %[[LAST:.*]] = arith.addi %[[I]], %[[DIAG]]
@@ -80,5 +83,27 @@ func.func @full(%c: memref<?x?x?xi32>, %x: memref<?x?x?x?xi32>,
     %same = arith.cmpi eq, %di, %dj : i32
     attn.yield %same : i1
   } {window_left = 128} : memref<?x?x?xi32>, memref<?x?x?x?xi32>
+  return
+}
+
+// -----
+
+// A mask_mod that reads the head: a row shared by the heads searches every
+// head (the lists' head dim is 1), a batch alone (it does not read b).
+
+// CHECK-LABEL: func.func @per_head
+// CHECK-SAME: %[[B:[^:]*]]: index, %[[H:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index)
+// CHECK: %[[B1:.*]] = arith.minsi %[[B]], %c1
+// CHECK-NOT: arith.minsi %[[H]]
+// CHECK: scf.for %{{.*}} = %c0 to %[[B1]]
+// CHECK: scf.for %{{.*}} = %c0 to %[[H]]
+func.func @per_head(%c: memref<1x1x?xi32>, %x: memref<1x1x?x?xi32>,
+                    %b: index, %h: index, %nq: index, %nk: index) {
+  attn.block_lists %c, %x sizes(%b, %h, %nq, %nk) mask_mod {
+  ^bb0(%bb: i32, %hh: i32, %i: i32, %j: i32):
+    %jh = arith.addi %j, %hh : i32
+    %t = arith.cmpi sle, %jh, %i : i32
+    attn.yield %t : i1
+  } : memref<1x1x?xi32>, memref<1x1x?x?xi32>
   return
 }

@@ -493,12 +493,14 @@ def Attn_BlockListsOp : Attn_Op<"block_lists", [AttrSizedOperandSegments]> {
     visible(kb) ∧ whole(kb) (the attention then skips the mask_mod there
     but still applies causal and the window), else in the partial list
     where visible(kb); each list in increasing kb, with its count. Entries
-    of `%indices` past a row's count are not written. The lists' dims give
+    of `%indices` past a row's count hold no listed block (the GPU lowering
+    leaves scratch there). The lists' dims give
     the rows: counts `[1|B, 1|Hq, ceil(q_len / BQ)]`, indices `[1|B, 1|Hq,
     ceil(q_len / BQ), K]`, i32 (attn.attention's shapes). K >=
     ceil(kv_len / BK) is a precondition (a longer list is cut at K and its
-    count too: memory stays safe, the attention would miss blocks; the
-    callers check it). `batch`, `heads`, `q_len` and `kv_len` are the
+    count too, on the GPU the key blocks from K on are not looked at:
+    memory stays safe, the attention would miss blocks; the callers check
+    it). `batch`, `heads`, `q_len` and `kv_len` are the
     attention's B, Hq, Nq and Nk. The mask_mod region follows
     attn.attention's rules (scalar code, captured scalars and memrefs);
     it must not read the lists.
@@ -506,10 +508,11 @@ def Attn_BlockListsOp : Attn_Op<"block_lists", [AttrSizedOperandSegments]> {
     Lowered by attn-tile-attention to a grid over the lists' rows (every
     key of a visible range evaluated until the block's kind is known): on
     the CPU path a parallel loop, each row walking its blocks in order; for
-    a GPU target (the op's `target`, which attn-select-gpu-blocks sets) one
-    warp a row, its lanes classifying 32 blocks at a time and placing the
-    listed ones by a prefix count, a kernel of its own (manifest
-    `program=block_lists`) launched before the attention.
+    a GPU target (the op's `target`, which attn-select-gpu-blocks sets) a
+    thread block a row, a warp a key block at a time, the kinds compacted
+    by a prefix count across a warp's lanes: a kernel of its own (manifest
+    `program=block_lists`) launched before the attention, which uses the
+    row's entries past its count as scratch.
     `attn-generate-block-lists` writes it in front of an attn.attention
     from the op's own mask_mod.
 
