@@ -423,3 +423,39 @@ func.func @cpu_lists(%c: memref<1x1x?xi32>, %n: index) {
   } {attn.cpu_only}
   return
 }
+
+// -----
+
+// A block_lists grid (attn-tile-attention's GPU program of attn.block_lists)
+// is described by its mask block, its thread index's bound and the
+// attention it serves; without one of them it is not a kernel.
+
+func.func @lists_without_mask_block(%n: index) {
+  // expected-error @+1 {{unsupported: a block_lists grid without its mask block (attn.mask_block)}}
+  scf.forall (%b, %h, %q) in (%n, 1, %n) {
+    %t = gpu.thread_id x upper_bound 512
+  } {attn.program = "block_lists", attn.grid = ["batch", "1", "q_blocks"]}
+  return
+}
+
+// -----
+
+func.func @lists_without_thread_bound(%n: index) {
+  // expected-error @+1 {{unsupported: a block_lists grid without a whole number of warps as its thread index's upper_bound}}
+  scf.forall (%b, %h, %q) in (%n, 1, %n) {
+    %t = gpu.thread_id x
+  } {attn.program = "block_lists", attn.mask_block = array<i64: 128, 128>, attn.grid = ["batch", "1", "q_blocks"]}
+  return
+}
+
+// -----
+
+func.func @lists_without_attention(%c: memref<?x1x?xi32>, %n: index) {
+  // expected-error @+1 {{unsupported: attn.block_lists on the GPU without an attention in its function (its kernel is described by the attention it serves)}}
+  scf.forall (%b, %h, %q) in (%n, 1, %n) {
+    %t = gpu.thread_id x upper_bound 512
+    %v = arith.index_cast %t : index to i32
+    memref.store %v, %c[%b, %h, %q] : memref<?x1x?xi32>
+  } {attn.program = "block_lists", attn.mask_block = array<i64: 128, 128>, attn.grid = ["batch", "1", "q_blocks"]}
+  return
+}

@@ -259,6 +259,21 @@ struct RowClassifier {
   }
 };
 
+/// The lists an attn.block_lists writes and its rows (the counts' dims).
+struct ListOperands {
+  Value counts, indices, fullCounts, fullIndices, rowsB, rowsH, rowsQ;
+  static ListOperands of(BlockListsOp op, IndexMath &im) {
+    Value counts = op.getBlockCounts();
+    return {counts,
+            op.getBlockIndices(),
+            op.getFullCounts(),
+            op.getFullIndices(),
+            im.dim(counts, 0),
+            im.dim(counts, 1),
+            im.dim(counts, 2)};
+  }
+};
+
 /// count = min(n, K) into the row's count: a list longer than its K
 /// entries is cut there (a precondition excludes it; memory stays safe).
 void storeCount(IndexMath &im, Value n, Value cap, Value counts,
@@ -275,10 +290,8 @@ void tileForCPU(BlockListsOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   IndexMath im{b, loc};
-  Value counts = op.getBlockCounts(), indices = op.getBlockIndices();
-  Value fullCounts = op.getFullCounts(), fullIndices = op.getFullIndices();
-  Value rowsB = im.dim(counts, 0), rowsH = im.dim(counts, 1),
-        rowsQ = im.dim(counts, 2);
+  auto [counts, indices, fullCounts, fullIndices, rowsB, rowsH, rowsQ] =
+      ListOperands::of(op, im);
   Value cap = im.dim(indices, 3);
   Value fullCap = fullIndices ? im.dim(fullIndices, 3) : Value();
 
@@ -345,10 +358,8 @@ void tileForGPU(BlockListsOp op, TargetAttr target) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   IndexMath im{b, loc};
-  Value counts = op.getBlockCounts(), indices = op.getBlockIndices();
-  Value fullCounts = op.getFullCounts(), fullIndices = op.getFullIndices();
-  Value rowsB = im.dim(counts, 0), rowsH = im.dim(counts, 1),
-        rowsQ = im.dim(counts, 2);
+  auto [counts, indices, fullCounts, fullIndices, rowsB, rowsH, rowsQ] =
+      ListOperands::of(op, im);
   auto [bq, bk] = op.getMaskBlockSizes();
 
   // Mapped to the thread blocks as the tile grids are (launch x, y, z =
