@@ -22,7 +22,7 @@ import os
 
 import torch
 
-C_API_VERSION = 3
+C_API_VERSION = 4
 _DTYPES = {torch.float16: 1, torch.bfloat16: 2}
 
 
@@ -50,14 +50,21 @@ class _GradStrides(ctypes.Structure):
 class _Variant(ctypes.Structure):
     # attn_variant: window_left/right (-1: no bound), softcap (0: none),
     # reserved, alibi_slopes (a device pointer or NULL), dropout (rate 0:
-    # none; the Philox key and offset of the mask).
+    # none; the Philox key and offset of the mask), a score bias (NULL:
+    # none; its dims 1 then; this module trains without one: the backward
+    # has no bias yet).
     _fields_ = [("window_left", ctypes.c_int64),
                 ("window_right", ctypes.c_int64),
                 ("softcap", ctypes.c_float), ("reserved", ctypes.c_int32),
                 ("alibi_slopes", ctypes.c_void_p),
                 ("dropout_p", ctypes.c_float),
                 ("dropout_offset", ctypes.c_uint32),
-                ("dropout_seed", ctypes.c_uint64)]
+                ("dropout_seed", ctypes.c_uint64),
+                ("bias", ctypes.c_void_p), ("bias_dtype", ctypes.c_int32),
+                ("reserved2", ctypes.c_int32),
+                ("bias_batch", ctypes.c_int64),
+                ("bias_heads", ctypes.c_int64),
+                ("bias_strides", _Strides)]
 
 
 class _Options(ctypes.Structure):
@@ -157,6 +164,7 @@ class Runtime:
                             "attn_backward_variant (a window, soft-cap, "
                             "ALiBi or dropout needs a newer one)")
         v = _Variant()
+        v.bias_batch = v.bias_heads = 1  # no bias (attn_variant_init's)
         v.window_left, v.window_right = window if window else (-1, -1)
         v.softcap = float(softcap or 0)
         if dropout:

@@ -67,6 +67,13 @@ OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, const KernelRequest &r) {
   }
   if (r.alibi)
     name += "_alibi";
+  Type biasType;
+  if (r.bias) {
+    name += std::string("_bias") + dtypeName(r.biasType);
+    biasType = r.biasType == DType::F32   ? Type(Float32Type::get(&ctx))
+               : r.biasType == DType::F16 ? Type(Float16Type::get(&ctx))
+                                          : Type(BFloat16Type::get(&ctx));
+  }
   if (r.dropout)
     name += "_dropout";
   if (r.packHeads)
@@ -74,7 +81,7 @@ OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, const KernelRequest &r) {
   return mlir::attn::buildKernelProblem(
       ctx, programName(r.program), et, r.headDim, r.headDimV, r.causal,
       r.withLse, kvLayoutName(r.kv), name, r.pageSize, r.windowLeft,
-      r.windowRight, r.softcap, r.alibi, r.dropout, r.packHeads);
+      r.windowRight, r.softcap, r.alibi, r.dropout, r.packHeads, biasType);
 }
 
 /// What no kernel can be: refused before a key is made or anything is built.
@@ -111,6 +118,15 @@ Status checkRequest(const KernelRequest &request) {
                          "unsupported: " + request.key() +
                              ": ALiBi has the dense forward and backward only "
                              "(no split-KV pair, KV cache, fp8 or soft-cap)");
+  if (request.bias &&
+      (request.program != Program::Attention || request.kv != KVLayout::Dense ||
+       request.dtype == DType::E4M3 || request.packHeads ||
+       (request.biasType != DType::F32 && request.biasType != request.dtype)))
+    return Status::error(StatusCode::Unsupported,
+                         "unsupported: " + request.key() +
+                             ": a score bias has the dense 16-bit forward "
+                             "only (f32 or the inputs' type; no split-KV "
+                             "pair, KV cache, fp8, packed heads or backward)");
   if (request.dropout &&
       ((request.program != Program::Attention &&
         !isBackwardProgram(request.program)) ||

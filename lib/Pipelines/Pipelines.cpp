@@ -283,10 +283,11 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   pipe.stages = opts.kvStages;
   pipe.mbarriers = opts.mbarriers;
   pm.addPass(createAttnPipelineKVLoop(pipe));
-  if (opts.prefetchVectors) {
+  if (opts.prefetchVectors || opts.prefetchWindows) {
     AttnPrefetchVectorsOptions prefetch;
     prefetch.maxLoads = opts.prefetchVectors;
     prefetch.maskedLoops = opts.prefetchMasked;
+    prefetch.windows = opts.prefetchWindows;
     pm.addPass(createAttnPrefetchVectors(prefetch));
   }
   // Rotation (each block's softmax under the next block's Q·Kᵀ) with a
@@ -463,14 +464,17 @@ mlir::attn::compileGPUKernels(ModuleOp module,
   // The runtime's memref ABI ends every attention kernel's parameters with
   // the f32 softmax scale (KernelABI.h): a kernel built with a compile-time
   // scale would take its tensor maps one parameter early.
-  AttentionOp constantScale, misplacedSlopes, misplacedDropout;
+  AttentionOp constantScale, misplacedSlopes, misplacedDropout, misplacedBias;
   bool alibi = false, dropout = false;
-  // ALiBi's slopes: the function argument just before the scale.
-  auto slopesMisplaced = [](Value slopes, Value dynamicScale) {
+  std::string bias;
+  // ALiBi's slopes: the function argument just before the scale (`gap`
+  // arguments before it: 2 where a bias follows the slopes).
+  auto slopesMisplaced = [](Value slopes, Value dynamicScale,
+                            unsigned gap = 1) {
     auto arg = dyn_cast<BlockArgument>(slopes);
     auto scale = dyn_cast_or_null<BlockArgument>(dynamicScale);
     return !arg || !scale || arg.getOwner() != scale.getOwner() ||
-           arg.getArgNumber() + 1 != scale.getArgNumber();
+           arg.getArgNumber() + gap != scale.getArgNumber();
   };
   // Dropout's rate, key and offset: the three arguments after the scale.
   auto dropoutMisplaced = [](ValueRange operands, Value dynamicScale) {
@@ -488,8 +492,14 @@ mlir::attn::compileGPUKernels(ModuleOp module,
       constantScale = op;
     if (Value slopes = op.getAlibiSlopes()) {
       alibi = true;
-      if (slopesMisplaced(slopes, op.getDynamicScale()))
+      if (slopesMisplaced(slopes, op.getDynamicScale(), op.getBias() ? 2 : 1))
         misplacedSlopes = op;
+    }
+    if (Value b = op.getBias()) {
+      Type bt = cast<MemRefType>(b.getType()).getElementType();
+      bias = bt.isF32() ? "f32" : bt.isF16() ? "f16" : "bf16";
+      if (slopesMisplaced(b, op.getDynamicScale()))
+        misplacedBias = op;
     }
     if (op.hasDropout()) {
       dropout = true;
@@ -551,6 +561,11 @@ mlir::attn::compileGPUKernels(ModuleOp module,
            << "unsupported: a kernel for the runtime takes dropout's rate, "
               "key and offset as the three function arguments after the "
               "scale (KernelABI.h)";
+  if (misplacedBias && !constantScale)
+    return misplacedBias.emitError()
+           << "unsupported: a kernel for the runtime takes the score bias as "
+              "the function argument just before the scale (after ALiBi's "
+              "slopes; KernelABI.h)";
   if (constantScale)
     return constantScale.emitError()
            << "unsupported: a kernel for the runtime takes the softmax scale "
@@ -599,6 +614,7 @@ mlir::attn::compileGPUKernels(ModuleOp module,
       k.softcap = float(cap.getValueAsDouble());
     k.lse = withLse;
     k.alibi = alibi;
+    k.bias = bias;
     k.dropout = dropout;
     k.dependentLaunch = info.getDependentLaunch();
     k.kv = ::attn::kvLayoutName(kv);
@@ -662,7 +678,7 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
     MLIRContext &ctx, StringRef programName, Type et, int64_t headDim,
     int64_t headDimV, bool causal, bool withLse, StringRef kvName,
     StringRef name, int64_t pageSize, int64_t windowLeft, int64_t windowRight,
-    float softcap, bool alibi, bool dropout, bool packHeads) {
+    float softcap, bool alibi, bool dropout, bool packHeads, Type biasType) {
   ::attn::Program program;
   ::attn::KVLayout kv;
   if (!::attn::parseProgram(programName.str(), program) ||
@@ -679,6 +695,12 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
        kv != ::attn::KVLayout::Dense))
     return nullptr;
   if (fp8 && alibi)
+    return nullptr;
+  // A score bias: the dense forward of 16-bit inputs, f32 or theirs (the
+  // op's rule: no split, KV cache, packed batch or fp8).
+  if (biasType &&
+      (program != ::attn::Program::Attention || kv != ::attn::KVLayout::Dense ||
+       fp8 || packHeads || (!biasType.isF32() && biasType != et)))
     return nullptr;
   // GQA packing: the forward and split_kv, no score variant (the verifier's
   // rule) and no packed batch.
@@ -746,6 +768,8 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
     llvm::append_range(args, cache);
     if (alibi) // the slopes [Hq], then the scale
       args.push_back(MemRefType::get({dyn}, f32));
+    if (biasType) // [1|B, 1|Hq, Nq, Nk], keys contiguous
+      args.push_back(MemRefType::get({dyn, dyn, dyn, dyn}, biasType, strided));
     args.push_back(f32);
     if (fp8) // q_descale, k_descale, v_descale
       args.append({f32, f32, f32});
@@ -827,6 +851,7 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
     // ALiBi's slopes, the scale, then fp8's three descale factors or
     // dropout's three values.
     Value slopes = alibi ? arg(next++) : Value();
+    Value bias = biasType ? arg(next++) : Value();
     const unsigned s = next;
     Value scale = arg(s);
     auto after = [&](bool has, unsigned i) {
@@ -839,8 +864,8 @@ OwningOpRef<ModuleOp> mlir::attn::buildKernelProblem(
         /*q_descale=*/after(fp8, 1), /*k_descale=*/after(fp8, 2),
         /*v_descale=*/after(fp8, 3), /*alibi_slopes=*/slopes,
         /*block_counts=*/Value(), /*block_indices=*/Value(),
-        /*full_counts=*/Value(), /*full_indices=*/Value(),
-        /*bias=*/Value(), /*dropout_rate=*/after(dropout, 1),
+        /*full_counts=*/Value(), /*full_indices=*/Value(), bias,
+        /*dropout_rate=*/after(dropout, 1),
         /*dropout_seed=*/after(dropout, 2),
         /*dropout_offset=*/after(dropout, 3), FloatAttr(), UnitAttr(),
         /*window_left=*/IntegerAttr(), /*window_right=*/IntegerAttr(),
@@ -868,9 +893,11 @@ std::string mlir::attn::manifestLine(const CompiledKernel &k,
                 ::attn::parseTensorMaps(k.tensorMaps, e.tensorMaps)) &&
                ::attn::parseProgram(k.program, e.program) &&
                ::attn::parseKVLayout(k.kv, e.kv) &&
-               (k.grid.empty() || ::attn::parseLaunchGrid(k.grid, e.grid));
+               (k.grid.empty() || ::attn::parseLaunchGrid(k.grid, e.grid)) &&
+               (k.bias.empty() || ::attn::parseDType(k.bias, e.biasType));
   assert(known && "a compiled kernel describes itself in the runtime's terms");
   (void)known;
+  e.bias = !k.bias.empty();
   e.headDim = int(k.headDim);
   e.headDimV = int(k.headDimV);
   e.causal = k.causal;

@@ -302,6 +302,12 @@ private:
       if (value != "0" && value != "1")
         return error("bad alibi '" + value + "': expected 0 or 1");
       k.alibi = value == "1";
+    } else if (key == "bias") {
+      DType t;
+      if (!parseDType(value, t) || t == DType::E4M3)
+        return error("bad bias '" + value + "': expected f32, f16 or bf16");
+      k.bias = true;
+      k.biasType = t;
     } else if (key == "dropout") {
       if (value != "0" && value != "1")
         return error("bad dropout '" + value + "': expected 0 or 1");
@@ -505,6 +511,8 @@ std::string formatManifestLine(const KernelEntry &k) {
     line += " softcap=" + c;
   if (k.alibi)
     line += " alibi=1";
+  if (k.bias)
+    line += std::string(" bias=") + dtypeName(k.biasType);
   if (k.dropout)
     line += " dropout=1";
   if (k.dependentLaunch)

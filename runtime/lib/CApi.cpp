@@ -76,6 +76,26 @@ attn::Strides toStrides(const attn_strides &s) {
   return r;
 }
 
+/// The C dtype's C++ one; false for a value attn_dtype does not name.
+bool toDType(int32_t in, attn::DType &out) {
+  switch (in) {
+  case ATTN_DTYPE_F32:
+    out = attn::DType::F32;
+    return true;
+  case ATTN_DTYPE_F16:
+    out = attn::DType::F16;
+    return true;
+  case ATTN_DTYPE_BF16:
+    out = attn::DType::BF16;
+    return true;
+  case ATTN_DTYPE_E4M3:
+    out = attn::DType::E4M3;
+    return true;
+  default:
+    return false;
+  }
+}
+
 attn::Status toProblem(const attn_problem *in, attn::ForwardProblem &out) {
   using attn::Status;
   using attn::StatusCode;
@@ -90,24 +110,10 @@ attn::Status toProblem(const attn_problem *in, attn::ForwardProblem &out) {
                              std::to_string(in->reserved) +
                              ": reserved fields must be 0 (attn_problem_init "
                              "sets them)");
-  switch (in->dtype) {
-  case ATTN_DTYPE_F32:
-    out.dtype = attn::DType::F32;
-    break;
-  case ATTN_DTYPE_F16:
-    out.dtype = attn::DType::F16;
-    break;
-  case ATTN_DTYPE_BF16:
-    out.dtype = attn::DType::BF16;
-    break;
-  case ATTN_DTYPE_E4M3:
-    out.dtype = attn::DType::E4M3;
-    break;
-  default:
+  if (!toDType(in->dtype, out.dtype))
     return Status::error(StatusCode::InvalidArgument,
                          "unknown dtype " + std::to_string(in->dtype) +
                              " (ATTN_DTYPE_F32/F16/BF16/E4M3 are 0/1/2/3)");
-  }
   if ((in->causal != 0 && in->causal != 1) ||
       (in->with_lse != 0 && in->with_lse != 1))
     return Status::error(StatusCode::InvalidArgument,
@@ -348,11 +354,25 @@ attn_status variantProblem(const attn_problem *problem,
   p.dropoutRate = variant.dropout_p;
   p.dropoutSeed = variant.dropout_seed;
   p.dropoutOffset = variant.dropout_offset;
-  if (variant.reserved != 0)
-    return report(attn::Status::error(
-        attn::StatusCode::InvalidArgument,
-        "attn_variant.reserved is " + std::to_string(variant.reserved) +
-            ": reserved fields must be 0 (attn_variant_init sets them)"));
+  p.bias = variant.bias != nullptr;
+  p.biasData = variant.bias;
+  p.biasBatch = variant.bias_batch;
+  p.biasHeads = variant.bias_heads;
+  p.biasStrides = toStrides(variant.bias_strides);
+  if (p.bias) {
+    if (!toDType(variant.bias_dtype, p.biasType))
+      return report(attn::Status::error(
+          attn::StatusCode::InvalidArgument,
+          "attn_variant.bias_dtype " + std::to_string(variant.bias_dtype) +
+              " is not an attn_dtype (ATTN_DTYPE_F32/F16/BF16 are 0/1/2)"));
+  }
+  for (auto [name, value] : {std::pair{"reserved", variant.reserved},
+                             std::pair{"reserved2", variant.reserved2}})
+    if (value != 0)
+      return report(attn::Status::error(
+          attn::StatusCode::InvalidArgument,
+          std::string("attn_variant.") + name + " is " + std::to_string(value) +
+              ": reserved fields must be 0 (attn_variant_init sets them)"));
   return report(attn::checkProblem(p));
 }
 
@@ -394,6 +414,7 @@ void attn_variant_init(attn_variant *variant) {
     return;
   *variant = attn_variant{};
   variant->window_left = variant->window_right = -1;
+  variant->bias_batch = variant->bias_heads = 1;
 }
 
 attn_status attn_forward_variant(attn_runtime *rt, const attn_problem *problem,

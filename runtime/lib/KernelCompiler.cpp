@@ -31,8 +31,9 @@ std::string KernelRequest::key() const {
               ? " window=" + formatWindow(windowLeft, windowRight)
               : std::string()) +
          (softcap != 0 ? " softcap=" + formatSoftcap(softcap) : std::string()) +
-         (alibi ? " alibi=1" : "") + (dropout ? " dropout=1" : "") +
-         (packHeads ? " pack_heads=1" : "");
+         (alibi ? " alibi=1" : "") +
+         (bias ? std::string(" bias=") + dtypeName(biasType) : std::string()) +
+         (dropout ? " dropout=1" : "") + (packHeads ? " pack_heads=1" : "");
 }
 
 } // namespace attn

@@ -178,6 +178,18 @@ std::string Problem::validate() const {
       return "descale factors must be positive and finite";
   if (dtype != DType::E4M3 && (qDescale != 1 || kDescale != 1 || vDescale != 1))
     return "descale factors are for e4m3 problems only";
+  if (bias) {
+    if ((biasBatch != 1 && biasBatch != batch) ||
+        (biasHeads != 1 && biasHeads != headsQ))
+      return "bias: [" + std::to_string(biasBatch) + ", " +
+             std::to_string(biasHeads) + "] must be [1|batch, 1|heads]";
+    if (!varlenQ.empty() || !kvLens.empty() || dtype == DType::E4M3)
+      return "bias: dense 16- or 32-bit problems only";
+    if (biasValues.size() != size_t(biasBatch * biasHeads * seqQ * seqK))
+      return "bias: " + std::to_string(biasValues.size()) + " values for [" +
+             std::to_string(biasBatch) + ", " + std::to_string(biasHeads) +
+             ", seq-q, seq-k]";
+  }
   if (alibi && int64_t(alibiSlopes.size()) != headsQ)
     return "alibi: " + std::to_string(alibiSlopes.size()) + " slopes for " +
            std::to_string(headsQ) + " query heads";
@@ -235,10 +247,10 @@ static double dropoutFactor(const Problem &p, uint32_t stream, int64_t i,
 }
 
 /// The forward's modified score S' of the scaled score x of query i and
-/// key j (sequence b of nq queries and nk keys, head h): the soft-cap, then
-/// ALiBi's − slope[h]·|i + Nk − Nq − j| (in the sequence's lengths), then
-/// the score_mod. With `grad`, also ∂S'/∂x: the soft-cap's 1 − tanh²,
-/// ALiBi's 1, and the score_mod's by a central difference in float64
+/// key j (sequence b of nq queries and nk keys, head h): the soft-cap, the
+/// bias, then ALiBi's − slope[h]·|i + Nk − Nq − j| (in the sequence's lengths),
+/// then the score_mod. With `grad`, also ∂S'/∂x: the soft-cap's 1 − tanh², the
+/// bias's and ALiBi's 1, and the score_mod's by a central difference in float64
 /// (step 2^-20·max(1, |y|): truncation and rounding both ~1e-10 relative,
 /// far below any dtype's tolerance; 0 where the modifier hides the key).
 static double modifiedScore(const Problem &p, double x, int64_t b, int64_t h,
@@ -250,6 +262,8 @@ static double modifiedScore(const Problem &p, double x, int64_t b, int64_t h,
     x = p.softcap * t;
     g = 1 - t * t;
   }
+  if (p.bias)
+    x += p.biasAt(b, h, i, j);
   if (p.alibi)
     x -= p.alibiSlopes[size_t(h)] * double(std::llabs(i + nk - nq - j));
   if (!p.scoreMod) {

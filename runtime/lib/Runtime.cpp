@@ -550,9 +550,9 @@ Status Runtime::Impl::splitPlan(const ForwardProblem &p, const Device &dev,
                                 SplitPlan &plan, bool &split) {
   split = false;
   plan = SplitPlan();
-  // fp8 and ALiBi have the dense forward only (no split-KV pair).
+  // fp8, ALiBi and a bias have the dense forward only (no split-KV pair).
   if (kvSplits == 1 || p.varlen() || p.dtype == DType::E4M3 || p.alibi ||
-      p.dropout)
+      p.bias || p.dropout)
     return Status::success();
   const DeviceInfo &info = dev.info;
   // The query block of the forward that runs unsplit: its grid decides
@@ -918,6 +918,8 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
   request.windowRight = int(p.windowRight);
   request.softcap = float(p.softcap);
   request.alibi = p.alibi;
+  request.bias = p.bias;
+  request.biasType = p.biasType;
   request.dropout = p.dropout;
   request.packHeads = p.packHeads;
   request.withLse = p.withLse;
@@ -942,6 +944,8 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
     request.windowLeft = request.windowRight = -1;
     request.softcap = 0;
     request.alibi = false;
+    request.bias = false;
+    request.biasType = DType::F32;
     request.dropout = false;
     request.packHeads = false;
     request.headDim = request.headDimV;
@@ -967,7 +971,9 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
         e.headDimV != request.headDimV || e.causal != request.causal ||
         e.windowLeft != request.windowLeft ||
         e.windowRight != request.windowRight || e.softcap != request.softcap ||
-        e.alibi != request.alibi || e.dropout != request.dropout ||
+        e.alibi != request.alibi || e.bias != request.bias ||
+        (e.bias && e.biasType != request.biasType) ||
+        e.dropout != request.dropout ||
         e.packsQueryHeads() != request.packHeads || e.lse != request.withLse ||
         e.program != request.program || e.kv != request.kv ||
         (program == Program::SplitKV && e.blockN <= 0) ||
@@ -1614,19 +1620,33 @@ Status Runtime::forward(const ForwardProblem &problem, const KVCacheArgs &cache,
   const float descale[3] = {float(p.qDescale), float(p.kDescale),
                             float(p.vDescale)};
   if ((kernel->dtype == DType::E4M3) != (p.dtype == DType::E4M3) ||
-      kernel->alibi != p.alibi || kernel->dropout != p.dropout)
+      kernel->alibi != p.alibi || kernel->dropout != p.dropout ||
+      kernel->bias != p.bias || (p.bias && kernel->biasType != p.biasType))
     return Status::error(
         StatusCode::Internal,
         "kernel " + kernel->name + " (dtype=" + dtypeName(kernel->dtype) +
             (kernel->alibi ? ", alibi" : "") +
+            (kernel->bias ? std::string(", bias=") + dtypeName(kernel->biasType)
+                          : std::string()) +
             (kernel->dropout ? ", dropout" : "") + ") chosen for a " +
             dtypeName(p.dtype) + (p.alibi ? " ALiBi" : "") +
+            (p.bias ? std::string(" ") + dtypeName(p.biasType) + "-bias"
+                    : std::string()) +
             (p.dropout ? " dropout" : "") + " forward");
   DropoutArgs dropout{p.dropoutRate, p.dropoutSeed, p.dropoutOffset};
-  KernelParams params =
-      memrefAttentionParams(shape, q, k, v, o, lse, float(p.effectiveScale()),
-                            &cache, p.dtype == DType::E4M3 ? descale : nullptr,
-                            p.alibiSlopes, p.dropout ? &dropout : nullptr);
+  BiasArgs bias;
+  if (p.bias) {
+    const Strides bs = p.stridesBias();
+    bias.data = p.biasData;
+    const int64_t sizes[4] = {p.biasBatch, p.biasHeads, p.seqQ, p.seqK};
+    const int64_t strides[4] = {bs.batch, bs.head, bs.seq, bs.dim};
+    std::copy(sizes, sizes + 4, bias.sizes);
+    std::copy(strides, strides + 4, bias.strides);
+  }
+  KernelParams params = memrefAttentionParams(
+      shape, q, k, v, o, lse, float(p.effectiveScale()), &cache,
+      p.dtype == DType::E4M3 ? descale : nullptr, p.alibiSlopes,
+      p.dropout ? &dropout : nullptr, p.bias ? &bias : nullptr);
   if (Status s = appendTensorMaps(drv, *kernel, shape, {q, k, v, o}, params);
       !s.ok())
     return s;

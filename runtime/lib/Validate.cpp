@@ -71,6 +71,10 @@ struct TensorShape {
   /// The dim whose stride must be 1: 3 (dim), or 2 (seq) for a V stored
   /// transposed (valueTransposed).
   int contiguous = 3;
+  /// Bytes the other strides must be multiples of: 16 for tensors a kernel
+  /// may copy in 16-byte pieces (or through a tensor map); an element for
+  /// one it reads element by element (a score bias).
+  int64_t alignBytes = kAlignBytes;
 };
 
 std::vector<TensorShape> shapesOf(const ForwardProblem &p) {
@@ -121,7 +125,7 @@ Status checkStrides(const TensorShape &t) {
                                  "V (seq stride 1), got ") +
                    std::to_string(s[inner]));
   const int64_t es = int64_t(dtypeSize(t.dtype));
-  const int64_t elems = kAlignBytes / es;
+  const int64_t elems = std::max<int64_t>(1, t.alignBytes / es);
   for (int i = 0; i < 4; ++i) {
     // A dim of extent 1 is never stepped over: its stride does not matter
     // (PyTorch reports odd strides for such dims).
@@ -139,7 +143,7 @@ Status checkStrides(const TensorShape &t) {
       return invalid(std::string(t.name) + ": " + dimNames[i] + " stride " +
                      std::to_string(s[i]) + " is not a multiple of " +
                      std::to_string(elems) + " elements (" +
-                     std::to_string(kAlignBytes) + " bytes)");
+                     std::to_string(t.alignBytes) + " bytes)");
   }
   // A kernel addresses a tile's first row in 64 bits and the elements of
   // its rows from there in 32: (rows - 1)·(row stride) + row length must
@@ -210,6 +214,19 @@ Strides ForwardProblem::stridesV() const {
 }
 Strides ForwardProblem::stridesO() const {
   return resolve(o, headsQ, qRows(), headDimV);
+}
+Strides ForwardProblem::stridesBias() const {
+  return resolve(biasStrides, biasHeads, seqQ, seqK);
+}
+
+/// The bias tensor's shape (a problem with `bias`).
+static TensorShape biasShape(const ForwardProblem &p) {
+  return {"bias",
+          {p.biasBatch, p.biasHeads, p.seqQ, p.seqK},
+          p.stridesBias(),
+          p.biasType,
+          3,
+          int64_t(dtypeSize(p.biasType))};
 }
 
 Status checkProblem(const ForwardProblem &p) {
@@ -298,6 +315,35 @@ Status checkProblem(const ForwardProblem &p) {
           (p.dtype == DType::E4M3
                ? "e4m3 (fp8) inputs"
                : std::string("a ") + kvLayoutName(p.kvLayout) + " KV layout"));
+  }
+  // A score bias: dense 16- or 32-bit problems (the op's rule: no KV
+  // cache, packed batch, split or fp8), f32 or the inputs' type, each of
+  // its batch and head dims 1 (broadcast) or the problem's.
+  if (p.bias) {
+    if (p.dtype == DType::E4M3 || p.kvLayout != KVLayout::Dense)
+      return unsupported(
+          std::string("a score bias with ") +
+          (p.dtype == DType::E4M3
+               ? "e4m3 (fp8) inputs"
+               : std::string("a ") + kvLayoutName(p.kvLayout) + " KV layout"));
+    if (p.biasType != DType::F32 && p.biasType != p.dtype)
+      return invalid(std::string("bias dtype ") + dtypeName(p.biasType) +
+                     " must be f32 or the inputs' (" + dtypeName(p.dtype) +
+                     ")");
+    if (p.biasBatch != 1 && p.biasBatch != p.batch)
+      return invalid("bias batch (" + std::to_string(p.biasBatch) +
+                     ") must be 1 or the problem's (" +
+                     std::to_string(p.batch) + ")");
+    if (p.biasHeads != 1 && p.biasHeads != p.headsQ)
+      return invalid("bias heads (" + std::to_string(p.biasHeads) +
+                     ") must be 1 or heads_q (" + std::to_string(p.headsQ) +
+                     ")");
+    if (Status s = checkStrides(biasShape(p)); !s.ok())
+      return s;
+  } else if (p.biasData || !p.biasStrides.isDefault() || p.biasBatch != 1 ||
+             p.biasHeads != 1) {
+    return invalid("bias data, strides or dims are given but the problem "
+                   "has no bias (set bias)");
   }
   if (p.dtype == DType::E4M3) {
     if (p.kvLayout != KVLayout::Dense)
@@ -393,6 +439,11 @@ static bool servesLse(const KernelEntry &k, bool withLse) {
   // A kernel writes through whatever its lse argument holds: a forward
   // without LSE needs a kernel without the argument.
   return k.lse == withLse;
+}
+
+/// Whether `k` adds the score bias `p` has (none, or one of its type).
+static bool servesBias(const KernelEntry &k, const ProblemShape &p) {
+  return k.bias == p.bias && (!p.bias || k.biasType == p.biasType);
 }
 
 /// Whether `k` reads keys and values where `p` keeps them: the same layout
@@ -503,7 +554,7 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
     if (servesKV(k, p) && k.headDim == p.headDim && k.causal == p.causal &&
         k.windowLeft == p.windowLeft && k.windowRight == p.windowRight &&
         k.softcap == float(p.softcap) && k.alibi == p.alibi &&
-        k.dropout == p.dropout && servesLse(k, p.withLse) &&
+        servesBias(k, p) && k.dropout == p.dropout && servesLse(k, p.withLse) &&
         k.packsQueryHeads() == p.packHeads)
       candidates.push_back(&k);
   });
@@ -522,7 +573,7 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
   std::set<int> headDims, headDimsV;
   std::set<bool> masks;
   bool otherWindows = false, otherCaps = false, otherAlibi = false,
-       otherDropout = false;
+       otherBias = false, otherDropout = false;
   std::vector<const KernelEntry *> matched; // all but the LSE agree
   for (const KernelEntry &k : bundle.kernels) {
     if (k.program != Program::Attention || !servesKV(k, p))
@@ -551,12 +602,25 @@ Status findKernels(const Manifest &bundle, const ForwardProblem &p,
       otherAlibi = true;
       continue;
     }
+    if (!servesBias(k, p)) {
+      otherBias = true;
+      continue;
+    }
     if (k.dropout != p.dropout) {
       otherDropout = true;
       continue;
     }
     matched.push_back(&k); // its LSE form is the one that differs
   }
+  if (matched.empty() && otherBias)
+    return notInBundle(
+        std::string(p.causal ? "causal" : "non-causal") + " attention for " +
+        dtypeName(p.dtype) + " head dim " + std::to_string(p.headDim) +
+        (p.bias ? std::string(" with a ") + dtypeName(p.biasType) +
+                      " score bias (this bundle's kernels for it have none "
+                      "or another bias type)"
+                : " without a score bias (this bundle's kernels for it have "
+                  "one)"));
   if (matched.empty() && otherDropout)
     return notInBundle(
         std::string(p.causal ? "causal" : "non-causal") + " attention for " +
@@ -628,7 +692,7 @@ Status findSplitKernels(const Manifest &bundle, const ForwardProblem &p,
     if (k.headDim == p.headDim && k.causal == p.causal &&
         k.windowLeft == p.windowLeft && k.windowRight == p.windowRight &&
         k.softcap == float(p.softcap) && k.alibi == p.alibi &&
-        k.dropout == p.dropout && servesKV(k, p) &&
+        servesBias(k, p) && k.dropout == p.dropout && servesKV(k, p) &&
         k.packsQueryHeads() == p.packHeads)
       split.push_back(&k);
   });
@@ -653,7 +717,7 @@ ForwardProblem packQueryHeads(const ForwardProblem &given) {
   // window is placed by the row's position, which packed rows lose, and
   // ALiBi's slope by the query head.)
   if (p.varlen() || p.headsKV <= 0 || p.headsQ <= p.headsKV ||
-      p.headsQ % p.headsKV || p.hasWindow() || p.alibi || p.dropout)
+      p.headsQ % p.headsKV || p.hasWindow() || p.alibi || p.bias || p.dropout)
     return p;
   const int64_t g = p.headsQ / p.headsKV;
   if (p.seqQ != 1) {
@@ -840,6 +904,8 @@ TensorExtents tensorExtents(const ForwardProblem &p) {
   e.o = uint64_t(elementSpan(shapes[3])) * oes;
   if (p.withLse)
     e.lse = uint64_t(p.qBatch() * p.headsQ * p.qRows()) * sizeof(float);
+  if (p.bias)
+    e.bias = uint64_t(elementSpan(biasShape(p))) * dtypeSize(p.biasType);
   return e;
 }
 
@@ -878,6 +944,12 @@ Status checkPointers(const ForwardProblem &p, const void *q, const void *k,
     return invalid("lse (" + hex(lse) + ") is not 4-byte aligned");
   if (Status s = checkSlopes(p.alibi, p.alibiSlopes); !s.ok())
     return s;
+  if (p.bias && !p.biasData)
+    return invalid("bias is null but the problem asks for a bias");
+  if (p.biasData &&
+      reinterpret_cast<uintptr_t>(p.biasData) % dtypeSize(p.biasType))
+    return invalid("bias (" + hex(p.biasData) + ") is not aligned to its " +
+                   dtypeName(p.biasType) + " elements");
 
   // The outputs must not alias the inputs or each other: the kernel reads
   // K/V blocks many times while other blocks already write O.
@@ -896,6 +968,9 @@ Status checkPointers(const ForwardProblem &p, const void *q, const void *k,
       (overlap(o, e.o, p.alibiSlopes, uint64_t(p.headsQ) * 4) ||
        (lse && overlap(lse, e.lse, p.alibiSlopes, uint64_t(p.headsQ) * 4))))
     return invalid("an output overlaps the alibi slopes");
+  if (p.biasData && (overlap(o, e.o, p.biasData, e.bias) ||
+                     (lse && overlap(lse, e.lse, p.biasData, e.bias))))
+    return invalid("an output overlaps the bias");
   for (const auto &in : inputs) {
     if (overlap(o, e.o, in.ptr, in.bytes))
       return invalid(std::string("o overlaps ") + in.name +
@@ -962,6 +1037,9 @@ Status checkBackwardProblem(const BackwardProblem &p) {
     return unsupported("an f32 backward on the GPU (the tensor cores take "
                        "f16 and bf16; attn-run --backward runs f32 on the "
                        "CPU path)");
+  if (p.bias)
+    return unsupported("the backward of a forward with a score bias (not "
+                       "implemented yet: attn.attention_grad has no bias)");
   if (Status s = checkProblem(p.forward()); !s.ok())
     return s;
   for (const TensorShape &t : gradShapesOf(p))

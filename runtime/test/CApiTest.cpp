@@ -30,7 +30,11 @@ TEST(CApi, LayoutMatchesTheDocumentedStructs) {
   EXPECT_EQ(offsetof(attn_variant, dropout_p), 32u);
   EXPECT_EQ(offsetof(attn_variant, dropout_offset), 36u);
   EXPECT_EQ(offsetof(attn_variant, dropout_seed), 40u);
-  EXPECT_EQ(sizeof(attn_variant), 48u);
+  EXPECT_EQ(offsetof(attn_variant, bias), 48u);
+  EXPECT_EQ(offsetof(attn_variant, bias_dtype), 56u);
+  EXPECT_EQ(offsetof(attn_variant, bias_batch), 64u);
+  EXPECT_EQ(offsetof(attn_variant, bias_strides), 80u);
+  EXPECT_EQ(sizeof(attn_variant), 112u);
   EXPECT_EQ(attn_c_api_version(), ATTN_C_API_VERSION);
 }
 
@@ -246,6 +250,104 @@ TEST(CApi, VariantArguments) {
   EXPECT_EQ(attn_select_kernel_variant(nullptr, &p, &v, 0, &info),
             ATTN_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(attn_last_error_message(), "runtime is null");
+}
+
+TEST(CApi, BiasArguments) {
+  attn_problem p;
+  attn_problem_init(&p);
+  p.batch = 2;
+  p.heads_q = p.heads_kv = 4;
+  p.seq_q = 100;
+  p.seq_k = 300;
+  p.head_dim = p.head_dim_v = 128;
+  auto call = [&](const attn_variant *v) {
+    return attn_forward_variant(nullptr, &p, v, nullptr, nullptr, nullptr,
+                                nullptr, nullptr, nullptr);
+  };
+  attn_variant v;
+  attn_variant_init(&v);
+  EXPECT_EQ(v.bias, nullptr);
+  EXPECT_EQ(v.bias_batch, 1);
+  EXPECT_EQ(v.bias_heads, 1);
+  // A bias broadcast over the batch, per head, in the inputs' type: the
+  // problem's rules pass and the call reaches the runtime check.
+  alignas(16) static uint16_t fakeBias[8];
+  v.bias = fakeBias;
+  v.bias_dtype = ATTN_DTYPE_BF16;
+  v.bias_heads = 4;
+  EXPECT_EQ(call(&v), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attn_last_error_message(), "runtime is null");
+  // Each rule, before the runtime is touched.
+  v.bias_dtype = ATTN_DTYPE_F16;
+  EXPECT_EQ(call(&v), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attn_last_error_message())
+                .find("bias dtype f16 must be f32 or the inputs' (bf16)"),
+            std::string::npos)
+      << attn_last_error_message();
+  v.bias_dtype = 7;
+  EXPECT_EQ(call(&v), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attn_last_error_message())
+                .find("attn_variant.bias_dtype 7 is not an attn_dtype"),
+            std::string::npos)
+      << attn_last_error_message();
+  v.bias_dtype = ATTN_DTYPE_F32;
+  v.bias_heads = 2;
+  EXPECT_EQ(call(&v), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attn_last_error_message())
+                .find("bias heads (2) must be 1 or heads_q (4)"),
+            std::string::npos)
+      << attn_last_error_message();
+  v.bias_heads = 1;
+  v.bias_batch = 3;
+  EXPECT_EQ(call(&v), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attn_last_error_message())
+                .find("bias batch (3) must be 1 or the problem's (2)"),
+            std::string::npos)
+      << attn_last_error_message();
+  v.bias_batch = 2;
+  v.bias_strides = {4 * 100 * 300, 100 * 300, 300, 2};
+  EXPECT_EQ(call(&v), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attn_last_error_message())
+                .find("bias: the last dim must be contiguous"),
+            std::string::npos)
+      << attn_last_error_message();
+  // Rows of any length: the kernel reads the bias element by element.
+  v.bias_strides = {100 * 301, 0, 301, 1};
+  EXPECT_EQ(call(&v), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(attn_last_error_message(), "runtime is null");
+  v.reserved2 = 1;
+  EXPECT_EQ(call(&v), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attn_last_error_message())
+                .find("attn_variant.reserved2 is 1"),
+            std::string::npos);
+  v.reserved2 = 0;
+  // Dims given without a bias.
+  v.bias = nullptr;
+  EXPECT_EQ(call(&v), ATTN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attn_last_error_message())
+                .find("bias data, strides or dims are given but the problem "
+                      "has no bias"),
+            std::string::npos)
+      << attn_last_error_message();
+  // Not over a packed batch or with fp8; no backward.
+  attn_variant_init(&v);
+  v.bias = fakeBias;
+  v.bias_dtype = ATTN_DTYPE_F32;
+  p.with_lse = 1;
+  EXPECT_EQ(attn_backward_variant(nullptr, &p, &v, nullptr, nullptr, nullptr,
+                                  nullptr, nullptr, nullptr, nullptr, nullptr,
+                                  nullptr, nullptr, nullptr),
+            ATTN_ERROR_UNSUPPORTED);
+  EXPECT_NE(std::string(attn_last_error_message())
+                .find("the backward of a forward with a score bias"),
+            std::string::npos)
+      << attn_last_error_message();
+  p.dtype = ATTN_DTYPE_E4M3;
+  EXPECT_EQ(call(&v), ATTN_ERROR_UNSUPPORTED);
+  EXPECT_NE(std::string(attn_last_error_message())
+                .find("a score bias with e4m3 (fp8) inputs"),
+            std::string::npos)
+      << attn_last_error_message();
 }
 
 TEST(CApi, Fp8Arguments) {

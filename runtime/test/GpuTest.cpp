@@ -101,6 +101,28 @@ Status upload(Runtime &rt, const std::vector<uint8_t> &packed, int64_t B,
   return rt.copyToDevice(t.buf.get(), host.data(), host.size());
 }
 
+/// A forward problem's sizes.
+struct CaseShape {
+  int64_t B, Hq, Hkv, Nq, Nk;
+};
+
+/// The forward of (dtype, D, Dv, causal, LSE) at `sh`, contiguous.
+ForwardProblem forwardOf(DType dtype, int64_t D, int64_t Dv, bool causal,
+                         bool withLse, const CaseShape &sh) {
+  ForwardProblem p;
+  p.withLse = withLse;
+  p.dtype = dtype;
+  p.headDim = D;
+  p.headDimV = Dv;
+  p.causal = causal;
+  p.batch = sh.B;
+  p.headsQ = sh.Hq;
+  p.headsKV = sh.Hkv;
+  p.seqQ = sh.Nq;
+  p.seqK = sh.Nk;
+  return p;
+}
+
 struct CaseResult {
   ErrorStats o, lse;
   std::string kernel;
@@ -150,6 +172,30 @@ void runCase(Runtime &rt, ForwardProblem p, Layout layout, uint64_t seed,
             .ok());
   }
   ref.shape() = p.shape();
+  DeviceBuffer tbias;
+  if (p.bias) {
+    // Fresh N(0, 1) values in the bias's type, every key j ≡ 3 (mod 7)
+    // hidden (-inf: key padding), rows padded by 8 elements of NaN (a
+    // kernel that read past a row would carry them into O).
+    const int64_t rows = p.biasBatch * p.biasHeads * p.seqQ, ld = p.seqK + 8;
+    std::vector<double> vals;
+    std::vector<uint8_t> dense;
+    fillRandom(p.biasType, seed + 3, size_t(rows * p.seqK), vals, dense);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 3; j < p.seqK; j += 7)
+        vals[size_t(r * p.seqK + j)] = -INFINITY;
+    std::vector<double> padded(size_t(rows * ld), NAN);
+    for (int64_t r = 0; r < rows; ++r)
+      std::copy_n(vals.begin() + r * p.seqK, p.seqK, padded.begin() + r * ld);
+    std::vector<uint8_t> bs = encode(p.biasType, padded);
+    ASSERT_TRUE(DeviceBuffer::allocate(rt, 0, bs.size(), tbias).ok());
+    ASSERT_TRUE(rt.copyToDevice(tbias.get(), bs.data(), bs.size()).ok());
+    p.biasData = tbias.get();
+    p.biasStrides = {p.biasHeads * p.seqQ * ld, p.seqQ * ld, ld, 1};
+    ref.biasValues = vals;
+    ref.biasBatch = p.biasBatch;
+    ref.biasHeads = p.biasHeads;
+  }
   referenceAttention(ref, q, k, v, o, lse);
 
   ASSERT_TRUE(
@@ -215,31 +261,18 @@ TEST_F(Gpu, EveryBundleKernelMatchesTheReference) {
   std::set<std::tuple<DType, int, int, bool>> keys;
   for (const KernelEntry &k : rt->bundle().kernels)
     keys.insert({k.dtype, k.headDim, k.headDimV, k.causal});
-  struct Shape {
-    int64_t B, Hq, Hkv, Nq, Nk;
-  };
-  const Shape shapes[] = {{2, 4, 2, 128, 128}, {1, 2, 1, 130, 257},
-                          {1, 2, 2, 257, 130}, {1, 1, 1, 1, 1000},
-                          {3, 1, 1, 17, 17},   {1, 3, 1, 64, 64}};
+  const CaseShape shapes[] = {{2, 4, 2, 128, 128}, {1, 2, 1, 130, 257},
+                              {1, 2, 2, 257, 130}, {1, 1, 1, 1, 1000},
+                              {3, 1, 1, 17, 17},   {1, 3, 1, 64, 64}};
   int ran = 0;
   uint64_t seed = 1234;
   // With and without LSE: the two may run different kernels (lse=1 and
   // lse=0 variants of one problem).
   for (auto [dtype, D, Dv, causal] : keys) {
-    for (const Shape &sh : shapes)
+    for (const CaseShape &sh : shapes)
       for (Layout layout : {Layout::BHND, Layout::BNHD})
         for (bool withLse : {true, false}) {
-          ForwardProblem p;
-          p.withLse = withLse;
-          p.dtype = dtype;
-          p.headDim = D;
-          p.headDimV = Dv;
-          p.causal = causal;
-          p.batch = sh.B;
-          p.headsQ = sh.Hq;
-          p.headsKV = sh.Hkv;
-          p.seqQ = sh.Nq;
-          p.seqK = sh.Nk;
+          ForwardProblem p = forwardOf(dtype, D, Dv, causal, withLse, sh);
           // fp8's Vᵀ rows padded to 16 bytes (runCase uploads it so).
           const int64_t ld = (sh.Nk + 15) / 16 * 16;
           if (dtype == DType::E4M3)
@@ -277,6 +310,59 @@ TEST_F(Gpu, EveryBundleKernelMatchesTheReference) {
   }
   std::printf("%d GPU cases run\n", ran);
   EXPECT_GT(ran, 0) << "the bundle has no kernel for this GPU";
+}
+
+TEST_F(Gpu, BiasMatchesTheReference) {
+  // Every bundle kernel with a score bias, over shapes that are not
+  // multiples of the blocks (GQA, Nq != Nk, causal rows that see no key
+  // where the kernel is causal) and each broadcast of the bias.
+  std::set<std::tuple<DType, int, int, bool, bool, DType>> keys;
+  for (const KernelEntry &k : rt->bundle().kernels)
+    if (k.bias && k.program == Program::Attention)
+      keys.insert(
+          {k.dtype, k.headDim, k.headDimV, k.causal, k.lse, k.biasType});
+  const CaseShape shapes[] = {{2, 4, 2, 128, 128},
+                              {1, 2, 1, 130, 257},
+                              {2, 2, 2, 257, 130},
+                              {1, 3, 1, 1, 1000}};
+  int ran = 0;
+  uint64_t seed = 4321;
+  for (auto [dtype, D, Dv, causal, withLse, biasType] : keys)
+    for (const CaseShape &sh : shapes)
+      for (int broadcast = 0; broadcast < 4; ++broadcast) {
+        ForwardProblem p = forwardOf(dtype, D, Dv, causal, withLse, sh);
+        p.bias = true;
+        p.biasType = biasType;
+        p.biasBatch = broadcast & 1 ? 1 : sh.B;
+        p.biasHeads = broadcast & 2 ? 1 : sh.Hq;
+        KernelChoice choice;
+        if (!rt->selectKernel(p, 0, choice).ok())
+          continue; // no variant for this GPU
+        SCOPED_TRACE(::testing::Message()
+                     << dtypeName(dtype) << " D=" << D << " causal=" << causal
+                     << " bias " << dtypeName(biasType) << " [" << p.biasBatch
+                     << ", " << p.biasHeads << ", Nq, Nk] B=" << sh.B
+                     << " Hq=" << sh.Hq << " Hkv=" << sh.Hkv << " Nq=" << sh.Nq
+                     << " Nk=" << sh.Nk);
+        CaseResult r;
+        runCase(*rt, p, broadcast & 1 ? Layout::BNHD : Layout::BHND, seed += 3,
+                r);
+        if (HasFatalFailure())
+          return;
+        EXPECT_EQ(r.o.nonFinite, 0u) << r.kernel;
+        EXPECT_LT(r.o.relative, tolerance(dtype)) << r.kernel;
+        if (withLse) {
+          EXPECT_EQ(r.lse.nonFinite, 0u) << r.kernel;
+          EXPECT_LT(r.lse.relative, 1e-3) << r.kernel;
+        }
+        EXPECT_EQ(r.kernel,
+                  choice.kernel.name + " (" + choice.kernel.chip.str() + ")");
+        ++ran;
+      }
+  std::printf("%d GPU bias cases run\n", ran);
+  if (keys.empty())
+    GTEST_SKIP() << "the bundle has no kernel with a score bias";
+  EXPECT_GT(ran, 0) << "the bundle's bias kernels are not for this GPU";
 }
 
 /// A bundle problem this GPU can run without LSE, or skip.
@@ -373,16 +459,8 @@ std::vector<ForwardProblem> runnableProblems(Runtime &rt) {
   std::vector<ForwardProblem> out;
   for (auto [dtype, D, Dv, causal] : keys)
     for (bool withLse : {true, false}) {
-      ForwardProblem p;
-      p.dtype = dtype;
-      p.headDim = D;
-      p.headDimV = Dv;
-      p.causal = causal;
-      p.withLse = withLse;
-      p.batch = 1;
-      p.headsQ = p.headsKV = 2;
-      p.seqQ = 130;
-      p.seqK = 257;
+      ForwardProblem p =
+          forwardOf(dtype, D, Dv, causal, withLse, {1, 2, 2, 130, 257});
       KernelChoice c;
       if (rt.selectKernel(p, 0, c).ok())
         out.push_back(p);

@@ -1350,6 +1350,155 @@ TEST(Alibi, KernelParameters) {
   EXPECT_EQ(params.value<float>(58), 0.125f);
 }
 
+// A score bias: kernels built for one bias type serve exactly the problems
+// with a bias of that type; the bias is a run-time memref [1|B, 1|Hq, Nq,
+// Nk] passed after ALiBi's slopes, before the scale.
+const char *kBiasManifest = R"(
+kernel name=p ptx=p.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=0 block_m=128 threads=384 smem=200000 abi=memref
+kernel name=b ptx=b.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=0 block_m=128 threads=384 smem=200000 abi=memref bias=bf16
+kernel name=f ptx=f.ptx chip=sm_90a dtype=bf16 head_dim=128 causal=0 block_m=128 threads=384 smem=200000 abi=memref bias=f32
+)";
+
+TEST(Bias, KernelsServeExactlyTheirProblems) {
+  Manifest m;
+  ASSERT_TRUE(parseManifest(kBiasManifest, "manifest.txt", m).ok());
+  EXPECT_FALSE(m.kernels[0].bias);
+  EXPECT_TRUE(m.kernels[1].bias);
+  EXPECT_EQ(m.kernels[1].biasType, DType::BF16);
+  EXPECT_EQ(m.kernels[2].biasType, DType::F32);
+  EXPECT_NE(formatManifestLine(m.kernels[1]).find(" bias=bf16"),
+            std::string::npos);
+  ForwardProblem p;
+  p.headsQ = 8;
+  p.seqQ = p.seqK = 4096;
+  p.headDim = p.headDimV = 128;
+  p.withLse = true;
+  const KernelEntry *k = nullptr;
+  ASSERT_TRUE(selectKernel(m, p, 9, 0, k).ok());
+  EXPECT_EQ(k->name, "p");
+  p.bias = true;
+  p.biasType = DType::BF16;
+  ASSERT_TRUE(selectKernel(m, p, 9, 0, k).ok());
+  EXPECT_EQ(k->name, "b");
+  p.biasType = DType::F32;
+  ASSERT_TRUE(selectKernel(m, p, 9, 0, k).ok());
+  EXPECT_EQ(k->name, "f");
+  // Only the bf16-bias kernel: neither an f32 bias nor none is served.
+  Manifest only;
+  std::string text = kBiasManifest;
+  ASSERT_TRUE(parseManifest(text.substr(text.find("kernel name=b"),
+                                        text.find("kernel name=f") -
+                                            text.find("kernel name=b")),
+                            "manifest.txt", only)
+                  .ok());
+  Status s = selectKernel(only, p, 9, 0, k);
+  EXPECT_EQ(s.code(), StatusCode::NotInBundle);
+  EXPECT_NE(s.message().find("with a f32 score bias (this bundle's kernels "
+                             "for it have none or another bias type)"),
+            std::string::npos)
+      << s.message();
+  p.bias = false;
+  s = selectKernel(only, p, 9, 0, k);
+  EXPECT_NE(s.message().find("without a score bias"), std::string::npos)
+      << s.message();
+  Manifest bad;
+  for (const char *value : {"e4m3", "yes", ""})
+    EXPECT_FALSE(parseManifest(text.substr(0, text.find("bias=bf16")) +
+                                   "bias=" + value + "\n",
+                               "manifest.txt", bad)
+                     .ok())
+        << value;
+}
+
+TEST(Bias, ProblemRules) {
+  ForwardProblem p;
+  p.batch = 2;
+  p.headsQ = 32;
+  p.headsKV = 8;
+  p.seqQ = 3;
+  p.seqK = 1000;
+  p.headDim = p.headDimV = 128;
+  p.bias = true;
+  p.biasType = DType::BF16;
+  EXPECT_TRUE(checkProblem(p).ok());
+  // The bias is per query head: a few query rows of GQA keep their heads.
+  EXPECT_FALSE(packQueryHeads(p).packHeads);
+  p.biasHeads = 8;
+  Status s = checkProblem(p);
+  EXPECT_NE(s.message().find("bias heads (8) must be 1 or heads_q (32)"),
+            std::string::npos)
+      << s.message();
+  p.biasHeads = 32;
+  p.kvLayout = KVLayout::SeqLens;
+  s = checkProblem(p);
+  EXPECT_EQ(s.code(), StatusCode::Unsupported);
+  EXPECT_NE(s.message().find("a score bias with a seqlens KV layout"),
+            std::string::npos)
+      << s.message();
+  p.kvLayout = KVLayout::Dense;
+  // Element strides (rows of any length); 32-bit row offsets within a tile.
+  p.biasStrides = {0, 3 * 1001, 1001, 1};
+  EXPECT_TRUE(checkProblem(p).ok());
+  p.biasStrides.seq = int64_t(1) << 30;
+  s = checkProblem(p);
+  EXPECT_EQ(s.code(), StatusCode::Unsupported);
+  EXPECT_NE(s.message().find("bias: seq stride"), std::string::npos)
+      << s.message();
+  p.biasStrides = Strides();
+  // The pointer: given, aligned to its element, not under an output.
+  const void *q = at(1 << 10), *kk = at(2 << 10), *v = at(3 << 10),
+             *o = at(4 << 10);
+  s = checkPointers(p, q, kk, v, o, nullptr);
+  EXPECT_NE(s.message().find("bias is null but the problem asks for a bias"),
+            std::string::npos)
+      << s.message();
+  p.biasData = at(5 << 10);
+  EXPECT_TRUE(checkPointers(p, q, kk, v, o, nullptr).ok());
+  p.biasData = reinterpret_cast<const void *>((uintptr_t(5) << 30) + 1);
+  s = checkPointers(p, q, kk, v, o, nullptr);
+  EXPECT_NE(s.message().find("is not aligned to its bf16 elements"),
+            std::string::npos)
+      << s.message();
+  p.biasData = o;
+  s = checkPointers(p, q, kk, v, o, nullptr);
+  EXPECT_NE(s.message().find("an output overlaps the bias"), std::string::npos)
+      << s.message();
+  // Given without a bias.
+  p.bias = false;
+  s = checkProblem(p);
+  EXPECT_NE(s.message().find("bias data, strides or dims are given but the "
+                             "problem has no bias"),
+            std::string::npos)
+      << s.message();
+}
+
+TEST(Bias, KernelParameters) {
+  ForwardProblem p;
+  p.headsQ = 4;
+  p.seqQ = p.seqK = 64;
+  p.headDim = p.headDimV = 64;
+  AttentionShape shape = kernelShape(p);
+  float lse;
+  const float *slopes = static_cast<const float *>(at(9));
+  BiasArgs bias;
+  bias.data = at(10);
+  const int64_t sizes[4] = {1, 4, 64, 64}, strides[4] = {0, 4096, 64, 1};
+  std::copy(sizes, sizes + 4, bias.sizes);
+  std::copy(strides, strides + 4, bias.strides);
+  KernelParams params = memrefAttentionParams(
+      shape, at(1), at(2), at(3), const_cast<void *>(at(4)), &lse, 0.125f,
+      nullptr, nullptr, slopes, nullptr, &bias);
+  // 4 memrefs of rank 4, the LSE, the slopes [Hq], the bias, the scale.
+  ASSERT_EQ(params.size(), size_t(4 * 11 + 9 + 5 + 11 + 1));
+  EXPECT_EQ(params.pointer(53), static_cast<const void *>(slopes));
+  EXPECT_EQ(params.pointer(58), bias.data);
+  EXPECT_EQ(params.value<int64_t>(61), 1);    // size: batch broadcast
+  EXPECT_EQ(params.value<int64_t>(62), 4);    // heads
+  EXPECT_EQ(params.value<int64_t>(66), 4096); // head stride
+  EXPECT_EQ(params.value<int64_t>(68), 1);    // key stride
+  EXPECT_EQ(params.value<float>(69), 0.125f);
+}
+
 namespace {
 // The backward's two kernels for bf16 D = 64 (causal and not) on sm_80, a
 // forward beside them that must never serve it.

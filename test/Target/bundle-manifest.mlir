@@ -94,6 +94,19 @@
 // ALIBIPTX: .param .u64 attn_fwd_bf16_d128_causal_alibi_kernel_param_57,
 // ALIBIPTX: .param .f32 attn_fwd_bf16_d128_causal_alibi_kernel_param_58,
 
+// A problem written as IR with a score bias (examples/attention-bias.mlir):
+// its line says bias=bf16 (the runtime serves it only to problems with a
+// bf16 bias), and the kernel takes the bias [1|B, 1|Hq, Nq, Nk] (11
+// parameters) just before the scale: q, k, v, o (44), the LSE (9), the bias
+// (params 53-63: pointers, offset, four sizes, four strides), the scale (64).
+// RUN: rm -rf %tbi && attn-bundle --out-dir %tbi --chips sm_90a %attn_src_root/examples/attention-bias.mlir
+// RUN: FileCheck %s --check-prefix=BIAS < %tbi/manifest.txt
+// RUN: FileCheck %s --check-prefix=BIASPTX < %tbi/attn_fwd_bf16_d128_bias_kernel.sm_90a.ptx
+// BIAS: kernel name=attn_fwd_bf16_d128_bias_kernel {{.*}} causal=0 {{.*}} lse=1 {{.*}} bias=bf16{{$}}
+// BIASPTX: .param .u64 .ptr .align 1 attn_fwd_bf16_d128_bias_kernel_param_53,
+// BIASPTX: .param .u64 attn_fwd_bf16_d128_bias_kernel_param_63,
+// BIASPTX: .param .f32 attn_fwd_bf16_d128_bias_kernel_param_64,
+
 // A problem written as IR with dropout (examples/attention-dropout.mlir):
 // its line says dropout=1, and the kernel takes, after q, k, v, o (44), the
 // LSE (9) and the scale (53), the rate (54, f32), the Philox key (55, 64-bit)

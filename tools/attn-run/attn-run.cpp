@@ -213,8 +213,9 @@ static cl::list<int64_t>
 static cl::opt<bool> optBias(
     "bias",
     cl::desc("An additive score bias [B, Hq, Nq, Nk] (f32, fresh N(0, 1) "
-             "values): attn.attention bias(...) (CPU path; with an input "
-             "file the op's own bias operand is filled so)"),
+             "values): attn.attention bias(...) (with an input file the "
+             "op's own bias operand is filled so; on the GPU through the "
+             "runtime's bias kernels)"),
     cl::init(false), cl::cat(category));
 static cl::opt<double> optDropout(
     "dropout",
@@ -664,6 +665,18 @@ BiasArg biasArg;
 /// arguments (f32, i64, i32); their values are the problem's (dropoutRate,
 /// dropoutSeed, dropoutOffset), which the reference applies too.
 bool dropoutPresent = false;
+
+/// Sizes the bias for problem `p` ([1|B, 1|Hq, Nq, Nk]: the IR's static
+/// dims, else the problem's) and fills it with fresh N(0, 1) values of its
+/// type, contiguous.
+void fillBias(BiasArg &x, const rt::Problem &p, uint64_t seed) {
+  x.nb = ShapedType::isDynamic(x.irB) ? p.batch : x.irB;
+  x.nh = ShapedType::isDynamic(x.irH) ? p.headsQ : x.irH;
+  x.nq = p.seqQ;
+  x.nk = p.seqK;
+  rt::fillRandom(x.dtype, seed, size_t(x.nb * x.nh * x.nq * x.nk), x.data,
+                 x.bytes);
+}
 
 double biasAt(int64_t b, int64_t h, int64_t i, int64_t j) {
   const BiasArg &x = biasArg;
@@ -1297,9 +1310,19 @@ LogicalResult findEntry(ModuleOp module, func::FuncOp &fn,
   if (Value bias = op.getBias()) {
     operands.push_back(bias);
     auto t = cast<MemRefType>(bias.getType());
-    if (!t.getLayout().isIdentity() || t.getMemorySpace())
-      return op.emitError() << "unsupported: attn-run passes a bias of "
-                               "identity layout, not "
+    // Contiguous, as attn-run allocates it: an identity layout, or run-time
+    // strides over contiguous keys (the runtime's kernel ABI).
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    bool contiguousKeys =
+        succeeded(t.getStridesAndOffset(strides, offset)) &&
+        (offset == 0 || ShapedType::isDynamic(offset)) && strides.size() == 4 &&
+        strides[3] == 1 &&
+        llvm::all_of(ArrayRef(strides).drop_back(), ShapedType::isDynamic);
+    if ((!t.getLayout().isIdentity() && !contiguousKeys) || t.getMemorySpace())
+      return op.emitError() << "unsupported: attn-run passes a contiguous "
+                               "bias (identity layout, or run-time strides "
+                               "over contiguous keys), not "
                             << t;
     biasArg.present = true;
     Type bt = t.getElementType();
@@ -2120,6 +2143,24 @@ GPUOutcome runOnGPU(MLIRContext &ctx, ModuleOp module, const rt::Problem &p) {
       return failed1(st.message());
     fp.alibiSlopes = static_cast<const float *>(dslopes.get());
   }
+  // A bias: fresh N(0, 1) values of its type, [1|B, 1|Hq, Nq, Nk]
+  // contiguous, the same values the reference reads through biasAt.
+  rt::DeviceBuffer dbias;
+  if (biasArg.present) {
+    BiasArg &x = biasArg;
+    fillBias(x, p, seed + 6);
+    if (!(st = rt::DeviceBuffer::allocate(*runtime, 0, x.bytes.size(), dbias))
+             .ok() ||
+        !(st = runtime->copyToDevice(dbias.get(), x.bytes.data(),
+                                     x.bytes.size()))
+             .ok())
+      return failed1(st.message());
+    fp.bias = true;
+    fp.biasType = x.dtype;
+    fp.biasBatch = x.nb;
+    fp.biasHeads = x.nh;
+    fp.biasData = dbias.get();
+  }
 
   rt::DeviceBuffer dq, dk, dv, dO, dl;
   if (!(st = uploadAll(
@@ -2669,12 +2710,6 @@ int main(int argc, char **argv) {
   // The gradient's dropout: the CPU path (the runtime's backward has none).
   if (dropoutPresent && optBackward && optTarget == "auto")
     optTarget.setValue("cpu");
-  if (biasArg.present && optTarget == "gpu")
-    return fail("unsupported: a bias on --target gpu (the runtime's kernel "
-                "ABI takes none): attn-run runs it on the CPU path; "
-                "tools/scripts/gpu_programs.py runs it on a GPU");
-  if (biasArg.present && optTarget == "auto")
-    optTarget.setValue("cpu");
   if (blockMask.present && optTarget == "gpu")
     return fail("unsupported: block_mask on --target gpu (the runtime's "
                 "kernel ABI takes no block lists): attn-run runs it on the "
@@ -3026,12 +3061,7 @@ int runAndCheck(const rt::Problem &p, ExecutionEngine &engine,
     args.push_back(&lp);
   if (biasArg.present) {
     BiasArg &x = biasArg;
-    x.nb = ShapedType::isDynamic(x.irB) ? p.batch : x.irB;
-    x.nh = ShapedType::isDynamic(x.irH) ? p.headsQ : x.irH;
-    x.nq = p.seqQ;
-    x.nk = p.seqK;
-    rt::fillRandom(x.dtype, seed + 6, size_t(x.nb * x.nh * x.nq * x.nk), x.data,
-                   x.bytes);
+    fillBias(x, p, seed + 6);
     x.desc = {int64_t(reinterpret_cast<intptr_t>(x.bytes.data())),
               int64_t(reinterpret_cast<intptr_t>(x.bytes.data())),
               0,

@@ -358,15 +358,21 @@ struct Family {
   /// An ALiBi kernel (alibi=1): run through attn_forward_variant with fresh
   /// slopes.
   bool alibi;
+  /// A kernel with a score bias (bias=T): run through attn_forward_variant
+  /// with a fresh one of that type (biasDtype, an attn_dtype), [B, Hq, Nq,
+  /// Nk] in rows padded by 8 NaN elements.
+  bool bias;
+  int biasDtype;
   bool paged() const { return kv == attn::KVLayout::Paged; }
   bool cached() const {
     return kv == attn::KVLayout::SeqLens || kv == attn::KVLayout::Paged;
   }
   bool operator<(const Family &o) const {
     return std::tie(dtype, D, Dv, causal, lse, kv, page, windowLeft,
-                    windowRight, softcap, alibi) <
+                    windowRight, softcap, alibi, bias, biasDtype) <
            std::tie(o.dtype, o.D, o.Dv, o.causal, o.lse, o.kv, o.page,
-                    o.windowLeft, o.windowRight, o.softcap, o.alibi);
+                    o.windowLeft, o.windowRight, o.softcap, o.alibi, o.bias,
+                    o.biasDtype);
   }
   std::string str() const {
     char buf[112];
@@ -387,6 +393,10 @@ struct Family {
       out += " softcap=" + attn::formatSoftcap(softcap);
     if (alibi)
       out += " alibi";
+    if (bias)
+      out += std::string(" bias=") + (biasDtype == ATTN_DTYPE_F32   ? "f32"
+                                      : biasDtype == ATTN_DTYPE_F16 ? "f16"
+                                                                    : "bf16");
     return out;
   }
 };
@@ -438,6 +448,12 @@ bool readFamilies(const std::string &dir, std::set<Family> &out,
     f.windowRight = k.windowRight;
     f.softcap = k.softcap;
     f.alibi = k.alibi;
+    f.bias = k.bias;
+    f.biasDtype = k.biasType == attn::DType::F32   ? ATTN_DTYPE_F32
+                  : k.biasType == attn::DType::F16 ? ATTN_DTYPE_F16
+                                                   : ATTN_DTYPE_BF16;
+    if (!f.bias)
+      f.biasDtype = 0;
     out.insert(f);
     chips.insert(k.chip.str());
   }
@@ -654,10 +670,45 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &shape, bool poison,
     }
     variant.alibi_slopes = slopes.data();
   }
+  // A bias: fresh values of its type, [B, Hq, Nq, Nk] over rows padded by
+  // 8 NaN elements (a kernel that read past a row would carry them into
+  // O); selection only needs a pointer.
+  const int64_t biasLd = s.Nk + 8;
+  const size_t biasElems = size_t(s.B * s.Hq * s.Nq * biasLd);
+  const size_t biasBytes = biasElems * (f.biasDtype == ATTN_DTYPE_F32 ? 4 : 2);
+  std::vector<uint8_t> biasStore;
+  if (f.bias) {
+    std::mt19937_64 gen(seed + 13);
+    std::uniform_int_distribution<int> dist(-256, 256);
+    in.variant = Variant::Bias;
+    in.bias.resize(size_t(s.B * s.Hq * s.Nq * s.Nk));
+    biasStore.resize(biasBytes);
+    for (size_t r = 0; r < size_t(s.B * s.Hq * s.Nq); ++r)
+      for (int64_t j = 0; j < biasLd; ++j) {
+        const float x = j < s.Nk ? float(dist(gen)) / 64.0f : NAN;
+        const size_t at = r * size_t(biasLd) + size_t(j);
+        double v;
+        if (f.biasDtype == ATTN_DTYPE_F32) {
+          std::memcpy(&biasStore[at * 4], &x, 4);
+          v = x;
+        } else {
+          const uint16_t bits = encode(f.biasDtype, x);
+          std::memcpy(&biasStore[at * 2], &bits, 2);
+          v = decode(f.biasDtype, bits);
+        }
+        if (j < s.Nk)
+          in.bias[r * size_t(s.Nk) + size_t(j)] = v;
+      }
+    variant.bias = biasStore.data();
+    variant.bias_dtype = f.biasDtype;
+    variant.bias_batch = s.B;
+    variant.bias_heads = s.Hq;
+    variant.bias_strides = {s.Hq * s.Nq * biasLd, s.Nq * biasLd, biasLd, 1};
+  }
 
   attn_kernel_info info;
   if (attn_status st =
-          f.softcap != 0 || f.windowed() || f.alibi
+          f.softcap != 0 || f.windowed() || f.alibi || f.bias
               ? attn_select_kernel_variant(R.rt, &p, &variant, 0, &info)
               : attn_select_kernel(R.rt, &p, 0, &info);
       !f.cached() && st != ATTN_OK) {
@@ -782,6 +833,11 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &shape, bool poison,
     ok = ds && h2d(ds, slopes.data(), slopes.size() * 4);
     variant.alibi_slopes = static_cast<const float *>(ds);
   }
+  if (ok && f.bias) {
+    void *db = R.alloc(biasBytes);
+    ok = db && h2d(db, biasStore.data(), biasBytes);
+    variant.bias = db;
+  }
   if (ok && poison) {
     std::vector<uint16_t> nanO(oCount, 0x7fff);
     std::vector<float> nanL(lseCount, NAN);
@@ -792,7 +848,7 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &shape, bool poison,
     kernel = std::string("copy to device: ") + attn_last_error_message();
   } else if ((varlen ? attn_forward_varlen(R.rt, &p, &packed, dq, dk, dv, dO,
                                            static_cast<float *>(dl), nullptr)
-              : f.softcap != 0 || f.alibi
+              : f.softcap != 0 || f.alibi || f.bias
                   ? attn_forward_variant(R.rt, &p, &variant, dq, dk, dv, dO,
                                          static_cast<float *>(dl), nullptr)
               : f.windowed()
@@ -840,7 +896,8 @@ int runBundleCase(Runtime &R, const Family &f, const Shape &shape, bool poison,
             f.windowed() ||
         // (and a soft-capped one _sc)
         (ranName.find("_sc") != std::string::npos) != (f.softcap != 0) ||
-        (ranName.find("_alibi") != std::string::npos) != f.alibi)
+        (ranName.find("_alibi") != std::string::npos) != f.alibi ||
+        (ranName.find("_bias") != std::string::npos) != f.bias)
       err += "the runtime ran a kernel of another family; ";
     char buf[48];
     std::snprintf(buf, sizeof buf, "  o rel %.1e", rel);

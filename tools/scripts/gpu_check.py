@@ -42,7 +42,7 @@ import traceback
 # ctypes mirror of runtime/include/attn/runtime/attn.h (C API version 3)
 # --------------------------------------------------------------------------
 
-C_API_VERSION = 3
+C_API_VERSION = 4
 ATTN_DTYPE = {"f32": 0, "f16": 1, "bf16": 2, "e4m3": 3}
 
 
@@ -77,7 +77,12 @@ class Variant(ctypes.Structure):
                 ("reserved", ctypes.c_int32), ("alibi_slopes", ctypes.c_void_p),
                 ("dropout_p", ctypes.c_float),
                 ("dropout_offset", ctypes.c_uint32),
-                ("dropout_seed", ctypes.c_uint64)]
+                ("dropout_seed", ctypes.c_uint64),
+                ("bias", ctypes.c_void_p), ("bias_dtype", ctypes.c_int32),
+                ("reserved2", ctypes.c_int32),
+                ("bias_batch", ctypes.c_int64),
+                ("bias_heads", ctypes.c_int64),
+                ("bias_strides", Strides)]
 
 
 class KVCache(ctypes.Structure):
@@ -199,13 +204,25 @@ class AttnRuntime:
 
     def forward(self, q, k, v, o, lse=None, causal=False, scale=0.0,
                 stream=None, window=None, softcap=None, alibi=None,
-                dropout=None):
+                dropout=None, bias=None):
+        """bias: a [1|B, 1|Hq, Nq, Nk] tensor (f32 or q's dtype; a
+        broadcast dim of size 1, keys contiguous)."""
         p = self.problem(q, k, v, o, causal, lse is not None, scale)
-        if softcap is not None or alibi is not None or dropout is not None:
+        if softcap is not None or alibi is not None or dropout is not None \
+                or bias is not None:
+            import torch
             rate, seed, offset = dropout or (0.0, 0, 0)
             var = Variant(*(window or (-1, -1)), softcap or 0.0, 0,
                           alibi.data_ptr() if alibi is not None else None,
                           rate, offset, seed)
+            var.bias_batch = var.bias_heads = 1
+            if bias is not None:
+                names = {torch.float16: "f16", torch.bfloat16: "bf16",
+                         torch.float32: "f32"}
+                var.bias = bias.data_ptr()
+                var.bias_dtype = ATTN_DTYPE[names[bias.dtype]]
+                var.bias_batch, var.bias_heads = bias.shape[0], bias.shape[1]
+                var.bias_strides = Strides(*bias.stride())
             self._check(self.lib.attn_forward_variant(
                 self.handle, ctypes.byref(p), ctypes.byref(var), q.data_ptr(),
                 k.data_ptr(), v.data_ptr(), o.data_ptr(),
@@ -323,14 +340,16 @@ def correctness_cases(quick):
 
     def add(dtype="bf16", D=128, causal=False, B=1, Hq=1, Hkv=None, Nq=1,
             Nk=None, layout="bhnd", lse=True, scale=None, Dv=None,
-            window=None, softcap=None, alibi=False, dropout=False):
+            window=None, softcap=None, alibi=False, dropout=False,
+            bias=None):
         cases.append(dict(kind="correctness", dtype=dtype, D=D,
                           Dv=D if Dv is None else Dv,
                           causal=causal, B=B, Hq=Hq,
                           Hkv=Hq if Hkv is None else Hkv, Nq=Nq,
                           Nk=Nq if Nk is None else Nk, layout=layout,
                           lse=lse, scale=scale, window=window,
-                          softcap=softcap, alibi=alibi, dropout=dropout))
+                          softcap=softcap, alibi=alibi, dropout=dropout,
+                          bias=bias))
 
     sizes = (1, 17, 130, 1000, 4096) if quick else SIZES
     # Every sequence length, both dtypes, head dims and masks.
@@ -413,6 +432,18 @@ def correctness_cases(quick):
     add("bf16", 128, False, 1, 8, 2, Nq=300, Nk=2000, layout="bnhd",
         dropout=True)
     add("bf16", 128, False, 1, 2, Nq=1000, Nk=130, dropout=True)
+    # A score bias through attn_forward_variant (bias, bias_dtype, its dims
+    # and strides): the bundle's kernel of examples/attention-bias.mlir (not
+    # causal, D = 128, bf16, a bf16 bias, LSE), fresh values with keys
+    # hidden by -inf, each broadcast ("bh": [B, Hq, ..], "h": [1, Hq, ..],
+    # "b": [B, 1, ..], "1": [1, 1, ..]) over rows padded with NaN, Nq != Nk
+    # both ways, GQA, [B, N, H, D] storage.
+    for N in ((130, 1000) if quick else (1, 17, 130, 1000, 4096)):
+        add("bf16", 128, False, 2, 4, 2, Nq=N, bias="bh")
+    add("bf16", 128, False, 2, 8, 2, Nq=300, Nk=2000, layout="bnhd",
+        bias="h")
+    add("bf16", 128, False, 2, 2, Nq=1000, Nk=130, bias="b")
+    add("bf16", 128, False, 1, 4, 1, Nq=77, Nk=4097, bias="1")
     # fp8 (e4m3, attn_forward_fp8; the bundle's sm_90a kernels at D = 64,
     # 128 and 256): every length, Nq != Nk (key counts that are not whole
     # 16-byte rows of the transposed V), GQA, [B, N, H, D] storage, no LSE.
@@ -571,6 +602,15 @@ def fp8_timing_configs(quick, ns=None):
                              (2048, 4096, 8192, 16384)))]
 
 
+def bias_timing_configs(quick, ns=None):
+    """A score bias [1, H, N, N] (T5's per-head positions) in bf16 through
+    the bundle's kernel beside SDPA's cuDNN and memory-efficient kernels
+    with the same bias as attn_mask (FA2 and FA4 take none)."""
+    return [dict(kind="bias_timing", dtype="bf16", D=128, causal=False, N=N,
+                 B=max(1, 8192 // N), H=16)
+            for N in (ns or ((1024, 4096) if quick else (1024, 2048, 4096)))]
+
+
 def timing_configs(quick, ns=None, ds=None, dtypes=None, lse=False):
     out = []
     for dtype in (dtypes or ("bf16",)):
@@ -585,6 +625,9 @@ def timing_configs(quick, ns=None, ds=None, dtypes=None, lse=False):
 
 
 def describe(job):
+    if job["kind"] == "bias_timing":
+        return (f"timing bf16 D={job['D']} full N={job['N']} B={job['B']} "
+                f"H={job['H']} with a [1, H, N, N] bf16 bias")
     if job["kind"] == "fp8_timing":
         return (f"timing e4m3 D={job['D']} "
                 f"{'causal' if job['causal'] else 'full'} N={job['N']} "
@@ -626,7 +669,8 @@ def describe(job):
             f"{' window=%d,%d' % job['window'] if job.get('window') else ''}"
             f"{' softcap=%g' % job['softcap'] if job.get('softcap') else ''}"
             f"{' alibi' if job.get('alibi') else ''}"
-            f"{' dropout' if job.get('dropout') else ''}")
+            f"{' dropout' if job.get('dropout') else ''}"
+            f"{' bias=' + job['bias'] if job.get('bias') else ''}")
 
 
 # --------------------------------------------------------------------------
@@ -724,10 +768,11 @@ def dropout_rows(b, hq, i, j, p, seed, offset):
 
 
 def reference(q, k, v, causal, scale, window=None, softcap=None, alibi=None,
-              dropout=None):
+              dropout=None, bias=None):
     """float64 attention on the GPU; bottom-right causal; a sliding window
     (left, right; -1 for no bound) on the same alignment; a soft-cap C
-    (scaled scores S -> C·tanh(S / C)) before the mask; ALiBi (slopes [Hq]:
+    (scaled scores S -> C·tanh(S / C)) before the mask; a bias
+    ([1|B, 1|Hq, Nq, Nk], added after the soft-cap); ALiBi (slopes [Hq]:
     S − slope[h]·|i + Nk − Nq − j|); dropout ((p, seed, offset): P times
     dropout_rows' factor before P·V, the LSE undropped); empty rows give
     O = 0 and LSE = -inf. Query rows are done in chunks to bound memory."""
@@ -749,6 +794,8 @@ def reference(q, k, v, causal, scale, window=None, softcap=None, alibi=None,
             s *= scale
             if softcap:
                 s = softcap * torch.tanh(s / softcap)
+            if bias is not None:
+                s += bias[b if bias.shape[0] > 1 else 0, :, i0:i1].double()
             if alibi is not None:
                 rows = torch.arange(i0, i1, device=q.device)
                 dist = (rows[:, None] + (Nk - Nq) - keys[None, :]).abs()
@@ -951,14 +998,30 @@ def run_correctness(rt, job, seed):
         r = torch.rand(3, device="cuda", generator=gen).tolist()
         dropout = (0.05 + 0.85 * r[0], int(r[1] * (1 << 53)) * 2048 + 1,
                    int(r[2] * (1 << 32)))
+    # A bias: fresh N(0, 1) values of the inputs' type, every key j = 3
+    # (mod 7) hidden (-inf), in rows padded by 8 NaN (a kernel that read
+    # past a row would carry them into O); "b"/"h" name its full dims.
+    bias = None
+    if job.get("bias"):
+        bb = B if "b" in job["bias"] else 1
+        bh = Hq if "h" in job["bias"] else 1
+        padded = torch.full((bb, bh, Nq, Nk + 8), float("nan"), dtype=dt,
+                            device="cuda")
+        bias = padded[..., :Nk]
+        bias.copy_(torch.randn((bb, bh, Nq, Nk), device="cuda",
+                               generator=gen).to(dt))
+        bias[..., 3::7] = float("-inf")
     rt.forward(q, k, v, o, lse, causal=job["causal"], scale=scale,
                stream=torch.cuda.current_stream().cuda_stream or None,
                window=window, softcap=job.get("softcap"), alibi=alibi,
-               dropout=dropout)
+               dropout=dropout, bias=bias)
     torch.cuda.synchronize()
     kernel = rt.last_kernel()
     ref_o, ref_lse = reference(q, k, v, job["causal"], scale, window,
-                               job.get("softcap"), alibi, dropout)
+                               job.get("softcap"), alibi, dropout,
+                               None if bias is None else bias.expand(
+                                   B if bias.shape[0] > 1 else 1, Hq, Nq,
+                                   Nk))
 
     res = dict(kernel=kernel)
     od = o.double()
@@ -971,7 +1034,7 @@ def run_correctness(rt, job, seed):
     # comparison (and counted); every other row still must match.
     tied = None
     if scale > 1e6 and window is None and not job.get("softcap") and \
-            alibi is None and dropout is None:
+            alibi is None and dropout is None and bias is None:
         tied = near_tied_rows(q, k, job["causal"])
         res["o_tied_rows"] = int(tied.sum())
     cmp_o, cmp_ref = od, ref_o
@@ -1337,6 +1400,64 @@ def run_timing(rt, job, seed):
             res[f"{name}_tflops"] = flops / (res[f"{name}_ms"] * 1e-3) / 1e12
     res["ok"] = "ours_ms" in res
     res["error"] = res.get("ours_error", "")
+    res["timer"] = TIMER
+    return res
+
+
+def run_bias_timing(rt, job, seed):
+    """attn's forward with a bias (attn_forward_variant's) beside SDPA's
+    cuDNN and memory-efficient kernels with it as attn_mask, each the median
+    of three rounds in other orders; O compared with cuDNN's."""
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(seed)
+    B, H, N, D = job["B"], job["H"], job["N"], job["D"]
+    q, k, v = (torch.randn(B, H, N, D, device="cuda", generator=gen,
+                           dtype=torch.float32).to(torch.bfloat16)
+               for _ in range(3))
+    bias = torch.randn(1, H, N, N, device="cuda", generator=gen,
+                       dtype=torch.float32).to(torch.bfloat16)
+    o = torch.empty_like(q)
+    # (The bundle's bias kernel writes the LSE.)
+    lse = torch.empty(B, H, N, device="cuda", dtype=torch.float32)
+    stream = torch.cuda.current_stream().cuda_stream or None
+    res = dict(flops=4.0 * B * H * N * N * D)
+
+    def ours(rep=300):
+        return bench(lambda: rt.forward(q, k, v, o, lse, stream=stream,
+                                        bias=bias), rep=rep)
+    fns = {"ours": ours}
+    rt.forward(q, k, v, o, lse, stream=stream, bias=bias)
+    torch.cuda.synchronize()
+    res["kernel"] = rt.last_kernel()
+    for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
+                          ("efficient", SDPBackend.EFFICIENT_ATTENTION)):
+        def fn():
+            return F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
+        try:
+            from torch.nn.attention import sdpa_kernel
+            with sdpa_kernel([backend]):
+                ref = fn()
+            torch.cuda.synchronize()
+            res[f"ours_vs_{name}_rel"] = float(
+                (o.double() - ref.double()).norm() / ref.double().norm())
+            fns[name] = (lambda fn=fn, backend=backend, rep=300:
+                         _bench_sdpa(fn, backend, rep))
+        except Exception as e:  # noqa: BLE001 - a peer that cannot run it
+            res[f"{name}_error"] = f"{type(e).__name__}: {e}"
+    names = list(fns)
+    runs = {n: [fns[n]()] for n in names}
+    for order in (names[::-1], names[1:] + names[:1]):
+        for n in order:
+            runs[n].append(fns[n](rep=150))
+    for n in names:
+        res[f"{n}_ms"] = sorted(runs[n])[1]
+        res[f"{n}_tflops"] = res["flops"] / (res[f"{n}_ms"] * 1e-3) / 1e12
+    res["ok"] = all(res.get(f"ours_vs_{n}_rel", 0) < 1e-2 for n in names)
+    if not res["ok"]:
+        res["error"] = "O differs from SDPA's with the same bias"
     res["timer"] = TIMER
     return res
 
@@ -1811,7 +1932,8 @@ def worker(args, jobs):
                   "correctness": run_correctness,
                   "decode": run_decode, "large": run_large,
                   "kvcache": run_kvcache, "varlen": run_varlen,
-                  "fp8_timing": run_fp8_timing}[job["kind"]]
+                  "fp8_timing": run_fp8_timing,
+                  "bias_timing": run_bias_timing}[job["kind"]]
             res = fn(rt, job, seed)
         except Exception as e:  # noqa: BLE001
             msg = f"{type(e).__name__}: {e}"
@@ -1907,6 +2029,12 @@ def report(i, job, res):
     if job["kind"] == "api":
         msg = ("ok  " if res.get("ok") else "FAILED: " + res.get("error", "")
                + " | ") + res.get("note", "")
+    elif job["kind"] == "bias_timing":
+        msg = ("TFLOP/s " + ", ".join(
+            f"{n} {res[n + '_tflops']:.0f}" for n in
+            ("ours", "cudnn", "efficient") if n + "_tflops" in res) +
+            f"  {res.get('kernel', '')}" if res.get("ok")
+            else "FAILED: " + res.get("error", ""))
     elif job["kind"] == "fp8_timing":
         msg = (f"TFLOP/s fp8 {res['fp8_tflops']:.0f}, bf16 "
                f"{res['bf16_tflops']:.0f} ({res['fp8_over_bf16']:.2f}x)  "
@@ -1987,11 +2115,13 @@ def main():
                     help="fewer cases and timing points")
     ap.add_argument("--only",
                     choices=("correctness", "timing", "decode", "large",
-                             "kvcache", "varlen", "fp8", "dropout"),
+                             "kvcache", "varlen", "fp8", "dropout",
+                             "bias"),
                     help="one part: the correctness sweep, the forward "
                     "timing, decoding (its correctness cases and timing), "
                     "the 2^31-element problem, fp8 (its correctness "
-                    "cases and timing), or dropout (its correctness cases)")
+                    "cases and timing), dropout or a score bias (their "
+                    "correctness cases)")
     ap.add_argument("--timing-n", type=int, nargs="+",
                     help="sequence lengths to time (default: 512..16k)")
     ap.add_argument("--timing-d", type=int, nargs="+",
@@ -2023,6 +2153,8 @@ def main():
                  if c["dtype"] == "e4m3"]
     if args.only == "dropout":
         jobs += [c for c in correctness_cases(args.quick) if c.get("dropout")]
+    if args.only == "bias":
+        jobs += [c for c in correctness_cases(args.quick) if c.get("bias")]
     if args.only in (None, "correctness", "decode"):
         jobs += decode_cases(args.quick)
     if args.only in (None, "correctness", "decode", "kvcache"):
@@ -2038,6 +2170,8 @@ def main():
         jobs += decode_configs(args.quick, args.decode_d)
     if args.only in (None, "timing", "fp8"):
         jobs += fp8_timing_configs(args.quick, args.timing_n)
+    if args.only in (None, "bias"):
+        jobs += bias_timing_configs(args.quick)
     if args.worker:
         return worker(args, jobs)
 
@@ -2068,9 +2202,10 @@ def main():
                              "varlen")]
     timing = [r for r in rows if r["kind"] == "timing"]
     fp8_timing = [r for r in rows if r["kind"] == "fp8_timing"]
+    bias_timing = [r for r in rows if r["kind"] == "bias_timing"]
     decode = [r for r in rows if r["kind"] == "decode"]
     # A decode row whose output disagrees with SDPA is a correctness failure.
-    failed = [r for r in corr + decode
+    failed = [r for r in corr + decode + bias_timing
               if not r["ok"] and not r.get("unsupported")]
     unsupported = [r for r in corr if r.get("unsupported")]
     if args.mosaic and timing:
@@ -2097,7 +2232,8 @@ def main():
     with open(args.out, "w") as f:
         json.dump(dict(device=dev, torch=torch.__version__, seed=args.seed,
                        correctness=corr, timing=timing, decode=decode,
-                       fp8_timing=fp8_timing), f, indent=1)
+                       fp8_timing=fp8_timing, bias_timing=bias_timing),
+                  f, indent=1)
     csv_path = os.path.splitext(args.out)[0] + ".csv"
     cols = ["dtype", "D", "causal", "N", "B", "H", "ours_tflops",
             "fa2_tflops", "cudnn_tflops", "fa4_tflops", "mosaic_tflops",
@@ -2177,6 +2313,26 @@ def main():
                   f"{r['N']:>6} {r['fp8_tflops']:>7.1f} "
                   f"{r['bf16_tflops']:>7.1f} {r['fp8_over_bf16']:>9.2f}  "
                   f"{r.get('kernel', '')}")
+    bias_rows = [r for r in bias_timing if r.get("ok")]
+    if bias_rows:
+        print()
+        print(f"A score bias [1, H, N, N] bf16, bf16 D = 128, not causal, "
+              f"{dev} (TFLOP/s; SDPA's kernels with the bias as attn_mask)")
+        hdr = (f"{'N':>6} {'B':>3} {'ours':>7} {'cudnn':>7} {'effic.':>7} "
+               f"{'/cudnn':>7} {'/effic.':>8}  kernel")
+        print(hdr)
+        print("-" * len(hdr))
+        for r in bias_rows:
+            def col(n):
+                return (f"{r[n + '_tflops']:>7.1f}" if n + "_tflops" in r
+                        else f"{'-':>7}")
+
+            def over(n, w):
+                return (f"{r['ours_tflops'] / r[n + '_tflops']:>{w}.2f}"
+                        if n + "_tflops" in r else f"{'-':>{w}}")
+            print(f"{r['N']:>6} {r['B']:>3} {col('ours')} {col('cudnn')} "
+                  f"{col('efficient')} {over('cudnn', 7)} "
+                  f"{over('efficient', 8)}  {r.get('kernel', '')}")
     prefill = [r for r in decode if r["Nq"] > 16]
     spec = [r for r in decode if 1 < r["Nq"] <= 16]
     decode = [r for r in decode if r["Nq"] == 1]

@@ -175,6 +175,15 @@ struct CodegenPipelineOptions
       *this, "prefetch-masked",
       llvm::cl::desc("attn-prefetch-vectors also in loops with a mask"),
       llvm::cl::init(AttnPrefetchVectorsOptions().maskedLoops)};
+  // A score bias's window a step ahead: H200, bf16 D = 128, a bf16 bias
+  // [1, H, N, N], N 1k-4k, +5..7% (B C C B), no spill (bf16 D = 64, 128,
+  // 256, f16, an f32 bias, causal: the same registers; D = 256's 12 bytes
+  // of spills without it are gone).
+  Option<bool> prefetchWindows{
+      *this, "prefetch-windows",
+      llvm::cl::desc("attn-prefetch-vectors also a 2-d register window a "
+                     "loop (a score bias's block)"),
+      llvm::cl::init(true)};
   Option<int64_t> tensorReduce{
       *this, "tensor-reduce",
       llvm::cl::desc("attn-assign-layouts: the backward's dQ sums staged in "
@@ -315,6 +324,10 @@ struct CompiledKernel {
   /// Whether it adds ALiBi's bias and takes the slopes (the manifest's
   /// alibi=1; the attention's alibi operand, before the pipeline expands it).
   bool alibi = false;
+  /// The element type of the score bias it adds and takes (the manifest's
+  /// bias=: "f32", "f16" or "bf16"; the attention's bias operand, the
+  /// function argument just before the scale); empty: none.
+  std::string bias;
   /// dropout=1; the attention's dropout operands (the function's last
   /// three arguments, after the scale).
   bool dropout = false;
@@ -399,14 +412,19 @@ compileGPUKernels(ModuleOp module, const CodegenPipelineOptions &opts,
 /// (the dense forward only): O in bf16, V transposed [B, Hkv, Dv, Nk], and
 /// after the scale q_descale, k_descale, v_descale (f32). `packHeads` sets
 /// the attention's pack_query_heads (the forward and split_kv, dense or a
-/// KV cache, no window, soft-cap, ALiBi, dropout or fp8). The one builder
-/// of these problems: the bundle and libattn_jit both call it.
-OwningOpRef<ModuleOp> buildKernelProblem(
-    MLIRContext &ctx, llvm::StringRef program, Type elementType,
-    int64_t headDim, int64_t headDimV, bool causal, bool withLse,
-    llvm::StringRef kv, llvm::StringRef name, int64_t pageSize = 0,
-    int64_t windowLeft = -1, int64_t windowRight = -1, float softcap = 0,
-    bool alibi = false, bool dropout = false, bool packHeads = false);
+/// KV cache, no window, soft-cap, ALiBi, dropout or fp8). A `biasType`
+/// (f32 or `elementType`; null: none) adds a score bias [1|B, 1|Hq, Nq, Nk]
+/// of it as the argument just before the scale (after ALiBi's slopes) and
+/// the attention's bias operand (the dense 16-bit forward only). The one
+/// builder of these problems: the bundle and libattn_jit both call it.
+OwningOpRef<ModuleOp>
+buildKernelProblem(MLIRContext &ctx, llvm::StringRef program, Type elementType,
+                   int64_t headDim, int64_t headDimV, bool causal, bool withLse,
+                   llvm::StringRef kv, llvm::StringRef name,
+                   int64_t pageSize = 0, int64_t windowLeft = -1,
+                   int64_t windowRight = -1, float softcap = 0,
+                   bool alibi = false, bool dropout = false,
+                   bool packHeads = false, Type biasType = Type());
 
 /// The runtime's manifest.txt line for `k`, whose PTX is in file `ptxFile`.
 std::string manifestLine(const CompiledKernel &k, llvm::StringRef ptxFile);

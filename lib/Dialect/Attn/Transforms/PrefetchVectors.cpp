@@ -22,7 +22,9 @@
 // loop, at most `max-loads` a loop in body order (each costs its vector's
 // registers for the whole step), in wgmma programs (warpgroup layouts) of at
 // least `min-warps` warps (the mma.sync kernels' registers are not measured for
-// it) without a mask.
+// it) without a mask. With `windows`, also one 2-d register window a loop
+// (attn.load_tile ... cols in a warpgroup layout: a score bias's [Br, Bc]
+// block, read beside the scores), the same way.
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Transforms/Passes.h"
@@ -142,16 +144,34 @@ struct PrefetchVectorsPass
            !mayWrite(loop, load.getSource());
   }
 
+  /// A 2-d window of a memref read into registers beside the scores (a
+  /// score bias's block), in a warpgroup layout.
+  bool isWindow(scf::ForOp loop, LoadTileOp load) const {
+    auto t = dyn_cast<RankedTensorType>(load.getResult().getType());
+    auto mma =
+        t ? dyn_cast_or_null<MmaLayoutAttr>(t.getEncoding()) : MmaLayoutAttr();
+    return windows && mma && mma.isWarpgroup() && t.getRank() == 2 &&
+           load.getCols() && mma.getWarps() >= minWarps &&
+           loop.isDefinedOutsideOfLoop(load.getSource()) &&
+           !mayWrite(loop, load.getSource());
+  }
+
   void prefetch(scf::ForOp loop) {
     SmallVector<std::pair<LoadTileOp, SmallVector<Operation *>>> loads;
+    int64_t vectors = 0, windowLoads = 0;
     for (Operation &op : loop.getBody()->without_terminator()) {
       auto load = dyn_cast<LoadTileOp>(op);
-      if (!load || !isCandidate(loop, load) ||
-          int64_t(loads.size()) >= maxLoads)
+      if (!load)
+        continue;
+      bool vector = isCandidate(loop, load) && vectors < maxLoads;
+      bool window = !vector && isWindow(loop, load) && windowLoads < 1;
+      if (!vector && !window)
         continue;
       if (std::optional<SmallVector<Operation *>> s =
-              operandSlice(loop, load))
+              operandSlice(loop, load)) {
         loads.emplace_back(load, std::move(*s));
+        ++(vector ? vectors : windowLoads);
+      }
     }
     if (loads.empty())
       return;
@@ -200,7 +220,7 @@ struct PrefetchVectorsPass
           << "pass option max-loads must be >= 0, got " << int64_t(maxLoads);
       return signalPassFailure();
     }
-    if (!maxLoads)
+    if (!maxLoads && !windows)
       return;
     // Loops with a mask (the causal diagonal's few steps) keep their loads
     // unless `masked-loops`; so do loops whose steps keep a score

@@ -115,6 +115,11 @@ struct KernelEntry {
   /// takes the slopes (KernelABI.h); absent: none. A kernel serves only
   /// problems that agree.
   bool alibi = false;
+  /// bias=T (f32, f16 or bf16): the kernel adds a score bias [1|B, 1|Hq,
+  /// Nq, Nk] of type T (attn.attention's bias) and takes it (KernelABI.h);
+  /// absent: none. A kernel serves only problems of the same bias type.
+  bool bias = false;
+  DType biasType = DType::F32;
   /// dropout=1: the kernel drops P out (attn.attention's dropout) and takes
   /// the rate (f32), Philox key (i64) and offset (i32) after the scale.
   bool dropout = false;

@@ -436,7 +436,9 @@ inline bool addKVCacheParams(KernelParams &p, const AttentionShape &s,
 /// 54; a KV cache's arrays follow (addKVCacheParams), then the scale and,
 /// for an fp8 kernel (`descale` non-null), its three descale factors q, k,
 /// v (f32 each). An ALiBi kernel (alibi=1, `alibi` non-null) takes its
-/// slopes [Hq] f32 (5 parameters) just before the scale. A dropout kernel
+/// slopes [Hq] f32 (5 parameters) just before the scale; a bias kernel
+/// (bias=T, `bias` non-null) its bias [1|B, 1|Hq, Nq, Nk] (11 parameters)
+/// after them, also before the scale. A dropout kernel
 /// (dropout=1, `dropout` non-null) takes its rate (f32), Philox key (i64)
 /// and offset (i32) after the scale. Tensor maps (tensor_maps=) are the
 /// launcher's to append.
@@ -454,11 +456,18 @@ inline void addDropoutParams(KernelParams &p, const DropoutArgs *dropout) {
   p.addI64(int64_t(dropout->seed));
   p.addI32(int32_t(dropout->offset));
 }
+/// A score bias [sizes] with element strides (the key's 1; a broadcast
+/// dim has size 1).
+struct BiasArgs {
+  const void *data = nullptr;
+  int64_t sizes[4] = {1, 1, 1, 1};
+  int64_t strides[4] = {0, 0, 0, 1};
+};
 inline KernelParams memrefAttentionParams(
     const AttentionShape &s, const void *q, const void *k, const void *v,
     void *o, float *lse, float scale, const KVCacheArgs *cache = nullptr,
     const float *descale = nullptr, const float *alibi = nullptr,
-    const DropoutArgs *dropout = nullptr) {
+    const DropoutArgs *dropout = nullptr, const BiasArgs *bias = nullptr) {
   KernelParams p;
   // The lengths below always agree; the results are for [[nodiscard]].
   bool ok = true;
@@ -472,6 +481,9 @@ inline KernelParams memrefAttentionParams(
   ok &= addKVCacheParams(p, s, cache);
   if (alibi)
     ok &= p.addMemref(alibi, {s.headsQ}, {1});
+  if (bias)
+    ok &= p.addMemref(bias->data, I64Array(bias->sizes, 4),
+                      I64Array(bias->strides, 4));
   (void)ok;
   p.addF32(scale);
   if (descale)

@@ -40,6 +40,9 @@ struct KernelRequest {
   float softcap = 0;
   /// ALiBi (ForwardProblem's): the kernel takes the slopes.
   bool alibi = false;
+  /// A score bias (ForwardProblem's) of biasType: the kernel takes it.
+  bool bias = false;
+  DType biasType = DType::F32;
   /// Dropout (ForwardProblem's): the kernel takes rate, key and offset.
   bool dropout = false;
   /// GQA packing (ForwardProblem's packHeads): the kernel packs the query

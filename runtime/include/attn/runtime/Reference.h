@@ -79,6 +79,16 @@ struct ProblemShape {
   /// reference's Problem::alibiSlopes). Kernels are built with or without
   /// it; the slopes are a run-time argument.
   bool alibi = false;
+  /// An additive score bias (attn.attention's bias, SDPA's float
+  /// attn_mask, T5's relative positions): every scaled score S becomes
+  /// S + bias[b', h', i, j] after the soft-cap and before ALiBi and the
+  /// mask (-inf hides the key), bias [1|B, 1|Hq, Nq, Nk] of `biasType`
+  /// (f32, or the inputs' dtype; b' = 0 where its batch is 1, h' likewise).
+  /// Kernels are built with or without it, for one biasType; the tensor
+  /// is a run-time argument (the runtime's ForwardProblem::bias, the
+  /// reference's Problem::biasValues).
+  bool bias = false;
+  DType biasType = DType::F32;
   /// Attention dropout (attn.attention's dropout(p, seed, offset),
   /// FlashAttention's dropout_p): the probability P[i, j] of sequence b,
   /// query head h counts as P·dropoutScale(rate) where
@@ -132,6 +142,16 @@ struct Problem : ProblemShape {
   std::function<double(double, int64_t, int64_t, int64_t, int64_t)> scoreMod;
   /// With `alibi`: the Hq slopes.
   std::vector<double> alibiSlopes;
+  /// With `bias`: its values, [biasBatch, biasHeads, seqQ, seqK]
+  /// contiguous, biasBatch 1 or batch and biasHeads 1 or headsQ (1
+  /// broadcasts).
+  std::vector<double> biasValues;
+  int64_t biasBatch = 1, biasHeads = 1;
+  /// The bias of score (i, j) of sequence b, query head h.
+  double biasAt(int64_t b, int64_t h, int64_t i, int64_t j) const {
+    int64_t bb = biasBatch == 1 ? 0 : b, hh = biasHeads == 1 ? 0 : h;
+    return biasValues[size_t(((bb * biasHeads + hh) * seqQ + i) * seqK + j)];
+  }
 
   /// Keys of sequence b: kvLens[b], or seqK.
   int64_t keysOf(int64_t b) const {

@@ -81,6 +81,14 @@ struct ForwardProblem : ProblemShape {
   /// With `alibi` (ProblemShape): the device array of the Hq f32 slopes,
   /// contiguous, 4-byte aligned.
   const float *alibiSlopes = nullptr;
+  /// With `bias` (ProblemShape): the device tensor [biasBatch, biasHeads,
+  /// seqQ, seqK] of biasType, biasBatch 1 or batch and biasHeads 1 or
+  /// headsQ (1 broadcasts over the dim), element strides biasStrides (all
+  /// zero: contiguous; otherwise `dim`, the key's, must be 1), aligned to
+  /// its element.
+  const void *biasData = nullptr;
+  int64_t biasBatch = 1, biasHeads = 1;
+  Strides biasStrides;
   /// Whether forward reads the key counts (and the block table), or a packed
   /// batch's offsets, back before the launch and checks every entry a
   /// sequence reaches: lengths within [0, seqK], pages within [0, numPages),
@@ -120,6 +128,8 @@ struct ForwardProblem : ProblemShape {
   Strides stridesK() const;
   Strides stridesV() const;
   Strides stridesO() const;
+  /// The bias's strides: defaults filled in.
+  Strides stridesBias() const;
 };
 
 /// One attention backward call (FlashAttention's: S and P recomputed from
@@ -254,6 +264,8 @@ Status checkPointers(const ForwardProblem &p, const void *q, const void *k,
 /// Bytes from the first to one past the last element of each tensor.
 struct TensorExtents {
   uint64_t q = 0, k = 0, v = 0, o = 0, lse = 0;
+  /// The score bias's bytes (0 without one).
+  uint64_t bias = 0;
 };
 TensorExtents tensorExtents(const ForwardProblem &p);
 

@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 /* Bumped when a struct below changes layout. */
-#define ATTN_C_API_VERSION 3
+#define ATTN_C_API_VERSION 4
 
 typedef enum attn_status {
   ATTN_OK = 0,
@@ -250,8 +250,26 @@ typedef struct attn_variant {
   float dropout_p;
   uint32_t dropout_offset;
   uint64_t dropout_seed;
+  /* An additive score bias (SDPA's float attn_mask, T5's relative
+   * positions, key padding as -inf): every scaled score S becomes
+   * S + bias[b', h', i, j] after the soft-cap and before ALiBi and the
+   * mask (-inf hides the key). A device tensor [bias_batch, bias_heads,
+   * Nq, Nk] of bias_dtype (ATTN_DTYPE_F32 or the problem's dtype),
+   * bias_batch 1 or B and bias_heads 1 or Hq (1 broadcasts over the dim),
+   * element strides bias_strides (all zero: contiguous; otherwise dim,
+   * the key's, must be 1), aligned to its element; NULL: none. The dense
+   * forward of f16, bf16 or f32 inputs (not over a KV cache or a packed
+   * batch; no backward yet): the bundle's kernel (bf16 head dim 128 with a
+   * bf16 bias: examples/attention-bias.mlir), else one libattn_jit
+   * compiles. */
+  const void *bias;
+  int32_t bias_dtype;
+  int32_t reserved2; /* must be 0 */
+  int64_t bias_batch, bias_heads;
+  attn_strides bias_strides;
 } attn_variant;
-/* No window, no soft-cap, no ALiBi, no dropout. */
+/* No window, no soft-cap, no ALiBi, no dropout, no bias (bias_batch and
+ * bias_heads 1). */
 ATTN_API void attn_variant_init(attn_variant *variant);
 
 /* attn_forward with the variant's window and soft-cap; not over a KV cache

@@ -3,6 +3,7 @@
 // RUN: attn-opt %s -split-input-file --attn-prefetch-vectors=max-loads=0 | FileCheck %s --check-prefix=NONE
 // RUN: not attn-opt %s -split-input-file --attn-prefetch-vectors=max-loads=-1 2>&1 | FileCheck %s --check-prefix=ERR
 // RUN: attn-opt %s -split-input-file --attn-prefetch-vectors=masked-loops=1 | FileCheck %s --check-prefix=MASKED
+// RUN: attn-opt %s -split-input-file --attn-prefetch-vectors=windows=1 | FileCheck %s --check-prefix=WIN
 
 // ERR: pass option max-loads must be >= 0, got -1
 
@@ -123,6 +124,45 @@ func.func @left_alone(%lse: memref<?x?xf32>, %out: memref<?x?xf32>, %n: index,
       %row = arith.muli %j, %c64 : index
       %l = attn.load_tile %lse[%h, %row] rows %n : memref<?x?xf32> -> tensor<64xf32, #col>
       attn.store_tile %l, %lse[%h, %c0] rows %n : tensor<64xf32, #col>, memref<?x?xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// A score bias's [Br, Bc] window (a 2-d register tile read with cols beside
+// the scores): a step ahead with windows = 1 only, the same way as a
+// vector; by default it stays where it is read.
+#acc = #attn.mma<warps = 8, version = 3>
+// WIN-LABEL: func.func @bias_window
+// WIN:         %[[FIRST:.*]] = scf.if %{{.*}} -> (tensor<128x64xbf16, #attn.mma<warps = 8, version = 3>>)
+// WIN:           attn.load_tile %arg0[%c0, %{{.*}}, %c0, %{{.*}}] rows %c128 cols
+// WIN:         scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[CUR:.*]] = %[[FIRST]])
+// WIN-NEXT:      arith.addi
+// WIN-NEXT:      arith.cmpi slt
+// WIN-NEXT:      scf.if
+// WIN:           arith.extf %[[CUR]]
+// CHECK-LABEL: func.func @bias_window
+// CHECK:         scf.for %
+// CHECK-NEXT:      arith.muli
+// CHECK:           attn.load_tile %arg0
+// CHECK-NOT:     scf.if
+func.func @bias_window(%bias: memref<?x?x?x?xbf16>, %n: index, %steps: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %z = arith.constant dense<0.0> : tensor<128x64xf32, #acc>
+  scf.forall (%h) in (%c1) {
+    %r = scf.for %j = %c0 to %steps step %c1 iter_args(%acc = %z) -> (tensor<128x64xf32, #acc>) {
+      %col = arith.muli %j, %c64 : index
+      %left = arith.subi %n, %col : index
+      %cols = arith.minsi %left, %c64 : index
+      %w = attn.load_tile %bias[%c0, %h, %c0, %col] rows %c128 cols %cols : memref<?x?x?x?xbf16> -> tensor<128x64xbf16, #acc>
+      %f = arith.extf %w : tensor<128x64xbf16, #acc> to tensor<128x64xf32, #acc>
+      %a = arith.addf %acc, %f : tensor<128x64xf32, #acc>
+      scf.yield %a : tensor<128x64xf32, #acc>
     }
   }
   return
