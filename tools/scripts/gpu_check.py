@@ -602,12 +602,14 @@ def fp8_timing_configs(quick, ns=None):
                              (2048, 4096, 8192, 16384)))]
 
 
-def bias_timing_configs(quick, ns=None):
-    """A score bias [1, H, N, N] (T5's per-head positions) in bf16 through
-    the bundle's kernel beside SDPA's cuDNN and memory-efficient kernels
-    with the same bias as attn_mask (FA2 and FA4 take none)."""
+def bias_timing_configs(quick, ns=None, bias_dtypes=None):
+    """A score bias [1, H, N, N] (T5's per-head positions), bf16 unless
+    `bias_dtypes` says (bf16, f32), through the bundle's kernel beside SDPA's
+    cuDNN and memory-efficient kernels with the same bias as attn_mask (FA2
+    and FA4 take none)."""
     return [dict(kind="bias_timing", dtype="bf16", D=128, causal=False, N=N,
-                 B=max(1, 8192 // N), H=16)
+                 B=max(1, 8192 // N), H=16, bias_dtype=bt)
+            for bt in (bias_dtypes or ("bf16",))
             for N in (ns or ((1024, 4096) if quick else (1024, 2048, 4096)))]
 
 
@@ -627,7 +629,7 @@ def timing_configs(quick, ns=None, ds=None, dtypes=None, lse=False):
 def describe(job):
     if job["kind"] == "bias_timing":
         return (f"timing bf16 D={job['D']} full N={job['N']} B={job['B']} "
-                f"H={job['H']} with a [1, H, N, N] bf16 bias")
+                f"H={job['H']} with a [1, H, N, N] {job['bias_dtype']} bias")
     if job["kind"] == "fp8_timing":
         return (f"timing e4m3 D={job['D']} "
                 f"{'causal' if job['causal'] else 'full'} N={job['N']} "
@@ -1418,7 +1420,9 @@ def run_bias_timing(rt, job, seed):
                            dtype=torch.float32).to(torch.bfloat16)
                for _ in range(3))
     bias = torch.randn(1, H, N, N, device="cuda", generator=gen,
-                       dtype=torch.float32).to(torch.bfloat16)
+                       dtype=torch.float32)
+    if job["bias_dtype"] == "bf16":
+        bias = bias.to(torch.bfloat16)
     o = torch.empty_like(q)
     # (The bundle's bias kernel writes the LSE.)
     lse = torch.empty(B, H, N, device="cuda", dtype=torch.float32)
@@ -1434,8 +1438,11 @@ def run_bias_timing(rt, job, seed):
     res["kernel"] = rt.last_kernel()
     for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
                           ("efficient", SDPBackend.EFFICIENT_ATTENTION)):
-        def fn():
-            return F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
+        # (SDPA takes the mask in q's dtype.)
+        mask = bias.to(q.dtype)
+
+        def fn(mask=mask):
+            return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
         try:
             from torch.nn.attention import sdpa_kernel
             with sdpa_kernel([backend]):
@@ -1980,6 +1987,8 @@ def run_jobs(args, jobs, results_path):
             cmd += ["--timing-dtypes"] + args.timing_dtypes
         if args.timing_lse:
             cmd.append("--timing-lse")
+        if args.bias_dtypes:
+            cmd += ["--bias-dtypes"] + args.bias_dtypes
         cmd += ["--decode-d"] + [str(d) for d in args.decode_d]
         proc = subprocess.Popen(cmd)
         current, last_event = None, time.time()
@@ -2122,6 +2131,8 @@ def main():
                     "the 2^31-element problem, fp8 (its correctness "
                     "cases and timing), dropout or a score bias (their "
                     "correctness cases)")
+    ap.add_argument("--bias-dtypes", nargs="+", choices=("bf16", "f32"),
+                    help="the bias timing's bias types (default: bf16)")
     ap.add_argument("--timing-n", type=int, nargs="+",
                     help="sequence lengths to time (default: 512..16k)")
     ap.add_argument("--timing-d", type=int, nargs="+",
@@ -2171,7 +2182,7 @@ def main():
     if args.only in (None, "timing", "fp8"):
         jobs += fp8_timing_configs(args.quick, args.timing_n)
     if args.only in (None, "bias"):
-        jobs += bias_timing_configs(args.quick)
+        jobs += bias_timing_configs(args.quick, bias_dtypes=args.bias_dtypes)
     if args.worker:
         return worker(args, jobs)
 
@@ -2316,10 +2327,11 @@ def main():
     bias_rows = [r for r in bias_timing if r.get("ok")]
     if bias_rows:
         print()
-        print(f"A score bias [1, H, N, N] bf16, bf16 D = 128, not causal, "
-              f"{dev} (TFLOP/s; SDPA's kernels with the bias as attn_mask)")
-        hdr = (f"{'N':>6} {'B':>3} {'ours':>7} {'cudnn':>7} {'effic.':>7} "
-               f"{'/cudnn':>7} {'/effic.':>8}  kernel")
+        print(f"A score bias [1, H, N, N], bf16 D = 128, not causal, "
+              f"{dev} (TFLOP/s; SDPA's kernels with the bias as a bf16 "
+              f"attn_mask)")
+        hdr = (f"{'bias':>5} {'N':>6} {'B':>3} {'ours':>7} {'cudnn':>7} "
+               f"{'effic.':>7} {'/cudnn':>7} {'/effic.':>8}  kernel")
         print(hdr)
         print("-" * len(hdr))
         for r in bias_rows:
@@ -2330,7 +2342,8 @@ def main():
             def over(n, w):
                 return (f"{r['ours_tflops'] / r[n + '_tflops']:>{w}.2f}"
                         if n + "_tflops" in r else f"{'-':>{w}}")
-            print(f"{r['N']:>6} {r['B']:>3} {col('ours')} {col('cudnn')} "
+            print(f"{r['bias_dtype']:>5} {r['N']:>6} {r['B']:>3} "
+                  f"{col('ours')} {col('cudnn')} "
                   f"{col('efficient')} {over('cudnn', 7)} "
                   f"{over('efficient', 8)}  {r.get('kernel', '')}")
     prefill = [r for r in decode if r["Nq"] > 16]

@@ -175,10 +175,10 @@ struct CodegenPipelineOptions
       *this, "prefetch-masked",
       llvm::cl::desc("attn-prefetch-vectors also in loops with a mask"),
       llvm::cl::init(AttnPrefetchVectorsOptions().maskedLoops)};
-  // A score bias's window a step ahead: H200, bf16 D = 128, a bf16 bias
-  // [1, H, N, N], N 1k-4k, +5..7% (B C C B), no spill (bf16 D = 64, 128,
-  // 256, f16, an f32 bias, causal: the same registers; D = 256's 12 bytes
-  // of spills without it are gone).
+  // A 16-bit score bias's window a step ahead: H200, bf16 D = 128, a bf16
+  // bias [1, H, N, N], N 1k-4k, +5..7% (B C C B), no spill (bf16 D = 64,
+  // 128, 256, f16, causal: the same registers; D = 256's 12 bytes of
+  // spills without it are gone).
   Option<bool> prefetchWindows{
       *this, "prefetch-windows",
       llvm::cl::desc("attn-prefetch-vectors also a 2-d register window a "

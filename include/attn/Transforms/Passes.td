@@ -405,10 +405,11 @@ def AttnPrefetchVectors : Pass<"attn-prefetch-vectors"> {
     `attn.score_grad_tile` (a score modifier's derivative tile live beside P:
     the soft-cap's D = 128 grad_kv spilled 16 bytes with its LSE ahead), and
     only where no op of the loop may write the loaded memref. With
-    `windows`, also one 2-d register window a loop (`attn.load_tile ...
-    cols` in a warpgroup layout: a score bias's [Br, Bc] block, read beside
-    the scores), the same way (the codegen pipeline's `prefetch-windows`,
-    on by default: +5..7% for a bf16 bias at D = 128, H200).
+    `windows`, also one 2-d register window of 16-bit elements a loop
+    (`attn.load_tile ... cols` in a warpgroup layout: a score bias's [Br,
+    Bc] block, read beside the scores; an f32 one's registers spilled), the
+    same way (the codegen pipeline's `prefetch-windows`, on by default:
+    +5..7% for a bf16 bias at D = 128, H200).
 
     Example:
 

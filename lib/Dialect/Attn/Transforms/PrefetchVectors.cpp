@@ -22,9 +22,9 @@
 // loop, at most `max-loads` a loop in body order (each costs its vector's
 // registers for the whole step), in wgmma programs (warpgroup layouts) of at
 // least `min-warps` warps (the mma.sync kernels' registers are not measured for
-// it) without a mask. With `windows`, also one 2-d register window a loop
-// (attn.load_tile ... cols in a warpgroup layout: a score bias's [Br, Bc]
-// block, read beside the scores), the same way.
+// it) without a mask. With `windows`, also one 2-d register window of 16-bit
+// elements a loop (attn.load_tile ... cols in a warpgroup layout: a score
+// bias's [Br, Bc] block, read beside the scores), the same way.
 //
 //===----------------------------------------------------------------------===//
 #include "attn/Transforms/Passes.h"
@@ -144,14 +144,17 @@ struct PrefetchVectorsPass
            !mayWrite(loop, load.getSource());
   }
 
-  /// A 2-d window of a memref read into registers beside the scores (a
-  /// score bias's block), in a warpgroup layout.
+  /// A 2-d window of 16-bit elements read into registers beside the scores
+  /// (a score bias's block), in a warpgroup layout. (An f32 one holds twice
+  /// the registers a step: bf16 D = 128 with an f32 bias at 64-key blocks
+  /// spilled 88 bytes with it ahead, none without.)
   bool isWindow(scf::ForOp loop, LoadTileOp load) const {
     auto t = dyn_cast<RankedTensorType>(load.getResult().getType());
     auto mma =
         t ? dyn_cast_or_null<MmaLayoutAttr>(t.getEncoding()) : MmaLayoutAttr();
     return windows && mma && mma.isWarpgroup() && t.getRank() == 2 &&
-           load.getCols() && mma.getWarps() >= minWarps &&
+           t.getElementType().getIntOrFloatBitWidth() == 16 && load.getCols() &&
+           mma.getWarps() >= minWarps &&
            loop.isDefinedOutsideOfLoop(load.getSource()) &&
            !mayWrite(loop, load.getSource());
   }

@@ -229,19 +229,13 @@ struct SelectGPUBlocksPass
         if (warpgroups && smallPage)
           bq = 64;
       }
-      // An additive bias adds its [Br, Bc] window beside the scores: an f32
-      // one, a register an element, at D = 128 on sm_90a (two score tiles
-      // under rotation) spilled 620 bytes with 128-key blocks, 24 with 64,
-      // none with 32. A 16-bit one (half the registers until it is widened)
-      // fits 64-key blocks up to D = 128 (bf16 D = 128: 168 registers, no
-      // spill; 128 keys spilled 568 bytes, D = 256 with 64 keys 372): at
-      // D = 128 12-14% faster than 32 (H200, a bf16 bias [1, H, N, N],
-      // N 1k-4k).
-      if (warpgroups && op.getBias()) {
-        Type bt = cast<MemRefType>(op.getBias().getType()).getElementType();
-        bool narrow = bt.getIntOrFloatBitWidth() == 16 && d <= 128;
-        bkv = std::min<int64_t>(bkv, narrow ? 64 : 32);
-      }
+      // An additive bias adds its [Br, Bc] window beside the scores (two
+      // score tiles live under rotation): up to D = 128, 64-key blocks fit
+      // (bf16 D = 128: no spill with a bf16 or an f32 bias; 128 keys spilled
+      // 568 bytes) and beat 32 (H200, a bias [1, H, N, N], N 1k-4k: +12..14%
+      // bf16, +11..13% f32); D = 256 with 64 keys spilled 372 bytes.
+      if (warpgroups && op.getBias())
+        bkv = std::min<int64_t>(bkv, d <= 128 ? 64 : 32);
       // Packed query heads (pack_query_heads: at most 128 rows, a few
       // positions of G heads) copy their own tiles (no producer: Q's rows
       // have an address each) and keep a position per row for the mask:

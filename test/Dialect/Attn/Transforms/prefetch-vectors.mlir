@@ -167,3 +167,30 @@ func.func @bias_window(%bias: memref<?x?x?x?xbf16>, %n: index, %steps: index) {
   }
   return
 }
+
+// -----
+
+// An f32 window holds twice the registers: it stays where it is read.
+#acc = #attn.mma<warps = 8, version = 3>
+// WIN-LABEL: func.func @bias_window_f32
+// WIN:         scf.for %
+// WIN-NOT:       scf.if
+// WIN:           attn.load_tile %arg0
+func.func @bias_window_f32(%bias: memref<?x?x?x?xf32>, %n: index, %steps: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %z = arith.constant dense<0.0> : tensor<128x64xf32, #acc>
+  scf.forall (%h) in (%c1) {
+    %r = scf.for %j = %c0 to %steps step %c1 iter_args(%acc = %z) -> (tensor<128x64xf32, #acc>) {
+      %col = arith.muli %j, %c64 : index
+      %left = arith.subi %n, %col : index
+      %cols = arith.minsi %left, %c64 : index
+      %w = attn.load_tile %bias[%c0, %h, %c0, %col] rows %c128 cols %cols : memref<?x?x?x?xf32> -> tensor<128x64xf32, #acc>
+      %a = arith.addf %acc, %w : tensor<128x64xf32, #acc>
+      scf.yield %a : tensor<128x64xf32, #acc>
+    }
+  }
+  return
+}

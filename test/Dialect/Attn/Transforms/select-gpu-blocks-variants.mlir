@@ -1,13 +1,13 @@
 // RUN: attn-opt %s -split-input-file -attn-select-gpu-blocks="chip=sm_90a" | FileCheck %s
 
 // Blocks for the operands that change them on sm_90a: an additive bias
-// (its window beside the scores) takes 32-key blocks, or 64 for a 16-bit
-// bias up to D = 128; block lists shrink
+// (its window beside the scores) takes 64-key blocks up to D = 128, 32
+// above; block lists shrink
 // the blocks to divide the mask's (the 192-row block of D = 64 from 2048
 // rows becomes 64 rows under 128-row mask blocks, 64-key blocks under 64).
 
 // CHECK-LABEL: func.func @bias
-// CHECK:         attn.attention {{.*}} {block_kv = 32 : i64, block_q = 128 : i64
+// CHECK:         attn.attention {{.*}} {block_kv = 64 : i64, block_q = 128 : i64
 func.func @bias(%q: memref<?x?x?x128xbf16>, %b: memref<?x?x?x?xf32>) {
   attn.attention %q, %q, %q into %q bias(%b : memref<?x?x?x?xf32>)
       : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
