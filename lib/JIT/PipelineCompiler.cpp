@@ -31,10 +31,16 @@ thread_local std::string *threadDiagnostics = nullptr;
 /// The problem of `r` as the runtime launches it (Pipelines.h's
 /// buildKernelProblem, the builder the bundle uses too); the kernel is
 /// "<function name>_kernel" (KernelABI.h, the memref ABI).
+/// The element type of a request's dtype (f16, e4m3, f32; else bf16).
+Type elementType(MLIRContext &ctx, DType t) {
+  return t == DType::F16    ? Type(Float16Type::get(&ctx))
+         : t == DType::E4M3 ? Type(Float8E4M3FNType::get(&ctx))
+         : t == DType::F32  ? Type(Float32Type::get(&ctx))
+                            : Type(BFloat16Type::get(&ctx));
+}
+
 OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, const KernelRequest &r) {
-  Type et = r.dtype == DType::F16    ? Type(Float16Type::get(&ctx))
-            : r.dtype == DType::E4M3 ? Type(Float8E4M3FNType::get(&ctx))
-                                     : Type(BFloat16Type::get(&ctx));
+  Type et = elementType(ctx, r.dtype);
   const bool grad = isBackwardProgram(r.program);
   std::string name = std::string("attn_jit_") +
                      (r.program == Program::SplitKV       ? "split_"
@@ -70,9 +76,7 @@ OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, const KernelRequest &r) {
   Type biasType;
   if (r.bias) {
     name += std::string("_bias") + dtypeName(r.biasType);
-    biasType = r.biasType == DType::F32   ? Type(Float32Type::get(&ctx))
-               : r.biasType == DType::F16 ? Type(Float16Type::get(&ctx))
-                                          : Type(BFloat16Type::get(&ctx));
+    biasType = elementType(ctx, r.biasType);
   }
   if (r.dropout)
     name += "_dropout";

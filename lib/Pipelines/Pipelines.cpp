@@ -4,6 +4,7 @@
 #include "attn/runtime/Chips.h"
 #include "attn/runtime/KernelABI.h"
 
+#include "attn/Conversion/KernelDType.h"
 #include "attn/Conversion/Passes.h"
 #include "attn/Dialect/Attn/IR/AttnDialect.h"
 #include "attn/Dialect/Attn/IR/AttnOps.h"
@@ -496,8 +497,7 @@ mlir::attn::compileGPUKernels(ModuleOp module,
         misplacedSlopes = op;
     }
     if (Value b = op.getBias()) {
-      Type bt = cast<MemRefType>(b.getType()).getElementType();
-      bias = bt.isF32() ? "f32" : bt.isF16() ? "f16" : "bf16";
+      bias = kernelDTypeName(cast<MemRefType>(b.getType()).getElementType());
       if (slopesMisplaced(b, op.getDynamicScale()))
         misplacedBias = op;
     }

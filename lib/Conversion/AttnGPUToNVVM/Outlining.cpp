@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "Outlining.h"
 
+#include "attn/Conversion/KernelDType.h"
+
 #include "attn/runtime/KernelABI.h"
 #include "attn/runtime/Reference.h"
 
@@ -35,15 +37,6 @@ bool mlir::attn::gpu_lowering::isLaidOut(Type t) {
 }
 
 namespace {
-
-/// The element type's name in #attn.kernel_info and the manifest (the
-/// runtime's dtype names).
-std::string dtypeName(Type et) {
-  return ::attn::dtypeName(et.isBF16()                 ? ::attn::DType::BF16
-                           : et.isF16()                ? ::attn::DType::F16
-                           : isa<Float8E4M3FNType>(et) ? ::attn::DType::E4M3
-                                                       : ::attn::DType::F32);
-}
 
 /// The gpu.module `attn_kernels` of `top` that every kernel goes into,
 /// made on first use with the kernels' dynamic shared memory (an external
@@ -451,7 +444,7 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
     blockM = acc0.getDimSize(0);
     blockN = acc0.getDimSize(1);
     headDim = lhs0.getDimSize(1);
-    dtype = dtypeName(lhs0.getElementType());
+    dtype = kernelDTypeName(lhs0.getElementType());
     auto second = dots[1];
     headDimV =
         gridProgram == ::attn::Program::GradQuery
@@ -480,7 +473,7 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
       }
       if (scores && dtype.empty()) {
         Type et = lhs.getElementType();
-        dtype = dtypeName(et);
+        dtype = kernelDTypeName(et);
       }
       return WalkResult::advance();
     });
@@ -524,7 +517,7 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
       auto lhs = cast<RankedTensorType>(dot.getLhs().getType());
       if (dot.getRhsTransposed() && !headDim) {
         headDim = lhs.getDimSize(1);
-        dtype = dtypeName(lhs.getElementType());
+        dtype = kernelDTypeName(lhs.getElementType());
       } else if (!dot.getRhsTransposed() && !headDimV) {
         headDimV = cast<RankedTensorType>(dot.getType()).getDimSize(1);
       }
@@ -552,7 +545,7 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
         dest = view.getSource();
       auto mem = cast<MemRefType>(dest.getType());
       headDimV = mem.getShape().back();
-      dtype = dtypeName(mem.getElementType());
+      dtype = kernelDTypeName(mem.getElementType());
     });
   // B fragments loaded ahead of their mma.sync (H100, bf16, two runs vs
   // none ahead): D = 128: 4 steps +2-5% (8: the same, and sm_80's kernel
