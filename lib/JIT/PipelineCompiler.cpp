@@ -288,6 +288,10 @@ Status PipelineCompiler::compile(const KernelRequest &request,
   threadDiagnostics = &diagnostics;
   mlir::attn::CodegenPipelineOptions opts;
   opts.chip = chip;
+  // A bias that bulk copies cannot read (rows not 16-byte aligned) is read
+  // element by element.
+  if (request.bias && !request.biasBulk)
+    opts.stageWindows = false;
   mlir::attn::CompileTimings timings;
   // Every kernel of the problem (the backward makes two); the one of the
   // requested program is the image (its PTX module holds both).
@@ -334,7 +338,8 @@ Status PipelineCompiler::compile(const KernelRequest &request,
       e.windowLeft != request.windowLeft ||
       e.windowRight != request.windowRight || e.softcap != request.softcap ||
       e.lse != request.withLse || e.program != request.program ||
-      e.packsQueryHeads() != request.packHeads)
+      e.packsQueryHeads() != request.packHeads ||
+      (e.readsBiasInBulk() && !request.biasBulk))
     return Status::error(StatusCode::Internal,
                          "attn-jit: the kernel compiled for " + request.key() +
                              " describes itself as " + formatManifestLine(e));

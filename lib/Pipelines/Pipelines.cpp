@@ -246,6 +246,13 @@ bool mlir::attn::isSupportedChip(llvm::StringRef chip) {
   return ::attn::findChip(chip) != nullptr;
 }
 
+/// Whether score bias windows are staged in shared memory: the option, and
+/// only where a producer's bulk copies fill the rings (the only copies
+/// that take a window).
+static bool stagesWindows(const CodegenPipelineOptions &opts) {
+  return opts.stageWindows && opts.producer != 0 && opts.bulkCopies != 0;
+}
+
 void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
                                         const CodegenPipelineOptions &opts) {
   pm.addPass(createAttnExpandAlibi());
@@ -256,6 +263,7 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   select.blockQ = opts.blockQ;
   select.blockKV = opts.blockKV;
   select.wgmma = opts.wgmma;
+  select.stageWindows = stagesWindows(opts);
   pm.addPass(createAttnSelectGPUBlocks(select));
   AttnTileAttentionOptions tileOpts;
   tileOpts.target = opts.chip;
@@ -279,6 +287,7 @@ void mlir::attn::buildGPUKernelPipeline(OpPassManager &pm,
   layouts.skipUnitFactors = opts.skipUnitFactors;
   layouts.polynomialExp2 = opts.polynomialExp2;
   layouts.tensorReduce = opts.tensorReduce;
+  layouts.stageWindows = stagesWindows(opts);
   pm.addPass(createAttnAssignLayouts(layouts));
   AttnPipelineKVLoopOptions pipe;
   pipe.stages = opts.kvStages;
@@ -641,7 +650,8 @@ mlir::attn::compileGPUKernels(ModuleOp module,
       k.lse = true;
     // Bulk copies: (function argument, box rows, box bytes) triples; the
     // arguments of attn.attention's function are q, k, v, o in the ABI's
-    // order (the attribute's verifier holds them to those).
+    // order, and a score bias the argument before the scale (checked
+    // above: KernelABI.h's biasArgument), which the runtime encodes maps of.
     ArrayRef<int64_t> maps = info.getTensorMaps();
     std::vector<::attn::TensorMapSpec> specs;
     for (size_t i = 0; i + 2 < maps.size(); i += 3)

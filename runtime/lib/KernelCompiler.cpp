@@ -33,6 +33,7 @@ std::string KernelRequest::key() const {
          (softcap != 0 ? " softcap=" + formatSoftcap(softcap) : std::string()) +
          (alibi ? " alibi=1" : "") +
          (bias ? std::string(" bias=") + dtypeName(biasType) : std::string()) +
+         (bias && !biasBulk ? " bias_bulk=0" : "") +
          (dropout ? " dropout=1" : "") + (packHeads ? " pack_heads=1" : "");
 }
 

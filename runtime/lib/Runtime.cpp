@@ -100,6 +100,7 @@ Status encodeTensorMaps(const Driver &drv, const KernelEntry &kernel,
     const CUtensorMapDataType type =
         src.dtype == DType::F16    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
         : src.dtype == DType::E4M3 ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+        : src.dtype == DType::F32  ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
                                    : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
     const cuuint32_t unit[5] = {1, 1, 1, 1, 1};
     if (CUresult r = drv.tensorMapEncodeTiled(
@@ -120,15 +121,30 @@ Status encodeTensorMaps(const Driver &drv, const KernelEntry &kernel,
   return Status::success();
 }
 
-/// A forward kernel's tensor maps: ARG 0 q, 1 k, 2 v, 3 o of `shape`.
+/// A forward kernel's tensor maps: ARG 0 q, 1 k, 2 v, 3 o of `shape`, and
+/// its score bias (`bias` of `biasType`) at biasArgument().
 Status appendTensorMaps(const Driver &drv, const KernelEntry &kernel,
                         const AttentionShape &shape,
-                        std::array<const void *, 4> ptrs,
-                        KernelParams &params) {
+                        std::array<const void *, 4> ptrs, KernelParams &params,
+                        const BiasArgs *bias = nullptr,
+                        DType biasType = DType::F32) {
   static const char *const names[] = {"q", "k", "v", "o"};
+  for (const TensorMapSpec &m : kernel.tensorMaps)
+    if (m.arg > 3 && !(bias && m.arg == biasArgument(kernel.lse, kernel.alibi)))
+      return Status::error(StatusCode::Internal,
+                           "kernel " + kernel.name +
+                               " reads its memref argument " +
+                               std::to_string(m.arg) +
+                               " by bulk copies, which is not one the "
+                               "runtime encodes a tensor map of");
   return encodeTensorMaps(
       drv, kernel,
       [&](int arg) {
+        if (arg > 3) {
+          AttentionArgument a{{}, bias->strides};
+          std::copy(bias->sizes, bias->sizes + 4, a.sizes);
+          return BulkSource{"bias", bias->data, a, biasType};
+        }
         // O (arg 3) has the output's dtype (bf16 for fp8 inputs).
         return BulkSource{names[arg], ptrs[arg], attentionArgument(shape, arg),
                           arg == 3 ? outputDType(kernel.dtype) : kernel.dtype};
@@ -920,6 +936,7 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
   request.alibi = p.alibi;
   request.bias = p.bias;
   request.biasType = p.biasType;
+  request.biasBulk = p.biasBulk();
   request.dropout = p.dropout;
   request.packHeads = p.packHeads;
   request.withLse = p.withLse;
@@ -973,6 +990,7 @@ Status Runtime::Impl::getCompiledKernel(const ForwardProblem &p,
         e.windowRight != request.windowRight || e.softcap != request.softcap ||
         e.alibi != request.alibi || e.bias != request.bias ||
         (e.bias && e.biasType != request.biasType) ||
+        (e.readsBiasInBulk() && !request.biasBulk) ||
         e.dropout != request.dropout ||
         e.packsQueryHeads() != request.packHeads || e.lse != request.withLse ||
         e.program != request.program || e.kv != request.kv ||
@@ -1634,20 +1652,13 @@ Status Runtime::forward(const ForwardProblem &problem, const KVCacheArgs &cache,
                     : std::string()) +
             (p.dropout ? " dropout" : "") + " forward");
   DropoutArgs dropout{p.dropoutRate, p.dropoutSeed, p.dropoutOffset};
-  BiasArgs bias;
-  if (p.bias) {
-    const Strides bs = p.stridesBias();
-    bias.data = p.biasData;
-    const int64_t sizes[4] = {p.biasBatch, p.biasHeads, p.seqQ, p.seqK};
-    const int64_t strides[4] = {bs.batch, bs.head, bs.seq, bs.dim};
-    std::copy(sizes, sizes + 4, bias.sizes);
-    std::copy(strides, strides + 4, bias.strides);
-  }
+  const BiasArgs bias = p.biasArgs();
   KernelParams params = memrefAttentionParams(
       shape, q, k, v, o, lse, float(p.effectiveScale()), &cache,
       p.dtype == DType::E4M3 ? descale : nullptr, p.alibiSlopes,
       p.dropout ? &dropout : nullptr, p.bias ? &bias : nullptr);
-  if (Status s = appendTensorMaps(drv, *kernel, shape, {q, k, v, o}, params);
+  if (Status s = appendTensorMaps(drv, *kernel, shape, {q, k, v, o}, params,
+                                  p.bias ? &bias : nullptr, p.biasType);
       !s.ok())
     return s;
   unsigned grid[3];

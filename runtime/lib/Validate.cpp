@@ -218,6 +218,18 @@ Strides ForwardProblem::stridesO() const {
 Strides ForwardProblem::stridesBias() const {
   return resolve(biasStrides, biasHeads, seqQ, seqK);
 }
+BiasArgs ForwardProblem::biasArgs() const {
+  BiasArgs b;
+  if (!bias)
+    return b;
+  const Strides bs = stridesBias();
+  b.data = biasData;
+  const int64_t sizes[4] = {biasBatch, biasHeads, seqQ, seqK};
+  const int64_t strides[4] = {bs.batch, bs.head, bs.seq, bs.dim};
+  std::copy(sizes, sizes + 4, b.sizes);
+  std::copy(strides, strides + 4, b.strides);
+  return b;
+}
 
 /// The bias tensor's shape (a problem with `bias`).
 static TensorShape biasShape(const ForwardProblem &p) {
@@ -441,9 +453,14 @@ static bool servesLse(const KernelEntry &k, bool withLse) {
   return k.lse == withLse;
 }
 
-/// Whether `k` adds the score bias `p` has (none, or one of its type).
-static bool servesBias(const KernelEntry &k, const ProblemShape &p) {
-  return k.bias == p.bias && (!p.bias || k.biasType == p.biasType);
+/// Whether `k` adds the score bias `p` has (none, or one of its type), and
+/// can read it: a kernel that reads it by bulk copies needs a bias those
+/// can read (16-byte aligned rows; libattn_jit compiles the others a kernel
+/// that reads it element by element).
+static bool servesBias(const KernelEntry &k, const ForwardProblem &p) {
+  return k.bias == p.bias &&
+         (!p.bias ||
+          (k.biasType == p.biasType && (!k.readsBiasInBulk() || p.biasBulk())));
 }
 
 /// Whether `k` reads keys and values where `p` keeps them: the same layout
@@ -484,6 +501,10 @@ static void keepTunedForLength(std::vector<const KernelEntry *> &candidates,
     return k->minSeqQ <= rows && rows <= maxRows(k) && fullWaves(k);
   };
   auto better = [&](const KernelEntry *a, const KernelEntry *b) {
+    // Of a bias's kernels, one that reads it by bulk copies (where both
+    // serve: the bias's rows are 16-byte aligned) is the fast one.
+    if (a->readsBiasInBulk() != b->readsBiasInBulk())
+      return a->readsBiasInBulk();
     if (fits(a) != fits(b))
       return fits(a);
     if (a->minSeqQ != b->minSeqQ)

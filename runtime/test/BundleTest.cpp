@@ -293,6 +293,16 @@ TEST(Manifest, TensorMapsKey) {
   const std::vector<TensorMapSpec> half = {{0, 128, 64}, {1, 128}, {2, 64}};
   EXPECT_EQ(slabs.kernels[0].tensorMaps, half);
   EXPECT_EQ(formatTensorMaps(half), "0:128:64,1:128,2:64");
+  // Any memref argument up to 15 (a forward's score bias after the LSE: 5).
+  Manifest bias;
+  ASSERT_TRUE(parse("kernel name=d ptx=d.ptx chip=sm_90a dtype=bf16 "
+                    "head_dim=128 causal=0 block_m=128 threads=384 smem=0 "
+                    "abi=memref bias=bf16 tensor_maps=0:128,5:128,15:64\n",
+                    bias)
+                  .ok());
+  const std::vector<TensorMapSpec> late = {{0, 128}, {5, 128}, {15, 64}};
+  EXPECT_EQ(bias.kernels[0].tensorMaps, late);
+  EXPECT_TRUE(bias.kernels[0].readsBiasInBulk());
 }
 
 TEST(Manifest, BadTensorMapsKeys) {
@@ -301,7 +311,7 @@ TEST(Manifest, BadTensorMapsKeys) {
                            "smem=0 abi=memref tensor_maps=";
   expectError(head + "\n", "empty value for 'tensor_maps'");
   for (const char *bad :
-       {"1", "1:", ":128", "4:128", "1:0", "1:257", "1:128,", "1:128,1:64",
+       {"1", "1:", ":128", "16:128", "1:0", "1:257", "1:128,", "1:128,1:64",
         "1:128;2:128", "-1:128", "1:12345", "01234:1", "1:128:32",
         "1:128:", "1:128:256", "1:128:64:64", "1:128:96"})
     expectError(head + bad + "\n",

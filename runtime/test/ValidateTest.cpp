@@ -1410,6 +1410,61 @@ TEST(Bias, KernelsServeExactlyTheirProblems) {
         << value;
 }
 
+// A kernel that reads its bias by bulk copies (a tensor map of memref
+// argument 5: after q, k, v, o and the LSE) serves biases whose base and
+// rows are 16-byte aligned; its twin that reads the bias element by
+// element serves the rest, and the bulk one is preferred where both serve.
+TEST(Bias, BulkKernelsServeAlignedRows) {
+  Manifest m;
+  ASSERT_TRUE(
+      parseManifest("kernel name=bulk ptx=b.ptx chip=sm_90a dtype=bf16 "
+                    "head_dim=128 causal=0 block_m=128 threads=384 smem=200000 "
+                    "abi=memref bias=bf16 tensor_maps=0:128,1:64,5:128,2:64\n"
+                    "kernel name=rows ptx=r.ptx chip=sm_90a dtype=bf16 "
+                    "head_dim=128 causal=0 block_m=128 threads=384 smem=200000 "
+                    "abi=memref bias=bf16 tensor_maps=0:128,1:64,2:64\n",
+                    "manifest.txt", m)
+          .ok());
+  EXPECT_TRUE(m.kernels[0].readsBiasInBulk());
+  EXPECT_FALSE(m.kernels[1].readsBiasInBulk());
+  EXPECT_EQ(biasArgument(/*lse=*/true, /*alibi=*/false), 5);
+  EXPECT_EQ(biasArgument(/*lse=*/false, /*alibi=*/true), 5);
+  ForwardProblem p;
+  p.headsQ = 8;
+  p.seqQ = p.seqK = 4096;
+  p.headDim = p.headDimV = 128;
+  p.withLse = true;
+  p.bias = true;
+  p.biasType = DType::BF16;
+  alignas(16) static uint16_t storage[64];
+  p.biasData = storage;
+  EXPECT_TRUE(p.biasBulk());
+  const KernelEntry *k = nullptr;
+  ASSERT_TRUE(selectKernel(m, p, 9, 0, k).ok());
+  EXPECT_EQ(k->name, "bulk");
+  // Rows of 4097 bf16 keys are not whole 16 bytes: the element twin.
+  p.seqK = 4097;
+  EXPECT_FALSE(p.biasBulk());
+  ASSERT_TRUE(selectKernel(m, p, 9, 0, k).ok());
+  EXPECT_EQ(k->name, "rows");
+  // Nor is a base 2 bytes past 16-byte alignment.
+  p.seqK = 4096;
+  p.biasData = storage + 1;
+  EXPECT_FALSE(p.biasBulk());
+  ASSERT_TRUE(selectKernel(m, p, 9, 0, k).ok());
+  EXPECT_EQ(k->name, "rows");
+  // Without the twin that bias finds no kernel (libattn_jit compiles one).
+  m.kernels.pop_back();
+  EXPECT_EQ(selectKernel(m, p, 9, 0, k).code(), StatusCode::NotInBundle);
+  // A broadcast head dim (1) takes any stride.
+  p.biasData = storage;
+  p.biasHeads = 1;
+  p.biasStrides = {0, 3, 4096, 1};
+  EXPECT_TRUE(p.biasBulk());
+  ASSERT_TRUE(selectKernel(m, p, 9, 0, k).ok());
+  EXPECT_EQ(k->name, "bulk");
+}
+
 TEST(Bias, ProblemRules) {
   ForwardProblem p;
   p.batch = 2;

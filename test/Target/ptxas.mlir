@@ -9,7 +9,8 @@
 // as IR in examples/ (D = 192, Dv = 128; a causal sliding window of 4096 at
 // D = 128; Gemma 2's soft-cap of 50 at D = 256; ALiBi, causal, at D = 128;
 // dropout, not causal, at D = 128; a bf16 score bias, not causal, at
-// D = 128; the backward of ALiBi and of a soft-cap of 50, causal, at
+// D = 128, on sm_90a twice: read by bulk copies, and element by element
+// for biases of unaligned rows; the backward of ALiBi and of a soft-cap of 50, causal, at
 // D = 128);
 // the fp8 (e4m3) forward at
 // D = 64, 128 and 256 on sm_90a (causal or not × with or without LSE); the
@@ -18,7 +19,7 @@
 // sm_89 from the sm_80 PTX, sm_90a from the sm_90a PTX) was assembled
 // by ptxas -v when attn-bundle made the bundle (the attn-kernel-bundle
 // target, a dependency of check-attn); its register and spill counts are in
-// ptxas-report.txt, and the table is in the test log. None of the 994
+// ptxas-report.txt, and the table is in the test log. None of the 995
 // cubins spills; any spill fails. The sm_90a kernels with head dims of a multiple of 64 are
 // wgmma kernels (256 threads, up to 255 registers: D = 256 holds O in 128
 // of them), and so are D = 96's forward kernels (64-byte slabs); D = 96's
@@ -27,7 +28,7 @@
 // RUN: bash %attn_src_root/tools/scripts/ptxas_check.sh --allow-spill 0 --report %attn_bundle_dir | FileCheck %s
 // CHECK:     kernel arch regs spill status
 // CHECK-NOT: FAIL
-// CHECK:     kernels: 994, spill-free: 994, small spills (<= 0 bytes): 0, failed: 0
+// CHECK:     kernels: 995, spill-free: 995, small spills (<= 0 bytes): 0, failed: 0
 
 // The report is ptxas's own: one line per cubin of the manifest.
 // RUN: FileCheck %s --check-prefix=REPORT < %attn_bundle_dir/ptxas-report.txt

@@ -159,6 +159,17 @@ std::string kernelName(::attn::Program program, Type et, int64_t d, bool causal,
       .str();
 }
 
+/// Whether `k` reads its score bias by bulk copies (KernelEntry's rule: a
+/// tensor map of its biasArgument()).
+bool readsBiasInBulk(const mlir::attn::CompiledKernel &k) {
+  std::vector<::attn::TensorMapSpec> maps;
+  if (k.bias.empty() || !::attn::parseTensorMaps(k.tensorMaps, maps))
+    return false;
+  return llvm::any_of(maps, [&](const ::attn::TensorMapSpec &m) {
+    return m.arg == ::attn::biasArgument(k.lse, k.alibi);
+  });
+}
+
 int fail(const llvm::Twine &msg) {
   llvm::errs() << "attn-bundle: error: " << msg << "\n";
   return 1;
@@ -618,12 +629,36 @@ int main(int argc, char **argv) {
         return fail("cannot read the problem in " + input);
       mlir::attn::CodegenPipelineOptions &opts = *knobs;
       opts.chip = chip;
+      // The pipeline lowers the module it is given: a copy for the twin.
+      OwningOpRef<ModuleOp> twin = module->clone();
       // Every kernel of the problem (an attn.attention_grad makes two, each
       // its own manifest entry).
       FailureOr<std::vector<mlir::attn::CompiledKernel>> ks =
           mlir::attn::compileGPUKernels(*module, opts);
       if (failed(ks))
         return fail("kernel generation failed for " + input + " on " + chip);
+      bool biasInBulk = false;
+      for (mlir::attn::CompiledKernel &k : *ks) {
+        biasInBulk |= readsBiasInBulk(k);
+        if (!emit(k, chip))
+          return 1;
+      }
+      if (!biasInBulk)
+        continue;
+      // A kernel that reads its score bias by bulk copies serves biases of
+      // 16-byte aligned rows only (the runtime's rule): the same problem
+      // again with the bias read element by element serves the others,
+      // under the function's name + "_unaligned".
+      twin->walk([](func::FuncOp f) {
+        f.setSymName((f.getSymName() + "_unaligned").str());
+      });
+      mlir::attn::CodegenPipelineOptions elementwise;
+      elementwise.copyOptionValuesFrom(opts);
+      elementwise.stageWindows = false;
+      ks = mlir::attn::compileGPUKernels(*twin, elementwise);
+      if (failed(ks))
+        return fail("kernel generation failed for " + input + " on " + chip +
+                    " (its bias read element by element)");
       for (mlir::attn::CompiledKernel &k : *ks)
         if (!emit(k, chip))
           return 1;

@@ -602,13 +602,15 @@ def fp8_timing_configs(quick, ns=None):
                              (2048, 4096, 8192, 16384)))]
 
 
-def bias_timing_configs(quick, ns=None, bias_dtypes=None):
+def bias_timing_configs(quick, ns=None, bias_dtypes=None, ds=None):
     """A score bias [1, H, N, N] (T5's per-head positions), bf16 unless
-    `bias_dtypes` says (bf16, f32), through the bundle's kernel beside SDPA's
-    cuDNN and memory-efficient kernels with the same bias as attn_mask (FA2
-    and FA4 take none)."""
-    return [dict(kind="bias_timing", dtype="bf16", D=128, causal=False, N=N,
-                 B=max(1, 8192 // N), H=16, bias_dtype=bt)
+    `bias_dtypes` says (bf16, f32), at D = 128 unless `ds` says (H·D =
+    2048), through the bundle's kernel beside SDPA's cuDNN and
+    memory-efficient kernels with the same bias as attn_mask (FA2 and FA4
+    take none)."""
+    return [dict(kind="bias_timing", dtype="bf16", D=D, causal=False, N=N,
+                 B=max(1, 8192 // N), H=2048 // D, bias_dtype=bt)
+            for D in (ds or (128,))
             for bt in (bias_dtypes or ("bf16",))
             for N in (ns or ((1024, 4096) if quick else (1024, 2048, 4096)))]
 
@@ -2182,7 +2184,8 @@ def main():
     if args.only in (None, "timing", "fp8"):
         jobs += fp8_timing_configs(args.quick, args.timing_n)
     if args.only in (None, "bias"):
-        jobs += bias_timing_configs(args.quick, bias_dtypes=args.bias_dtypes)
+        jobs += bias_timing_configs(args.quick, bias_dtypes=args.bias_dtypes,
+                                    ds=args.timing_d)
     if args.worker:
         return worker(args, jobs)
 
@@ -2327,10 +2330,11 @@ def main():
     bias_rows = [r for r in bias_timing if r.get("ok")]
     if bias_rows:
         print()
-        print(f"A score bias [1, H, N, N], bf16 D = 128, not causal, "
+        print(f"A score bias [1, H, N, N], bf16, H·D = 2048, not causal, "
               f"{dev} (TFLOP/s; SDPA's kernels with the bias as a bf16 "
               f"attn_mask)")
-        hdr = (f"{'bias':>5} {'N':>6} {'B':>3} {'ours':>7} {'cudnn':>7} "
+        hdr = (f"{'bias':>5} {'D':>4} {'N':>6} {'B':>3} {'ours':>7} "
+               f"{'cudnn':>7} "
                f"{'effic.':>7} {'/cudnn':>7} {'/effic.':>8}  kernel")
         print(hdr)
         print("-" * len(hdr))
@@ -2342,7 +2346,7 @@ def main():
             def over(n, w):
                 return (f"{r['ours_tflops'] / r[n + '_tflops']:>{w}.2f}"
                         if n + "_tflops" in r else f"{'-':>{w}}")
-            print(f"{r['bias_dtype']:>5} {r['N']:>6} {r['B']:>3} "
+            print(f"{r['bias_dtype']:>5} {r['D']:>4} {r['N']:>6} {r['B']:>3} "
                   f"{col('ours')} {col('cudnn')} "
                   f"{col('efficient')} {over('cudnn', 7)} "
                   f"{over('efficient', 8)}  {r.get('kernel', '')}")

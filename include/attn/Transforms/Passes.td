@@ -210,7 +210,10 @@ def AttnSelectGPUBlocks : Pass<"attn-select-gpu-blocks"> {
     (D = 64: 192 rows, three warpgroups sharing each K/V tile, from 512
     query rows, 8192 when causal, where static batch and heads give a grid
     of two waves of the target's multiprocessors); the bundle builds it beside
-    the default and the runtime picks by length and grid.
+    the default and the runtime picks by length and grid. A score bias on
+    wgmma: 64-key blocks up to D = 128 (32 above) while its window is read
+    into registers; a 16-bit one staged in shared memory (`stage-windows`)
+    at D = 64 takes 128 query rows and 128 keys.
   }];
   let dependentDialects = ["::mlir::attn::AttnDialect"];
   let options = [
@@ -224,7 +227,11 @@ def AttnSelectGPUBlocks : Pass<"attn-select-gpu-blocks"> {
     Option<"wgmma", "wgmma", "int64_t", /*default=*/"-1",
            "Blocks for Hopper's warpgroup MMA: 1, 0 (-1: where the chip has "
            "it and the head dims are multiples of 64, or of 32 in the "
-           "forward)">
+           "forward)">,
+    Option<"stageWindows", "stage-windows", "int64_t", /*default=*/"1",
+           "Blocks for a 16-bit score bias whose window attn-assign-layouts "
+           "stages in shared memory (its stage-windows): 1, 0 (the window "
+           "in registers)">
   ];
 }
 
@@ -256,7 +263,14 @@ def AttnAssignLayouts : Pass<"attn-assign-layouts"> {
     128>` for every shared tile (128-byte-swizzled column slabs, what
     wgmma's descriptors and TMA read and write), or `slab = 64` where a row
     is a multiple of 64 bytes but not of 128 (D = 96); Q stays in shared
-    memory (wgmma reads it there).
+    memory (wgmma reads it there). With `stage-windows=1` a 16-bit column
+    window of a key/value loop that no product reads (a score bias's
+    [Br, Bc] block) whose rows are whole 128-byte slabs takes a slab layout
+    too, read into registers through `attn.convert_layout` where it is used:
+    attn-pipeline-kv-loop then gives it a ring, and the producer of
+    attn-specialize-warpgroups fills it with bulk tensor copies like K and
+    V. Only in programs of two or more warpgroups whose copies all qualify
+    for bulk copies (no paged or packed rows).
 
     With two m-tiles, D >= 128 and Bc >= 64, or wgmma layouts and D >= 256,
     the loop's rescale of its accumulator, `A·broadcast(α)`, is marked
@@ -292,7 +306,12 @@ def AttnAssignLayouts : Pass<"attn-assign-layouts"> {
     Option<"polynomialExp2", "polynomial-exp2", "int64_t", /*default=*/"0",
            "Mark the exponentials of 16-bit and 8-bit P tiles "
            "attn.polynomial_exp2 = K: one element in K on the FMA pipe "
-           "(0: none; loses 2-15% on sm_90a, see PERF-NOTES)">
+           "(0: none; loses 2-15% on sm_90a, see PERF-NOTES)">,
+    Option<"stageWindows", "stage-windows", "int64_t", /*default=*/"0",
+           "wgmma programs: read a 16-bit column window that no product "
+           "reads (a score bias's block) through shared memory (slabs a "
+           "ring and a producer's bulk copies fill) instead of straight "
+           "into registers: 1, 0">
   ];
 }
 

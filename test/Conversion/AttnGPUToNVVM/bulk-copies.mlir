@@ -1,4 +1,4 @@
-// RUN: attn-opt %s -convert-attn-gpu-to-nvvm -canonicalize | FileCheck %s
+// RUN: attn-opt %s -split-input-file -convert-attn-gpu-to-nvvm -canonicalize | FileCheck %s
 
 // Bulk tensor copies (TMA) in a producer warpgroup. The launch passes one
 // tensor map per source memref after the function's arguments (encoded on
@@ -96,6 +96,64 @@ func.func @bulk(%q: memref<?x?x128xbf16>, %k: memref<?x?x128xbf16>, %o: memref<?
       attn.ring_acquire %r[%slot] fill %fill : !ring
       attn.async_load_tile %k[%h, %j] rows %c64, %r[%slot] {bulk} : memref<?x?x128xbf16>, !ring
       attn.async_arrive %r[%slot] : !ring
+    }
+  }
+  return
+}
+
+// -----
+
+// A column window (a score bias's [128, 64] block of a [B, H, Nq, Nk]
+// bias) by one bulk copy: a tensor map of the 4-d memref with a box of 128
+// rows by one 128-byte slab, coordinates innermost first (the first key
+// column, the first query row, then head and batch), completing on the
+// slot's barrier with the window's 16384 bytes; the consumers read the slot
+// with ldmatrix into the accumulator layout.
+// CHECK-LABEL: func.func @bulk_window
+// CHECK:         %[[MAP:.*]] = attn.tensor_map %arg0 box[128, 64] : memref<?x?x?x?xbf16> -> !llvm.ptr
+// CHECK:       gpu.func @bulk_window_kernel({{.*}}, %[[ROW:.*]]: index, %[[COL:.*]]: index, %[[MARG:.*]]: !llvm.ptr {llvm.align = 64 : i64}) kernel
+// CHECK-SAME:    tensor_maps = [0, 128, 128]
+// CHECK-COUNT-4: nvvm.ldmatrix
+// CHECK:         } else {
+// CHECK:           %[[C:.*]] = arith.index_cast %[[COL]] : index to i32
+// CHECK-NEXT:      %[[R:.*]] = arith.index_cast %[[ROW]] : index to i32
+// CHECK-NEXT:      %[[H:.*]] = arith.index_cast %block_id_y : index to i32
+// CHECK-NEXT:      %[[B:.*]] = arith.index_cast %block_id_z : index to i32
+// CHECK:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MARG]], %{{.*}}, box[%[[C]], %[[R]], %[[H]], %[[B]]]
+// CHECK-NOT:       nvvm.cp.async.bulk.tensor
+// CHECK:           nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c16384_i32 : !llvm.ptr<3>, i32
+#acc = #attn.mma<warps = 8, version = 3>
+#sl = #attn.shared<swizzle = 8, pad = 0, slab = 128>
+!wring = !attn.ring<2, tensor<128x64xbf16, #sl>>
+func.func @bulk_window(%bias: memref<?x?x?x?xbf16>, %o: memref<?x64xbf16>, %i: index, %j: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  scf.forall (%b, %h, %x) in (%c1, %c1, %c1) {
+    %r = attn.alloc_ring : !wring
+    attn.warp_specialize registers(consumers = 240, producer = 24) {
+      %slot = arith.remui %j, %c2 : index
+      %fill = arith.divui %j, %c2 : index
+      attn.ring_wait %r[%slot] fill %fill : !wring
+      %t = attn.ring_slot %r[%slot] : !wring
+      %w = attn.convert_layout %t : tensor<128x64xbf16, #sl> -> tensor<128x64xbf16, #acc>
+      attn.ring_release %r[%slot] : !wring
+      attn.store_tile %w, %o[%c0] rows %c128 : tensor<128x64xbf16, #acc>, memref<?x64xbf16>
+    } producer {
+      %slot = arith.remui %j, %c2 : index
+      %fill = arith.divui %j, %c2 : index
+      %nq = memref.dim %bias, %c2 : memref<?x?x?x?xbf16>
+      %rleft = arith.subi %nq, %i : index
+      %rows = arith.minsi %rleft, %c128 : index
+      %nk = memref.dim %bias, %c3 : memref<?x?x?x?xbf16>
+      %cleft = arith.subi %nk, %j : index
+      %cols = arith.minsi %cleft, %c64 : index
+      attn.ring_acquire %r[%slot] fill %fill : !wring
+      attn.async_load_tile %bias[%b, %h, %i, %j] rows %rows cols %cols, %r[%slot] {bulk} : memref<?x?x?x?xbf16>, !wring
+      attn.async_arrive %r[%slot] : !wring
     }
   }
   return

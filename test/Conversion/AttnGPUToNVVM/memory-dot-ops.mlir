@@ -256,3 +256,32 @@ func.func @ring_group(%q: memref<?x?x?x64xbf16>, %o: memref<?x64xbf16>,
   }
   return
 }
+
+// -----
+
+#mma = #attn.mma<warps = 8, version = 3>
+#sh = #attn.shared<swizzle = 8, pad = 0, slab = 128>
+
+// convert_layout from a slab tile to the warpgroup accumulator layout (a
+// score bias's [128, 64] window, staged in a ring): each warp's 16 rows by
+// ldmatrix.x4, one per 16 columns (a 128-byte slab row is 8 chunks, chunk c
+// of row r at c ^ (r % 8): four lane bases, chunk pairs 0, 2, 4, 6 XORed
+// into the lane's own), from slot 1 at 128·64·2 = 16384 bytes.
+// CHECK-LABEL: gpu.func @window_to_registers_kernel
+// CHECK:         %[[SLOT:.+]] = llvm.getelementptr %{{.*}}[16384] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK:         %[[Y:.+]] = arith.xori
+// CHECK-COUNT-3: arith.xori %[[Y]], %c{{[246]}}_i32 : i32
+// CHECK-COUNT-4: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32
+// CHECK-NOT:     nvvm.ldmatrix
+func.func @window_to_registers(%o: memref<?x64xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %r = attn.alloc_ring : !attn.ring<2, tensor<128x64xbf16, #sh>>
+    %t = attn.ring_slot %r[%c1] : !attn.ring<2, tensor<128x64xbf16, #sh>>
+    %w = attn.convert_layout %t : tensor<128x64xbf16, #sh> -> tensor<128x64xbf16, #mma>
+    attn.store_tile %w, %o[%c0] rows %c128 : tensor<128x64xbf16, #mma>, memref<?x64xbf16>
+  }
+  return
+}

@@ -17,11 +17,15 @@
 //===----------------------------------------------------------------------===//
 #include "attn/Transforms/Passes.h"
 
+#include "LoopUtils.h"
 #include "WarpgroupTiling.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -85,6 +89,76 @@ struct AssignLayoutsPass
              << "pass option wgmma must be -1 (heuristic), 0 or 1, got "
              << int64_t(wgmma);
     return success();
+  }
+
+  /// Whether `load`, a column window that no product reads (a score bias's
+  /// block), is read through shared memory (stage-windows): 16-bit rows of
+  /// whole 128-byte slabs, in a key/value loop of a wgmma program of two or
+  /// more warpgroups, whose copies then go into rings on per-slot barriers
+  /// that a producer fills with bulk tensor copies - the only copies that
+  /// take a window - so every tile the products read must qualify for them
+  /// too: no paged or packed rows, and rows that are whole blocks or reach
+  /// their source's end (readsToEnd: not a KV cache's or a packed batch's
+  /// sequence lengths).
+  bool stagesWindow(scf::ForallOp grid, LoadTileOp load,
+                    const WarpTiling &tiling) {
+    auto t = cast<RankedTensorType>(load.getType());
+    if (!stageWindows || !tiling.wgmma || tiling.warps < 8 || !load.getCols() ||
+        t.getRank() != 2 || t.getElementType().getIntOrFloatBitWidth() != 16 ||
+        (t.getDimSize(1) * 2) % 128 || t.getDimSize(0) % 8 ||
+        !load->getParentOfType<scf::ForOp>() ||
+        llvm::any_of(load->getUses(), isDotOperandUse))
+      return false;
+    return !grid.getBody()
+                ->walk([](LoadTileOp l) {
+                  auto lt = cast<RankedTensorType>(l.getType());
+                  auto mem = cast<MemRefType>(l.getSource().getType());
+                  bool copied = !l.getCols() && lt.getRank() == 2 &&
+                                mem.getRank() >= 2 &&
+                                llvm::any_of(l->getUses(), isDotOperandUse);
+                  if (l.getPages() || l.getGroup() ||
+                      (copied &&
+                       !readsToEnd(l.getSource(), l.getRows(),
+                                   l.getIndices().back(), mem.getRank() - 2,
+                                   lt.getDimSize(0))))
+                    return WalkResult::interrupt();
+                  return WalkResult::advance();
+                })
+                .wasInterrupted();
+  }
+
+  /// A staged window's rows and columns, bounded by its source's own dims:
+  /// a bulk tensor copy reads zeros only past its tensor's end, and a
+  /// window bounded by another tensor's length (a bias's rows by Q's Nq,
+  /// its columns by K's Nk: equal, which the copy cannot know) would not
+  /// take one. An extent `e` that is not the whole tile becomes
+  ///   min(dim(source, axis) − index, tile extent)
+  /// (clamped at 0 where `e` was: a block past the end reads nothing);
+  /// elements past Nq or Nk are masked or never stored either way.
+  static void boundByOwnDims(LoadTileOp load) {
+    auto t = cast<RankedTensorType>(load.getType());
+    auto mem = cast<MemRefType>(load.getSource().getType());
+    ValueRange idx = load.getIndices();
+    int64_t rank = mem.getRank();
+    OpBuilder b(load);
+    Location loc = load.getLoc();
+    auto bound = [&](Value extent, Value index, int64_t axis,
+                     int64_t tileExtent) -> Value {
+      if (isConstantIntValue(extent, tileExtent))
+        return extent;
+      Value dim = memref::DimOp::create(b, loc, load.getSource(), axis);
+      Value left = arith::SubIOp::create(b, loc, dim, index);
+      Value whole = arith::ConstantIndexOp::create(b, loc, tileExtent);
+      Value e = arith::MinSIOp::create(b, loc, left, whole);
+      auto clamp = extent.getDefiningOp<arith::MaxSIOp>();
+      if (clamp && isConstantIntValue(clamp.getRhs(), 0))
+        e = arith::MaxSIOp::create(b, loc, e, clamp.getRhs());
+      return e;
+    };
+    load.getRowsMutable().assign(
+        bound(load.getRows(), idx[idx.size() - 2], rank - 2, t.getDimSize(0)));
+    load.getColsMutable().assign(
+        bound(load.getCols(), idx.back(), rank - 1, t.getDimSize(1)));
   }
 
   /// m-tiles per warp and where a shared-memory lhs lives: the options, else
@@ -523,6 +597,7 @@ struct AssignLayoutsPass
     // Every tile in the grid: register layouts by rank, shared layouts for
     // what attn.dot reads from shared memory.
     SmallVector<std::pair<Value, OpOperand *>> toConvert;
+    SmallVector<LoadTileOp> stagedWindows;
     LogicalResult result = success();
     auto visit = [&](Value v) {
       auto t = dyn_cast<RankedTensorType>(v.getType());
@@ -535,13 +610,17 @@ struct AssignLayoutsPass
       }
       auto load = v.getDefiningOp<LoadTileOp>();
       // (A column window that no product reads - a score bias - is read
-      // straight into registers; fp8's transposed V block is a window that
-      // wgmma reads from shared memory. 8-bit tiles exist only for wgmma.)
+      // straight into registers, or with stage-windows through shared
+      // memory; fp8's transposed V block is a window that wgmma reads from
+      // shared memory. 8-bit tiles exist only for wgmma.)
       unsigned bits = t.getElementType().getIntOrFloatBitWidth();
       bool fromShared = load && t.getRank() == 2 &&
                         (bits == 16 || (bits == 8 && tiling->wgmma)) &&
                         (!load.getCols() || tiling->wgmma) &&
-                        llvm::any_of(v.getUses(), isDotOperandUse);
+                        (llvm::any_of(v.getUses(), isDotOperandUse) ||
+                         stagesWindow(grid, load, *tiling));
+      if (fromShared && load.getCols() && bits == 16)
+        stagedWindows.push_back(load);
       if (!fromShared) {
         setEncoding(v, registerLayout(v));
         return;
@@ -572,6 +651,9 @@ struct AssignLayoutsPass
     });
     if (failed(result))
       return failure();
+
+    for (LoadTileOp load : stagedWindows)
+      boundByOwnDims(load);
 
     // One conversion per converted value, right after its definition.
     llvm::DenseMap<Value, Value> converted;

@@ -9,8 +9,10 @@
 
 #include "attn/Dialect/Attn/IR/AttnOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -19,6 +21,40 @@
 #include <algorithm>
 
 namespace mlir::attn {
+
+/// Whether a copy's `extent` along source dim `axis`, from `index`, is what
+/// a bulk copy reads: the tile's `tileExtent` (a whole block) or
+/// min(dim(source, axis) − index, tileExtent), possibly clamped by max(·, 0)
+/// (a block wholly past the end, as a block mask's last sub-blocks can be:
+/// the copy reads zeros only). A bulk copy reads as zero only what lies
+/// past the source's end.
+inline bool readsToEnd(Value source, Value extent, Value index, int64_t axis,
+                       int64_t tileExtent) {
+  std::optional<int64_t> whole = getConstantIntValue(extent);
+  if (whole)
+    return *whole == tileExtent;
+  if (auto clamp = extent.getDefiningOp<arith::MaxSIOp>()) {
+    std::optional<int64_t> lo = getConstantIntValue(clamp.getRhs());
+    if (!lo || *lo != 0)
+      return false;
+    extent = clamp.getLhs();
+  }
+  auto min = extent.getDefiningOp<arith::MinSIOp>();
+  if (!min)
+    return false;
+  for (auto [left, bound] : {std::pair{min.getLhs(), min.getRhs()},
+                             std::pair{min.getRhs(), min.getLhs()}}) {
+    std::optional<int64_t> c = getConstantIntValue(bound);
+    auto sub = left.getDefiningOp<arith::SubIOp>();
+    if (!c || *c != tileExtent || !sub || sub.getRhs() != index)
+      continue;
+    auto dim = sub.getLhs().getDefiningOp<memref::DimOp>();
+    std::optional<int64_t> d = dim ? dim.getConstantIndex() : std::nullopt;
+    if (dim && dim.getSource() == source && d && *d == axis)
+      return true;
+  }
+  return false;
+}
 
 /// The outermost scf.forall around `op` (its program's grid), or null.
 inline Operation *outermostGrid(Operation *op) {

@@ -221,9 +221,29 @@ struct PersistTilesPass
   /// consumer warpgroups 224, which measured +0..4% at D = 256 (H200).
   /// A producer that walks block lists (the whole-block scan, then each
   /// entry's key block) spilled 16 B at 40 (bf16 D = 128, causal, one list)
-  /// and 28 B with a second list of full blocks; 48 spills nothing.
+  /// and 28 B with a second list of full blocks; 48 spills nothing. So did
+  /// one that copies a 16-bit column window beside K and V (a score bias's
+  /// block: four coordinates and a column extent) at 40: 8 B (bf16
+  /// D = 128); 48 spills nothing.
   static int64_t claimingProducerRegisters(scf::ForallOp grid) {
-    return copiesListedRows(grid) || rowSlabs(grid) > 3 ? 48 : 40;
+    return copiesListedRows(grid) || rowSlabs(grid) > 3 ||
+                   copiesWideWindow(grid)
+               ? 48
+               : 40;
+  }
+
+  /// Whether the grid copies a column window of 16-bit elements (a staged
+  /// score bias; fp8's transposed V block is an 8-bit one).
+  static bool copiesWideWindow(scf::ForallOp grid) {
+    return grid.getBody()
+        ->walk([](AsyncLoadTileOp load) {
+          RankedTensorType t =
+              cast<RingType>(load.getRing().getType()).getTile();
+          return load.getCols() && t.getElementTypeBitWidth() == 16
+                     ? WalkResult::interrupt()
+                     : WalkResult::advance();
+        })
+        .wasInterrupted();
   }
 
   /// The most slabs a row of one of the grid's shared-memory tiles spans.

@@ -136,14 +136,15 @@ Block *gridBodyOf(Operation *grid) {
 bool fitsRing(LoadTileOp load) {
   auto mem = cast<MemRefType>(load.getSource().getType());
   auto tile = cast<RankedTensorType>(load.getType());
-  // Whole rows of 16-bit tiles; a column window only for 8-bit tiles
-  // (fp8's transposed V, which bulk copies fill).
+  // Whole rows, or a column window (fp8's transposed V; a score bias's
+  // block in slabs, attn-assign-layouts' stage-windows), which only bulk
+  // copies fill.
   unsigned bits = tile.getElementType().getIntOrFloatBitWidth();
   bool window = static_cast<bool>(load.getCols());
   bool wholeRows = !window && !mem.isDynamicDim(mem.getRank() - 1) &&
                    mem.getDimSize(mem.getRank() - 1) == tile.getDimSize(1);
   return tile.getRank() == 2 && mem.getRank() >= 2 && mem.isStrided() &&
-         ((bits == 16 && wholeRows) || (bits == 8 && (wholeRows || window))) &&
+         (bits == 16 || bits == 8) && (wholeRows || window) &&
          tile.getDimSize(0) % 8 == 0 && tile.getDimSize(1) % 8 == 0;
 }
 

@@ -234,8 +234,25 @@ struct SelectGPUBlocksPass
       // (bf16 D = 128: no spill with a bf16 or an f32 bias; 128 keys spilled
       // 568 bytes) and beat 32 (H200, a bias [1, H, N, N], N 1k-4k: +12..14%
       // bf16, +11..13% f32); D = 256 with 64 keys spilled 372 bytes.
-      if (warpgroups && op.getBias())
-        bkv = std::min<int64_t>(bkv, d <= 128 ? 64 : 32);
+      // A 16-bit window staged in shared memory (attn-assign-layouts'
+      // stage-windows: every copy a bulk one) holds no registers between
+      // steps. At D = 64 it takes 128 query rows (two consumer warpgroups
+      // behind the producer) and 128 keys: H200, a bf16 bias [1, H, N, N],
+      // N 1k-4k, 130-140 TFLOP/s with 64x64 blocks, 232-247 with 128x64,
+      // 250-266 with 128x128 (the window in registers spilled 520 bytes
+      // there). At D = 128, 128 keys need 232704 bytes of shared memory.
+      if (warpgroups && op.getBias()) {
+        auto biasTy = cast<MemRefType>(op.getBias().getType());
+        bool staged = stageWindows && biasTy.getElementTypeBitWidth() == 16 &&
+                      !op.isPaged() && !op.getKvLens() && !op.isVarlen() &&
+                      !op.getPackQueryHeads() && !op.getSplitKv();
+        if (d <= 64 && staged) {
+          bq = 128;
+          bkv = 128;
+        } else {
+          bkv = std::min<int64_t>(bkv, d <= 128 ? 64 : 32);
+        }
+      }
       // Packed query heads (pack_query_heads: at most 128 rows, a few
       // positions of G heads) copy their own tiles (no producer: Q's rows
       // have an address each) and keep a position per row for the mask:

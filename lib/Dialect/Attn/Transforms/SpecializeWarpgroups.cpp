@@ -75,12 +75,9 @@ bool copiesOnSlotBarriers(scf::ForallOp grid) {
 }
 
 /// Whether `load` may be one bulk tensor copy per slab: a 16-bit tile of
-/// 128- or 64-byte slabs (8-bit: 128) from a source of rank 2 to 5, and
-/// `rows` either the
-/// tile's rows (a whole block) or min(dim(source, row dim) − row, tile
-/// rows), possibly clamped by max(·, 0) (a block wholly past the end, as
-/// a block mask's last sub-blocks can be: the copy reads zeros only): a
-/// bulk copy reads as zero only the rows past the source's end.
+/// 128- or 64-byte slabs (8-bit: 128) from a source of rank 2 to 5 whose
+/// rows (and with a column window, columns) are whole blocks or reach the
+/// source's end (readsToEnd).
 bool bulkCopyable(AsyncLoadTileOp load) {
   // A gathered (paged) block, or packed (position, head) rows, have an
   // address per row.
@@ -90,42 +87,17 @@ bool bulkCopyable(AsyncLoadTileOp load) {
   auto mem = cast<MemRefType>(load.getSource().getType());
   if (!AsyncLoadTileOp::bulkCopyRefusal(tile, mem).empty())
     return false;
-  // The extent along the copy's last index: rows, or with a column window
-  // columns (its rows must then be whole).
+  // Without a window the last index is the row; with one, the last two are
+  // the row and the first column.
+  ValueRange idx = load.getIndices();
+  int64_t rank = mem.getRank();
   Value cols = load.getCols();
-  if (cols) {
-    std::optional<int64_t> rows = getConstantIntValue(load.getRows());
-    if (!rows || *rows != tile.getDimSize(0))
-      return false;
-  }
-  int64_t tileExtent = tile.getDimSize(cols ? 1 : 0);
-  Value extent = cols ? cols : load.getRows();
-  int64_t axisDim = mem.getRank() - (cols ? 1 : 2);
-  std::optional<int64_t> whole = getConstantIntValue(extent);
-  if (whole)
-    return *whole == tileExtent;
-  if (auto clamp = extent.getDefiningOp<arith::MaxSIOp>()) {
-    std::optional<int64_t> lo = getConstantIntValue(clamp.getRhs());
-    if (!lo || *lo != 0)
-      return false;
-    extent = clamp.getLhs();
-  }
-  auto min = extent.getDefiningOp<arith::MinSIOp>();
-  if (!min)
+  if (cols && !readsToEnd(load.getSource(), cols, idx.back(), rank - 1,
+                          tile.getDimSize(1)))
     return false;
-  for (auto [left, bound] : {std::pair{min.getLhs(), min.getRhs()},
-                             std::pair{min.getRhs(), min.getLhs()}}) {
-    std::optional<int64_t> c = getConstantIntValue(bound);
-    auto sub = left.getDefiningOp<arith::SubIOp>();
-    if (!c || *c != tileExtent || !sub ||
-        sub.getRhs() != load.getIndices().back())
-      continue;
-    auto dim = sub.getLhs().getDefiningOp<memref::DimOp>();
-    std::optional<int64_t> axis = dim ? dim.getConstantIndex() : std::nullopt;
-    if (dim && dim.getSource() == load.getSource() && axis && *axis == axisDim)
-      return true;
-  }
-  return false;
+  return readsToEnd(load.getSource(), load.getRows(),
+                    cols ? idx[idx.size() - 2] : idx.back(), rank - 2,
+                    tile.getDimSize(0));
 }
 
 struct Specializer {

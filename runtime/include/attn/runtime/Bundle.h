@@ -139,6 +139,14 @@ struct KernelEntry {
   /// tensor_maps=: the CUtensorMaps the kernel takes after its memref
   /// parameters, one per memref it reads with bulk copies (KernelABI.h).
   std::vector<TensorMapSpec> tensorMaps;
+  /// Whether the kernel reads its score bias by bulk copies (a tensor map
+  /// of its biasArgument()): it then serves only biases those can read.
+  bool readsBiasInBulk() const {
+    for (const TensorMapSpec &m : tensorMaps)
+      if (bias && m.arg == biasArgument(lse, alibi))
+        return true;
+    return false;
+  }
   /// program=: what the kernel computes; absent: the forward. head_dim of a
   /// merge_splits kernel is its head_dim_v.
   Program program = Program::Attention;

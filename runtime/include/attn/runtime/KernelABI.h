@@ -46,8 +46,9 @@
 // manifest.
 //
 // Tensor maps (manifest key tensor_maps=ARG:ROWS[:BYTES][,...], memref ABI
-// only): a kernel that reads a memref argument ARG (0 q, 1 k, 2 v, 3 o; in
-// the backward's grids 0 dO, 1 q, 2 k, 3 v, memrefGradParams' order)
+// only): a kernel that reads a memref argument ARG (0 q, 1 k, 2 v, 3 o, and
+// a forward's score bias at biasArgument(); in the backward's grids 0 dO,
+// 1 q, 2 k, 3 v, memrefGradParams' order)
 // with bulk tensor copies (TMA) takes, after the list above, one
 // CUtensorMap per entry, in order: 128 bytes passed by value (a grid
 // constant). Each describes its memref as the kernel sees it (sizes and
@@ -237,7 +238,8 @@ private:
 constexpr size_t kTensorMapBytes = 128;
 
 /// One tensor_maps= entry: the kernel reads memref argument `arg` (0 q,
-/// 1 k, 2 v, 3 o; backward grids: 0 dO, 1 q, 2 k, 3 v) with bulk copies of
+/// 1 k, 2 v, 3 o, the forward's bias at biasArgument(); backward grids:
+/// 0 dO, 1 q, 2 k, 3 v) with bulk copies of
 /// `boxRows` rows by `boxBytes` bytes (one shared slab: 128 or 64), swizzled
 /// by that width.
 struct TensorMapSpec {
@@ -260,7 +262,7 @@ inline std::string formatTensorMaps(const std::vector<TensorMapSpec> &maps) {
   return out;
 }
 
-/// Parses formatTensorMaps' text: ARG in [0, 3], ROWS in [1, 256] (a tensor
+/// Parses formatTensorMaps' text: ARG in [0, 15], ROWS in [1, 256] (a tensor
 /// map's box dimension), BYTES (optional) 128 or 64, each ARG at most once.
 /// False, with `out` left empty, for anything else.
 inline bool parseTensorMaps(const std::string &text,
@@ -277,7 +279,7 @@ inline bool parseTensorMaps(const std::string &text,
   };
   while (true) {
     TensorMapSpec m;
-    bool ok = number(0, 3, m.arg) && i < text.size() && text[i++] == ':' &&
+    bool ok = number(0, 15, m.arg) && i < text.size() && text[i++] == ':' &&
               number(1, 256, m.boxRows);
     if (ok && i < text.size() && text[i] == ':') {
       ++i;
@@ -463,6 +465,23 @@ struct BiasArgs {
   int64_t sizes[4] = {1, 1, 1, 1};
   int64_t strides[4] = {0, 0, 0, 1};
 };
+/// The memref argument a forward kernel takes its score bias as (its
+/// tensor_maps= ARG where it reads the bias by bulk copies): after q, k, v,
+/// o, the LSE (`lse`) and ALiBi's slopes (`alibi`). (A bias has no KV
+/// cache arrays beside it.)
+constexpr int biasArgument(bool lse, bool alibi) {
+  return 4 + int(lse) + int(alibi);
+}
+/// Whether bulk tensor copies can read `bias` of `elementBytes`-byte
+/// elements: a 16-byte aligned base and strides of whole 16 bytes
+/// (tensorMapGeometry; a broadcast dim of size 1 takes any stride), what
+/// cuTensorMapEncodeTiled requires.
+inline bool biasBulkReadable(const BiasArgs &bias, size_t elementBytes) {
+  TensorMapGeometry g;
+  return reinterpret_cast<uintptr_t>(bias.data) % 16 == 0 &&
+         tensorMapGeometry(I64Array(bias.sizes, 4), I64Array(bias.strides, 4),
+                           elementBytes, /*boxRows=*/1, g);
+}
 inline KernelParams memrefAttentionParams(
     const AttentionShape &s, const void *q, const void *k, const void *v,
     void *o, float *lse, float scale, const KVCacheArgs *cache = nullptr,

@@ -43,6 +43,9 @@ struct KernelRequest {
   /// A score bias (ForwardProblem's) of biasType: the kernel takes it.
   bool bias = false;
   DType biasType = DType::F32;
+  /// Whether bulk tensor copies can read the bias (ForwardProblem::
+  /// biasBulk); false: the kernel must read it element by element.
+  bool biasBulk = true;
   /// Dropout (ForwardProblem's): the kernel takes rate, key and offset.
   bool dropout = false;
   /// GQA packing (ForwardProblem's packHeads): the kernel packs the query

@@ -130,6 +130,13 @@ struct ForwardProblem : ProblemShape {
   Strides stridesO() const;
   /// The bias's strides: defaults filled in.
   Strides stridesBias() const;
+  /// The bias as the kernel takes it (KernelABI.h); empty without one.
+  BiasArgs biasArgs() const;
+  /// Whether bulk tensor copies can read the bias (biasBulkReadable): what
+  /// a kernel that reads it so (KernelEntry::readsBiasInBulk) needs.
+  bool biasBulk() const {
+    return bias && biasBulkReadable(biasArgs(), dtypeSize(biasType));
+  }
 };
 
 /// One attention backward call (FlashAttention's: S and P recomputed from
