@@ -212,8 +212,8 @@ def AttnSelectGPUBlocks : Pass<"attn-select-gpu-blocks"> {
     of two waves of the target's multiprocessors); the bundle builds it beside
     the default and the runtime picks by length and grid. A score bias on
     wgmma: 64-key blocks up to D = 128 (32 above) while its window is read
-    into registers; a 16-bit one staged in shared memory (`stage-windows`)
-    at D = 64 takes 128 query rows and 128 keys.
+    into registers; one staged in shared memory (`stage-windows`: 16-bit
+    or f32) at D = 64 takes 128 query rows and 128 keys.
   }];
   let dependentDialects = ["::mlir::attn::AttnDialect"];
   let options = [
@@ -229,7 +229,7 @@ def AttnSelectGPUBlocks : Pass<"attn-select-gpu-blocks"> {
            "it and the head dims are multiples of 64, or of 32 in the "
            "forward)">,
     Option<"stageWindows", "stage-windows", "int64_t", /*default=*/"1",
-           "Blocks for a 16-bit score bias whose window attn-assign-layouts "
+           "Blocks for a score bias whose window attn-assign-layouts "
            "stages in shared memory (its stage-windows): 1, 0 (the window "
            "in registers)">
   ];
@@ -263,8 +263,8 @@ def AttnAssignLayouts : Pass<"attn-assign-layouts"> {
     128>` for every shared tile (128-byte-swizzled column slabs, what
     wgmma's descriptors and TMA read and write), or `slab = 64` where a row
     is a multiple of 64 bytes but not of 128 (D = 96); Q stays in shared
-    memory (wgmma reads it there). With `stage-windows=1` a 16-bit column
-    window of a key/value loop that no product reads (a score bias's
+    memory (wgmma reads it there). With `stage-windows=1` a 16-bit or f32
+    column window of a key/value loop that no product reads (a score bias's
     [Br, Bc] block) whose rows are whole 128-byte slabs takes a slab layout
     too, read into registers through `attn.convert_layout` where it is used:
     attn-pipeline-kv-loop then gives it a ring, and the producer of
@@ -308,7 +308,7 @@ def AttnAssignLayouts : Pass<"attn-assign-layouts"> {
            "attn.polynomial_exp2 = K: one element in K on the FMA pipe "
            "(0: none; loses 2-15% on sm_90a, see PERF-NOTES)">,
     Option<"stageWindows", "stage-windows", "int64_t", /*default=*/"0",
-           "wgmma programs: read a 16-bit column window that no product "
+           "wgmma programs: read a 16-bit or f32 column window that no product "
            "reads (a score bias's block) through shared memory (slabs a "
            "ring and a producer's bulk copies fill) instead of straight "
            "into registers: 1, 0">

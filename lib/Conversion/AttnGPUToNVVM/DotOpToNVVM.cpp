@@ -193,7 +193,7 @@ struct ConvertLayoutLowering : public OpConversionPattern<ConvertLayoutOp> {
     auto out = cast<RankedTensorType>(op.getType());
     auto mma = dyn_cast_or_null<MmaLayoutAttr>(out.getEncoding());
     if (!isa_and_nonnull<SharedLayoutAttr>(in.getEncoding()) || !mma ||
-        in.getDimSize(1) % 16)
+        in.getDimSize(1) % (in.getElementType().isF32() ? 8 : 16))
       return op.emitError()
              << "unsupported: attn.convert_layout from " << in << " to " << out
              << " (the GPU lowering moves shared-memory tiles "
@@ -202,6 +202,8 @@ struct ConvertLayoutLowering : public OpConversionPattern<ConvertLayoutOp> {
     Emitter e(rewriter, loc);
     int64_t MT = mma.getMTiles(in.getDimSize(0)), NT = in.getDimSize(1) / 8;
     Value warpRow0 = e.mul(e.warp(), e.c32(16 * MT));
+    if (in.getElementType().isF32())
+      return convertF32Slabs(op, adaptor, e, MT, NT, warpRow0, rewriter);
     SharedAFragments frags(e, in, adaptor.getInput(), warpRow0);
     auto vecTy = cast<VectorType>(getTypeConverter()->convertType(out));
     auto pairTy = VectorType::get({2}, in.getElementType());
@@ -218,6 +220,60 @@ struct ConvertLayoutLowering : public OpConversionPattern<ConvertLayoutOp> {
           elems[first + 1] = e.extract(pair, 1);
         }
       }
+    rewriter.replaceOp(op, e.fromElements(vecTy, elems));
+    return success();
+  }
+
+  /// An f32 tile of 128-byte slabs (32 columns a slab: a score bias's
+  /// window staged by bulk copies) into the accumulator layout: thread
+  /// (g, q) holds rows 16t + g and 16t + g + 8 of its warp, columns 8n + 2q
+  /// and 8n + 2q + 1, i.e. the 8 bytes at 8·(q % 2) of 16-byte chunk
+  ///   c = 2n + q / 2 of the row, at c' = (c % 8) ^ (row % 8) in slab c / 8
+  /// (row % 8 = g: the warp's rows start at multiples of 8), one
+  /// ld.shared.v2.f32 each. A warp's 32 loads of one (t, n, half) cover 8
+  /// rows x 32 bytes in 8 different chunk positions: two wavefronts, the
+  /// least for 256 bytes.
+  LogicalResult convertF32Slabs(ConvertLayoutOp op, OpAdaptor adaptor,
+                                Emitter &e, int64_t MT, int64_t NT,
+                                Value warpRow0,
+                                ConversionPatternRewriter &rewriter) const {
+    auto in = cast<RankedTensorType>(op.getInput().getType());
+    auto layout = cast<SharedLayoutAttr>(in.getEncoding());
+    if (layout.getSlab() != 128)
+      return op.emitError() << "unsupported: attn.convert_layout of f32 tile "
+                            << in << " (f32 tiles move into registers from "
+                            << "128-byte slabs only)";
+    SharedTile st(in);
+    Location loc = op.getLoc();
+    Value lane = e.lane();
+    Value g = e.udiv(lane, e.c32(4)), q = e.urem(lane, e.c32(4));
+    // The thread's bytes: row warpRow0 + g, 8 bytes into its chunk pair.
+    Value base = e.gepBytes(adaptor.getInput(),
+                            e.add(e.mul(e.add(warpRow0, g), e.c32(128)),
+                                  e.mul(e.urem(q, e.c32(2)), e.c32(8))));
+    // Its swizzled chunk for each even chunk 2n % 8 of a slab: ((2n % 8) +
+    // q / 2) ^ g, times 16 bytes.
+    Value qHalf = e.udiv(q, e.c32(2));
+    SmallVector<Value, 4> chunkBytes;
+    for (int64_t k = 0; k < 4; ++k)
+      chunkBytes.push_back(
+          e.mul(e.xori(e.add(e.c32(2 * k), qHalf), g), e.c32(16)));
+    auto vecTy =
+        cast<VectorType>(getTypeConverter()->convertType(op.getType()));
+    auto pairTy = VectorType::get({2}, rewriter.getF32Type());
+    SmallVector<Value> elems(vecTy.getNumElements());
+    for (int64_t t = 0; t < MT; ++t)
+      for (int64_t n = 0; n < NT; ++n)
+        for (int64_t half = 0; half < 2; ++half) {
+          int64_t rowBytes = (16 * t + 8 * half) * 128;
+          Value at =
+              e.gepBytes(base, e.add(chunkBytes[n % 4],
+                                     e.c32(st.slabBytes(n / 4) + rowBytes)));
+          Value pair = LLVM::LoadOp::create(rewriter, loc, pairTy, at, 8);
+          int64_t first = (t * NT + n) * 4 + 2 * half;
+          elems[first] = e.extract(pair, 0);
+          elems[first + 1] = e.extract(pair, 1);
+        }
     rewriter.replaceOp(op, e.fromElements(vecTy, elems));
     return success();
   }

@@ -285,3 +285,31 @@ func.func @window_to_registers(%o: memref<?x64xbf16>) {
   }
   return
 }
+
+// -----
+
+#mma = #attn.mma<warps = 8, version = 3>
+#sh = #attn.shared<swizzle = 8, pad = 0, slab = 128>
+
+// An f32 window (a score bias's [128, 64] block: two 128-byte slabs of 32
+// columns) into the accumulator layout: no ldmatrix (16-bit only), one
+// 8-byte load per n-tile and row half (8 n-tiles x 2 = 16), each of chunk
+// ((2n mod 8) + q / 2) ^ g of slab n / 4 (four swizzled chunk offsets), the
+// second slab 128·128 = 16384 bytes on.
+// CHECK-LABEL: gpu.func @f32_window_to_registers_kernel
+// CHECK-NOT:     nvvm.ldmatrix
+// CHECK-COUNT-4: arith.xori
+// CHECK-COUNT-16: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xf32>
+// CHECK-NOT:     llvm.load %{{.*}} : !llvm.ptr<3>
+func.func @f32_window_to_registers(%o: memref<?x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %r = attn.alloc_ring : !attn.ring<2, tensor<128x64xf32, #sh>>
+    %t = attn.ring_slot %r[%c0] : !attn.ring<2, tensor<128x64xf32, #sh>>
+    %w = attn.convert_layout %t : tensor<128x64xf32, #sh> -> tensor<128x64xf32, #mma>
+    attn.store_tile %w, %o[%c0] rows %c128 : tensor<128x64xf32, #mma>, memref<?x64xf32>
+  }
+  return
+}

@@ -283,9 +283,10 @@ std::string AsyncLoadTileOp::bulkCopyRefusal(RankedTensorType tile,
   llvm::raw_string_ostream os(why);
   auto layout = dyn_cast_or_null<SharedLayoutAttr>(tile.getEncoding());
   unsigned bits = tile.getElementType().getIntOrFloatBitWidth();
-  if (!layout || !layout.getSlab() || (bits != 16 && bits != 8))
+  if (!layout || !layout.getSlab() ||
+      (bits != 16 && bits != 8 && !(bits == 32 && layout.getSlab() == 128)))
     os << "bulk copies fill 16-bit or 8-bit #attn.shared tiles of 128- or "
-          "64-byte slabs, got '"
+          "64-byte slabs, or f32 ones of 128-byte slabs, got '"
        << tile << "'";
   else if (source.getRank() > 5)
     os << "bulk copies read sources of rank 2 to 5, got " << source.getRank();

@@ -92,20 +92,21 @@ struct AssignLayoutsPass
   }
 
   /// Whether `load`, a column window that no product reads (a score bias's
-  /// block), is read through shared memory (stage-windows): 16-bit rows of
-  /// whole 128-byte slabs, in a key/value loop of a wgmma program of two or
-  /// more warpgroups, whose copies then go into rings on per-slot barriers
-  /// that a producer fills with bulk tensor copies - the only copies that
-  /// take a window - so every tile the products read must qualify for them
+  /// block), is read through shared memory (stage-windows): 16-bit or f32
+  /// rows of whole 128-byte slabs, in a key/value loop of a wgmma program of
+  /// two or more warpgroups, whose copies then go into rings on per-slot
+  /// barriers that a producer fills with bulk tensor copies - the only copies
+  /// that take a window - so every tile the products read must qualify for them
   /// too: no paged or packed rows, and rows that are whole blocks or reach
   /// their source's end (readsToEnd: not a KV cache's or a packed batch's
   /// sequence lengths).
   bool stagesWindow(scf::ForallOp grid, LoadTileOp load,
                     const WarpTiling &tiling) {
     auto t = cast<RankedTensorType>(load.getType());
+    unsigned bits = t.getElementType().getIntOrFloatBitWidth();
     if (!stageWindows || !tiling.wgmma || tiling.warps < 8 || !load.getCols() ||
-        t.getRank() != 2 || t.getElementType().getIntOrFloatBitWidth() != 16 ||
-        (t.getDimSize(1) * 2) % 128 || t.getDimSize(0) % 8 ||
+        t.getRank() != 2 || (bits != 16 && !t.getElementType().isF32()) ||
+        (t.getDimSize(1) * bits / 8) % 128 || t.getDimSize(0) % 8 ||
         !load->getParentOfType<scf::ForOp>() ||
         llvm::any_of(load->getUses(), isDotOperandUse))
       return false;
@@ -614,12 +615,13 @@ struct AssignLayoutsPass
       // memory; fp8's transposed V block is a window that wgmma reads from
       // shared memory. 8-bit tiles exist only for wgmma.)
       unsigned bits = t.getElementType().getIntOrFloatBitWidth();
-      bool fromShared = load && t.getRank() == 2 &&
-                        (bits == 16 || (bits == 8 && tiling->wgmma)) &&
-                        (!load.getCols() || tiling->wgmma) &&
-                        (llvm::any_of(v.getUses(), isDotOperandUse) ||
-                         stagesWindow(grid, load, *tiling));
-      if (fromShared && load.getCols() && bits == 16)
+      bool staged = load && stagesWindow(grid, load, *tiling);
+      bool fromShared =
+          staged || (load && t.getRank() == 2 &&
+                     (bits == 16 || (bits == 8 && tiling->wgmma)) &&
+                     (!load.getCols() || tiling->wgmma) &&
+                     llvm::any_of(v.getUses(), isDotOperandUse));
+      if (staged)
         stagedWindows.push_back(load);
       if (!fromShared) {
         setEncoding(v, registerLayout(v));

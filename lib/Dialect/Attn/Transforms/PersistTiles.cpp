@@ -232,14 +232,14 @@ struct PersistTilesPass
                : 40;
   }
 
-  /// Whether the grid copies a column window of 16-bit elements (a staged
-  /// score bias; fp8's transposed V block is an 8-bit one).
+  /// Whether the grid copies a column window of 16- or 32-bit elements (a
+  /// staged score bias; fp8's transposed V block is an 8-bit one).
   static bool copiesWideWindow(scf::ForallOp grid) {
     return grid.getBody()
         ->walk([](AsyncLoadTileOp load) {
           RankedTensorType t =
               cast<RingType>(load.getRing().getType()).getTile();
-          return load.getCols() && t.getElementTypeBitWidth() == 16
+          return load.getCols() && t.getElementTypeBitWidth() >= 16
                      ? WalkResult::interrupt()
                      : WalkResult::advance();
         })

@@ -144,8 +144,9 @@ bool fitsRing(LoadTileOp load) {
   bool wholeRows = !window && !mem.isDynamicDim(mem.getRank() - 1) &&
                    mem.getDimSize(mem.getRank() - 1) == tile.getDimSize(1);
   return tile.getRank() == 2 && mem.getRank() >= 2 && mem.isStrided() &&
-         (bits == 16 || bits == 8) && (wholeRows || window) &&
-         tile.getDimSize(0) % 8 == 0 && tile.getDimSize(1) % 8 == 0;
+         (bits == 16 || bits == 8 || (bits == 32 && window)) &&
+         (wholeRows || window) && tile.getDimSize(0) % 8 == 0 &&
+         tile.getDimSize(1) % 8 == 0;
 }
 
 /// The body ops (direct children of `body`) that read `tile` in shared

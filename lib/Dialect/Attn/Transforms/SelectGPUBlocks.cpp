@@ -234,7 +234,7 @@ struct SelectGPUBlocksPass
       // (bf16 D = 128: no spill with a bf16 or an f32 bias; 128 keys spilled
       // 568 bytes) and beat 32 (H200, a bias [1, H, N, N], N 1k-4k: +12..14%
       // bf16, +11..13% f32); D = 256 with 64 keys spilled 372 bytes.
-      // A 16-bit window staged in shared memory (attn-assign-layouts'
+      // A window staged in shared memory (attn-assign-layouts'
       // stage-windows: every copy a bulk one) holds no registers between
       // steps. At D = 64 it takes 128 query rows (two consumer warpgroups
       // behind the producer) and 128 keys: H200, a bf16 bias [1, H, N, N],
@@ -243,7 +243,8 @@ struct SelectGPUBlocksPass
       // there). At D = 128, 128 keys need 232704 bytes of shared memory.
       if (warpgroups && op.getBias()) {
         auto biasTy = cast<MemRefType>(op.getBias().getType());
-        bool staged = stageWindows && biasTy.getElementTypeBitWidth() == 16 &&
+        unsigned bits = biasTy.getElementTypeBitWidth();
+        bool staged = stageWindows && (bits == 16 || bits == 32) &&
                       !op.isPaged() && !op.getKvLens() && !op.isVarlen() &&
                       !op.getPackQueryHeads() && !op.getSplitKv();
         if (d <= 64 && staged) {

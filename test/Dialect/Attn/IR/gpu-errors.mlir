@@ -175,7 +175,7 @@ func.func @f(%i: index) {
 
 func.func @bulk_not_slabs(%k: memref<?x?x?x64xbf16>, %i: index,
                           %r: !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>>) {
-  // expected-error @+1 {{bulk copies fill 16-bit or 8-bit #attn.shared tiles of 128- or 64-byte slabs, got 'tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>'}}
+  // expected-error @+1 {{bulk copies fill 16-bit or 8-bit #attn.shared tiles of 128- or 64-byte slabs, or f32 ones of 128-byte slabs, got 'tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>'}}
   attn.async_load_tile %k[%i, %i, %i] rows %i, %r[%i] {bulk} : memref<?x?x?x64xbf16>, !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0>>>
   return
 }

@@ -51,13 +51,17 @@ func.func @bias(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
 
 // -----
 
-// Windows that stay in registers: an f32 bias (bulk copies fill 16-bit and
-// 8-bit tiles), and at D = 256 a 16-bit one of 32 keys (64-byte rows, not a
-// 128-byte slab).
+// An f32 window of 64 keys is two 128-byte slabs a row: staged too. At
+// D = 256 a 16-bit window of 32 keys (64-byte rows, not a 128-byte slab)
+// stays in registers, and so does an f32 one of a program of one
+// warpgroup (no producer: 64 rows at D = 128 with block-q).
 // CHECK-LABEL: func.func @f32_bias
-// CHECK:         attn.load_tile %{{.*}} cols %{{.*}} : memref<?x?x?x?xf32> -> tensor<128x64xf32, #attn.mma<warps = 8, version = 3>>
+// CHECK:         attn.load_tile %{{.*}} cols %{{.*}} : memref<?x?x?x?xf32> -> tensor<128x64xf32, #attn.shared<swizzle = 8, pad = 0, slab = 128>>
+// CHECK:         attn.convert_layout %{{.*}} : tensor<128x64xf32, #attn.shared<swizzle = 8, pad = 0, slab = 128>> -> tensor<128x64xf32, #attn.mma<warps = 8, version = 3>>
 // CHECK-LABEL: func.func @d256_bias
 // CHECK:         attn.load_tile %{{.*}} cols %{{.*}} : memref<?x?x?x?xbf16> -> tensor<128x32xbf16, #attn.mma<warps = 8, version = 3>>
+// CHECK-LABEL: func.func @one_warpgroup
+// CHECK:         attn.load_tile %{{.*}} cols %{{.*}} : memref<?x?x?x?xf32> -> tensor<64x64xf32, #attn.mma<warps = 4, version = 3>>
 func.func @f32_bias(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
                     %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>,
                     %bias: memref<?x?x?x?xf32>) {
@@ -72,5 +76,14 @@ func.func @d256_bias(%q: memref<?x?x?x256xbf16>, %k: memref<?x?x?x256xbf16>,
   attn.attention %q, %k, %v into %o bias(%bias : memref<?x?x?x?xbf16>)
       : memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>,
         memref<?x?x?x256xbf16>, memref<?x?x?x256xbf16>
+  return
+}
+func.func @one_warpgroup(%q: memref<?x?x?x128xbf16>, %k: memref<?x?x?x128xbf16>,
+                         %v: memref<?x?x?x128xbf16>, %o: memref<?x?x?x128xbf16>,
+                         %bias: memref<?x?x?x?xf32>) {
+  attn.attention %q, %k, %v into %o bias(%bias : memref<?x?x?x?xf32>)
+      {block_q = 64 : i64, block_kv = 64 : i64}
+      : memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>,
+        memref<?x?x?x128xbf16>, memref<?x?x?x128xbf16>
   return
 }

@@ -3,9 +3,9 @@
 
 // Blocks for the operands that change them on sm_90a: an additive bias
 // (its window beside the scores) takes 64-key blocks up to D = 128, 32
-// above, but at D = 64 a 16-bit one whose window is staged in shared
-// memory (stage-windows, by default) takes 128 query rows and 128 keys
-// (an f32 one, or with the window in registers, 64 x 64); block lists shrink
+// above, but at D = 64 one whose window is staged in shared memory
+// (stage-windows, by default: 16-bit or f32) takes 128 query rows and 128
+// keys (with the window in registers, 64 x 64); block lists shrink
 // the blocks to divide the mask's (the 192-row block of D = 64 from 2048
 // rows becomes 64 rows under 128-row mask blocks, 64-key blocks under 64).
 
@@ -34,7 +34,7 @@ func.func @bias_bf16(%q: memref<?x?x?x128xbf16>, %b: memref<1x?x?x?xbf16>) {
 // CHECK-LABEL: func.func @bias_bf16_d64
 // CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 128 : i64
 // CHECK-LABEL: func.func @bias_f32_d64
-// CHECK:         attn.attention {{.*}} {block_kv = 64 : i64, block_q = 64 : i64
+// CHECK:         attn.attention {{.*}} {block_kv = 128 : i64, block_q = 128 : i64
 // REGS-LABEL: func.func @bias_bf16_d64
 // REGS:         attn.attention {{.*}} {block_kv = 64 : i64, block_q = 64 : i64
 func.func @bias_bf16_d64(%q: memref<?x?x?x64xbf16>, %b: memref<?x?x?x?xbf16>) {
