@@ -28,9 +28,6 @@ namespace {
 /// under the thread that raised it.
 thread_local std::string *threadDiagnostics = nullptr;
 
-/// The problem of `r` as the runtime launches it (Pipelines.h's
-/// buildKernelProblem, the builder the bundle uses too); the kernel is
-/// "<function name>_kernel" (KernelABI.h, the memref ABI).
 /// The element type of a request's dtype (f16, e4m3, f32; else bf16).
 Type elementType(MLIRContext &ctx, DType t) {
   return t == DType::F16    ? Type(Float16Type::get(&ctx))
@@ -39,6 +36,9 @@ Type elementType(MLIRContext &ctx, DType t) {
                             : Type(BFloat16Type::get(&ctx));
 }
 
+/// The problem of `r` as the runtime launches it (Pipelines.h's
+/// buildKernelProblem, the builder the bundle uses too); the kernel is
+/// "<function name>_kernel" (KernelABI.h, the memref ABI).
 OwningOpRef<ModuleOp> buildProblem(MLIRContext &ctx, const KernelRequest &r) {
   Type et = elementType(ctx, r.dtype);
   const bool grad = isBackwardProgram(r.program);

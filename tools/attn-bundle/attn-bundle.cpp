@@ -159,15 +159,14 @@ std::string kernelName(::attn::Program program, Type et, int64_t d, bool causal,
       .str();
 }
 
-/// Whether `k` reads its score bias by bulk copies (KernelEntry's rule: a
-/// tensor map of its biasArgument()).
+/// Whether `k` reads its score bias by bulk copies: its manifest line as
+/// the runtime reads it (KernelEntry::readsBiasInBulk, the one rule).
 bool readsBiasInBulk(const mlir::attn::CompiledKernel &k) {
-  std::vector<::attn::TensorMapSpec> maps;
-  if (k.bias.empty() || !::attn::parseTensorMaps(k.tensorMaps, maps))
-    return false;
-  return llvm::any_of(maps, [&](const ::attn::TensorMapSpec &m) {
-    return m.arg == ::attn::biasArgument(k.lse, k.alibi);
-  });
+  ::attn::Manifest m;
+  return ::attn::parseManifest(mlir::attn::manifestLine(k, k.name + ".ptx"),
+                               "attn-bundle", m)
+             .ok() &&
+         m.kernels.size() == 1 && m.kernels[0].readsBiasInBulk();
 }
 
 int fail(const llvm::Twine &msg) {
