@@ -100,14 +100,14 @@
 // parameters) just before the scale: q, k, v, o (44), the LSE (9), the bias
 // (params 53-63: pointers, offset, four sizes, four strides), the scale (64).
 // On sm_90a it reads the bias by bulk copies: a tensor map of memref
-// argument 5 (128 rows by 64 keys) among those of q, k and v, which serves
-// biases of 16-byte aligned rows; beside it the same problem with the bias
-// read element by element ("_unaligned": no map of the bias) serves the
-// rest.
+// argument 5 (128 rows of one 128-byte slab: 64 keys) among those of q, k
+// and v (128-key blocks), which serves biases of 16-byte aligned rows;
+// beside it the same problem with the bias read element by element
+// ("_unaligned": no map of the bias, 64-key blocks) serves the rest.
 // RUN: rm -rf %tbi && attn-bundle --out-dir %tbi --chips sm_90a %attn_src_root/examples/attention-bias.mlir
 // RUN: FileCheck %s --check-prefix=BIAS < %tbi/manifest.txt
 // RUN: FileCheck %s --check-prefix=BIASPTX < %tbi/attn_fwd_bf16_d128_bias_kernel.sm_90a.ptx
-// BIAS: kernel name=attn_fwd_bf16_d128_bias_kernel {{.*}} causal=0 {{.*}} lse=1 tensor_maps=0:128,1:64,5:128,2:64 {{.*}} bias=bf16{{$}}
+// BIAS: kernel name=attn_fwd_bf16_d128_bias_kernel {{.*}} causal=0 {{.*}} block_n=128 {{.*}} lse=1 tensor_maps=0:128,1:128,5:128,2:128 {{.*}} bias=bf16{{$}}
 // BIAS-NEXT: kernel name=attn_fwd_bf16_d128_bias_unaligned_kernel {{.*}} causal=0 {{.*}} lse=1 tensor_maps=0:128,1:64,2:64 {{.*}} bias=bf16{{$}}
 // BIASPTX: .param .u64 .ptr .align 1 attn_fwd_bf16_d128_bias_kernel_param_53,
 // BIASPTX: .param .u64 attn_fwd_bf16_d128_bias_kernel_param_63,

@@ -39,7 +39,8 @@
 
 // sm_90a: Hopper's warpgroup MMA, 256 threads (two warpgroups of 64 query
 // rows). The K/V rings are synchronised per slot: thread 0 initialises two
-// mbarriers per slot (expecting all 256 threads), each thread signs its
+// mbarriers per slot (expecting all 256 threads; the rings' barriers after
+// every tile: Q, K's and V's two slots, 160 KiB), each thread signs its
 // copies with cp.async.mbarrier.arrive.noinc, waits for a slot with
 // try_wait.parity, fences into the async proxy (wgmma reads shared memory
 // through it) and releases the slot with mbarrier.arrive right after the
@@ -49,7 +50,7 @@
 // SM90:        .target sm_90a
 // SM90:        .extern .shared .align 1024 .b8 attn_smem[];
 // SM90:        .maxntid 256, 1, 1
-// SM90:        mbarrier.init.shared.b64 [attn_smem+65536], %r{{[0-9]+}};
+// SM90:        mbarrier.init.shared.b64 [attn_smem+163840], %r{{[0-9]+}};
 // SM90:        bar.sync 0;
 // SM90:        cp.async.mbarrier.arrive.noinc.shared.b64
 // SM90:        mbarrier.try_wait.parity.shared.b64

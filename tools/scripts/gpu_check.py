@@ -444,6 +444,10 @@ def correctness_cases(quick):
         bias="h")
     add("bf16", 128, False, 2, 2, Nq=1000, Nk=130, bias="b")
     add("bf16", 128, False, 1, 4, 1, Nq=77, Nk=4097, bias="1")
+    # D = 256 (64-key blocks, the window staged; Nk = 130: its element-wise
+    # twin), where the bundle holds such a kernel.
+    add("bf16", 256, False, 2, 4, 2, Nq=1000, bias="bh")
+    add("bf16", 256, False, 1, 2, 1, Nq=300, Nk=130, bias="h")
     # fp8 (e4m3, attn_forward_fp8; the bundle's sm_90a kernels at D = 64,
     # 128 and 256): every length, Nq != Nk (key counts that are not whole
     # 16-byte rows of the transposed V), GQA, [B, N, H, D] storage, no LSE.

@@ -272,8 +272,8 @@ def AttnAssignLayouts : Pass<"attn-assign-layouts"> {
     V. Only in programs of two or more warpgroups whose copies all qualify
     for bulk copies (no paged or packed rows).
 
-    With two m-tiles, D >= 128 and Bc >= 64, or wgmma layouts and D >= 256,
-    the loop's rescale of its accumulator, `A·broadcast(α)`, is marked
+    With two m-tiles, D >= 128 and Bc >= 64, or wgmma layouts and D >= 256
+    or D <= 64 in blocks of 192 rows or more, the loop's rescale of its accumulator, `A·broadcast(α)`, is marked
     `attn.skip_unit_factors`: the lowering multiplies only where a row's α
     is not 1 (with lazy rescaling, rarely). Measured to pay there and to
     cost or not pay elsewhere (`skip-unit-factors` forces either).

@@ -355,14 +355,21 @@ struct StoreTileFromRegisters : public TilePattern<StoreTileOp> {
   }
 };
 
-/// The mbarrier of `slot` of a ring with per-slot barriers: after the
-/// slots (8-byte aligned), `stages` "full" barriers, then `stages` "empty"
-/// ones (8 bytes each).
-Value barrierAddress(Emitter &e, Value ring, Value slot, RingType t,
-                     bool empty) {
-  int64_t first = llvm::alignTo(t.getStages() * t.getSlotBytes(), 8) +
-                  (empty ? 8 * t.getStages() : 0);
-  return e.gepBytes(ring, e.add(e.c32(first), e.mul(e.to32(slot), e.c32(8))));
+/// The mbarrier of `slot` of a ring with per-slot barriers, `ring` the
+/// attn.alloc_ring result (the op's operand, not the converted pointer): at
+/// the ring's barrier offset (kSmemBarriersAttr; the barriers of all rings
+/// lie together after the tiles), `stages` "full" barriers, then `stages`
+/// "empty" ones (8 bytes each).
+Value barrierAddress(Emitter &e, Value ring, Value slot, bool empty) {
+  auto alloc = ring.getDefiningOp<AllocRingOp>();
+  assert(alloc && "a ring's barriers without its attn.alloc_ring");
+  auto a = alloc->getAttrOfType<IntegerAttr>(kSmemBarriersAttr);
+  assert(a && "a ring's barriers were not allocated");
+  int64_t stages = cast<RingType>(ring.getType()).getStages();
+  int64_t first = a.getInt() + (empty ? 8 * stages : 0);
+  if (std::optional<int64_t> s = getConstantIntValue(slot))
+    return e.smemAt(alloc, first + 8 * *s);
+  return e.gepBytes(e.smemAt(alloc, first), e.mul(e.to32(slot), e.c32(8)));
 }
 
 /// Whether a ring is filled by bulk tensor copies (then every fill of it
@@ -434,7 +441,8 @@ struct AllocRingLowering : public TilePattern<AllocRingOp> {
         for (int64_t s = 0; s < t.getStages(); ++s)
           for (bool empty : {false, true})
             NVVM::MBarrierInitOp::create(
-                rewriter, loc, barrierAddress(e, ring, e.c32(s), t, empty),
+                rewriter, loc,
+                barrierAddress(e, op.getResult(), e.c32(s), empty),
                 e.c32(empty ? readers : writers), Value());
       }
       NVVM::Barrier0Op::create(rewriter, loc);
@@ -460,21 +468,19 @@ Value slotAddress(Emitter &e, Value ring, Value slot, RingType t) {
 /// N = 16k kernel stalled for more than 25 s a launch under one instruction
 /// schedule (H200), and with 0 no stall was seen again. The retry then does
 /// not sleep; the hardware's own time limit still suspends the first try.
-void waitForFill(Emitter &e, Value ring, Value slot, Value fill, RingType t,
-                 bool empty) {
+void waitForFill(Emitter &e, Value ring, Value slot, Value fill, bool empty) {
   Value parity = arith::AndIOp::create(e.b, e.loc, e.to32(fill), e.c32(1));
   if (empty)
     parity = e.xori(parity, e.c32(1));
-  Value addr = barrierAddress(e, ring, slot, t, empty);
+  Value addr = barrierAddress(e, ring, slot, empty);
   NVVM::MBarrierTryWaitParityOp::create(e.b, e.loc, addr, parity, e.c32(0));
 }
 
 /// This thread arrives at a slot's "empty" (done reading) or "full"
-/// (posted) barrier, with release semantics.
-void arriveAt(Emitter &e, Value ring, Value slot, RingType t, bool empty) {
+/// (posted) barrier, with release semantics (`ring` as for barrierAddress).
+void arriveAt(Emitter &e, Value ring, Value slot, bool empty) {
   NVVM::MBarrierArriveOp::create(e.b, e.loc, e.b.getI64Type(),
-                                 barrierAddress(e, ring, slot, t, empty),
-                                 Value());
+                                 barrierAddress(e, ring, slot, empty), Value());
 }
 
 struct AsyncArriveLowering : public TilePattern<AsyncArriveOp> {
@@ -484,8 +490,7 @@ struct AsyncArriveLowering : public TilePattern<AsyncArriveOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Emitter e(rewriter, op.getLoc());
     auto t = cast<RingType>(op.getRing().getType());
-    Value full =
-        barrierAddress(e, adaptor.getRing(), adaptor.getSlot(), t, false);
+    Value full = barrierAddress(e, op.getRing(), adaptor.getSlot(), false);
     if (filledByBulkCopies(op.getRing())) {
       // The copying thread arrives once for the fill and expects the
       // slot's bytes: a bulk copy writes its whole box (zeros past the
@@ -510,8 +515,8 @@ struct RingWaitLowering : public TilePattern<RingWaitOp> {
   matchAndRewrite(RingWaitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Emitter e(rewriter, op.getLoc());
-    waitForFill(e, adaptor.getRing(), adaptor.getSlot(), adaptor.getFill(),
-                cast<RingType>(op.getRing().getType()), /*empty=*/false);
+    waitForFill(e, op.getRing(), adaptor.getSlot(), adaptor.getFill(),
+                /*empty=*/false);
     // Bulk copies write through the async proxy that wgmma reads through,
     // and the barrier's phase publishes them: no proxy fence (it costs a
     // MEMBAR.ALL.CTA per wait). cp.async writes through the generic proxy.
@@ -528,8 +533,7 @@ struct RingReleaseLowering : public TilePattern<RingReleaseOp> {
   matchAndRewrite(RingReleaseOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Emitter e(rewriter, op.getLoc());
-    arriveAt(e, adaptor.getRing(), adaptor.getSlot(),
-             cast<RingType>(op.getRing().getType()), /*empty=*/true);
+    arriveAt(e, op.getRing(), adaptor.getSlot(), /*empty=*/true);
     rewriter.eraseOp(op);
     return success();
   }
@@ -541,8 +545,8 @@ struct RingAcquireLowering : public TilePattern<RingAcquireOp> {
   matchAndRewrite(RingAcquireOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Emitter e(rewriter, op.getLoc());
-    waitForFill(e, adaptor.getRing(), adaptor.getSlot(), adaptor.getFill(),
-                cast<RingType>(op.getRing().getType()), /*empty=*/true);
+    waitForFill(e, op.getRing(), adaptor.getSlot(), adaptor.getFill(),
+                /*empty=*/true);
     rewriter.eraseOp(op);
     return success();
   }
@@ -565,8 +569,13 @@ struct AsyncLoadTileLowering : public TilePattern<AsyncLoadTileOp> {
     if (!map)
       return op.emitError("unsupported: a bulk copy without a tensor map "
                           "of its source (a kernel argument)");
+    auto alloc = op.getRing().getDefiningOp<AllocRingOp>();
+    if (!alloc || !ringHasBarriers(alloc))
+      return op.emitError("unsupported: a bulk copy into a ring without "
+                          "per-slot barriers (no attn.async_arrive on it): the "
+                          "copy completes on its slot's mbarrier");
     SharedTile st(rt.getTile());
-    Value full = barrierAddress(e, adaptor.getRing(), adaptor.getSlot(), rt,
+    Value full = barrierAddress(e, op.getRing(), adaptor.getSlot(),
                                 /*empty=*/false);
     const bool window = static_cast<bool>(op.getCols());
     SmallVector<Value> coords;
@@ -1035,12 +1044,15 @@ LogicalResult bulkTensorReduce(AccumulateTileOp op,
 /// Tile queues. The poster (the bulk copier's thread) waits until every
 /// thread took the slot's previous fill, stores the index and arrives at
 /// "full" (release); a taker waits for "full" (acquire), loads the index
-/// and arrives at "empty".
-void postTile(Emitter &e, Value queue, Value slot, Value fill, RingType t,
+/// and arrives at "empty". `queue` is the attn.alloc_ring result, `slots`
+/// its converted pointer.
+void postTile(Emitter &e, Value queue, Value slots, Value slot, Value fill,
               Value tile) {
-  waitForFill(e, queue, slot, fill, t, /*empty=*/true);
-  LLVM::StoreOp::create(e.b, e.loc, tile, slotAddress(e, queue, slot, t));
-  arriveAt(e, queue, slot, t, /*empty=*/false);
+  waitForFill(e, queue, slot, fill, /*empty=*/true);
+  LLVM::StoreOp::create(
+      e.b, e.loc, tile,
+      slotAddress(e, slots, slot, cast<RingType>(queue.getType())));
+  arriveAt(e, queue, slot, /*empty=*/false);
 }
 
 struct PostTileLowering : public TilePattern<PostTileOp> {
@@ -1052,9 +1064,8 @@ struct PostTileLowering : public TilePattern<PostTileOp> {
     {
       OpBuilder::InsertionGuard g(rewriter);
       onlyBulkCopier(e, info);
-      postTile(e, adaptor.getQueue(), adaptor.getSlot(), adaptor.getFill(),
-               cast<RingType>(op.getQueue().getType()),
-               e.to32(adaptor.getTile()));
+      postTile(e, op.getQueue(), adaptor.getQueue(), adaptor.getSlot(),
+               adaptor.getFill(), e.to32(adaptor.getTile()));
     }
     rewriter.eraseOp(op);
     return success();
@@ -1093,9 +1104,8 @@ struct ClaimTileLowering : public TilePattern<ClaimTileOp> {
         LLVM::StoreOp::create(rewriter, loc, e.c32(0), counter);
       }
       // next = P + c: the first P tiles are the programs' own first tiles.
-      postTile(e, adaptor.getQueue(), adaptor.getSlot(), adaptor.getFill(),
-               cast<RingType>(op.getQueue().getType()),
-               e.add(e.to32(adaptor.getPrograms()), c));
+      postTile(e, op.getQueue(), adaptor.getQueue(), adaptor.getSlot(),
+               adaptor.getFill(), e.add(e.to32(adaptor.getPrograms()), c));
     }
     rewriter.eraseOp(op);
     return success();
@@ -1109,12 +1119,12 @@ struct TakeTileLowering : public TilePattern<TakeTileOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Emitter e(rewriter, op.getLoc());
     auto t = cast<RingType>(op.getQueue().getType());
-    waitForFill(e, adaptor.getQueue(), adaptor.getSlot(), adaptor.getFill(), t,
+    waitForFill(e, op.getQueue(), adaptor.getSlot(), adaptor.getFill(),
                 /*empty=*/false);
     Value tile = LLVM::LoadOp::create(
         rewriter, op.getLoc(), e.i32(),
         slotAddress(e, adaptor.getQueue(), adaptor.getSlot(), t));
-    arriveAt(e, adaptor.getQueue(), adaptor.getSlot(), t, /*empty=*/true);
+    arriveAt(e, op.getQueue(), adaptor.getSlot(), /*empty=*/true);
     rewriter.replaceOpWithNewOp<arith::IndexCastUIOp>(
         op, rewriter.getIndexType(), tile);
     return success();

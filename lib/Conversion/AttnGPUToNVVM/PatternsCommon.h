@@ -25,6 +25,8 @@ namespace mlir::attn::gpu_lowering {
 /// layout, attn.alloc_ring): their byte offset in the kernel's dynamic
 /// shared memory, set before the patterns run.
 constexpr llvm::StringLiteral kSmemOffsetAttr = "attn.smem_offset";
+/// On an attn.alloc_ring with per-slot barriers: their byte offset.
+constexpr llvm::StringLiteral kSmemBarriersAttr = "attn.smem_barriers";
 /// The kernel's dynamic shared memory: an external zero-sized addrspace(3)
 /// array in the gpu.module.
 constexpr llvm::StringLiteral kSmemSymbol = "attn_smem";

@@ -195,6 +195,25 @@ func.func @bulk_from_view(%k: memref<?x?x64xbf16>, %o: memref<?x8xf32>, %j: inde
 
 // -----
 
+// A bulk copy completes on its slot's "full" mbarrier: a ring without
+// per-slot barriers (no attn.async_arrive, attn.ring_wait) has none.
+!ring = !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+func.func @bulk_without_barriers(%k: memref<?x?x64xbf16>, %o: memref<?x8xf32>, %j: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %r = attn.alloc_ring : !ring
+    // expected-error @+1 {{unsupported: a bulk copy into a ring without per-slot barriers (no attn.async_arrive on it): the copy completes on its slot's mbarrier}}
+    attn.async_load_tile %k[%b, %j] rows %c64, %r[%c0] {bulk} : memref<?x?x64xbf16>, !ring
+    %z = arith.constant dense<0.0> : tensor<16x8xf32, #attn.mma<warps = 1>>
+    attn.store_tile %z, %o[%c0] rows %c1 : tensor<16x8xf32, #attn.mma<warps = 1>>, memref<?x8xf32>
+  }
+  return
+}
+
+// -----
+
 // A ring's fills are counted one way: by every copying thread (cp.async) or
 // by the bytes of one thread's bulk copies.
 !ring = !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
@@ -205,6 +224,7 @@ func.func @bulk_and_copies(%k: memref<?x?x64xbf16>, %o: memref<?x8xf32>, %j: ind
   scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
     %r = attn.alloc_ring : !ring
     attn.async_load_tile %k[%b, %j] rows %c64, %r[%c0] {bulk} : memref<?x?x64xbf16>, !ring
+    attn.async_arrive %r[%c0] : !ring
     // expected-error @+1 {{unsupported: copies and bulk copies into one ring (its fills are counted one way)}}
     attn.async_load_tile %k[%b, %j] rows %c64, %r[%c1] : memref<?x?x64xbf16>, !ring
     %z = arith.constant dense<0.0> : tensor<16x8xf32, #attn.mma<warps = 1>>

@@ -1,10 +1,11 @@
 // RUN: attn-opt %s -convert-attn-gpu-to-nvvm -canonicalize | FileCheck %s
 
 // A ring synchronised per slot (two warpgroups of a wgmma program). The
-// ring's two 8 KiB slots are followed by its mbarriers, "full" then "empty"
-// per slot (16384, 16392 and 16400, 16408), and Q starts at the next
-// 1024-byte boundary (17408). Thread 0 initialises the four barriers for
-// 256 arrivals, then a barrier publishes them.
+// ring's two 8 KiB slots come first and Q right after them (16384); the
+// mbarriers of all rings lie after the tiles, "full" then "empty" per slot
+// (32768, 32776 and 32784, 32792), so that no slab tile is pushed to the
+// next 1024-byte boundary by them. Thread 0 initialises the four barriers
+// for 256 arrivals, then a barrier publishes them.
 //   ring_acquire  fill k waits on "empty" with parity (k & 1) ^ 1 (no
 //                 suspend-time hint: ptxas would sleep that long on a miss)
 //   async_arrive  cp.async.mbarrier.arrive.noinc on "full"
@@ -12,21 +13,21 @@
 //                 the async proxy (wgmma reads the slot)
 //   ring_release  mbarrier.arrive on "empty", after the dot's wgmma wait
 // CHECK-LABEL: gpu.func @ring_kernel
-// CHECK-SAME:    threads = 256, smem_bytes = 33792
+// CHECK-SAME:    threads = 256, smem_bytes = 32800
 // CHECK-DAG:     %[[C256:.*]] = arith.constant 256 : i32
 // CHECK:         %[[BASE:.*]] = llvm.mlir.addressof @attn_smem : !llvm.ptr<3>
 // CHECK:         scf.if
-// CHECK-NEXT:      %[[F0:.*]] = llvm.getelementptr %[[BASE]][16384]
+// CHECK-NEXT:      %[[F0:.*]] = llvm.getelementptr %[[BASE]][32768]
 // CHECK-NEXT:      nvvm.mbarrier.init %[[F0]], %[[C256]]
-// CHECK-NEXT:      %[[E0:.*]] = llvm.getelementptr %[[BASE]][16400]
+// CHECK-NEXT:      %[[E0:.*]] = llvm.getelementptr %[[BASE]][32784]
 // CHECK-NEXT:      nvvm.mbarrier.init %[[E0]], %[[C256]]
-// CHECK-NEXT:      %[[F1:.*]] = llvm.getelementptr %[[BASE]][16392]
+// CHECK-NEXT:      %[[F1:.*]] = llvm.getelementptr %[[BASE]][32776]
 // CHECK-NEXT:      nvvm.mbarrier.init %[[F1]], %[[C256]]
-// CHECK-NEXT:      %[[E1:.*]] = llvm.getelementptr %[[BASE]][16408]
+// CHECK-NEXT:      %[[E1:.*]] = llvm.getelementptr %[[BASE]][32792]
 // CHECK-NEXT:      nvvm.mbarrier.init %[[E1]], %[[C256]]
 // CHECK:         }
 // CHECK-NEXT:    nvvm.barrier0
-// CHECK-NEXT:    llvm.getelementptr %[[BASE]][17408]
+// CHECK-NEXT:    llvm.getelementptr %[[BASE]][16384]
 // CHECK:         %[[AND:.*]] = arith.andi %{{.*}}, %c1_i32 : i32
 // CHECK-NEXT:    %[[PAR:.*]] = arith.xori %[[AND]], %c1_i32 : i32
 // CHECK:         nvvm.mbarrier.try_wait.parity %{{.*}}, %[[PAR]], %c0_i32 : !llvm.ptr<3>, i32, i32

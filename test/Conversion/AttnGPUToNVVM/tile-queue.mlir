@@ -15,13 +15,15 @@
 // CHECK-LABEL: gpu.func @dyn_kernel(
 // CHECK-SAME:    %[[COUNTER:[^:]*]]: !llvm.ptr<1>) kernel
 // CHECK-SAME:    persistent = true, tile_counter = true>
-// The queue (2 slots of 4 bytes, then "full" at 8 and 16, "empty" at 24
-// and 32): one thread posts, all 384 take.
-// CHECK:         %[[Q:.*]] = llvm.getelementptr %{{.*}}[33792]
+// The queue (2 slots of 4 bytes after the tiles, at 32768; its barriers
+// after the K/V ring's, "full" at 32928 and 32936, "empty" at 32944 and
+// 32952): one thread posts, all 384 take.
+// CHECK:         %[[BASE:.*]] = llvm.mlir.addressof @attn_smem
+// CHECK:         %[[Q:.*]] = llvm.getelementptr %[[BASE]][32768]
 // CHECK:         scf.if
-// CHECK-NEXT:      %[[F0:.*]] = llvm.getelementptr %[[Q]][8]
+// CHECK-NEXT:      %[[F0:.*]] = llvm.getelementptr %[[BASE]][32928]
 // CHECK-NEXT:      nvvm.mbarrier.init %[[F0]], %c1_i32
-// CHECK-NEXT:      %[[E0:.*]] = llvm.getelementptr %[[Q]][24]
+// CHECK-NEXT:      %[[E0:.*]] = llvm.getelementptr %[[BASE]][32944]
 // CHECK-NEXT:      nvvm.mbarrier.init %[[E0]], %c384_i32
 // Take: wait for the entry's fill, load it, arrive at "empty".
 // CHECK:         nvvm.setmaxregister  increase 232
@@ -37,10 +39,10 @@
 // CHECK:         %[[FIRST:.*]] = arith.cmpi eq, %{{.*}}, %c256_i32 : i32
 // CHECK-NEXT:    scf.if %[[FIRST]] {
 // CHECK-NEXT:      %[[B:.*]] = arith.index_cast %block_id_x : index to i32
-// CHECK-NEXT:      %[[E:.*]] = llvm.getelementptr %[[Q]][24]
+// CHECK-NEXT:      %[[E:.*]] = llvm.getelementptr %[[BASE]][32944]
 // CHECK-NEXT:      nvvm.mbarrier.try_wait.parity %[[E]], %c1_i32, %c0_i32
 // CHECK-NEXT:      llvm.store %[[B]], %[[Q]] : i32, !llvm.ptr<3>
-// CHECK-NEXT:      %[[F:.*]] = llvm.getelementptr %[[Q]][8]
+// CHECK-NEXT:      %[[F:.*]] = llvm.getelementptr %[[BASE]][32928]
 // CHECK-NEXT:      nvvm.mbarrier.arrive %[[F]]
 // Claim: c = atomic add; the claim drawing tiles - 1 zeroes the counter;
 // the next tile is gridDim.x + c.

@@ -2,8 +2,9 @@
 
 // Two consumer warpgroups (the layouts' 8 warps) and a producer warpgroup:
 // 384 threads, one block per multiprocessor (setmaxnreg's register cap).
-// The rings' "full" barriers expect the producer's 128 threads, the
-// "empty" ones the consumers' 256. Threads 0-255 raise their registers and
+// The rings' "full" barriers (after the tiles: K's 2 x 8 KiB and Q's
+// 16 KiB) expect the producer's 128 threads, the "empty" ones the
+// consumers' 256. Threads 0-255 raise their registers and
 // run the consumers; 256-383 lower theirs and copy, numbering themselves
 // from 0 (tid − 256) to spread a tile's 16-byte chunks over 128 threads:
 // Q (128x64 bf16) is 1024 chunks, 8 per thread; K (64x64) 4 per thread.
@@ -13,9 +14,9 @@
 // CHECK-DAG:     %[[C128:.*]] = arith.constant 128 : i32
 // CHECK-DAG:     %[[C256:.*]] = arith.constant 256 : i32
 // CHECK:         scf.if %{{.*}} {
-// CHECK-NEXT:      %[[F0:.*]] = llvm.getelementptr %{{.*}}[16384]
+// CHECK-NEXT:      %[[F0:.*]] = llvm.getelementptr %{{.*}}[32768]
 // CHECK-NEXT:      nvvm.mbarrier.init %[[F0]], %[[C128]]
-// CHECK-NEXT:      %[[E0:.*]] = llvm.getelementptr %{{.*}}[16400]
+// CHECK-NEXT:      %[[E0:.*]] = llvm.getelementptr %{{.*}}[32784]
 // CHECK-NEXT:      nvvm.mbarrier.init %[[E0]], %[[C256]]
 // CHECK:         nvvm.barrier0
 // CHECK:         %[[CONSUMER:.*]] = arith.cmpi ult, %{{.*}}, %[[C256]] : i32

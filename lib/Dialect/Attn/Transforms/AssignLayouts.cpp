@@ -369,10 +369,15 @@ struct AssignLayoutsPass
   /// wgmma (one m-tile per warp, O in D/2 registers a thread) it pays from
   /// D = 256, where the rescale is 128 multiplications a thread and key
   /// block against 32 scores: +7..13% (H200, bf16, N 2k-16k, causal and
-  /// not); at D = 128 within ±2% and at D = 64 −2..+2%, so not there.
+  /// not); at D = 128 within ±2% (and the branch spills 24 bytes of the
+  /// persistent program). At D = 64 it pays in the 192-row block of three
+  /// consumer warpgroups, whose warps share the issue slots with the most
+  /// exponentials a clock: +2..3% without a mask at N = 1k-16k, ±0.5%
+  /// causal from 4k (H200, bf16, mirrored A/B); the 128-row causal program
+  /// loses 4-6% with it, the 64-row one does not pay.
   static bool skipPays(const WarpTiling &t, int64_t d, int64_t bc) {
     if (t.wgmma)
-      return d >= 256;
+      return d >= 256 || (d <= 64 && t.warps >= 12);
     return t.mTiles >= 2 && d >= 128 && bc >= 64;
   }
   static void markSkippableRescales(scf::ForallOp grid, const WarpTiling &t,

@@ -113,6 +113,29 @@ std::pair<OpOperand *, OpOperand *> slotAndFill(Operation *op) {
   return {nullptr, nullptr};
 }
 
+/// p where `v` is p mod `stages` (or p div `stages` with `quotient`).
+Value positionOf(Value v, int64_t stages, bool quotient = false) {
+  Operation *op = v.getDefiningOp();
+  if (!op || !(quotient ? isa<arith::DivUIOp>(op) : isa<arith::RemUIOp>(op)))
+    return Value();
+  std::optional<int64_t> d = getConstantIntValue(op->getOperand(1));
+  return d && *d == stages ? op->getOperand(0) : Value();
+}
+
+/// Whether `a` and `b` are one value, or two pure ops computing it alike
+/// from the same operands (the pipelining pass emits a slot's and a fill's
+/// p − base separately).
+bool samePosition(Value a, Value b) {
+  if (!a || !b)
+    return false;
+  if (a == b)
+    return true;
+  Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
+  return x && y && isPure(x) &&
+         OperationEquivalence::isEquivalentTo(
+             x, y, OperationEquivalence::IgnoreLocations);
+}
+
 struct PersistTilesPass
     : public attn::impl::AttnPersistTilesBase<PersistTilesPass> {
   using Base::Base;
@@ -601,8 +624,23 @@ struct PersistTilesPass
           fill->set(arith::AddIOp::create(ob, loc, fill->get(), off));
         return;
       }
-      // slot' = (s + off) mod S,  fill' = f + (s + off) div S
+      // slot' = (s + off) mod S,  fill' = f + (s + off) div S; where
+      // s = p mod S and f = p div S (the pipelined loop's numbering) that is
+      // slot' = (p + off) mod S, fill' = (p + off) div S: one add before
+      // both instead of a chain of four.
       Value numSlots = arith::ConstantIndexOp::create(ob, loc, S);
+      Value position = positionOf(slot->get(), S);
+      if (fill && position &&
+          !samePosition(positionOf(fill->get(), S, /*quotient=*/true),
+                        position))
+        position = Value();
+      if (position) {
+        Value sum = arith::AddIOp::create(ob, loc, position, off);
+        if (fill)
+          fill->set(arith::DivUIOp::create(ob, loc, sum, numSlots));
+        slot->set(arith::RemUIOp::create(ob, loc, sum, numSlots));
+        return;
+      }
       Value sum = arith::AddIOp::create(ob, loc, slot->get(), off);
       if (fill)
         fill->set(arith::AddIOp::create(

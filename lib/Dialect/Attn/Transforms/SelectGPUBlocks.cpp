@@ -240,16 +240,22 @@ struct SelectGPUBlocksPass
       // behind the producer) and 128 keys: H200, a bf16 bias [1, H, N, N],
       // N 1k-4k, 130-140 TFLOP/s with 64x64 blocks, 232-247 with 128x64,
       // 250-266 with 128x128 (the window in registers spilled 520 bytes
-      // there). At D = 128, 128 keys need 232704 bytes of shared memory.
+      // there). At D = 128 a 16-bit window takes 128 keys too: Q, two
+      // slots each of K, V and the window, 224 KiB (an f32 one's slots
+      // would need 288); at D = 256 64 keys (224 KiB again).
       if (warpgroups && op.getBias()) {
         auto biasTy = cast<MemRefType>(op.getBias().getType());
         unsigned bits = biasTy.getElementTypeBitWidth();
         bool staged = stageWindows && (bits == 16 || bits == 32) &&
                       !op.isPaged() && !op.getKvLens() && !op.isVarlen() &&
                       !op.getPackQueryHeads() && !op.getSplitKv();
-        if (d <= 64 && staged) {
+        if (staged && (d <= 64 || (d <= 128 && bits == 16))) {
           bq = 128;
           bkv = 128;
+        } else if (staged && bits == 16) {
+          // D = 256: 64 keys, whose 16-bit window rows are one 128-byte
+          // slab (32 keys' would be 64-byte rows, not staged).
+          bkv = std::min<int64_t>(bkv, 64);
         } else {
           bkv = std::min<int64_t>(bkv, d <= 128 ? 64 : 32);
         }

@@ -5,7 +5,8 @@
 
 // wgmma layouts: the rescale of O, A·broadcast(α), is marked for the
 // lowering to skip where α = 1 from D = 256 (O is 128 registers a thread
-// against 32 scores), not at D = 128; skip-unit-factors forces either way.
+// against 32 scores) and at D = 64 in blocks of three consumer warpgroups,
+// not at D = 128; skip-unit-factors forces either way.
 
 // CHECK-LABEL: func.func @d256
 // CHECK:         scf.for
@@ -38,3 +39,41 @@ func.func @d128(%q: memref<1x16x4096x128xbf16>, %k: memref<1x16x4096x128xbf16>,
 }
 
 // BADOPT: pass option skip-unit-factors must be -1 (heuristic), 0 or 1, got 2
+
+// -----
+
+// D = 64 in the 192-row block of three consumer warpgroups: marked (the
+// most exponentials a clock share the issue slots with the rescale).
+// CHECK-LABEL: func.func @d64_three_warpgroups
+// CHECK:         scf.for
+// CHECK:           arith.mulf %{{.*}}, %{{.*}} {attn.skip_unit_factors} : tensor<192x64xf32, #attn.mma<warps = 12, version = 3>>
+// NEVER-LABEL:   func.func @d64_three_warpgroups
+// ALWAYS-LABEL:  func.func @d64_three_warpgroups
+func.func @d64_three_warpgroups(%q: memref<2x32x2048x64xbf16>,
+                                %k: memref<2x32x2048x64xbf16>,
+                                %v: memref<2x32x2048x64xbf16>,
+                                %o: memref<2x32x2048x64xbf16>) {
+  attn.attention %q, %k, %v into %o
+      : memref<2x32x2048x64xbf16>, memref<2x32x2048x64xbf16>,
+        memref<2x32x2048x64xbf16>, memref<2x32x2048x64xbf16>
+  return
+}
+
+// -----
+
+// The 128-row causal D = 64 program (below 8192 rows) is not marked.
+// CHECK-LABEL: func.func @d64_two_warpgroups
+// CHECK-NOT:     attn.skip_unit_factors
+// CHECK:         return
+// NEVER-LABEL:   func.func @d64_two_warpgroups
+// ALWAYS-LABEL:  func.func @d64_two_warpgroups
+// ALWAYS:          arith.mulf %{{.*}}, %{{.*}} {attn.skip_unit_factors} : tensor<128x64xf32, #attn.mma<warps = 8, version = 3>>
+func.func @d64_two_warpgroups(%q: memref<2x32x2048x64xbf16>,
+                              %k: memref<2x32x2048x64xbf16>,
+                              %v: memref<2x32x2048x64xbf16>,
+                              %o: memref<2x32x2048x64xbf16>) {
+  attn.attention %q, %k, %v into %o {causal}
+      : memref<2x32x2048x64xbf16>, memref<2x32x2048x64xbf16>,
+        memref<2x32x2048x64xbf16>, memref<2x32x2048x64xbf16>
+  return
+}

@@ -39,11 +39,14 @@
 // CHECK:               arith.remui %[[T32]]
 // CHECK:               attn.ring_wait %[[QR]][%{{.*}}] fill %{{.*}}
 // CHECK:               scf.for
-// CHECK:                 %[[SUM:.*]] = arith.addi %{{.*}}, %[[OFF:arg[0-9]+]] : index
-// CHECK:                 %[[FILL:.*]] = arith.divui %[[SUM]], %{{.*}} : index
-// CHECK:                 %[[F2:.*]] = arith.addi %{{.*}}, %[[FILL]] : index
-// CHECK:                 %[[SLOT:.*]] = arith.remui %[[SUM]], %{{.*}} : index
-// CHECK:                 attn.ring_wait %[[KR]][%[[SLOT]]] fill %[[F2]]
+// The block's position p in the loop's numbering (slot p mod 2, fill
+// p div 2) moves by the ring's offset: slot (p + off) mod 2, fill
+// (p + off) div 2.
+// CHECK:                 %[[P0:.*]] = arith.subi %{{.*}}, %{{.*}} : index
+// CHECK:                 %[[SUM:.*]] = arith.addi %[[P0]], %[[OFF:arg[0-9]+]] : index
+// CHECK-NEXT:            %[[FILL:.*]] = arith.divui %[[SUM]], %{{.*}} : index
+// CHECK-NEXT:            %[[SLOT:.*]] = arith.remui %[[SUM]], %{{.*}} : index
+// CHECK-NEXT:            attn.ring_wait %[[KR]][%[[SLOT]]] fill %[[FILL]]
 // CHECK:                 attn.ring_release %[[KR]]
 // CHECK:                 attn.ring_release %[[VR]]
 // CHECK:               } {attn.online_softmax
