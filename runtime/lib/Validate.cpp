@@ -393,6 +393,14 @@ Status checkProblem(const ForwardProblem &p) {
                         ? " times q_descale and k_descale"
                         : "") +
                    " is outside the f32 range the kernel computes in");
+  // Without a causal mask ALiBi's term is added to the unscaled scores as
+  // (slope / scale)·|i − j| (attn-tile-attention: the softmax keeps the
+  // scale): far below any model's scale that could overflow f32 where
+  // slope·|i − j| does not.
+  if (p.alibi && !p.causal && scale32 < 0x1p-64f)
+    return unsupported("ALiBi without a causal mask at a scale below 2^-64 "
+                       "(the kernel adds slope/scale times the distance to "
+                       "the unscaled scores)");
   if (p.kvLayout != KVLayout::Dense && p.kvLayout != KVLayout::SeqLens &&
       p.kvLayout != KVLayout::Paged && p.kvLayout != KVLayout::Varlen)
     return invalid("unknown KV cache layout");

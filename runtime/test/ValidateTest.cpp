@@ -1294,6 +1294,19 @@ TEST(Alibi, ProblemRules) {
   EXPECT_TRUE(checkProblem(p).ok());
   // The slope is per query head: GQA decoding does not pack heads into rows.
   EXPECT_EQ(packQueryHeads(p).seqQ, 1);
+  // Not causal, the kernel adds slope/scale·|i − j| to the unscaled scores:
+  // a scale below 2^-64 is refused (causal ALiBi multiplies instead).
+  p.scale = 0x1p-70;
+  Status tiny = checkProblem(p);
+  EXPECT_EQ(tiny.code(), StatusCode::Unsupported);
+  EXPECT_NE(tiny.message().find("ALiBi without a causal mask at a scale "
+                                "below 2^-64"),
+            std::string::npos)
+      << tiny.message();
+  p.causal = true;
+  EXPECT_TRUE(checkProblem(p).ok());
+  p.causal = false;
+  p.scale = 0;
   p.softcap = 50;
   Status s = checkProblem(p);
   EXPECT_EQ(s.code(), StatusCode::Unsupported);

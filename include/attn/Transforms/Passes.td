@@ -87,9 +87,13 @@ def AttnTileAttention : Pass<"attn-tile-attention"> {
     `score_mod`: each score tile is scaled (S·scale) right after its
     `attn.dot`, then the region's body runs on the whole tile (each scalar
     op becomes the same op on tiles, each float constant a splat tile), then
-    the mask; the passes' softmax scale is 1. The modifier is ordinary
-    elementwise tile IR, so every backend lowers it like the softmax's own
-    arithmetic.
+    the mask; the passes' softmax scale is 1. A body that only adds to the
+    score, s ± g (g independent of s: non-causal ALiBi, a gathered relative
+    bias), runs on the unscaled tile as S ± g/scale (a per-program factor
+    u of g = u·x becomes u/scale) and the softmax keeps the scale, which
+    its exponent folds: one multiplication a score fewer, exact while
+    g/scale stays finite in f32. The modifier is ordinary elementwise tile
+    IR, so every backend lowers it like the softmax's own arithmetic.
 
     `split_kv` (flash-decoding): the grid's last dim counts query blocks
     times splits, and split s loops over its own range of key blocks

@@ -222,6 +222,79 @@ void mlir::attn::tiling::emitScoreModScalars(OpBuilder &b, Location loc,
       b.clone(o, map);
 }
 
+bool mlir::attn::tiling::unscaledAdditiveScoreMod(Block &body,
+                                                  const Scale &scale,
+                                                  Region &into) {
+  ModArgs args(body);
+  Operation *last = body.getTerminator()->getOperand(0).getDefiningOp();
+  if (!args.score || !args.score.hasOneUse() || !last ||
+      *args.score.user_begin() != last ||
+      !isa<arith::AddFOp, arith::SubFOp>(last) ||
+      (isa<arith::SubFOp>(last) && last->getOperand(0) != args.score))
+    return false;
+  unsigned gIdx = last->getOperand(0) == args.score ? 1 : 0;
+  IRMapping map;
+  body.getParent()->cloneInto(&into, map);
+  Block &clone = into.front();
+  Operation *add = map.lookup(last);
+  llvm::SmallPtrSet<Operation *, 8> varying = varyingOps(clone);
+  ModArgs cargs(clone);
+  auto perProgram = [&](Value v) {
+    if (v == cargs.score || v == cargs.i || v == cargs.j)
+      return false;
+    Operation *def = v.getDefiningOp();
+    return !def || !varying.contains(def);
+  };
+  // 1/scale, once per program (a run-time scale is a captured value), first
+  // in the body: every use follows it.
+  // (`into` has no op: the builder takes the body's context.)
+  OpBuilder b(body.getParentOp()->getContext());
+  b.setInsertionPointToStart(&clone);
+  Location loc = add->getLoc();
+  Value inv =
+      scale.dynamic
+          ? arith::DivFOp::create(
+                b, loc,
+                arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f)),
+                scale.dynamic)
+                .getResult()
+          : arith::ConstantOp::create(b, loc,
+                                      b.getF32FloatAttr(1.0f / scale.constant))
+                .getResult();
+  Value g = add->getOperand(gIdx);
+  auto mul = g.getDefiningOp<arith::MulFOp>();
+  int64_t uIdx = !mul                            ? -1
+                 : perProgram(mul.getOperand(0)) ? 0
+                 : perProgram(mul.getOperand(1)) ? 1
+                                                 : -1;
+  if (uIdx >= 0 && !g.hasOneUse())
+    uIdx = -1;
+  if (uIdx >= 0) {
+    // g = u·x: (u·(1/scale))·x.
+    b.setInsertionPoint(mul);
+    Value u = arith::MulFOp::create(b, loc, mul.getOperand(uIdx), inv);
+    mul->setOperand(uIdx, u);
+  } else {
+    b.setInsertionPoint(add);
+    Value scaled =
+        arith::MulFOp::create(b, loc, g, inv, arith::FastMathFlags::contract);
+    add->setOperand(gIdx, scaled);
+  }
+  // One FMA a score with the multiplication before it.
+  auto contract = [](Operation *op) {
+    if (auto a = dyn_cast<arith::AddFOp>(op))
+      a.setFastmath(a.getFastmath() | arith::FastMathFlags::contract);
+    else if (auto s = dyn_cast<arith::SubFOp>(op))
+      s.setFastmath(s.getFastmath() | arith::FastMathFlags::contract);
+    else if (auto m = dyn_cast<arith::MulFOp>(op))
+      m.setFastmath(m.getFastmath() | arith::FastMathFlags::contract);
+  };
+  contract(add);
+  if (uIdx >= 0)
+    contract(mul);
+  return true;
+}
+
 Value mlir::attn::tiling::applyScoreMod(OpBuilder &b, Location loc, Block &body,
                                         const IRMapping &scalars, Value s,
                                         Value qStart, Value kvStart, Value nq,

@@ -112,7 +112,10 @@ struct ProgramContext {
   /// With a score_mod: the op's scale, applied to S before the modifier
   /// (the softmax then runs at scale 1).
   std::optional<Scale> modScale;
-  /// With a score_mod: its per-program scalars (emitScoreModScalars).
+  /// With a score_mod: its body (the op's, or unscaledAdditiveScoreMod's
+  /// clone for unscaled scores) and its per-program scalars
+  /// (emitScoreModScalars).
+  Block *modBody = nullptr;
   IRMapping modScalars;
   /// A score_mod that adds a bias affine in the positions: its columns' part
   /// is added to each score tile, its rows' part to the LSE (PositionBias).
@@ -290,9 +293,13 @@ std::tuple<Value, Value, Value> emitScores(OpBuilder &b, Location loc,
                                   arith::FastMathFlags::contract);
       }
     } else if (pc.op.hasScoreMod()) {
-      s = applyScoreMod(b, loc, pc.op.getScoreMod().front(), pc.modScalars, s,
-                        pc.qStart, kvStart, pc.nq, pc.nk, masked);
+      s = applyScoreMod(b, loc, *pc.modBody, pc.modScalars, s, pc.qStart,
+                        kvStart, pc.nq, pc.nk, masked);
     }
+  } else if (pc.modBody) {
+    // S ± g/scale: the softmax's exponent scales it.
+    s = applyScoreMod(b, loc, *pc.modBody, pc.modScalars, s, pc.qStart, kvStart,
+                      pc.nq, pc.nk, masked);
   }
   // mask_mod: S'' = keep(b, h, i, j) ? S' : -inf, except in a full block.
   if (pc.op.hasMaskMod() && maskMod) {
@@ -615,9 +622,21 @@ struct TileAttentionPass
 
     ProgramContext pc;
     pc.op = op;
-    // A score_mod (or the soft-cap) sees scale·S (emitScores); the softmax
-    // then runs at 1.
-    if (op.hasScoreMod() || op.getSoftcapAttr() || op.getBias()) {
+    // A score_mod that only adds to the score (and is not PositionBias's,
+    // which splits it off the scores) runs on the unscaled scores as
+    // S ± g/scale, and the softmax keeps its scale (unscaledAdditiveScoreMod).
+    // Any other (or with a soft-cap or a bias) sees scale·S (emitScores);
+    // the softmax then runs at 1.
+    Region unscaledMod;
+    if (op.hasScoreMod()) {
+      pc.modBody = &op.getScoreMod().front();
+      if (!op.getSoftcapAttr() && !op.getBias() &&
+          !(!pack && PositionBias::match(*pc.modBody)) &&
+          unscaledAdditiveScoreMod(*pc.modBody, scale, unscaledMod))
+        pc.modBody = &unscaledMod.front();
+    }
+    if ((op.hasScoreMod() && pc.modBody == &op.getScoreMod().front()) ||
+        op.getSoftcapAttr() || op.getBias()) {
       pc.modScale = scale;
       scale = Scale{1.0f, Value()};
     }
@@ -676,8 +695,7 @@ struct TileAttentionPass
         ValueRange{pc.memB, pc.h, qRow}, pc.qRows, /*cols=*/Value(),
         /*pages=*/Value(), pc.group);
     if (op.hasScoreMod()) {
-      emitScoreModScalars(b, loc, op.getScoreMod().front(), bIdx, hIdx,
-                          pc.modScalars);
+      emitScoreModScalars(b, loc, *pc.modBody, bIdx, hIdx, pc.modScalars);
       // (Packed rows are of G heads: a per-row part of several heads'.)
       if (!pack)
         pc.positionBias = PositionBias::match(op.getScoreMod().front());

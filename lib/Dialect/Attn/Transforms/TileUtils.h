@@ -195,6 +195,22 @@ Value applyScoreMod(OpBuilder &b, Location loc, Block &body,
                     Value kvStart, Value nq, Value nk, bool masked,
                     bool keyMajor = false, Value *tangent = nullptr);
 
+/// A score_mod that only adds to the score, mod(s) = s + g or s − g with g
+/// independent of s (s used once, by that final op: ALiBi's −slope·|d| and
+/// relative-position biases without a causal mask, which PositionBias does
+/// not take), cloned into `into` for unscaled scores S:
+///
+///   mod(scale·S) = scale·(S ± g/scale)
+///
+/// the clone's final op adds g·(1/scale), computed as (u·(1/scale))·x once
+/// per program where g = u·x with u one value per program (ALiBi's slope),
+/// and fused with it (`contract`: one FMA a score). The softmax then keeps
+/// the scale folded into its exponent, where a modifier of scale·S costs
+/// the multiplication by the scale on every score. `scale` is the op's (its
+/// run-time value or constant). False (and `into` empty) for other bodies.
+/// Exact where g/scale stays finite: |g| below 3.4e38·scale.
+bool unscaledAdditiveScoreMod(Block &body, const Scale &scale, Region &into);
+
 /// A score_mod that adds a bias affine in the positions to the score,
 ///
 ///   mod(s, b, h, i, j) = s + Σ_t A_t·float(ci_t·i + cj_t·j + k_t)
