@@ -121,6 +121,21 @@ struct ConvertAttnGPUToNVVMPass
     });
     if (cpuOnly.wasInterrupted())
       return signalPassFailure();
+    // Shared memory and a ring's barriers are placed per attn.alloc_ring
+    // (allocateSharedMemory): its ops must name the allocation itself.
+    WalkResult carried = top.walk([](Operation *op) {
+      for (Value v : op->getOperands())
+        if (isa<RingType>(v.getType()) && !v.getDefiningOp<AllocRingOp>()) {
+          op->emitError("unsupported: a ring that is not an attn.alloc_ring "
+                        "result (carried through a block argument): the "
+                        "lowering places a ring's slots and barriers per "
+                        "allocation");
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (carried.wasInterrupted())
+      return signalPassFailure();
     OutlineOptions opts;
     opts.groupBlocks = groupBlocks;
     opts.fragmentPrefetch = fragmentPrefetch;

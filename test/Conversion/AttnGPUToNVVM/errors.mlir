@@ -214,6 +214,27 @@ func.func @bulk_without_barriers(%k: memref<?x?x64xbf16>, %o: memref<?x8xf32>, %
 
 // -----
 
+// A ring's slots and barriers are placed per attn.alloc_ring: one carried
+// through a loop's block argument has no allocation the lowering can name.
+!ring = !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>
+func.func @ring_carried(%o: memref<?x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.forall (%b, %h, %i) in (%c1, %c1, %c1) {
+    %r0 = attn.alloc_ring : !ring
+    %r = scf.for %t = %c0 to %c1 step %c1 iter_args(%x = %r0) -> (!ring) {
+      // expected-error @+1 {{unsupported: a ring that is not an attn.alloc_ring result (carried through a block argument): the lowering places a ring's slots and barriers per allocation}}
+      scf.yield %x : !ring
+    }
+    attn.ring_wait %r[%c0] fill %c0 : !ring
+    %z = arith.constant dense<0.0> : tensor<16x8xf32, #attn.mma<warps = 1>>
+    attn.store_tile %z, %o[%c0] rows %c1 : tensor<16x8xf32, #attn.mma<warps = 1>>, memref<?x8xf32>
+  }
+  return
+}
+
+// -----
+
 // A ring's fills are counted one way: by every copying thread (cp.async) or
 // by the bytes of one thread's bulk copies.
 !ring = !attn.ring<2, tensor<64x64xbf16, #attn.shared<swizzle = 8, pad = 0, slab = 128>>>

@@ -627,16 +627,19 @@ struct TileAttentionPass
     // S ± g/scale, and the softmax keeps its scale (unscaledAdditiveScoreMod).
     // Any other (or with a soft-cap or a bias) sees scale·S (emitScores);
     // the softmax then runs at 1.
+    // (Packed rows are of G heads: a per-row part of several heads'.)
     Region unscaledMod;
+    bool unscaled = false;
     if (op.hasScoreMod()) {
-      pc.modBody = &op.getScoreMod().front();
-      if (!op.getSoftcapAttr() && !op.getBias() &&
-          !(!pack && PositionBias::match(*pc.modBody)) &&
-          unscaledAdditiveScoreMod(*pc.modBody, scale, unscaledMod))
-        pc.modBody = &unscaledMod.front();
+      Block &body = op.getScoreMod().front();
+      if (!pack)
+        pc.positionBias = PositionBias::match(body);
+      unscaled = !op.getSoftcapAttr() && !op.getBias() && !pc.positionBias &&
+                 unscaledAdditiveScoreMod(body, scale, unscaledMod);
+      pc.modBody = unscaled ? &unscaledMod.front() : &body;
     }
-    if ((op.hasScoreMod() && pc.modBody == &op.getScoreMod().front()) ||
-        op.getSoftcapAttr() || op.getBias()) {
+    if (!unscaled &&
+        (op.hasScoreMod() || op.getSoftcapAttr() || op.getBias())) {
       pc.modScale = scale;
       scale = Scale{1.0f, Value()};
     }
@@ -694,12 +697,8 @@ struct TileAttentionPass
         b, loc, RankedTensorType::get({br, d}, elemType), q,
         ValueRange{pc.memB, pc.h, qRow}, pc.qRows, /*cols=*/Value(),
         /*pages=*/Value(), pc.group);
-    if (op.hasScoreMod()) {
+    if (op.hasScoreMod())
       emitScoreModScalars(b, loc, *pc.modBody, bIdx, hIdx, pc.modScalars);
-      // (Packed rows are of G heads: a per-row part of several heads'.)
-      if (!pack)
-        pc.positionBias = PositionBias::match(op.getScoreMod().front());
-    }
     if (op.hasMaskMod())
       emitScoreModScalars(b, loc, op.getMaskMod().front(), bIdx, hIdx,
                           pc.maskScalars);
