@@ -34,8 +34,24 @@ struct ConvertAttnGPUToNVVMPass
           ConvertAttnGPUToNVVMPass> {
   using Base::Base;
 
-  LogicalResult lowerKernel(gpu::GPUFuncOp fn, const KernelInfo &info) {
+  LogicalResult lowerKernel(gpu::GPUFuncOp fn, const KernelInfo &kernelInfo) {
     MLIRContext *ctx = fn.getContext();
+    KernelInfo info = kernelInfo;
+    if (info.warpgroupAtEntry) {
+      // At the start of the consumers' program where a producer runs
+      // beside them: computed at the kernel's entry, the value (and what
+      // LLVM shares with it) stayed live into the producer's 40 registers,
+      // which spilled 12-72 bytes (bf16 D = 128 and 256).
+      Block *entry = &fn.getBody().front();
+      fn.walk([&](WarpSpecializeOp ws) {
+        entry = &ws.getConsumers().front();
+        return WalkResult::interrupt();
+      });
+      OpBuilder b(ctx);
+      b.setInsertionPointToStart(entry);
+      Emitter e(b, fn.getLoc());
+      info.warpgroupIndex = e.warpgroup();
+    }
     TileTypeConverter tc(ctx);
     RewritePatternSet patterns(ctx);
     ConversionTarget target(*ctx);

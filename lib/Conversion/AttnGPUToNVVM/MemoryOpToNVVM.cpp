@@ -926,7 +926,7 @@ LogicalResult bulkTensorReduce(AccumulateTileOp op,
   const bool perGroup = transposed && groups > 1 &&
                         t.getDimSize(0) % groups == 0 &&
                         groupRows % slabCols == 0;
-  Value wg = perGroup ? e.warpgroup() : Value();
+  Value wg = perGroup ? warpgroupOf(e, info) : Value();
   auto sync = [&] {
     if (!perGroup) {
       stageSync(e, mma);
@@ -1157,26 +1157,40 @@ struct WarpSpecializeLowering : public TilePattern<WarpSpecializeOp> {
         e.cmp(arith::CmpIPredicate::ult, e.tid(), e.c32(32 * info.warps));
     auto ifOp = scf::IfOp::create(rewriter, loc, consumer, true);
     auto role = [&](Region &region, Block *block, int64_t regs,
-                    NVVM::SetMaxRegisterAction action, bool oneThread) {
+                    NVVM::SetMaxRegisterAction action, int64_t threads) {
       rewriter.setInsertionPointToStart(block);
       // setmaxnreg is warpgroup-wide (.sync.aligned): before the guard.
       if (regs)
         NVVM::SetMaxRegisterOp::create(rewriter, loc, regs, action);
-      if (oneThread) {
-        // Only the thread that issues the bulk copies runs the producer's
-        // program (KernelInfo::producerThreads).
+      if (threads) {
+        // Only the producer's first `threads` (the thread that issues the
+        // bulk copies, or its warp) run its program
+        // (KernelInfo::producerThreads); the others would only spin on the
+        // rings' barriers.
+        // A whole warp is chosen by its index broadcast from lane 0, which
+        // ptxas knows to be warp-uniform: the warp's own reconvergence and
+        // election then need no divergent paths.
+        Value who = threads % 32
+                        ? e.tid()
+                        : NVVM::ShflOp::create(rewriter, loc,
+                                               rewriter.getI32Type(), e.c32(-1),
+                                               e.warp(), e.c32(0), e.c32(0x1f),
+                                               NVVM::ShflKind::idx, UnitAttr());
+        int64_t bound = threads % 32 ? 32 * info.warps + threads
+                                     : info.warps + threads / 32;
         auto only = scf::IfOp::create(
-            rewriter, loc,
-            e.cmp(arith::CmpIPredicate::eq, e.tid(), e.c32(32 * info.warps)),
+            rewriter, loc, e.cmp(arith::CmpIPredicate::ult, who, e.c32(bound)),
             false);
         block = only.thenBlock();
       }
       rewriter.inlineBlockBefore(&region.front(), block->getTerminator());
     };
     role(op.getConsumers(), ifOp.thenBlock(), op.getConsumerRegisters(),
-         NVVM::SetMaxRegisterAction::increase, false);
+         NVVM::SetMaxRegisterAction::increase, 0);
     role(op.getProducer(), ifOp.elseBlock(), op.getProducerRegisters(),
-         NVVM::SetMaxRegisterAction::decrease, info.producerThreads == 1);
+         NVVM::SetMaxRegisterAction::decrease,
+         info.producerThreads < 32 * info.producerWarps ? info.producerThreads
+                                                        : 0);
     rewriter.eraseOp(op);
     return success();
   }
@@ -1198,7 +1212,7 @@ template <typename OpTy> struct TurnLowering : public TilePattern<OpTy> {
     }
     Location loc = op.getLoc();
     Emitter e(rewriter, loc);
-    Value wg = e.warpgroup();
+    Value wg = warpgroupOf(e, this->info);
     Value pair = e.c32(256);
     auto next = [&] { return e.urem(e.add(wg, e.c32(1)), e.c32(groups)); };
     auto namedBarrier = [&](Value id) {

@@ -271,25 +271,40 @@ mlir::attn::gpu_lowering::outlineKernel(scf::ForallOp grid, ModuleOp top,
   KernelInfo info;
   info.warps = *warps;
   info.persistent = persistent;
+  // A 16-bit shared lhs (Q) of 128 columns under a warpgroup product.
+  bool wideQ = false;
   grid.getBody()->walk([&](DotOp dot) {
     auto acc = cast<RankedTensorType>(dot.getType());
-    if (auto m = dyn_cast_or_null<MmaLayoutAttr>(acc.getEncoding()))
-      info.warpgroupMma |= m.isWarpgroup();
+    auto m = dyn_cast_or_null<MmaLayoutAttr>(acc.getEncoding());
+    if (!m || !m.isWarpgroup())
+      return;
+    info.warpgroupMma = true;
+    auto lhs = cast<RankedTensorType>(dot.getLhs().getType());
+    wideQ |= isa_and_nonnull<SharedLayoutAttr>(lhs.getEncoding()) &&
+             lhs.getElementTypeBitWidth() == 16 && lhs.getDimSize(1) == 128;
   });
   // A producer warpgroup after the consumers (attn-specialize-warpgroups).
   grid.getBody()->walk([&](WarpSpecializeOp ws) {
     info.producerWarps = 4;
-    // Who runs the producer's program (KernelInfo::producerThreads): one
-    // thread where it takes tiles from a queue and issues only bulk
-    // copies, else all 128 (a producer left to one thread or one warp
-    // without a queue spilled 4-28 B at 32 registers).
+    // Who runs the producer's program (KernelInfo::producerThreads): where
+    // it issues only bulk copies, one thread if it takes tiles from a queue,
+    // else one warp (a static schedule left to one thread spilled 4-28 B at
+    // 32 registers); all 128 where its threads copy (cp.async).
     bool bulkOnly = true, queue = false;
     ws.getProducer().walk([&](Operation *op) {
       if (auto l = dyn_cast<AsyncLoadTileOp>(op))
         bulkOnly &= l.getBulk();
       queue |= isa<TakeTileOp>(op);
     });
-    info.producerThreads = bulkOnly && queue ? 1 : 32 * info.producerWarps;
+    info.producerThreads = !bulkOnly ? 32 * info.producerWarps : queue ? 1 : 32;
+    // KernelInfo::warpgroupAtEntry, for the forward (no program name):
+    // three consumer warpgroups, or two over a wide Q beside a producer of
+    // 48 registers (attn-persist-tiles gives a claiming one that many;
+    // with 40 it spilled).
+    info.warpgroupAtEntry =
+        info.warpgroupMma && !gridProgramName &&
+        (info.warps >= 12 ||
+         (info.warps == 8 && wideQ && ws.getProducerRegisters() >= 48));
   });
   Location loc = grid.getLoc();
 

@@ -51,21 +51,34 @@ struct KernelInfo {
   /// Warps of the producer of an attn.warp_specialize (0: none), numbered
   /// after the `warps` of the register layouts (the consumers).
   int64_t producerWarps = 0;
-  /// Threads of the producer that run its program: one where it takes
-  /// tiles from a queue and every copy it issues is a bulk copy (one
-  /// thread issues them anyway), else all; the others only lower their
-  /// registers. A thread that merely waits on a ring's barriers, left to
-  /// itself, can fall two phases behind the copying thread and then wait
-  /// for a later phase, which needs the copying thread: launches hung that
-  /// way with a tile queue that counted every producer thread (H100), and
-  /// with static schedules of 128 producer threads (D = 96 and the 128-row
+  /// Threads of the producer that run its program: where every copy it
+  /// issues is a bulk copy (one thread issues them anyway), one if it
+  /// takes tiles from a queue, else its first warp; all where its threads
+  /// copy (cp.async). The others only lower their registers: threads that
+  /// merely wait spin on the rings' barriers (the 192-row D = 64 program's
+  /// four producer warps issued ~8% of its instructions, H200; one warp
+  /// ran at the same speed). A thread that merely waits, left to itself,
+  /// can fall two phases behind the copying thread and then wait for a
+  /// later phase, which needs the copying thread: launches hung that way
+  /// with a tile queue that counted every producer thread (H100), and with
+  /// static schedules of 128 producer threads (D = 96 and the 128-row
   /// D = 64, H200; stopped, only lanes 1-31 of the copying thread's warp
-  /// were left). So where all 128 run it, the copying warp reconverges
-  /// (bar.warp.sync) before each of lane 0's sections (onlyBulkCopier).
+  /// were left). So where more than one runs it, the copying warp
+  /// reconverges (bar.warp.sync) before each of lane 0's sections
+  /// (onlyBulkCopier).
   int64_t producerThreads = 0;
   /// A persistent grid's kernel (attn.persistent): the launch's blocks are
   /// its programs.
   bool persistent = false;
+  /// The thread's warpgroup index is computed once at the kernel's entry
+  /// (warpgroupIndex) instead of where each pattern needs it: Q's wgmma
+  /// descriptors then stay in uniform registers across the loop (H200,
+  /// mirrored: D = 128 +1..3%, the 192-row D = 64 block +2%, D = 256 ±1%).
+  /// Not for two consumer warpgroups at D = 64, whose causal program lost
+  /// 6-9% with it.
+  bool warpgroupAtEntry = false;
+  /// That value (set by the pass before the patterns run), or null.
+  Value warpgroupIndex;
   /// Threads of the launch: consumers and producer.
   int64_t threads() const { return 32 * (warps + producerWarps); }
   /// Threads that copy tiles into shared memory: the producer's if there
@@ -150,7 +163,8 @@ struct Emitter {
   }
   Value lane() { return urem(tid(), c32(32)); }
   Value warp() { return udiv(tid(), c32(32)); }
-  /// The thread's warpgroup (tid / 128), broadcast from lane 0 of its warp:
+  /// The thread's warpgroup (tid / 128), broadcast from lane 0 of its warp
+  /// (warpgroupOf takes the kernel's entry value where there is one):
   /// the same value, but one ptxas knows to be warp-uniform, so what is
   /// derived from it (the Q tile's wgmma descriptors) lives in uniform
   /// registers instead of being moved into them (R2UR) before every wgmma.
@@ -299,6 +313,16 @@ void populateRegisterOpPatterns(TileTypeConverter &tc, const KernelInfo &info,
 /// special-function unit (VectorMath.cpp); run greedily after the
 /// conversion.
 void populateVectorMathPatterns(RewritePatternSet &patterns);
+
+/// The thread's warpgroup: KernelInfo::warpgroupIndex where the kernel
+/// computes it once and it is visible here, else Emitter::warpgroup() here.
+inline Value warpgroupOf(Emitter &e, const KernelInfo &info) {
+  Value wg = info.warpgroupIndex;
+  if (wg &&
+      wg.getParentRegion()->isAncestor(e.b.getInsertionBlock()->getParent()))
+    return wg;
+  return e.warpgroup();
+}
 
 } // namespace mlir::attn::gpu_lowering
 

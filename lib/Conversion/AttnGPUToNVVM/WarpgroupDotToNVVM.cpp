@@ -293,7 +293,7 @@ struct WarpgroupDotLowering : public OpConversionPattern<DotOp> {
     const bool kMajorB = op.getRhsTransposed();
     SharedTile rhs(rhsTy);
     // This warpgroup's 64 rows of the lhs.
-    Value wg = e.warpgroup();
+    Value wg = warpgroupOf(e, info);
 
     // Accumulator chunks of at most 256 columns (one instruction's N).
     SmallVector<int64_t> chunkCols;

@@ -11,8 +11,10 @@
 // issues one copy per 64-column slab at column 64·s, the indices reversed
 // (innermost first), into slab s of the slot (s · rows · 128 bytes), then
 // arrives with the tile's bytes: Q 128x128 bf16 = 32768, K 64x128 = 16384.
-// All 128 producer threads run its program (no tile queue), and before
-// each of the copying thread's sections the lanes of its warp reconverge
+// The producer's first warp runs its program (no tile queue; the other
+// three lower their registers and leave), chosen by its warp index
+// broadcast from lane 0 (warp-uniform for ptxas), and before each of the
+// copying thread's sections the lanes of its warp reconverge
 // (bar.warp.sync): left to itself, a lane that only waits can fall two
 // phases behind and wait for good.
 // CHECK-LABEL: func.func @bulk
@@ -25,6 +27,7 @@
 // CHECK-DAG:     %[[C256:.*]] = arith.constant 256 : i32
 // CHECK-DAG:     %[[C64:.*]] = arith.constant 64 : i32
 // CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : i32
+// CHECK-DAG:     %[[C9:.*]] = arith.constant 9 : i32
 // CHECK-DAG:     %[[QBYTES:.*]] = arith.constant 32768 : i32
 // CHECK-DAG:     %[[KBYTES:.*]] = arith.constant 16384 : i32
 // CHECK:         nvvm.mbarrier.init %{{.*}}, %[[C1]]
@@ -40,6 +43,9 @@
 // CHECK-NOT:     nvvm.fence.proxy
 // CHECK:         } else {
 // CHECK-NEXT:      nvvm.setmaxregister decrease 24
+// CHECK:           %[[WARP:.*]] = nvvm.shfl.sync idx %{{.*}}, %{{.*}}, %[[C0]], %{{.*}} : i32 -> i32
+// CHECK-NEXT:      %[[ONE:.*]] = arith.cmpi ult, %[[WARP]], %[[C9]] : i32
+// CHECK-NEXT:      scf.if %[[ONE]] {
 // Q's "full" barrier: after the tiles (K's ring, 2 x 16384, then Q), with
 // the other rings' barriers.
 // CHECK:           %[[QFULL:.*]] = llvm.getelementptr %{{.*}}[65568]

@@ -247,12 +247,45 @@ struct PersistTilesPass
   /// and 28 B with a second list of full blocks; 48 spills nothing. So did
   /// one that copies a 16-bit column window beside K and V (a score bias's
   /// block: four coordinates and a column extent) at 40: 8 B (bf16
-  /// D = 128); 48 spills nothing.
+  /// D = 128); 48 spills nothing. Two consumer warpgroups over a 16-bit Q
+  /// of 128 columns keep Q's descriptors in uniform registers (the GPU
+  /// lowering computes their warpgroup index once, KernelInfo::
+  /// warpgroupAtEntry, where the producer has 48): with 40 the producer
+  /// spilled 12 B (bf16 D = 128).
   static int64_t claimingProducerRegisters(scf::ForallOp grid) {
     return copiesListedRows(grid) || rowSlabs(grid) > 3 ||
-                   copiesWideWindow(grid)
+                   copiesWideWindow(grid) || twoGroupsOverWideQ(grid)
                ? 48
                : 40;
+  }
+
+  /// Two consumer warpgroups whose product reads a 16-bit shared lhs (Q)
+  /// of 128 columns, and no other per-score register work: with dropout's
+  /// random numbers (84 B) or a bias window read into registers (108 B) the
+  /// consumers spilled at 224 with Q's descriptors hoisted.
+  static bool twoGroupsOverWideQ(scf::ForallOp grid) {
+    if (wgmmaWarps(grid) != 8)
+      return false;
+    bool busy = grid.getBody()
+                    ->walk([](Operation *op) {
+                      auto load = dyn_cast<LoadTileOp>(op);
+                      return isa<RandomOp>(op) || (load && load.getCols())
+                                 ? WalkResult::interrupt()
+                                 : WalkResult::advance();
+                    })
+                    .wasInterrupted();
+    if (busy)
+      return false;
+    return grid.getBody()
+        ->walk([](DotOp dot) {
+          auto lhs = cast<RankedTensorType>(dot.getLhs().getType());
+          return isa_and_nonnull<SharedLayoutAttr>(lhs.getEncoding()) &&
+                         lhs.getElementTypeBitWidth() == 16 &&
+                         lhs.getDimSize(1) == 128
+                     ? WalkResult::interrupt()
+                     : WalkResult::advance();
+        })
+        .wasInterrupted();
   }
 
   /// Whether the grid copies a column window of 16- or 32-bit elements (a
